@@ -1,0 +1,123 @@
+"""Importers: read a benchmark's files into an ImportBatch, then `load` it in one transaction.
+
+Reading checks everything before the database is touched; loading is all or nothing.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, listed
+from db.importers.jsonl import read_generic
+from db.importers.mmbench import read_mmbench
+from db.importers.mmmu import read_mmmu
+from db.importers.mmvet import read_mmvet
+from db.store import Store
+
+__all__ = [
+    "ImportBatch",
+    "ImportFailure",
+    "ImportSummary",
+    "load",
+    "read_generic",
+    "read_mmbench",
+    "read_mmmu",
+    "read_mmvet",
+]
+
+
+@dataclass(slots=True)
+class ImportSummary:
+    """What a load changed, and what the user should know about."""
+
+    dataset: str
+    samples_added: int = 0
+    samples_total: int = 0
+    images_added: int = 0
+    answers_added: dict[str, int] = field(default_factory=dict)  # model -> new answers
+    warnings: list[str] = field(default_factory=list)
+
+
+def load(store: Store, batch: ImportBatch) -> ImportSummary:
+    """Write a batch in one transaction; on any error the database is left as it was.
+
+    Re-loading the same batch changes nothing. A model's answer that differs from the
+    one already stored is an error (answers are never overwritten).
+    """
+    summary = ImportSummary(batch.dataset, warnings=list(batch.warnings))
+    with store.transaction():
+        dataset_id = _dataset(store, batch)
+        known = len(store.sample_ids(dataset_id))
+        ids = store.upsert_samples(dataset_id, batch.samples)
+        summary.samples_added, summary.samples_total = len(ids) - known, len(ids)
+        changes = store.conn.total_changes
+        store.add_images(batch.images.values())
+        summary.images_added = store.conn.total_changes - changes
+        store.link_images(
+            (ids[key], position, image_hash)
+            for key, hashes in batch.sample_images.items()
+            for position, image_hash in enumerate(hashes, start=1)
+        )
+        by_model: dict[str, list[AnswerRecord]] = defaultdict(list)
+        for record in batch.answers:
+            by_model[record.model].append(record)
+        for model, records in by_model.items():
+            summary.answers_added[model] = _load_answers(
+                store, dataset_id, ids, model, records, summary
+            )
+    return summary
+
+
+def _dataset(store: Store, batch: ImportBatch) -> int:
+    """The dataset's id; an answers-only batch must name a dataset already there."""
+    if batch.samples:
+        return store.dataset_id(batch.dataset, batch.kind, batch.source)
+    row = store.conn.execute("SELECT id FROM datasets WHERE name = ?", (batch.dataset,)).fetchone()
+    if row is None:
+        raise ImportFailure(
+            batch.source,
+            f"only answers, and dataset {batch.dataset!r} is not in {store.path}: "
+            "import its samples first, or name it with --dataset",
+        )
+    return int(row[0])
+
+
+def _load_answers(
+    store: Store,
+    dataset_id: int,
+    ids: dict[str, int],
+    model: str,
+    records: list[AnswerRecord],
+    summary: ImportSummary,
+) -> int:
+    model_id = store.model_id(model)
+    stored = store.answer_texts(model_id, dataset_id)
+    unknown = [r.key for r in records if r.key not in ids]
+    if unknown:
+        summary.warnings.append(
+            f"{records[0].source}: {len(unknown)} id(s) not in dataset "
+            f"{summary.dataset!r}, skipped: {listed(unknown)}"
+        )
+    new = []
+    for record in records:
+        sample_id = ids.get(record.key)
+        if sample_id is None:
+            continue
+        if sample_id not in stored:
+            new.append((sample_id, record.text, record.source))
+        elif stored[sample_id] != record.text:
+            raise ImportFailure(
+                record.source,
+                f"model {model!r} already has a different answer to this sample; "
+                "answers are never overwritten: import under another --model name",
+                f"id {record.key}",
+            )
+    store.add_answers(model_id, new)
+    answered = {r.key for r in records} | {k for k, i in ids.items() if i in stored}
+    missing = [key for key in ids if key not in answered]
+    if missing:
+        summary.warnings.append(
+            f"model {model!r} has no answer for {len(missing)} sample(s): {listed(missing)}"
+        )
+    return len(new)

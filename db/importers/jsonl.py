@@ -1,0 +1,148 @@
+"""lmmreview's own JSONL format, for any benchmark.
+
+Each line is one JSON object. A line with a ``question`` is a sample; a line without
+one is an answer to a sample already in this file or in the database.
+
+Sample line fields: ``id`` (required), ``question`` (required), ``answer`` (the ground
+truth: text, a list of acceptable answers, or null), ``options`` (an object
+letter -> text, or a list taken as A, B, C, ...; makes it multiple choice), ``images``
+(a path or a list of paths, relative to the JSONL file), ``tags`` (an object of free
+breakdown tags: text or a list of text), ``split``, and optionally ``prediction`` with
+``model`` (a model's answer on the same line).
+
+Answer line fields: ``id``, ``prediction``, ``model`` (--model is the default).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, listed
+from db.importers.read import image_from_file, read_jsonl
+from engine.types import DatasetKind, QuestionType, Sample, Tags
+
+
+def read_generic(path: Path, model: str | None = None, dataset: str | None = None) -> ImportBatch:
+    batch = ImportBatch(dataset or path.stem, DatasetKind.GENERIC, str(path))
+    seen: dict[str, int] = {}
+    missing_images: list[str] = []
+    for number, row in read_jsonl(path):
+        where = f"line {number}"
+        key = _key(row, path, where)
+        if "question" in row:
+            if key in seen:
+                raise ImportFailure(path, f"duplicate id {key!r} (also on line {seen[key]})", where)
+            seen[key] = number
+            batch.samples.append(_sample(key, row, path, where))
+            for image_path in _image_paths(row.get("images"), path, where):
+                image = image_from_file(image_path, path, where)
+                if image is None:
+                    missing_images.append(str(image_path))
+                else:
+                    batch.add_image(key, image)
+        if "prediction" in row:
+            batch.answers.append(_answer(key, row, model, path, where))
+        elif "question" not in row:
+            raise ImportFailure(path, "a line needs 'question' (a sample) or 'prediction'", where)
+    if missing_images:
+        batch.warnings.append(
+            f"{len(missing_images)} image file(s) missing: {listed(missing_images)}"
+        )
+    return batch
+
+
+def _key(row: dict[str, Any], path: Path, where: str) -> str:
+    key = row.get("id")
+    if isinstance(key, bool) or not isinstance(key, str | int) or key == "":
+        raise ImportFailure(path, "missing field 'id' (text or a number)", where)
+    return str(key)
+
+
+def _sample(key: str, row: dict[str, Any], path: Path, where: str) -> Sample:
+    question = row["question"]
+    if not isinstance(question, str):
+        raise ImportFailure(path, "question must be text", where)
+    options = _options(row.get("options"), path, where)
+    golds = _golds(row.get("answer"), path, where)
+    if options and golds and golds[0] not in options:
+        raise ImportFailure(path, f"answer {golds[0]!r} is not an option letter", where)
+    return Sample(
+        key=key,
+        question=question,
+        question_type=QuestionType.CHOICE if options else QuestionType.OPEN,
+        answer=golds[0] if golds else None,
+        alt_answers=tuple(golds[1:]),
+        options=options,
+        split=_text_or_none(row.get("split"), "split", path, where),
+        tags=_tags(row.get("tags"), path, where),
+    )
+
+
+def _options(value: object, path: Path, where: str) -> dict[str, str]:
+    if value is None:
+        return {}
+    if isinstance(value, list):
+        value = {chr(ord("A") + i): text for i, text in enumerate(value)}
+    if not isinstance(value, dict) or not all(isinstance(t, str) for t in value.values()):
+        raise ImportFailure(
+            path, "options must be a list of text or an object letter -> text", where
+        )
+    if len(value) == 1:
+        raise ImportFailure(path, "a multiple-choice question needs at least two options", where)
+    return {str(letter).strip().upper(): text for letter, text in value.items()}
+
+
+def _golds(value: object, path: Path, where: str) -> list[str]:
+    if value is None:
+        return []
+    items = value if isinstance(value, list) else [value]
+    if not items or not all(
+        isinstance(v, str | int | float) and not isinstance(v, bool) for v in items
+    ):
+        raise ImportFailure(path, "answer must be text, a number or a list of them", where)
+    return [str(v) for v in items]
+
+
+def _tags(value: object, path: Path, where: str) -> Tags:
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        tags: Tags = {}
+        for name, tag in value.items():
+            if isinstance(tag, str):
+                tags[str(name)] = tag
+            elif isinstance(tag, list) and all(isinstance(t, str) for t in tag):
+                tags[str(name)] = list(tag)
+            else:
+                break
+        else:
+            return tags
+    raise ImportFailure(path, "tags must be an object of text or lists of text", where)
+
+
+def _image_paths(value: object, path: Path, where: str) -> list[Path]:
+    if value is None:
+        return []
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not all(isinstance(p, str) for p in items):
+        raise ImportFailure(path, "images must be a path or a list of paths", where)
+    return [path.parent / p for p in items]
+
+
+def _answer(
+    key: str, row: dict[str, Any], model: str | None, path: Path, where: str
+) -> AnswerRecord:
+    text = row["prediction"]
+    if not isinstance(text, str):
+        raise ImportFailure(path, "prediction must be text", where)
+    name = row.get("model") or model
+    if not isinstance(name, str) or not name:
+        raise ImportFailure(path, "a prediction needs a 'model' field or --model", where)
+    return AnswerRecord(key, name, text, str(path))
+
+
+def _text_or_none(value: object, name: str, path: Path, where: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value or None
+    raise ImportFailure(path, f"{name} must be text", where)

@@ -1,0 +1,156 @@
+"""MMBench TSVs (base64 images, circular copies) and prediction files (index, prediction)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure
+from db.importers.read import image_from_base64, read_table
+from db.store import StoredImage
+from engine.mmbench import OPTION_LETTERS, circular_position
+from engine.types import DatasetKind, QuestionType, Sample
+
+_REQUIRED = ("index", "question", "A", "B", "category", "image")
+_IMAGE_REFERENCE_MAX = 64  # a cell this short names the row whose image to reuse
+
+
+def read_mmbench(
+    data: Path,
+    predictions: Path | None = None,
+    model: str | None = None,
+    dataset: str | None = None,
+) -> ImportBatch:
+    """Parse an MMBench TSV and, optionally, one model's predictions for it."""
+    batch = ImportBatch(dataset or data.stem, DatasetKind.MMBENCH, str(data))
+    images: dict[int, StoredImage] = {}
+    references: list[tuple[int, str, int]] = []  # (index, key, referenced index), line
+    lines: dict[int, int] = {}
+    for line, row in read_table(data, _REQUIRED):
+        where = f"line {line}"
+        index = _index(row["index"], data, where)
+        if index in lines:
+            raise ImportFailure(
+                data, f"duplicate index {index} (also on line {lines[index]})", where
+            )
+        lines[index] = line
+        batch.samples.append(_sample(index, row, data, where))
+        cell = row["image"].strip()
+        if not cell:
+            raise ImportFailure(data, "empty image cell", where)
+        if len(cell) <= _IMAGE_REFERENCE_MAX:
+            references.append((index, str(index), _index(cell, data, where + " (image reference)")))
+        else:
+            images[index] = image_from_base64(cell, data, where)
+            batch.add_image(str(index), images[index])
+    for index, key, target in references:
+        if target not in images:
+            raise ImportFailure(
+                data,
+                f"image refers to row index {target}, which has no image",
+                f"line {lines[index]}",
+            )
+        batch.add_image(key, images[target])
+    if predictions is not None:
+        if not model:
+            raise ImportFailure(predictions, "--model is required with --answers")
+        batch.answers.extend(read_predictions(predictions, model))
+    return batch
+
+
+def _sample(index: int, row: dict[str, str], file: Path, where: str) -> Sample:
+    options = {
+        letter: row[letter].strip() for letter in OPTION_LETTERS if row.get(letter, "").strip()
+    }
+    if len(options) < 2:
+        raise ImportFailure(file, "needs at least two options (A and B)", where)
+    answer = row.get("answer", "").strip().upper() or None
+    if answer is not None and answer not in options:
+        raise ImportFailure(
+            file, f"answer {answer!r} is not one of the options {', '.join(options)}", where
+        )
+    group, rotation = circular_position(index)
+    return Sample(
+        key=str(index),
+        question=row["question"],
+        question_type=QuestionType.CHOICE,
+        answer=answer,
+        options=options,
+        hint=_cell(row.get("hint")),
+        split=_cell(row.get("split")),
+        category=_cell(row["category"]),
+        l2_category=_cell(row.get("l2-category")),
+        circular_group=group,
+        rotation=rotation,
+    )
+
+
+def _cell(value: str | None) -> str | None:
+    """Empty cells (and pandas' 'nan') mean absent."""
+    value = (value or "").strip()
+    return None if value in ("", "nan", "NaN") else value
+
+
+def _index(cell: object, file: Path, where: str) -> int:
+    try:
+        number = float(str(cell).strip())
+        if number != int(number) or number < 0:
+            raise ValueError
+        return int(number)
+    except ValueError:
+        raise ImportFailure(file, f"index {cell!r} is not a whole number", where) from None
+
+
+def read_predictions(path: Path, model: str) -> list[AnswerRecord]:
+    """A predictions file with `index` and `prediction` columns: .tsv, .csv or .xlsx."""
+    rows = (
+        _xlsx_rows(path)
+        if path.suffix.lower() == ".xlsx"
+        else read_table(path, ("index", "prediction"))
+    )
+    seen: dict[int, int] = {}
+    records = []
+    for line, row in rows:
+        where = f"line {line}"
+        index = _index(row["index"], path, where)
+        if index in seen:
+            raise ImportFailure(
+                path, f"duplicate index {index} (also on line {seen[index]})", where
+            )
+        seen[index] = line
+        records.append(AnswerRecord(str(index), model, row["prediction"], str(path)))
+    return records
+
+
+def _xlsx_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
+    try:
+        import openpyxl
+    except ImportError:
+        raise ImportFailure(
+            path, "reading .xlsx needs openpyxl: pip install 'lmmreview[xlsx]' (or save as .tsv)"
+        ) from None
+    if not path.is_file():
+        raise ImportFailure(path, "no such file")
+    try:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises zipfile, KeyError, InvalidFileException...
+        raise ImportFailure(path, f"not a readable .xlsx workbook ({exc})") from None
+    sheet_rows = book.worksheets[0].iter_rows(values_only=True)
+    header = [str(cell).strip() if cell is not None else "" for cell in next(sheet_rows, ())]
+    missing = [name for name in ("index", "prediction") if name not in header]
+    if missing:
+        raise ImportFailure(path, f"missing column {', '.join(map(repr, missing))}")
+    rows = []
+    for number, values in enumerate(sheet_rows, start=2):
+        cells = {name: _xlsx_text(value) for name, value in zip(header, values, strict=False)}
+        if any(cells.values()):
+            rows.append((number, cells))
+    book.close()
+    return rows
+
+
+def _xlsx_text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)

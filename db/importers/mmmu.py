@@ -1,0 +1,314 @@
+"""MMMU: official example outputs (<Subject>/output.json or one file), the answer
+dictionary, and question files in the Hugging Face field layout (JSON or JSONL).
+
+Each source may supply part of a sample; a field is taken from the first source that
+has it, in the order answer dictionary, questions file, outputs.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, listed
+from db.importers.read import image_from_file, read_json, read_jsonl
+from engine.mmmu import DISCIPLINE_OF, question_type_of, subject_of
+from engine.types import DatasetKind, QuestionType, Sample
+
+MAX_IMAGES = 7
+
+
+@dataclass(slots=True)
+class _Draft:
+    """What the sources said about one sample so far."""
+
+    question: str | None = None
+    question_type: QuestionType | None = None
+    golds: list[str] | None = None
+    options: dict[str, str] | None = None
+    subfield: str | None = None
+    difficulty: str | None = None
+    img_type: str | None = None
+    images: list[Path] = field(default_factory=list)
+    origin: str = ""
+
+    def take(self, **values: Any) -> None:
+        """Keep values already set; fill the rest."""
+        for name, value in values.items():
+            if getattr(self, name) is None and value not in (None, ""):
+                setattr(self, name, value)
+
+
+def read_mmmu(
+    outputs: Path | None,
+    answer_dict: Path | None = None,
+    questions: Path | None = None,
+    model: str | None = None,
+    dataset: str = "mmmu",
+) -> ImportBatch:
+    """Merge the given sources into one batch; outputs need a model name."""
+    if outputs is None and questions is None:
+        raise ImportFailure("mmmu", "give model outputs, a --questions file, or both")
+    if outputs is not None and not model:
+        raise ImportFailure(outputs, "--model is required with model outputs")
+    drafts: dict[str, _Draft] = {}
+    responses: list[tuple[str, str, str]] = []  # key, text, file
+    golds = _answer_dict(answer_dict) if answer_dict else {}
+    if questions is not None:
+        for key, draft in _questions(questions).items():
+            drafts[key] = draft
+    if outputs is not None:
+        for path, records in _output_files(outputs):
+            for key, draft, text in records:
+                drafts.setdefault(key, _Draft(origin=str(path))).take(**_fields(draft))
+                responses.append((key, text, str(path)))
+    _check_unique(responses)
+    batch = ImportBatch(dataset, DatasetKind.MMMU, str(outputs or questions))
+    unknown_subjects: set[str] = set()
+    missing_images: list[str] = []
+    for key, draft in drafts.items():
+        if key in golds:
+            qtype, gold = golds[key]
+            draft.question_type, draft.golds = qtype, gold
+        sample = _sample(key, draft)
+        if sample.discipline is None:
+            unknown_subjects.add(sample.subject or "?")
+        batch.samples.append(sample)
+        for path in draft.images:
+            image = image_from_file(path, draft.origin, f"id {key}")
+            if image is None:
+                missing_images.append(path.name)
+            else:
+                batch.add_image(key, image)
+    if unknown_subjects:
+        batch.warnings.append(
+            f"not MMMU subjects, no discipline: {', '.join(sorted(unknown_subjects))}"
+        )
+    if missing_images:
+        batch.warnings.append(
+            f"{len(missing_images)} image file(s) missing: {listed(missing_images)}"
+        )
+    batch.answers = [AnswerRecord(key, model or "", text, file) for key, text, file in responses]
+    return batch
+
+
+def _fields(draft: _Draft) -> dict[str, Any]:
+    return {
+        name: getattr(draft, name) for name in ("question", "question_type", "golds", "options")
+    }
+
+
+def _sample(key: str, draft: _Draft) -> Sample:
+    where = f"id {key}"
+    try:
+        subject = subject_of(key)
+    except ValueError as exc:
+        raise ImportFailure(draft.origin, str(exc), where) from None
+    if draft.question_type is None:
+        raise ImportFailure(draft.origin, "no question_type in any source", where)
+    golds = draft.golds or []
+    options = draft.options or {}
+    if draft.question_type is QuestionType.CHOICE and len(options) < 2:
+        raise ImportFailure(draft.origin, "a multiple-choice question needs its options", where)
+    return Sample(
+        key=key,
+        question=draft.question or "",
+        question_type=draft.question_type,
+        answer=golds[0] if golds else None,
+        alt_answers=tuple(golds[1:]),
+        options=options,
+        split=key.split("_", 1)[0],
+        subject=subject,
+        discipline=DISCIPLINE_OF.get(subject),
+        subfield=draft.subfield,
+        difficulty=draft.difficulty,
+        img_type=draft.img_type,
+    )
+
+
+# -- the answer dictionary --------------------------------------------------------------
+
+
+def _answer_dict(path: Path) -> dict[str, tuple[QuestionType, list[str]]]:
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise ImportFailure(path, "expected a JSON object: id -> {question_type, ground_truth}")
+    golds = {}
+    for key, entry in data.items():
+        where = f"id {key}"
+        if not isinstance(entry, dict) or "ground_truth" not in entry:
+            raise ImportFailure(path, "missing field 'ground_truth'", where)
+        qtype = _question_type(entry.get("question_type"), path, where)
+        golds[key] = (qtype, _gold_list(entry["ground_truth"], path, where))
+    return golds
+
+
+def _question_type(value: object, file: Path | str, where: str) -> QuestionType:
+    if not isinstance(value, str):
+        raise ImportFailure(file, "missing field 'question_type'", where)
+    try:
+        return question_type_of(value)
+    except ValueError as exc:
+        raise ImportFailure(file, str(exc), where) from None
+
+
+def _gold_list(value: object, file: Path, where: str) -> list[str]:
+    """A gold answer as a list: one string, a list, or a string holding a list literal."""
+    if isinstance(value, str) and value.strip().startswith("["):
+        value = _literal_list(value, "answer", file, where)
+    if isinstance(value, list):
+        return [str(item) for item in value]
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return [str(value)]
+    raise ImportFailure(
+        file, f"ground truth must be text or a list, got {type(value).__name__}", where
+    )
+
+
+def _literal_list(text: str, name: str, file: Path, where: str) -> list[Any]:
+    """Parse a Python list literal safely (literal_eval never runs code)."""
+    try:
+        value = ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        raise ImportFailure(file, f"{name} is not a list literal: {text[:60]!r}", where) from None
+    if not isinstance(value, list) or not all(isinstance(v, str | int | float) for v in value):
+        raise ImportFailure(file, f"{name} must be a list of strings: {text[:60]!r}", where)
+    return value
+
+
+# -- the questions file (Hugging Face layout) -------------------------------------------
+
+
+def _questions(path: Path) -> dict[str, _Draft]:
+    if path.suffix.lower() == ".jsonl":
+        rows = list(read_jsonl(path))
+    else:
+        data = read_json(path)
+        if not isinstance(data, list):
+            raise ImportFailure(path, "expected a JSON list of questions (or a .jsonl file)")
+        rows = list(enumerate(data, start=1))
+    drafts: dict[str, _Draft] = {}
+    for number, row in rows:
+        key, draft = _question(row, path, number)
+        if key in drafts:
+            raise ImportFailure(path, f"duplicate id {key!r}", f"row {number}")
+        drafts[key] = draft
+    return drafts
+
+
+def _question(row: Any, path: Path, number: int) -> tuple[str, _Draft]:
+    if not isinstance(row, dict):
+        raise ImportFailure(path, "expected a JSON object", f"row {number}")
+    for name in ("id", "question", "question_type"):
+        if row.get(name) in (None, ""):
+            raise ImportFailure(path, f"missing field {name!r}", f"row {number}")
+    key = str(row["id"])
+    where = f"id {key}"
+    options = row.get("options") or []
+    if isinstance(options, str):
+        options = _literal_list(options, "options", path, where)
+    if not isinstance(options, list):
+        raise ImportFailure(path, "options must be a list", where)
+    draft = _Draft(
+        question=str(row["question"]),
+        question_type=_question_type(row["question_type"], path, where),
+        golds=_gold_list(row["answer"], path, where) if row.get("answer") is not None else None,
+        options={chr(ord("A") + i): str(text) for i, text in enumerate(options)} or None,
+        subfield=_optional(row.get("subfield")),
+        difficulty=_optional(row.get("topic_difficulty")),
+        img_type=_img_type(row.get("img_type")),
+        origin=str(path),
+    )
+    for position in range(1, MAX_IMAGES + 1):
+        image = row.get(f"image_{position}")
+        if isinstance(image, str) and image:
+            draft.images.append(path.parent / image)
+    return key, draft
+
+
+def _optional(value: object) -> str | None:
+    return str(value).strip() or None if value is not None else None
+
+
+def _img_type(value: object) -> str | None:
+    """img_type is often a list literal ("['Diagrams']"): keep its items, comma-joined."""
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or None
+    if isinstance(value, str) and value.strip().startswith("["):
+        try:
+            items = ast.literal_eval(value.strip())
+            return ", ".join(map(str, items)) or None
+        except (ValueError, SyntaxError):
+            return value
+    return _optional(value)
+
+
+# -- model outputs ------------------------------------------------------------------------
+
+
+def _output_files(outputs: Path) -> list[tuple[Path, list[tuple[str, _Draft, str]]]]:
+    if not outputs.exists():
+        raise ImportFailure(outputs, "no such file or folder")
+    if outputs.is_dir():
+        files = sorted(outputs.glob("*/output.json"))
+        if not files:
+            raise ImportFailure(outputs, "no <Subject>/output.json files in this folder")
+    else:
+        files = [outputs]
+    return [(path, _output_records(path)) for path in files]
+
+
+def _output_records(path: Path) -> list[tuple[str, _Draft, str]]:
+    """(id, what the record says of the sample, response) for each record of a file.
+
+    A file is a list of records (id, question_type, answer, all_choices, index2ans,
+    response), or an object mapping id to a response or to such a record.
+    """
+    data = read_json(path) if path.suffix.lower() != ".jsonl" else None
+    if data is None:
+        data = [row for _, row in read_jsonl(path)]
+    if isinstance(data, dict):
+        data = [
+            {"id": key, **value} if isinstance(value, dict) else {"id": key, "response": value}
+            for key, value in data.items()
+        ]
+    if not isinstance(data, list):
+        raise ImportFailure(path, "expected a list of output records or an id -> response object")
+    return [_output_record(record, path, number) for number, record in enumerate(data, start=1)]
+
+
+def _output_record(record: Any, path: Path, number: int) -> tuple[str, _Draft, str]:
+    if not isinstance(record, dict) or record.get("id") in (None, ""):
+        raise ImportFailure(path, "missing field 'id'", f"record {number}")
+    key = str(record["id"])
+    where = f"id {key}"
+    response = record.get("response")
+    if not isinstance(response, str):
+        raise ImportFailure(path, "missing or non-text field 'response'", where)
+    choices = record.get("all_choices") or []
+    index2ans = record.get("index2ans") or {}
+    if not isinstance(choices, list) or not isinstance(index2ans, dict):
+        raise ImportFailure(path, "all_choices must be a list and index2ans an object", where)
+    draft = _Draft(
+        question_type=(
+            _question_type(record["question_type"], path, where)
+            if "question_type" in record
+            else None
+        ),
+        golds=_gold_list(record["answer"], path, where)
+        if record.get("answer") is not None
+        else None,
+        options={str(c): str(index2ans.get(c, "")) for c in choices} or None,
+        origin=str(path),
+    )
+    return key, draft, response
+
+
+def _check_unique(responses: list[tuple[str, str, str]]) -> None:
+    seen: dict[str, str] = {}
+    for key, _, file in responses:
+        if key in seen:
+            raise ImportFailure(file, f"duplicate id (also in {seen[key]})", f"id {key}")
+        seen[key] = file

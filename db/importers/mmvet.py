@@ -1,0 +1,82 @@
+"""MM-Vet official files: the question JSON, an images folder, result JSONs (id -> answer)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, listed
+from db.importers.read import existing, image_from_file, read_json
+from engine.mmvet import canonical_capabilities
+from engine.types import DatasetKind, QuestionType, Sample
+
+_FIELDS = ("imagename", "question", "answer", "capability")
+
+
+def read_mmvet(
+    questions: Path,
+    images: Path | None,
+    results: list[tuple[Path, str]],
+    dataset: str = "mmvet",
+) -> ImportBatch:
+    """Parse and check everything; `results` pairs each result file with its model name."""
+    data = read_json(questions)
+    if not isinstance(data, dict):
+        raise ImportFailure(questions, "expected a JSON object keyed by sample id")
+    if images is not None:
+        existing(images, "folder")
+    batch = ImportBatch(dataset, DatasetKind.MMVET, str(questions))
+    missing_images: list[str] = []
+    for key, entry in data.items():
+        where = f"id {key}"
+        batch.samples.append(_sample(key, entry, questions, where))
+        if images is not None:
+            image = image_from_file(images / str(entry["imagename"]), questions, where)
+            if image is None:
+                missing_images.append(str(entry["imagename"]))
+            else:
+                batch.add_image(key, image)
+    if missing_images:
+        batch.warnings.append(
+            f"{images}: {len(missing_images)} image(s) missing: {listed(missing_images)}"
+        )
+    for path, model in results:
+        batch.answers.extend(_answers(path, model))
+    return batch
+
+
+def _sample(key: str, entry: object, file: Path, where: str) -> Sample:
+    if not isinstance(entry, dict):
+        raise ImportFailure(file, "expected an object with " + ", ".join(_FIELDS), where)
+    for name in _FIELDS:
+        if entry.get(name) in (None, ""):
+            raise ImportFailure(file, f"missing field {name!r}", where)
+    try:
+        capabilities = canonical_capabilities(entry["capability"])
+    except ValueError as exc:
+        raise ImportFailure(file, str(exc), where) from None
+    return Sample(
+        key=key,
+        question=_text(entry["question"], "question", file, where),
+        question_type=QuestionType.OPEN,
+        answer=_text(entry["answer"], "answer", file, where),
+        capabilities=capabilities,
+    )
+
+
+def _answers(path: Path, model: str) -> list[AnswerRecord]:
+    data = read_json(path)
+    if not isinstance(data, dict):
+        raise ImportFailure(path, "expected a JSON object mapping sample id to answer")
+    return [
+        AnswerRecord(key, model, _text(text, "answer", path, f"id {key}"), str(path))
+        for key, text in data.items()
+    ]
+
+
+def _text(value: object, name: str, file: Path, where: str) -> str:
+    """Strings as they are; numbers (some ground truths are bare numbers) as text."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    raise ImportFailure(file, f"{name} must be text, got {type(value).__name__}", where)

@@ -1,0 +1,347 @@
+"""The store: one SQLite file, opened with WAL, a busy timeout and foreign keys.
+
+Every SQL statement of the project lives in `db/`; the other layers call the small,
+typed methods of `Store`.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import sqlite_utils
+
+from db.schema import MIGRATIONS, SCHEMA_VERSION
+from engine.types import DatasetKind, QuestionType, Sample
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+class StoreError(Exception):
+    """A database that cannot be used as asked; the message names the file."""
+
+
+@dataclass(frozen=True, slots=True)
+class StoredImage:
+    """Image bytes with what Pillow read from them."""
+
+    hash: str
+    data: bytes
+    format: str
+    width: int
+    height: int
+
+
+@dataclass(frozen=True, slots=True)
+class ModelCounts:
+    """Progress of one model on one dataset."""
+
+    model: str
+    answers: int
+    judged: int  # with at least one valid judgment
+    reviewed: int  # with a current human verdict
+    unscored: int  # neither
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetCounts:
+    name: str
+    kind: str
+    samples: int
+    images: int
+    models: list[ModelCounts]
+
+
+def now() -> str:
+    """A UTC timestamp as stored in every `created_at`."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+# Sample fields stored as plain columns, and those stored as JSON text.
+_PLAIN = (
+    "question", "question_type", "answer", "hint", "split", "category", "l2_category",
+    "circular_group", "rotation", "subject", "discipline", "subfield", "difficulty", "img_type",
+)  # fmt: skip
+_JSON = ("alt_answers", "options", "capabilities", "tags")
+_SAMPLE_COLUMNS = ("key", *_PLAIN, *_JSON)
+
+
+def _sample_row(sample: Sample) -> dict[str, object]:
+    row: dict[str, object] = {name: getattr(sample, name) for name in ("key", *_PLAIN)}
+    row["question_type"] = sample.question_type.value
+    for name in _JSON:
+        value = getattr(sample, name)
+        row[name] = (
+            json.dumps(list(value) if isinstance(value, tuple) else value) if value else None
+        )
+    return row
+
+
+def _row_sample(row: dict[str, object]) -> Sample:
+    values = {name: row[name] for name in ("key", *_PLAIN)}
+    values["question_type"] = QuestionType(row["question_type"])
+    values["alt_answers"] = tuple(json.loads(row["alt_answers"] or "[]"))  # type: ignore[arg-type]
+    values["capabilities"] = tuple(json.loads(row["capabilities"] or "[]"))  # type: ignore[arg-type]
+    values["options"] = json.loads(row["options"] or "{}")  # type: ignore[arg-type]
+    values["tags"] = json.loads(row["tags"] or "{}")  # type: ignore[arg-type]
+    return Sample(**values)  # type: ignore[arg-type]
+
+
+class Store:
+    """A lmmreview database. Open with `Store.open(path)`; close when done."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+        self.db = sqlite_utils.Database(conn)  # dict rows for read queries
+
+    # -- opening -------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | Path, *, create: bool = True) -> Store:
+        """Open (and, if `create`, create or migrate) the database at `path`.
+
+        Raises StoreError for a missing file (when not creating), a file that is not
+        SQLite, or one written by a newer lmmreview.
+        """
+        path = Path(path)
+        if not create and not path.is_file():
+            raise StoreError(f"{path}: no such database")
+        try:
+            conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path}: not a lmmreview database ({exc})") from None
+        if version > SCHEMA_VERSION:
+            conn.close()
+            raise StoreError(
+                f"{path}: written by a newer lmmreview (schema version {version}; "
+                f"this version reads up to {SCHEMA_VERSION}). Upgrade lmmreview to open it."
+            )
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        store = cls(conn, path)
+        store._migrate(version)
+        return store
+
+    def _migrate(self, version: int) -> None:
+        if version == SCHEMA_VERSION:
+            return
+        if version == 0 and self._has_foreign_tables():
+            raise StoreError(f"{self.path}: an SQLite file that is not a lmmreview database")
+        with self.transaction():
+            for number in range(version, SCHEMA_VERSION):
+                for statement in _statements(MIGRATIONS[number]):
+                    self.conn.execute(statement)
+            self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _has_foreign_tables(self) -> bool:
+        return bool(self.conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone())
+
+    @property
+    def schema_version(self) -> int:
+        return int(self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All or nothing: commit on success, roll back on any exception."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    # -- datasets and samples --------------------------------------------------------
+
+    def dataset_id(self, name: str, kind: DatasetKind, source: str | None = None) -> int:
+        """The id of dataset `name`, created if new. Its kind must match."""
+        row = self.conn.execute("SELECT id, kind FROM datasets WHERE name = ?", (name,)).fetchone()
+        if row is None:
+            cursor = self.conn.execute(
+                "INSERT INTO datasets (name, kind, source, created_at) VALUES (?, ?, ?, ?)",
+                (name, kind.value, source, now()),
+            )
+            return int(cursor.lastrowid or 0)
+        if row[1] != kind.value:
+            raise StoreError(
+                f"{self.path}: dataset {name!r} holds {row[1]} data, not {kind.value}; "
+                "choose another name with --dataset"
+            )
+        return int(row[0])
+
+    def upsert_samples(self, dataset_id: int, samples: Sequence[Sample]) -> dict[str, int]:
+        """Insert new samples; for known keys, fill only the fields still empty.
+
+        Returns key -> sample id for every sample of the dataset.
+        """
+        columns = ", ".join(("dataset_id", *_SAMPLE_COLUMNS))
+        marks = ", ".join("?" for _ in range(len(_SAMPLE_COLUMNS) + 1))
+        fill = ", ".join(
+            f"{c} = COALESCE(NULLIF(samples.{c}, ''), excluded.{c})" for c in _SAMPLE_COLUMNS[1:]
+        )
+        sql = (
+            f"INSERT INTO samples ({columns}) VALUES ({marks}) "
+            f"ON CONFLICT (dataset_id, key) DO UPDATE SET {fill}"
+        )
+        rows = (_sample_row(s) for s in samples)
+        self.conn.executemany(sql, ((dataset_id, *(r[c] for c in _SAMPLE_COLUMNS)) for r in rows))
+        return self.sample_ids(dataset_id)
+
+    def sample_ids(self, dataset_id: int) -> dict[str, int]:
+        """key -> sample id for one dataset."""
+        query = "SELECT key, id FROM samples WHERE dataset_id = ?"
+        return dict(self.conn.execute(query, (dataset_id,)).fetchall())
+
+    def samples(self, dataset: str) -> list[Sample]:
+        """Every sample of a dataset, in import order."""
+        query = (
+            "SELECT s.* FROM samples s JOIN datasets d ON d.id = s.dataset_id "
+            "WHERE d.name = ? ORDER BY s.id"
+        )
+        return [_row_sample(row) for row in self.db.query(query, (dataset,))]
+
+    # -- images ----------------------------------------------------------------------
+
+    def add_images(self, images: Iterable[StoredImage]) -> None:
+        """Store image bytes once per content hash."""
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO images (hash, bytes, size, format, width, height) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            ((i.hash, i.data, len(i.data), i.format, i.width, i.height) for i in images),
+        )
+
+    def link_images(self, links: Iterable[tuple[int, int, str]]) -> None:
+        """Attach images to samples: (sample id, 1-based position, image hash)."""
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO sample_images (sample_id, position, image_hash) "
+            "VALUES (?, ?, ?)",
+            links,
+        )
+
+    def image_hashes(self, dataset: str, key: str) -> list[str]:
+        """The image hashes of one sample, in position order."""
+        query = (
+            "SELECT si.image_hash FROM sample_images si JOIN samples s ON s.id = si.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? AND s.key = ? "
+            "ORDER BY si.position"
+        )
+        return [row[0] for row in self.conn.execute(query, (dataset, key))]
+
+    def image_bytes(self, image_hash: str) -> bytes | None:
+        row = self.conn.execute("SELECT bytes FROM images WHERE hash = ?", (image_hash,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    # -- models and answers ------------------------------------------------------------
+
+    def model_id(self, name: str) -> int:
+        """The id of model `name`, created if new."""
+        row = self.conn.execute("SELECT id FROM models WHERE name = ?", (name,)).fetchone()
+        if row is not None:
+            return int(row[0])
+        cursor = self.conn.execute(
+            "INSERT INTO models (name, created_at) VALUES (?, ?)", (name, now())
+        )
+        return int(cursor.lastrowid or 0)
+
+    def answer_texts(self, model_id: int, dataset_id: int) -> dict[int, str]:
+        """sample id -> stored answer text of one model on one dataset."""
+        query = (
+            "SELECT a.sample_id, a.text FROM answers a JOIN samples s ON s.id = a.sample_id "
+            "WHERE a.model_id = ? AND s.dataset_id = ?"
+        )
+        return dict(self.conn.execute(query, (model_id, dataset_id)).fetchall())
+
+    def add_answers(self, model_id: int, rows: Iterable[tuple[int, str, str]]) -> None:
+        """Insert answers: (sample id, text, source file). Existing ones are kept."""
+        stamp = now()
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO answers (sample_id, model_id, text, source, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            ((sample_id, model_id, text, source, stamp) for sample_id, text, source in rows),
+        )
+
+    def answers(self, dataset: str, model: str) -> dict[str, str]:
+        """sample key -> answer text of one model on one dataset."""
+        query = (
+            "SELECT s.key, a.text FROM answers a JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id JOIN models m ON m.id = a.model_id "
+            "WHERE d.name = ? AND m.name = ?"
+        )
+        return dict(self.conn.execute(query, (dataset, model)).fetchall())
+
+    # -- overview ----------------------------------------------------------------------
+
+    def counts(self) -> list[DatasetCounts]:
+        """Per dataset: samples and images; per model: answers, judged, reviewed, unscored."""
+        datasets = self.db.query(
+            "SELECT d.id, d.name, d.kind, "
+            "(SELECT COUNT(*) FROM samples s WHERE s.dataset_id = d.id) AS samples, "
+            "(SELECT COUNT(DISTINCT si.image_hash) FROM sample_images si "
+            " JOIN samples s ON s.id = si.sample_id WHERE s.dataset_id = d.id) AS images "
+            "FROM datasets d ORDER BY d.name"
+        )
+        per_model = self.db.query(_MODEL_COUNTS)
+        models: dict[int, list[ModelCounts]] = {}
+        for row in per_model:
+            models.setdefault(row["dataset_id"], []).append(
+                ModelCounts(
+                    model=row["model"],
+                    answers=row["answers"],
+                    judged=row["judged"],
+                    reviewed=row["reviewed"],
+                    unscored=row["answers"] - row["scored"],
+                )
+            )
+        return [
+            DatasetCounts(d["name"], d["kind"], d["samples"], d["images"], models.get(d["id"], []))
+            for d in datasets
+        ]
+
+
+# An answer is judged when some judgment of it is usable, reviewed when its latest
+# review carries a verdict (an undo back to "no verdict" leaves it unreviewed).
+_MODEL_COUNTS = """
+WITH flags AS (
+    SELECT a.id, s.dataset_id, m.name AS model,
+        EXISTS (SELECT 1 FROM judgments j WHERE j.answer_id = a.id
+                AND j.status IN ('ok', 'fallback')) AS judged,
+        COALESCE((SELECT r.score IS NOT NULL OR r.choice IS NOT NULL FROM reviews r
+                  WHERE r.answer_id = a.id ORDER BY r.id DESC LIMIT 1), 0) AS reviewed
+    FROM answers a JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id
+)
+SELECT dataset_id, model, COUNT(*) AS answers, SUM(judged) AS judged,
+       SUM(reviewed) AS reviewed, SUM(judged OR reviewed) AS scored
+FROM flags GROUP BY dataset_id, model ORDER BY dataset_id, model
+"""
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (triggers contain inner semicolons)."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return [s for s in statements if s]

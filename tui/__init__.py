@@ -1,0 +1,1 @@
+"""What a person touches: the command line and the Textual screens."""

@@ -1,0 +1,208 @@
+"""The `lmmreview` command line. Every command takes the database file first."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from db import Store, StoreError
+from db.demo import SAMPLE_DATA, build_demo
+from db.importers import (
+    ImportBatch,
+    ImportFailure,
+    ImportSummary,
+    load,
+    read_generic,
+    read_mmbench,
+    read_mmmu,
+    read_mmvet,
+)
+
+app = typer.Typer(
+    help="Audit and grade large multimodal model answers (MM-Vet, MMBench, MMMU) "
+    "stored in one SQLite file.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+import_app = typer.Typer(
+    help="Import a benchmark's questions and model answers.", no_args_is_help=True
+)
+app.add_typer(import_app, name="import")
+
+out = Console(highlight=False)
+err = Console(stderr=True, highlight=False)
+
+DbArg = Annotated[Path, typer.Argument(help="The lmmreview database file (created if new).")]
+DatasetOpt = Annotated[
+    str | None, typer.Option("--dataset", help="Dataset name in the database.", show_default=False)
+]
+
+
+@contextmanager
+def _clear_errors() -> Iterator[None]:
+    """Bad input ends the command with one line on stderr and exit code 1."""
+    try:
+        yield
+    except (ImportFailure, StoreError, FileNotFoundError) as exc:
+        err.print(Text(f"error: {exc}", style="red"))
+        raise typer.Exit(1) from None
+
+
+def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
+    """Read (no database yet), then load in one transaction, then report."""
+    with _clear_errors():
+        with err.status("Reading input files"):
+            batch = read()
+        with Store.open(db) as store:
+            summary = load(store, batch)
+    _report(db, summary)
+
+
+def _report(db: Path, summary: ImportSummary) -> None:
+    answers = ", ".join(f"{m} {n} new" for m, n in summary.answers_added.items())
+    out.print(
+        Text(
+            f"{db}: dataset {summary.dataset}: {summary.samples_total} samples "
+            f"({summary.samples_added} new), {summary.images_added} new images"
+            + (f"; answers: {answers}" if answers else "")
+        )
+    )
+    for warning in summary.warnings:
+        err.print(Text(f"warning: {warning}", style="yellow"))
+
+
+@import_app.command("mmvet")
+def import_mmvet(
+    db: DbArg,
+    questions: Annotated[Path, typer.Argument(help="MM-Vet question JSON (id -> fields).")],
+    images: Annotated[
+        Path | None, typer.Option(help="Folder of the images named by 'imagename'.")
+    ] = None,
+    answers: Annotated[
+        list[Path] | None, typer.Option(help="Result JSON (id -> answer); repeatable.")
+    ] = None,
+    model: Annotated[
+        list[str] | None,
+        typer.Option(help="Model name per --answers, in order (default: the file's name)."),
+    ] = None,
+    dataset: DatasetOpt = None,
+) -> None:
+    """MM-Vet: question JSON, images folder, one or more result JSONs."""
+    files, names = answers or [], model or []
+    if names and len(names) != len(files):
+        err.print("error: give one --model per --answers file (or none, to use file names)")
+        raise typer.Exit(1)
+    results = list(zip(files, names or [f.stem for f in files], strict=True))
+    _import(db, lambda: read_mmvet(questions, images, results, dataset or "mmvet"))
+
+
+@import_app.command("mmbench")
+def import_mmbench(
+    db: DbArg,
+    data: Annotated[Path, typer.Argument(help="MMBench TSV (base64 images, circular copies).")],
+    answers: Annotated[
+        Path | None, typer.Option(help="Predictions with index, prediction: .tsv, .csv, .xlsx.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Model name for --answers.")] = None,
+    dataset: DatasetOpt = None,
+) -> None:
+    """MMBench: the TSV, and optionally one model's predictions."""
+    _import(db, lambda: read_mmbench(data, answers, model, dataset))
+
+
+@import_app.command("mmmu")
+def import_mmmu(
+    db: DbArg,
+    outputs: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Folder of <Subject>/output.json, or one outputs file.", show_default=False
+        ),
+    ] = None,
+    answer_dict: Annotated[
+        Path | None, typer.Option(help="answer_dict_val.json: id -> question_type, ground_truth.")
+    ] = None,
+    questions: Annotated[
+        Path | None, typer.Option(help="Questions in the Hugging Face layout (.json or .jsonl).")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="Model name for the outputs.")] = None,
+    dataset: DatasetOpt = None,
+) -> None:
+    """MMMU: official example outputs, answer dictionary and/or question file."""
+    _import(db, lambda: read_mmmu(outputs, answer_dict, questions, model, dataset or "mmmu"))
+
+
+@import_app.command("jsonl")
+def import_jsonl(
+    db: DbArg,
+    file: Annotated[
+        Path, typer.Argument(help="lmmreview JSONL: sample lines and/or answer lines.")
+    ],
+    model: Annotated[
+        str | None, typer.Option(help="Model name for lines without a 'model' field.")
+    ] = None,
+    dataset: DatasetOpt = None,
+) -> None:
+    """Any benchmark, in lmmreview's own JSONL format (see the README)."""
+    _import(db, lambda: read_generic(file, model, dataset))
+
+
+@app.command()
+def info(
+    db: Annotated[Path, typer.Argument(help="The lmmreview database file.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Counts per dataset and model: samples, answers, judged, reviewed, unscored."""
+    with _clear_errors(), Store.open(db, create=False) as store:
+        counts = store.counts()
+        version = store.schema_version
+    if as_json:
+        document = {
+            "database": str(db),
+            "schema_version": version,
+            "datasets": [asdict(c) for c in counts],
+        }
+        out.print_json(json.dumps(document))
+        return
+    if not counts:
+        out.print(Text(f"{db}: no datasets yet (see lmmreview import --help)"))
+    for dataset in counts:
+        title = (
+            f"{dataset.name} ({dataset.kind}): {dataset.samples} samples, {dataset.images} images"
+        )
+        table = Table(title=title, title_justify="left", title_style="bold")
+        table.add_column("model")
+        for name in ("answers", "judged", "reviewed", "unscored"):
+            table.add_column(name, justify="right")
+        for model in dataset.models:
+            table.add_row(
+                Text(model.model),
+                *(str(n) for n in (model.answers, model.judged, model.reviewed, model.unscored)),
+            )
+        out.print(table)
+
+
+@app.command()
+def demo(
+    db: Annotated[Path, typer.Argument(help="Where to build it.")] = Path("lmmreview-demo.db"),
+    no_open: Annotated[bool, typer.Option("--no-open", help="Build only; do not open.")] = False,
+    data: Annotated[Path, typer.Option(help="The sample data folder.")] = SAMPLE_DATA,
+) -> None:
+    """Build a demo database from the bundled sample data and open it."""
+    with _clear_errors(), err.status("Building the demo database"), Store.open(db) as store:
+        summaries = build_demo(store, data)
+    for summary in summaries:
+        _report(db, summary)
+    info(db)
+    if not no_open:
+        out.print(Text("The review screen is not built yet; `lmmreview info` shows the counts."))
