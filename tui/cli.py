@@ -39,8 +39,9 @@ import_app = typer.Typer(
 )
 app.add_typer(import_app, name="import")
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+# soft_wrap: a message stays one line, however narrow the terminal.
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 DbArg = Annotated[Path, typer.Argument(help="The lmmreview database file (created if new).")]
 DatasetOpt = Annotated[
@@ -59,12 +60,22 @@ def _clear_errors() -> Iterator[None]:
 
 
 def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
-    """Read (no database yet), then load in one transaction, then report."""
+    """Read (no database yet), then load in one transaction, then report.
+
+    A failed import leaves the database as it was; one it created is removed again.
+    """
+    is_new = not db.exists()
     with _clear_errors():
         with err.status("Reading input files"):
             batch = read()
-        with Store.open(db) as store:
-            summary = load(store, batch)
+        try:
+            with Store.open(db) as store:
+                summary = load(store, batch)
+        except BaseException:
+            if is_new:
+                for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
+                    path.unlink(missing_ok=True)
+            raise
     _report(db, summary)
 
 
@@ -97,7 +108,10 @@ def import_mmvet(
     ] = None,
     dataset: DatasetOpt = None,
 ) -> None:
-    """MM-Vet: question JSON, images folder, one or more result JSONs."""
+    """MM-Vet: question JSON, images, result JSONs.
+
+    The official question JSON, its images folder, and one or more result JSONs.
+    """
     files, names = answers or [], model or []
     if names and len(names) != len(files):
         err.print("error: give one --model per --answers file (or none, to use file names)")
@@ -138,7 +152,10 @@ def import_mmmu(
     model: Annotated[str | None, typer.Option(help="Model name for the outputs.")] = None,
     dataset: DatasetOpt = None,
 ) -> None:
-    """MMMU: official example outputs, answer dictionary and/or question file."""
+    """MMMU: example outputs, answer dictionary, questions.
+
+    Any of: the official example outputs, the answer dictionary, a question file.
+    """
     _import(db, lambda: read_mmmu(outputs, answer_dict, questions, model, dataset or "mmmu"))
 
 
@@ -153,7 +170,10 @@ def import_jsonl(
     ] = None,
     dataset: DatasetOpt = None,
 ) -> None:
-    """Any benchmark, in lmmreview's own JSONL format (see the README)."""
+    """Any benchmark, in lmmreview's JSONL format.
+
+    Sample lines and answer lines; the README documents the fields.
+    """
     _import(db, lambda: read_generic(file, model, dataset))
 
 
@@ -162,7 +182,10 @@ def info(
     db: Annotated[Path, typer.Argument(help="The lmmreview database file.")],
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
-    """Counts per dataset and model: samples, answers, judged, reviewed, unscored."""
+    """Counts per dataset and model: answers, judged, reviewed.
+
+    Per dataset: samples and images; per model: answers, judged, reviewed, unscored.
+    """
     with _clear_errors(), Store.open(db, create=False) as store:
         counts = store.counts()
         version = store.schema_version
@@ -198,7 +221,7 @@ def demo(
     no_open: Annotated[bool, typer.Option("--no-open", help="Build only; do not open.")] = False,
     data: Annotated[Path, typer.Option(help="The sample data folder.")] = SAMPLE_DATA,
 ) -> None:
-    """Build a demo database from the bundled sample data and open it."""
+    """Build a demo database from the sample data and open it."""
     with _clear_errors(), err.status("Building the demo database"), Store.open(db) as store:
         summaries = build_demo(store, data)
     for summary in summaries:

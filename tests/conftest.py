@@ -1,0 +1,134 @@
+"""Shared helpers: small real input files, a CLI runner, and the shared fixtures folder."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from tui.cli import app
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+FIXTURES = SHARED / "fixtures"
+
+
+def needs_fixture(relative: str) -> pytest.MarkDecorator:
+    """Skip, with the reason, when ../shared/fixtures is not beside the checkout."""
+    return pytest.mark.skipif(
+        not (FIXTURES / relative).exists(),
+        reason=f"{FIXTURES / relative} is absent (it ships beside the repository, not in it)",
+    )
+
+
+def png_bytes(color: str = "red", size: tuple[int, int] = (8, 6)) -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", size, color).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def png_base64(color: str = "red") -> str:
+    return base64.b64encode(png_bytes(color)).decode()
+
+
+@dataclass
+class CliResult:
+    code: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli() -> Callable[..., CliResult]:
+    """Run `lmmreview ARGS...` in-process, as a user would from the shell."""
+    runner = CliRunner()
+
+    def run(*args: str | Path) -> CliResult:
+        result = runner.invoke(app, [str(a) for a in args])
+        if result.exception and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        return CliResult(result.exit_code, result.stdout, result.stderr)
+
+    return run
+
+
+def dump(db: Path) -> list[str]:
+    """The whole database as SQL text: equal dumps mean nothing changed."""
+    if not db.exists():
+        return []
+    with sqlite3.connect(db) as conn:
+        return list(conn.iterdump())
+
+
+def write_json(path: Path, value: object) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value), encoding="utf-8")
+    return path
+
+
+def write_lines(path: Path, rows: list[dict[str, object]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def write_tsv(path: Path, header: list[str], rows: list[list[object]]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = ["\t".join(header), *("\t".join(str(c) for c in row) for row in rows)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+MMBENCH_HEADER = [
+    "index", "question", "hint", "A", "B", "C", "D", "answer",
+    "category", "image", "source", "l2-category", "comment", "split",
+]  # fmt: skip
+
+
+@pytest.fixture
+def mmvet_files(tmp_path: Path) -> dict[str, Path]:
+    """A three-sample MM-Vet set: questions, images, two models' results."""
+    images = tmp_path / "images"
+    images.mkdir()
+    for i, color in enumerate(("red", "green", "blue")):
+        (images / f"v1_{i}.png").write_bytes(png_bytes(color))
+    questions = write_json(
+        tmp_path / "mm-vet.json",
+        {
+            "v1_0": {"imagename": "v1_0.png", "question": "What is x?", "answer": "-1 <AND> -5",
+                     "capability": ["math", "ocr"]},
+            "v1_1": {"imagename": "v1_1.png", "question": "Which colour?", "answer": "green",
+                     "capability": "rec"},
+            "v1_2": {"imagename": "v1_2.png", "question": "Price?", "answer": "$4 <OR> 4 dollars",
+                     "capability": "ocr, spat ,rec"},
+        },
+    )  # fmt: skip
+    alpha = write_json(tmp_path / "alpha.json", {"v1_0": "x=-1", "v1_1": "green", "v1_2": "$4"})
+    beta = write_json(tmp_path / "beta.json", {"v1_0": "3", "v1_1": "red"})
+    return {"questions": questions, "images": images, "alpha": alpha, "beta": beta}
+
+
+@pytest.fixture
+def mmbench_tsv(tmp_path: Path) -> Path:
+    """Two questions with circular copies: one with 2 options, one with 3, one shared image."""
+    image = png_base64("purple")
+    rows = [
+        [7, "Is it day?", "", "yes", "no", "", "", "A", "image_scene", image, "s",
+         "coarse_perception", "", "dev"],
+        [1000007, "Is it day?", "", "no", "yes", "", "", "B", "image_scene", "7", "s",
+         "coarse_perception", "", "dev"],
+        [9, "Which shape?", "Look left.", "circle", "square", "star", "", "C", "OCR",
+         png_base64("orange"), "s", "finegrained_perception (instance-level)", "", "dev"],
+        [1000009, "Which shape?", "Look left.", "square", "star", "circle", "", "B", "OCR",
+         "9", "s", "finegrained_perception (instance-level)", "", "dev"],
+        [2000009, "Which shape?", "Look left.", "star", "circle", "square", "", "A", "OCR",
+         "9", "s", "finegrained_perception (instance-level)", "", "dev"],
+    ]  # fmt: skip
+    return write_tsv(tmp_path / "mmbench.tsv", MMBENCH_HEADER, rows)

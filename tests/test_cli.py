@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from conftest import dump
+
+from tui.cli import app
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_help_lists_every_command_with_a_description(cli) -> None:
+    group = typer.main.get_command(app)
+    top = cli("--help").stdout
+    assert {"import", "info", "demo"} <= set(group.commands)
+    for name, command in group.commands.items():
+        summary = command.get_short_help_str(limit=80)
+        assert summary and not summary.endswith("..."), name
+        assert f"{name} " in top and summary in top
+    sub = cli("import", "--help").stdout
+    for name, command in group.commands["import"].commands.items():
+        assert f"{name} " in sub and command.get_short_help_str(limit=80) in sub
+
+
+def test_info_json_shape(cli, mmvet_files, tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    f = mmvet_files
+    cli(
+        "import",
+        "mmvet",
+        db,
+        f["questions"],
+        "--images",
+        f["images"],
+        "--answers",
+        f["alpha"],
+        "--answers",
+        f["beta"],
+    )
+    document = json.loads(cli("info", db, "--json").stdout)
+    assert document["schema_version"] == 1
+    (dataset,) = document["datasets"]
+    assert {k: dataset[k] for k in ("name", "kind", "samples", "images")} == {
+        "name": "mmvet", "kind": "mmvet", "samples": 3, "images": 3,
+    }  # fmt: skip
+    assert dataset["models"] == [
+        {"model": "alpha", "answers": 3, "judged": 0, "reviewed": 0, "unscored": 3},
+        {"model": "beta", "answers": 2, "judged": 0, "reviewed": 0, "unscored": 2},
+    ]
+    table = cli("info", db).stdout
+    assert "mmvet (mmvet): 3 samples, 3 images" in table and "beta" in table
+
+
+def test_the_readme_test_command_is_what_ci_runs() -> None:
+    ci_command = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
+    assert ci_command.startswith("python3 -m venv .venv")
+    assert f"\n{ci_command}\n" in (ROOT / "README.md").read_text()
+
+
+def test_demo_builds_every_benchmark_and_is_idempotent(cli, tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    result = cli("demo", db, "--no-open")
+    assert result.code == 0, result.stderr
+    document = json.loads(cli("info", db, "--json").stdout)
+    datasets = {d["name"]: d for d in document["datasets"]}
+    assert {"mmvet", "mmbench", "mmmu"} <= set(datasets)
+    for dataset in datasets.values():
+        models = {m["model"] for m in dataset["models"]}
+        assert {"demo-alpha", "demo-beta", "demo-gamma"} <= models, dataset["name"]
+        assert dataset["samples"] >= 10
+    assert datasets["mmvet"]["images"] == datasets["mmvet"]["samples"]
+    before = dump(db)
+    assert cli("demo", db, "--no-open").code == 0
+    assert dump(db) == before

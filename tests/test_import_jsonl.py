@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import dump, png_bytes, write_lines
+
+from db import Store
+
+
+def test_samples_with_tags_images_and_inline_predictions(cli, tmp_path: Path) -> None:
+    (tmp_path / "pics").mkdir()
+    (tmp_path / "pics" / "q1.png").write_bytes(png_bytes())
+    data = write_lines(
+        tmp_path / "charts.jsonl",
+        [
+            {"id": "q1", "question": "Highest bar?", "answer": "March", "images": "pics/q1.png",
+             "tags": {"topic": "charts", "skills": ["ocr", "math"]},
+             "prediction": "March", "model": "m1"},
+            {"id": 2, "question": "Which?", "options": ["cat", "dog"], "answer": "B",
+             "tags": {"topic": "animals"}},
+            {"id": "q3", "question": "Name?", "answer": ["Bob", "Robert"]},
+        ],
+    )  # fmt: skip
+    db = tmp_path / "r.db"
+    result = cli("import", "jsonl", db, data)
+    assert result.code == 0, result.stderr
+    with Store.open(db) as store:
+        samples = {s.key: s for s in store.samples("charts")}
+        assert samples["q1"].tags == {"topic": "charts", "skills": ["ocr", "math"]}
+        assert samples["q1"].question_type == "open"
+        assert samples["2"].question_type == "choice"
+        assert samples["2"].options == {"A": "cat", "B": "dog"}
+        assert samples["q3"].golds == ["Bob", "Robert"]
+        assert store.answers("charts", "m1") == {"q1": "March"}
+        assert store.image_bytes(store.image_hashes("charts", "q1")[0]) == png_bytes()
+
+
+def test_answer_lines_added_later_for_another_model(cli, tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    data = write_lines(tmp_path / "bench.jsonl", [{"id": "a", "question": "?", "answer": "1"}])
+    assert cli("import", "jsonl", db, data).code == 0
+    answers = write_lines(tmp_path / "m2.jsonl", [{"id": "a", "prediction": "1"}])
+    result = cli("import", "jsonl", db, answers, "--dataset", "bench", "--model", "m2")
+    assert result.code == 0, result.stderr
+    before = dump(db)
+    assert cli("import", "jsonl", db, answers, "--dataset", "bench", "--model", "m2").code == 0
+    assert dump(db) == before
+    with Store.open(db) as store:
+        assert store.answers("bench", "m2") == {"a": "1"}
+
+
+def test_answers_for_a_dataset_that_is_not_there(cli, tmp_path: Path) -> None:
+    answers = write_lines(tmp_path / "m2.jsonl", [{"id": "a", "prediction": "1", "model": "m"}])
+    result = cli("import", "jsonl", tmp_path / "r.db", answers)
+    assert result.code == 1
+    assert "m2.jsonl" in result.stderr and "import its samples first" in result.stderr
+    assert not (tmp_path / "r.db").exists()

@@ -1,0 +1,39 @@
+"""The layer rules of DESIGN.md, checked with import-linter's contracts in pyproject.toml."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _lint_imports(cwd: Path) -> subprocess.CompletedProcess[str]:
+    executable = Path(sys.executable).with_name("lint-imports")
+    command = (
+        [str(executable)]
+        if executable.exists()
+        else [shutil.which("lint-imports") or "lint-imports"]
+    )
+    return subprocess.run(
+        [*command, "--no-cache"], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_engine_and_db_respect_the_layers() -> None:
+    result = _lint_imports(ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "2 kept, 0 broken" in result.stdout
+
+
+def test_the_contracts_catch_a_violation(tmp_path: Path) -> None:
+    """A copy of the tree with engine importing db must fail the same check."""
+    for package in ("engine", "db", "tui"):
+        shutil.copytree(ROOT / package, tmp_path / package)
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    (tmp_path / "engine" / "leak.py").write_text("import db.store\n")
+    result = _lint_imports(tmp_path)
+    assert result.returncode != 0
+    assert "engine is pure" in result.stdout and "BROKEN" in result.stdout

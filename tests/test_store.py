@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from db import Store, StoreError
+from db.schema import SCHEMA_VERSION
+from engine.types import DatasetKind, QuestionType, Sample
+
+
+def test_a_new_database_has_the_schema_and_settings(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "r.db") as store:
+        pragma = lambda name: store.conn.execute(f"PRAGMA {name}").fetchone()[0]  # noqa: E731
+        assert pragma("journal_mode") == "wal"
+        assert pragma("foreign_keys") == 1
+        assert pragma("busy_timeout") >= 1000
+        assert pragma("user_version") == SCHEMA_VERSION
+        tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master")}
+    expected = {"datasets", "samples", "images", "sample_images", "models", "answers",
+                "judgments", "reviews", "llm_cache"}  # fmt: skip
+    assert expected <= tables
+
+
+def test_a_newer_schema_is_refused_with_a_clear_message(tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    Store.open(db).close()
+    with sqlite3.connect(db) as conn:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(StoreError, match=r"r\.db: written by a newer lmmreview"):
+        Store.open(db)
+
+
+def test_files_that_are_not_lmmreview_databases(tmp_path: Path) -> None:
+    text = tmp_path / "notes.db"
+    text.write_text("hello, this is not SQLite" * 100)
+    with pytest.raises(StoreError, match=r"notes\.db: not a lmmreview database"):
+        Store.open(text)
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(StoreError, match=r"other\.db: an SQLite file that is not a lmmreview"):
+        Store.open(other)
+    with pytest.raises(StoreError, match=r"missing\.db: no such database"):
+        Store.open(tmp_path / "missing.db", create=False)
+
+
+def test_info_on_a_bad_database_fails_cleanly(cli, tmp_path: Path) -> None:
+    result = cli("info", tmp_path / "missing.db")
+    assert result.code == 1 and "missing.db: no such database" in result.stderr
+    assert not (tmp_path / "missing.db").exists()
+
+
+def test_reviews_are_append_only(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "r.db") as store:
+        with store.transaction():
+            dataset = store.dataset_id("d", DatasetKind.GENERIC)
+            ids = store.upsert_samples(dataset, [Sample("k", "q?", QuestionType.OPEN, "a")])
+            model = store.model_id("m")
+            store.add_answers(model, [(ids["k"], "a", "f")])
+        answer_id = store.conn.execute("SELECT id FROM answers").fetchone()[0]
+        store.conn.execute(
+            "INSERT INTO reviews (answer_id, score, action, reviewer, created_at) "
+            "VALUES (?, 1.0, 'grade', 'me', 'now')",
+            (answer_id,),
+        )
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            store.conn.execute("UPDATE reviews SET score = 0")
+        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+            store.conn.execute("DELETE FROM reviews")
+        counts = store.counts()[0].models[0]
+        assert (counts.answers, counts.reviewed, counts.unscored) == (1, 1, 0)
+
+
+def test_a_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "r.db") as store:
+        with pytest.raises(RuntimeError), store.transaction():
+            store.dataset_id("d", DatasetKind.MMVET)
+            raise RuntimeError("boom")
+        assert store.counts() == []
+
+
+def test_a_dataset_keeps_its_kind(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "r.db") as store, store.transaction():
+        store.dataset_id("bench", DatasetKind.MMBENCH)
+        with pytest.raises(StoreError, match="holds mmbench data, not mmmu"):
+            store.dataset_id("bench", DatasetKind.MMMU)
+
+
+def test_sample_fields_round_trip(tmp_path: Path) -> None:
+    sample = Sample(
+        key="x", question="q", question_type=QuestionType.CHOICE, answer="B",
+        alt_answers=("b",), options={"A": "1", "B": "2"}, hint="h", split="dev",
+        capabilities=("rec", "ocr"), category="OCR", l2_category="cp", circular_group=3,
+        rotation=1, subject="Art", discipline="Art and Design", subfield="s", difficulty="Easy",
+        img_type="Photos", tags={"t": ["a", "b"], "u": "c"},
+    )  # fmt: skip
+    with Store.open(tmp_path / "r.db") as store:
+        with store.transaction():
+            store.upsert_samples(store.dataset_id("d", DatasetKind.GENERIC), [sample])
+        assert store.samples("d") == [sample]
