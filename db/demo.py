@@ -12,7 +12,8 @@ SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 
 
 def demo_batches(data: Path = SAMPLE_DATA) -> list[ImportBatch]:
-    """Every import the demo makes: MM-Vet, MMBench and MMMU, three demo models each."""
+    """Every import the demo makes: MM-Vet, MMBench, MMMU and generic JSONL, three demo
+    models each."""
     if not (data / "mmvet").is_dir():
         raise FileNotFoundError(
             f"{data}: the sample data is not there (run lmmreview from a clone of the repository)"
@@ -31,9 +32,7 @@ def demo_batches(data: Path = SAMPLE_DATA) -> list[ImportBatch]:
                 outputs, mmmu / "answer_dict_val.json", mmmu / "questions.jsonl", outputs.name
             )
         )
-    generic = data / "generic" / "demo.jsonl"
-    if generic.is_file():
-        batches.append(read_generic(generic))
+    batches.append(read_generic(data / "generic" / "demo.jsonl", dataset="generic"))
     return batches
 
 

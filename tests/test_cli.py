@@ -1,10 +1,10 @@
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
 import typer
-
 from conftest import dump
 
 from tui.cli import app
@@ -66,12 +66,15 @@ def test_demo_builds_every_benchmark_and_is_idempotent(cli, tmp_path: Path) -> N
     assert result.code == 0, result.stderr
     document = json.loads(cli("info", db, "--json").stdout)
     datasets = {d["name"]: d for d in document["datasets"]}
-    assert {"mmvet", "mmbench", "mmmu"} <= set(datasets)
+    assert set(datasets) == {"mmvet", "mmbench", "mmmu", "generic"}
     for dataset in datasets.values():
         models = {m["model"] for m in dataset["models"]}
-        assert {"demo-alpha", "demo-beta", "demo-gamma"} <= models, dataset["name"]
-        assert dataset["samples"] >= 10
-    assert datasets["mmvet"]["images"] == datasets["mmvet"]["samples"]
+        assert models == {"demo-alpha", "demo-beta", "demo-gamma"}, dataset["name"]
+    assert (datasets["mmbench"]["samples"], datasets["generic"]["samples"]) == (38, 6)
+    mmvet_images = (ROOT / "sample_data" / "mmvet" / "images").glob("*.png")
+    assert datasets["mmvet"]["images"] == len(
+        {hashlib.sha256(p.read_bytes()).digest() for p in mmvet_images}
+    )
     before = dump(db)
     assert cli("demo", db, "--no-open").code == 0
     assert dump(db) == before

@@ -224,8 +224,8 @@ def demo(
     """Build a demo database from the sample data and open it."""
     with _clear_errors(), err.status("Building the demo database"), Store.open(db) as store:
         summaries = build_demo(store, data)
-    for summary in summaries:
-        _report(db, summary)
+    added = sum(n for s in summaries for n in s.answers_added.values())
+    out.print(Text(f"{db}: demo database ready ({added} answers added)"))
     info(db)
     if not no_open:
         out.print(Text("The review screen is not built yet; `lmmreview info` shows the counts."))

@@ -1,0 +1,95 @@
+"""Import benchmarks: an MMBench-style TSV of 4,400 rows, each with its own ~30 KB image.
+
+Target (DESIGN.md, "What fast means here"): import it in 10 s or less.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from bench.harness import Context, Measurement, benchmark, timed
+from bench.mmbench_data import TsvInfo, write_mmbench_tsv
+from db.importers import load, read_mmbench
+from db.store import Store
+
+REPO = Path(__file__).resolve().parent.parent
+QUESTIONS, COPIES, IMAGE_BYTES = 1100, 4, 30_000
+ROWS = QUESTIONS * COPIES
+
+
+def mmbench_tsv(ctx: Context) -> TsvInfo:
+    """The shared input: 1,100 questions x 4 circular copies, one distinct image per row."""
+    return ctx.fixture(
+        f"mmbench-{ROWS}-rows.tsv",
+        lambda folder: write_mmbench_tsv(
+            folder / "mmbench_dev_en.tsv", QUESTIONS, COPIES, IMAGE_BYTES
+        ),
+    )
+
+
+def database_bytes(db: Path) -> int:
+    """Size of a database on disk, with its WAL and shared-memory files if still there."""
+    files = (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm"))
+    return sum(f.stat().st_size for f in files if f.exists())
+
+
+def check_imported(db: Path, dataset: str) -> None:
+    """Fail loudly if the import did not store every row and every image."""
+    with Store.open(db, create=False) as store:
+        [counts] = [c for c in store.counts() if c.name == dataset]
+    if (counts.samples, counts.images) != (ROWS, ROWS):
+        raise AssertionError(
+            f"expected {ROWS} samples and {ROWS} images, found {counts.samples} and {counts.images}"
+        )
+
+
+def input_figures(tsv: TsvInfo) -> dict[str, float]:
+    """Figures about the input, recorded next to each measurement."""
+    return {"tsv_bytes": tsv.file_bytes, "image_bytes_mean": round(tsv.image_bytes_mean)}
+
+
+@benchmark(name=f"import mmbench tsv {ROWS} rows", unit="s", target=10.0)
+def import_mmbench(ctx: Context) -> Measurement:
+    """read_mmbench + load into a fresh database, as `lmmreview import mmbench DB DATA.tsv`."""
+    tsv = mmbench_tsv(ctx)
+    db = ctx.scratch / "bench.db"
+    with timed() as clock:
+        batch = read_mmbench(tsv.path)
+        with Store.open(db) as store:
+            load(store, batch)
+    check_imported(db, tsv.path.stem)
+    return Measurement(clock.seconds, {"db_bytes": database_bytes(db), **input_figures(tsv)})
+
+
+def lmmreview_command() -> list[str]:
+    """The installed console script next to this Python, else the same app via `-c`."""
+    script = Path(sys.executable).with_name("lmmreview.exe" if os.name == "nt" else "lmmreview")
+    if script.is_file():
+        return [str(script)]
+    return [sys.executable, "-c", "from tui.cli import app; app()"]
+
+
+def repo_first_env() -> dict[str, str]:
+    """The environment, with this checkout first on PYTHONPATH (so this tree's code runs)."""
+    paths = [str(REPO), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+
+
+@benchmark(name=f"import mmbench tsv {ROWS} rows, cli", unit="s", target=10.0)
+def import_mmbench_cli(ctx: Context) -> Measurement:
+    """`lmmreview import mmbench DB DATA.tsv` as a subprocess: startup, read, load, exit."""
+    tsv = mmbench_tsv(ctx)
+    db = ctx.scratch / "bench.db"
+    command = [*lmmreview_command(), "import", "mmbench", str(db), str(tsv.path)]
+    if ctx.repetition == 0:
+        ctx.log("running: " + " ".join(command))
+    env = repo_first_env()
+    with timed() as clock:
+        done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ctx.scratch)
+    if done.returncode != 0:
+        raise RuntimeError(f"exit code {done.returncode}: {done.stderr.strip()[-500:]}")
+    check_imported(db, tsv.path.stem)
+    return Measurement(clock.seconds, {"db_bytes": database_bytes(db), **input_figures(tsv)})
