@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench.harness import Context, Measurement, benchmark, timed
@@ -78,6 +79,33 @@ def repo_first_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
+@dataclass(frozen=True, slots=True)
+class Finished:
+    """A finished subprocess: exit code, wall time, peak memory (None where unknown), stderr."""
+
+    returncode: int
+    seconds: float
+    peak_rss_bytes: int | None
+    stderr: str
+
+
+def run_measured(command: list[str], cwd: Path, env: dict[str, str]) -> Finished:
+    """Run `command` to the end; time it and, on Unix, read its own peak RSS with wait4."""
+    stdout, stderr = cwd / "stdout.txt", cwd / "stderr.txt"
+    with stdout.open("wb") as out, stderr.open("wb") as err:
+        if not hasattr(os, "wait4"):  # Windows: time only
+            with timed() as clock:
+                code = subprocess.run(command, stdout=out, stderr=err, cwd=cwd, env=env).returncode
+            return Finished(code, clock.seconds, None, stderr.read_text(errors="replace"))
+        with timed() as clock:
+            process = subprocess.Popen(command, stdout=out, stderr=err, cwd=cwd, env=env)
+            _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = code = os.waitstatus_to_exitcode(status)  # reaped: tell Popen
+    # ru_maxrss is in kilobytes on Linux, in bytes on macOS.
+    rss = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    return Finished(code, clock.seconds, rss, stderr.read_text(errors="replace"))
+
+
 @benchmark(name=f"import mmbench tsv {ROWS} rows, cli", unit="s", target=10.0)
 def import_mmbench_cli(ctx: Context) -> Measurement:
     """`lmmreview import mmbench DB DATA.tsv` as a subprocess: startup, read, load, exit."""
@@ -86,10 +114,11 @@ def import_mmbench_cli(ctx: Context) -> Measurement:
     command = [*lmmreview_command(), "import", "mmbench", str(db), str(tsv.path)]
     if ctx.repetition == 0:
         ctx.log("running: " + " ".join(command))
-    env = repo_first_env()
-    with timed() as clock:
-        done = subprocess.run(command, capture_output=True, text=True, env=env, cwd=ctx.scratch)
+    done = run_measured(command, ctx.scratch, repo_first_env())
     if done.returncode != 0:
         raise RuntimeError(f"exit code {done.returncode}: {done.stderr.strip()[-500:]}")
     check_imported(db, tsv.path.stem)
-    return Measurement(clock.seconds, {"db_bytes": database_bytes(db), **input_figures(tsv)})
+    extra = {"db_bytes": database_bytes(db), **input_figures(tsv)}
+    if done.peak_rss_bytes is not None:
+        extra["peak_rss_bytes"] = done.peak_rss_bytes
+    return Measurement(done.seconds, extra)

@@ -195,15 +195,21 @@ def list_benchmarks(benchmarks: Sequence[Benchmark], console: Console) -> None:
         )
 
 
+def console(*, stderr: bool) -> Console:
+    """A rich console (dim for stderr); to a file or a pipe, wide enough not to wrap the table."""
+    from rich.console import Console
+
+    width = None if Console(stderr=stderr).is_terminal else 160
+    return Console(stderr=stderr, highlight=False, style="dim" if stderr else None, width=width)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     make_importable()
-    from rich.console import Console
-
     from bench import harness
 
     load_benchmark_modules()
-    out, err = Console(highlight=False), Console(stderr=True, highlight=False, style="dim")
+    out, err = console(stderr=False), console(stderr=True)
     chosen = harness.select(harness.registered(), args.only)
     if args.list:
         list_benchmarks(chosen, out)

@@ -86,35 +86,37 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 def read_table(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
     """(line number, row) of a TSV or CSV file (chosen by extension; .tsv is tab-separated).
 
-    Empty cells become "". Raises on a missing required column or a ragged row.
+    Streams the file (tables with base64 images are large). Empty cells become "".
+    Raises on a missing required column, a ragged row or text that is not UTF-8.
     """
-    text = read_text(path)
     delimiter = "," if path.suffix.lower() == ".csv" else "\t"
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    try:
-        header = [name.strip() for name in next(reader)]
-    except StopIteration:
-        raise ImportFailure(path, "the file is empty") from None
-    except csv.Error as exc:
-        raise ImportFailure(path, f"malformed table ({exc})", "line 1") from None
-    missing = [name for name in required if name not in header]
-    if missing:
-        raise ImportFailure(
-            path, f"missing column {', '.join(map(repr, missing))} (header: {', '.join(header)})"
-        )
-    yield from _table_rows(reader, header, path)
+    with existing(path).open(encoding="utf-8-sig", newline="") as handle:
+        try:
+            yield from _table_rows(csv.reader(handle, delimiter=delimiter), path, required)
+        except UnicodeDecodeError:
+            read_text(path)  # reads it whole to name the line; raises ImportFailure
+            raise
 
 
-def _table_rows(reader: Any, header: list[str], path: Path) -> Iterator[tuple[int, dict[str, str]]]:
+def _table_rows(
+    reader: Any, path: Path, required: tuple[str, ...]
+) -> Iterator[tuple[int, dict[str, str]]]:
+    header: list[str] | None = None
     while True:
         try:
             cells = next(reader)
         except StopIteration:
-            return
+            break
         except csv.Error as exc:
-            raise ImportFailure(
-                path, f"malformed table ({exc})", f"line {reader.line_num}"
-            ) from None
+            where = f"line {reader.line_num}"
+            raise ImportFailure(path, f"malformed table ({exc})", where) from None
+        if header is None:
+            header = [name.strip() for name in cells]
+            missing = [name for name in required if name not in header]
+            if missing:
+                columns = ", ".join(map(repr, missing))
+                raise ImportFailure(path, f"missing column {columns} (header: {', '.join(header)})")
+            continue
         if not any(cell.strip() for cell in cells):
             continue
         if len(cells) > len(header):
@@ -123,10 +125,10 @@ def _table_rows(reader: Any, header: list[str], path: Path) -> Iterator[tuple[in
                 f"{len(cells)} cells but the header has {len(header)} columns",
                 f"line {reader.line_num}",
             )
-        yield (
-            reader.line_num,
-            dict(zip(header, cells + [""] * (len(header) - len(cells)), strict=True)),
-        )
+        padded = cells + [""] * (len(header) - len(cells))
+        yield reader.line_num, dict(zip(header, padded, strict=True))
+    if header is None:
+        raise ImportFailure(path, "the file is empty")
 
 
 def image_from_bytes(data: bytes, file: str | Path, where: str) -> StoredImage:
