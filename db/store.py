@@ -17,6 +17,7 @@ from pathlib import Path
 import sqlite_utils
 
 from db.schema import MIGRATIONS, SCHEMA_VERSION
+from engine.scoring import USABLE, Judgment, Status, Verdict
 from engine.types import DatasetKind, QuestionType, Sample
 
 BUSY_TIMEOUT_MS = 10_000
@@ -286,6 +287,100 @@ class Store:
             "WHERE d.name = ? AND m.name = ?"
         )
         return dict(self.conn.execute(query, (dataset, model)).fetchall())
+
+    # -- scoring -----------------------------------------------------------------------
+
+    def datasets(self) -> list[tuple[str, DatasetKind]]:
+        """(name, kind) of every dataset, by name."""
+        query = "SELECT name, kind FROM datasets ORDER BY name"
+        return [(name, DatasetKind(kind)) for name, kind in self.conn.execute(query)]
+
+    def answer_keys(self, dataset: str) -> list[tuple[int, str, str]]:
+        """(answer id, model, sample key) of every answer in a dataset."""
+        query = (
+            "SELECT a.id, m.name, s.key FROM answers a "
+            "JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id "
+            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? ORDER BY a.id"
+        )
+        return self.conn.execute(query, (dataset,)).fetchall()
+
+    def answer_rows(self, dataset: str) -> list[tuple[int, str, str, str]]:
+        """(answer id, model, sample key, text) of every answer in a dataset."""
+        query = (
+            "SELECT a.id, m.name, s.key, a.text FROM answers a "
+            "JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id "
+            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? ORDER BY a.id"
+        )
+        return self.conn.execute(query, (dataset,)).fetchall()
+
+    def usable_judgments(self, dataset: str) -> dict[int, dict[int, Judgment]]:
+        """answer id -> run -> its latest usable judgment (the raw reply is left out)."""
+        query = (
+            "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.method, j.judge_kind, "
+            "j.judge_model, j.prompt_hash FROM judgments j "
+            "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id "
+            f"WHERE d.name = ? AND j.status IN {USABLE} ORDER BY j.id"
+        )
+        latest: dict[int, dict[int, Judgment]] = {}
+        for answer, run, score, choice, status, method, kind, model, version in self.conn.execute(
+            query, (dataset,)
+        ):
+            latest.setdefault(answer, {})[run] = Judgment(
+                run, score, choice, Status(status), method or "", kind, model or "", version or ""
+            )
+        return latest
+
+    def verdicts(self, dataset: str) -> dict[int, Verdict]:
+        """answer id -> the current human verdict (the latest review, if it holds one)."""
+        query = (
+            "SELECT r.answer_id, r.score, r.choice FROM reviews r "
+            "JOIN answers a ON a.id = r.answer_id JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? ORDER BY r.id"
+        )
+        latest = {
+            answer: (score, choice)
+            for answer, score, choice in self.conn.execute(query, (dataset,))
+        }
+        return {
+            answer: Verdict(score, choice)
+            for answer, (score, choice) in latest.items()
+            if score is not None or choice is not None
+        }
+
+    def judge_models(self, dataset: str) -> list[str]:
+        """The judges behind a dataset's usable judgments."""
+        query = (
+            "SELECT DISTINCT j.judge_model FROM judgments j JOIN answers a ON a.id = j.answer_id "
+            "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
+            f"WHERE d.name = ? AND j.status IN {USABLE} ORDER BY 1"
+        )
+        return [row[0] for row in self.conn.execute(query, (dataset,))]
+
+    def add_judgments(self, rows: Iterable[tuple[int, Judgment]]) -> None:
+        """Record judge results: (answer id, judgment)."""
+        stamp = now()
+        self.conn.executemany(
+            "INSERT INTO judgments (answer_id, run, judge_kind, judge_model, prompt_hash, "
+            "raw_reply, score, choice, method, status, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                (
+                    answer,
+                    j.run,
+                    j.kind,
+                    j.judge_model,
+                    j.prompt_version,
+                    j.reply,
+                    j.score,
+                    j.choice,
+                    j.method,
+                    j.status.value,
+                    stamp,
+                )
+                for answer, j in rows
+            ),
+        )
 
     # -- overview ----------------------------------------------------------------------
 

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Table as RichTable
 from rich.text import Text
 
 from db import Store, StoreError
@@ -26,6 +28,18 @@ from db.importers import (
     read_mmmu,
     read_mmvet,
 )
+from db.scoring import dataset_scores, score_offline
+from engine.export import RENDERERS, Notes
+from engine.tables import Table
+from tui.report import render
+
+
+class Format(StrEnum):
+    md = "md"
+    csv = "csv"
+    json = "json"
+    latex = "latex"
+
 
 app = typer.Typer(
     help="Audit and grade large multimodal model answers (MM-Vet, MMBench, MMMU) "
@@ -203,7 +217,7 @@ def info(
         title = (
             f"{dataset.name} ({dataset.kind}): {dataset.samples} samples, {dataset.images} images"
         )
-        table = Table(title=title, title_justify="left", title_style="bold")
+        table = RichTable(title=title, title_justify="left", title_style="bold")
         table.add_column("model")
         for name in ("answers", "judged", "reviewed", "unscored"):
             table.add_column(name, justify="right")
@@ -215,6 +229,95 @@ def info(
         out.print(table)
 
 
+DatasetsOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--dataset", help="Only this dataset (repeatable; default: all).", show_default=False
+    ),
+]
+ZeroOpt = Annotated[
+    bool,
+    typer.Option(
+        "--unscored-as-zero",
+        help="Count unscored answers as 0, as the reference scripts do (the notes say how many).",
+    ),
+]
+
+
+@app.command()
+def score(
+    db: Annotated[Path, typer.Argument(help="The lmmreview database file.")],
+    dataset: DatasetsOpt = None,
+) -> None:
+    """Score by the offline rules every answer not judged yet.
+
+    MMMU: rule-based parsing (the official method). MMBench and multiple choice: option
+    matching, then a seeded random fallback (marked). MM-Vet and open answers: a grader for
+    short ground truths; long answers are left for a human or an LLM judge.
+    """
+    status = err.status("Scoring by the offline rules")
+    with _clear_errors(), Store.open(db, create=False) as store, status:
+        runs = list(score_offline(store, dataset))
+    for run in runs:
+        out.print(
+            Text(
+                f"{run.dataset}: {run.judged} answers scored by the offline rules "
+                f"({run.fallback} by the seeded fallback, marked); "
+                f"{run.left} left for a human or an LLM judge"
+            )
+        )
+
+
+def _tables(
+    db: Path, datasets: list[str] | None, unscored_as_zero: bool
+) -> tuple[list[Table], list[Notes]]:
+    tables: list[Table] = []
+    notes: list[Notes] = []
+    with _clear_errors(), Store.open(db, create=False) as store:
+        known = store.datasets()
+        unknown = sorted(set(datasets or []) - {name for name, _ in known})
+        if unknown:
+            raise StoreError(f"{db}: no dataset {', '.join(map(repr, unknown))}")
+        for name, kind in known:
+            if datasets and name not in datasets:
+                continue
+            scores = dataset_scores(store, name, kind)
+            tables += scores.breakdown.tables(unscored_as_zero)
+            notes.append(scores.notes(store.judge_models(name), unscored_as_zero))
+    return tables, notes
+
+
+@app.command()
+def report(
+    db: Annotated[Path, typer.Argument(help="The lmmreview database file.")],
+    dataset: DatasetsOpt = None,
+    unscored_as_zero: ZeroOpt = False,
+) -> None:
+    """Print the breakdown tables in the terminal."""
+    tables, notes = _tables(db, dataset, unscored_as_zero)
+    out.print(render(tables, notes))
+
+
+@app.command()
+def export(
+    db: Annotated[Path, typer.Argument(help="The lmmreview database file.")],
+    format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.md,
+    output: Annotated[
+        Path | None, typer.Option("--out", help="Write here instead of standard output.")
+    ] = None,
+    dataset: DatasetsOpt = None,
+    unscored_as_zero: ZeroOpt = False,
+) -> None:
+    """Export the breakdown tables: Markdown, CSV, JSON or LaTeX."""
+    tables, notes = _tables(db, dataset, unscored_as_zero)
+    text = RENDERERS[format.value](tables, notes)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    output.write_text(text, encoding="utf-8")
+    err.print(Text(f"wrote {output}"))
+
+
 @app.command()
 def demo(
     db: Annotated[Path, typer.Argument(help="Where to build it.")] = Path("lmmreview-demo.db"),
@@ -224,6 +327,7 @@ def demo(
     """Build a demo database from the sample data and open it."""
     with _clear_errors(), err.status("Building the demo database"), Store.open(db) as store:
         summaries = build_demo(store, data)
+        list(score_offline(store))
     added = sum(n for s in summaries for n in s.answers_added.values())
     out.print(Text(f"{db}: demo database ready ({added} answers added)"))
     info(db)

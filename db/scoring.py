@@ -1,0 +1,90 @@
+"""Scores from the store: run the offline judge, and build a dataset's live breakdown."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from db.store import Store
+from engine.breakdown import Breakdown
+from engine.export import Notes
+from engine.layouts import layout_for
+from engine.offline import offline_judgment
+from engine.scoring import effective
+from engine.types import DatasetKind, Sample
+
+
+@dataclass(frozen=True, slots=True)
+class OfflineRun:
+    """What `score_offline` did for one dataset."""
+
+    dataset: str
+    judged: int  # new offline judgments
+    fallback: int  # of which decided by the seeded fallback
+    left: int  # answers the rules leave to a human or an LLM judge
+
+
+def score_offline(store: Store, datasets: list[str] | None = None) -> Iterator[OfflineRun]:
+    """Judge by rule every answer that has no usable judgment yet; one transaction each."""
+    for name, kind in store.datasets():
+        if datasets and name not in datasets:
+            continue
+        samples = {s.key: s for s in store.samples(name)}
+        judged = store.usable_judgments(name)
+        results, left = [], 0
+        for answer_id, _, key, text in store.answer_rows(name):
+            if answer_id in judged:
+                continue
+            judgment = offline_judgment(kind, samples[key], text)
+            if judgment is None:
+                left += 1
+            else:
+                results.append((answer_id, judgment))
+        with store.transaction():
+            store.add_judgments(results)
+        fallback = sum(j.status == "fallback" for _, j in results)
+        yield OfflineRun(name, len(results), fallback, left)
+
+
+@dataclass(slots=True)
+class DatasetScores:
+    """A dataset's samples, the answer ids behind each (model, key), and its breakdown."""
+
+    name: str
+    kind: DatasetKind
+    samples: dict[str, Sample]
+    answers: dict[tuple[str, str], int]  # (model, sample key) -> answer id
+    breakdown: Breakdown
+
+    def notes(self, judges: list[str], unscored_as_zero: bool = False) -> Notes:
+        outcomes = self.breakdown.outcomes.values()
+        return Notes(
+            dataset=self.name,
+            kind=self.kind.value,
+            judges=tuple(judges),
+            runs=self.breakdown.runs,
+            answers=len(outcomes),
+            reviewed=sum(o.reviewed for o in outcomes),
+            unscored=sum(not o.complete for o in outcomes),
+            fallback=sum(o.fallback for o in outcomes),
+            unscored_as_zero=unscored_as_zero,
+        )
+
+
+def dataset_scores(store: Store, name: str, kind: DatasetKind) -> DatasetScores:
+    """Read a dataset's answers, judgments and verdicts; compute every table."""
+    samples = {s.key: s for s in store.samples(name)}
+    judgments = store.usable_judgments(name)
+    verdicts = store.verdicts(name)
+    runs = 1 + max((run for per_run in judgments.values() for run in per_run), default=0)
+    breakdown = Breakdown(layout_for(name, kind, list(samples.values())), runs)
+    answers: dict[tuple[str, str], int] = {}
+    records = []
+    for answer_id, model, key in store.answer_keys(name):
+        answers[(model, key)] = answer_id
+        outcome = effective(
+            judgments.get(answer_id, {}), verdicts.get(answer_id), runs, samples[key].golds
+        )
+        records.append((model, key, outcome))
+    breakdown.load(records)
+    return DatasetScores(name, kind, samples, answers, breakdown)

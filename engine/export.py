@@ -1,0 +1,271 @@
+"""Render breakdown tables for papers and scripts: Markdown, CSV, JSON, LaTeX (booktabs).
+
+Tables come in the papers' shape: models as rows, one decimal, the best value of each
+column in bold and the second underlined, N per column in a footer row, and a note per
+dataset saying who judged, how many runs, and how many answers are human-reviewed,
+unscored or decided by a random fallback.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+
+from engine.tables import Cell, Table
+
+DASH = "\u2013"  # en dash: an empty cell, or a range of N
+
+
+@dataclass(frozen=True, slots=True)
+class Notes:
+    """What a reader must know about one dataset's numbers."""
+
+    dataset: str
+    kind: str
+    judges: tuple[str, ...]  # judge models ("offline rules" for the offline judge)
+    runs: int
+    answers: int
+    reviewed: int
+    unscored: int
+    fallback: int
+    unscored_as_zero: bool = False
+
+    def sentence(self) -> str:
+        judges = ", ".join(self.judges) or "none yet"
+        runs = f"{self.runs} run{'s' if self.runs != 1 else ''}"
+        unscored = "counted as 0" if self.unscored_as_zero else "left out of the percentages"
+        return (
+            f"{self.dataset}: judge {judges} ({runs}); {self.reviewed} of {self.answers} answers "
+            f"human-reviewed; {self.unscored} unscored ({unscored}); "
+            f"{self.fallback} decided by a seeded random fallback."
+        )
+
+
+# -- shared formatting -----------------------------------------------------------------
+
+
+def _number(cell: Cell | None, with_std: bool) -> str:
+    if cell is None or cell.value is None:
+        return DASH
+    text = f"{cell.value:.1f}"
+    if with_std and cell.std is not None:
+        text += f"±{cell.std:.1f}"
+    return text
+
+
+def _ranks(table: Table, column: str) -> dict[str, int]:
+    """Row label -> 1 for the best value of a column, 2 for the second (ties share)."""
+    values = sorted(
+        {
+            round(c.value, 1)
+            for r in table.rows
+            if (c := r.cells.get(column)) and c.value is not None
+        },
+        reverse=True,
+    )
+    if len(table.rows) < 2 or not values:
+        return {}
+    places = {values[0]: 1}
+    if len(values) > 1 and len(table.rows) > 2:
+        places[values[1]] = 2
+    return {
+        r.label: places[round(c.value, 1)]
+        for r in table.rows
+        if (c := r.cells.get(column)) and c.value is not None and round(c.value, 1) in places
+    }
+
+
+def _counts(table: Table, column: str) -> str:
+    """N of a column: one number, or a range when models answered different subsets."""
+    ns = {c.n for r in table.rows if (c := r.cells.get(column))}
+    if not ns:
+        return "0"
+    return str(min(ns)) if len(ns) == 1 else f"{min(ns)}{DASH}{max(ns)}"
+
+
+def grid(table: Table) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Each row's label and its cells as (text, rank): rank 1 best, 2 second, 0 neither."""
+    ranks = {c.key: _ranks(table, c.key) for c in table.columns}
+    return [
+        (
+            row.label,
+            [
+                (
+                    _number(row.cells.get(c.key), c.key in table.std_columns),
+                    ranks[c.key].get(row.label, 0),
+                )
+                for c in table.columns
+            ],
+        )
+        for row in table.rows
+    ]
+
+
+def counts_row(table: Table) -> list[str]:
+    """The N of every column."""
+    return [_counts(table, c.key) for c in table.columns]
+
+
+def _marked(table: Table, mark: Callable[[str, int], str]) -> list[list[str]]:
+    return [[label, *(mark(text, rank) for text, rank in cells)] for label, cells in grid(table)]
+
+
+# -- Markdown --------------------------------------------------------------------------
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|")
+
+
+def _md_mark(text: str, rank: int) -> str:
+    return {1: f"**{text}**", 2: f"<u>{text}</u>"}.get(rank, text)
+
+
+def to_markdown(tables: list[Table], notes: list[Notes]) -> str:
+    """Every table as a Markdown section, then the notes."""
+    parts = []
+    for table in tables:
+        if not table.rows:
+            continue
+        header = ["Model", *(c.title for c in table.columns)]
+        lines = [
+            f"### {table.title} ({table.dataset})",
+            "",
+            "| " + " | ".join(_md_escape(h) for h in header) + " |",
+            "|" + "---|" + "---:|" * len(table.columns),
+        ]
+        for label, *cells in _marked(table, _md_mark):
+            lines.append("| " + " | ".join([_md_escape(label), *cells]) + " |")
+        lines.append("| N | " + " | ".join(counts_row(table)) + " |")
+        parts.append("\n".join(lines))
+    parts.append("\n".join(f"- {n.sentence()}" for n in notes))
+    return "\n\n".join(parts) + "\n"
+
+
+# -- CSV -------------------------------------------------------------------------------
+
+
+def to_csv(tables: list[Table], notes: list[Notes]) -> str:
+    """Long format: one line per table cell, every statistic in its own column."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    fields = ["value", "std", "n", "reviewed", "unscored", "fallback", "offline"]
+    writer.writerow(["dataset", "table", "model", "column", *fields])
+    for table in tables:
+        for row in table.rows:
+            for column in table.columns:
+                cell = row.cells.get(column.key)
+                if cell is None:
+                    continue
+                values = asdict(cell)
+                writer.writerow(
+                    [table.dataset, table.name, row.label, column.key]
+                    + ["" if values[f] is None else _csv_number(values[f]) for f in fields]
+                )
+    return buffer.getvalue()
+
+
+def _csv_number(value: float) -> str:
+    return str(round(value, 4)) if isinstance(value, float) else str(value)
+
+
+# -- JSON ------------------------------------------------------------------------------
+
+
+def to_json(tables: list[Table], notes: list[Notes]) -> str:
+    """The shape documented in the README: tables with rows of values and n, and notes."""
+
+    def stat(row_cells: dict[str, Cell], name: str) -> dict[str, float | int | None]:
+        return {key: getattr(cell, name) for key, cell in row_cells.items()}
+
+    document = {
+        "tables": [
+            {
+                "name": table.name,
+                "title": table.title,
+                "dataset": table.dataset,
+                "columns": [c.key for c in table.columns],
+                "column_titles": {c.key: c.title for c in table.columns},
+                "runs": table.runs,
+                "rows": [
+                    {
+                        "model": row.label,
+                        "values": {
+                            k: None if v is None else round(v, 2)
+                            for k, v in stat(row.cells, "value").items()
+                        },
+                        "n": stat(row.cells, "n"),
+                        "std": {
+                            k: None if v is None else round(v, 2)
+                            for k, v in stat(row.cells, "std").items()
+                        },
+                        "reviewed": stat(row.cells, "reviewed"),
+                        "unscored": stat(row.cells, "unscored"),
+                        "fallback": stat(row.cells, "fallback"),
+                    }
+                    for row in table.rows
+                ],
+            }
+            for table in tables
+        ],
+        "notes": {n.dataset: {**asdict(n), "judges": list(n.judges)} for n in notes},
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+# -- LaTeX -----------------------------------------------------------------------------
+
+_LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+}
+
+
+def _tex(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+
+
+def _tex_mark(text: str, rank: int) -> str:
+    text = text.replace("±", r"$\pm$").replace(DASH, "--")
+    return {1: rf"\textbf{{{text}}}", 2: rf"\underline{{{text}}}"}.get(rank, text)
+
+
+def to_latex(tables: list[Table], notes: list[Notes]) -> str:
+    """booktabs tables (\\usepackage{booktabs}), one per breakdown, with a caption."""
+    parts = []
+    for table in tables:
+        if not table.rows:
+            continue
+        lines = [
+            r"\begin{table}[t]",
+            r"\centering",
+            rf"\caption{{{_tex(table.title)} ({_tex(table.dataset)})}}",
+            r"\begin{tabular}{l" + "r" * len(table.columns) + "}",
+            r"\toprule",
+            " & ".join(["Model", *(_tex(c.title) for c in table.columns)]) + r" \\",
+            r"\midrule",
+        ]
+        for label, *cells in _marked(table, _tex_mark):
+            lines.append(" & ".join([_tex(label), *cells]) + r" \\")
+        lines += [
+            r"\midrule",
+            " & ".join(["N", *(n.replace(DASH, "--") for n in counts_row(table))]) + r" \\",
+            r"\bottomrule",
+            r"\end{tabular}",
+            r"\end{table}",
+        ]
+        parts.append("\n".join(lines))
+    parts.append("\n".join(f"% {_tex(n.sentence())}" for n in notes))
+    return "\n\n".join(parts) + "\n"
+
+
+RENDERERS: dict[str, Callable[[list[Table], list[Notes]], str]] = {
+    "md": to_markdown,
+    "csv": to_csv,
+    "json": to_json,
+    "latex": to_latex,
+}

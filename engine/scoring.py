@@ -1,0 +1,89 @@
+"""Judge results, human verdicts, and the effective score of an answer.
+
+The effective score is the latest human verdict if there is one, else the judge's, per
+run. An answer without a usable score stays *unscored* (None), never a silent 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import NamedTuple
+
+
+class Status(StrEnum):
+    """What came of a judge call. Only OK and FALLBACK carry a usable score."""
+
+    OK = "ok"
+    FALLBACK = "fallback"  # a seeded random choice: usable, but flagged for review
+    UNPARSEABLE = "unparseable"
+    ERROR = "error"
+
+
+USABLE = (Status.OK.value, Status.FALLBACK.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Judgment:
+    """One judge result for one answer and run, as the engine produces or reads it."""
+
+    run: int
+    score: float | None  # in [0, 1]; for a choice, 1.0 when it equals the gold
+    choice: str | None = None
+    status: Status = Status.OK
+    method: str = ""  # how it was decided: matched, llm, fallback, open, rules, ...
+    kind: str = "offline"  # offline | llm
+    judge_model: str = ""
+    prompt_version: str = ""
+    reply: str = ""  # the raw reply, or the offline rule's reason
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The current human verdict on an answer (a score, or a chosen option)."""
+
+    score: float | None
+    choice: str | None = None
+
+
+class Outcome(NamedTuple):
+    """The effective result of one answer (or one circular group), one score per run.
+
+    A tuple, so that equal outcomes hash fast: the full recompute counts them.
+    """
+
+    runs: tuple[float | None, ...]
+    reviewed: bool = False
+    fallback: bool = False
+    offline: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return all(score is not None for score in self.runs)
+
+
+def choice_score(choice: str | None, golds: list[str]) -> float | None:
+    """1.0 when the choice is a gold letter, 0.0 otherwise; None when the gold is unknown."""
+    if not golds or choice is None:
+        return None
+    return 1.0 if choice in golds else 0.0
+
+
+def effective(
+    judgments: dict[int, Judgment], verdict: Verdict | None, runs: int, golds: list[str]
+) -> Outcome:
+    """Combine the latest usable judgment per run with the human verdict.
+
+    A human score replaces the judge's in every run; a human choice is scored against
+    the gold.
+    """
+    if verdict is not None:
+        score = verdict.score if verdict.choice is None else choice_score(verdict.choice, golds)
+        if score is not None:
+            return Outcome((score,) * runs, reviewed=True)
+    scores = tuple(judgments[r].score if r in judgments else None for r in range(runs))
+    return Outcome(
+        scores,
+        fallback=any(j.status is Status.FALLBACK for j in judgments.values()),
+        offline=any(j.kind == "offline" for j in judgments.values()),
+    )

@@ -1,0 +1,42 @@
+"""The paper tables as plain values: columns, one row per model, a statistic per cell."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    key: str
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One table cell: a percentage (None when nothing is scored) and how it was made."""
+
+    value: float | None  # percent, mean over runs
+    n: int  # units counted in the cell (samples, or circular groups)
+    std: float | None = None  # population std over runs, when there are several
+    reviewed: int = 0  # units with a human verdict
+    unscored: int = 0  # units without a usable score in some run
+    fallback: int = 0  # units decided by a seeded random fallback
+    offline: int = 0  # units scored by the offline rules
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    label: str  # the model (and split, when a dataset has several)
+    cells: dict[str, Cell]
+
+
+@dataclass(slots=True)
+class Table:
+    name: str  # stable id, e.g. "mmvet.capabilities"
+    title: str
+    dataset: str
+    columns: list[Column]
+    rows: list[Row] = field(default_factory=list)
+    std_columns: tuple[str, ...] = ()  # columns printed as mean±std
+    runs: int = 1
+    unscored_as_zero: bool = False

@@ -1,0 +1,188 @@
+"""Aggregation into the papers' tables, by hand-computed examples and a property test."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.breakdown import Breakdown
+from engine.layouts import layout_for
+from engine.scoring import Judgment, Outcome, Status, Verdict, effective
+from engine.types import DatasetKind, QuestionType, Sample
+
+
+def _open(key: str, caps: tuple[str, ...]) -> Sample:
+    return Sample(key, "q", QuestionType.OPEN, "gold", capabilities=caps)
+
+
+MMVET = [_open("v0", ("ocr", "math")), _open("v1", ("rec",)), _open("v2", ("rec", "ocr"))]
+
+
+def _cells(breakdown: Breakdown, table: str, model: str = "m") -> dict:
+    (found,) = [t for t in breakdown.tables() if t.name == table]
+    (row,) = [r for r in found.rows if r.label == model]
+    return row.cells
+
+
+def test_mmvet_runs_are_averaged_per_run_not_per_sample() -> None:
+    breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, MMVET), runs=2)
+    breakdown.load(
+        [
+            ("m", "v0", Outcome((1.0, 0.5))),
+            ("m", "v1", Outcome((0.0, 0.0))),
+            ("m", "v2", Outcome((0.5, 1.0))),
+        ]
+    )
+    caps = _cells(breakdown, "mmvet.capabilities")
+    # OCR: v0 and v2. Run 1: (1.0 + 0.5) / 2 = 75; run 2: (0.5 + 1.0) / 2 = 75.
+    assert caps["ocr"].value == pytest.approx(75.0) and caps["ocr"].n == 2
+    # Rec: v1 and v2. Runs: 25, 50 -> 37.5.
+    assert caps["rec"].value == pytest.approx(37.5)
+    assert caps["math"].value == pytest.approx(75.0) and caps["math"].n == 1
+    # Total per run: 50, 50 -> mean 50, population std 0; know/gen/spat absent.
+    assert caps["total"].value == pytest.approx(50.0) and caps["total"].std == pytest.approx(0.0)
+    assert "know" not in caps
+    integrations = _cells(breakdown, "mmvet.integrations")
+    assert integrations["ocr_math"].value == pytest.approx(75.0)
+    assert integrations["rec_ocr"].value == pytest.approx(75.0)
+    assert integrations["rec"].value == pytest.approx(0.0)
+
+
+def test_total_std_is_the_population_std_of_run_totals() -> None:
+    breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, MMVET[:2]), runs=3)
+    breakdown.load([("m", "v0", Outcome((1.0, 0.5, 0.0))), ("m", "v1", Outcome((0.0, 0.5, 0.0)))])
+    total = _cells(breakdown, "mmvet.capabilities")["total"]
+    per_run = [50.0, 50.0, 0.0]
+    assert total.value == pytest.approx(statistics.fmean(per_run))
+    assert total.std == pytest.approx(statistics.pstdev(per_run))
+
+
+def test_unscored_answers_are_counted_and_left_out_unless_asked() -> None:
+    breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, MMVET), runs=1)
+    breakdown.load(
+        [("m", "v0", Outcome((1.0,))), ("m", "v1", Outcome((None,))), ("m", "v2", Outcome((0.5,)))]
+    )
+    total = _cells(breakdown, "mmvet.capabilities")["total"]
+    assert (total.value, total.n, total.unscored) == (pytest.approx(75.0), 3, 1)
+    (as_zero,) = [
+        t for t in breakdown.tables(unscored_as_zero=True) if t.name == "mmvet.capabilities"
+    ]
+    assert as_zero.rows[0].cells["total"].value == pytest.approx(50.0)
+
+
+def _mc(key: str, group: int, rotation: int, category: str, l2: str, split: str = "dev") -> Sample:
+    return Sample(
+        key, "q", QuestionType.CHOICE, "A", options={"A": "x", "B": "y"}, split=split,
+        category=category, l2_category=l2, circular_group=group, rotation=rotation,
+    )  # fmt: skip
+
+
+MMBENCH = [
+    _mc("1", 1, 0, "image_scene", "coarse_perception"),
+    _mc("1000001", 1, 1, "image_scene", "coarse_perception"),
+    _mc("1000002", 2, 1, "OCR", "finegrained_perception (instance-level)"),
+    _mc("2000002", 2, 2, "OCR", "finegrained_perception (instance-level)"),
+    _mc("3000002", 2, 3, "OCR", "finegrained_perception (instance-level)"),
+    _mc("2", 2, 0, "OCR", "finegrained_perception (instance-level)"),
+]
+RIGHT, WRONG, UNKNOWN = Outcome((1.0,)), Outcome((0.0,)), Outcome((None,))
+
+
+def test_circular_groups_need_every_rotation_and_vanilla_counts_the_main_row() -> None:
+    breakdown = Breakdown(layout_for("mmb", DatasetKind.MMBENCH, MMBENCH), runs=1)
+    breakdown.load(
+        [
+            ("m", "1", RIGHT), ("m", "1000001", RIGHT),  # group 1 passes
+            ("m", "2", RIGHT), ("m", "1000002", RIGHT),  # group 2 fails on its third rotation
+            ("m", "2000002", WRONG), ("m", "3000002", UNKNOWN),
+        ]
+    )  # fmt: skip
+    l2 = _cells(breakdown, "mmb.l2")
+    assert (l2["overall"].value, l2["overall"].n) == (pytest.approx(50.0), 2)
+    assert l2["overall"].unscored == 0  # a wrong row decides the group, unknown or not
+    assert (l2["vanilla"].value, l2["vanilla"].n) == (pytest.approx(100.0), 2)
+    assert l2["CP"].value == pytest.approx(100.0) and l2["FP-S"].value == pytest.approx(0.0)
+    l3 = _cells(breakdown, "mmb.l3")
+    assert l3["OCR"].value == pytest.approx(0.0) and l3["image_scene"].n == 1
+    # Fixing the wrong row leaves the group undecided: its last row has no score.
+    breakdown.set("m", "2000002", RIGHT)
+    overall = _cells(breakdown, "mmb.l2")["overall"]
+    assert (overall.value, overall.unscored) == (pytest.approx(100.0), 1)
+
+
+def test_several_splits_give_one_row_each() -> None:
+    samples = [_mc("1", 1, 0, "OCR", "x", "dev"), _mc("5", 5, 0, "OCR", "x", "test")]
+    breakdown = Breakdown(layout_for("mmb", DatasetKind.MMBENCH, samples), runs=1)
+    breakdown.load([("m", "1", RIGHT), ("m", "5", WRONG)])
+    (l2,) = [t for t in breakdown.tables() if t.name == "mmb.l2"]
+    assert [r.label for r in l2.rows] == ["m (dev)", "m (test)"]
+
+
+def test_effective_score_prefers_the_human_in_every_run() -> None:
+    judged = {0: Judgment(0, 0.2), 1: Judgment(1, 0.4, status=Status.OK, kind="llm")}
+    assert effective(judged, None, 3, ["g"]) == Outcome((0.2, 0.4, None), offline=True)
+    human = effective(judged, Verdict(0.9), 3, ["g"])
+    assert human == Outcome((0.9, 0.9, 0.9), reviewed=True)
+    chosen = effective({}, Verdict(None, "B"), 1, ["A"])
+    assert chosen.runs == (0.0,) and chosen.reviewed
+    fallback = effective({0: Judgment(0, 1.0, "A", Status.FALLBACK)}, None, 1, ["A"])
+    assert fallback.fallback and fallback.runs == (1.0,)
+
+
+# -- delta updates equal a full recompute --------------------------------------------------
+
+GENERIC = [
+    Sample(
+        f"g{i}",
+        "q",
+        QuestionType.OPEN,
+        "a",
+        tags={"topic": f"t{i % 3}", "skills": ["x", "y"][: i % 3]},
+    )
+    for i in range(6)
+]
+DATASETS = {
+    DatasetKind.MMVET: MMVET,
+    DatasetKind.MMBENCH: MMBENCH,
+    DatasetKind.GENERIC: GENERIC,
+}
+scores = st.one_of(st.none(), st.sampled_from([0.0, 0.1, 0.3, 0.5, 0.7, 1.0]))
+outcomes = st.builds(
+    Outcome, st.tuples(scores, scores), st.booleans(), st.booleans(), st.booleans()
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    kind=st.sampled_from(list(DATASETS)),
+    start=st.lists(
+        st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 5), outcomes), max_size=12
+    ),
+    overrides=st.lists(
+        st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 5), outcomes), max_size=25
+    ),
+)
+def test_delta_updates_equal_a_full_recompute(kind, start, overrides) -> None:
+    samples = DATASETS[kind]
+    layout = layout_for("d", kind, samples)
+    key = lambda i: samples[i % len(samples)].key  # noqa: E731
+    live = Breakdown(layout, runs=2)
+    live.load([(m, key(i), o) for m, i, o in start])
+    final = {(m, key(i)): o for m, i, o in start}
+    for model, i, outcome in overrides:
+        live.set(model, key(i), outcome)
+        final[(model, key(i))] = outcome
+    fresh = Breakdown(layout, runs=2)
+    fresh.load([(m, k, o) for (m, k), o in final.items()])
+    for unscored_as_zero in (False, True):
+        assert live.tables(unscored_as_zero) == fresh.tables(unscored_as_zero)
+
+
+def test_l3_abilities_match_whatever_their_case() -> None:
+    samples = [_mc("1", 1, 0, "ocr", "finegrained_perception (instance-level)")]
+    breakdown = Breakdown(layout_for("mmb", DatasetKind.MMBENCH, samples), runs=1)
+    breakdown.load([("m", "1", RIGHT)])
+    assert set(_cells(breakdown, "mmb.l3")) == {"OCR"}
