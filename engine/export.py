@@ -57,25 +57,23 @@ def _number(cell: Cell | None, with_std: bool) -> str:
 
 
 def _ranks(table: Table, column: str) -> dict[str, int]:
-    """Row label -> 1 for the best value of a column, 2 for the second (ties share)."""
-    values = sorted(
-        {
-            round(c.value, 1)
-            for r in table.rows
-            if (c := r.cells.get(column)) and c.value is not None
-        },
-        reverse=True,
-    )
-    if len(table.rows) < 2 or not values:
+    """Row label -> 1 for the best value of a column, 2 for the second.
+
+    Competition ranking on the printed (one-decimal) values: tied rows share a place and
+    the next place is skipped, so a tie for best leaves no second; all equal, no marks.
+    """
+    if len(table.rows) < 2:
         return {}
-    places = {values[0]: 1}
-    if len(values) > 1 and len(table.rows) > 2:
-        places[values[1]] = 2
-    return {
-        r.label: places[round(c.value, 1)]
+    shown = {
+        r.label: round(c.value, 1)
         for r in table.rows
-        if (c := r.cells.get(column)) and c.value is not None and round(c.value, 1) in places
+        if (c := r.cells.get(column)) and c.value is not None
     }
+    if len(set(shown.values())) < 2:
+        return {}  # nothing stands out
+    ranks = {label: 1 + sum(v > value for v in shown.values()) for label, value in shown.items()}
+    last = 2 if len(table.rows) > 2 else 1  # with two rows, "second" is just "last"
+    return {label: rank for label, rank in ranks.items() if rank <= last}
 
 
 def _counts(table: Table, column: str) -> str:

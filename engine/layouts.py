@@ -205,7 +205,9 @@ def _mmmu(dataset: str, samples: list[Sample]) -> tuple[list[TableSpec], dict[st
         TableSpec(
             f"{dataset}.disciplines",
             "MMMU: overall and disciplines",
-            _columns([("overall", "Overall"), *((d, d) for d in disciplines)]),
+            _columns(
+                [("overall", "Overall"), *((d, mmmu.DISCIPLINE_TITLES[d]) for d in disciplines)]
+            ),
         ),
         TableSpec(
             f"{dataset}.subjects",

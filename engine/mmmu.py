@@ -37,6 +37,16 @@ DISCIPLINES: dict[str, tuple[str, ...]] = {
     ),
 }
 
+# Column titles of the MMMU paper's Table 2.
+DISCIPLINE_TITLES: dict[str, str] = {
+    "Art and Design": "Art & Design",
+    "Business": "Business",
+    "Science": "Science",
+    "Health and Medicine": "Health & Medicine",
+    "Humanities and Social Science": "Human. & Social Sci.",
+    "Tech and Engineering": "Tech & Eng.",
+}
+
 DISCIPLINE_OF: dict[str, str] = {
     subject: discipline for discipline, subjects in DISCIPLINES.items() for subject in subjects
 }

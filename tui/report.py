@@ -10,24 +10,45 @@ from engine.export import Notes, counts_row, grid
 from engine.tables import Table
 
 _RANK_STYLE = {1: "bold", 2: "underline", 0: ""}
+WIDE = 9  # tables with more columns than this are shown turned, one line per column
 
 
 def render(tables: list[Table], notes: list[Notes]) -> RenderableType:
     """Every non-empty table (best per column bold, second underlined), then the notes."""
-    parts: list[RenderableType] = []
-    for table in tables:
-        if not table.rows:
-            continue
-        view = RichTable(title=f"{table.title} ({table.dataset})", title_justify="left")
-        view.add_column("Model", no_wrap=True)
-        for column in table.columns:
-            view.add_column(column.title, justify="right")
-        for label, cells in grid(table):
-            # Text, not markup: labels are names a user typed.
-            view.add_row(
-                Text(label), *(Text(text, style=_RANK_STYLE[rank]) for text, rank in cells)
-            )
-        view.add_row(Text("N", style="dim"), *(Text(n, style="dim") for n in counts_row(table)))
-        parts.append(view)
+    parts: list[RenderableType] = [
+        (_turned if len(t.columns) > WIDE else _upright)(t) for t in tables if t.rows
+    ]
     parts.extend(Text(n.sentence(), style="italic") for n in notes)
     return Group(*parts)
+
+
+def _view(table: Table, first: str, headers: list[str]) -> RichTable:
+    view = RichTable(title=f"{table.title} ({table.dataset})", title_justify="left")
+    view.add_column(first, no_wrap=True)
+    for header in headers:
+        # Text, not markup: model names and tags are what a user typed.
+        view.add_column(Text(header), justify="right", min_width=min(len(header), 16))
+    return view
+
+
+def _cell(text: str, rank: int) -> Text:
+    return Text(text, style=_RANK_STYLE[rank])
+
+
+def _upright(table: Table) -> RichTable:
+    """Models as rows, as in the papers."""
+    view = _view(table, "Model", [c.title for c in table.columns])
+    for label, cells in grid(table):
+        view.add_row(Text(label), *(_cell(text, rank) for text, rank in cells))
+    view.add_row(Text("N", style="dim"), *(Text(n, style="dim") for n in counts_row(table)))
+    return view
+
+
+def _turned(table: Table) -> RichTable:
+    """Models as columns: a table with many columns stays readable in a terminal."""
+    rows = grid(table)
+    view = _view(table, "", [label for label, _ in rows] + ["N"])
+    for index, (column, n) in enumerate(zip(table.columns, counts_row(table), strict=True)):
+        cells = [_cell(*cells[index]) for _, cells in rows]
+        view.add_row(Text(column.title), *cells, Text(n, style="dim"))
+    return view
