@@ -88,12 +88,14 @@ class Benchmark:
     name: str
     function: BenchFunction
     unit: str
-    target: float
+    target: float | None  # None: a figure to report, with no target to meet
     lower_is_better: bool
     description: str
 
     def meets(self, value: float) -> bool:
         """Whether `value` meets the target (at or below it, or at or above it)."""
+        if self.target is None:
+            return True
         return value <= self.target if self.lower_is_better else value >= self.target
 
 
@@ -104,12 +106,12 @@ def benchmark(
     *,
     name: str,
     unit: str,
-    target: float,
+    target: float | None,
     lower_is_better: bool = True,
     description: str | None = None,
 ) -> Callable[[BenchFunction], BenchFunction]:
     """Register the decorated function as a benchmark (description: its docstring)."""
-    if target <= 0:
+    if target is not None and target <= 0:
         raise ValueError(f"benchmark {name!r}: the target must be positive, not {target}")
 
     def register(function: BenchFunction) -> BenchFunction:
@@ -168,8 +170,8 @@ class Result:
     @property
     def ratio(self) -> float | None:
         """median / target: below 1 is good for lower-is-better benchmarks."""
-        median = self.median
-        return None if median is None else median / self.benchmark.target
+        median, target = self.median, self.benchmark.target
+        return None if median is None or target is None else median / target
 
     @property
     def ok(self) -> bool | None:
@@ -182,6 +184,8 @@ class Result:
         """'ok', 'MISSED' or 'ERROR'."""
         if self.ok is None:
             return "ERROR"
+        if self.benchmark.target is None:
+            return "-"
         return "ok" if self.ok else "MISSED"
 
     def extra_medians(self) -> dict[str, float]:

@@ -129,6 +129,8 @@ def extra_text(name: str, value: float) -> str:
 
 
 def target_text(bench: Benchmark) -> str:
+    if bench.target is None:
+        return "-"
     return ("≤ " if bench.lower_is_better else "≥ ") + number(bench.target)
 
 
@@ -142,7 +144,7 @@ def render_table(results: Sequence[Result], console: Console) -> None:
     for column in ("median", "unit", "target", "ratio", "ok", "min", "max"):
         table.add_column(column, justify="left" if column in ("unit", "ok") else "right")
     table.add_column("extra (medians, not targets)")
-    styles = {"ok": "green", "MISSED": "bold red", "ERROR": "bold magenta"}
+    styles = {"ok": "green", "MISSED": "bold red", "ERROR": "bold magenta", "-": "dim"}
     for result in results:
         bench = result.benchmark
         extras = ", ".join(extra_text(n, v) for n, v in result.extra_medians().items())
@@ -173,7 +175,8 @@ def summary_lines(results: Sequence[Result]) -> list[str]:
         elif result.status == "ERROR":
             lines.append(f"ERROR: {bench.name}: {result.error}")
     met = sum(r.status == "ok" for r in results)
-    lines.append(f"{met} of {len(results)} targets met")
+    targets = sum(r.benchmark.target is not None for r in results)
+    lines.append(f"{met} of {targets} targets met")
     return lines
 
 

@@ -10,7 +10,7 @@ from engine.breakdown import Breakdown
 from engine.export import Notes
 from engine.layouts import layout_for
 from engine.offline import offline_judgment
-from engine.scoring import effective
+from engine.scoring import Outcome, effective
 from engine.types import DatasetKind, Sample
 
 
@@ -57,7 +57,7 @@ class DatasetScores:
     breakdown: Breakdown
 
     def notes(self, judges: list[str], unscored_as_zero: bool = False) -> Notes:
-        outcomes = self.breakdown.outcomes.values()
+        outcomes = [o for per_key in self.breakdown.outcomes.values() for o in per_key.values()]
         return Notes(
             dataset=self.name,
             kind=self.kind.value,
@@ -79,12 +79,11 @@ def dataset_scores(store: Store, name: str, kind: DatasetKind) -> DatasetScores:
     runs = 1 + max((run for per_run in judgments.values() for run in per_run), default=0)
     breakdown = Breakdown(layout_for(name, kind, list(samples.values())), runs)
     answers: dict[tuple[str, str], int] = {}
-    records = []
+    outcomes: dict[str, dict[str, Outcome]] = {}
     for answer_id, model, key in store.answer_keys(name):
         answers[(model, key)] = answer_id
-        outcome = effective(
+        outcomes.setdefault(model, {})[key] = effective(
             judgments.get(answer_id, {}), verdicts.get(answer_id), runs, samples[key].golds
         )
-        records.append((model, key, outcome))
-    breakdown.load(records)
+    breakdown.load(outcomes)
     return DatasetScores(name, kind, samples, answers, breakdown)

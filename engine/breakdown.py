@@ -1,16 +1,18 @@
 """Live breakdown tables: a full recompute, and delta updates one override at a time.
 
 Each cell keeps running sums per judge run, so an override subtracts the unit's old
-outcome and adds its new one without touching anything else. The full recompute counts
-identical (row, cells, outcome) triples first: a benchmark has few distinct cell sets
-and few distinct outcomes, so 100,000 answers collapse into a few thousand additions.
+outcome and adds its new one without touching anything else. The full recompute groups
+answers by (row, set of cells) first: a benchmark has few distinct cell sets, so each
+group is reduced with C-level counting and then added to its few cells once.
 """
 
 from __future__ import annotations
 
 import statistics
-from collections import Counter
-from collections.abc import Iterable
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from itertools import repeat
+from operator import contains, itemgetter
 
 from engine.layouts import Cells, Layout, Unit
 from engine.scoring import Outcome
@@ -41,6 +43,34 @@ class _Sums:
                 self.sums[run] += times * round(score * MICRO)
                 self.scored[run] += times
 
+    def merge(self, other: _Sums) -> None:
+        """Add another cell's totals (a reduced group of answers)."""
+        self.n += other.n
+        self.complete += other.complete
+        self.reviewed += other.reviewed
+        self.fallback += other.fallback
+        self.offline += other.offline
+        for run in range(len(self.sums)):
+            self.sums[run] += other.sums[run]
+            self.scored[run] += other.scored[run]
+
+    @classmethod
+    def of(cls, outcomes: list[Outcome], runs: int) -> _Sums:
+        """The totals of many outcomes at once, counted in C where it can be."""
+        sums = cls(runs)
+        sums.n = len(outcomes)
+        all_runs = list(map(itemgetter(0), outcomes))
+        sums.complete = sums.n - sum(map(contains, all_runs, repeat(None)))
+        sums.reviewed = sum(map(itemgetter(1), outcomes))
+        sums.fallback = sum(map(itemgetter(2), outcomes))
+        sums.offline = sum(map(itemgetter(3), outcomes))
+        for run, column in enumerate(zip(*all_runs)):  # noqa: B905 (equal by construction)
+            counts = Counter(column)
+            unscored = counts.pop(None, 0)
+            sums.scored[run] = sums.n - unscored
+            sums.sums[run] = sum(round(score * MICRO) * times for score, times in counts.items())
+        return sums
+
     def cell(self, unscored_as_zero: bool) -> Cell:
         per_run = [
             100 * total / MICRO / (self.n if unscored_as_zero else scored)
@@ -64,38 +94,55 @@ class Breakdown:
     def __init__(self, layout: Layout, runs: int) -> None:
         self.layout = layout
         self.runs = runs
-        self.outcomes: dict[tuple[str, str], Outcome] = {}  # (model, sample key)
+        self.outcomes: dict[str, dict[str, Outcome]] = {}  # model -> sample key -> outcome
         self._groups: dict[tuple[str, str], Outcome] = {}  # (row, unit key), multi-row units
         self._cells: dict[tuple[str, str, str], _Sums] = {}  # (row, table, column)
 
     # -- building ------------------------------------------------------------------
 
-    def load(self, outcomes: Iterable[tuple[str, str, Outcome]]) -> None:
-        """Recompute everything from (model, sample key, outcome) triples."""
-        self.outcomes = {(model, key): outcome for model, key, outcome in outcomes}
+    def load(self, outcomes: Mapping[str, Mapping[str, Outcome]]) -> None:
+        """Recompute everything from each model's outcome per sample key."""
+        layout = self.layout
+        self.outcomes = {model: dict(per_key) for model, per_key in outcomes.items()}
         self._groups.clear()
         self._cells.clear()
-        counts: Counter[tuple[str, Cells, Outcome]] = Counter()
-        grouped: set[tuple[str, str, Unit]] = set()
-        units_of, row_of = self.layout.units_of, self.layout.row
-        for (model, key), outcome in self.outcomes.items():
-            row = row_of(model, key)
-            for unit in units_of[key]:
-                if len(unit.members) == 1:
-                    counts[(row, unit.cells, outcome)] += 1
-                else:
-                    grouped.add((model, row, unit))
-        for model, row, unit in grouped:
-            outcome = self._unit_outcome(model, unit)
-            self._groups[(row, unit.key)] = outcome
-            counts[(row, unit.cells, outcome)] += 1
-        for (row, cells, outcome), times in counts.items():
-            self._add(row, cells, outcome, times)
+        by_cells: dict[tuple[str, int], list[Outcome]] = {}
+        for model, per_key in self.outcomes.items():
+            if layout.splits:  # rows are (model, split): group per row
+                for key, outcome in per_key.items():
+                    for cell_set in layout.single[key]:
+                        by_cells.setdefault((layout.row(model, key), cell_set), []).append(outcome)
+                continue
+            groups: defaultdict[int, list[Outcome]] = defaultdict(list)
+            single = layout.single
+            for key, outcome in per_key.items():
+                for cell_set in single[key]:
+                    groups[cell_set].append(outcome)
+            by_cells.update(((model, cell_set), members) for cell_set, members in groups.items())
+        for model, row, unit in self._multi_row_units():
+            outcome = self._groups[(row, unit.key)] = self._unit_outcome(model, unit)
+            by_cells.setdefault((row, layout.cell_set(unit.cells)), []).append(outcome)
+        for (row, cell_set), members in by_cells.items():
+            totals = _Sums.of(members, self.runs)
+            for table, column in layout.cell_sets[cell_set]:
+                self._sums(row, table, column).merge(totals)
+
+    def _multi_row_units(self) -> set[tuple[str, str, Unit]]:
+        """(model, row, unit) of every circular group a model has answered a row of."""
+        layout = self.layout
+        return {
+            (model, layout.row(model, key), unit)
+            for model, per_key in self.outcomes.items()
+            for key in layout.grouped.intersection(per_key)
+            for unit in layout.units_of[key]
+            if len(unit.members) > 1
+        }
 
     def set(self, model: str, key: str, outcome: Outcome) -> None:
         """One answer's outcome changed (a verdict, an undo, a new judgment)."""
-        old = self.outcomes.get((model, key))
-        self.outcomes[(model, key)] = outcome
+        per_key = self.outcomes.setdefault(model, {})
+        old = per_key.get(key)
+        per_key[key] = outcome
         row = self.layout.row(model, key)
         for unit in self.layout.units_of[key]:
             if len(unit.members) == 1:
@@ -111,15 +158,19 @@ class Breakdown:
 
     def _unit_outcome(self, model: str, unit: Unit) -> Outcome:
         missing = Outcome((None,) * self.runs)  # an unanswered row of a group
-        members = [self.outcomes.get((model, key), missing) for key in unit.members]
+        per_key = self.outcomes.get(model, {})
+        members = [per_key.get(key, missing) for key in unit.members]
         return Layout.combine(unit)(members)
 
     def _add(self, row: str, cells: Cells, outcome: Outcome, times: int) -> None:
         for table, column in cells:
-            sums = self._cells.get((row, table, column))
-            if sums is None:
-                sums = self._cells[(row, table, column)] = _Sums(self.runs)
-            sums.add(outcome, times)
+            self._sums(row, table, column).add(outcome, times)
+
+    def _sums(self, row: str, table: str, column: str) -> _Sums:
+        sums = self._cells.get((row, table, column))
+        if sums is None:
+            sums = self._cells[(row, table, column)] = _Sums(self.runs)
+        return sums
 
     # -- reading -------------------------------------------------------------------
 

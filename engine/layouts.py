@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine import mmbench, mmmu, mmvet
 from engine.scoring import Outcome
@@ -71,6 +71,26 @@ class Layout:
     tables: list[TableSpec]
     units_of: dict[str, list[Unit]]  # sample key -> its units
     splits: dict[str, str]  # sample key -> split, only when a dataset has several
+    # Derived once, for the full recompute: an id per distinct set of cells, the ids of
+    # each sample's one-sample units, and the samples that are in multi-row units.
+    cell_sets: list[Cells] = field(default_factory=list)
+    single: dict[str, list[int]] = field(default_factory=dict)
+    grouped: set[str] = field(default_factory=set)
+    _ids: dict[Cells, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for key, units in self.units_of.items():
+            self.single[key] = [self.cell_set(u.cells) for u in units if len(u.members) == 1]
+            if len(self.single[key]) < len(units):
+                self.grouped.add(key)
+
+    def cell_set(self, cells: Cells) -> int:
+        """The id of a set of cells, given on first sight."""
+        number = self._ids.get(cells)
+        if number is None:
+            number = self._ids[cells] = len(self.cell_sets)
+            self.cell_sets.append(cells)
+        return number
 
     def row(self, model: str, key: str) -> str:
         split = self.splits.get(key)

@@ -21,6 +21,14 @@ def _open(key: str, caps: tuple[str, ...]) -> Sample:
 MMVET = [_open("v0", ("ocr", "math")), _open("v1", ("rec",)), _open("v2", ("rec", "ocr"))]
 
 
+def _load(breakdown: Breakdown, triples: list[tuple[str, str, Outcome]]) -> None:
+    """Load (model, key, outcome) triples, last one winning as in a dict."""
+    nested: dict[str, dict[str, Outcome]] = {}
+    for model, key, outcome in triples:
+        nested.setdefault(model, {})[key] = outcome
+    breakdown.load(nested)
+
+
 def _cells(breakdown: Breakdown, table: str, model: str = "m") -> dict:
     (found,) = [t for t in breakdown.tables() if t.name == table]
     (row,) = [r for r in found.rows if r.label == model]
@@ -29,12 +37,13 @@ def _cells(breakdown: Breakdown, table: str, model: str = "m") -> dict:
 
 def test_mmvet_runs_are_averaged_per_run_not_per_sample() -> None:
     breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, MMVET), runs=2)
-    breakdown.load(
+    _load(
+        breakdown,
         [
             ("m", "v0", Outcome((1.0, 0.5))),
             ("m", "v1", Outcome((0.0, 0.0))),
             ("m", "v2", Outcome((0.5, 1.0))),
-        ]
+        ],
     )
     caps = _cells(breakdown, "mmvet.capabilities")
     # OCR: v0 and v2. Run 1: (1.0 + 0.5) / 2 = 75; run 2: (0.5 + 1.0) / 2 = 75.
@@ -53,7 +62,7 @@ def test_mmvet_runs_are_averaged_per_run_not_per_sample() -> None:
 
 def test_total_std_is_the_population_std_of_run_totals() -> None:
     breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, MMVET[:2]), runs=3)
-    breakdown.load([("m", "v0", Outcome((1.0, 0.5, 0.0))), ("m", "v1", Outcome((0.0, 0.5, 0.0)))])
+    _load(breakdown, [("m", "v0", Outcome((1.0, 0.5, 0.0))), ("m", "v1", Outcome((0.0, 0.5, 0.0)))])
     total = _cells(breakdown, "mmvet.capabilities")["total"]
     per_run = [50.0, 50.0, 0.0]
     assert total.value == pytest.approx(statistics.fmean(per_run))
@@ -62,8 +71,9 @@ def test_total_std_is_the_population_std_of_run_totals() -> None:
 
 def test_unscored_answers_are_counted_and_left_out_unless_asked() -> None:
     breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, MMVET), runs=1)
-    breakdown.load(
-        [("m", "v0", Outcome((1.0,))), ("m", "v1", Outcome((None,))), ("m", "v2", Outcome((0.5,)))]
+    _load(
+        breakdown,
+        [("m", "v0", Outcome((1.0,))), ("m", "v1", Outcome((None,))), ("m", "v2", Outcome((0.5,)))],
     )
     total = _cells(breakdown, "mmvet.capabilities")["total"]
     assert (total.value, total.n, total.unscored) == (pytest.approx(75.0), 3, 1)
@@ -93,7 +103,7 @@ RIGHT, WRONG, UNKNOWN = Outcome((1.0,)), Outcome((0.0,)), Outcome((None,))
 
 def test_circular_groups_need_every_rotation_and_vanilla_counts_the_main_row() -> None:
     breakdown = Breakdown(layout_for("mmb", DatasetKind.MMBENCH, MMBENCH), runs=1)
-    breakdown.load(
+    _load(breakdown,
         [
             ("m", "1", RIGHT), ("m", "1000001", RIGHT),  # group 1 passes
             ("m", "2", RIGHT), ("m", "1000002", RIGHT),  # group 2 fails on its third rotation
@@ -116,7 +126,7 @@ def test_circular_groups_need_every_rotation_and_vanilla_counts_the_main_row() -
 def test_several_splits_give_one_row_each() -> None:
     samples = [_mc("1", 1, 0, "OCR", "x", "dev"), _mc("5", 5, 0, "OCR", "x", "test")]
     breakdown = Breakdown(layout_for("mmb", DatasetKind.MMBENCH, samples), runs=1)
-    breakdown.load([("m", "1", RIGHT), ("m", "5", WRONG)])
+    _load(breakdown, [("m", "1", RIGHT), ("m", "5", WRONG)])
     (l2,) = [t for t in breakdown.tables() if t.name == "mmb.l2"]
     assert [r.label for r in l2.rows] == ["m (dev)", "m (test)"]
 
@@ -170,13 +180,13 @@ def test_delta_updates_equal_a_full_recompute(kind, start, overrides) -> None:
     layout = layout_for("d", kind, samples)
     key = lambda i: samples[i % len(samples)].key  # noqa: E731
     live = Breakdown(layout, runs=2)
-    live.load([(m, key(i), o) for m, i, o in start])
+    _load(live, [(m, key(i), o) for m, i, o in start])
     final = {(m, key(i)): o for m, i, o in start}
     for model, i, outcome in overrides:
         live.set(model, key(i), outcome)
         final[(model, key(i))] = outcome
     fresh = Breakdown(layout, runs=2)
-    fresh.load([(m, k, o) for (m, k), o in final.items()])
+    _load(fresh, [(m, k, o) for (m, k), o in final.items()])
     for unscored_as_zero in (False, True):
         assert live.tables(unscored_as_zero) == fresh.tables(unscored_as_zero)
 
@@ -184,5 +194,5 @@ def test_delta_updates_equal_a_full_recompute(kind, start, overrides) -> None:
 def test_l3_abilities_match_whatever_their_case() -> None:
     samples = [_mc("1", 1, 0, "ocr", "finegrained_perception (instance-level)")]
     breakdown = Breakdown(layout_for("mmb", DatasetKind.MMBENCH, samples), runs=1)
-    breakdown.load([("m", "1", RIGHT)])
+    _load(breakdown, [("m", "1", RIGHT)])
     assert set(_cells(breakdown, "mmb.l3")) == {"OCR"}

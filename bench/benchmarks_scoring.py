@@ -1,0 +1,122 @@
+"""Scoring benchmarks: the breakdown tables at 100,000 answers, and MMMU parsing.
+
+Targets (DESIGN.md, "What fast means here"): a full recompute of every table at 100,000
+answers in 150 ms or less; one live update after an override in 5 ms or less.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.harness import Context, Measurement, benchmark, timed
+from engine import mmvet
+from engine.breakdown import Breakdown
+from engine.layouts import layout_for
+from engine.mmmu import judge, question_type_of
+from engine.scoring import Outcome
+from engine.types import DatasetKind, QuestionType, Sample
+
+ANSWERS = 100_000
+MODELS = 5
+RUNS = 5
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "mmmu"
+
+
+@dataclass(frozen=True, slots=True)
+class Generated:
+    """An MM-Vet-style dataset: samples, and every model's outcome per answer."""
+
+    samples: list[Sample]
+    outcomes: dict[str, dict[str, Outcome]]  # model -> sample key -> outcome
+    answers: list[tuple[str, str]]  # (model, sample key)
+
+
+def _generate(_: Path) -> Generated:
+    """20,000 samples with MM-Vet capability sets, 5 models, 5 judge runs per answer."""
+    rng = random.Random(7)
+    sets = [caps for caps in mmvet.INTEGRATION_ORDER]
+    samples = [
+        Sample(f"v{i}", "q", QuestionType.OPEN, "a", capabilities=rng.choice(sets))
+        for i in range(ANSWERS // MODELS)
+    ]
+    grades = [i / 10 for i in range(11)]
+    outcomes: dict[str, dict[str, Outcome]] = {}
+    for m in range(MODELS):
+        for s in samples:
+            runs = tuple(rng.choice(grades) if rng.random() > 0.01 else None for _ in range(RUNS))
+            outcome = Outcome(runs, reviewed=rng.random() < 0.05)
+            outcomes.setdefault(f"model-{m}", {})[s.key] = outcome
+    answers = [(model, key) for model, per_key in outcomes.items() for key in per_key]
+    return Generated(samples, outcomes, answers)
+
+
+def _dataset(ctx: Context) -> Generated:
+    return ctx.fixture(f"mmvet-{ANSWERS}-answers", _generate)
+
+
+@benchmark(name=f"recompute all tables, {ANSWERS:,} answers x {RUNS} runs", unit="ms", target=150)
+def full_recompute(ctx: Context) -> Measurement:
+    """Every MM-Vet table from 100,000 answer outcomes: aggregation plus table building."""
+    data = _dataset(ctx)
+    layout = layout_for("mmvet", DatasetKind.MMVET, data.samples)
+    with timed() as clock:
+        breakdown = Breakdown(layout, RUNS)
+        breakdown.load(data.outcomes)
+        tables = breakdown.tables()
+    if not tables[0].rows:
+        raise AssertionError("no rows computed")
+    return Measurement(clock.seconds * 1000)
+
+
+@benchmark(name=f"live update after one override, {ANSWERS:,} answers", unit="ms", target=5)
+def delta_update(ctx: Context) -> Measurement:
+    """One override applied to the live tables, then the tables read back (median of 500)."""
+    data = _dataset(ctx)
+    breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, data.samples), RUNS)
+    breakdown.load(data.outcomes)
+    rng = random.Random(ctx.repetition)
+    times = []
+    for _ in range(500):
+        model, key = rng.choice(data.answers)
+        start = time.perf_counter()
+        breakdown.set(model, key, Outcome((rng.choice([0.0, 0.5, 1.0]),) * RUNS, reviewed=True))
+        breakdown.row_cells(model, key)
+        times.append(time.perf_counter() - start)
+    update_only = statistics.median(times) * 1000
+    start = time.perf_counter()
+    breakdown.tables()
+    return Measurement(update_only, {"all_tables_read_ms": (time.perf_counter() - start) * 1000})
+
+
+@benchmark(name="mmmu parse + verdict, 900 fixture answers, per answer", unit="us", target=None)
+def mmmu_parse(ctx: Context) -> Measurement:
+    """The official example outputs of LLaVA-1.5-13B (skipped when ../shared is absent)."""
+    cases = ctx.fixture("mmmu-fixture-samples", _mmmu_cases)
+    with timed() as clock:
+        for sample, response in cases:
+            judge(sample, response)
+    return Measurement(clock.seconds / len(cases) * 1e6, {"answers": len(cases)})
+
+
+def _mmmu_cases(_: Path) -> list[tuple[Sample, str]]:
+    if not SHARED.is_dir():
+        raise FileNotFoundError(f"{SHARED} is absent")
+    golds = json.loads((SHARED / "answer_dict_val.json").read_text())
+    cases = []
+    for path in sorted((SHARED / "llava1.5_13b").glob("*/output.json")):
+        for record in json.loads(path.read_text()):
+            gold = golds[record["id"]]["ground_truth"]
+            golds_list = gold if isinstance(gold, list) else [gold]
+            index2ans = record.get("index2ans") or {}
+            options = {c: index2ans.get(c, "") for c in record.get("all_choices") or []}
+            sample = Sample(
+                record["id"], "", question_type_of(record["question_type"]), golds_list[0],
+                tuple(golds_list[1:]), options,
+            )  # fmt: skip
+            cases.append((sample, record["response"]))
+    return cases
