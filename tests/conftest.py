@@ -132,3 +132,14 @@ def mmbench_tsv(tmp_path: Path) -> Path:
          "9", "s", "finegrained_perception (instance-level)", "", "dev"],
     ]  # fmt: skip
     return write_tsv(tmp_path / "mmbench.tsv", MMBENCH_HEADER, rows)
+
+
+@pytest.fixture
+def mmmu_fixture_db(cli, tmp_path: Path) -> Path:
+    """The official LLaVA-1.5-13B MMMU outputs imported as model "llava-1.5-13b" (not scored)."""
+    db = tmp_path / "mmmu.db"
+    mmmu = FIXTURES / "mmmu"
+    result = cli("import", "mmmu", db, mmmu / "llava1.5_13b",
+                 "--answer-dict", mmmu / "answer_dict_val.json", "--model", "llava-1.5-13b")  # fmt: skip
+    assert result.code == 0, result.stderr
+    return db

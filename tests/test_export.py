@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, needs_fixture
+from conftest import needs_fixture
 
 from engine.export import DASH, Notes, to_csv, to_json, to_latex, to_markdown
 from engine.tables import Cell, Column, Row, Table
@@ -120,19 +120,8 @@ def test_demo_export_markdown_snapshot(cli, tmp_path: Path) -> None:
 
 
 @needs_fixture("mmmu")
-def test_mmmu_fixture_export_markdown_snapshot(cli, tmp_path: Path) -> None:
-    db = tmp_path / "mmmu.db"
-    mmmu = FIXTURES / "mmmu"
-    cli(
-        "import",
-        "mmmu",
-        db,
-        mmmu / "llava1.5_13b",
-        "--answer-dict",
-        mmmu / "answer_dict_val.json",
-        "--model",
-        "llava-1.5-13b",
-    )
+def test_mmmu_fixture_export_markdown_snapshot(cli, mmmu_fixture_db: Path) -> None:
+    db = mmmu_fixture_db
     assert cli("score", db).code == 0
     result = cli("export", db, "--format", "md")
     _matches_golden(result.stdout, "mmmu_llava_tables.md")

@@ -15,19 +15,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @needs_fixture("mmmu")
-def test_mmmu_fixture_scores_as_the_official_code_sample_by_sample(cli, tmp_path: Path) -> None:
-    db = tmp_path / "mmmu.db"
+def test_mmmu_fixture_scores_as_the_official_code_sample_by_sample(
+    cli, mmmu_fixture_db: Path
+) -> None:
+    db = mmmu_fixture_db
     mmmu = FIXTURES / "mmmu"
-    cli(
-        "import",
-        "mmmu",
-        db,
-        mmmu / "llava1.5_13b",
-        "--answer-dict",
-        mmmu / "answer_dict_val.json",
-        "--model",
-        "llava",
-    )
     result = cli("score", db)
     assert (
         "900 answers scored by the offline rules (2 by the seeded fallback, marked)"
