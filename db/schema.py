@@ -129,6 +129,18 @@ MIGRATIONS: tuple[str, ...] = (
         created_at  TEXT NOT NULL
     );
     """,
+    # 2: claims, so that two judge runs on one file never judge the same item twice.
+    """
+    CREATE TABLE judge_claims (
+        answer_id   INTEGER NOT NULL REFERENCES answers(id),
+        run         INTEGER NOT NULL,
+        judge_model TEXT NOT NULL,
+        owner       TEXT NOT NULL,      -- host:pid of the judge run holding it
+        claimed_at  TEXT NOT NULL,
+        PRIMARY KEY (answer_id, run, judge_model)
+    );
+    CREATE INDEX judgments_model ON judgments(judge_model, status);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

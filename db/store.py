@@ -362,8 +362,9 @@ class Store:
         stamp = now()
         self.conn.executemany(
             "INSERT INTO judgments (answer_id, run, judge_kind, judge_model, prompt_hash, "
-            "raw_reply, score, choice, method, status, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "settings, raw_reply, score, choice, method, status, error, prompt_tokens, "
+            "completion_tokens, latency_ms, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 (
                     answer,
@@ -371,11 +372,16 @@ class Store:
                     j.kind,
                     j.judge_model,
                     j.prompt_version,
+                    j.settings or None,
                     j.reply,
                     j.score,
                     j.choice,
                     j.method,
                     j.status.value,
+                    j.error or None,
+                    j.prompt_tokens,
+                    j.completion_tokens,
+                    j.latency_ms,
                     stamp,
                 )
                 for answer, j in rows

@@ -36,6 +36,11 @@ class Judgment:
     judge_model: str = ""
     prompt_version: str = ""
     reply: str = ""  # the raw reply, or the offline rule's reason
+    error: str = ""  # why no score: the last failure, for unparseable and error
+    settings: str = ""  # JSON of the sampling settings of the deciding call
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_ms: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -143,3 +143,21 @@ def mmmu_fixture_db(cli, tmp_path: Path) -> Path:
                  "--answer-dict", mmmu / "answer_dict_val.json", "--model", "llava-1.5-13b")  # fmt: skip
     assert result.code == 0, result.stderr
     return db
+
+
+@pytest.fixture
+def fake_judge():
+    """A real chat-completions server on 127.0.0.1 with a scripted judge (no faults)."""
+    from bench.fake_judge import FakeJudge
+
+    with FakeJudge() as server:
+        yield server
+
+
+@pytest.fixture
+def judge_env(monkeypatch, fake_judge):
+    """The environment of a user whose judge is the fake server; returns the API key."""
+    key = "sk-test-SECRET-4f9a7c1e"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_judge.base_url)
+    return key

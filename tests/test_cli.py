@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 from conftest import dump
 
+from db.schema import SCHEMA_VERSION
 from tui.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +42,7 @@ def test_info_json_shape(cli, mmvet_files, tmp_path: Path) -> None:
         f["beta"],
     )
     document = json.loads(cli("info", db, "--json").stdout)
-    assert document["schema_version"] == 1
+    assert document["schema_version"] == SCHEMA_VERSION
     (dataset,) = document["datasets"]
     assert {k: dataset[k] for k in ("name", "kind", "samples", "images")} == {
         "name": "mmvet", "kind": "mmvet", "samples": 3, "images": 3,

@@ -100,3 +100,20 @@ def test_sample_fields_round_trip(tmp_path: Path) -> None:
         with store.transaction():
             store.upsert_samples(store.dataset_id("d", DatasetKind.GENERIC), [sample])
         assert store.samples("d") == [sample]
+
+
+def test_an_older_database_is_migrated_forward_keeping_its_data(tmp_path: Path) -> None:
+    from db.schema import MIGRATIONS
+    from db.store import _statements
+
+    db = tmp_path / "old.db"
+    with sqlite3.connect(db) as conn:  # a file as the first release wrote it
+        for statement in _statements(MIGRATIONS[0]):
+            conn.execute(statement)
+        conn.execute("INSERT INTO datasets (name, kind, created_at) VALUES ('d', 'mmvet', 'then')")
+        conn.execute("PRAGMA user_version = 1")
+    with Store.open(db) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.datasets() == [("d", DatasetKind.MMVET)]
+        tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master")}
+    assert "judge_claims" in tables

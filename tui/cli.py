@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table as RichTable
 from rich.text import Text
 
@@ -20,7 +18,6 @@ from db import Store, StoreError
 from db.demo import SAMPLE_DATA, build_demo
 from db.importers import (
     ImportBatch,
-    ImportFailure,
     ImportSummary,
     load,
     read_generic,
@@ -31,6 +28,8 @@ from db.importers import (
 from db.scoring import dataset_scores, score_offline
 from engine.export import RENDERERS, Notes
 from engine.tables import Table
+from tui.judge_cli import judge
+from tui.output import clear_errors, err, fail, out
 from tui.report import render
 
 
@@ -53,24 +52,11 @@ import_app = typer.Typer(
 )
 app.add_typer(import_app, name="import")
 
-# soft_wrap: a message stays one line, however narrow the terminal.
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 DbArg = Annotated[Path, typer.Argument(help="The lmmreview database file (created if new).")]
 DatasetOpt = Annotated[
     str | None, typer.Option("--dataset", help="Dataset name in the database.", show_default=False)
 ]
-
-
-@contextmanager
-def _clear_errors() -> Iterator[None]:
-    """Bad input ends the command with one line on stderr and exit code 1."""
-    try:
-        yield
-    except (ImportFailure, StoreError, FileNotFoundError) as exc:
-        err.print(Text(f"error: {exc}", style="red"))
-        raise typer.Exit(1) from None
 
 
 def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
@@ -79,7 +65,7 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
     A failed import leaves the database as it was; one it created is removed again.
     """
     is_new = not db.exists()
-    with _clear_errors():
+    with clear_errors():
         with err.status("Reading input files"):
             batch = read()
         try:
@@ -128,8 +114,7 @@ def import_mmvet(
     """
     files, names = answers or [], model or []
     if names and len(names) != len(files):
-        err.print("error: give one --model per --answers file (or none, to use file names)")
-        raise typer.Exit(1)
+        raise fail("give one --model per --answers file (or none, to use file names)")
     results = list(zip(files, names or [f.stem for f in files], strict=True))
     _import(db, lambda: read_mmvet(questions, images, results, dataset or "mmvet"))
 
@@ -200,7 +185,7 @@ def info(
 
     Per dataset: samples and images; per model: answers, judged, reviewed, unscored.
     """
-    with _clear_errors(), Store.open(db, create=False) as store:
+    with clear_errors(), Store.open(db, create=False) as store:
         counts = store.counts()
         version = store.schema_version
     if as_json:
@@ -256,7 +241,7 @@ def score(
     short ground truths; long answers are left for a human or an LLM judge.
     """
     status = err.status("Scoring by the offline rules")
-    with _clear_errors(), Store.open(db, create=False) as store, status:
+    with clear_errors(), Store.open(db, create=False) as store, status:
         runs = list(score_offline(store, dataset))
     for run in runs:
         out.print(
@@ -273,7 +258,7 @@ def _tables(
 ) -> tuple[list[Table], list[Notes]]:
     tables: list[Table] = []
     notes: list[Notes] = []
-    with _clear_errors(), Store.open(db, create=False) as store:
+    with clear_errors(), Store.open(db, create=False) as store:
         known = store.datasets()
         unknown = sorted(set(datasets or []) - {name for name, _ in known})
         if unknown:
@@ -285,6 +270,9 @@ def _tables(
             tables += scores.breakdown.tables(unscored_as_zero)
             notes.append(scores.notes(store.judge_models(name), unscored_as_zero))
     return tables, notes
+
+
+app.command()(judge)
 
 
 @app.command()
@@ -325,7 +313,7 @@ def demo(
     data: Annotated[Path, typer.Option(help="The sample data folder.")] = SAMPLE_DATA,
 ) -> None:
     """Build a demo database from the sample data and open it."""
-    with _clear_errors(), err.status("Building the demo database"), Store.open(db) as store:
+    with clear_errors(), err.status("Building the demo database"), Store.open(db) as store:
         summaries = build_demo(store, data)
         list(score_offline(store))
     added = sum(n for s in summaries for n in s.answers_added.values())

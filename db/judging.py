@@ -1,0 +1,213 @@
+"""The judge's view of the store: pending work, claims, the LLM cache, and results.
+
+Implements `engine.runner.JudgeStorage`. Claims name their owner (host:pid); a claim
+whose process is gone on this host is taken over at once, so a killed run resumes
+without waiting, and two live runs never ask about the same item.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+from datetime import datetime
+
+from db.store import Store, now
+from engine.judging import JudgeItem, Work, ladder
+from engine.llm import Call, Reply
+from engine.mmbench import match_choice
+from engine.scoring import USABLE, Judgment
+from engine.types import DatasetKind, QuestionType, Sample
+
+OWNER = f"{socket.gethostname()}:{os.getpid()}"
+STALE_AFTER_S = 3600  # a claim from another host is given up after an hour
+
+
+def _alive(owner: str) -> bool:
+    """Whether the run that made a claim may still be working on it."""
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit() or os.name == "nt":
+        return True  # can't tell: the claim's age decides
+    try:
+        os.kill(int(pid), 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # it exists, under another user
+    return True
+
+
+_Row = tuple[int, JudgeItem | None, float | None]  # rotation, item to ask, decided score
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What a judge run would do."""
+
+    chains: list[list[JudgeItem]]
+    items: int
+    llm_items: int  # items that need an LLM call (not settled by option matching)
+    prompt_tokens: int  # estimated, for the first call of each LLM item (4 chars a token)
+
+
+def _work(kind: DatasetKind, sample: Sample) -> Work | None:
+    if kind is DatasetKind.MMMU:
+        return None  # MMMU's official scoring is rule-based: `lmmreview score`
+    if sample.question_type is QuestionType.CHOICE:
+        return Work.EXTRACT
+    return Work.SCORE if sample.golds else None
+
+
+class JudgeStore:
+    """`JudgeStorage` over a Store, for one judge model."""
+
+    def __init__(self, store: Store, judge_model: str) -> None:
+        self.store = store
+        self.judge_model = judge_model
+
+    # -- planning ------------------------------------------------------------------
+
+    def plan(
+        self, runs: int, datasets: list[str] | None = None, models: list[str] | None = None
+    ) -> Plan:
+        """Every item still to judge: score items for each run, extraction chains per
+        circular group (rows in rotation order, none for groups already failed)."""
+        chains: list[list[JudgeItem]] = []
+        for name, kind in self.store.datasets():
+            if datasets and name not in datasets:
+                continue
+            samples = {s.key: s for s in self.store.samples(name)}
+            done = self._done(name)
+            groups: dict[tuple[str, str | None, int], list[_Row]] = {}
+            for answer_id, model, key, text in self.store.answer_rows(name):
+                if models and model not in models:
+                    continue
+                sample = samples[key]
+                work = _work(kind, sample)
+                if work is Work.SCORE:
+                    chains.extend(
+                        [_item(answer_id, run, work, sample, text)]
+                        for run in range(runs)
+                        if (answer_id, run) not in done
+                    )
+                elif work is Work.EXTRACT:
+                    group = (model, sample.split, sample.circular_group or 0)
+                    if sample.circular_group is None:
+                        group = (model, sample.split, -answer_id)  # a question on its own
+                    decided = done.get((answer_id, 0))
+                    item = None if decided is not None else _item(answer_id, 0, work, sample, text)
+                    groups.setdefault(group, []).append((sample.rotation or 0, item, decided))
+            for rows in groups.values():
+                rows.sort(key=lambda row: row[0])
+                if any(decided == 0.0 for _, _, decided in rows):
+                    continue  # a wrong row already decided this group
+                chain = [item for _, item, _ in rows if item is not None]
+                if chain:
+                    chains.append(chain)
+        return self._plan(chains)
+
+    def _plan(self, chains: list[list[JudgeItem]]) -> Plan:
+        items = [item for chain in chains for item in chain]
+        needing = [
+            item
+            for item in items
+            if item.work is Work.SCORE or match_choice(item.prediction, item.options) is None
+        ]
+        tokens = sum(len(ladder(item, self.judge_model)[0].messages[0][1]) // 4 for item in needing)
+        return Plan(chains, len(items), len(needing), tokens)
+
+    def _done(self, dataset: str) -> dict[tuple[int, int], float | None]:
+        """(answer id, run) -> score of the items this judge need not ask again: judged
+        by this judge model, or settled by option matching."""
+        query = (
+            "SELECT j.answer_id, j.run, j.score FROM judgments j "
+            "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id "
+            f"WHERE d.name = ? AND j.status IN {USABLE} "
+            "AND ((j.judge_kind = 'llm' AND j.judge_model = ?) OR j.method = 'matched') "
+            "ORDER BY j.id"
+        )
+        rows = self.store.conn.execute(query, (dataset, self.judge_model))
+        return {(answer, run): score for answer, run, score in rows}
+
+    # -- JudgeStorage ----------------------------------------------------------------
+
+    def claim(self, item: JudgeItem) -> bool:
+        conn = self.store.conn
+        key = (item.answer_id, item.run, self.judge_model)
+        with self.store.transaction():
+            if self._judged(item):
+                return False
+            row = conn.execute(
+                "SELECT owner, claimed_at FROM judge_claims "
+                "WHERE answer_id = ? AND run = ? AND judge_model = ?",
+                key,
+            ).fetchone()
+            if row is not None and row[0] != OWNER and _alive(row[0]) and not _old(row[1]):
+                return False
+            conn.execute(
+                "INSERT OR REPLACE INTO judge_claims (answer_id, run, judge_model, owner, "
+                "claimed_at) VALUES (?, ?, ?, ?, ?)",
+                (*key, OWNER, now()),
+            )
+        return True
+
+    def _judged(self, item: JudgeItem) -> bool:
+        query = (
+            "SELECT 1 FROM judgments WHERE answer_id = ? AND run = ? "
+            f"AND status IN {USABLE} AND ((judge_kind = 'llm' AND judge_model = ?) "
+            "OR method = 'matched') LIMIT 1"
+        )
+        return bool(
+            self.store.conn.execute(query, (item.answer_id, item.run, self.judge_model)).fetchone()
+        )
+
+    def cached(self, key: str) -> Reply | None:
+        row = self.store.conn.execute(
+            "SELECT reply, prompt_tokens, completion_tokens FROM llm_cache WHERE key = ?", (key,)
+        ).fetchone()
+        return None if row is None else Reply(row[0], row[1], row[2], 0.0)
+
+    def record(
+        self, item: JudgeItem, judgment: Judgment, replies: list[tuple[str, Call, Reply]]
+    ) -> None:
+        with self.store.transaction():
+            self.store.conn.executemany(
+                "INSERT OR REPLACE INTO llm_cache (key, model, reply, prompt_tokens, "
+                "completion_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    (
+                        key,
+                        call.model,
+                        reply.text,
+                        reply.prompt_tokens,
+                        reply.completion_tokens,
+                        now(),
+                    )
+                    for key, call, reply in replies
+                ),
+            )
+            self.store.add_judgments([(item.answer_id, judgment)])
+            self.store.conn.execute(
+                "DELETE FROM judge_claims WHERE answer_id = ? AND run = ? AND judge_model = ?",
+                (item.answer_id, item.run, self.judge_model),
+            )
+
+    def release_all(self) -> None:
+        with self.store.transaction():
+            self.store.conn.execute("DELETE FROM judge_claims WHERE owner = ?", (OWNER,))
+
+
+def _old(claimed_at: str) -> bool:
+
+    age = datetime.now(datetime.fromisoformat(claimed_at).tzinfo) - datetime.fromisoformat(
+        claimed_at
+    )
+    return age.total_seconds() > STALE_AFTER_S
+
+
+def _item(answer_id: int, run: int, work: Work, sample: Sample, text: str) -> JudgeItem:
+    return JudgeItem(
+        answer_id, run, work, sample.question, tuple(sample.golds), text, dict(sample.options),
+        sample.key,
+    )  # fmt: skip

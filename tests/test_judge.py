@@ -1,0 +1,211 @@
+"""The LLM judge against a real HTTP server: complete, cached, faulty, honest, key-safe."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import write_tsv
+
+from bench.fake_judge import ALL_FAULTS, FakeJudge
+from db import Store
+from db.judging import JudgeStore
+from engine.llm import OpenAIChat
+from engine.runner import Runner, RunnerSettings
+
+
+def _llm_judgments(db: Path) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "SELECT answer_id, run, status, score, error FROM judgments WHERE judge_kind = 'llm'"
+        ).fetchall()
+
+
+def test_mmvet_demo_five_runs_then_nothing_left_to_ask(
+    cli, judge_env, fake_judge, tmp_path
+) -> None:
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    result = cli("judge", db, "--dataset", "mmvet", "--runs", "5")
+    assert result.code == 0, result.stderr
+    answers = 20 + 20 + 18  # demo-gamma misses two
+    judged = _llm_judgments(db)
+    assert len(judged) == answers * 5
+    assert len({(a, r) for a, r, *_ in judged}) == answers * 5
+    assert {status for _, _, status, _, _ in judged} == {"ok"}
+    assert fake_judge.requests == answers * 5
+    document = json.loads(cli("export", db, "--format", "json", "--dataset", "mmvet").stdout)
+    table = next(t for t in document["tables"] if t["name"] == "mmvet.capabilities")
+    assert table["runs"] == 5
+    alpha = next(r for r in table["rows"] if r["model"] == "demo-alpha")
+    assert alpha["values"]["total"] is not None and alpha["std"]["total"] is not None
+    assert "±" in cli("export", db, "--format", "md", "--dataset", "mmvet").stdout
+    again = cli("judge", db, "--dataset", "mmvet", "--runs", "5")
+    assert again.code == 0 and "Nothing to judge" in again.stdout
+    assert fake_judge.requests == answers * 5  # not one more request
+
+
+def test_dry_run_asks_nothing(cli, judge_env, fake_judge, tmp_path) -> None:
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    result = cli("judge", db, "--dataset", "mmvet", "--runs", "2", "--dry-run")
+    assert "116 items to judge" in result.stdout and "prompt tokens" in result.stdout
+    assert fake_judge.requests == 0 and _llm_judgments(db) == []
+
+
+def test_cache_answers_a_rejudge_after_the_judgments_are_gone(
+    cli, judge_env, fake_judge, tmp_path
+) -> None:
+    """Identical calls are never paid twice: with the judgments deleted, the cache answers."""
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    cli("judge", db, "--dataset", "mmvet", "--runs", "1")
+    paid = fake_judge.requests
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM judgments WHERE judge_kind = 'llm'")
+    result = cli("judge", db, "--dataset", "mmvet", "--runs", "1")
+    assert f"{paid} from the cache" in result.stdout
+    assert fake_judge.requests == paid
+    with sqlite3.connect(db) as conn:
+        conn.execute("DELETE FROM judgments WHERE judge_kind = 'llm'")
+    cli("judge", db, "--dataset", "mmvet", "--runs", "1", "--no-cache")
+    assert fake_judge.requests == 2 * paid
+
+
+def test_mmbench_step_two_only_where_matching_fails(
+    cli, judge_env, fake_judge, mmbench_tsv, tmp_path
+) -> None:
+    db = tmp_path / "r.db"
+    predictions = write_tsv(
+        tmp_path / "p.tsv",
+        ["index", "prediction"],
+        [
+            [7, "yes or no, hard to say"],  # two option texts: step 1 fails, ask the LLM
+            [1000007, "B"],  # matched without the LLM
+            [9, "the star, not the square"],  # ask the LLM: the fake picks square, wrong
+            [1000009, "(B)"],  # not needed: the group failed on its main row
+            [2000009, "a star or a circle"],  # not needed either
+        ],
+    )
+    cli("import", "mmbench", db, mmbench_tsv, "--answers", predictions, "--model", "m")
+    result = cli("judge", db)
+    assert result.code == 0, result.stderr
+    assert fake_judge.requests == 2
+    assert all("matching an answer with several options" in p for p in fake_judge.prompts)
+    with sqlite3.connect(db) as conn:
+        rows = dict(conn.execute(
+            "SELECT s.key, j.method || ' ' || j.judge_kind FROM judgments j "
+            "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id"
+        ).fetchall())  # fmt: skip
+    assert rows == {"7": "llm llm", "1000007": "matched offline", "9": "llm llm"}
+    assert "2 skipped" in result.stdout
+
+
+def test_without_a_configured_judge_the_offline_rules_run(cli, monkeypatch, tmp_path) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    result = cli("judge", db)
+    assert result.code == 0 and "No LLM judge configured" in result.stdout
+    assert "running the offline rules instead" in result.stdout
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_faults_at_30_percent_every_item_judged_or_failed_once(tmp_path: Path, seed: int) -> None:
+    from typer.testing import CliRunner
+
+    from tui.cli import app
+
+    db = tmp_path / "demo.db"
+    CliRunner().invoke(app, ["demo", str(db), "--no-open"])
+    with (
+        FakeJudge(fault_rate=0.3, faults=ALL_FAULTS, seed=seed, slow_seconds=1.0) as server,
+        Store.open(db) as store,
+    ):
+        storage = JudgeStore(store, "judge-x")
+        plan = storage.plan(3, ["mmvet"])
+        settings = RunnerSettings(
+            "judge-x", concurrency=8, max_attempts=4, backoff_base=0.01, backoff_max=0.05
+        )
+
+        async def main():
+            client = OpenAIChat(api_key="k", base_url=server.base_url, timeout=0.3)
+            try:
+                # A hang guard, not a speed check: a run with faults must end.
+                return await asyncio.wait_for(
+                    Runner(client, storage, settings).run(plan.chains), 300
+                )
+            finally:
+                await client.close()
+
+        done = asyncio.run(main())
+        faults = sum(n for kind, n in server.by_outcome.items() if kind != "ok")
+    assert faults > 0
+    judged = _llm_judgments(db)
+    items = {(chain[0].answer_id, chain[0].run) for chain in plan.chains}
+    assert sorted((a, r) for a, r, *_ in judged) == sorted(items)  # each item once, none lost
+    for _, _, status, score, error in judged:
+        if status == "ok":
+            assert score is not None and 0 <= score <= 1
+        else:
+            assert status in ("error", "unparseable") and score is None and error
+    assert done.done == len(items) and done.failed == sum(s != "ok" for _, _, s, _, _ in judged)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM judge_claims").fetchone()[0] == 0
+
+
+def test_the_api_key_lands_nowhere(cli, judge_env, fake_judge, tmp_path) -> None:
+    key = judge_env
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    fake_judge.fault_rate = 0.2  # failure reasons are recorded too
+    results = [cli("judge", db, "--runs", "2", "--max-attempts", "2", "--timeout", "2")]
+    results += [cli("export", db, "--format", fmt) for fmt in ("md", "csv", "json", "latex")]
+    results += [cli("report", db), cli("info", db, "--json")]
+    for result in results:
+        assert key not in result.stdout and key not in result.stderr
+    for path in tmp_path.iterdir():  # the database, its WAL and anything else written
+        assert key.encode() not in path.read_bytes(), path
+    assert fake_judge.requests > 0
+
+
+def test_kill_nine_halfway_then_resume_loses_nothing_and_pays_little(cli, tmp_path) -> None:
+    import os
+    import subprocess
+    import sys
+    import time
+
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    items, concurrency = 58 * 5, 4
+    command = [sys.executable, "-c", "from tui.cli import app; app()", "judge", str(db),
+               "--dataset", "mmvet", "--runs", "5", "--concurrency", str(concurrency)]  # fmt: skip
+    with FakeJudge(latency=0.03) as server:
+        env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url}
+        first = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        deadline = time.monotonic() + 120  # a hang guard
+        while len(_llm_judgments(db)) < items // 2 and time.monotonic() < deadline:
+            assert first.poll() is None, "the run ended before it could be killed"
+            time.sleep(0.02)
+        first.kill()  # SIGKILL: no cleanup runs
+        first.wait()
+        before_kill = _llm_judgments(db)
+        assert items // 2 <= len(before_kill) < items
+        with sqlite3.connect(db) as conn:
+            assert (
+                conn.execute("SELECT COUNT(*) FROM judge_claims").fetchone()[0] > 0
+            )  # left behind
+        second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+        assert second.returncode == 0, second.stderr
+        requests = server.requests
+    after = _llm_judgments(db)
+    assert len(after) == items
+    assert len({(a, r) for a, r, *_ in after}) == items  # none judged twice
+    assert set(before_kill) <= set(after)  # nothing judged before the kill was lost
+    assert requests <= items + concurrency
