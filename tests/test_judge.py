@@ -209,3 +209,31 @@ def test_kill_nine_halfway_then_resume_loses_nothing_and_pays_little(cli, tmp_pa
     assert len({(a, r) for a, r, *_ in after}) == items  # none judged twice
     assert set(before_kill) <= set(after)  # nothing judged before the kill was lost
     assert requests <= items + concurrency
+
+
+def test_a_run_in_a_background_task_reports_progress_and_cancels_cleanly(cli, tmp_path) -> None:
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    seen: list[int] = []
+    with FakeJudge(latency=0.05) as server, Store.open(db) as store:
+        storage = JudgeStore(store, "judge-x")
+        plan = storage.plan(5, ["mmvet"])
+
+        async def main() -> None:
+            client = OpenAIChat(api_key="k", base_url=server.base_url, timeout=5)
+            runner = Runner(client, storage, RunnerSettings("judge-x", concurrency=4),
+                            on_progress=lambda p: seen.append(p.done))  # fmt: skip
+            task = asyncio.create_task(runner.run(plan.chains))
+            while not seen or seen[-1] < 20:
+                await asyncio.sleep(0.01)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await client.close()
+
+        asyncio.run(main())
+    judged = _llm_judgments(db)
+    assert seen == sorted(seen) and 20 <= len(judged) < plan.items
+    assert len(judged) == seen[-1]  # every reported item is stored, nothing half-written
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM judge_claims").fetchone()[0] == 0
