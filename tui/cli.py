@@ -29,6 +29,7 @@ from db.scoring import dataset_scores, score_offline
 from engine.export import RENDERERS, Notes
 from engine.tables import Table
 from tui.judge_cli import judge
+from tui.options import DatasetOpt, DatasetsOpt, DbArg, NewDbArg, ZeroOpt
 from tui.output import clear_errors, err, fail, out
 from tui.report import render
 
@@ -51,12 +52,6 @@ import_app = typer.Typer(
     help="Import a benchmark's questions and model answers.", no_args_is_help=True
 )
 app.add_typer(import_app, name="import")
-
-
-DbArg = Annotated[Path, typer.Argument(help="The lmmreview database file (created if new).")]
-DatasetOpt = Annotated[
-    str | None, typer.Option("--dataset", help="Dataset name in the database.", show_default=False)
-]
 
 
 def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
@@ -94,7 +89,7 @@ def _report(db: Path, summary: ImportSummary) -> None:
 
 @import_app.command("mmvet")
 def import_mmvet(
-    db: DbArg,
+    db: NewDbArg,
     questions: Annotated[Path, typer.Argument(help="MM-Vet question JSON (id -> fields).")],
     images: Annotated[
         Path | None, typer.Option(help="Folder of the images named by 'imagename'.")
@@ -121,7 +116,7 @@ def import_mmvet(
 
 @import_app.command("mmbench")
 def import_mmbench(
-    db: DbArg,
+    db: NewDbArg,
     data: Annotated[Path, typer.Argument(help="MMBench TSV (base64 images, circular copies).")],
     answers: Annotated[
         Path | None, typer.Option(help="Predictions with index, prediction: .tsv, .csv, .xlsx.")
@@ -135,7 +130,7 @@ def import_mmbench(
 
 @import_app.command("mmmu")
 def import_mmmu(
-    db: DbArg,
+    db: NewDbArg,
     outputs: Annotated[
         Path | None,
         typer.Argument(
@@ -160,7 +155,7 @@ def import_mmmu(
 
 @import_app.command("jsonl")
 def import_jsonl(
-    db: DbArg,
+    db: NewDbArg,
     file: Annotated[
         Path, typer.Argument(help="lmmreview JSONL: sample lines and/or answer lines.")
     ],
@@ -178,7 +173,7 @@ def import_jsonl(
 
 @app.command()
 def info(
-    db: Annotated[Path, typer.Argument(help="The lmmreview database file.")],
+    db: DbArg,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
 ) -> None:
     """Counts per dataset and model: answers, judged, reviewed.
@@ -214,24 +209,9 @@ def info(
         out.print(table)
 
 
-DatasetsOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--dataset", help="Only this dataset (repeatable; default: all).", show_default=False
-    ),
-]
-ZeroOpt = Annotated[
-    bool,
-    typer.Option(
-        "--unscored-as-zero",
-        help="Count unscored answers as 0, as the reference scripts do (the notes say how many).",
-    ),
-]
-
-
 @app.command()
 def score(
-    db: Annotated[Path, typer.Argument(help="The lmmreview database file.")],
+    db: DbArg,
     dataset: DatasetsOpt = None,
 ) -> None:
     """Score by the offline rules every answer not judged yet.
@@ -277,7 +257,7 @@ app.command()(judge)
 
 @app.command()
 def report(
-    db: Annotated[Path, typer.Argument(help="The lmmreview database file.")],
+    db: DbArg,
     dataset: DatasetsOpt = None,
     unscored_as_zero: ZeroOpt = False,
 ) -> None:
@@ -288,7 +268,7 @@ def report(
 
 @app.command()
 def export(
-    db: Annotated[Path, typer.Argument(help="The lmmreview database file.")],
+    db: DbArg,
     format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.md,
     output: Annotated[
         Path | None, typer.Option("--out", help="Write here instead of standard output.")

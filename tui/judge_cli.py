@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -25,16 +24,15 @@ from engine.llm import OpenAIChat
 from engine.mmvet import DEFAULT_JUDGE_MODEL
 from engine.runner import Progress as RunProgress
 from engine.runner import Runner, RunnerSettings
+from tui.options import DatasetsOpt, DbArg
 from tui.output import clear_errors, err, out
 
 DUMMY_KEY = "not-needed"  # local servers (vLLM, Ollama) ignore the key, but one is required
 
 
 def judge(
-    db: Annotated[Path, typer.Argument(help="The lmmreview database file.")],
-    dataset: Annotated[
-        list[str] | None, typer.Option(help="Only this dataset (repeatable).", show_default=False)
-    ] = None,
+    db: DbArg,
+    dataset: DatasetsOpt = None,
     model_filter: Annotated[
         list[str] | None,
         typer.Option(help="Only the answers of this model (repeatable).", show_default=False),
