@@ -237,3 +237,20 @@ def test_a_run_in_a_background_task_reports_progress_and_cancels_cleanly(cli, tm
     assert len(judged) == seen[-1]  # every reported item is stored, nothing half-written
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM judge_claims").fetchone()[0] == 0
+
+
+def test_retry_after_is_honoured_and_other_failures_back_off_with_jitter() -> None:
+    from engine.llm import CallFailed
+
+    runner = Runner(
+        None, None, RunnerSettings("m", backoff_base=0.5, backoff_max=4.0, retry_after_max=30)
+    )  # type: ignore[arg-type]
+    assert runner._delay(CallFailed("429", retryable=True, retry_after=2.5), attempt=1) == 2.5
+    assert runner._delay(CallFailed("429", retryable=True, retry_after=500), attempt=1) == 30
+    delays = [
+        runner._delay(CallFailed("timed out", retryable=True), attempt=a)
+        for a in range(1, 9)
+        for _ in range(20)
+    ]
+    assert all(0 <= d <= 4.0 for d in delays) and len(set(delays)) > 100  # jittered, capped
+    assert max(runner._delay(CallFailed("x", retryable=True), attempt=1) for _ in range(50)) <= 0.5
