@@ -141,6 +141,21 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX judgments_model ON judgments(judge_model, status);
     """,
+    # 3: flags a reviewer sets to come back to an answer; append-only like reviews.
+    """
+    CREATE TABLE flags (
+        id          INTEGER PRIMARY KEY,
+        answer_id   INTEGER NOT NULL REFERENCES answers(id),
+        flagged     INTEGER NOT NULL CHECK (flagged IN (0, 1)),
+        reviewer    TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+    );
+    CREATE INDEX flags_answer ON flags(answer_id, id);
+    CREATE TRIGGER flags_no_update BEFORE UPDATE ON flags
+        BEGIN SELECT RAISE(ABORT, 'flags are append-only'); END;
+    CREATE TRIGGER flags_no_delete BEFORE DELETE ON flags
+        BEGIN SELECT RAISE(ABORT, 'flags are append-only'); END;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

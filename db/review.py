@@ -1,0 +1,265 @@
+"""The review screen's queries and writes: entries, one answer in detail, verdicts, flags.
+
+Every write is one transaction, committed before the caller shows its result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from db.store import Store, now
+from engine.review import Entry, HistoryRow, current, undo_target
+from engine.scoring import USABLE, Verdict
+from engine.types import Sample
+
+_IN_DATASET = (
+    "JOIN answers a ON a.id = {t}.answer_id JOIN samples s ON s.id = a.sample_id "
+    "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ?"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeRecord:
+    """One judge call as the reviewer sees it: what it said and how it was read."""
+
+    id: int
+    run: int
+    kind: str
+    model: str
+    status: str
+    score: float | None
+    choice: str | None
+    method: str
+    reply: str
+    error: str
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Detail:
+    """Everything the review screen shows about one answer."""
+
+    answer_id: int
+    model: str
+    sample: Sample
+    text: str
+    image_hashes: list[str]
+    judgments: list[JudgeRecord]
+    history: list[HistoryRow]
+    flagged: bool
+
+
+class ReviewStore:
+    """The review screen's access to one database, as one reviewer."""
+
+    def __init__(self, store: Store, reviewer: str) -> None:
+        self.store = store
+        self.reviewer = reviewer
+        self.conn = store.conn
+
+    # -- the list ----------------------------------------------------------------------
+
+    def entries(self, dataset: str) -> list[Entry]:
+        """One entry per answer, by sample then model, with scores, verdicts and flags."""
+        rows = self.conn.execute(
+            "SELECT a.id, m.name, s.key FROM answers a JOIN samples s ON s.id = a.sample_id "
+            "JOIN models m ON m.id = a.model_id JOIN datasets d ON d.id = s.dataset_id "
+            "WHERE d.name = ? ORDER BY s.id, m.name",
+            (dataset,),
+        )
+        entries = {answer: Entry(answer, model, key) for answer, model, key in rows}
+        self._fill(dataset, entries)
+        return list(entries.values())
+
+    def refresh(self, dataset: str, answer_ids: set[int]) -> list[Entry]:
+        """Fresh entries for some answers (after another process wrote to the file)."""
+        marks = ",".join("?" * len(answer_ids))
+        rows = self.conn.execute(
+            "SELECT a.id, m.name, s.key FROM answers a JOIN samples s ON s.id = a.sample_id "
+            f"JOIN models m ON m.id = a.model_id WHERE a.id IN ({marks})",
+            tuple(answer_ids),
+        )
+        entries = {answer: Entry(answer, model, key) for answer, model, key in rows}
+        self._fill(dataset, entries, answer_ids)
+        return list(entries.values())
+
+    def _fill(self, dataset: str, entries: dict[int, Entry], only: set[int] | None = None) -> None:
+        """Judge scores per run (latest usable), failures, verdicts and flags."""
+        judged: dict[int, dict[int, tuple]] = {}
+        failed: dict[int, set[int]] = {}
+        query = (
+            "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.judge_kind "
+            f"FROM judgments j {_IN_DATASET.format(t='j')} ORDER BY j.id"
+        )
+        for answer, run, score, choice, status, kind in self.conn.execute(query, (dataset,)):
+            if only is not None and answer not in only:
+                continue
+            if status in USABLE:
+                judged.setdefault(answer, {})[run] = (score, choice, status, kind)
+                failed.get(answer, set()).discard(run)
+            elif run not in judged.get(answer, {}):
+                failed.setdefault(answer, set()).add(run)
+        for answer, runs in judged.items():
+            entry = entries.get(answer)
+            if entry is None:
+                continue
+            entry.judged = tuple(runs[r][0] if r in runs else None for r in range(max(runs) + 1))
+            entry.judge_choice = runs[min(runs)][1]
+            entry.fallback = any(v[2] == "fallback" for v in runs.values())
+            entry.offline = any(v[3] == "offline" for v in runs.values())
+        for answer, runs in failed.items():
+            if answer in entries and runs:
+                entries[answer].failed = True
+        for table, apply in (("reviews", self._apply_review), ("flags", self._apply_flag)):
+            columns = (
+                "r.answer_id, r.score, r.choice" if table == "reviews" else "r.answer_id, r.flagged"
+            )
+            query = f"SELECT {columns} FROM {table} r {_IN_DATASET.format(t='r')} ORDER BY r.id"
+            for row in self.conn.execute(query, (dataset,)):
+                if row[0] in entries:
+                    apply(entries[row[0]], row)
+
+    @staticmethod
+    def _apply_review(entry: Entry, row: tuple) -> None:
+        _, score, choice = row
+        entry.verdict = Verdict(score, choice) if score is not None or choice is not None else None
+
+    @staticmethod
+    def _apply_flag(entry: Entry, row: tuple) -> None:
+        entry.flagged = bool(row[1])
+
+    def search(self, dataset: str, text: str) -> frozenset[int]:
+        """Answers whose question or answer text contains `text` (case-insensitive)."""
+        pattern = "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = self.conn.execute(
+            "SELECT a.id FROM answers a JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? "
+            "AND (a.text LIKE ? ESCAPE '\\' OR s.question LIKE ? ESCAPE '\\')",
+            (dataset, pattern, pattern),
+        )
+        return frozenset(row[0] for row in rows)
+
+    # -- one answer --------------------------------------------------------------------
+
+    def detail(self, answer_id: int, sample: Sample) -> Detail:
+        model, text = self.conn.execute(
+            "SELECT m.name, a.text FROM answers a JOIN models m ON m.id = a.model_id "
+            "WHERE a.id = ?",
+            (answer_id,),
+        ).fetchone()
+        hashes = [
+            row[0]
+            for row in self.conn.execute(
+                "SELECT si.image_hash FROM sample_images si JOIN answers a "
+                "ON a.sample_id = si.sample_id WHERE a.id = ? ORDER BY si.position",
+                (answer_id,),
+            )
+        ]
+        judgments = [
+            JudgeRecord(*row[:6], row[6] or "", row[7] or "", row[8] or "", row[9])
+            for row in self.conn.execute(
+                "SELECT id, run, judge_kind, judge_model, status, score, choice, method, "
+                "COALESCE(raw_reply, ''), COALESCE(error, ''), created_at FROM judgments "
+                "WHERE answer_id = ? ORDER BY run, id",
+                (answer_id,),
+            )
+        ]
+        flag = self.conn.execute(
+            "SELECT flagged FROM flags WHERE answer_id = ? ORDER BY id DESC LIMIT 1", (answer_id,)
+        ).fetchone()
+        return Detail(
+            answer_id, model, sample, text, hashes, judgments, self.history(answer_id),
+            bool(flag and flag[0]),
+        )  # fmt: skip
+
+    def history(self, answer_id: int) -> list[HistoryRow]:
+        rows = self.conn.execute(
+            "SELECT id, score, choice, previous_score, previous_choice, action, reviewer, note, "
+            "created_at FROM reviews WHERE answer_id = ? ORDER BY id",
+            (answer_id,),
+        )
+        return [HistoryRow(*row) for row in rows]
+
+    def answers_to(self, dataset: str, key: str) -> list[tuple[int, str, str]]:
+        """(answer id, model, text) of every model's answer to one sample."""
+        return self.conn.execute(
+            "SELECT a.id, m.name, a.text FROM answers a JOIN samples s ON s.id = a.sample_id "
+            "JOIN models m ON m.id = a.model_id JOIN datasets d ON d.id = s.dataset_id "
+            "WHERE d.name = ? AND s.key = ? ORDER BY m.name",
+            (dataset, key),
+        ).fetchall()
+
+    def image(self, image_hash: str) -> bytes | None:
+        return self.store.image_bytes(image_hash)
+
+    # -- writes --------------------------------------------------------------------------
+
+    def grade(
+        self, answer_id: int, score: float | None = None, choice: str | None = None,
+        action: str = "grade", note: str | None = None,
+    ) -> Verdict | None:  # fmt: skip
+        """Append a verdict (committed on return); returns the verdict now in force."""
+        with self.store.transaction():
+            before = current(self.history(answer_id))
+            self._append(answer_id, Verdict(score, choice), before, action, note)
+            return current(self.history(answer_id))
+
+    def undo(self, answer_id: int) -> Verdict | None:
+        """Restore the verdict before the last one still in force, as a new row."""
+        with self.store.transaction():
+            history = self.history(answer_id)
+            possible, restored = undo_target(history)
+            if not possible:
+                return current(history)
+            self._append(answer_id, restored or Verdict(None), current(history), "undo", None)
+            return restored
+
+    def note(self, answer_id: int, text: str) -> None:
+        """Attach a note to the answer's current verdict (as a history row)."""
+        with self.store.transaction():
+            verdict = current(self.history(answer_id)) or Verdict(None)
+            self._append(answer_id, verdict, verdict, "note", text)
+
+    def _append(
+        self, answer_id: int, new: Verdict, old: Verdict | None, action: str, note: str | None
+    ) -> None:
+        self.conn.execute(
+            "INSERT INTO reviews (answer_id, score, choice, previous_score, previous_choice, "
+            "action, reviewer, note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                answer_id, new.score, new.choice, old.score if old else None,
+                old.choice if old else None, action, self.reviewer, note, now(),
+            ),
+        )  # fmt: skip
+
+    def set_flag(self, answer_id: int, flagged: bool) -> None:
+        with self.store.transaction():
+            self.conn.execute(
+                "INSERT INTO flags (answer_id, flagged, reviewer, created_at) VALUES (?, ?, ?, ?)",
+                (answer_id, int(flagged), self.reviewer, now()),
+            )
+
+    # -- other writers ---------------------------------------------------------------------
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits to the file."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def marks(self) -> tuple[int, int, int]:
+        """The newest judgment, review and flag ids: where to look for changes from."""
+        row = self.conn.execute(
+            "SELECT (SELECT COALESCE(MAX(id), 0) FROM judgments), "
+            "(SELECT COALESCE(MAX(id), 0) FROM reviews), (SELECT COALESCE(MAX(id), 0) FROM flags)"
+        ).fetchone()
+        return int(row[0]), int(row[1]), int(row[2])
+
+    def touched_since(self, marks: tuple[int, int, int]) -> set[int]:
+        """Answers with a judgment, review or flag newer than `marks`."""
+        judgment, review, flag = marks
+        rows = self.conn.execute(
+            "SELECT answer_id FROM judgments WHERE id > ? UNION "
+            "SELECT answer_id FROM reviews WHERE id > ? UNION "
+            "SELECT answer_id FROM flags WHERE id > ?",
+            (judgment, review, flag),
+        )
+        return {row[0] for row in rows}

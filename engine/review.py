@@ -1,0 +1,197 @@
+"""The reviewer's view of a dataset: one entry per answer, filters, undo, agreement.
+
+Pure values: the store fills them, the screen shows them, and both stay simple.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+
+from engine.scoring import Outcome, Verdict, choice_score
+from engine.types import Sample
+
+
+@dataclass(slots=True)
+class Entry:
+    """One answer in the review list, with what its marks and filters need."""
+
+    answer_id: int
+    model: str
+    key: str
+    judged: tuple[float | None, ...] = ()  # the judge's score per run
+    judge_choice: str | None = None
+    verdict: Verdict | None = None  # the current human verdict
+    flagged: bool = False
+    failed: bool = False  # a judge call gave up and nothing usable replaced it
+    fallback: bool = False
+    offline: bool = False
+
+    @property
+    def reviewed(self) -> bool:
+        return self.verdict is not None
+
+    def judge_mean(self) -> float | None:
+        scores = [s for s in self.judged if s is not None]
+        return statistics.fmean(scores) if scores else None
+
+    def spread(self) -> float | None:
+        """Population std of the judge's scores across runs (None with fewer than two)."""
+        scores = [s for s in self.judged if s is not None]
+        return statistics.pstdev(scores) if len(scores) > 1 else None
+
+    def human_score(self, golds: list[str]) -> float | None:
+        if self.verdict is None:
+            return None
+        if self.verdict.choice is not None:
+            return choice_score(self.verdict.choice, golds)
+        return self.verdict.score
+
+    def outcome(self, runs: int, golds: list[str]) -> Outcome:
+        """The effective outcome, as the tables count it."""
+        human = self.human_score(golds)
+        if human is not None:
+            return Outcome((human,) * runs, reviewed=True)
+        judged = self.judged + (None,) * (runs - len(self.judged))
+        return Outcome(judged[:runs], fallback=self.fallback, offline=self.offline)
+
+    def disagreement(self, golds: list[str]) -> float | None:
+        """|judge - human| for a reviewed answer the judge scored."""
+        human, judge = self.human_score(golds), self.judge_mean()
+        return None if human is None or judge is None else abs(judge - human)
+
+
+def axes(sample: Sample) -> dict[str, list[str]]:
+    """Every breakdown axis of a sample and its values, for filtering."""
+    single = {
+        "split": sample.split,
+        "category": sample.category,
+        "l2_category": sample.l2_category,
+        "subject": sample.subject,
+        "discipline": sample.discipline,
+        "difficulty": sample.difficulty,
+        "subfield": sample.subfield,
+        "question_type": sample.question_type.value,
+    }
+    values = {name: [value] for name, value in single.items() if value}
+    if sample.capabilities:
+        values["capability"] = list(sample.capabilities)
+        values["integration"] = ["_".join(sample.capabilities)]
+    if sample.img_type:
+        values["img_type"] = [part.strip() for part in sample.img_type.split(",") if part.strip()]
+    for name, tag in sample.tags.items():
+        values[f"tag:{name}"] = [tag] if isinstance(tag, str) else list(tag)
+    return values
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    """Which entries the list shows; every condition set must hold."""
+
+    unreviewed: bool = False
+    flagged: bool = False
+    failed: bool = False
+    fallback: bool = False
+    disagreement: float | None = None  # |judge - human| above this
+    spread: float | None = None  # std across judge runs above this
+    axis: tuple[str, str] | None = None  # (axis, value)
+    model: str | None = None
+    text: str | None = None  # searched in question and answer (the store finds the ids)
+    text_ids: frozenset[int] | None = None
+    cell: tuple[str, frozenset[str]] | None = None  # a table cell: its row and sample keys
+    cell_title: str = ""
+
+    def matches(self, entry: Entry, sample: Sample) -> bool:
+        golds = sample.golds
+        checks = (
+            not self.unreviewed or not entry.reviewed,
+            not self.flagged or entry.flagged,
+            not self.failed or entry.failed,
+            not self.fallback or entry.fallback,
+            self.disagreement is None or (entry.disagreement(golds) or 0.0) > self.disagreement,
+            self.spread is None or (entry.spread() or 0.0) > self.spread,
+            self.model is None or entry.model == self.model,
+            self.text_ids is None or entry.answer_id in self.text_ids,
+            self.axis is None or self.axis[1] in axes(sample).get(self.axis[0], []),
+            self.cell is None or (entry.model == self.cell[0] and entry.key in self.cell[1]),
+        )
+        return all(checks)
+
+    def describe(self) -> str:
+        """The active conditions, for the header ("all answers" when none)."""
+        parts = [
+            "unreviewed" if self.unreviewed else "",
+            "flagged" if self.flagged else "",
+            "judge failed" if self.failed else "",
+            "fallback" if self.fallback else "",
+            f"|judge-human|>{self.disagreement:g}" if self.disagreement is not None else "",
+            f"run std>{self.spread:g}" if self.spread is not None else "",
+            f"{self.axis[0]}={self.axis[1]}" if self.axis else "",
+            f"model={self.model}" if self.model else "",
+            f"text~{self.text!r}" if self.text else "",
+            f"cell {self.cell_title}" if self.cell else "",
+        ]
+        return " & ".join(p for p in parts if p) or "all answers"
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryRow:
+    """One row of an answer's review history."""
+
+    id: int
+    score: float | None
+    choice: str | None
+    previous_score: float | None
+    previous_choice: str | None
+    action: str  # grade | accept | undo | note
+    reviewer: str
+    note: str | None
+    created_at: str
+
+
+def current(history: list[HistoryRow]) -> Verdict | None:
+    """The verdict in force after a history (None when there is none)."""
+    stack = _states(history)
+    return stack[-1]
+
+
+def undo_target(history: list[HistoryRow]) -> tuple[bool, Verdict | None]:
+    """Whether an undo is possible, and the verdict it would restore."""
+    stack = _states(history)
+    return (len(stack) > 1, stack[-2] if len(stack) > 1 else None)
+
+
+def _states(history: list[HistoryRow]) -> list[Verdict | None]:
+    """Verdicts as a stack: a grade pushes one, an undo pops back to the one before."""
+    stack: list[Verdict | None] = [None]
+    for row in history:
+        if row.action == "undo":
+            if len(stack) > 1:
+                stack.pop()
+        elif row.action != "note":
+            has = row.score is not None or row.choice is not None
+            stack.append(Verdict(row.score, row.choice) if has else None)
+    return stack
+
+
+@dataclass(slots=True)
+class Agreement:
+    """The paper's judge-quality measure, live: mean |judge - human| over reviewed answers."""
+
+    total: float = 0.0
+    count: int = 0
+    per_answer: dict[int, float] = field(default_factory=dict)
+
+    def set(self, answer_id: int, difference: float | None) -> None:
+        old = self.per_answer.pop(answer_id, None)
+        if old is not None:
+            self.total -= old
+            self.count -= 1
+        if difference is not None:
+            self.per_answer[answer_id] = difference
+            self.total += difference
+            self.count += 1
+
+    @property
+    def delta(self) -> float | None:
+        return self.total / self.count if self.count else None

@@ -1,0 +1,87 @@
+"""Verdicts, undo, notes, flags and entries, on a real database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from db import Store
+from db.review import ReviewStore
+from engine.review import Entry, Filter
+from engine.scoring import Verdict
+
+
+@pytest.fixture
+def review(cli, tmp_path: Path):
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    with Store.open(db) as store:
+        yield ReviewStore(store, "ada")
+
+
+def _entry(review: ReviewStore, model: str = "demo-alpha", key: str = "v1_0") -> Entry:
+    return next(e for e in review.entries("mmvet") if (e.model, e.key) == (model, key))
+
+
+def test_entries_carry_offline_scores_and_nothing_reviewed(review) -> None:
+    entries = review.entries("mmvet")
+    assert len(entries) == 58
+    first = entries[0]
+    assert (first.key, first.model) == ("v1_0", "demo-alpha")  # by sample, then model
+    assert first.judged and first.offline and not first.reviewed
+
+
+def test_grade_undo_undo_and_history(review) -> None:
+    answer = _entry(review).answer_id
+    assert review.grade(answer, 0.3) == Verdict(0.3)
+    assert review.grade(answer, 0.8) == Verdict(0.8)
+    assert review.undo(answer) == Verdict(0.3)
+    assert review.undo(answer) is None  # back to no verdict at all
+    assert review.undo(answer) is None  # nothing left to undo: no row added
+    history = review.history(answer)
+    assert [h.action for h in history] == ["grade", "grade", "undo", "undo"]
+    assert (history[1].previous_score, history[1].score) == (0.3, 0.8)
+    assert all(h.reviewer == "ada" for h in history)
+    assert not _entry(review).reviewed
+
+
+def test_a_note_keeps_the_verdict_and_flags_toggle(review) -> None:
+    answer = _entry(review).answer_id
+    review.grade(answer, choice=None, score=1.0, action="accept")
+    review.note(answer, "judge was right; [bold]literal[/bold]")
+    assert _entry(review).verdict == Verdict(1.0)
+    assert review.history(answer)[-1].note == "judge was right; [bold]literal[/bold]"
+    review.set_flag(answer, True)
+    assert _entry(review).flagged
+    review.set_flag(answer, False)
+    assert not _entry(review).flagged
+
+
+def test_search_and_filters(review) -> None:
+    found = review.search("mmvet", "apples")
+    assert found and all(e.key == "v1_0" for e in review.entries("mmvet") if e.answer_id in found)
+    samples = {s.key: s for s in review.store.samples("mmvet")}
+    entries = review.entries("mmvet")
+    only_math = Filter(axis=("capability", "math"), model="demo-beta")
+    chosen = [e for e in entries if only_math.matches(e, samples[e.key])]
+    assert chosen and all(
+        "math" in samples[e.key].capabilities and e.model == "demo-beta" for e in chosen
+    )
+    assert only_math.describe() == "capability=math & model=demo-beta"
+    review.grade(chosen[0].answer_id, 0.0)
+    unreviewed = Filter(unreviewed=True)
+    fresh = review.entries("mmvet")
+    assert sum(unreviewed.matches(e, samples[e.key]) for e in fresh) == len(fresh) - 1
+
+
+def test_changes_by_another_connection_are_found(review, tmp_path: Path) -> None:
+    marks = review.marks()
+    version = review.data_version()
+    with Store.open(review.store.path) as other:
+        ReviewStore(other, "bob").grade(_entry(review).answer_id, 0.5)
+    assert review.data_version() != version
+    touched = review.touched_since(marks)
+    assert touched == {_entry(review).answer_id}
+    (fresh,) = review.refresh("mmvet", touched)
+    assert fresh.verdict == Verdict(0.5)
