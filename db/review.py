@@ -156,7 +156,7 @@ class ReviewStore:
             )
         ]
         judgments = [
-            JudgeRecord(*row[:6], row[6] or "", row[7] or "", row[8] or "", row[9])
+            JudgeRecord(*row[:7], row[7] or "", row[8], row[9], row[10])
             for row in self.conn.execute(
                 "SELECT id, run, judge_kind, judge_model, status, score, choice, method, "
                 "COALESCE(raw_reply, ''), COALESCE(error, ''), created_at FROM judgments "

@@ -98,7 +98,7 @@ class Filter:
     model: str | None = None
     text: str | None = None  # searched in question and answer (the store finds the ids)
     text_ids: frozenset[int] | None = None
-    cell: tuple[str, frozenset[str]] | None = None  # a table cell: its row and sample keys
+    cell_ids: frozenset[int] | None = None  # the answers counted in one table cell
     cell_title: str = ""
 
     def matches(self, entry: Entry, sample: Sample) -> bool:
@@ -113,7 +113,7 @@ class Filter:
             self.model is None or entry.model == self.model,
             self.text_ids is None or entry.answer_id in self.text_ids,
             self.axis is None or self.axis[1] in axes(sample).get(self.axis[0], []),
-            self.cell is None or (entry.model == self.cell[0] and entry.key in self.cell[1]),
+            self.cell_ids is None or entry.answer_id in self.cell_ids,
         )
         return all(checks)
 
@@ -129,7 +129,7 @@ class Filter:
             f"{self.axis[0]}={self.axis[1]}" if self.axis else "",
             f"model={self.model}" if self.model else "",
             f"text~{self.text!r}" if self.text else "",
-            f"cell {self.cell_title}" if self.cell else "",
+            f"cell {self.cell_title}" if self.cell_ids is not None else "",
         ]
         return " & ".join(p for p in parts if p) or "all answers"
 

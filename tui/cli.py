@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import sys
 from collections.abc import Callable
@@ -286,6 +287,22 @@ def export(
     err.print(Text(f"wrote {output}"))
 
 
+@app.command("open")
+def open_db(
+    db: DbArg,
+    reviewer: Annotated[
+        str | None, typer.Option(help="Your name in the review history (default: your user name).")
+    ] = None,
+    dataset: DatasetOpt = None,
+) -> None:
+    """Review and grade answers in the terminal, with live tables."""
+    with clear_errors(), Store.open(db, create=False):
+        pass  # fail here, with one line, rather than inside the screen
+    from tui.app import ReviewApp  # Textual loads only for the screen
+
+    ReviewApp(db, reviewer=reviewer or getpass.getuser(), dataset=dataset).run()
+
+
 @app.command()
 def demo(
     db: Annotated[Path, typer.Argument(help="Where to build it.")] = Path("lmmreview-demo.db"),
@@ -300,5 +317,4 @@ def demo(
     out.print(Text(f"{db}: demo database ready ({added} answers added)"))
     info(db)
     if not no_open:
-        # Until the review screen lands, "opening" the demo shows its tables.
-        report(db)
+        open_db(db)

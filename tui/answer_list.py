@@ -1,0 +1,101 @@
+"""The sample list: a virtual list that renders only the rows on screen.
+
+Rows come from a callback (index -> cells), so a list of 100,000 answers costs nothing
+until a row is drawn; the cursor moves without rebuilding anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.geometry import Region, Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+Row = list[tuple[str, str]]  # (text, component class) cells of one row
+
+
+class AnswerList(ScrollView, can_focus=True):
+    """The answers being reviewed, one per line, with a cursor."""
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "answer-list--cursor",
+        "answer-list--dim",
+        "answer-list--good",
+        "answer-list--bad",
+        "answer-list--mark",
+    }
+    DEFAULT_CSS = """
+    AnswerList { height: 1fr; }
+    AnswerList > .answer-list--cursor { background: $accent 40%; text-style: bold; }
+    AnswerList:focus > .answer-list--cursor { background: $accent; }
+    AnswerList > .answer-list--dim { color: $text-muted; }
+    AnswerList > .answer-list--good { color: $success; }
+    AnswerList > .answer-list--bad { color: $error; }
+    AnswerList > .answer-list--mark { color: $secondary; }
+    """
+
+    cursor: reactive[int] = reactive(0, always_update=True)
+
+    class Moved(Message):
+        """The cursor is on a new row."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._count = 0
+        self._row: Callable[[int], Row] = lambda index: []
+
+    def show(self, count: int, row: Callable[[int], Row], cursor: int = 0) -> None:
+        """Point the list at `count` rows drawn by `row(index)`."""
+        self._count = count
+        self._row = row
+        self.virtual_size = Size(self.size.width, count)
+        self.cursor = min(max(cursor, 0), max(count - 1, 0))
+        self.refresh()
+
+    @property
+    def count(self) -> int:
+        return self._count
+
+    def refresh_row(self, index: int) -> None:
+        self.refresh(Region(0, index - self.scroll_offset.y, self.size.width, 1))
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.refresh_row(old)
+        self.refresh_row(new)
+        self.scroll_to_region(Region(0, new, 1, 1), animate=False, immediate=True)
+        if self._count:
+            self.post_message(self.Moved(new))
+
+    def render_line(self, y: int) -> Strip:
+        index = self.scroll_offset.y + y
+        width = self.size.width
+        base = self.rich_style
+        if index >= self._count:
+            return Strip.blank(width, base)
+        if index == self.cursor:  # the cursor's background and weight over every cell
+            cursor = self.get_component_rich_style("answer-list--cursor")
+            base += Style(bgcolor=cursor.bgcolor, bold=cursor.bold)
+        segments = [
+            # A cell keeps only its colour: a component style also carries a background.
+            Segment(
+                text, base + Style(color=self.get_component_rich_style(cls).color if cls else None)
+            )
+            for text, cls in self._row(index)
+        ]
+        return Strip(segments).adjust_cell_length(width, base)
+
+    def on_click(self, event: events.Click) -> None:
+        index = self.scroll_offset.y + event.y
+        if 0 <= index < self._count:
+            self.cursor = index

@@ -1,0 +1,820 @@
+"""`lmmreview open`: walk a benchmark answer by answer, grade by keyboard, watch the tables.
+
+The UI thread never touches SQLite, an image decoder or the network: every database call
+runs in one database thread (in order, so a verdict is committed before the screen shows
+it), images are decoded in the image pipeline's threads, and an LLM judge run has a
+thread of its own. The screens only read `Session`, which the UI thread updates by small
+deltas.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from db import Store
+from db.judging import JudgeStore
+from db.review import Detail, ReviewStore
+from db.scoring import DatasetScores
+from engine.export import Notes, to_markdown
+from engine.llm import OpenAIChat
+from engine.mmvet import DEFAULT_JUDGE_MODEL
+from engine.review import Entry, Filter, axes
+from engine.runner import Progress, Runner, RunnerSettings
+from engine.types import QuestionType, Sample
+from tui import detail as render
+from tui.answer_list import AnswerList, Row
+from tui.images import Decoded, ImagePipeline, ImageProblem, SampleImages
+from tui.safe_text import plain_line
+from tui.screens import (
+    Answer,
+    BreakdownScreen,
+    CompareScreen,
+    HelpScreen,
+    JudgeScreen,
+    Menu,
+    Prompt,
+)
+from tui.session import Session
+
+T = TypeVar("T")
+IMAGE_BOX = (480, 240)  # thumbnails are made to fit this many pixels
+DETAIL_CACHE = 128
+DISAGREEMENT = 0.3  # the |judge - human| filter's threshold
+SPREAD = 0.15  # the run-variance filter's threshold
+
+
+def _score_keys() -> list[Binding]:
+    keys = [
+        Binding(str(d), f"score({d / 10})", f"score {d / 10:.1f}", show=False, id=f"score-{d}")
+        for d in range(10)
+    ]
+    keys.append(
+        Binding(
+            "equals_sign", "score(1.0)", "score 1.0", key_display="=", show=False, id="score-10"
+        )
+    )
+    keys += [
+        Binding(
+            letter, f"choose('{letter}')", f"choose {letter}", show=False, id=f"choose-{letter}"
+        )
+        for letter in "ABCDEFG"
+    ]
+    return keys
+
+
+class ReviewScreen(Screen[None]):
+    """The sample list on the left; the selected answer and everything about it on the right."""
+
+    BINDINGS = [
+        Binding("j,down", "move(1)", "next", show=False, id="next"),
+        Binding("k,up", "move(-1)", "previous", show=False, id="previous"),
+        Binding("g,home", "jump_to(0)", "first", show=False, id="first"),
+        Binding("G,end", "jump_to(-1)", "last", show=False, id="last"),
+        Binding("pagedown", "move(20)", "page down", show=False, id="page-down"),
+        Binding("pageup", "move(-20)", "page up", show=False, id="page-up"),
+        Binding("n", "next_where('unreviewed')", "unreviewed", id="next-unreviewed"),
+        Binding("N", "next_where('flagged')", "next flagged", show=False, id="next-flagged"),
+        Binding("colon", "goto", "jump to id", key_display=":", show=False, id="jump"),
+        *_score_keys(),
+        Binding("X", "choose('X')", "none of the options", show=False, id="choose-none"),
+        Binding("a", "accept", "accept", id="accept"),
+        Binding("u", "undo", "undo", id="undo"),
+        Binding("m", "note", "note", show=False, id="note"),
+        Binding("f", "flag", "flag", id="flag"),
+        Binding("slash", "search", "search", key_display="/", show=False, id="search"),
+        Binding("F", "filters", "filter", id="filter"),
+        Binding("escape", "clear_filters", "clear filters", show=False, id="clear-filters"),
+        Binding("b", "breakdown", "tables", id="breakdown"),
+        Binding("c", "compare", "compare", id="compare"),
+        Binding("J", "judge", "judge", id="judge"),
+        Binding("e", "export", "export", id="export"),
+        Binding("d", "datasets", "dataset", show=False, id="dataset"),
+    ]
+    DEFAULT_CSS = """
+    ReviewScreen #status { height: 1; background: $primary-background; padding: 0 1; }
+    ReviewScreen #body { height: 1fr; }
+    ReviewScreen AnswerList { width: 42; border-right: solid $primary; }
+    ReviewScreen #detail { width: 1fr; padding: 0 1; }
+    ReviewScreen #detail > Static { margin-bottom: 1; }
+    ReviewScreen SampleImages { height: 14; }
+    ReviewScreen #strip { height: 3; background: $boost; padding: 0 1; }
+    """
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("opening…"), id="status")
+        with Horizontal(id="body"):
+            yield AnswerList(id="list")
+            with VerticalScroll(id="detail"):
+                yield Static(id="title")
+                yield SampleImages(self.app.image_renderer, id="images")  # type: ignore[attr-defined]
+                yield Static(id="question")
+                yield Static(id="gold")
+                yield Static(id="answer")
+                yield Static(id="judges")
+                yield Static(id="verdict")
+                yield Static(id="history")
+        yield Static(id="strip")
+        yield Footer()
+
+    @property
+    def review_app(self) -> ReviewApp:
+        return self.app  # type: ignore[return-value]
+
+    def on_mount(self) -> None:
+        self.query_one(AnswerList).focus()
+
+    # -- navigation ----------------------------------------------------------------------
+
+    def action_move(self, step: int) -> None:
+        self.review_app.pressed()
+        answers = self.query_one(AnswerList)
+        answers.cursor = min(max(answers.cursor + step, 0), max(answers.count - 1, 0))
+
+    def action_jump_to(self, index: int) -> None:
+        self.review_app.pressed()
+        answers = self.query_one(AnswerList)
+        answers.cursor = index % answers.count if answers.count else 0
+
+    def action_next_where(self, what: str) -> None:
+        app = self.review_app
+        session = app.session
+        if session is None:
+            return
+        app.pressed()
+        answers = self.query_one(AnswerList)
+        wanted = (lambda e: not e.reviewed) if what == "unreviewed" else (lambda e: e.flagged)
+        count = len(session.visible)
+        for step in range(1, count + 1):
+            index = (answers.cursor + step) % count
+            if wanted(session.entries[session.visible[index]]):
+                answers.cursor = index
+                return
+        self.notify(f"No {what} answer in this list.")
+
+    @work(group="prompt")
+    async def action_goto(self) -> None:
+        session = self.review_app.session
+        key = await self.app.push_screen_wait(Prompt("Jump to sample id (e.g. v1_12):"))
+        if not key or session is None:
+            return
+        for index, entry_index in enumerate(session.visible):
+            if session.entries[entry_index].key == key.strip():
+                self.query_one(AnswerList).cursor = index
+                return
+        self.notify(f"No answer to {key!r} in this list.", severity="warning")
+
+    @on(AnswerList.Moved)
+    def moved(self, event: AnswerList.Moved) -> None:
+        self.review_app.show_current()
+
+    # -- grading ---------------------------------------------------------------------------
+
+    def action_score(self, value: float) -> None:
+        entry = self.review_app.current()
+        if entry is None:
+            return
+        if self.review_app.sample_of(entry).question_type is QuestionType.CHOICE:
+            self.notify("A multiple-choice answer: press the option's letter (X: none).")
+            return
+        self.review_app.write(entry, lambda r, a: r.grade(a, score=round(value, 1)))
+
+    def action_choose(self, letter: str) -> None:
+        entry = self.review_app.current()
+        if entry is None:
+            return
+        sample = self.review_app.sample_of(entry)
+        if sample.question_type is not QuestionType.CHOICE:
+            self.notify("An open answer: grade with 0-9 and = (1.0).")
+            return
+        if letter != "X" and letter not in sample.options:
+            self.notify(f"No option {letter} here.", severity="warning")
+            return
+        self.review_app.write(entry, lambda r, a: r.grade(a, choice=letter))
+
+    def action_accept(self) -> None:
+        entry = self.review_app.current()
+        if entry is None:
+            return
+        mean = entry.judge_mean()
+        if entry.judge_choice is None and mean is None:
+            self.notify("Nothing to accept: the judge has no usable result.", severity="warning")
+            return
+        choice, score = entry.judge_choice, None if entry.judge_choice else round(mean or 0.0, 1)
+        self.review_app.write(
+            entry, lambda r, a: r.grade(a, score=score, choice=choice, action="accept")
+        )
+
+    def action_undo(self) -> None:
+        entry = self.review_app.current()
+        if entry is not None:
+            self.review_app.write(entry, lambda r, a: r.undo(a))
+
+    def action_flag(self) -> None:
+        entry = self.review_app.current()
+        if entry is not None:
+            flagged = not entry.flagged
+            self.review_app.write(entry, lambda r, a: r.set_flag(a, flagged))
+
+    @work(group="prompt")
+    async def action_note(self) -> None:
+        entry = self.review_app.current()
+        if entry is None:
+            return
+        text = await self.app.push_screen_wait(Prompt("Note on this answer:"))
+        if text:
+            self.review_app.write(entry, lambda r, a: r.note(a, text))
+
+    # -- filters ---------------------------------------------------------------------------
+
+    @work(group="prompt")
+    async def action_search(self) -> None:
+        app = self.review_app
+        text = await app.push_screen_wait(Prompt("Search questions and answers for:"))
+        if not text or app.session is None:
+            return
+        ids = await app.in_db(lambda r: r.search(app.session.dataset, text))  # type: ignore[union-attr]
+        app.filter(replace(app.session.filter, text=text, text_ids=ids))
+
+    def action_clear_filters(self) -> None:
+        self.review_app.filter(Filter())
+
+    @work(group="prompt")
+    async def action_filters(self) -> None:
+        app = self.review_app
+        session = app.session
+        if session is None:
+            return
+        current = session.filter
+        choices = [
+            ("unreviewed", "Unreviewed"),
+            ("failed", "Judge failed"),
+            ("fallback", "Fallback extractions"),
+            ("flagged", "Flagged"),
+            ("disagreement", f"|judge - human| > {DISAGREEMENT}"),
+            ("spread", f"High variance across runs (std > {SPREAD})"),
+            ("axis", "By breakdown axis…"),
+            ("model", "By model…"),
+            ("clear", "Clear all filters"),
+        ]
+        picked = await app.push_screen_wait(Menu(f"Filter ({current.describe()})", choices))
+        if picked in ("unreviewed", "failed", "fallback", "flagged"):
+            app.filter(replace(current, **{picked: not getattr(current, picked)}))
+        elif picked == "disagreement":
+            app.filter(
+                replace(current, disagreement=None if current.disagreement else DISAGREEMENT)
+            )
+        elif picked == "spread":
+            app.filter(replace(current, spread=None if current.spread else SPREAD))
+        elif picked == "model":
+            models = sorted({e.model for e in session.entries})
+            model = await app.push_screen_wait(Menu("Model", [(m, m) for m in models]))
+            if model:
+                app.filter(replace(current, model=model))
+        elif picked == "axis":
+            await self._pick_axis(current)
+        elif picked == "clear":
+            app.filter(Filter())
+
+    async def _pick_axis(self, current: Filter) -> None:
+        app = self.review_app
+        session = app.session
+        if session is None:
+            return
+        values: dict[str, set[str]] = {}
+        for sample in session.samples.values():
+            for axis, found in axes(sample).items():
+                values.setdefault(axis, set()).update(found)
+        axis = await app.push_screen_wait(Menu("Axis", [(a, a) for a in sorted(values)]))
+        if not axis:
+            return
+        value = await app.push_screen_wait(Menu(axis, [(v, v) for v in sorted(values[axis])]))
+        if value:
+            app.filter(replace(current, axis=(axis, value)))
+
+    # -- other screens -----------------------------------------------------------------------
+
+    @work(group="prompt")
+    async def action_breakdown(self) -> None:
+        app = self.review_app
+        session = app.session
+        if session is None:
+            return
+        notes = await app.notes_text()
+        picked = await app.push_screen_wait(BreakdownScreen(session.breakdown.tables(), notes))
+        if picked:
+            row, table, column = picked
+            ids = session.cell_answers(row, table, column)
+            title = f"{row} / {table.split('.', 1)[-1]} / {column}"
+            app.filter(Filter(cell_ids=ids, cell_title=title))
+
+    @work(group="prompt")
+    async def action_compare(self) -> None:
+        app = self.review_app
+        entry, session = app.current(), app.session
+        if entry is None or session is None:
+            return
+        rows = await app.in_db(lambda r: r.answers_to(session.dataset, entry.key))
+        answers = []
+        for answer_id, model, text in rows:
+            other = session.entries[session.by_id[answer_id]]
+            answers.append(Answer(model, render.score_text(other), text))
+        await app.push_screen_wait(CompareScreen(f"{entry.key}: every model's answer", answers))
+
+    def action_judge(self) -> None:
+        self.review_app.open_judge()
+
+    @work(group="prompt")
+    async def action_export(self) -> None:
+        app = self.review_app
+        default = str(app.db_path.with_suffix(".tables.md"))
+        path = await app.push_screen_wait(Prompt("Write the Markdown tables to:", default))
+        if path:
+            written = await app.export(Path(path))
+            self.notify(f"Wrote the tables to {written}", title="Exported", timeout=8)
+
+    @work(group="prompt")
+    async def action_datasets(self) -> None:
+        app = self.review_app
+        if app.session is None:
+            return
+        names = app.session.datasets
+        picked = await app.push_screen_wait(Menu("Dataset", [(n, n) for n in names]))
+        if picked and picked != app.session.dataset:
+            app.load(picked)
+
+
+class ReviewApp(App[None]):
+    """Audit judge scores and grade by keyboard, with the papers' tables kept live."""
+
+    TITLE = "lmmreview"
+    BINDINGS = [
+        Binding("question_mark", "help", "help", key_display="?", id="help"),
+        Binding("q", "quit", "quit", id="quit"),
+    ]
+
+    def __init__(
+        self,
+        db: Path,
+        *,
+        reviewer: str,
+        dataset: str | None = None,
+        image_renderer: Callable[..., Any] | None = None,
+        poll_seconds: float = 1.5,
+    ) -> None:
+        super().__init__()
+        self.db_path = db
+        self.reviewer = reviewer
+        self.dataset = dataset
+        self.image_renderer = image_renderer
+        self.poll_seconds = poll_seconds
+        self.session: Session | None = None
+        self.timings: list[float] = []  # seconds from key press to the next sample shown
+        self._pressed_at: float | None = None
+        self._db = ThreadPoolExecutor(1, thread_name_prefix="lmmreview-db")
+        self._images = ImagePipeline()
+        self._image_lock = threading.Lock()
+        self._review: ReviewStore | None = None
+        self._image_store: Store | None = None
+        self._details: OrderedDict[int, Detail] = OrderedDict()
+        self._version = 0
+        self._marks = (0, 0, 0)
+        self._judge: tuple[asyncio.AbstractEventLoop, asyncio.Task[Progress]] | None = None
+        self._judge_screen: JudgeScreen | None = None
+
+    def compose(self) -> ComposeResult:
+        return iter(())
+
+    def on_mount(self) -> None:
+        self.push_screen(ReviewScreen())
+        self.load(self.dataset)
+        self.set_interval(self.poll_seconds, self.poll)
+
+    async def on_unmount(self) -> None:
+        self.stop_judge()
+        self._images.shutdown()
+        self._db.submit(self._close)
+        self._db.shutdown(wait=True)
+
+    # -- the database thread ---------------------------------------------------------------
+
+    async def in_db(self, call: Callable[[ReviewStore], T]) -> T:
+        """Run `call(review store)` in the database thread; await it without blocking."""
+        return await asyncio.wrap_future(self._db.submit(lambda: call(self._open())))
+
+    def _open(self) -> ReviewStore:
+        if self._review is None:
+            self._review = ReviewStore(Store.open(self.db_path, create=False), self.reviewer)
+            self._image_store = Store.open(self.db_path, create=False)
+        return self._review
+
+    def _close(self) -> None:
+        for store in (self._review.store if self._review else None, self._image_store):
+            if store is not None:
+                store.close()
+
+    def _image_bytes(self, image_hash: str) -> bytes | None:
+        with self._image_lock:  # one connection, shared by the image threads
+            return self._image_store.image_bytes(image_hash) if self._image_store else None
+
+    # -- loading -----------------------------------------------------------------------------
+
+    @work(exclusive=True, group="load")
+    async def load(self, dataset: str | None) -> None:
+        """Read a dataset in the database thread, then show it."""
+
+        def read(review: ReviewStore) -> tuple[Session, int, tuple[int, int, int]]:
+            return Session.load(review, dataset), review.data_version(), review.marks()
+
+        try:
+            self.session, self._version, self._marks = await self.in_db(read)
+        except (LookupError, OSError) as exc:
+            self.exit(message=str(exc), return_code=1)
+            return
+        self._details.clear()
+        self.refresh_list(cursor=0)
+
+    def filter(self, flt: Filter) -> None:
+        if self.session is None:
+            return
+        self.session.apply(flt)
+        self.refresh_list(cursor=0)
+        if not self.session.visible:
+            self.notify("No answer matches this filter.", severity="warning")
+
+    # -- what the review screen shows --------------------------------------------------------
+
+    @property
+    def review_screen(self) -> ReviewScreen | None:
+        return next((s for s in self.screen_stack if isinstance(s, ReviewScreen)), None)
+
+    def current(self) -> Entry | None:
+        screen, session = self.review_screen, self.session
+        if screen is None or session is None or not session.visible:
+            return None
+        cursor = screen.query_one(AnswerList).cursor
+        return session.entries[session.visible[min(cursor, len(session.visible) - 1)]]
+
+    def sample_of(self, entry: Entry) -> Sample:
+        assert self.session is not None
+        return self.session.samples[entry.key]
+
+    def _row(self, index: int) -> Row:
+        session = self.session
+        assert session is not None
+        entry = session.entries[session.visible[index]]
+        marks = (
+            ("✓" if entry.reviewed else " ")
+            + ("⚑" if entry.flagged else " ")
+            + ("!" if entry.failed else " ")
+            + ("~" if entry.fallback else " ")
+        )
+        score = render.score_text(entry)
+        style = "answer-list--good" if entry.reviewed else ""
+        return [
+            (f"{plain_line(entry.key, 16):<16} ", ""),
+            (f"{plain_line(entry.model, 14):<14} ", "answer-list--dim"),
+            (f"{score:>5} ", style),
+            (marks, "answer-list--mark"),
+        ]
+
+    def refresh_list(self, cursor: int | None = None) -> None:
+        screen, session = self.review_screen, self.session
+        if screen is None or session is None:
+            return
+        answers = screen.query_one(AnswerList)
+        if cursor is not None:
+            answers.show(len(session.visible), self._row, cursor)
+        else:
+            answers.refresh()
+        self._status()
+
+    def _status(self) -> None:
+        screen, session = self.review_screen, self.session
+        if screen is None or session is None:
+            return
+        total, reviewed, shown = session.counts()
+        text = Text.assemble(
+            (f"{self.db_path.name} · {session.dataset} ({session.kind.value}) · ", "bold"),
+            f"{total} answers, {reviewed} reviewed · showing {shown}: ",
+            (session.filter.describe(), "italic"),
+        )
+        if self._judge is not None:
+            text.append("  · judge running", style="bold yellow")
+        screen.query_one("#status", Static).update(text)
+
+    def pressed(self) -> None:
+        """A navigation key: time it until the next sample is on screen."""
+        self._pressed_at = time.perf_counter()
+
+    def show_current(self) -> None:
+        """Show the current answer: at once from the caches, else after a fetch."""
+        entry = self.current()
+        if entry is None:
+            return
+        cached = self._details.get(entry.answer_id)
+        if cached is not None:
+            self._show(entry, cached)
+        else:
+            self._fetch_and_show(entry.answer_id)
+        self._prefetch()
+
+    @work(exclusive=True, group="detail")
+    async def _fetch_and_show(self, answer_id: int) -> None:
+        detail = await self._detail(answer_id)
+        entry = self.current()
+        if entry is not None and entry.answer_id == answer_id:
+            self._show(entry, detail)
+
+    async def _detail(self, answer_id: int) -> Detail:
+        assert self.session is not None
+        session = self.session
+        entry = session.entries[session.by_id[answer_id]]
+        sample = session.samples[entry.key]
+        detail = await self.in_db(lambda r: r.detail(answer_id, sample))
+        self._details[answer_id] = detail
+        while len(self._details) > DETAIL_CACHE:
+            self._details.popitem(last=False)
+        return detail
+
+    @work(group="prefetch")
+    async def _prefetch(self) -> None:
+        """Fetch the next answers' details and start decoding their images."""
+        screen, session = self.review_screen, self.session
+        if screen is None or session is None:
+            return
+        cursor = screen.query_one(AnswerList).cursor
+        for index in (cursor + 1, cursor + 2, cursor - 1):
+            if 0 <= index < len(session.visible):
+                entry = session.entries[session.visible[index]]
+                detail = self._details.get(entry.answer_id) or await self._detail(entry.answer_id)
+                for image_hash in detail.image_hashes:
+                    self._images.prefetch(
+                        image_hash, lambda h=image_hash: self._image_bytes(h), IMAGE_BOX
+                    )
+
+    def _show(self, entry: Entry, detail: Detail) -> None:
+        screen, session = self.review_screen, self.session
+        if screen is None or session is None:
+            return
+        sample = detail.sample
+        screen.query_one("#title", Static).update(Text(render.describe(detail), style="bold"))
+        screen.query_one("#question", Static).update(render.question(sample))
+        screen.query_one("#gold", Static).update(
+            Text.assemble(("Ground truth: ", "bold"), render.ground_truth(sample))
+        )
+        answer = Text("Answer: ", style="bold")
+        answer.append_text(render.safe(detail.text or "(empty answer)"))
+        screen.query_one("#answer", Static).update(answer)
+        screen.query_one("#judges", Static).update(render.judge_runs(detail.judgments))
+        screen.query_one("#verdict", Static).update(render.verdict_line(entry.verdict))
+        screen.query_one("#history", Static).update(render.history(detail.history))
+        self._show_strip(entry)
+        self._show_images(entry.answer_id, detail.image_hashes)
+        if self._pressed_at is not None:
+            started, self._pressed_at = self._pressed_at, None
+            self.call_after_refresh(lambda: self.timings.append(time.perf_counter() - started))
+
+    def _show_strip(self, entry: Entry) -> None:
+        screen, session = self.review_screen, self.session
+        if screen is None or session is None:
+            return
+        titles = {
+            f"{spec.name}/{c.key}": c.title
+            for spec in session.breakdown.layout.tables
+            for c in spec.columns
+        }
+        strip = render.breakdown_strip(
+            session.strip(entry), titles, session.agreement.delta, session.agreement.count
+        )
+        screen.query_one("#strip", Static).update(strip)
+
+    def _show_images(self, answer_id: int, hashes: list[str]) -> None:
+        screen = self.review_screen
+        if screen is None:
+            return
+        widget = screen.query_one(SampleImages)
+        futures = [
+            self._images.request(h, lambda h=h: self._image_bytes(h), IMAGE_BOX) for h in hashes
+        ]
+        widget.show([f.result() if f.done() and not f.exception() else None for f in futures])
+        if any(not f.done() for f in futures):
+            self._await_images(answer_id, futures)
+
+    @work(exclusive=True, group="images")
+    async def _await_images(self, answer_id: int, futures: list[Future[Decoded]]) -> None:
+        results = await asyncio.gather(
+            *(asyncio.wrap_future(f) for f in futures), return_exceptions=True
+        )
+        entry, screen = self.current(), self.review_screen
+        if entry is None or screen is None or entry.answer_id != answer_id:
+            return
+        shown = [
+            r if not isinstance(r, BaseException) else ImageProblem(f"broken image: {r}")
+            for r in results
+        ]
+        screen.query_one(SampleImages).show(shown)
+
+    # -- writes ------------------------------------------------------------------------------
+
+    @work(group="write")
+    async def write(self, entry: Entry, change: Callable[[ReviewStore, int], object]) -> None:
+        """Apply a verdict or flag in the database thread; show it once it is committed."""
+        session = self.session
+        if session is None:
+            return
+
+        def commit(review: ReviewStore) -> tuple[Entry, Detail]:
+            change(review, entry.answer_id)
+            (fresh,) = review.refresh(session.dataset, {entry.answer_id})
+            return fresh, review.detail(entry.answer_id, session.samples[entry.key])
+
+        fresh, detail = await self.in_db(commit)
+        self._apply([fresh])
+        self._details[entry.answer_id] = detail
+        current = self.current()
+        if current is not None and current.answer_id == fresh.answer_id:
+            self._show(current, detail)
+
+    def _apply(self, fresh: Iterable[Entry]) -> None:
+        session = self.session
+        if session is None:
+            return
+        for entry in fresh:
+            session.update(entry)
+            self._details.pop(entry.answer_id, None)
+        self.refresh_list()
+
+    # -- other writers to the same file ------------------------------------------------------
+
+    async def poll(self) -> None:
+        """Pick up what another process (or a judge run) wrote since the last look."""
+        session = self.session
+        if session is None:
+            return
+
+        def changes(review: ReviewStore) -> tuple[int, tuple[int, int, int], list[Entry]]:
+            version = review.data_version()
+            if version == self._version:
+                return version, self._marks, []
+            marks = review.marks()
+            touched = review.touched_since(self._marks)
+            return version, marks, review.refresh(session.dataset, touched) if touched else []
+
+        self._version, self._marks, fresh = await self.in_db(changes)
+        fresh = [e for e in fresh if e.answer_id in session.by_id]
+        if fresh:
+            self._apply(fresh)
+            current = self.current()
+            if current is not None and any(e.answer_id == current.answer_id for e in fresh):
+                self.show_current()
+
+    # -- screens and exports -------------------------------------------------------------------
+
+    async def notes_text(self) -> str:
+        session = self.session
+        if session is None:
+            return ""
+        judges = await self.in_db(lambda r: r.store.judge_models(session.dataset))
+        return self._notes(judges).sentence()
+
+    def _notes(self, judges: list[str]) -> Notes:
+        session = self.session
+        assert session is not None
+        scores = DatasetScores(
+            session.dataset, session.kind, session.samples, {}, session.breakdown
+        )
+        return scores.notes(judges)
+
+    async def export(self, path: Path) -> Path:
+        session = self.session
+        assert session is not None
+        judges = await self.in_db(lambda r: r.store.judge_models(session.dataset))
+        text = to_markdown(session.breakdown.tables(), [self._notes(judges)])
+        await asyncio.wrap_future(self._db.submit(path.write_text, text, "utf-8"))
+        return path.resolve()
+
+    def action_help(self) -> None:
+        bindings = [b for b in ReviewScreen.BINDINGS + self.BINDINGS if isinstance(b, Binding)]
+        self.push_screen(HelpScreen(bindings))
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The command palette offers every review action by its description."""
+        yield from super().get_system_commands(screen)
+        review = self.review_screen
+        if review is None:
+            return
+        for binding in ReviewScreen.BINDINGS:
+            if not isinstance(binding, Binding) or (binding.id or "").startswith(
+                ("score-", "choose-")
+            ):
+                continue  # one command per key, not one per digit or letter
+            yield SystemCommand(
+                binding.description.capitalize(),
+                f"key: {binding.key_display or binding.key}",
+                lambda action=binding.action: self.run_action(action, review),
+            )
+
+    # -- a judge run in the background ---------------------------------------------------------
+
+    def open_judge(self) -> None:
+        if self._judge_screen is not None:
+            self.push_screen(self._judge_screen)
+            return
+        model = os.environ.get("LMMREVIEW_JUDGE_MODEL", DEFAULT_JUDGE_MODEL)
+        base_url = os.environ.get("OPENAI_BASE_URL")
+        configured = bool(os.environ.get("OPENAI_API_KEY") or base_url)
+        session = self.session
+        dataset = session.dataset if session else "?"
+        description = (
+            f"LLM judge {model} at {base_url or 'the OpenAI API'} on {dataset}: "
+            "open answers graded 5 runs each, choice rows extracted where matching fails."
+            if configured
+            else "No LLM judge configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a local "
+            "server) before starting lmmreview. `lmmreview score` runs the offline rules."
+        )
+        self._judge_screen = JudgeScreen(
+            description,
+            lambda: self.start_judge(model, base_url) if configured else None,
+            self.stop_judge,
+        )
+        self.push_screen(self._judge_screen)
+
+    def start_judge(
+        self, model: str, base_url: str | None, runs: int = 5, concurrency: int = 16
+    ) -> None:
+        """Start a judge run of the current dataset in its own thread."""
+        session = self.session
+        if session is None or self._judge is not None:
+            return
+        api_key = os.environ.get("OPENAI_API_KEY") or "not-needed"
+        dataset = session.dataset
+        ready = threading.Event()
+
+        def progress(p: Progress) -> None:
+            status = f"{p.done}/{p.total} · {p.rate:.1f}/s · {p.failed} failed · {p.cached} cached"
+            self.call_from_thread(self._judge_progress, p.done, p.total, status)
+
+        def run() -> None:
+            async def main() -> Progress:
+                with Store.open(self.db_path, create=False) as store:
+                    storage = JudgeStore(store, model)
+                    plan = storage.plan(runs, [dataset])
+                    client = OpenAIChat(api_key=api_key, base_url=base_url, timeout=60)
+                    runner = Runner(client, storage, RunnerSettings(model, concurrency), progress)
+                    task = asyncio.current_task()
+                    assert task is not None
+                    self._judge = (asyncio.get_running_loop(), task)
+                    ready.set()
+                    try:
+                        return await runner.run(plan.chains)
+                    finally:
+                        await client.close()
+
+            outcome = "finished"
+            try:
+                asyncio.run(main())
+            except asyncio.CancelledError:
+                outcome = "stopped"
+            except Exception as exc:  # shown to the reviewer, never raised into the UI
+                outcome = f"failed: {exc}"
+            finally:
+                ready.set()
+                self._judge = None
+                self.call_from_thread(self._judge_done, outcome)
+
+        threading.Thread(target=run, name="lmmreview-judge", daemon=True).start()
+        ready.wait(timeout=5)
+        self._status()
+
+    def _judge_progress(self, done: int, total: int, status: str) -> None:
+        if self._judge_screen is not None:
+            self._judge_screen.progress(done, total, status)
+
+    def _judge_done(self, outcome: str) -> None:
+        self.notify(f"Judge run {outcome}.", title="Judge")
+        if self._judge_screen is not None:
+            self._judge_screen.progress(1, 1, f"Judge run {outcome}.")
+        self._status()
+
+    def stop_judge(self) -> None:
+        running = self._judge
+        if running is not None:
+            loop, task = running
+            loop.call_soon_threadsafe(task.cancel)

@@ -1,0 +1,148 @@
+"""What the review screen says about one answer, as rich renderables.
+
+Every string from a benchmark file, a model or a judge goes through `safe()`: shown
+literally, never as markup or terminal control.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from db.review import Detail, JudgeRecord
+from engine.export import DASH
+from engine.review import Entry, HistoryRow
+from engine.scoring import Verdict
+from engine.tables import Cell
+from engine.types import QuestionType, Sample
+from tui.safe_text import plain_line, safe
+
+_PARTS = re.compile(r"\s*(<AND>|<OR>)\s*")
+
+
+def heading(title: str) -> Text:
+    return Text(title, style="bold underline")
+
+
+def ground_truth(sample: Sample) -> Text:
+    """The gold with its <AND>/<OR> parts set apart, and every acceptable answer."""
+    if sample.answer is None:
+        return Text("unknown (no ground truth in this split)", style="italic")
+    text = Text()
+    for number, gold in enumerate(sample.golds):
+        if number:
+            text.append("  or  ", style="bold magenta")
+        for part in _PARTS.split(gold):
+            if part in ("<AND>", "<OR>"):
+                text.append(f" {part[1:-1]} ", style="reverse bold yellow")
+            elif part:
+                text.append_text(safe(part))
+                text.stylize("bold green", len(text) - len(part), len(text))
+    return text
+
+
+def question(sample: Sample) -> RenderableType:
+    parts: list[RenderableType] = []
+    if sample.hint:
+        parts.append(Text.assemble(("Hint: ", "italic"), safe(sample.hint)))
+    parts.append(safe(sample.question or "(no question text in the imported files)"))
+    if sample.question_type is QuestionType.CHOICE:
+        for letter, option in sample.options.items():
+            mark = "bold green" if letter in sample.golds else ""
+            parts.append(Text.assemble((f"  {letter}. ", mark or "bold"), safe(option)))
+    return Group(*parts)
+
+
+def score_text(entry: Entry) -> str:
+    """The list's score column: the human's verdict, else the judge's mean."""
+    if entry.verdict is not None:
+        verdict = entry.verdict
+        return verdict.choice if verdict.choice is not None else f"{verdict.score:.1f}"
+    if entry.judge_choice is not None:
+        return entry.judge_choice
+    mean = entry.judge_mean()
+    return DASH if mean is None else f"{mean:.2f}"
+
+
+def judge_runs(records: list[JudgeRecord]) -> RenderableType:
+    """Every judge call that came back: what it said, how it was read, what decided."""
+    if not records:
+        return Text("not judged yet (lmmreview score, or J to run the LLM judge)", style="italic")
+    table = Table(box=None, pad_edge=False, show_edge=False, expand=True)
+    for name in ("run", "judge", "status", "result", "decided by", "reply / reason"):
+        table.add_column(
+            name, no_wrap=name != "reply / reason", ratio=3 if name.startswith("reply") else None
+        )
+    for r in records:
+        result = (
+            r.choice if r.choice is not None else (DASH if r.score is None else f"{r.score:.1f}")
+        )
+        status_style = {"ok": "green", "fallback": "yellow"}.get(r.status, "red")
+        judge = f"{r.model} ({r.kind})" if r.kind == "offline" else r.model
+        reply = safe(r.reply or r.error, limit=2000)
+        if r.error and r.reply:
+            reply.append_text(Text(f"  [{r.error}]", style="red"))
+        table.add_row(str(r.run), safe(judge), Text(r.status, style=status_style), result,
+                      r.method or DASH, reply)  # fmt: skip
+    return table
+
+
+def verdict_line(verdict: Verdict | None) -> Text:
+    if verdict is None:
+        return Text("no human verdict", style="italic")
+    value = verdict.choice if verdict.choice is not None else f"{verdict.score:.1f}"
+    return Text.assemble(("human verdict: ", "bold"), (value, "bold cyan"))
+
+
+def history(rows: list[HistoryRow]) -> RenderableType:
+    """Who changed what, when, from what, and why."""
+    if not rows:
+        return Text("")
+    lines = []
+    for row in reversed(rows[-12:]):
+        old = _value(row.previous_score, row.previous_choice)
+        new = _value(row.score, row.choice)
+        line = Text(f"{row.created_at[:19].replace('T', ' ')}  ", style="dim")
+        line.append_text(safe(row.reviewer))
+        line.append(f"  {row.action}: {old} → {new}" if row.action != "note" else "  note")
+        if row.note:
+            line.append("  “")
+            line.append_text(safe(row.note, limit=500))
+            line.append("”")
+        lines.append(line)
+    return Group(*lines)
+
+
+def _value(score: float | None, choice: str | None) -> str:
+    if choice is not None:
+        return choice
+    return DASH if score is None else f"{score:.1f}"
+
+
+def breakdown_strip(
+    cells: dict[str, Cell], titles: dict[str, str], delta: float | None, reviewed: int
+) -> Text:
+    """The table cells this answer counts in, live, and the judge-human agreement."""
+    text = Text()
+    for key, cell in cells.items():
+        value = DASH if cell.value is None else f"{cell.value:.1f}"
+        if cell.std is not None:
+            value += f"±{cell.std:.1f}"
+        text.append(f"{titles.get(key, key)} ", style="bold")
+        text.append(f"{value} ")
+        text.append(f"(n={cell.n}, {cell.reviewed} reviewed)   ", style="dim")
+    text.append("\n")
+    agreement = DASH if delta is None else f"{delta:.3f}"
+    text.append(f"judge-human Δ {agreement} over {reviewed} reviewed", style="bold")
+    return text
+
+
+def describe(detail: Detail) -> str:
+    """One line naming the answer: sample, model, and its axes."""
+    sample = detail.sample
+    axes = [sample.subject, sample.category, ", ".join(sample.capabilities) or None, sample.split]
+    parts = [sample.key, detail.model, *(a for a in axes if a)]
+    return plain_line(" · ".join(parts), 200)

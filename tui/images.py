@@ -1,0 +1,286 @@
+"""The review screen's images: decoded and shrunk in worker threads, shown ready-made.
+
+The UI thread never decodes: `ImagePipeline` reads the bytes and makes a `Thumbnail` in a
+worker, and `SampleImages` only lays out what it is given.
+
+Import this module before the Textual app starts: textual-image asks the terminal for its
+cell size and graphics support when it is first imported, which no longer works once
+Textual reads stdin.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+
+from PIL import ExifTags, ImageOps, UnidentifiedImageError
+from PIL import Image as PILImage
+from textual.app import ComposeResult
+from textual.containers import Container, Vertical
+from textual.widget import Widget
+from textual.widgets import Static
+from textual_image.widget import Image as AutoImage
+
+from tui.safe_text import safe
+
+# Far above any benchmark image; it bounds a worker's memory (~150 MB as RGB) and stops
+# decompression bombs before Pillow's own, higher limit.
+MAX_PIXELS = 50_000_000
+MISSING = "image missing from the database"
+# EXIF orientations that turn the picture a quarter, so width and height swap.
+_QUARTER_TURNS = frozenset({5, 6, 7, 8})
+
+
+@dataclass(frozen=True, eq=False)  # eq=False: comparing Images would compare every pixel
+class Thumbnail:
+    """A decoded, upright, RGB image shrunk to fit, and the size of the image it came from."""
+
+    image: PILImage.Image
+    original_size: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class ImageProblem:
+    """Why an image cannot be shown; `reason` is what the placeholder says."""
+
+    reason: str
+
+
+Decoded = Thumbnail | ImageProblem
+CacheKey = tuple[str, tuple[int, int]]  # (image hash, max size)
+
+
+class ImageCache:
+    """A thread-safe least-recently-used cache of thumbnails."""
+
+    def __init__(self, capacity: int = 64) -> None:
+        self._capacity = capacity
+        self._entries: OrderedDict[CacheKey, Thumbnail] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: CacheKey) -> Thumbnail | None:
+        """The cached thumbnail, now the most recently used, or None."""
+        with self._lock:
+            thumbnail = self._entries.get(key)
+            if thumbnail is not None:
+                self._entries.move_to_end(key)
+            return thumbnail
+
+    def put(self, key: CacheKey, thumbnail: Thumbnail) -> None:
+        """Cache `thumbnail`, dropping the least recently used entry when full."""
+        with self._lock:
+            self._entries[key] = thumbnail
+            self._entries.move_to_end(key)
+            while len(self._entries) > self._capacity:
+                self._entries.popitem(last=False)
+
+
+def thumbnail(data: bytes, max_size: tuple[int, int]) -> Decoded:
+    """Decode `data`, turn it upright, flatten it to RGB and shrink it to fit `max_size`.
+
+    Never enlarges. The pixels are decoded here, so rendering later only reads them.
+    Bytes that are not an image, are truncated or claim too many pixels give an
+    `ImageProblem` rather than an exception.
+    """
+    try:
+        with PILImage.open(io.BytesIO(data)) as image:
+            if image.width * image.height > MAX_PIXELS:
+                return ImageProblem(
+                    f"broken image: {image.width:,}×{image.height:,} pixels is too large"
+                )
+            orientation = image.getexif().get(ExifTags.Base.Orientation, 1)
+            turned = orientation in _QUARTER_TURNS
+            original_size = (image.height, image.width) if turned else image.size
+            # Shrink before turning upright: for JPEG, thumbnail() decodes at a fraction of
+            # the size, which exif_transpose() (a full decode) first would forbid.
+            image.thumbnail((max_size[1], max_size[0]) if turned else max_size)
+            return Thumbnail(_flatten(ImageOps.exif_transpose(image)), original_size)
+    except UnidentifiedImageError:
+        return ImageProblem("broken image: not a known image format")
+    # Pillow's format plugins fail on malformed input with many exception types
+    # (OSError, ValueError, SyntaxError, struct.error, DecompressionBombError, ...).
+    except Exception as error:
+        return ImageProblem(f"broken image: {error or type(error).__name__}")
+
+
+def _flatten(image: PILImage.Image) -> PILImage.Image:
+    """`image` as an in-memory RGB image, transparent parts on white as on a page.
+
+    Every renderer then shows the same picture: the half-cell one would just drop alpha,
+    leaving the colour under transparent pixels, often black.
+    """
+    if image.mode in ("RGBA", "LA", "PA") or "transparency" in image.info:
+        rgba = image.convert("RGBA")
+        white = PILImage.new("RGBA", rgba.size, "white")
+        return PILImage.alpha_composite(white, rgba).convert("RGB")
+    return image.convert("RGB")
+
+
+class ImagePipeline:
+    """Reads and decodes images in worker threads, with a cache of the results.
+
+    Callers asking for the same image share one decode but each get their own future, so
+    cancelling one (as `asyncio.wrap_future` does when its task is cancelled) neither
+    stops the decode, whose result is cached, nor fails the others. Callbacks run in a
+    worker thread: hand results to the UI thread with `App.call_from_thread` or
+    `post_message`.
+    """
+
+    def __init__(self, cache: ImageCache | None = None, workers: int = 2) -> None:
+        self._cache = cache if cache is not None else ImageCache()
+        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lmmreview-images")
+        self._pending: dict[CacheKey, Future[Decoded]] = {}
+        self._lock = threading.Lock()
+
+    def request(
+        self,
+        image_hash: str,
+        load_bytes: Callable[[], bytes | None],
+        max_size: tuple[int, int],
+    ) -> Future[Decoded]:
+        """The thumbnail of one image, at most `max_size`, as a future.
+
+        Done at once on a cache hit. Otherwise `load_bytes` runs in a worker thread (None
+        from it means the image is missing); an exception from it ends up in the future.
+        """
+        key = (image_hash, max_size)
+        mine: Future[Decoded] = Future()
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None:
+                mine.set_result(cached)
+                return mine
+            shared = self._pending.get(key)
+            started = shared is None
+            if shared is None:
+                shared = self._executor.submit(self._decode, key, load_bytes)
+                self._pending[key] = shared
+        # Outside the lock: on a future that is already done, callbacks run right here.
+        if started:
+            shared.add_done_callback(lambda _: self._forget(key))
+        shared.add_done_callback(lambda done: _settle(done, mine))
+        return mine
+
+    def prefetch(
+        self,
+        image_hash: str,
+        load_bytes: Callable[[], bytes | None],
+        max_size: tuple[int, int],
+    ) -> None:
+        """Start decoding an image that will probably be wanted soon, e.g. the next sample's."""
+        self.request(image_hash, load_bytes, max_size)
+
+    def shutdown(self) -> None:
+        """Drop queued work and wait for the images being decoded now."""
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def _decode(self, key: CacheKey, load_bytes: Callable[[], bytes | None]) -> Decoded:
+        """Worker: read, decode and cache one image."""
+        data = load_bytes()
+        if data is None:
+            return ImageProblem(MISSING)
+        result = thumbnail(data, key[1])
+        if isinstance(result, Thumbnail):
+            # Cached before the future is done, so no request falls between the two.
+            self._cache.put(key, result)
+        return result
+
+    def _forget(self, key: CacheKey) -> None:
+        """A decode is over: the next request for it hits the cache or starts anew."""
+        with self._lock:
+            self._pending.pop(key, None)
+
+
+def _settle(source: Future[Decoded], target: Future[Decoded]) -> None:
+    """Give `target` the outcome of the shared `source`, unless its caller cancelled it."""
+    if source.cancelled():  # by shutdown()
+        target.cancel()
+    # Also what moves a cancelled future on to the state that wakes `wait()`.
+    if not target.set_running_or_notify_cancel():
+        return
+    error = source.exception()
+    if error is None:
+        target.set_result(source.result())
+    else:
+        target.set_exception(error)
+
+
+class SampleImages(Widget):
+    """A sample's images side by side, each with a caption, or a placeholder saying why not.
+
+    `renderer` is the textual-image widget class to draw with (any class taking a PIL image
+    as its first argument); None means the one textual-image picked for this terminal.
+    """
+
+    DEFAULT_CSS = """
+    SampleImages {
+        layout: horizontal;
+        height: 1fr;
+    }
+    SampleImages > .cell {
+        width: 1fr;
+        height: 100%;
+    }
+    SampleImages .frame {
+        height: 1fr;
+        align: center middle;
+    }
+    SampleImages .frame > * {
+        width: auto;
+        height: auto;
+    }
+    SampleImages .placeholder {
+        width: 100%;
+        height: 1fr;
+        content-align: center middle;
+        color: $text-muted;
+    }
+    SampleImages .caption {
+        width: 100%;
+        text-align: center;
+        color: $text-muted;
+    }
+    """
+
+    def __init__(
+        self,
+        renderer: Callable[[PILImage.Image], Widget] | None = None,
+        *,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._renderer = renderer if renderer is not None else AutoImage
+        self._items: list[Decoded | None] = []
+
+    def show(self, items: Sequence[Decoded | None]) -> None:
+        """Show these images in order: a `Thumbnail`, an `ImageProblem`, or None for loading.
+
+        An empty list means the sample has no image. Call on the UI thread.
+        """
+        self._items = list(items)
+        self.refresh(recompose=True)
+
+    def compose(self) -> ComposeResult:
+        if not self._items:
+            yield Static("no image", classes="placeholder", markup=False)
+            return
+        count = len(self._items)
+        for position, item in enumerate(self._items, start=1):
+            caption = f"image {position}/{count}"
+            with Vertical(classes="cell"):
+                if isinstance(item, Thumbnail):
+                    width, height = item.original_size
+                    caption += f" · {width}×{height}"
+                    with Container(classes="frame"):
+                        yield self._renderer(item.image)
+                elif isinstance(item, ImageProblem):
+                    yield Static(safe(item.reason), classes="placeholder")
+                else:
+                    yield Static("loading…", classes="placeholder", markup=False)
+                yield Static(caption, classes="caption", markup=False)

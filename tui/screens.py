@@ -1,0 +1,217 @@
+"""The screens around the review screen: tables, comparison, help, judge runs, prompts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Input, Label, OptionList, ProgressBar, Static
+from textual.widgets.option_list import Option
+
+from engine.export import counts_row, grid
+from engine.tables import Table
+from tui.safe_text import safe
+
+
+class Prompt(ModalScreen[str | None]):
+    """Ask for one line of text (an id, a search, a note, a path)."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="prompt-cancel")]
+    DEFAULT_CSS = """
+    Prompt { align: center middle; }
+    Prompt > Vertical { width: 70; height: auto; border: thick $accent; padding: 1 2;
+                        background: $surface; }
+    """
+
+    def __init__(self, question: str, value: str = "") -> None:
+        super().__init__()
+        self.question = question
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Text(self.question))
+            yield Input(value=self.value, id="prompt-input")
+
+    @on(Input.Submitted)
+    def submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+
+class Menu(ModalScreen[str | None]):
+    """Pick one of a few choices (filters, datasets)."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="menu-cancel")]
+    DEFAULT_CSS = """
+    Menu { align: center middle; }
+    Menu > Vertical { width: 60; height: auto; max-height: 80%; border: thick $accent;
+                      background: $surface; padding: 0 1; }
+    """
+
+    def __init__(self, title: str, choices: list[tuple[str, str]]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.choices = choices  # (id, label)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Text(self.title_text, style="bold"))
+            yield OptionList(*(Option(Text(label), id=key) for key, label in self.choices))
+
+    @on(OptionList.OptionSelected)
+    def chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+
+class BreakdownScreen(Screen[tuple[str, str, str] | None]):
+    """The paper's tables, live; select a cell to review the answers behind it."""
+
+    BINDINGS = [
+        Binding("escape,b", "dismiss(None)", "Back", id="breakdown-back"),
+        Binding("enter", "pick", "Review this cell", id="breakdown-pick"),
+    ]
+    DEFAULT_CSS = """
+    BreakdownScreen DataTable { height: auto; max-height: 24; margin-bottom: 1; }
+    BreakdownScreen .title { text-style: bold; margin-top: 1; }
+    BreakdownScreen #notes { color: $text-muted; margin: 1 0; }
+    """
+
+    def __init__(self, tables: list[Table], notes: str) -> None:
+        super().__init__()
+        self.tables = [t for t in tables if t.rows]
+        self.notes = notes
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            for number, table in enumerate(self.tables):
+                yield Static(Text(f"{table.title} ({table.dataset})"), classes="title")
+                yield DataTable(id=f"table-{number}", cursor_type="cell", zebra_stripes=True)
+            yield Static(Text(self.notes), id="notes")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        for number, table in enumerate(self.tables):
+            view = self.query_one(f"#table-{number}", DataTable)
+            view.add_column("Model", key="__model__")
+            for column in table.columns:
+                view.add_column(Text(column.title), key=column.key)
+            for label, cells in grid(table):
+                styles = {1: "bold", 2: "underline", 0: ""}
+                row = [Text(label)] + [Text(text, style=styles[rank]) for text, rank in cells]
+                view.add_row(*row, key=label)
+            view.add_row(Text("N", style="dim"), *(Text(n, style="dim") for n in counts_row(table)))
+            reviewed = ["reviewed"] + [
+                str(sum(r.cells[c.key].reviewed for r in table.rows if c.key in r.cells))
+                for c in table.columns
+            ]
+            view.add_row(*(Text(v, style="dim") for v in reviewed))
+
+    def action_pick(self) -> None:
+        view = self.focused
+        if not isinstance(view, DataTable) or view.id is None:
+            return
+        table = self.tables[int(view.id.split("-")[1])]
+        row, column = view.cursor_coordinate
+        if row >= len(table.rows) or column == 0:
+            self.notify("Pick a model's cell (not the N or reviewed rows).", severity="warning")
+            return
+        self.dismiss((table.rows[row].label, table.name, table.columns[column - 1].key))
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    model: str
+    score: str
+    text: str
+
+
+class CompareScreen(Screen[None]):
+    """Every model's answer to the current sample, side by side."""
+
+    BINDINGS = [Binding("escape,c", "dismiss(None)", "Back", id="compare-back")]
+    DEFAULT_CSS = """
+    CompareScreen Horizontal { height: 1fr; }
+    CompareScreen VerticalScroll { width: 1fr; border: round $primary; padding: 0 1; }
+    """
+
+    def __init__(self, title: str, answers: list[Answer]) -> None:
+        super().__init__()
+        self.title_text = title
+        self.answers = answers
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self.title_text, style="bold"))
+        with Horizontal():
+            for answer in self.answers:
+                with VerticalScroll() as column:
+                    column.border_title = answer.model
+                    column.border_subtitle = answer.score
+                    yield Static(safe(answer.text))
+        yield Footer()
+
+
+class HelpScreen(Screen[None]):
+    """Every key of the review screen, with its id and what it does."""
+
+    BINDINGS = [Binding("escape,question_mark,q", "dismiss(None)", "Back", id="help-back")]
+
+    def __init__(self, bindings: list[Binding]) -> None:
+        super().__init__()
+        self.bindings = bindings
+
+    def compose(self) -> ComposeResult:
+        view: DataTable[Text] = DataTable(cursor_type="row", zebra_stripes=True)
+        view.add_columns("key", "what it does", "id")
+        for binding in self.bindings:
+            keys = binding.key_display or binding.key.replace(",", " / ")
+            view.add_row(Text(keys), Text(binding.description), Text(binding.id or "", style="dim"))
+        yield Static(Text("lmmreview: keys of the review screen", style="bold"))
+        yield view
+        yield Footer()
+
+
+class JudgeScreen(ModalScreen[None]):
+    """A background LLM judge run: what it does, its progress, and a way to stop it."""
+
+    BINDINGS = [
+        Binding("enter", "start", "Start", id="judge-start"),
+        Binding("s", "stop", "Stop the run", id="judge-stop"),
+        Binding("escape", "dismiss(None)", "Hide (keeps running)", id="judge-hide"),
+    ]
+    DEFAULT_CSS = """
+    JudgeScreen { align: center middle; }
+    JudgeScreen > Vertical { width: 80; height: auto; border: thick $accent; padding: 1 2;
+                             background: $surface; }
+    """
+
+    def __init__(
+        self, description: str, start: Callable[[], None], stop: Callable[[], None]
+    ) -> None:
+        super().__init__()
+        self.description = description
+        self._start = start
+        self._stop = stop
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(self.description), id="judge-description")
+            yield ProgressBar(id="judge-bar", show_eta=True)
+            yield Static(
+                Text("Enter starts; s stops; Esc hides this (the run goes on)."), id="judge-status"
+            )
+
+    def action_start(self) -> None:
+        self._start()
+
+    def action_stop(self) -> None:
+        self._stop()
+
+    def progress(self, done: int, total: int, status: str) -> None:
+        self.query_one("#judge-bar", ProgressBar).update(total=max(total, 1), progress=done)
+        self.query_one("#judge-status", Static).update(Text(status))
