@@ -60,6 +60,9 @@ DISAGREEMENT = 0.3  # the |judge - human| filter's threshold
 SPREAD = 0.15  # the run-variance filter's threshold
 
 
+OPTION_KEYS = "ABCDEFGHI"  # MMMU questions have up to nine options; these letters choose
+
+
 def _score_keys() -> list[Binding]:
     keys = [
         Binding(str(d), f"score({d / 10})", f"score {d / 10:.1f}", show=False, id=f"score-{d}")
@@ -74,7 +77,7 @@ def _score_keys() -> list[Binding]:
         Binding(
             letter, f"choose('{letter}')", f"choose {letter}", show=False, id=f"choose-{letter}"
         )
-        for letter in "ABCDEFG"
+        for letter in OPTION_KEYS
     ]
     return keys
 
@@ -86,7 +89,7 @@ class ReviewScreen(Screen[None]):
         Binding("j,down", "move(1)", "next", show=False, id="next"),
         Binding("k,up", "move(-1)", "previous", show=False, id="previous"),
         Binding("g,home", "jump_to(0)", "first", show=False, id="first"),
-        Binding("G,end", "jump_to(-1)", "last", show=False, id="last"),
+        Binding("end", "jump_to(-1)", "last", show=False, id="last"),
         Binding("pagedown", "move(20)", "page down", show=False, id="page-down"),
         Binding("pageup", "move(-20)", "page up", show=False, id="page-up"),
         Binding("n", "next_where('unreviewed')", "unreviewed", id="next-unreviewed"),
@@ -99,7 +102,7 @@ class ReviewScreen(Screen[None]):
         Binding("m", "note", "note", show=False, id="note"),
         Binding("f", "flag", "flag", id="flag"),
         Binding("slash", "search", "search", key_display="/", show=False, id="search"),
-        Binding("F", "filters", "filter", id="filter"),
+        Binding("v", "filters", "filter", id="filter"),
         Binding("escape", "clear_filters", "clear filters", show=False, id="clear-filters"),
         Binding("b", "breakdown", "tables", id="breakdown"),
         Binding("c", "compare", "compare", id="compare"),

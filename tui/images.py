@@ -132,7 +132,9 @@ class ImagePipeline:
 
     def __init__(self, cache: ImageCache | None = None, workers: int = 2) -> None:
         self._cache = cache if cache is not None else ImageCache()
-        self._executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="lmmreview-images")
+        self._executor = ThreadPoolExecutor(
+            max_workers=workers, thread_name_prefix="lmmreview-images"
+        )
         self._pending: dict[CacheKey, Future[Decoded]] = {}
         self._lock = threading.Lock()
 

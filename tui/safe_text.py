@@ -107,10 +107,11 @@ def plain_line(text: str, width: int) -> str:
     """
     if width <= 0:
         return ""
-    # A cell holds at most a few code points (combining marks), so only a bounded head
-    # of a long text can ever be seen.
+    # Only the start of a long text can show, so sanitize a bounded head; four code points
+    # per cell leave room for combining marks.
     head = text[: width * 4 + 1]
     line = _sanitize(head)[0].translate(_ONE_LINE)
     if cell_len(line) <= width and len(head) == len(text):
         return line
+    # set_cell_size pads with a space where it splits a wide character.
     return set_cell_size(line, width - 1).rstrip(" ") + "…"

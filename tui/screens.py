@@ -72,10 +72,7 @@ class Menu(ModalScreen[str | None]):
 class BreakdownScreen(Screen[tuple[str, str, str] | None]):
     """The paper's tables, live; select a cell to review the answers behind it."""
 
-    BINDINGS = [
-        Binding("escape,b", "dismiss(None)", "Back", id="breakdown-back"),
-        Binding("enter", "pick", "Review this cell", id="breakdown-pick"),
-    ]
+    BINDINGS = [Binding("escape,b", "dismiss(None)", "Back", id="breakdown-back")]
     DEFAULT_CSS = """
     BreakdownScreen DataTable { height: auto; max-height: 24; margin-bottom: 1; }
     BreakdownScreen .title { text-style: bold; margin-top: 1; }
@@ -90,7 +87,8 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             for number, table in enumerate(self.tables):
-                yield Static(Text(f"{table.title} ({table.dataset})"), classes="title")
+                title = f"{table.title} ({table.dataset}) · Enter on a cell reviews its answers"
+                yield Static(Text(title), classes="title")
                 yield DataTable(id=f"table-{number}", cursor_type="cell", zebra_stripes=True)
             yield Static(Text(self.notes), id="notes")
         yield Footer()
@@ -112,12 +110,12 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
             ]
             view.add_row(*(Text(v, style="dim") for v in reviewed))
 
-    def action_pick(self) -> None:
-        view = self.focused
-        if not isinstance(view, DataTable) or view.id is None:
-            return
-        table = self.tables[int(view.id.split("-")[1])]
-        row, column = view.cursor_coordinate
+    @on(DataTable.CellSelected)
+    def pick(self, event: DataTable.CellSelected) -> None:
+        """Enter on a model's cell: back to the review list, showing that cell's answers."""
+        view = event.data_table
+        table = self.tables[int((view.id or "table-0").split("-")[1])]
+        row, column = event.coordinate
         if row >= len(table.rows) or column == 0:
             self.notify("Pick a model's cell (not the N or reviewed rows).", severity="warning")
             return

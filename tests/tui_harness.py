@@ -1,0 +1,65 @@
+"""Drive the review app headless with Pilot, from plain (synchronous) tests."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from rich.console import Console
+from textual.pilot import Pilot
+from textual_image.widget import HalfcellImage
+
+from tui.answer_list import AnswerList
+from tui.app import ReviewApp
+
+# A fixed renderer: textual-image picks one from the terminal, and tests have none.
+RENDERER = HalfcellImage
+SIZE = (150, 48)
+
+
+async def until(pilot: Pilot, condition: Callable[[], object], seconds: float = 15.0) -> None:
+    """Let the app run until `condition()` holds (a hang guard, not a speed check)."""
+    for _ in range(int(seconds / 0.02)):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the app never reached the expected state")
+
+
+def drive(
+    db: Path,
+    steps: Callable[[ReviewApp, Pilot], Awaitable[None]],
+    *,
+    dataset: str | None = "mmvet",
+    poll_seconds: float = 1.5,
+) -> ReviewApp:
+    """Open `db` in the review app, wait for the list, run `steps`, close."""
+
+    async def main() -> ReviewApp:
+        app = ReviewApp(
+            db,
+            reviewer="tester",
+            dataset=dataset,
+            image_renderer=RENDERER,
+            poll_seconds=poll_seconds,
+        )
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.session is not None and app.current() is not None)
+            await until(pilot, lambda: text_of(app, "#answer").strip())
+            await steps(app, pilot)
+        return app
+
+    return asyncio.run(main())
+
+
+def cursor(app: ReviewApp) -> int:
+    return app.screen.query_one(AnswerList).cursor
+
+
+def text_of(app: ReviewApp, selector: str) -> str:
+    """The plain text a Static shows (its renderable printed without styles)."""
+    console = Console(width=200, file=io.StringIO(), color_system=None)
+    console.print(app.screen.query_one(selector).content)  # type: ignore[attr-defined]
+    return console.file.getvalue()  # type: ignore[attr-defined]
