@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 from tui.cli import app
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
+GOLDEN = Path(__file__).parent / "golden"
 FIXTURES = SHARED / "fixtures"
 
 
@@ -161,3 +163,12 @@ def judge_env(monkeypatch, fake_judge):
     monkeypatch.setenv("OPENAI_API_KEY", key)
     monkeypatch.setenv("OPENAI_BASE_URL", fake_judge.base_url)
     return key
+
+
+def matches_golden(text: str, name: str) -> None:
+    """Compare with tests/golden/NAME; LMMREVIEW_UPDATE_GOLDEN=1 rewrites it instead."""
+    path = GOLDEN / name
+    if os.environ.get("LMMREVIEW_UPDATE_GOLDEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{path} differs (see the README on snapshots)"

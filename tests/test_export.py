@@ -5,16 +5,13 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 from pathlib import Path
 
 import pytest
-from conftest import needs_fixture
+from conftest import matches_golden, needs_fixture
 
 from engine.export import DASH, Notes, to_csv, to_json, to_latex, to_markdown
 from engine.tables import Cell, Column, Row, Table
-
-GOLDEN = Path(__file__).parent / "golden"
 
 
 def _table(values: dict[str, float | None], std: float | None = None) -> Table:
@@ -103,20 +100,12 @@ def test_json_has_the_documented_shape() -> None:
 # -- pinned snapshots of real exports ---------------------------------------------------
 
 
-def _matches_golden(text: str, name: str) -> None:
-    """Compare with tests/golden/NAME; LMMREVIEW_UPDATE_GOLDEN=1 rewrites it."""
-    path = GOLDEN / name
-    if os.environ.get("LMMREVIEW_UPDATE_GOLDEN"):
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8")
-
-
 def test_demo_export_markdown_snapshot(cli, tmp_path: Path) -> None:
     db = tmp_path / "demo.db"
     assert cli("demo", db, "--no-open").code == 0
     result = cli("export", db, "--format", "md")
     assert result.code == 0, result.stderr
-    _matches_golden(result.stdout, "demo_tables.md")
+    matches_golden(result.stdout, "demo_tables.md")
 
 
 @needs_fixture("mmmu")
@@ -124,7 +113,7 @@ def test_mmmu_fixture_export_markdown_snapshot(cli, mmmu_fixture_db: Path) -> No
     db = mmmu_fixture_db
     assert cli("score", db).code == 0
     result = cli("export", db, "--format", "md")
-    _matches_golden(result.stdout, "mmmu_llava_tables.md")
+    matches_golden(result.stdout, "mmmu_llava_tables.md")
 
 
 @pytest.mark.parametrize("fmt", ["md", "csv", "json", "latex"])

@@ -127,11 +127,16 @@ def breakdown_strip(
 ) -> Text:
     """The table cells this answer counts in, live, and the judge-human agreement."""
     text = Text()
+    shown: set[str] = set()
     for key, cell in cells.items():
+        title = titles.get(key, key)
+        if title in shown:  # MM-Vet's Total is in both of its tables
+            continue
+        shown.add(title)
         value = DASH if cell.value is None else f"{cell.value:.1f}"
         if cell.std is not None:
             value += f"±{cell.std:.1f}"
-        text.append(f"{titles.get(key, key)} ", style="bold")
+        text.append(f"{title} ", style="bold")
         text.append(f"{value} ")
         text.append(f"(n={cell.n}, {cell.reviewed} reviewed)   ", style="dim")
     text.append("\n")
