@@ -7,6 +7,7 @@ from pathlib import Path
 from conftest import matches_golden
 from tui_harness import drive, until
 
+from tui.images import SampleImages
 from tui.screens import BreakdownScreen, HelpScreen
 
 
@@ -16,7 +17,9 @@ def test_review_breakdown_and_help_screens(cli, tmp_path: Path) -> None:
     shots: dict[str, str] = {}
 
     async def steps(app, pilot) -> None:
-        await pilot.pause(0.3)  # the image thumbnails land
+        images = app.screen.query_one(SampleImages)
+        await until(pilot, lambda: not images.loading and images.children)
+        await pilot.pause(0.1)
         shots["review"] = app.export_screenshot()
         await pilot.press("b")
         await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))

@@ -260,6 +260,11 @@ class SampleImages(Widget):
         self._renderer = renderer if renderer is not None else AutoImage
         self._items: list[Decoded | None] = []
 
+    @property
+    def loading(self) -> bool:
+        """Whether an image is still on its way."""
+        return any(item is None for item in self._items)
+
     def show(self, items: Sequence[Decoded | None]) -> None:
         """Show these images in order: a `Thumbnail`, an `ImageProblem`, or None for loading.
 

@@ -1,0 +1,92 @@
+"""Untrusted text on screen: literal, visible, and never styling or terminal control."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import write_lines
+from rich.text import Text
+from tui_harness import drive, text_of, until
+
+from db import Store
+from engine.scoring import Judgment, Status
+from tui.answer_list import AnswerList
+
+HOSTILE = {
+    "markup": (
+        "[bold red]ALERT[/bold red] [link=http://x]click[/link]",
+        "[bold red]ALERT[/bold red]",
+    ),
+    "ansi": ("\x1b[31mred\x1b[0m \x1b]0;owned\x07 \x1b[2J", "␛[31mred␛[0m"),
+    "controls": ("bell\x07 back\x08 cr\rend nul\x00 c1\x9b", "bell␇"),
+    "bidi": ("abc\u202edcba", "abc"),
+    "long_line": ("x" * 20_000 + "END", "END"),
+    "huge": ("y" * 1_048_576, "showing the first 100,000 of 1,048,576 characters"),
+    "rtl": ("مرحبا بالعالم", "مرحبا بالعالم"),
+    "emoji": ("ok 👍🏽🎉 done", "👍🏽🎉"),
+}
+
+
+@pytest.fixture
+def hostile_db(cli, tmp_path: Path) -> Path:
+    lines = [
+        {"id": name, "question": f"Q {name}: {text[:200]}", "answer": "gold [i]x[/i]",
+         "prediction": text, "model": "m"}
+        for name, (text, _) in HOSTILE.items()
+    ]  # fmt: skip
+    db = tmp_path / "hostile.db"
+    assert cli("import", "jsonl", db, write_lines(tmp_path / "h.jsonl", lines)).code == 0
+    with Store.open(db) as store, store.transaction():
+        answer = store.conn.execute("SELECT MIN(id) FROM answers").fetchone()[0]
+        reply = "[red]1.0[/red] \x1b[5mblink\x1b[0m"
+        store.add_judgments(
+            [
+                (
+                    answer,
+                    Judgment(
+                        0, None, status=Status.UNPARSEABLE, kind="llm", reply=reply, error="bad"
+                    ),
+                )
+            ]
+        )
+    return db
+
+
+def test_hostile_text_is_shown_literally_and_safely(hostile_db: Path) -> None:
+    seen: dict[str, tuple[str, Text, str]] = {}
+
+    async def steps(app, pilot) -> None:
+        answers = app.screen.query_one(AnswerList)
+        for index in range(answers.count):
+            answers.cursor = index
+            key = app.current().key
+            await until(pilot, lambda key=key: f"Q {key}" in text_of(app, "#question"))
+            await pilot.pause(0.05)
+            content = app.screen.query_one("#answer").content
+            seen[key] = (text_of(app, "#answer"), content, app.export_screenshot())
+        answers.cursor = 0
+        await pilot.pause(0.1)
+        seen["_first_judges"] = (text_of(app, "#judges"), Text(), app.export_screenshot())
+
+    drive(hostile_db, steps, dataset="h")
+    for name, (_, expected) in HOSTILE.items():
+        shown, content, svg = seen[name]
+        assert expected in shown, name  # the text is visible, as text
+        assert "\x1b" not in shown and "\x07" not in shown and "\x00" not in shown, name
+        assert "\x1b" not in svg and "\x07" not in svg and "\x9b" not in svg, name
+        styles = {str(span.style) for span in content.spans}
+        assert not any("red" in s or "link" in s for s in styles), (name, styles)  # no leak
+    assert "\u202e" not in seen["bidi"][0]  # the override is shown as a stand-in, not obeyed
+    assert "⟨U+202E⟩" in seen["bidi"][0]
+    judges = seen["_first_judges"][0]
+    assert "[red]1.0[/red]" in judges and "␛[5mblink" in judges
+    with sqlite3.connect(hostile_db) as conn:  # stored as given: sanitising is for the screen
+        stored = {
+            k: t
+            for k, t in conn.execute(
+                "SELECT s.key, a.text FROM answers a JOIN samples s ON s.id = a.sample_id"
+            )
+        }
+    assert stored["ansi"] == HOSTILE["ansi"][0]
