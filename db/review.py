@@ -6,6 +6,8 @@ Every write is one transaction, committed before the caller shows its result.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 
 from db.store import Store, now
 from engine.review import Entry, HistoryRow, current, undo_target
@@ -49,6 +51,20 @@ class Detail:
     flagged: bool
 
 
+def _judged(entry: Entry, runs: list[tuple]) -> None:
+    """Set an entry's judge results from its rows (answer, run, score, choice, status, kind)."""
+    if len(runs) == 1 and runs[0][1] == 0:  # the common case: one run
+        _, _, score, choice, status, kind = runs[0]
+        entry.judged, entry.judge_choice = (score,), choice
+        entry.fallback, entry.offline = status == "fallback", kind == "offline"
+        return
+    by_run = {row[1]: row for row in runs}
+    entry.judged = tuple(by_run[r][2] if r in by_run else None for r in range(max(by_run) + 1))
+    entry.judge_choice = runs[0][3]
+    entry.fallback = any(row[4] == "fallback" for row in runs)
+    entry.offline = any(row[5] == "offline" for row in runs)
+
+
 class ReviewStore:
     """The review screen's access to one database, as one reviewer."""
 
@@ -85,36 +101,34 @@ class ReviewStore:
 
     def _fill(self, dataset: str, entries: dict[int, Entry], only: set[int] | None = None) -> None:
         """Judge scores per run (latest usable), failures, verdicts and flags."""
-        judged: dict[int, dict[int, tuple]] = {}
-        failed: dict[int, set[int]] = {}
-        query = (
-            "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.judge_kind "
-            f"FROM judgments j {_IN_DATASET.format(t='j')} ORDER BY j.id"
+        scope = f"AND {{t}}.answer_id IN ({','.join(map(str, only))})" if only else ""
+        in_dataset = _IN_DATASET.format(t="j") + " " + scope.format(t="j")
+        latest = (  # the newest usable judgment of each (answer, run), chosen by SQLite
+            "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.judge_kind FROM judgments j "
+            "JOIN (SELECT MAX(j.id) AS id FROM judgments j "
+            f"{in_dataset} AND j.status IN {USABLE} GROUP BY j.answer_id, j.run) USING (id) "
+            "ORDER BY j.answer_id, j.run"
         )
-        for answer, run, score, choice, status, kind in self.conn.execute(query, (dataset,)):
-            if only is not None and answer not in only:
-                continue
-            if status in USABLE:
-                judged.setdefault(answer, {})[run] = (score, choice, status, kind)
-                failed.get(answer, set()).discard(run)
-            elif run not in judged.get(answer, {}):
-                failed.setdefault(answer, set()).add(run)
-        for answer, runs in judged.items():
+        rows = self.conn.execute(latest, (dataset,)).fetchall()
+        for answer, group in groupby(rows, itemgetter(0)):
             entry = entries.get(answer)
-            if entry is None:
-                continue
-            entry.judged = tuple(runs[r][0] if r in runs else None for r in range(max(runs) + 1))
-            entry.judge_choice = runs[min(runs)][1]
-            entry.fallback = any(v[2] == "fallback" for v in runs.values())
-            entry.offline = any(v[3] == "offline" for v in runs.values())
-        for answer, runs in failed.items():
-            if answer in entries and runs:
+            if entry is not None:
+                _judged(entry, list(group))
+        failed = (  # runs where every call failed and nothing usable came since
+            f"SELECT DISTINCT j.answer_id FROM judgments j {in_dataset} "
+            f"GROUP BY j.answer_id, j.run HAVING SUM(j.status IN {USABLE}) = 0"
+        )
+        for (answer,) in self.conn.execute(failed, (dataset,)):
+            if answer in entries:
                 entries[answer].failed = True
-        for table, apply in (("reviews", self._apply_review), ("flags", self._apply_flag)):
-            columns = (
-                "r.answer_id, r.score, r.choice" if table == "reviews" else "r.answer_id, r.flagged"
+        for table, columns, apply in (
+            ("reviews", "r.answer_id, r.score, r.choice", self._apply_review),
+            ("flags", "r.answer_id, r.flagged", self._apply_flag),
+        ):
+            query = (
+                f"SELECT {columns} FROM {table} r {_IN_DATASET.format(t='r')} "
+                f"{scope.format(t='r')} ORDER BY r.id"
             )
-            query = f"SELECT {columns} FROM {table} r {_IN_DATASET.format(t='r')} ORDER BY r.id"
             for row in self.conn.execute(query, (dataset,)):
                 if row[0] in entries:
                     apply(entries[row[0]], row)
@@ -141,12 +155,13 @@ class ReviewStore:
 
     # -- one answer --------------------------------------------------------------------
 
-    def detail(self, answer_id: int, sample: Sample) -> Detail:
-        model, text = self.conn.execute(
-            "SELECT m.name, a.text FROM answers a JOIN models m ON m.id = a.model_id "
+    def detail(self, answer_id: int) -> Detail:
+        model, text, sample = self.conn.execute(
+            "SELECT m.name, a.text, a.sample_id FROM answers a JOIN models m ON m.id = a.model_id "
             "WHERE a.id = ?",
             (answer_id,),
         ).fetchone()
+        sample = self.store.sample(sample)
         hashes = [
             row[0]
             for row in self.conn.execute(

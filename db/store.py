@@ -83,14 +83,39 @@ def _sample_row(sample: Sample) -> dict[str, object]:
     return row
 
 
-def _row_sample(row: dict[str, object]) -> Sample:
-    values = {name: row[name] for name in ("key", *_PLAIN)}
-    values["question_type"] = QuestionType(row["question_type"])
-    values["alt_answers"] = tuple(json.loads(row["alt_answers"] or "[]"))  # type: ignore[arg-type]
-    values["capabilities"] = tuple(json.loads(row["capabilities"] or "[]"))  # type: ignore[arg-type]
-    values["options"] = json.loads(row["options"] or "{}")  # type: ignore[arg-type]
-    values["tags"] = json.loads(row["tags"] or "{}")  # type: ignore[arg-type]
-    return Sample(**values)  # type: ignore[arg-type]
+_OPEN, _CHOICE = QuestionType.OPEN, QuestionType.CHOICE
+
+
+def _row_sample(row: tuple) -> Sample:
+    """A Sample from a row of _SAMPLE_COLUMNS (JSON decoded only where there is some)."""
+    (
+        key,
+        question,
+        qtype,
+        answer,
+        hint,
+        split,
+        category,
+        l2,
+        group,
+        rotation,
+        subject,
+        discipline,
+        subfield,
+        difficulty,
+        img_type,
+        alt,
+        options,
+        capabilities,
+        tags,
+    ) = row
+    return Sample(
+        key, question, _OPEN if qtype == "open" else _CHOICE, answer,
+        tuple(json.loads(alt)) if alt else (), json.loads(options) if options else {},
+        hint, split, tuple(json.loads(capabilities)) if capabilities else (), category, l2,
+        group, rotation, subject, discipline, subfield, difficulty, img_type,
+        json.loads(tags) if tags else {},
+    )  # fmt: skip
 
 
 class Store:
@@ -213,11 +238,18 @@ class Store:
 
     def samples(self, dataset: str) -> list[Sample]:
         """Every sample of a dataset, in import order."""
+        columns = ", ".join(f"s.{c}" for c in _SAMPLE_COLUMNS)
         query = (
-            "SELECT s.* FROM samples s JOIN datasets d ON d.id = s.dataset_id "
+            f"SELECT {columns} FROM samples s JOIN datasets d ON d.id = s.dataset_id "
             "WHERE d.name = ? ORDER BY s.id"
         )
-        return [_row_sample(row) for row in self.db.query(query, (dataset,))]
+        return [_row_sample(row) for row in self.conn.execute(query, (dataset,))]
+
+    def sample(self, sample_id: int) -> Sample:
+        """One sample, by its row id."""
+        columns = ", ".join(_SAMPLE_COLUMNS)
+        row = self.conn.execute(f"SELECT {columns} FROM samples WHERE id = ?", (sample_id,))
+        return _row_sample(row.fetchone())
 
     # -- images ----------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ def demo_db(cli, tmp_path: Path) -> Path:
 
 
 def _total(app, model: str = "demo-alpha") -> float:
-    (table,) = [t for t in app.session.breakdown.tables() if t.name == "mmvet.capabilities"]
+    (table,) = [t for t in app.session.tables.breakdown.tables() if t.name == "mmvet.capabilities"]
     return next(r for r in table.rows if r.label == model).cells["total"].value
 
 
@@ -162,7 +162,7 @@ def test_the_breakdown_screen_filters_the_list_to_a_cell(demo_db: Path) -> None:
         seen["shown"] = {
             (app.session.entries[i].model, app.session.entries[i].key) for i in app.session.visible
         }
-        seen["n"] = app.session.breakdown.row_cells("demo-beta", "v1_3")[
+        seen["n"] = app.session.tables.breakdown.row_cells("demo-beta", "v1_3")[
             "mmvet.capabilities/math"
         ].n
         seen["status"] = text_of(app, "#status")

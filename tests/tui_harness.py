@@ -46,7 +46,8 @@ def drive(
             poll_seconds=poll_seconds,
         )
         async with app.run_test(size=SIZE) as pilot:
-            await until(pilot, lambda: app.session is not None and app.current() is not None)
+            await until(pilot, lambda: app.session is not None and app.session.tables is not None)
+            await until(pilot, lambda: app.current() is not None)
             await until(pilot, lambda: text_of(app, "#answer").strip())
             await steps(app, pilot)
         return app

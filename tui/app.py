@@ -193,7 +193,10 @@ class ReviewScreen(Screen[None]):
         entry = self.review_app.current()
         if entry is None:
             return
-        if self.review_app.sample_of(entry).question_type is QuestionType.CHOICE:
+        sample = self.review_app.sample_of(entry)
+        if sample is None:
+            return
+        if sample.question_type is QuestionType.CHOICE:
             self.notify("A multiple-choice answer: press the option's letter (X: none).")
             return
         self.review_app.write(entry, lambda r, a: r.grade(a, score=round(value, 1)))
@@ -203,6 +206,8 @@ class ReviewScreen(Screen[None]):
         if entry is None:
             return
         sample = self.review_app.sample_of(entry)
+        if sample is None:
+            return
         if sample.question_type is not QuestionType.CHOICE:
             self.notify("An open answer: grade with 0-9 and = (1.0).")
             return
@@ -317,10 +322,12 @@ class ReviewScreen(Screen[None]):
     async def action_breakdown(self) -> None:
         app = self.review_app
         session = app.session
-        if session is None:
+        if session is None or session.tables is None or not app.tables_ready():
             return
         notes = await app.notes_text()
-        picked = await app.push_screen_wait(BreakdownScreen(session.breakdown.tables(), notes))
+        picked = await app.push_screen_wait(
+            BreakdownScreen(session.tables.breakdown.tables(), notes)
+        )
         if picked:
             row, table, column = picked
             ids = session.cell_answers(row, table, column)
@@ -346,6 +353,8 @@ class ReviewScreen(Screen[None]):
     @work(group="prompt")
     async def action_export(self) -> None:
         app = self.review_app
+        if not app.tables_ready():
+            return
         default = str(app.db_path.with_suffix(".tables.md"))
         path = await app.push_screen_wait(Prompt("Write the Markdown tables to:", default))
         if path:
@@ -443,18 +452,35 @@ class ReviewApp(App[None]):
         """Read a dataset in the database thread, then show it."""
 
         def read(review: ReviewStore) -> tuple[Session, int, tuple[int, int, int]]:
-            return Session.load(review, dataset), review.data_version(), review.marks()
+            return Session.open(review, dataset), review.data_version(), review.marks()
 
         try:
-            self.session, self._version, self._marks = await self.in_db(read)
+            session, self._version, self._marks = await self.in_db(read)
         except (LookupError, OSError) as exc:
             self.exit(message=str(exc), return_code=1)
             return
+        self.session = session
         self._details.clear()
-        self.refresh_list(cursor=0)
+        self.refresh_list(cursor=0)  # the list is usable now; the tables follow
+        snapshot = list(session.entries)
+        tables = await self.in_db(
+            lambda r: Session.compute(r, session.dataset, session.kind, snapshot)
+        )
+        session.complete(tables)
+        self._status()
+        current = self.current()
+        if current is not None:
+            self._show_strip(current)
+
+    def tables_ready(self) -> bool:
+        """Filters, tables and exports need the tables; say so while they are computed."""
+        ready = self.session is not None and self.session.tables is not None
+        if not ready:
+            self.notify("The tables are still being computed; a moment…")
+        return ready
 
     def filter(self, flt: Filter) -> None:
-        if self.session is None:
+        if self.session is None or not self.tables_ready():
             return
         self.session.apply(flt)
         self.refresh_list(cursor=0)
@@ -474,9 +500,12 @@ class ReviewApp(App[None]):
         cursor = screen.query_one(AnswerList).cursor
         return session.entries[session.visible[min(cursor, len(session.visible) - 1)]]
 
-    def sample_of(self, entry: Entry) -> Sample:
-        assert self.session is not None
-        return self.session.samples[entry.key]
+    def sample_of(self, entry: Entry) -> Sample | None:
+        """The entry's sample: from its shown detail, or the session once the tables came."""
+        detail = self._details.get(entry.answer_id)
+        if detail is not None:
+            return detail.sample
+        return self.session.samples.get(entry.key) if self.session else None
 
     def _row(self, index: int) -> Row:
         session = self.session
@@ -546,11 +575,7 @@ class ReviewApp(App[None]):
             self._show(entry, detail)
 
     async def _detail(self, answer_id: int) -> Detail:
-        assert self.session is not None
-        session = self.session
-        entry = session.entries[session.by_id[answer_id]]
-        sample = session.samples[entry.key]
-        detail = await self.in_db(lambda r: r.detail(answer_id, sample))
+        detail = await self.in_db(lambda r: r.detail(answer_id))
         self._details[answer_id] = detail
         while len(self._details) > DETAIL_CACHE:
             self._details.popitem(last=False)
@@ -598,13 +623,17 @@ class ReviewApp(App[None]):
         screen, session = self.review_screen, self.session
         if screen is None or session is None:
             return
+        tables = session.tables
+        if tables is None:
+            screen.query_one("#strip", Static).update(Text("computing the tables…", style="italic"))
+            return
         titles = {
             f"{spec.name}/{c.key}": c.title
-            for spec in session.breakdown.layout.tables
+            for spec in tables.breakdown.layout.tables
             for c in spec.columns
         }
         strip = render.breakdown_strip(
-            session.strip(entry), titles, session.agreement.delta, session.agreement.count
+            session.strip(entry), titles, tables.agreement.delta, tables.agreement.count
         )
         screen.query_one("#strip", Static).update(strip)
 
@@ -646,7 +675,7 @@ class ReviewApp(App[None]):
         def commit(review: ReviewStore) -> tuple[Entry, Detail]:
             change(review, entry.answer_id)
             (fresh,) = review.refresh(session.dataset, {entry.answer_id})
-            return fresh, review.detail(entry.answer_id, session.samples[entry.key])
+            return fresh, review.detail(entry.answer_id)
 
         fresh, detail = await self.in_db(commit)
         self._apply([fresh])
@@ -700,8 +729,9 @@ class ReviewApp(App[None]):
     def _notes(self, judges: list[str]) -> Notes:
         session = self.session
         assert session is not None
+        assert session.tables is not None
         scores = DatasetScores(
-            session.dataset, session.kind, session.samples, {}, session.breakdown
+            session.dataset, session.kind, session.samples, {}, session.tables.breakdown
         )
         return scores.notes(judges)
 
@@ -709,7 +739,8 @@ class ReviewApp(App[None]):
         session = self.session
         assert session is not None
         judges = await self.in_db(lambda r: r.store.judge_models(session.dataset))
-        text = to_markdown(session.breakdown.tables(), [self._notes(judges)])
+        assert session.tables is not None
+        text = to_markdown(session.tables.breakdown.tables(), [self._notes(judges)])
         await asyncio.wrap_future(self._db.submit(path.write_text, text, "utf-8"))
         return path.resolve()
 

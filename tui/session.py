@@ -1,7 +1,9 @@
 """One dataset open for review: the state every screen reads, free of Textual.
 
-Built in the database thread (`Session.load`), then owned by the UI thread, which only
-changes it in small steps: one entry at a time, each step a delta on the live tables.
+Opened in two steps, both in the database thread: `open` reads the answers (enough to
+show the list and the first answer), `compute` then reads the samples and builds the
+tables. The UI thread owns the session and changes it in small steps: one entry at a
+time, each a delta on the live tables.
 """
 
 from __future__ import annotations
@@ -10,10 +12,20 @@ from dataclasses import dataclass, field
 
 from db.review import ReviewStore
 from engine.breakdown import Breakdown
-from engine.layouts import layout_for
+from engine.layouts import Layout, layout_for
 from engine.review import Agreement, Entry, Filter
+from engine.scoring import Outcome
 from engine.tables import Cell
 from engine.types import DatasetKind, Sample
+
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """What `compute` makes: the samples, the live tables and the judge-human agreement."""
+
+    samples: dict[str, Sample]
+    breakdown: Breakdown
+    agreement: Agreement
 
 
 @dataclass(slots=True)
@@ -21,18 +33,16 @@ class Session:
     dataset: str
     kind: DatasetKind
     datasets: list[str]
-    samples: dict[str, Sample]
     entries: list[Entry]
-    breakdown: Breakdown
-    agreement: Agreement
-    runs: int
+    by_id: dict[int, int]  # answer id -> index in entries
+    visible: list[int]  # indices into entries, in list order
     filter: Filter = field(default_factory=Filter)
-    visible: list[int] = field(default_factory=list)  # indices into entries
-    by_id: dict[int, int] = field(default_factory=dict)  # answer id -> index
+    tables: Tables | None = None  # None until `compute` has run
+    changed: set[int] = field(default_factory=set)  # answers updated before the tables came
 
     @classmethod
-    def load(cls, review: ReviewStore, dataset: str | None = None) -> Session:
-        """Read a dataset (the first, by name, unless given) and compute its tables."""
+    def open(cls, review: ReviewStore, dataset: str | None = None) -> Session:
+        """Read a dataset's answers (the first dataset by name, unless one is given)."""
         known = review.store.datasets()
         if not known:
             raise LookupError(f"{review.store.path}: no datasets (see lmmreview import --help)")
@@ -40,57 +50,58 @@ class Session:
         if dataset is not None and dataset not in names:
             raise LookupError(f"{review.store.path}: no dataset {dataset!r}")
         name, kind = next((n, k) for n, k in known if n == (dataset or names[0]))
-        samples = {s.key: s for s in review.store.samples(name)}
         entries = review.entries(name)
-        runs = max((len(e.judged) for e in entries), default=1) or 1
-        breakdown = Breakdown(layout_for(name, kind, list(samples.values())), runs)
-        outcomes: dict[str, dict] = {}
-        agreement = Agreement()
-        for entry in entries:
-            golds = samples[entry.key].golds
-            outcomes.setdefault(entry.model, {})[entry.key] = entry.outcome(runs, golds)
-            agreement.set(entry.answer_id, entry.disagreement(golds))
-        breakdown.load(outcomes)
-        session = cls(name, kind, names, samples, entries, breakdown, agreement, runs)
-        session.by_id = {e.answer_id: i for i, e in enumerate(entries)}
-        session.visible = list(range(len(entries)))
-        return session
+        by_id = {e.answer_id: i for i, e in enumerate(entries)}
+        return cls(name, kind, names, entries, by_id, list(range(len(entries))))
 
-    def sample(self, entry: Entry) -> Sample:
-        return self.samples[entry.key]
+    @staticmethod
+    def compute(
+        review: ReviewStore, dataset: str, kind: DatasetKind, entries: list[Entry]
+    ) -> Tables:
+        """The samples and every table, from a snapshot of the entries."""
+        samples = {s.key: s for s in review.store.samples(dataset)}
+        return _tables(samples, layout_for(dataset, kind, list(samples.values())), entries)
+
+    def complete(self, tables: Tables) -> None:
+        """Take the computed tables; replay what changed while they were computed."""
+        self.tables = tables
+        for answer_id in self.changed:
+            self.update(self.entries[self.by_id[answer_id]])
+        self.changed.clear()
+
+    @property
+    def samples(self) -> dict[str, Sample]:
+        return self.tables.samples if self.tables else {}
 
     def apply(self, flt: Filter) -> None:
-        """Show only the entries `flt` lets through."""
+        """Show only the entries `flt` lets through (needs the tables' samples)."""
+        samples = self.samples
         self.filter = flt
-        self.visible = [
-            i for i, e in enumerate(self.entries) if flt.matches(e, self.samples[e.key])
-        ]
+        self.visible = [i for i, e in enumerate(self.entries) if flt.matches(e, samples[e.key])]
 
     def update(self, fresh: Entry) -> None:
         """Replace one entry (a verdict, a flag, a new judgment) and update the tables."""
-        index = self.by_id[fresh.answer_id]
-        self.entries[index] = fresh
-        golds = self.samples[fresh.key].golds
-        if len(fresh.judged) > self.runs:  # a new judge run appeared: recount everything
-            self.runs = len(fresh.judged)
-            self.breakdown = Breakdown(self.breakdown.layout, self.runs)
-            outcomes: dict[str, dict] = {}
-            for e in self.entries:
-                outcomes.setdefault(e.model, {})[e.key] = e.outcome(
-                    self.runs, self.samples[e.key].golds
-                )
-            self.breakdown.load(outcomes)
+        self.entries[self.by_id[fresh.answer_id]] = fresh
+        tables = self.tables
+        if tables is None:
+            self.changed.add(fresh.answer_id)
+            return
+        golds = tables.samples[fresh.key].golds
+        breakdown = tables.breakdown
+        if len(fresh.judged) > breakdown.runs:  # a new judge run appeared: count again
+            self.tables = _tables(tables.samples, breakdown.layout, self.entries)
         else:
-            self.breakdown.set(fresh.model, fresh.key, fresh.outcome(self.runs, golds))
-        self.agreement.set(fresh.answer_id, fresh.disagreement(golds))
+            breakdown.set(fresh.model, fresh.key, fresh.outcome(breakdown.runs, golds))
+            tables.agreement.set(fresh.answer_id, fresh.disagreement(golds))
 
     def strip(self, entry: Entry) -> dict[str, Cell]:
         """The table cells this answer counts in: the live breakdown strip."""
-        return self.breakdown.row_cells(entry.model, entry.key)
+        return self.tables.breakdown.row_cells(entry.model, entry.key) if self.tables else {}
 
     def cell_answers(self, row: str, table: str, column: str) -> frozenset[int]:
         """The answers counted in one table cell (for a circular group: all its rows)."""
-        layout = self.breakdown.layout
+        assert self.tables is not None
+        layout = self.tables.breakdown.layout
         keys = {
             key
             for key, units in layout.units_of.items()
@@ -103,3 +114,17 @@ class Session:
     def counts(self) -> tuple[int, int, int]:
         """(answers, reviewed, shown)."""
         return len(self.entries), sum(e.reviewed for e in self.entries), len(self.visible)
+
+
+def _tables(samples: dict[str, Sample], layout: Layout, entries: list[Entry]) -> Tables:
+    runs = max((len(e.judged) for e in entries), default=1) or 1
+    breakdown = Breakdown(layout, runs)
+    outcomes: dict[str, dict[str, Outcome]] = {}
+    agreement = Agreement()
+    for entry in entries:
+        golds = samples[entry.key].golds
+        outcomes.setdefault(entry.model, {})[entry.key] = entry.outcome(runs, golds)
+        if entry.reviewed:
+            agreement.set(entry.answer_id, entry.disagreement(golds))
+    breakdown.load(outcomes)
+    return Tables(samples, breakdown, agreement)

@@ -1,0 +1,52 @@
+"""Run the review app headless on a database and report what it measured, as JSON.
+
+`python -m bench.tui_probe DB open` reports the time from starting the app to the
+first screen with an answer on it, and the process's peak RSS; `... DB keys N` presses
+`j` N times and reports the app's own key-to-screen timings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+from textual_image.widget import HalfcellImage
+
+from tui.app import ReviewApp
+from tui.images import SampleImages
+
+STARTED = time.perf_counter()
+
+
+async def probe(db: Path, mode: str, presses: int) -> dict[str, object]:
+    opened = time.perf_counter()
+    app = ReviewApp(db, reviewer="bench", image_renderer=HalfcellImage)
+    async with app.run_test(size=(150, 48)) as pilot:
+        while app.current() is None or not app.screen.query_one("#answer").content:
+            await pilot.pause(0.005)
+        shown = time.perf_counter()
+        result: dict[str, object] = {
+            "open_s": shown - opened,
+            "from_process_start_s": shown - STARTED,
+            "answers": len(app.session.entries) if app.session else 0,
+        }
+        if mode == "keys":
+            images = app.screen.query_one(SampleImages)
+            for _ in range(presses):
+                await pilot.press("j")
+                await pilot.pause(0.05)  # a quick reviewer: 20 samples a second
+            while images.loading:
+                await pilot.pause(0.01)
+            result["timings_s"] = app.timings
+    result["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    return result
+
+
+if __name__ == "__main__":
+    path, mode = Path(sys.argv[1]), sys.argv[2]
+    count = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+    print(json.dumps(asyncio.run(probe(path, mode, count))))
