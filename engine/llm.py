@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import openai
+if TYPE_CHECKING:
+    import openai
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,11 +71,15 @@ class OpenAIChat:
     """ChatClient over `openai.AsyncOpenAI` (OpenAI, Azure-style gateways, vLLM, Ollama)."""
 
     def __init__(self, *, api_key: str, base_url: str | None, timeout: float) -> None:
+        import openai  # here: it takes a second to import, and only a judge run needs it
+
+        self._openai = openai
         self._client = openai.AsyncOpenAI(
             api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
         )
 
     async def complete(self, call: Call) -> Reply:
+        openai = self._openai
         start = time.perf_counter()
         try:
             # The plain POST: the typed `chat.completions.create` spends more time turning

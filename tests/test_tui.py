@@ -240,11 +240,12 @@ def test_scores_written_by_another_process_appear(demo_db: Path) -> None:
         answer = app.current().answer_id
         with Store.open(demo_db) as other:  # another terminal, another connection
             ReviewStore(other, "someone-else").grade(answer, 0.4)
-        await until(pilot, lambda: app.current().reviewed)
-        seen["verdict"] = text_of(app, "#verdict")
+        await until(pilot, lambda: "0.4" in text_of(app, "#verdict"))
+        seen["reviewed"] = app.current().reviewed
+        seen["history"] = text_of(app, "#history")
 
     drive(demo_db, steps, poll_seconds=0.1)
-    assert "0.4" in seen["verdict"]
+    assert seen["reviewed"] and "someone-else" in seen["history"]
 
 
 def test_a_background_judge_run_lands_scores_in_the_list(demo_db: Path, monkeypatch) -> None:

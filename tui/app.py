@@ -461,13 +461,16 @@ class ReviewApp(App[None]):
             return
         self.session = session
         self._details.clear()
-        self.refresh_list(cursor=0)  # the list is usable now; the tables follow
+        self.refresh_list(cursor=0)  # the list is usable now; scores and tables follow
+        first = self.current()
+        if first is not None:  # the first answer before the tables: they take longer
+            self._show(first, await self._detail(first.answer_id))
         snapshot = list(session.entries)
         tables = await self.in_db(
             lambda r: Session.compute(r, session.dataset, session.kind, snapshot)
         )
         session.complete(tables)
-        self._status()
+        self.refresh_list()
         current = self.current()
         if current is not None:
             self._show_strip(current)

@@ -8,6 +8,7 @@ time, each a delta on the live tables.
 
 from __future__ import annotations
 
+from copy import copy
 from dataclasses import dataclass, field
 
 from db.review import ReviewStore
@@ -26,6 +27,7 @@ class Tables:
     samples: dict[str, Sample]
     breakdown: Breakdown
     agreement: Agreement
+    entries: list[Entry] = field(default_factory=list)  # with scores, verdicts and flags
 
 
 @dataclass(slots=True)
@@ -50,7 +52,7 @@ class Session:
         if dataset is not None and dataset not in names:
             raise LookupError(f"{review.store.path}: no dataset {dataset!r}")
         name, kind = next((n, k) for n, k in known if n == (dataset or names[0]))
-        entries = review.entries(name)
+        entries = review.bare_entries(name)  # scores come with the tables, a moment later
         by_id = {e.answer_id: i for i, e in enumerate(entries)}
         return cls(name, kind, names, entries, by_id, list(range(len(entries))))
 
@@ -58,12 +60,17 @@ class Session:
     def compute(
         review: ReviewStore, dataset: str, kind: DatasetKind, entries: list[Entry]
     ) -> Tables:
-        """The samples and every table, from a snapshot of the entries."""
+        """The entries' scores, the samples and every table (from copies of the entries)."""
+        filled = [copy(e) for e in entries]
+        review.fill(dataset, filled)
         samples = {s.key: s for s in review.store.samples(dataset)}
-        return _tables(samples, layout_for(dataset, kind, list(samples.values())), entries)
+        return _tables(samples, layout_for(dataset, kind, list(samples.values())), filled)
 
     def complete(self, tables: Tables) -> None:
-        """Take the computed tables; replay what changed while they were computed."""
+        """Take the scored entries and the tables; replay what changed meanwhile."""
+        for index, entry in enumerate(tables.entries):
+            if entry.answer_id not in self.changed:
+                self.entries[index] = entry
         self.tables = tables
         for answer_id in self.changed:
             self.update(self.entries[self.by_id[answer_id]])
@@ -127,4 +134,4 @@ def _tables(samples: dict[str, Sample], layout: Layout, entries: list[Entry]) ->
         if entry.reviewed:
             agreement.set(entry.answer_id, entry.disagreement(golds))
     breakdown.load(outcomes)
-    return Tables(samples, breakdown, agreement)
+    return Tables(samples, breakdown, agreement, entries)
