@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
@@ -146,28 +147,31 @@ class ReviewScreen(Screen[None]):
     # -- navigation ----------------------------------------------------------------------
 
     def action_move(self, step: int) -> None:
-        self.review_app.pressed()
         answers = self.query_one(AnswerList)
-        answers.cursor = min(max(answers.cursor + step, 0), max(answers.count - 1, 0))
+        self._go(min(max(answers.cursor + step, 0), max(answers.count - 1, 0)))
 
     def action_jump_to(self, index: int) -> None:
-        self.review_app.pressed()
         answers = self.query_one(AnswerList)
-        answers.cursor = index % answers.count if answers.count else 0
+        self._go(index % answers.count if answers.count else 0)
+
+    def _go(self, index: int) -> None:
+        """Move the cursor and show the answer in the same frame (timed for the benchmark)."""
+        self.review_app.pressed()
+        self.query_one(AnswerList).cursor = index
+        self.review_app.show_current()
 
     def action_next_where(self, what: str) -> None:
         app = self.review_app
         session = app.session
         if session is None:
             return
-        app.pressed()
         answers = self.query_one(AnswerList)
         wanted = (lambda e: not e.reviewed) if what == "unreviewed" else (lambda e: e.flagged)
         count = len(session.visible)
         for step in range(1, count + 1):
             index = (answers.cursor + step) % count
             if wanted(session.entries[session.visible[index]]):
-                answers.cursor = index
+                self._go(index)
                 return
         self.notify(f"No {what} answer in this list.")
 
@@ -405,6 +409,8 @@ class ReviewApp(App[None]):
         self._review: ReviewStore | None = None
         self._image_store: Store | None = None
         self._details: OrderedDict[int, Detail] = OrderedDict()
+        self._shown: dict[str, object] = {}  # panel -> what it shows, to skip repeats
+        self._showing: int | None = None  # the answer the detail panels are for
         self._version = 0
         self._marks = (0, 0, 0)
         self._judge: tuple[asyncio.AbstractEventLoop, asyncio.Task[Progress]] | None = None
@@ -461,6 +467,8 @@ class ReviewApp(App[None]):
             return
         self.session = session
         self._details.clear()
+        self._shown.clear()
+        self._showing = None
         self.refresh_list(cursor=0)  # the list is usable now; scores and tables follow
         first = self.current()
         if first is not None:  # the first answer before the tables: they take longer
@@ -558,11 +566,14 @@ class ReviewApp(App[None]):
         """A navigation key: time it until the next sample is on screen."""
         self._pressed_at = time.perf_counter()
 
-    def show_current(self) -> None:
+    def show_current(self, force: bool = False) -> None:
         """Show the current answer: at once from the caches, else after a fetch."""
         entry = self.current()
         if entry is None:
             return
+        if entry.answer_id == self._showing and self._pressed_at is None and not force:
+            return  # already on screen (the cursor's message after a key that showed it)
+        self._showing = entry.answer_id
         cached = self._details.get(entry.answer_id)
         if cached is not None:
             self._show(entry, cached)
@@ -605,19 +616,27 @@ class ReviewApp(App[None]):
         if screen is None or session is None:
             return
         sample = detail.sample
-        screen.query_one("#title", Static).update(Text(render.describe(detail), style="bold"))
-        screen.query_one("#question", Static).update(render.question(sample))
-        screen.query_one("#gold", Static).update(
-            Text.assemble(("Ground truth: ", "bold"), render.ground_truth(sample))
-        )
-        answer = Text("Answer: ", style="bold")
-        answer.append_text(render.safe(detail.text or "(empty answer)"))
-        screen.query_one("#answer", Static).update(answer)
-        screen.query_one("#judges", Static).update(render.judge_runs(detail.judgments))
-        screen.query_one("#verdict", Static).update(render.verdict_line(entry.verdict))
-        screen.query_one("#history", Static).update(render.history(detail.history))
-        self._show_strip(entry)
-        self._show_images(entry.answer_id, detail.image_hashes)
+        judged = (detail.answer_id, len(detail.judgments), len(detail.history))
+        panels: list[tuple[str, object, Callable[[], RenderableType]]] = [
+            ("#title", detail.answer_id, lambda: Text(render.describe(detail), style="bold")),
+            ("#question", sample.key, lambda: render.question(sample)),
+            (
+                "#gold",
+                sample.key,
+                lambda: Text.assemble(("Ground truth: ", "bold"), render.ground_truth(sample)),
+            ),
+            ("#answer", detail.answer_id, lambda: render.answer(detail.text)),
+            ("#judges", judged, lambda: render.judge_runs(detail.judgments)),
+            ("#verdict", (judged, entry.verdict), lambda: render.verdict_line(entry.verdict)),
+            ("#history", judged, lambda: render.history(detail.history)),
+        ]
+        with self.batch_update():  # one repaint for the whole answer
+            for selector, key, make in panels:
+                if self._shown.get(selector) != key:  # the same sample, another model: keep
+                    self._shown[selector] = key
+                    screen.query_one(selector, Static).update(make())
+            self._show_strip(entry)
+            self._show_images(entry.answer_id, detail.image_hashes)
         if self._pressed_at is not None:
             started, self._pressed_at = self._pressed_at, None
             self.call_after_refresh(lambda: self.timings.append(time.perf_counter() - started))
@@ -718,7 +737,7 @@ class ReviewApp(App[None]):
             self._apply(fresh)
             current = self.current()
             if current is not None and any(e.answer_id == current.answer_id for e in fresh):
-                self.show_current()
+                self.show_current(force=True)
 
     # -- screens and exports -------------------------------------------------------------------
 

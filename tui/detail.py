@@ -67,6 +67,12 @@ def score_text(entry: Entry) -> str:
     return DASH if mean is None else f"{mean:.2f}"
 
 
+def answer(text: str) -> Text:
+    shown = Text("Answer: ", style="bold")
+    shown.append_text(safe(text or "(empty answer)"))
+    return shown
+
+
 def judge_runs(records: list[JudgeRecord]) -> RenderableType:
     """Every judge call that came back: what it said, how it was read, what decided."""
     if not records:
