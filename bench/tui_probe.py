@@ -1,8 +1,8 @@
 """Run the review app headless on a database and report what it measured, as JSON.
 
 `python -m bench.tui_probe DB open` reports the time from starting the app to the
-first screen with an answer on it, and the process's peak RSS; `... DB keys N` presses
-`j` N times and reports the app's own key-to-screen timings.
+first screen with an answer on it, and the peak RSS once the tables are built; `... keys N`
+presses `j` N times and reports the app's own key-to-screen timings.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ async def probe(db: Path, mode: str, presses: int) -> dict[str, object]:
         while app.current() is None or not app.screen.query_one("#answer").content:
             await pilot.pause(0.005)
         shown = time.perf_counter()
+        while app.session is None or app.session.tables is None:  # memory: fully loaded
+            await pilot.pause(0.01)
         result: dict[str, object] = {
             "open_s": shown - opened,
             "from_process_start_s": shown - STARTED,

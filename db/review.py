@@ -118,7 +118,9 @@ class ReviewStore:
             f"{in_dataset} AND j.status IN {USABLE} GROUP BY j.answer_id, j.run) USING (id) "
             "ORDER BY j.answer_id, j.run"
         )
-        rows = self.conn.execute(latest, (dataset,)).fetchall()
+        rows = self.conn.execute(
+            latest, (dataset,)
+        )  # streamed: 100,000 rows need not sit in memory
         for answer, group in groupby(rows, itemgetter(0)):
             entry = entries.get(answer)
             if entry is not None:

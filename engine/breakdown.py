@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Mapping
 from itertools import repeat
 from operator import contains, itemgetter
 
@@ -100,10 +99,14 @@ class Breakdown:
 
     # -- building ------------------------------------------------------------------
 
-    def load(self, outcomes: Mapping[str, Mapping[str, Outcome]]) -> None:
-        """Recompute everything from each model's outcome per sample key."""
+    def load(self, outcomes: dict[str, dict[str, Outcome]]) -> None:
+        """Recompute everything from each model's outcome per sample key.
+
+        Takes the dictionaries over (no copy: they can hold 100,000 outcomes); `set` then
+        keeps them current.
+        """
         layout = self.layout
-        self.outcomes = {model: dict(per_key) for model, per_key in outcomes.items()}
+        self.outcomes = outcomes
         self._groups.clear()
         self._cells.clear()
         by_cells: dict[tuple[str, int], list[Outcome]] = {}
@@ -114,10 +117,14 @@ class Breakdown:
                         by_cells.setdefault((layout.row(model, key), cell_set), []).append(outcome)
                 continue
             groups: defaultdict[int, list[Outcome]] = defaultdict(list)
-            single = layout.single
-            for key, outcome in per_key.items():
-                for cell_set in single[key]:
-                    groups[cell_set].append(outcome)
+            if layout.one_unit:  # every sample counts once: no inner loop
+                only = layout.only
+                for key, outcome in per_key.items():
+                    groups[only[key]].append(outcome)
+            else:
+                for key, outcome in per_key.items():
+                    for cell_set in layout.single[key]:
+                        groups[cell_set].append(outcome)
             by_cells.update(((model, cell_set), members) for cell_set, members in groups.items())
         for model, row, unit in self._multi_row_units():
             outcome = self._groups[(row, unit.key)] = self._unit_outcome(model, unit)

@@ -76,6 +76,8 @@ class Layout:
     cell_sets: list[Cells] = field(default_factory=list)
     single: dict[str, list[int]] = field(default_factory=dict)
     grouped: set[str] = field(default_factory=set)
+    only: dict[str, int] = field(default_factory=dict)  # key -> its one cell set, if one_unit
+    one_unit: bool = False  # every sample is exactly one single-sample unit
     _ids: dict[Cells, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -83,6 +85,9 @@ class Layout:
             self.single[key] = [self.cell_set(u.cells) for u in units if len(u.members) == 1]
             if len(self.single[key]) < len(units):
                 self.grouped.add(key)
+        self.one_unit = all(len(ids) == 1 for ids in self.single.values()) and not self.grouped
+        if self.one_unit:
+            self.only = {key: ids[0] for key, ids in self.single.items()}
 
     def cell_set(self, cells: Cells) -> int:
         """The id of a set of cells, given on first sight."""
@@ -146,13 +151,16 @@ def _mmvet(dataset: str, samples: list[Sample]) -> tuple[list[TableSpec], dict[s
         ),
     ]
     units_of = {}
+    shared: dict[tuple[str, ...], Cells] = {}  # one tuple per capability set, not per sample
     for s in samples:
-        cells = (
-            *((tables[0].name, c) for c in s.capabilities),
-            (tables[0].name, "total"),
-            (tables[1].name, "_".join(s.capabilities)),
-            (tables[1].name, "total"),
-        )
+        cells = shared.get(s.capabilities)
+        if cells is None:
+            cells = shared[s.capabilities] = (
+                *((tables[0].name, c) for c in s.capabilities),
+                (tables[0].name, "total"),
+                (tables[1].name, "_".join(s.capabilities)),
+                (tables[1].name, "total"),
+            )
         units_of[s.key] = [Unit(s.key, cells, (s.key,))]
     return tables, units_of
 

@@ -29,7 +29,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from db import Store
+from db import Store, StoreError
 from db.judging import JudgeStore
 from db.review import Detail, ReviewStore
 from db.scoring import DatasetScores
@@ -415,6 +415,10 @@ class ReviewApp(App[None]):
         self._marks = (0, 0, 0)
         self._judge: tuple[asyncio.AbstractEventLoop, asyncio.Task[Progress]] | None = None
         self._judge_screen: JudgeScreen | None = None
+        # Start reading at once, while Textual starts: the first screen comes sooner.
+        self._opening: Future[tuple[Session, int, tuple[int, int, int]]] | None = self._db.submit(
+            self._read, dataset
+        )
 
     def compose(self) -> ComposeResult:
         return iter(())
@@ -431,6 +435,10 @@ class ReviewApp(App[None]):
         self._db.shutdown(wait=True)
 
     # -- the database thread ---------------------------------------------------------------
+
+    def _read(self, dataset: str | None) -> tuple[Session, int, tuple[int, int, int]]:
+        review = self._open()
+        return Session.open(review, dataset), review.data_version(), review.marks()
 
     async def in_db(self, call: Callable[[ReviewStore], T]) -> T:
         """Run `call(review store)` in the database thread; await it without blocking."""
@@ -457,12 +465,12 @@ class ReviewApp(App[None]):
     async def load(self, dataset: str | None) -> None:
         """Read a dataset in the database thread, then show it."""
 
-        def read(review: ReviewStore) -> tuple[Session, int, tuple[int, int, int]]:
-            return Session.open(review, dataset), review.data_version(), review.marks()
-
+        opening, self._opening = self._opening, None
+        if opening is None or dataset != self.dataset:
+            opening = self._db.submit(self._read, dataset)
         try:
-            session, self._version, self._marks = await self.in_db(read)
-        except (LookupError, OSError) as exc:
+            session, self._version, self._marks = await asyncio.wrap_future(opening)
+        except (LookupError, OSError, StoreError) as exc:
             self.exit(message=str(exc), return_code=1)
             return
         self.session = session

@@ -8,7 +8,6 @@ time, each a delta on the live tables.
 
 from __future__ import annotations
 
-from copy import copy
 from dataclasses import dataclass, field
 
 from db.review import ReviewStore
@@ -27,7 +26,6 @@ class Tables:
     samples: dict[str, Sample]
     breakdown: Breakdown
     agreement: Agreement
-    entries: list[Entry] = field(default_factory=list)  # with scores, verdicts and flags
 
 
 @dataclass(slots=True)
@@ -60,17 +58,17 @@ class Session:
     def compute(
         review: ReviewStore, dataset: str, kind: DatasetKind, entries: list[Entry]
     ) -> Tables:
-        """The entries' scores, the samples and every table (from copies of the entries)."""
-        filled = [copy(e) for e in entries]
-        review.fill(dataset, filled)
+        """Score the entries (in place) and build the samples and every table.
+
+        Safe beside the UI thread: it replaces an entry it changes with a new object, and
+        `complete` replays those, so filling the old object in place loses nothing.
+        """
+        review.fill(dataset, entries)
         samples = {s.key: s for s in review.store.samples(dataset)}
-        return _tables(samples, layout_for(dataset, kind, list(samples.values())), filled)
+        return _tables(samples, layout_for(dataset, kind, list(samples.values())), entries)
 
     def complete(self, tables: Tables) -> None:
-        """Take the scored entries and the tables; replay what changed meanwhile."""
-        for index, entry in enumerate(tables.entries):
-            if entry.answer_id not in self.changed:
-                self.entries[index] = entry
+        """Take the tables; replay the entries that changed while they were computed."""
         self.tables = tables
         for answer_id in self.changed:
             self.update(self.entries[self.by_id[answer_id]])
@@ -134,4 +132,4 @@ def _tables(samples: dict[str, Sample], layout: Layout, entries: list[Entry]) ->
         if entry.reviewed:
             agreement.set(entry.answer_id, entry.disagreement(golds))
     breakdown.load(outcomes)
-    return Tables(samples, breakdown, agreement, entries)
+    return Tables(samples, breakdown, agreement)
