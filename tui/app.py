@@ -393,6 +393,7 @@ class ReviewApp(App[None]):
         dataset: str | None = None,
         image_renderer: Callable[..., Any] | None = None,
         poll_seconds: float = 1.5,
+        judge_model: str = DEFAULT_JUDGE_MODEL,
     ) -> None:
         super().__init__()
         self.db_path = db
@@ -400,6 +401,7 @@ class ReviewApp(App[None]):
         self.dataset = dataset
         self.image_renderer = image_renderer
         self.poll_seconds = poll_seconds
+        self.judge_model = judge_model
         self.session: Session | None = None
         self.timings: list[float] = []  # seconds from key press to the next sample shown
         self._pressed_at: float | None = None
@@ -801,7 +803,7 @@ class ReviewApp(App[None]):
         if self._judge_screen is not None:
             self.push_screen(self._judge_screen)
             return
-        model = os.environ.get("LMMREVIEW_JUDGE_MODEL", DEFAULT_JUDGE_MODEL)
+        model = self.judge_model
         base_url = os.environ.get("OPENAI_BASE_URL")
         configured = bool(os.environ.get("OPENAI_API_KEY") or base_url)
         session = self.session

@@ -28,6 +28,7 @@ from db.importers import (
 )
 from db.scoring import dataset_scores, score_offline
 from engine.export import RENDERERS, Notes
+from engine.mmvet import DEFAULT_JUDGE_MODEL
 from engine.tables import Table
 from tui.judge_cli import judge
 from tui.options import DatasetOpt, DatasetsOpt, DbArg, NewDbArg, ZeroOpt
@@ -294,13 +295,17 @@ def open_db(
         str | None, typer.Option(help="Your name in the review history (default: your user name).")
     ] = None,
     dataset: DatasetOpt = None,
+    judge_model: Annotated[
+        str, typer.Option(help="The LLM judge for runs started from the screen (J).")
+    ] = DEFAULT_JUDGE_MODEL,
 ) -> None:
     """Review and grade answers in the terminal, with live tables."""
     with clear_errors(), Store.open(db, create=False):
         pass  # fail here, with one line, rather than inside the screen
     from tui.app import ReviewApp  # Textual loads only for the screen
 
-    ReviewApp(db, reviewer=reviewer or getpass.getuser(), dataset=dataset).run()
+    reviewer = reviewer or getpass.getuser()
+    ReviewApp(db, reviewer=reviewer, dataset=dataset, judge_model=judge_model).run()
 
 
 @app.command()
@@ -317,4 +322,4 @@ def demo(
     out.print(Text(f"{db}: demo database ready ({added} answers added)"))
     info(db)
     if not no_open:
-        open_db(db)
+        open_db(db, dataset="mmvet")
