@@ -193,28 +193,31 @@ class ReviewScreen(Screen[None]):
 
     # -- grading ---------------------------------------------------------------------------
 
-    def action_score(self, value: float) -> None:
+    def _gradable(self, kind: QuestionType) -> tuple[Entry, Sample] | None:
+        """The current answer and its sample, if a key for `kind` questions can grade it."""
         entry = self.review_app.current()
-        if entry is None:
-            return
-        sample = self.review_app.sample_of(entry)
-        if sample is None:
-            return
-        if sample.question_type is QuestionType.CHOICE:
-            self.notify("A multiple-choice answer: press the option's letter (X: none).")
-            return
-        self.review_app.write(entry, lambda r, a: r.grade(a, score=round(value, 1)))
+        sample = self.review_app.sample_of(entry) if entry is not None else None
+        if entry is None or sample is None:
+            return None
+        if sample.question_type is not kind:
+            hint = {
+                QuestionType.OPEN: "A multiple-choice answer: press the option's letter (X: none).",
+                QuestionType.CHOICE: "An open answer: grade with 0-9 and = (1.0).",
+            }[kind]
+            self.notify(hint)
+            return None
+        return entry, sample
+
+    def action_score(self, value: float) -> None:
+        found = self._gradable(QuestionType.OPEN)
+        if found is not None:
+            self.review_app.write(found[0], lambda r, a: r.grade(a, score=round(value, 1)))
 
     def action_choose(self, letter: str) -> None:
-        entry = self.review_app.current()
-        if entry is None:
+        found = self._gradable(QuestionType.CHOICE)
+        if found is None:
             return
-        sample = self.review_app.sample_of(entry)
-        if sample is None:
-            return
-        if sample.question_type is not QuestionType.CHOICE:
-            self.notify("An open answer: grade with 0-9 and = (1.0).")
-            return
+        entry, sample = found
         if letter != "X" and letter not in sample.options:
             self.notify(f"No option {letter} here.", severity="warning")
             return
