@@ -196,3 +196,24 @@ def test_l3_abilities_match_whatever_their_case() -> None:
     breakdown = Breakdown(layout_for("mmb", DatasetKind.MMBENCH, samples), runs=1)
     _load(breakdown, [("m", "1", RIGHT)])
     assert set(_cells(breakdown, "mmb.l3")) == {"OCR"}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    judged=st.lists(st.one_of(st.none(), st.sampled_from([0.0, 0.3, 1.0])), min_size=1, max_size=4),
+    verdict=st.one_of(st.none(), st.builds(Verdict, st.sampled_from([0.0, 0.6, 1.0]))),
+    choice=st.one_of(st.none(), st.sampled_from(["A", "B"])),
+    golds=st.sampled_from([[], ["A"], ["B", "b"]]),
+)
+def test_the_screen_and_the_exports_agree_on_effective_scores(
+    judged, verdict, choice, golds
+) -> None:
+    """Entry.outcome (the review screen) and effective() (report, export) are one rule."""
+    from engine.review import Entry
+
+    if choice is not None:
+        verdict = Verdict(None, choice)
+    runs = len(judged) + 1
+    judgments = {r: Judgment(r, s, kind="llm") for r, s in enumerate(judged) if s is not None}
+    entry = Entry(1, "m", "k", judged=tuple(judged), verdict=verdict)
+    assert entry.outcome(runs, golds) == effective(judgments, verdict, runs, golds)
