@@ -44,8 +44,20 @@ async def probe(db: Path, mode: str, presses: int) -> dict[str, object]:
             while images.loading:
                 await pilot.pause(0.01)
             result["timings_s"] = app.timings
-    result["peak_rss_bytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    result["peak_rss_bytes"] = _peak_rss()
     return result
+
+
+def _peak_rss() -> int:
+    """This process's own peak RSS. Linux's ru_maxrss can carry the parent's peak over a
+    fork and exec, so /proc's VmHWM (this memory image only) comes first."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 
 if __name__ == "__main__":

@@ -8,8 +8,11 @@ group is reduced with C-level counting and then added to its few cells once.
 
 from __future__ import annotations
 
+import gc
 import statistics
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import repeat
 from operator import contains, itemgetter
 
@@ -87,6 +90,19 @@ class _Sums:
         )
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause the cycle collector: the recompute makes many containers and no cycles, and
+    in a large program each collection it triggers would scan everything else too."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 class Breakdown:
     """One dataset's tables for every model, from the effective outcome of each answer."""
 
@@ -105,6 +121,10 @@ class Breakdown:
         Takes the dictionaries over (no copy: they can hold 100,000 outcomes); `set` then
         keeps them current.
         """
+        with _collector_paused():
+            self._load(outcomes)
+
+    def _load(self, outcomes: dict[str, dict[str, Outcome]]) -> None:
         layout = self.layout
         self.outcomes = outcomes
         self._groups.clear()
@@ -116,15 +136,16 @@ class Breakdown:
                     for cell_set in layout.single[key]:
                         by_cells.setdefault((layout.row(model, key), cell_set), []).append(outcome)
                 continue
+            if layout.one_unit:  # every sample counts once: gather each cell set's in C
+                for cell_set, keys in layout.keys_by_set.items():
+                    members = list(filter(None, map(per_key.get, keys)))  # outcomes are truthy
+                    if members:
+                        by_cells[(model, cell_set)] = members
+                continue
             groups: defaultdict[int, list[Outcome]] = defaultdict(list)
-            if layout.one_unit:  # every sample counts once: no inner loop
-                only = layout.only
-                for key, outcome in per_key.items():
-                    groups[only[key]].append(outcome)
-            else:
-                for key, outcome in per_key.items():
-                    for cell_set in layout.single[key]:
-                        groups[cell_set].append(outcome)
+            for key, outcome in per_key.items():
+                for cell_set in layout.single[key]:
+                    groups[cell_set].append(outcome)
             by_cells.update(((model, cell_set), members) for cell_set, members in groups.items())
         for model, row, unit in self._multi_row_units():
             outcome = self._groups[(row, unit.key)] = self._unit_outcome(model, unit)

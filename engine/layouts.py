@@ -76,7 +76,7 @@ class Layout:
     cell_sets: list[Cells] = field(default_factory=list)
     single: dict[str, list[int]] = field(default_factory=dict)
     grouped: set[str] = field(default_factory=set)
-    only: dict[str, int] = field(default_factory=dict)  # key -> its one cell set, if one_unit
+    keys_by_set: dict[int, list[str]] = field(default_factory=dict)  # filled if one_unit
     one_unit: bool = False  # every sample is exactly one single-sample unit
     _ids: dict[Cells, int] = field(default_factory=dict)
 
@@ -87,7 +87,8 @@ class Layout:
                 self.grouped.add(key)
         self.one_unit = all(len(ids) == 1 for ids in self.single.values()) and not self.grouped
         if self.one_unit:
-            self.only = {key: ids[0] for key, ids in self.single.items()}
+            for key, ids in self.single.items():
+                self.keys_by_set.setdefault(ids[0], []).append(key)
 
     def cell_set(self, cells: Cells) -> int:
         """The id of a set of cells, given on first sight."""
