@@ -9,6 +9,7 @@ group is reduced with C-level counting and then added to its few cells once.
 from __future__ import annotations
 
 import gc
+import math
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -79,10 +80,11 @@ class _Sums:
             for total, scored in zip(self.sums, self.scored, strict=True)
             if (self.n if unscored_as_zero else scored)
         ]
+        mean = statistics.fmean(per_run) if per_run else None
         return Cell(
-            value=statistics.fmean(per_run) if per_run else None,
+            value=mean,
             n=self.n,
-            std=statistics.pstdev(per_run) if len(per_run) > 1 else None,
+            std=_spread(per_run, mean) if mean is not None and len(per_run) > 1 else None,
             reviewed=self.reviewed,
             unscored=self.n - self.complete,
             fallback=self.fallback,
@@ -101,6 +103,12 @@ def _collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def _spread(values: list[float], mean: float) -> float:
+    """Population standard deviation (ddof = 0), in floats: statistics.pstdev works in
+    exact fractions, which a table of thousands of cells does not need."""
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
 
 class Breakdown:
