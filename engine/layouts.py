@@ -77,10 +77,14 @@ class Layout:
     single: dict[str, list[int]] = field(default_factory=dict)
     grouped: set[str] = field(default_factory=set)
     keys_by_set: dict[int, list[str]] = field(default_factory=dict)  # filled if one_unit
+    titles: dict[str, str] = field(default_factory=dict)  # "table/column" -> column title
     one_unit: bool = False  # every sample is exactly one single-sample unit
     _ids: dict[Cells, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        self.titles = {
+            f"{spec.name}/{c.key}": c.title for spec in self.tables for c in spec.columns
+        }
         for key, units in self.units_of.items():
             self.single[key] = [self.cell_set(u.cells) for u in units if len(u.members) == 1]
             if len(self.single[key]) < len(units):

@@ -6,6 +6,7 @@ Pure values: the store fills them, the screen shows them, and both stay simple.
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.scoring import Outcome, Verdict, choice_score
@@ -102,20 +103,43 @@ class Filter:
     cell_title: str = ""
 
     def matches(self, entry: Entry, sample: Sample) -> bool:
-        golds = sample.golds
-        checks = (
-            not self.unreviewed or not entry.reviewed,
-            not self.flagged or entry.flagged,
-            not self.failed or entry.failed,
-            not self.fallback or entry.fallback,
-            self.disagreement is None or (entry.disagreement(golds) or 0.0) > self.disagreement,
-            self.spread is None or (entry.spread() or 0.0) > self.spread,
-            self.model is None or entry.model == self.model,
-            self.text_ids is None or entry.answer_id in self.text_ids,
-            self.axis is None or self.axis[1] in axes(sample).get(self.axis[0], []),
-            self.cell_ids is None or entry.answer_id in self.cell_ids,
-        )
-        return all(checks)
+        return self.predicate()(entry, sample)
+
+    def predicate(self) -> Callable[[Entry, Sample], bool]:
+        """One test for this filter, built once: only the conditions that are set, and the
+        axis looked up once per sample (a list holds several answers to each)."""
+        checks: list[Callable[[Entry, Sample], bool]] = []
+        if self.unreviewed:
+            checks.append(lambda e, s: not e.reviewed)
+        if self.flagged:
+            checks.append(lambda e, s: e.flagged)
+        if self.failed:
+            checks.append(lambda e, s: e.failed)
+        if self.fallback:
+            checks.append(lambda e, s: e.fallback)
+        if self.model is not None:
+            checks.append(lambda e, s: e.model == self.model)
+        for ids in (self.text_ids, self.cell_ids):
+            if ids is not None:
+                checks.append(lambda e, s, ids=ids: e.answer_id in ids)
+        if (limit := self.disagreement) is not None:
+            checks.append(lambda e, s: (e.disagreement(s.golds) or 0.0) > limit)
+        if (spread := self.spread) is not None:
+            checks.append(lambda e, s: (e.spread() or 0.0) > spread)
+        if self.axis is not None:
+            name, value = self.axis
+            seen: dict[str, bool] = {}
+
+            def on_axis(e: Entry, s: Sample) -> bool:
+                hit = seen.get(s.key)
+                if hit is None:
+                    hit = seen[s.key] = value in axes(s).get(name, ())
+                return hit
+
+            checks.append(on_axis)
+        if len(checks) < 2:  # the common cases, without the overhead of all()
+            return checks[0] if checks else lambda e, s: True
+        return lambda e, s: all(check(e, s) for check in checks)
 
     def describe(self) -> str:
         """The active conditions, for the header ("all answers" when none)."""

@@ -45,16 +45,20 @@ def test_grading_a_sample_changes_the_tables_and_undo_restores_them(demo_db: Pat
         await until(pilot, lambda: app.current().reviewed)
         seen["graded"] = _total(app)
         seen["strip"] = text_of(app, "#strip")
+        seen["status_graded"] = text_of(app, "#status")
         seen["list"] = app._row(cursor(app))
         await pilot.press("u")
         await until(pilot, lambda: not app.current().reviewed)
         seen["undone"] = _total(app)
+        seen["status_undone"] = text_of(app, "#status")
         seen["history"] = text_of(app, "#history")
 
     drive(demo_db, steps)
     assert seen["graded"] < seen["before"] and seen["undone"] == pytest.approx(seen["before"])
     assert f"Total {seen['graded']:.1f}" in seen["strip"] and "1 reviewed" in seen["strip"]
     assert "judge-human Δ" in seen["strip"]
+    assert "58 answers, 1 reviewed" in seen["status_graded"]
+    assert "58 answers, 0 reviewed" in seen["status_undone"]
     assert "✓" in "".join(text for text, _ in seen["list"])
     assert _reviews(demo_db) == [("grade", 0.0, None, "tester"), ("undo", None, None, "tester")]
     assert "undo: 0.0 → –" in seen["history"]

@@ -608,7 +608,7 @@ class ReviewApp(App[None]):
             self._details.popitem(last=False)
         return detail
 
-    @work(group="prefetch")
+    @work(exclusive=True, group="prefetch")  # a newer key press makes older prefetches moot
     async def _prefetch(self) -> None:
         """Fetch the next answers' details and start decoding their images."""
         screen, session = self.review_screen, self.session
@@ -662,13 +662,11 @@ class ReviewApp(App[None]):
         if tables is None:
             screen.query_one("#strip", Static).update(Text("computing the tables…", style="italic"))
             return
-        titles = {
-            f"{spec.name}/{c.key}": c.title
-            for spec in tables.breakdown.layout.tables
-            for c in spec.columns
-        }
         strip = render.breakdown_strip(
-            session.strip(entry), titles, tables.agreement.delta, tables.agreement.count
+            session.strip(entry),
+            tables.breakdown.layout.titles,
+            tables.agreement.delta,
+            tables.agreement.count,
         )
         screen.query_one("#strip", Static).update(strip)
 

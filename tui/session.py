@@ -39,6 +39,7 @@ class Session:
     filter: Filter = field(default_factory=Filter)
     tables: Tables | None = None  # None until `compute` has run
     changed: set[int] = field(default_factory=set)  # answers updated before the tables came
+    reviewed: int = 0  # kept as entries change: counting 100,000 per verdict is too slow
 
     @classmethod
     def open(cls, review: ReviewStore, dataset: str | None = None) -> Session:
@@ -70,6 +71,7 @@ class Session:
     def complete(self, tables: Tables) -> None:
         """Take the tables; replay the entries that changed while they were computed."""
         self.tables = tables
+        self.reviewed = sum(e.reviewed for e in self.entries)  # `compute` filled in verdicts
         for answer_id in self.changed:
             self.update(self.entries[self.by_id[answer_id]])
         self.changed.clear()
@@ -80,13 +82,15 @@ class Session:
 
     def apply(self, flt: Filter) -> None:
         """Show only the entries `flt` lets through (needs the tables' samples)."""
-        samples = self.samples
+        samples, test = self.samples, flt.predicate()
         self.filter = flt
-        self.visible = [i for i, e in enumerate(self.entries) if flt.matches(e, samples[e.key])]
+        self.visible = [i for i, e in enumerate(self.entries) if test(e, samples[e.key])]
 
     def update(self, fresh: Entry) -> None:
         """Replace one entry (a verdict, a flag, a new judgment) and update the tables."""
-        self.entries[self.by_id[fresh.answer_id]] = fresh
+        index = self.by_id[fresh.answer_id]
+        self.reviewed += fresh.reviewed - self.entries[index].reviewed
+        self.entries[index] = fresh
         tables = self.tables
         if tables is None:
             self.changed.add(fresh.answer_id)
@@ -118,7 +122,7 @@ class Session:
 
     def counts(self) -> tuple[int, int, int]:
         """(answers, reviewed, shown)."""
-        return len(self.entries), sum(e.reviewed for e in self.entries), len(self.visible)
+        return len(self.entries), self.reviewed, len(self.visible)
 
 
 def _tables(samples: dict[str, Sample], layout: Layout, entries: list[Entry]) -> Tables:
