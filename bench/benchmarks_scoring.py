@@ -49,7 +49,7 @@ def _generate(_: Path) -> Generated:
     for m in range(MODELS):
         for s in samples:
             runs = tuple(rng.choice(grades) if rng.random() > 0.01 else None for _ in range(RUNS))
-            outcome = Outcome(runs, reviewed=rng.random() < 0.05)
+            outcome = Outcome.of(runs, reviewed=rng.random() < 0.05)
             outcomes.setdefault(f"model-{m}", {})[s.key] = outcome
     answers = [(model, key) for model, per_key in outcomes.items() for key in per_key]
     return Generated(samples, outcomes, answers)
@@ -89,7 +89,7 @@ def delta_update(ctx: Context) -> Measurement:
     for _ in range(500):
         model, key = rng.choice(data.answers)
         start = time.perf_counter()
-        breakdown.set(model, key, Outcome((rng.choice([0.0, 0.5, 1.0]),) * RUNS, reviewed=True))
+        breakdown.set(model, key, Outcome.of((rng.choice([0.0, 0.5, 1.0]),) * RUNS, reviewed=True))
         breakdown.row_cells(model, key)
         times.append(time.perf_counter() - start)
     update_only = statistics.median(times) * 1000

@@ -1,9 +1,10 @@
 """Live breakdown tables: a full recompute, and delta updates one override at a time.
 
 Each cell keeps running sums per judge run, so an override subtracts the unit's old
-outcome and adds its new one without touching anything else. The full recompute groups
-answers by (row, set of cells) first: a benchmark has few distinct cell sets, so each
-group is reduced with C-level counting and then added to its few cells once.
+outcome and adds its new one without touching anything else. The full recompute turns
+each model's outcomes into columns once, in the order they sit in memory, then reduces
+every group of answers sharing a (row, set of cells) in C by picking its positions from
+the columns (sums of whole millionths: exact), and adds the group to its few cells once.
 """
 
 from __future__ import annotations
@@ -11,17 +12,14 @@ from __future__ import annotations
 import gc
 import math
 import statistics
-from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from itertools import repeat
-from operator import contains, itemgetter
+from itertools import compress
+from operator import itemgetter, not_
 
-from engine.layouts import Cells, Layout, Unit
-from engine.scoring import Outcome
+from engine.layouts import Cells, Layout, Positions, Unit
+from engine.scoring import MICRO, Outcome
 from engine.tables import Cell, Row, Table
-
-MICRO = 1_000_000  # scores are summed as whole millionths: exact under add and subtract
 
 
 class _Sums:
@@ -41,9 +39,9 @@ class _Sums:
         self.reviewed += times * outcome.reviewed
         self.fallback += times * outcome.fallback
         self.offline += times * outcome.offline
-        for run, score in enumerate(outcome.runs):
+        for run, score in enumerate(outcome.micro):
             if score is not None:
-                self.sums[run] += times * round(score * MICRO)
+                self.sums[run] += times * score
                 self.scored[run] += times
 
     def merge(self, other: _Sums) -> None:
@@ -56,23 +54,6 @@ class _Sums:
         for run in range(len(self.sums)):
             self.sums[run] += other.sums[run]
             self.scored[run] += other.scored[run]
-
-    @classmethod
-    def of(cls, outcomes: list[Outcome], runs: int) -> _Sums:
-        """The totals of many outcomes at once, counted in C where it can be."""
-        sums = cls(runs)
-        sums.n = len(outcomes)
-        all_runs = list(map(itemgetter(0), outcomes))
-        sums.complete = sums.n - sum(map(contains, all_runs, repeat(None)))
-        sums.reviewed = sum(map(itemgetter(1), outcomes))
-        sums.fallback = sum(map(itemgetter(2), outcomes))
-        sums.offline = sum(map(itemgetter(3), outcomes))
-        for run, column in enumerate(zip(*all_runs)):  # noqa: B905 (equal by construction)
-            counts = Counter(column)
-            unscored = counts.pop(None, 0)
-            sums.scored[run] = sums.n - unscored
-            sums.sums[run] = sum(round(score * MICRO) * times for score, times in counts.items())
-        return sums
 
     def cell(self, unscored_as_zero: bool) -> Cell:
         per_run = [
@@ -90,6 +71,44 @@ class _Sums:
             fallback=self.fallback,
             offline=self.offline,
         )
+
+
+class _Columns:
+    """Outcomes turned into columns, read once in their own order: in memory order, which
+    is far faster than hopping between groups. Each group is then reduced by picking."""
+
+    __slots__ = ("complete", "fallback", "micro", "offline", "reviewed", "runs")
+
+    def __init__(self, outcomes: Iterable[Outcome]) -> None:
+        columns = zip(*outcomes, strict=True)
+        self.micro, self.complete, self.reviewed, self.fallback, self.offline = columns
+        self.runs = list(zip(*self.micro, strict=True))
+
+    def sums(self, positions: list[int]) -> _Sums:
+        """The totals of the outcomes at `positions`."""
+        pick = _picker(positions)
+        sums = _Sums(len(self.runs))
+        n = sums.n = len(positions)
+        complete = pick(self.complete)
+        sums.complete = sum(complete)
+        gapped = compress(pick(self.micro), map(not_, complete))
+        sums.reviewed = sum(pick(self.reviewed))
+        sums.fallback = sum(pick(self.fallback))
+        sums.offline = sum(pick(self.offline))
+        # Only an incomplete outcome holds an unscored run: count them there, among few.
+        unscored = [run.count(None) for run in zip(*gapped, strict=True)] or [0] * len(self.runs)
+        for run, column in enumerate(self.runs):
+            sums.scored[run] = n - unscored[run]
+            sums.sums[run] = sum(filter(None, pick(column)))  # None and 0 add nothing
+        return sums
+
+
+def _picker(positions: list[int]) -> Callable[[Sequence[object]], tuple]:
+    """itemgetter that always gives a tuple (given one position, itemgetter does not)."""
+    if len(positions) == 1:
+        (position,) = positions
+        return lambda column: (column[position],)
+    return itemgetter(*positions)
 
 
 @contextmanager
@@ -133,34 +152,30 @@ class Breakdown:
             self._load(outcomes)
 
     def _load(self, outcomes: dict[str, dict[str, Outcome]]) -> None:
-        layout = self.layout
         self.outcomes = outcomes
         self._groups.clear()
         self._cells.clear()
-        by_cells: dict[tuple[str, int], list[Outcome]] = {}
-        for model, per_key in self.outcomes.items():
-            if layout.splits:  # rows are (model, split): group per row
-                for key, outcome in per_key.items():
-                    for cell_set in layout.single[key]:
-                        by_cells.setdefault((layout.row(model, key), cell_set), []).append(outcome)
-                continue
-            if layout.one_unit:  # every sample counts once: gather each cell set's in C
-                for cell_set, keys in layout.keys_by_set.items():
-                    members = list(filter(None, map(per_key.get, keys)))  # outcomes are truthy
-                    if members:
-                        by_cells[(model, cell_set)] = members
-                continue
-            groups: defaultdict[int, list[Outcome]] = defaultdict(list)
-            for key, outcome in per_key.items():
-                for cell_set in layout.single[key]:
-                    groups[cell_set].append(outcome)
-            by_cells.update(((model, cell_set), members) for cell_set, members in groups.items())
+        for model, per_key in outcomes.items():
+            if per_key:
+                positions = self.layout.positions(tuple(per_key))
+                by_row = {
+                    (self.layout.split_row(model, split), cell_set): at
+                    for (split, cell_set), at in positions.items()
+                }
+                self._reduce(by_row, _Columns(per_key.values()))
+        units: list[Outcome] = []  # circular groups, each counted once
+        by_row = {}
         for model, row, unit in self._multi_row_units():
             outcome = self._groups[(row, unit.key)] = self._unit_outcome(model, unit)
-            by_cells.setdefault((row, layout.cell_set(unit.cells)), []).append(outcome)
-        for (row, cell_set), members in by_cells.items():
-            totals = _Sums.of(members, self.runs)
-            for table, column in layout.cell_sets[cell_set]:
+            by_row.setdefault((row, self.layout.cell_set(unit.cells)), []).append(len(units))
+            units.append(outcome)
+        if units:
+            self._reduce(by_row, _Columns(units))
+
+    def _reduce(self, positions: Positions, columns: _Columns) -> None:
+        for (row, cell_set), at in positions.items():
+            totals = columns.sums(at)
+            for table, column in self.layout.cell_sets[cell_set]:
                 self._sums(row, table, column).merge(totals)
 
     def _multi_row_units(self) -> set[tuple[str, str, Unit]]:
@@ -193,7 +208,7 @@ class Breakdown:
             self._add(row, unit.cells, after, 1)
 
     def _unit_outcome(self, model: str, unit: Unit) -> Outcome:
-        missing = Outcome((None,) * self.runs)  # an unanswered row of a group
+        missing = Outcome.of((None,) * self.runs)  # an unanswered row of a group
         per_key = self.outcomes.get(model, {})
         members = [per_key.get(key, missing) for key in unit.members]
         return Layout.combine(unit)(members)

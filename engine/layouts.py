@@ -12,11 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine import mmbench, mmmu, mmvet
-from engine.scoring import Outcome
+from engine.scoring import MICRO, Outcome
 from engine.tables import Column
 from engine.types import DatasetKind, Sample
 
 Cells = tuple[tuple[str, str], ...]  # (table name, column key) pairs
+Positions = dict[tuple[str, int], list[int]]  # (split or row, cell set id) -> answer indices
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,19 +41,19 @@ def _single(outcomes: list[Outcome]) -> Outcome:
 
 def _circular(outcomes: list[Outcome]) -> Outcome:
     """A group passes a run only if every row is right; the first wrong row fails it."""
-    runs = tuple(
+    scores = [
         _pass_score(
             mmbench.circular_pass(
                 [
-                    (i, None if o.runs[r] is None else o.runs[r] >= 1.0)
+                    (i, None if o.micro[r] is None else o.micro[r] >= MICRO)
                     for i, o in enumerate(outcomes)
                 ]
             )
         )
-        for r in range(len(outcomes[0].runs))
-    )
-    return Outcome(
-        runs,
+        for r in range(len(outcomes[0].micro))
+    ]
+    return Outcome.of(
+        scores,
         reviewed=any(o.reviewed for o in outcomes),
         fallback=any(o.fallback for o in outcomes),
         offline=any(o.offline for o in outcomes),
@@ -72,13 +73,14 @@ class Layout:
     units_of: dict[str, list[Unit]]  # sample key -> its units
     splits: dict[str, str]  # sample key -> split, only when a dataset has several
     # Derived once, for the full recompute: an id per distinct set of cells, the ids of
-    # each sample's one-sample units, and the samples that are in multi-row units.
+    # each sample's one-sample units, the samples that are in multi-row units, and where
+    # each cell set's one-sample units sit when a model answered every sample in order.
     cell_sets: list[Cells] = field(default_factory=list)
     single: dict[str, list[int]] = field(default_factory=dict)
     grouped: set[str] = field(default_factory=set)
-    keys_by_set: dict[int, list[str]] = field(default_factory=dict)  # filled if one_unit
+    order: tuple[str, ...] = ()
+    in_order: Positions = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)  # "table/column" -> column title
-    one_unit: bool = False  # every sample is exactly one single-sample unit
     _ids: dict[Cells, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -89,10 +91,8 @@ class Layout:
             self.single[key] = [self.cell_set(u.cells) for u in units if len(u.members) == 1]
             if len(self.single[key]) < len(units):
                 self.grouped.add(key)
-        self.one_unit = all(len(ids) == 1 for ids in self.single.values()) and not self.grouped
-        if self.one_unit:
-            for key, ids in self.single.items():
-                self.keys_by_set.setdefault(ids[0], []).append(key)
+        self.order = tuple(self.units_of)
+        self.in_order = self._find_positions(self.order)
 
     def cell_set(self, cells: Cells) -> int:
         """The id of a set of cells, given on first sight."""
@@ -102,8 +102,25 @@ class Layout:
             self.cell_sets.append(cells)
         return number
 
+    def positions(self, order: tuple[str, ...]) -> Positions:
+        """Where each (split, cell set)'s one-sample units sit among answers to `order`, a
+        model's sample keys in its answers' order."""
+        return self.in_order if order == self.order else self._find_positions(order)
+
+    def _find_positions(self, order: tuple[str, ...]) -> Positions:
+        positions: Positions = {}
+        for i, key in enumerate(order):
+            split = self.splits.get(key, "")
+            for cell_set in self.single[key]:
+                positions.setdefault((split, cell_set), []).append(i)
+        return positions
+
     def row(self, model: str, key: str) -> str:
-        split = self.splits.get(key)
+        """The table row an answer counts in: its model, and its split if there are several."""
+        return self.split_row(model, self.splits.get(key, ""))
+
+    @staticmethod
+    def split_row(model: str, split: str) -> str:
         return f"{model} ({split})" if split else model
 
     @staticmethod

@@ -52,9 +52,9 @@ class Entry:
         """The effective outcome, as the tables count it."""
         human = self.human_score(golds)
         if human is not None:
-            return Outcome((human,) * runs, reviewed=True)
+            return Outcome.of((human,) * runs, reviewed=True)
         judged = self.judged + (None,) * (runs - len(self.judged))
-        return Outcome(judged[:runs], fallback=self.fallback, offline=self.offline)
+        return Outcome.of(judged[:runs], fallback=self.fallback, offline=self.offline)
 
     def disagreement(self, golds: list[str]) -> float | None:
         """|judge - human| for a reviewed answer the judge scored."""

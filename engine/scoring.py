@@ -6,6 +6,7 @@ run. An answer without a usable score stays *unscored* (None), never a silent 0.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
@@ -51,20 +52,41 @@ class Verdict:
     choice: str | None = None
 
 
+MICRO = 1_000_000  # a score of 1.0, in the whole millionths the tables count in
+_SHARED: dict[int, int] = {}  # one object per score value: a recompute then reads few
+
+
 class Outcome(NamedTuple):
     """The effective result of one answer (or one circular group), one score per run.
 
-    A tuple, so that equal outcomes hash fast: the full recompute counts them.
+    Scores are whole millionths (None: unscored), so that table sums are exact under
+    add and subtract, and a full recompute can sum them in C. Build one with `of`: it
+    also fills `complete` (no run unscored), a field so a recompute reads it with the rest.
     """
 
-    runs: tuple[float | None, ...]
+    micro: tuple[int | None, ...]
+    complete: bool
     reviewed: bool = False
     fallback: bool = False
     offline: bool = False
 
-    @property
-    def complete(self) -> bool:
-        return all(score is not None for score in self.runs)
+    @classmethod
+    def of(
+        cls,
+        scores: Iterable[float | None],
+        reviewed: bool = False,
+        fallback: bool = False,
+        offline: bool = False,
+    ) -> Outcome:
+        """An outcome from scores in [0, 1], rounded to the nearest millionth."""
+        micro = tuple(None if score is None else _shared(round(score * MICRO)) for score in scores)
+        return cls(micro, None not in micro, reviewed, fallback, offline)
+
+
+def _shared(micro: int) -> int:
+    """The one object for this value (benchmarks score on a few grades; 0 to 1 by 0.1 in
+    MM-Vet), so 100,000 outcomes point at a handful of integers that stay in the cache."""
+    return _SHARED.setdefault(micro, micro) if len(_SHARED) < 100_000 else micro
 
 
 def choice_score(choice: str | None, golds: list[str]) -> float | None:
@@ -85,9 +107,9 @@ def effective(
     if verdict is not None:
         score = verdict.score if verdict.choice is None else choice_score(verdict.choice, golds)
         if score is not None:
-            return Outcome((score,) * runs, reviewed=True)
+            return Outcome.of((score,) * runs, reviewed=True)
     scores = tuple(judgments[r].score if r in judgments else None for r in range(runs))
-    return Outcome(
+    return Outcome.of(
         scores,
         fallback=any(j.status is Status.FALLBACK for j in judgments.values()),
         offline=any(j.kind == "offline" for j in judgments.values()),

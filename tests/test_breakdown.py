@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -40,9 +41,9 @@ def test_mmvet_runs_are_averaged_per_run_not_per_sample() -> None:
     _load(
         breakdown,
         [
-            ("m", "v0", Outcome((1.0, 0.5))),
-            ("m", "v1", Outcome((0.0, 0.0))),
-            ("m", "v2", Outcome((0.5, 1.0))),
+            ("m", "v0", Outcome.of((1.0, 0.5))),
+            ("m", "v1", Outcome.of((0.0, 0.0))),
+            ("m", "v2", Outcome.of((0.5, 1.0))),
         ],
     )
     caps = _cells(breakdown, "mmvet.capabilities")
@@ -62,7 +63,10 @@ def test_mmvet_runs_are_averaged_per_run_not_per_sample() -> None:
 
 def test_total_std_is_the_population_std_of_run_totals() -> None:
     breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, MMVET[:2]), runs=3)
-    _load(breakdown, [("m", "v0", Outcome((1.0, 0.5, 0.0))), ("m", "v1", Outcome((0.0, 0.5, 0.0)))])
+    _load(
+        breakdown,
+        [("m", "v0", Outcome.of((1.0, 0.5, 0.0))), ("m", "v1", Outcome.of((0.0, 0.5, 0.0)))],
+    )
     total = _cells(breakdown, "mmvet.capabilities")["total"]
     per_run = [50.0, 50.0, 0.0]
     assert total.value == pytest.approx(statistics.fmean(per_run))
@@ -73,7 +77,11 @@ def test_unscored_answers_are_counted_and_left_out_unless_asked() -> None:
     breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, MMVET), runs=1)
     _load(
         breakdown,
-        [("m", "v0", Outcome((1.0,))), ("m", "v1", Outcome((None,))), ("m", "v2", Outcome((0.5,)))],
+        [
+            ("m", "v0", Outcome.of((1.0,))),
+            ("m", "v1", Outcome.of((None,))),
+            ("m", "v2", Outcome.of((0.5,))),
+        ],
     )
     total = _cells(breakdown, "mmvet.capabilities")["total"]
     assert (total.value, total.n, total.unscored) == (pytest.approx(75.0), 3, 1)
@@ -98,7 +106,7 @@ MMBENCH = [
     _mc("3000002", 2, 3, "OCR", "finegrained_perception (instance-level)"),
     _mc("2", 2, 0, "OCR", "finegrained_perception (instance-level)"),
 ]
-RIGHT, WRONG, UNKNOWN = Outcome((1.0,)), Outcome((0.0,)), Outcome((None,))
+RIGHT, WRONG, UNKNOWN = Outcome.of((1.0,)), Outcome.of((0.0,)), Outcome.of((None,))
 
 
 def test_circular_groups_need_every_rotation_and_vanilla_counts_the_main_row() -> None:
@@ -131,15 +139,50 @@ def test_several_splits_give_one_row_each() -> None:
     assert [r.label for r in l2.rows] == ["m (dev)", "m (test)"]
 
 
+@pytest.mark.parametrize("kind", [DatasetKind.MMBENCH, DatasetKind.GENERIC])
+def test_the_order_answers_come_in_does_not_change_the_tables(kind: DatasetKind) -> None:
+    """A model answering in dataset order takes the layout's precomputed positions; any
+    other order finds them afresh. Splits make separate rows either way."""
+    samples = [replace(s, split=("dev", "test")[i % 2]) for i, s in enumerate(DATASETS[kind])]
+    layout = layout_for("d", kind, samples)
+    scores = [Outcome.of((i / 7, None if i == 3 else 1.0), reviewed=i % 2 == 0) for i in range(6)]
+    in_order = {s.key: scores[i] for i, s in enumerate(samples)}
+    assert layout.positions(tuple(in_order)) is layout.in_order
+    tables = []
+    for answers in (in_order, dict(reversed(in_order.items()))):
+        breakdown = Breakdown(layout, runs=2)
+        breakdown.load({"m": answers, "n": dict(answers)})
+        tables.append(breakdown.tables())
+    assert tables[0] == tables[1]
+    assert {r.label for t in tables[0] for r in t.rows} == {
+        "m (dev)",
+        "m (test)",
+        "n (dev)",
+        "n (test)",
+    }
+
+
+def test_scores_count_in_whole_millionths_and_sum_exactly() -> None:
+    assert Outcome.of((1 / 3, 0.1, None)).micro == (333_333, 100_000, None)
+    breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, MMVET), runs=1)
+    _load(breakdown, [("m", s.key, Outcome.of((0.1,))) for s in MMVET])
+    for _ in range(1000):  # float sums would drift; millionths come back to where they were
+        breakdown.set("m", "v1", Outcome.of((0.7,)))
+        breakdown.set("m", "v1", Outcome.of((0.1,)))
+    assert _cells(breakdown, "mmvet.capabilities")["total"].value == 10.0
+
+
 def test_effective_score_prefers_the_human_in_every_run() -> None:
     judged = {0: Judgment(0, 0.2), 1: Judgment(1, 0.4, status=Status.OK, kind="llm")}
-    assert effective(judged, None, 3, ["g"]) == Outcome((0.2, 0.4, None), offline=True)
+    assert effective(judged, None, 3, ["g"]) == Outcome(
+        (200_000, 400_000, None), False, offline=True
+    )
     human = effective(judged, Verdict(0.9), 3, ["g"])
-    assert human == Outcome((0.9, 0.9, 0.9), reviewed=True)
+    assert human == Outcome((900_000,) * 3, True, reviewed=True)
     chosen = effective({}, Verdict(None, "B"), 1, ["A"])
-    assert chosen.runs == (0.0,) and chosen.reviewed
+    assert chosen.micro == (0,) and chosen.reviewed
     fallback = effective({0: Judgment(0, 1.0, "A", Status.FALLBACK)}, None, 1, ["A"])
-    assert fallback.fallback and fallback.runs == (1.0,)
+    assert fallback.fallback and fallback.micro == (1_000_000,)
 
 
 # -- delta updates equal a full recompute --------------------------------------------------
@@ -159,9 +202,9 @@ DATASETS = {
     DatasetKind.MMBENCH: MMBENCH,
     DatasetKind.GENERIC: GENERIC,
 }
-scores = st.one_of(st.none(), st.sampled_from([0.0, 0.1, 0.3, 0.5, 0.7, 1.0]))
+scores = st.one_of(st.none(), st.sampled_from([0.0, 0.5, 1.0]), st.floats(0, 1))
 outcomes = st.builds(
-    Outcome, st.tuples(scores, scores), st.booleans(), st.booleans(), st.booleans()
+    Outcome.of, st.tuples(scores, scores), st.booleans(), st.booleans(), st.booleans()
 )
 
 
