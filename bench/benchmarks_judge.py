@@ -65,8 +65,9 @@ def judge_throughput(ctx: Context) -> Measurement:
         plan = storage.plan(1)
         settings = RunnerSettings("bench-judge", concurrency=CONCURRENCY)
 
+        client = OpenAIChat(api_key="bench", base_url=base_url, timeout=30)  # imports openai
+
         async def main() -> int:
-            client = OpenAIChat(api_key="bench", base_url=base_url, timeout=30)
             try:
                 return (await Runner(client, storage, settings).run(plan.chains)).requests
             finally:

@@ -42,6 +42,11 @@ class Measurement:
     extra: dict[str, float] = field(default_factory=dict)
 
 
+class Skipped(Exception):
+    """Raised by a benchmark that cannot run here (e.g. an absent input); the message says
+    why. The run reports it as skipped: not measured, and not an error."""
+
+
 class Fixtures:
     """Inputs built once per run (outside any measurement) and shared by all benchmarks."""
 
@@ -156,12 +161,13 @@ def timed() -> Iterator[Stopwatch]:
 
 @dataclass(slots=True)
 class Result:
-    """The repetitions of one benchmark, or the error that stopped it."""
+    """The repetitions of one benchmark, or the error (or reason to skip) that stopped it."""
 
     benchmark: Benchmark
     values: list[float] = field(default_factory=list)
     extras: list[dict[str, float]] = field(default_factory=list)
     error: str | None = None
+    skipped: str | None = None
 
     @property
     def median(self) -> float | None:
@@ -181,7 +187,9 @@ class Result:
 
     @property
     def status(self) -> str:
-        """'ok', 'MISSED' or 'ERROR'."""
+        """'ok', 'MISSED', 'ERROR', 'skipped', or '-' for a figure with no target."""
+        if self.skipped is not None:
+            return "skipped"
         if self.ok is None:
             return "ERROR"
         if self.benchmark.target is None:
@@ -217,6 +225,7 @@ class Result:
                 for name, median in self.extra_medians().items()
             },
             "error": self.error,
+            "skipped": self.skipped,
         }
 
 
@@ -228,6 +237,9 @@ def run_benchmark(bench: Benchmark, repeat: int, fixtures: Fixtures, quick: bool
         context = Context(scratch, repetition, quick, fixtures, fixtures.log)
         try:
             measured = bench.function(context)
+        except Skipped as reason:
+            result.skipped = str(reason)
+            break
         except Exception as exc:
             fixtures.log(traceback.format_exc().rstrip())
             result.error = f"{type(exc).__name__}: {exc}"

@@ -144,7 +144,13 @@ def render_table(results: Sequence[Result], console: Console) -> None:
     for column in ("median", "unit", "target", "ratio", "ok", "min", "max"):
         table.add_column(column, justify="left" if column in ("unit", "ok") else "right")
     table.add_column("extra (medians, not targets)")
-    styles = {"ok": "green", "MISSED": "bold red", "ERROR": "bold magenta", "-": "dim"}
+    styles = {
+        "ok": "green",
+        "MISSED": "bold red",
+        "ERROR": "bold magenta",
+        "skipped": "yellow",
+        "-": "dim",
+    }
     for result in results:
         bench = result.benchmark
         extras = ", ".join(extra_text(n, v) for n, v in result.extra_medians().items())
@@ -157,7 +163,7 @@ def render_table(results: Sequence[Result], console: Console) -> None:
             Text(result.status, style=styles[result.status]),
             number(min(result.values, default=None)),
             number(max(result.values, default=None)),
-            Text(extras or (result.error or "")),
+            Text(extras or result.error or result.skipped or ""),
         )
     console.print(table)
 
@@ -174,8 +180,10 @@ def summary_lines(results: Sequence[Result]) -> list[str]:
             )
         elif result.status == "ERROR":
             lines.append(f"ERROR: {bench.name}: {result.error}")
+        elif result.status == "skipped":
+            lines.append(f"skipped: {bench.name}: {result.skipped}")
     met = sum(r.status == "ok" for r in results)
-    targets = sum(r.benchmark.target is not None for r in results)
+    targets = sum(r.benchmark.target is not None and r.skipped is None for r in results)
     lines.append(f"{met} of {targets} targets met")
     return lines
 

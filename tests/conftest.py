@@ -7,6 +7,7 @@ import io
 import json
 import os
 import sqlite3
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -171,4 +172,10 @@ def matches_golden(text: str, name: str) -> None:
     if os.environ.get("LMMREVIEW_UPDATE_GOLDEN"):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), f"{path} differs (see the README on snapshots)"
+    if text != path.read_text(encoding="utf-8"):
+        actual = Path(tempfile.gettempdir()) / "lmmreview-snapshots" / name
+        actual.parent.mkdir(parents=True, exist_ok=True)
+        actual.write_text(text, encoding="utf-8")
+        raise AssertionError(
+            f"{path} differs; this run gave {actual} (see the README on snapshots)"
+        )

@@ -32,7 +32,7 @@ class AnswerList(ScrollView, can_focus=True):
         "answer-list--mark",
     }
     DEFAULT_CSS = """
-    AnswerList { height: 1fr; }
+    AnswerList { height: 1fr; overflow-x: hidden; }  /* rows are cut to the width */
     AnswerList > .answer-list--cursor { background: $accent 40%; text-style: bold; }
     AnswerList:focus > .answer-list--cursor { background: $accent; }
     AnswerList > .answer-list--dim { color: $text-muted; }
@@ -59,7 +59,7 @@ class AnswerList(ScrollView, can_focus=True):
         """Point the list at `count` rows drawn by `row(index)`."""
         self._count = count
         self._row = row
-        self.virtual_size = Size(self.size.width, count)
+        self.virtual_size = Size(0, count)  # no sideways scrolling: rows fit the width
         self.cursor = min(max(cursor, 0), max(count - 1, 0))
         self.refresh()
 
