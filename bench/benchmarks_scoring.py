@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bench.harness import Context, Measurement, Skipped, benchmark, timed
+from bench.mmbench_data import ABILITIES, CIRCULAR_STRIDE, LETTERS
 from engine import mmvet
 from engine.breakdown import Breakdown
 from engine.layouts import layout_for
@@ -63,19 +64,65 @@ def _dataset(ctx: Context) -> Generated:
     return ctx.fixture(f"mmvet-{ANSWERS}-answers", _generate)
 
 
+def _recompute(data: Generated, kind: DatasetKind, runs: int) -> Measurement:
+    """Every table of `data` from its outcomes: aggregation plus table building."""
+    layout = layout_for("bench", kind, data.samples)
+    outcomes = _copy(data.outcomes)  # load takes its dictionaries over
+    with timed() as clock:
+        breakdown = Breakdown(layout, runs)
+        breakdown.load(outcomes)
+        tables = breakdown.tables()
+    if len(tables[0].rows) != len(data.outcomes):
+        raise AssertionError(f"{len(tables[0].rows)} rows for {len(data.outcomes)} models")
+    return Measurement(clock.seconds * 1000)
+
+
 @benchmark(name=f"recompute all tables, {ANSWERS:,} answers x {RUNS} runs", unit="ms", target=150)
 def full_recompute(ctx: Context) -> Measurement:
     """Every MM-Vet table from 100,000 answer outcomes: aggregation plus table building."""
-    data = _dataset(ctx)
-    layout = layout_for("mmvet", DatasetKind.MMVET, data.samples)
-    outcomes = _copy(data.outcomes)  # load takes its dictionaries over
-    with timed() as clock:
-        breakdown = Breakdown(layout, RUNS)
-        breakdown.load(outcomes)
-        tables = breakdown.tables()
-    if not tables[0].rows:
-        raise AssertionError("no rows computed")
-    return Measurement(clock.seconds * 1000)
+    return _recompute(_dataset(ctx), DatasetKind.MMVET, RUNS)
+
+
+MMB_QUESTIONS, MMB_MODELS = 1_100, 23  # 4,400 rows with their circular copies
+
+
+def _generate_mmbench(_: Path) -> Generated:
+    """MMBench-style: 1,100 questions x 4 circular rows, answered by 23 models, one run;
+    70 % right, 1 % unscored, 5 % reviewed, the L-2/L-3 abilities drawn at random."""
+    rng = random.Random(11)
+    abilities = [(l2, l3) for l2, l3s in ABILITIES.items() for l3 in l3s]
+    samples = []
+    for q in range(MMB_QUESTIONS):
+        l2, l3 = rng.choice(abilities)
+        samples += [
+            Sample(str(q + k * CIRCULAR_STRIDE), "q", QuestionType.CHOICE, "A",
+                   options=dict(zip(LETTERS, "wxyz", strict=True)), category=l3,
+                   l2_category=l2, circular_group=q, rotation=k)
+            for k in range(4)
+        ]  # fmt: skip
+    outcomes = {
+        f"model-{m}": {
+            s.key: Outcome.of(
+                (float(rng.random() < 0.7) if rng.random() > 0.01 else None,),
+                reviewed=rng.random() < 0.05,
+            )
+            for s in samples
+        }
+        for m in range(MMB_MODELS)
+    }
+    answers = [(model, key) for model, per_key in outcomes.items() for key in per_key]
+    return Generated(samples, outcomes, answers)
+
+
+@benchmark(
+    name=f"recompute all tables, MMBench {4 * MMB_QUESTIONS * MMB_MODELS:,} answers", unit="ms",
+    target=150,
+)  # fmt: skip
+def mmbench_recompute(ctx: Context) -> Measurement:
+    """Every MMBench table (CircularEval groups of 4 rows, Vanilla, L-2, L-3) at 101,200
+    answers: 23 models on a 4,400-row dev set, one run."""
+    data = ctx.fixture("mmbench-101200-answers", _generate_mmbench)
+    return _recompute(data, DatasetKind.MMBENCH, 1)
 
 
 @benchmark(name=f"live update after one override, {ANSWERS:,} answers", unit="ms", target=5)

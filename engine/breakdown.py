@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from itertools import compress
 from operator import itemgetter, not_
 
-from engine.layouts import Cells, Layout, Positions, Unit
+from engine.layouts import Cells, Layout, Positions, Unit, circular_outcome, circular_run
 from engine.scoring import MICRO, Outcome
 from engine.tables import Cell, Row, Table
 
@@ -71,6 +71,19 @@ class _Sums:
             fallback=self.fallback,
             offline=self.offline,
         )
+
+
+def _circular_in_order(layout: Layout, columns: _Columns) -> Iterator[Outcome]:
+    """Every circular group's outcome, for a model that answered each row in dataset
+    order: the rule runs over whole columns at once, one size of group at a time."""
+    for slots in layout.multi_slots:
+        picks = [_picker(at) for at in slots]
+        runs = [map(circular_run, *(pick(run) for pick in picks)) for run in columns.runs]
+        flags = [
+            map(max, *(pick(flag) for pick in picks))  # a group has a flag if a row has it
+            for flag in (columns.reviewed, columns.fallback, columns.offline)
+        ]
+        yield from map(circular_outcome, zip(*runs, strict=True), *flags)
 
 
 class _Columns:
@@ -155,39 +168,57 @@ class Breakdown:
         self.outcomes = outcomes
         self._groups.clear()
         self._cells.clear()
+        layout = self.layout
         for model, per_key in outcomes.items():
-            if per_key:
-                positions = self.layout.positions(tuple(per_key))
-                by_row = {
-                    (self.layout.split_row(model, split), cell_set): at
-                    for (split, cell_set), at in positions.items()
-                }
-                self._reduce(by_row, _Columns(per_key.values()))
-        units: list[Outcome] = []  # circular groups, each counted once
-        by_row = {}
-        for model, row, unit in self._multi_row_units():
-            outcome = self._groups[(row, unit.key)] = self._unit_outcome(model, unit)
-            by_row.setdefault((row, self.layout.cell_set(unit.cells)), []).append(len(units))
-            units.append(outcome)
-        if units:
-            self._reduce(by_row, _Columns(units))
+            if not per_key:
+                continue
+            in_order = tuple(per_key) == layout.order  # the usual case: precomputed
+            columns = _Columns(per_key.values())
+            positions = layout.in_order if in_order else layout.positions_of(tuple(per_key))
+            self._reduce(model, positions, columns)
+            if in_order:
+                groups = list(_circular_in_order(layout, columns))
+                self._reduce_groups(model, range(len(groups)), groups)
+            elif layout.multi:
+                answered = self._answered_groups(model)
+                self._reduce_groups(
+                    model, answered, [self._unit_outcome(model, layout.multi[i]) for i in answered]
+                )
 
-    def _reduce(self, positions: Positions, columns: _Columns) -> None:
-        for (row, cell_set), at in positions.items():
+    def _reduce(self, model: str, positions: Positions, columns: _Columns) -> None:
+        """Add each (split, cell set)'s group of a model's answers to its cells."""
+        for (split, cell_set), at in positions.items():
             totals = columns.sums(at)
+            row = self.layout.split_row(model, split)
             for table, column in self.layout.cell_sets[cell_set]:
                 self._sums(row, table, column).merge(totals)
 
-    def _multi_row_units(self) -> set[tuple[str, str, Unit]]:
-        """(model, row, unit) of every circular group a model has answered a row of."""
+    def _answered_groups(self, model: str) -> list[int]:
+        """The circular groups (indices in layout.multi) the model answered a row of: the
+        others do not count."""
+        per_key = self.outcomes[model]
+        return [
+            i
+            for i, unit in enumerate(self.layout.multi)
+            if any(key in per_key for key in unit.members)
+        ]
+
+    def _reduce_groups(self, model: str, groups: Sequence[int], outcomes: list[Outcome]) -> None:
+        """Keep circular groups' outcomes (for `set`) and add them to their cells; `groups`
+        are their indices in layout.multi."""
+        if not outcomes:
+            return
         layout = self.layout
-        return {
-            (model, layout.row(model, key), unit)
-            for model, per_key in self.outcomes.items()
-            for key in layout.grouped.intersection(per_key)
-            for unit in layout.units_of[key]
-            if len(unit.members) > 1
-        }
+        splits, units = layout.multi_splits, layout.multi
+        keys = [(layout.split_row(model, splits[i]), units[i].key) for i in groups]
+        self._groups.update(zip(keys, outcomes, strict=True))
+        if len(groups) == len(units):
+            positions = layout.multi_positions
+        else:
+            positions = {}
+            for n, i in enumerate(groups):
+                positions.setdefault((splits[i], layout.multi_cells[i]), []).append(n)
+        self._reduce(model, positions, _Columns(outcomes))
 
     def set(self, model: str, key: str, outcome: Outcome) -> None:
         """One answer's outcome changed (a verdict, an undo, a new judgment)."""

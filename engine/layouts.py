@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import groupby
 
 from engine import mmbench, mmmu, mmvet
 from engine.scoring import MICRO, Outcome
@@ -41,27 +43,24 @@ def _single(outcomes: list[Outcome]) -> Outcome:
 
 def _circular(outcomes: list[Outcome]) -> Outcome:
     """A group passes a run only if every row is right; the first wrong row fails it."""
-    scores = [
-        _pass_score(
-            mmbench.circular_pass(
-                [
-                    (i, None if o.micro[r] is None else o.micro[r] >= MICRO)
-                    for i, o in enumerate(outcomes)
-                ]
-            )
-        )
-        for r in range(len(outcomes[0].micro))
-    ]
-    return Outcome.of(
-        scores,
-        reviewed=any(o.reviewed for o in outcomes),
-        fallback=any(o.fallback for o in outcomes),
-        offline=any(o.offline for o in outcomes),
-    )
+    micro = tuple(map(circular_run, *(o.micro for o in outcomes)))
+    _, _, reviewed, fallback, offline = zip(*outcomes, strict=True)
+    return circular_outcome(micro, max(reviewed), max(fallback), max(offline))
 
 
-def _pass_score(passed: bool | None) -> float | None:
-    return None if passed is None else float(passed)
+@lru_cache(maxsize=4096)  # few distinct inputs (0, 1 or None per row) over many groups
+def circular_run(*scores: int | None) -> int | None:
+    """One run of a circular group, from its rows' scores in that run (CircularEval)."""
+    passed = mmbench.circular_verdict([None if s is None else s >= MICRO for s in scores])
+    return None if passed is None else MICRO * passed
+
+
+@lru_cache(maxsize=4096)  # outcomes are immutable: equal groups can share one
+def circular_outcome(
+    micro: tuple[int | None, ...], reviewed: bool, fallback: bool, offline: bool
+) -> Outcome:
+    """A group's outcome: its runs, and a flag where any of its rows has one."""
+    return Outcome(micro, None not in micro, reviewed, fallback, offline)
 
 
 @dataclass(slots=True)
@@ -73,13 +72,20 @@ class Layout:
     units_of: dict[str, list[Unit]]  # sample key -> its units
     splits: dict[str, str]  # sample key -> split, only when a dataset has several
     # Derived once, for the full recompute: an id per distinct set of cells, the ids of
-    # each sample's one-sample units, the samples that are in multi-row units, and where
-    # each cell set's one-sample units sit when a model answered every sample in order.
+    # each sample's one-sample units, and where each cell set's one-sample units sit when
+    # a model answered every sample in dataset order.
     cell_sets: list[Cells] = field(default_factory=list)
     single: dict[str, list[int]] = field(default_factory=dict)
-    grouped: set[str] = field(default_factory=set)
     order: tuple[str, ...] = ()
     in_order: Positions = field(default_factory=dict)
+    # The multi-row units (circular groups), by size then dataset order; the split and
+    # cell set of each, by index; and, per size, where each row of each unit sits in
+    # `order` (one list per rotation), so a model answering in order combines in C.
+    multi: list[Unit] = field(default_factory=list)
+    multi_splits: list[str] = field(default_factory=list)
+    multi_cells: list[int] = field(default_factory=list)
+    multi_positions: Positions = field(default_factory=dict)  # (split, cell set) -> indices
+    multi_slots: list[list[list[int]]] = field(default_factory=list)
     titles: dict[str, str] = field(default_factory=dict)  # "table/column" -> column title
     _ids: dict[Cells, int] = field(default_factory=dict)
 
@@ -87,12 +93,23 @@ class Layout:
         self.titles = {
             f"{spec.name}/{c.key}": c.title for spec in self.tables for c in spec.columns
         }
+        multi: dict[str, Unit] = {}
         for key, units in self.units_of.items():
             self.single[key] = [self.cell_set(u.cells) for u in units if len(u.members) == 1]
-            if len(self.single[key]) < len(units):
-                self.grouped.add(key)
+            multi.update((u.key, u) for u in units if len(u.members) > 1)
         self.order = tuple(self.units_of)
-        self.in_order = self._find_positions(self.order)
+        self.in_order = self.positions_of(self.order)
+        self.multi = sorted(multi.values(), key=lambda u: len(u.members))  # stable
+        index = {key: i for i, key in enumerate(self.order)}
+        for i, unit in enumerate(self.multi):
+            self.multi_splits.append(self.splits.get(unit.members[0], ""))  # rows share one
+            self.multi_cells.append(self.cell_set(unit.cells))
+            self.multi_positions.setdefault((self.multi_splits[i], self.multi_cells[i]), []).append(
+                i
+            )
+        for size, same_size in groupby(self.multi, key=lambda u: len(u.members)):
+            units = list(same_size)
+            self.multi_slots.append([[index[u.members[j]] for u in units] for j in range(size)])
 
     def cell_set(self, cells: Cells) -> int:
         """The id of a set of cells, given on first sight."""
@@ -102,12 +119,9 @@ class Layout:
             self.cell_sets.append(cells)
         return number
 
-    def positions(self, order: tuple[str, ...]) -> Positions:
+    def positions_of(self, order: tuple[str, ...]) -> Positions:
         """Where each (split, cell set)'s one-sample units sit among answers to `order`, a
-        model's sample keys in its answers' order."""
-        return self.in_order if order == self.order else self._find_positions(order)
-
-    def _find_positions(self, order: tuple[str, ...]) -> Positions:
+        model's sample keys in its answers' order (`in_order` when that is `self.order`)."""
         positions: Positions = {}
         for i, key in enumerate(order):
             split = self.splits.get(key, "")

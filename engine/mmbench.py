@@ -12,6 +12,7 @@ import hashlib
 import random
 import re
 import string
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 CIRCULAR_STRIDE = 1_000_000
@@ -228,9 +229,13 @@ def circular_pass(rows: list[tuple[int, bool | None]]) -> bool | None:
     group passes only if every row is right; with no row wrong but some unknown (or no rows)
     the result is unknown (None).
     """
-    outcomes = [correct for _, correct in rows]
-    if any(correct is False for correct in outcomes):
+    return circular_verdict([correct for _, correct in rows])
+
+
+def circular_verdict(correct: Sequence[bool | None]) -> bool | None:
+    """`circular_pass` given each row's correctness alone (their order does not matter)."""
+    if False in correct:  # `in` compares with ==: only bools and None are here
         return False
-    if not outcomes or any(correct is None for correct in outcomes):
+    if not correct or None in correct:
         return None
     return True
