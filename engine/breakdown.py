@@ -75,7 +75,9 @@ class _Sums:
 
 def _circular_in_order(layout: Layout, columns: _Columns) -> Iterator[Outcome]:
     """Every circular group's outcome, for a model that answered each row in dataset
-    order: the rule runs over whole columns at once, one size of group at a time."""
+    order: the rule runs over whole columns at once, one size of group at a time.
+
+    (Row by row, for delta updates and other orders, the same is layouts._circular.)"""
     for slots in layout.multi_slots:
         picks = [_picker(at) for at in slots]
         runs = [map(circular_run, *(pick(run) for pick in picks)) for run in columns.runs]
@@ -92,10 +94,15 @@ class _Columns:
 
     __slots__ = ("complete", "fallback", "micro", "offline", "reviewed", "runs")
 
-    def __init__(self, outcomes: Iterable[Outcome]) -> None:
+    def __init__(self, outcomes: Iterable[Outcome], runs: int) -> None:
         columns = zip(*outcomes, strict=True)
         self.micro, self.complete, self.reviewed, self.fallback, self.offline = columns
-        self.runs = list(zip(*self.micro, strict=True))
+        try:
+            self.runs = list(zip(*self.micro, strict=True))
+        except ValueError:  # outcomes with different numbers of runs
+            self.runs = []
+        if len(self.runs) != runs:
+            raise ValueError(f"every outcome must have the tables' {runs} runs")
 
     def sums(self, positions: list[int]) -> _Sums:
         """The totals of the outcomes at `positions`."""
@@ -147,6 +154,8 @@ class Breakdown:
     """One dataset's tables for every model, from the effective outcome of each answer."""
 
     def __init__(self, layout: Layout, runs: int) -> None:
+        if runs < 1:
+            raise ValueError(f"a breakdown needs at least one run, not {runs}")
         self.layout = layout
         self.runs = runs
         self.outcomes: dict[str, dict[str, Outcome]] = {}  # model -> sample key -> outcome
@@ -172,11 +181,12 @@ class Breakdown:
         for model, per_key in outcomes.items():
             if not per_key:
                 continue
-            in_order = tuple(per_key) == layout.order  # the usual case: precomputed
-            columns = _Columns(per_key.values())
-            positions = layout.in_order if in_order else layout.positions_of(tuple(per_key))
+            order = tuple(per_key)
+            answered_in_order = order == layout.order  # the usual case: all precomputed
+            columns = _Columns(per_key.values(), self.runs)
+            positions = layout.order_positions if answered_in_order else layout.positions_of(order)
             self._reduce(model, positions, columns)
-            if in_order:
+            if answered_in_order:
                 groups = list(_circular_in_order(layout, columns))
                 self._reduce_groups(model, range(len(groups)), groups)
             elif layout.multi:
@@ -218,7 +228,7 @@ class Breakdown:
             positions = {}
             for n, i in enumerate(groups):
                 positions.setdefault((splits[i], layout.multi_cells[i]), []).append(n)
-        self._reduce(model, positions, _Columns(outcomes))
+        self._reduce(model, positions, _Columns(outcomes, self.runs))
 
     def set(self, model: str, key: str, outcome: Outcome) -> None:
         """One answer's outcome changed (a verdict, an undo, a new judgment)."""

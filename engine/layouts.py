@@ -19,7 +19,7 @@ from engine.tables import Column
 from engine.types import DatasetKind, Sample
 
 Cells = tuple[tuple[str, str], ...]  # (table name, column key) pairs
-Positions = dict[tuple[str, int], list[int]]  # (split or row, cell set id) -> answer indices
+Positions = dict[tuple[str, int], list[int]]  # (split, cell set id) -> answer indices
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +42,9 @@ def _single(outcomes: list[Outcome]) -> Outcome:
 
 
 def _circular(outcomes: list[Outcome]) -> Outcome:
-    """A group passes a run only if every row is right; the first wrong row fails it."""
+    """A group passes a run only if every row is right; the first wrong row fails it.
+
+    (The full recompute does the same over whole columns: breakdown._circular_in_order.)"""
     micro = tuple(map(circular_run, *(o.micro for o in outcomes)))
     _, _, reviewed, fallback, offline = zip(*outcomes, strict=True)
     return circular_outcome(micro, max(reviewed), max(fallback), max(offline))
@@ -77,7 +79,7 @@ class Layout:
     cell_sets: list[Cells] = field(default_factory=list)
     single: dict[str, list[int]] = field(default_factory=dict)
     order: tuple[str, ...] = ()
-    in_order: Positions = field(default_factory=dict)
+    order_positions: Positions = field(default_factory=dict)
     # The multi-row units (circular groups), by size then dataset order; the split and
     # cell set of each, by index; and, per size, where each row of each unit sits in
     # `order` (one list per rotation), so a model answering in order combines in C.
@@ -96,17 +98,19 @@ class Layout:
         multi: dict[str, Unit] = {}
         for key, units in self.units_of.items():
             self.single[key] = [self.cell_set(u.cells) for u in units if len(u.members) == 1]
-            multi.update((u.key, u) for u in units if len(u.members) > 1)
+            for unit in units:
+                if len(unit.members) > 1 and multi.setdefault(unit.key, unit) != unit:
+                    raise ValueError(f"two multi-row units are named {unit.key!r}")
         self.order = tuple(self.units_of)
-        self.in_order = self.positions_of(self.order)
+        self.order_positions = self.positions_of(self.order)
         self.multi = sorted(multi.values(), key=lambda u: len(u.members))  # stable
         index = {key: i for i, key in enumerate(self.order)}
         for i, unit in enumerate(self.multi):
-            self.multi_splits.append(self.splits.get(unit.members[0], ""))  # rows share one
-            self.multi_cells.append(self.cell_set(unit.cells))
-            self.multi_positions.setdefault((self.multi_splits[i], self.multi_cells[i]), []).append(
-                i
-            )
+            split = self.splits.get(unit.members[0], "")  # a group's rows share a split
+            cell_set = self.cell_set(unit.cells)
+            self.multi_splits.append(split)
+            self.multi_cells.append(cell_set)
+            self.multi_positions.setdefault((split, cell_set), []).append(i)
         for size, same_size in groupby(self.multi, key=lambda u: len(u.members)):
             units = list(same_size)
             self.multi_slots.append([[index[u.members[j]] for u in units] for j in range(size)])
@@ -121,7 +125,7 @@ class Layout:
 
     def positions_of(self, order: tuple[str, ...]) -> Positions:
         """Where each (split, cell set)'s one-sample units sit among answers to `order`, a
-        model's sample keys in its answers' order (`in_order` when that is `self.order`)."""
+        model's sample keys in its answers' order (`order_positions` for `self.order`)."""
         positions: Positions = {}
         for i, key in enumerate(order):
             split = self.splits.get(key, "")
@@ -235,14 +239,15 @@ def _mmbench(dataset: str, samples: list[Sample]) -> tuple[list[TableSpec], dict
     for s in samples:
         groups.setdefault((s.split, s.circular_group or 0), []).append(s)
     units_of: dict[str, list[Unit]] = {s.key: [] for s in samples}
-    for (_, group), rows in groups.items():
+    for (split, group), rows in groups.items():
         rows.sort(key=lambda s: s.rotation or 0)
         main = rows[0]
         l2 = mmbench.L2_ABBREVIATIONS.get(main.l2_category or "", "")
         cells: Cells = ((l2_table, "overall"), (l3_table, _l3(main)))
         if l2:
             cells += ((l2_table, l2),)
-        circular = Unit(f"circular:{group}", cells, tuple(s.key for s in rows))
+        name = f"circular:{split}:{group}" if split else f"circular:{group}"  # unique per split
+        circular = Unit(name, cells, tuple(s.key for s in rows))
         for s in rows:
             units_of[s.key].append(circular)
         if main.rotation == 0:

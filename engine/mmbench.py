@@ -221,19 +221,14 @@ def extract_offline(answer: str, options: dict[str, str], seed_key: str) -> Extr
     return Extraction(choice=fallback_choice(options, seed_key), method="fallback", fallback=True)
 
 
-def circular_pass(rows: list[tuple[int, bool | None]]) -> bool | None:
-    """CircularEval for one group of (rotation, correct) rows; correct is None when unknown.
+def circular_verdict(correct: Sequence[bool | None]) -> bool | None:
+    """CircularEval for one group, from whether each row is right (None when unknown).
 
     In rotation order the group fails at its first wrong row, whatever follows; a wrong row
-    therefore fails the group wherever it sits, so the order of `rows` does not matter. The
-    group passes only if every row is right; with no row wrong but some unknown (or no rows)
-    the result is unknown (None).
+    therefore fails the group wherever it sits, so the order of the rows does not matter.
+    The group passes only if every row is right; with no row wrong but some unknown (or no
+    rows) the result is unknown (None).
     """
-    return circular_verdict([correct for _, correct in rows])
-
-
-def circular_verdict(correct: Sequence[bool | None]) -> bool | None:
-    """`circular_pass` given each row's correctness alone (their order does not matter)."""
     if False in correct:  # `in` compares with ==: only bools and None are here
         return False
     if not correct or None in correct:

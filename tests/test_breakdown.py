@@ -153,13 +153,25 @@ def test_the_order_answers_come_in_does_not_change_the_tables(kind: DatasetKind)
         breakdown = Breakdown(layout, runs=2)
         breakdown.load({"m": answers, "n": dict(answers)})
         tables.append(breakdown.tables())
-    assert tables[0] == tables[1]
+    one_by_one = Breakdown(layout, runs=2)
+    for model in ("m", "n"):
+        for key, outcome in in_order.items():
+            one_by_one.set(model, key, outcome)
+    assert tables[0] == tables[1] == one_by_one.tables()
     assert {r.label for t in tables[0] for r in t.rows} == {
         "m (dev)",
         "m (test)",
         "n (dev)",
         "n (test)",
     }
+
+
+def test_outcomes_must_have_the_tables_runs() -> None:
+    layout = layout_for("mmvet", DatasetKind.MMVET, MMVET)
+    with pytest.raises(ValueError, match="at least one run"):
+        Breakdown(layout, runs=0)
+    with pytest.raises(ValueError, match="2 runs"):
+        Breakdown(layout, runs=2).load({"m": {"v0": Outcome.of((1.0,))}})
 
 
 def test_scores_count_in_whole_millionths_and_sum_exactly() -> None:
@@ -254,10 +266,13 @@ def test_a_model_answering_everything_in_order_gives_the_same_tables(
         key = samples[i % len(samples)].key
         live.set("a", key, outcome)
         answers[key] = outcome
+    one_by_one = Breakdown(layout, runs=2)
+    for key, outcome in answers.items():
+        one_by_one.set("a", key, outcome)
     for ordered in (answers, dict(reversed(answers.items()))):
         fresh = Breakdown(layout, runs=2)
         fresh.load({"a": dict(ordered)})
-        assert fresh.tables() == live.tables()
+        assert fresh.tables() == live.tables() == one_by_one.tables()
         assert fresh.row_cells("a", samples[0].key) == live.row_cells("a", samples[0].key)
 
 

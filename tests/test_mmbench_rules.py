@@ -15,7 +15,7 @@ from engine.mmbench import (
     L3_ABILITIES,
     OPTION_LETTERS,
     Extraction,
-    circular_pass,
+    circular_verdict,
     extract_offline,
     extraction_prompt,
     fallback_choice,
@@ -286,30 +286,31 @@ def test_extract_offline_falls_back_and_says_so() -> None:
 
 
 def test_circular_fails_at_the_third_rotation() -> None:
-    assert circular_pass([(0, True), (1, True), (2, False), (3, True)]) is False
+    assert circular_verdict([True, True, False, True]) is False
 
 
 def test_circular_unknown_after_a_wrong_row_still_fails() -> None:
-    assert circular_pass([(0, True), (1, False), (2, None), (3, None)]) is False
+    assert circular_verdict([True, False, None, None]) is False
 
 
 def test_circular_unknown_with_none_wrong_is_unknown() -> None:
-    assert circular_pass([(0, True), (1, None), (2, True)]) is None
+    assert circular_verdict([True, None, True]) is None
 
 
 def test_circular_passes_when_every_row_is_right() -> None:
-    assert circular_pass([(0, True), (1, True), (2, True), (3, True)]) is True
-    assert circular_pass([(0, True), (1, True)]) is True  # a two-choice question
+    assert circular_verdict([True, True, True, True]) is True
+    assert circular_verdict([True, True]) is True  # a two-choice question
 
 
-def test_circular_rows_out_of_rotation_order() -> None:
-    assert circular_pass([(3, False), (0, None), (2, True), (1, True)]) is False
-    assert circular_pass([(2, True), (0, True), (1, True)]) is True
-    assert circular_pass([(2, None), (0, True), (1, True)]) is None
+def test_circular_rows_in_any_order() -> None:
+    """In rotation order a group stops at its first wrong row: wherever it sits, it fails."""
+    assert circular_verdict([False, None, True, True]) is False
+    assert circular_verdict([True, True, True]) is True
+    assert circular_verdict([None, True, True]) is None
 
 
 def test_circular_empty_group_is_unknown() -> None:
-    assert circular_pass([]) is None
+    assert circular_verdict([]) is None
 
 
 # --- properties --------------------------------------------------------------------------
