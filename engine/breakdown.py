@@ -14,7 +14,7 @@ import math
 import statistics
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from itertools import compress
+from itertools import compress, repeat
 from operator import itemgetter, not_
 
 from engine.layouts import Cells, Layout, Positions, Unit, circular_outcome, circular_run
@@ -159,7 +159,7 @@ class Breakdown:
         self.layout = layout
         self.runs = runs
         self.outcomes: dict[str, dict[str, Outcome]] = {}  # model -> sample key -> outcome
-        self._groups: dict[tuple[str, str], Outcome] = {}  # (row, unit key), multi-row units
+        self._groups: dict[tuple[str, str], Outcome] = {}  # (model, unit key), multi-row units
         self._cells: dict[tuple[str, str, str], _Sums] = {}  # (row, table, column)
 
     # -- building ------------------------------------------------------------------
@@ -219,15 +219,14 @@ class Breakdown:
         if not outcomes:
             return
         layout = self.layout
-        splits, units = layout.multi_splits, layout.multi
-        keys = [(layout.split_row(model, splits[i]), units[i].key) for i in groups]
-        self._groups.update(zip(keys, outcomes, strict=True))
-        if len(groups) == len(units):
+        unit_keys = map(layout.multi_keys.__getitem__, groups)
+        self._groups.update(zip(zip(repeat(model), unit_keys), outcomes, strict=True))
+        if len(groups) == len(layout.multi):
             positions = layout.multi_positions
         else:
             positions = {}
             for n, i in enumerate(groups):
-                positions.setdefault((splits[i], layout.multi_cells[i]), []).append(n)
+                positions.setdefault((layout.multi_splits[i], layout.multi_cells[i]), []).append(n)
         self._reduce(model, positions, _Columns(outcomes, self.runs))
 
     def set(self, model: str, key: str, outcome: Outcome) -> None:
@@ -240,8 +239,8 @@ class Breakdown:
             if len(unit.members) == 1:
                 before, after = old, outcome
             else:
-                before = self._groups.get((row, unit.key))
-                after = self._groups[(row, unit.key)] = self._unit_outcome(model, unit)
+                before = self._groups.get((model, unit.key))
+                after = self._groups[(model, unit.key)] = self._unit_outcome(model, unit)
             if before == after:
                 continue
             if before is not None:

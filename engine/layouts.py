@@ -84,6 +84,7 @@ class Layout:
     # cell set of each, by index; and, per size, where each row of each unit sits in
     # `order` (one list per rotation), so a model answering in order combines in C.
     multi: list[Unit] = field(default_factory=list)
+    multi_keys: list[str] = field(default_factory=list)  # unique in a dataset
     multi_splits: list[str] = field(default_factory=list)
     multi_cells: list[int] = field(default_factory=list)
     multi_positions: Positions = field(default_factory=dict)  # (split, cell set) -> indices
@@ -108,6 +109,7 @@ class Layout:
         for i, unit in enumerate(self.multi):
             split = self.splits.get(unit.members[0], "")  # a group's rows share a split
             cell_set = self.cell_set(unit.cells)
+            self.multi_keys.append(unit.key)
             self.multi_splits.append(split)
             self.multi_cells.append(cell_set)
             self.multi_positions.setdefault((split, cell_set), []).append(i)
