@@ -85,6 +85,10 @@ def axes(sample: Sample) -> dict[str, list[str]]:
     return values
 
 
+DISAGREEMENT = 0.3  # the |judge - human| filter's default threshold
+SPREAD = 0.15  # the run-variance filter's default threshold
+
+
 @dataclass(frozen=True, slots=True)
 class Filter:
     """Which entries the list shows; every condition set must hold."""

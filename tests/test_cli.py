@@ -79,3 +79,19 @@ def test_demo_builds_every_benchmark_and_is_idempotent(cli, tmp_path: Path) -> N
     before = dump(db)
     assert cli("demo", db, "--no-open").code == 0
     assert dump(db) == before
+
+
+def test_open_without_a_terminal_says_so_and_leaves_the_file(cli, tmp_path: Path) -> None:
+    """The screen needs a terminal to read keys from; a pipe gets one clear line."""
+    db = tmp_path / "demo.db"
+    built = cli("demo", db)  # builds, then cannot open: the runner's stdin is no terminal
+    assert built.code == 1 and "demo database ready" in built.stdout
+    assert "needs an interactive terminal" in built.stderr
+    before = dump(db)
+    result = cli("open", db)
+    assert result.code == 1
+    assert result.stderr.strip().splitlines() == [
+        "error: lmmreview open needs an interactive terminal (stdin and stdout); "
+        "for the tables without one, use lmmreview report or lmmreview export"
+    ]
+    assert dump(db) == before

@@ -10,6 +10,7 @@ from db import Store
 from db.review import ReviewStore
 from engine.review import Entry, Filter
 from engine.scoring import Verdict
+from engine.types import QuestionType, Sample
 
 
 @pytest.fixture
@@ -85,3 +86,22 @@ def test_changes_by_another_connection_are_found(review, tmp_path: Path) -> None
     assert touched == {_entry(review).answer_id}
     (fresh,) = review.refresh("mmvet", touched)
     assert fresh.verdict == Verdict(0.5)
+
+
+def test_disagreement_and_spread_filters_compare_with_their_thresholds() -> None:
+    """|judge mean - human| for reviewed answers; the population std of the judge runs."""
+    sample = Sample("s", "q", QuestionType.OPEN, "gold")
+    agree = Entry(1, "m", "s", judged=(0.8, 1.0), verdict=Verdict(0.9))  # mean 0.9: Δ 0
+    apart = Entry(2, "m", "s", judged=(0.2, 0.4), verdict=Verdict(0.7))  # mean 0.3: Δ 0.4
+    unreviewed = Entry(3, "m", "s", judged=(0.0, 1.0))  # std 0.5, no Δ
+    entries = [agree, apart, unreviewed]
+
+    def shown(**limits: float) -> list[int]:
+        test = Filter(**limits).predicate()
+        return [e.answer_id for e in entries if test(e, sample)]
+
+    assert shown(disagreement=0.3) == [2]
+    assert shown(disagreement=0.5) == []
+    assert shown(spread=0.15) == [3]  # stds: 0.1, 0.1, 0.5
+    assert shown(spread=0.05) == [1, 2, 3]
+    assert shown(disagreement=0.3, spread=0.05) == [2]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Input, OptionList
-from tui_harness import cursor, drive, text_of, until
+from tui_harness import cursor, drive, pick, text_of, until
 
 from bench.fake_judge import FakeJudge
 from db import Store
@@ -118,17 +118,6 @@ def test_next_unreviewed_and_the_unreviewed_filter(demo_db: Path) -> None:
 def test_axis_and_model_filters_combine(demo_db: Path) -> None:
     seen = {}
 
-    async def pick(app, pilot, label: str) -> None:
-        await until(pilot, lambda: isinstance(app.screen.focused, OptionList))
-        options = app.screen.focused
-        index = next(
-            i
-            for i in range(options.option_count)
-            if str(options.get_option_at_index(i).prompt) == label
-        )
-        options.highlighted = index
-        await pilot.press("enter")
-
     async def steps(app, pilot) -> None:
         await pilot.press("v")
         await pick(app, pilot, "By breakdown axis…")
@@ -149,6 +138,29 @@ def test_axis_and_model_filters_combine(demo_db: Path) -> None:
     assert seen["keys"] and {k for k, _ in seen["keys"]} == math
     assert {m for _, m in seen["keys"]} == {"demo-beta"}
     assert "capability=math & model=demo-beta" in seen["status"]
+
+
+@pytest.mark.parametrize(("limit", "shown"), [(0.05, 1), (0.3, 0)])
+def test_the_disagreement_filter_uses_the_threshold_given(
+    demo_db: Path, limit: float, shown: int
+) -> None:
+    """`open --disagreement`: answers whose |judge - human| is above it."""
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        judged = app.current().judge_mean()
+        await pilot.press("9", "j", "=")  # 0.9 on the first answer, 1.0 on the second
+        await until(pilot, lambda: sum(e.reviewed for e in app.session.entries) == 2)
+        await pilot.press("v")
+        await pick(app, pilot, f"|judge - human| > {limit:g}")
+        await until(pilot, lambda: app.session.filter.disagreement == limit)
+        seen["judged"] = judged
+        seen["shown"] = [app.session.entries[i].answer_id for i in app.session.visible]
+        seen["first"] = app.session.entries[0].answer_id
+
+    drive(demo_db, steps, disagreement=limit)
+    assert seen["judged"] == 1.0  # so the first answer's verdict is 0.1 away
+    assert seen["shown"] == [seen["first"]][:shown]
 
 
 def test_the_breakdown_screen_filters_the_list_to_a_cell(demo_db: Path) -> None:

@@ -6,9 +6,11 @@ import asyncio
 import io
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from textual.pilot import Pilot
+from textual.widgets import OptionList
 from textual_image.widget import HalfcellImage
 
 from tui.answer_list import AnswerList
@@ -34,8 +36,10 @@ def drive(
     *,
     dataset: str | None = "mmvet",
     poll_seconds: float = 1.5,
+    **options: Any,
 ) -> ReviewApp:
-    """Open `db` in the review app, wait for the list, run `steps`, close."""
+    """Open `db` in the review app (with ReviewApp `options`), wait for the list, run
+    `steps`, close."""
 
     async def main() -> ReviewApp:
         app = ReviewApp(
@@ -44,6 +48,7 @@ def drive(
             dataset=dataset,
             image_renderer=RENDERER,
             poll_seconds=poll_seconds,
+            **options,
         )
         async with app.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: app.session is not None and app.session.tables is not None)
@@ -64,3 +69,14 @@ def text_of(app: ReviewApp, selector: str) -> str:
     console = Console(width=200, file=io.StringIO(), color_system=None)
     console.print(app.screen.query_one(selector).content)  # type: ignore[attr-defined]
     return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+async def pick(app: ReviewApp, pilot: Pilot, label: str) -> None:
+    """Choose the option labelled `label` in the menu that has the focus."""
+    await until(pilot, lambda: isinstance(app.screen.focused, OptionList))
+    options = app.screen.focused
+    assert isinstance(options, OptionList)
+    labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+    assert label in labels, labels
+    options.highlighted = labels.index(label)
+    await pilot.press("enter")

@@ -36,7 +36,7 @@ from db.scoring import DatasetScores
 from engine.export import Notes, to_markdown
 from engine.llm import OpenAIChat
 from engine.mmvet import DEFAULT_JUDGE_MODEL
-from engine.review import Entry, Filter, axes
+from engine.review import DISAGREEMENT, SPREAD, Entry, Filter, axes
 from engine.runner import Progress, Runner, RunnerSettings
 from engine.types import QuestionType, Sample
 from tui import detail as render
@@ -57,8 +57,6 @@ from tui.session import Session
 T = TypeVar("T")
 IMAGE_BOX = (480, 240)  # thumbnails are made to fit this many pixels
 DETAIL_CACHE = 128
-DISAGREEMENT = 0.3  # the |judge - human| filter's threshold
-SPREAD = 0.15  # the run-variance filter's threshold
 
 
 OPTION_KEYS = "ABCDEFGHI"  # MMMU questions have up to nine options; these letters choose
@@ -282,8 +280,8 @@ class ReviewScreen(Screen[None]):
             ("failed", "Judge failed"),
             ("fallback", "Fallback extractions"),
             ("flagged", "Flagged"),
-            ("disagreement", f"|judge - human| > {DISAGREEMENT}"),
-            ("spread", f"High variance across runs (std > {SPREAD})"),
+            ("disagreement", f"|judge - human| > {app.disagreement:g}"),
+            ("spread", f"High variance across runs (std > {app.spread:g})"),
             ("axis", "By breakdown axis…"),
             ("model", "By model…"),
             ("clear", "Clear all filters"),
@@ -292,11 +290,11 @@ class ReviewScreen(Screen[None]):
         if picked in ("unreviewed", "failed", "fallback", "flagged"):
             app.filter(replace(current, **{picked: not getattr(current, picked)}))
         elif picked == "disagreement":
-            app.filter(
-                replace(current, disagreement=None if current.disagreement else DISAGREEMENT)
-            )
+            limit = None if current.disagreement is not None else app.disagreement
+            app.filter(replace(current, disagreement=limit))
         elif picked == "spread":
-            app.filter(replace(current, spread=None if current.spread else SPREAD))
+            limit = None if current.spread is not None else app.spread
+            app.filter(replace(current, spread=limit))
         elif picked == "model":
             models = sorted({e.model for e in session.entries})
             model = await app.push_screen_wait(Menu("Model", [(m, m) for m in models]))
@@ -397,9 +395,13 @@ class ReviewApp(App[None]):
         image_renderer: Callable[..., Any] | None = None,
         poll_seconds: float = 1.5,
         judge_model: str = DEFAULT_JUDGE_MODEL,
+        disagreement: float = DISAGREEMENT,
+        spread: float = SPREAD,
     ) -> None:
         super().__init__()
         self.db_path = db
+        self.disagreement = disagreement  # the filters' thresholds
+        self.spread = spread
         self.reviewer = reviewer
         self.dataset = dataset
         self.image_renderer = image_renderer

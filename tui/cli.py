@@ -29,6 +29,7 @@ from db.importers import (
 from db.scoring import dataset_scores, score_offline
 from engine.export import RENDERERS, Notes
 from engine.mmvet import DEFAULT_JUDGE_MODEL
+from engine.review import DISAGREEMENT, SPREAD
 from engine.tables import Table
 from tui.judge_cli import judge
 from tui.options import DatasetOpt, DatasetsOpt, DbArg, NewDbArg, ZeroOpt
@@ -298,14 +299,43 @@ def open_db(
     judge_model: Annotated[
         str, typer.Option(help="The LLM judge for runs started from the screen (J).")
     ] = DEFAULT_JUDGE_MODEL,
+    disagreement: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=1.0,
+            help="The disagreement filter (v) shows reviewed answers whose |judge - human| "
+            "is above this.",
+        ),
+    ] = DISAGREEMENT,
+    spread: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            max=0.5,
+            help="The variance filter (v) shows answers whose judge runs' std is above this.",
+        ),
+    ] = SPREAD,
 ) -> None:
     """Review and grade answers in the terminal, with live tables."""
     with clear_errors(), Store.open(db, create=False):
         pass  # fail here, with one line, rather than inside the screen
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise fail(
+            "lmmreview open needs an interactive terminal (stdin and stdout); "
+            "for the tables without one, use lmmreview report or lmmreview export"
+        )
     from tui.app import ReviewApp  # Textual loads only for the screen
 
     reviewer = reviewer or getpass.getuser()
-    ReviewApp(db, reviewer=reviewer, dataset=dataset, judge_model=judge_model).run()
+    ReviewApp(
+        db,
+        reviewer=reviewer,
+        dataset=dataset,
+        judge_model=judge_model,
+        disagreement=disagreement,
+        spread=spread,
+    ).run()
 
 
 @app.command()
