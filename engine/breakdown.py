@@ -2,9 +2,10 @@
 
 Each cell keeps running sums per judge run, so an override subtracts the unit's old
 outcome and adds its new one without touching anything else. The full recompute turns
-each model's outcomes into columns once, in the order they sit in memory, then reduces
-every group of answers sharing a (row, set of cells) in C by picking its positions from
-the columns (sums of whole millionths: exact), and adds the group to its few cells once.
+each model's outcomes into columns once, in the order they were made (their order in
+memory), then reduces every group of its answers sharing a split and a set of cells in C,
+by picking the group's positions from the columns (sums of whole millionths: exact), and
+adds each group to its few cells once.
 """
 
 from __future__ import annotations
@@ -73,24 +74,10 @@ class _Sums:
         )
 
 
-def _circular_in_order(layout: Layout, columns: _Columns) -> Iterator[Outcome]:
-    """Every circular group's outcome, for a model that answered each row in dataset
-    order: the rule runs over whole columns at once, one size of group at a time.
-
-    (Row by row, for delta updates and other orders, the same is layouts._circular.)"""
-    for slots in layout.multi_slots:
-        picks = [_picker(at) for at in slots]
-        runs = [map(circular_run, *(pick(run) for pick in picks)) for run in columns.runs]
-        flags = [
-            map(max, *(pick(flag) for pick in picks))  # a group has a flag if a row has it
-            for flag in (columns.reviewed, columns.fallback, columns.offline)
-        ]
-        yield from map(circular_outcome, zip(*runs, strict=True), *flags)
-
-
 class _Columns:
-    """Outcomes turned into columns, read once in their own order: in memory order, which
-    is far faster than hopping between groups. Each group is then reduced by picking."""
+    """Outcomes turned into columns, read once in their own order (outcomes made one after
+    another sit in memory that way: far faster than hopping from group to group). Each
+    group is then reduced by picking its positions."""
 
     __slots__ = ("complete", "fallback", "micro", "offline", "reviewed", "runs")
 
@@ -129,6 +116,21 @@ def _picker(positions: list[int]) -> Callable[[Sequence[object]], tuple]:
         (position,) = positions
         return lambda column: (column[position],)
     return itemgetter(*positions)
+
+
+def _circular_in_order(layout: Layout, columns: _Columns) -> Iterator[Outcome]:
+    """Every circular group's outcome, for a model that answered each row in dataset
+    order: the rule runs over whole columns at once, one size of group at a time.
+
+    (Row by row, for delta updates and other orders, the same is layouts._circular.)"""
+    for slots in layout.multi_slots:
+        picks = [_picker(at) for at in slots]
+        runs = [map(circular_run, *(pick(run) for pick in picks)) for run in columns.runs]
+        flags = [
+            map(max, *(pick(flag) for pick in picks))  # a group has a flag if a row has it
+            for flag in (columns.reviewed, columns.fallback, columns.offline)
+        ]
+        yield from map(circular_outcome, zip(*runs, strict=True), *flags)
 
 
 @contextmanager
