@@ -52,17 +52,20 @@ class Detail:
 
 
 def _judged(entry: Entry, runs: list[tuple]) -> None:
-    """Set an entry's judge results from its rows (answer, run, score, choice, status, kind)."""
-    if len(runs) == 1 and runs[0][1] == 0:  # the common case: one run
+    """Set an entry's judge results from the deciding row of each run (answer, run, score,
+    choice, status, kind); a run whose latest judgment failed is unscored, and marked."""
+    if len(runs) == 1 and runs[0][1] == 0 and runs[0][4] in USABLE:  # the common case
         _, _, score, choice, status, kind = runs[0]
         entry.judged, entry.judge_choice = (score,), choice
         entry.fallback, entry.offline = status == "fallback", kind == "offline"
         return
-    by_run = {row[1]: row for row in runs}
-    entry.judged = tuple(by_run[r][2] if r in by_run else None for r in range(max(by_run) + 1))
-    entry.judge_choice = runs[0][3]
-    entry.fallback = any(row[4] == "fallback" for row in runs)
-    entry.offline = any(row[5] == "offline" for row in runs)
+    usable = {row[1]: row for row in runs if row[4] in USABLE}
+    entry.failed = len(usable) < len(runs)
+    top = max(row[1] for row in runs)
+    entry.judged = tuple(usable[r][2] if r in usable else None for r in range(top + 1))
+    entry.judge_choice = next((row[3] for row in usable.values()), None)
+    entry.fallback = any(row[4] == "fallback" for row in usable.values())
+    entry.offline = any(row[5] == "offline" for row in usable.values())
 
 
 class ReviewStore:
@@ -112,10 +115,10 @@ class ReviewStore:
         """Judge scores per run (latest usable), failures, verdicts and flags."""
         scope = f"AND {{t}}.answer_id IN ({','.join(map(str, only))})" if only else ""
         in_dataset = _IN_DATASET.format(t="j") + " " + scope.format(t="j")
-        latest = (  # the newest usable judgment of each (answer, run), chosen by SQLite
+        latest = (  # each (answer, run)'s newest judgment decides it, chosen by SQLite
             "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.judge_kind FROM judgments j "
             "JOIN (SELECT MAX(j.id) AS id FROM judgments j "
-            f"{in_dataset} AND j.status IN {USABLE} GROUP BY j.answer_id, j.run) USING (id) "
+            f"{in_dataset} GROUP BY j.answer_id, j.run) USING (id) "
             "ORDER BY j.answer_id, j.run"
         )
         rows = self.conn.execute(
@@ -125,13 +128,6 @@ class ReviewStore:
             entry = entries.get(answer)
             if entry is not None:
                 _judged(entry, list(group))
-        failed = (  # runs where every call failed and nothing usable came since
-            f"SELECT DISTINCT j.answer_id FROM judgments j {in_dataset} "
-            f"GROUP BY j.answer_id, j.run HAVING SUM(j.status IN {USABLE}) = 0"
-        )
-        for (answer,) in self.conn.execute(failed, (dataset,)):
-            if answer in entries:
-                entries[answer].failed = True
         for table, columns, apply in (
             ("reviews", "r.answer_id, r.score, r.choice", self._apply_review),
             ("flags", "r.answer_id, r.flagged", self._apply_flag),

@@ -25,12 +25,13 @@ class OfflineRun:
 
 
 def score_offline(store: Store, datasets: list[str] | None = None) -> Iterator[OfflineRun]:
-    """Judge by rule every answer that has no usable judgment yet; one transaction each."""
+    """Judge by rule every answer with no usable judgment deciding any run (none yet, or
+    the latest failed); one transaction each."""
     for name, kind in store.datasets():
         if datasets and name not in datasets:
             continue
         samples = {s.key: s for s in store.samples(name)}
-        judged = store.usable_judgments(name)
+        judged = store.deciding_judgments(name)
         results, left = [], 0
         for answer_id, _, key, text in store.answer_rows(name):
             if answer_id in judged:
@@ -74,7 +75,7 @@ class DatasetScores:
 def dataset_scores(store: Store, name: str, kind: DatasetKind) -> DatasetScores:
     """Read a dataset's answers, judgments and verdicts; compute every table."""
     samples = {s.key: s for s in store.samples(name)}
-    judgments = store.usable_judgments(name)
+    judgments = store.deciding_judgments(name)
     verdicts = store.verdicts(name)
     runs = 1 + max((run for per_run in judgments.values() for run in per_run), default=0)
     breakdown = Breakdown(layout_for(name, kind, list(samples.values())), runs)

@@ -345,14 +345,15 @@ class Store:
         )
         return self.conn.execute(query, (dataset,)).fetchall()
 
-    def usable_judgments(self, dataset: str) -> dict[int, dict[int, Judgment]]:
-        """answer id -> run -> its latest usable judgment (the raw reply is left out)."""
+    def deciding_judgments(self, dataset: str) -> dict[int, dict[int, Judgment]]:
+        """answer id -> run -> the run's latest judgment, where that one is usable (the raw
+        reply is left out). A run whose latest judgment failed is left out: it is unscored
+        until a new judgment replaces the failure, never scored by an older one."""
         query = (
             "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.method, j.judge_kind, "
             "j.judge_model, j.prompt_hash FROM judgments j "
             "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
-            "JOIN datasets d ON d.id = s.dataset_id "
-            f"WHERE d.name = ? AND j.status IN {USABLE} ORDER BY j.id"
+            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? ORDER BY j.id"
         )
         latest: dict[int, dict[int, Judgment]] = {}
         for answer, run, score, choice, status, method, kind, model, version in self.conn.execute(
@@ -361,7 +362,12 @@ class Store:
             latest.setdefault(answer, {})[run] = Judgment(
                 run, score, choice, Status(status), method or "", kind, model or "", version or ""
             )
-        return latest
+        usable = set(USABLE)
+        deciding = {
+            answer: {run: j for run, j in runs.items() if j.status in usable}
+            for answer, runs in latest.items()
+        }
+        return {answer: runs for answer, runs in deciding.items() if runs}
 
     def verdicts(self, dataset: str) -> dict[int, Verdict]:
         """answer id -> the current human verdict (the latest review, if it holds one)."""
@@ -381,11 +387,13 @@ class Store:
         }
 
     def judge_models(self, dataset: str) -> list[str]:
-        """The judges behind a dataset's usable judgments."""
+        """The judges behind a dataset's scores: those whose judgment decides some run."""
         query = (
-            "SELECT DISTINCT j.judge_model FROM judgments j JOIN answers a ON a.id = j.answer_id "
+            "SELECT DISTINCT j.judge_model FROM judgments j JOIN (SELECT MAX(j.id) AS id "
+            "FROM judgments j JOIN answers a ON a.id = j.answer_id "
             "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
-            f"WHERE d.name = ? AND j.status IN {USABLE} ORDER BY 1"
+            "WHERE d.name = ? GROUP BY j.answer_id, j.run) USING (id) "
+            f"WHERE j.status IN {USABLE} ORDER BY 1"
         )
         return [row[0] for row in self.conn.execute(query, (dataset,))]
 

@@ -24,7 +24,7 @@ class Entry:
     judge_choice: str | None = None
     verdict: Verdict | None = None  # the current human verdict
     flagged: bool = False
-    failed: bool = False  # a judge call gave up and nothing usable replaced it
+    failed: bool = False  # some run's latest judgment is a failure: that run is unscored
     fallback: bool = False
     offline: bool = False
 

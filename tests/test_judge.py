@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import write_tsv
+from conftest import dump, write_tsv
 
 from bench.fake_judge import ALL_FAULTS, FakeJudge
 from db import Store
@@ -102,6 +102,23 @@ def test_mmbench_step_two_only_where_matching_fails(
         ).fetchall())  # fmt: skip
     assert rows == {"7": "llm llm", "1000007": "matched offline", "9": "llm llm"}
     assert "2 skipped" in result.stdout
+
+
+def test_a_dry_run_writes_nothing_even_without_a_judge(
+    cli, monkeypatch, mmvet_files, tmp_path
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    db = tmp_path / "r.db"
+    f = mmvet_files
+    cli("import", "mmvet", db, f["questions"], "--images", f["images"], "--answers", f["alpha"])
+    before = dump(db)
+    result = cli("judge", db, "--dry-run")
+    assert result.code == 0 and "a real run would use the offline rules" in result.stdout
+    assert "items to judge" in result.stdout
+    assert dump(db) == before
+    cli("judge", db)  # without --dry-run the rules do write
+    assert dump(db) != before
 
 
 def test_without_a_configured_judge_the_offline_rules_run(cli, monkeypatch, tmp_path) -> None:

@@ -8,9 +8,10 @@ import pytest
 
 from db import Store
 from db.review import ReviewStore
+from db.scoring import dataset_scores, score_offline
 from engine.review import Entry, Filter
-from engine.scoring import Verdict
-from engine.types import QuestionType, Sample
+from engine.scoring import Judgment, Status, Verdict
+from engine.types import DatasetKind, QuestionType, Sample
 
 
 @pytest.fixture
@@ -105,3 +106,35 @@ def test_disagreement_and_spread_filters_compare_with_their_thresholds() -> None
     assert shown(spread=0.15) == [3]  # stds: 0.1, 0.1, 0.5
     assert shown(spread=0.05) == [1, 2, 3]
     assert shown(disagreement=0.3, spread=0.05) == [2]
+
+
+def test_a_failed_llm_run_is_unscored_not_left_with_an_older_offline_score(review) -> None:
+    """A run's latest judgment decides it: an LLM failure after the offline rules leaves the
+    run unscored and marked failed (screen, report and notes alike) until a new judgment."""
+    store = review.store
+    entry = _entry(review)
+    assert entry.judged == (1.0,) and entry.offline  # the demo's offline rules
+    answer = entry.answer_id
+    llm = {"kind": "llm", "judge_model": "gpt-test"}
+
+    def tables_cell() -> tuple[float | None, int]:
+        scores = dataset_scores(store, "mmvet", DatasetKind.MMVET)
+        outcome = scores.breakdown.outcomes["demo-alpha"]["v1_0"]
+        return outcome.micro[0], scores.notes(store.judge_models("mmvet")).unscored
+
+    _, unscored_before = tables_cell()
+    with store.transaction():
+        store.add_judgments([(answer, Judgment(0, None, status=Status.ERROR, error="500", **llm))])
+    failed = _entry(review)
+    assert (failed.judged, failed.failed, failed.offline) == ((None,), True, False)
+    assert tables_cell() == (None, unscored_before + 1)
+    assert "gpt-test" not in store.judge_models("mmvet")
+    assert [r.judged for r in score_offline(store, ["mmvet"])] == [1]  # the rules may refill it
+    assert _entry(review).judged == (1.0,) and not _entry(review).failed
+    with store.transaction():
+        store.add_judgments([(answer, Judgment(0, 0.4, **llm))])
+    judged = _entry(review)
+    assert (judged.judged, judged.failed, judged.offline) == ((0.4,), False, False)
+    assert tables_cell() == (400_000, unscored_before)
+    assert "gpt-test" in store.judge_models("mmvet")
+    assert [r.judged for r in score_offline(store, ["mmvet"])] == [0]  # nothing left to do

@@ -68,6 +68,14 @@ def judge(
     base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
     api_key = os.environ.get(api_key_env) or (DUMMY_KEY if base_url else None)
     with clear_errors(), Store.open(db, create=False) as store:
+        if dry_run:  # before anything writes: a dry run leaves the file as it was
+            _describe(JudgeStore(store, model).plan(runs, dataset, model_filter), model)
+            if api_key is None:
+                out.print(
+                    Text(f"No LLM judge configured (set {api_key_env} or --base-url): a real "
+                         "run would use the offline rules instead.")
+                )  # fmt: skip
+            return
         if api_key is None:
             out.print(
                 Text(
@@ -80,9 +88,6 @@ def judge(
             return
         storage = JudgeStore(store, model)
         plan = storage.plan(runs, dataset, model_filter)
-        if dry_run:
-            _describe(plan, model)
-            return
         if not plan.items:
             out.print(Text(f"Nothing to judge with {model}: every item has a judgment."))
             return
