@@ -66,9 +66,10 @@ class DatasetScores:
             runs=self.breakdown.runs,
             answers=len(outcomes),
             reviewed=sum(o.reviewed for o in outcomes),
-            unscored=sum(not o.complete for o in outcomes),
+            unscored=sum(o.micro.count(None) == len(o.micro) for o in outcomes),
             fallback=sum(o.fallback for o in outcomes),
             unscored_as_zero=unscored_as_zero,
+            partial=sum(0 < o.micro.count(None) < len(o.micro) for o in outcomes),
         )
 
 

@@ -29,17 +29,23 @@ class Notes:
     runs: int
     answers: int
     reviewed: int
-    unscored: int
+    unscored: int  # no score in any run
     fallback: int
     unscored_as_zero: bool = False
+    partial: int = 0  # scored in some runs, not all
 
     def sentence(self) -> str:
         judges = ", ".join(self.judges) or "none yet"
         runs = f"{self.runs} run{'s' if self.runs != 1 else ''}"
         unscored = "counted as 0" if self.unscored_as_zero else "left out of the percentages"
+        partial = (
+            f"{self.partial} scored in only some runs ({unscored} in the others); "
+            if self.partial
+            else ""
+        )
         return (
             f"{self.dataset}: judge {judges} ({runs}); {self.reviewed} of {self.answers} answers "
-            f"human-reviewed; {self.unscored} unscored ({unscored}); "
+            f"human-reviewed; {self.unscored} unscored ({unscored}); {partial}"
             f"{self.fallback} decided by a seeded random fallback."
         )
 

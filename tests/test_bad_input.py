@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import MMBENCH_HEADER, dump, png_base64, write_json, write_lines, write_tsv
+
+from db import store as store_module
 
 Case = Callable[[Path], tuple[list[object], list[str]]]
 
@@ -262,3 +265,29 @@ def test_xlsx_without_openpyxl_says_how_to_get_it(cli, tmp_path, monkeypatch) ->
                  "--model", "m")  # fmt: skip
     assert result.code == 1
     assert "p.xlsx" in result.stderr and "pip install 'lmmreview[xlsx]'" in result.stderr
+
+
+def test_an_export_to_a_missing_folder_is_one_line(cli, tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    target = tmp_path / "no such folder" / "tables.md"
+    result = cli("export", db, "--out", target)
+    assert result.code == 1
+    assert result.stderr.strip().splitlines() == [f"error: {target}: No such file or directory"]
+
+
+def test_a_database_busy_with_another_writer_is_one_line(cli, tmp_path, monkeypatch) -> None:
+    monkeypatch.setattr(store_module, "BUSY_TIMEOUT_MS", 200)  # wait briefly, not 10 s
+    path = tmp_path / "demo.db"
+    cli("demo", path, "--no-open")
+    with sqlite3.connect(path, isolation_level=None) as other:
+        other.execute("BEGIN IMMEDIATE")  # another process mid-write
+        before = dump(path)
+        result = cli("score", path)
+        other.execute("ROLLBACK")
+    assert result.code == 1
+    assert result.stderr.strip().splitlines() == [
+        f"error: {path}: database is locked; another process is writing to it, "
+        "try again when it is done"
+    ]
+    assert dump(path) == before

@@ -138,3 +138,22 @@ def test_a_failed_llm_run_is_unscored_not_left_with_an_older_offline_score(revie
     assert tables_cell() == (400_000, unscored_before)
     assert "gpt-test" in store.judge_models("mmvet")
     assert [r.judged for r in score_offline(store, ["mmvet"])] == [0]  # nothing left to do
+
+
+def test_verdicts_are_synced_to_disk_at_each_commit(review) -> None:
+    assert review.conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+
+
+def test_info_and_the_notes_count_unscored_alike_and_name_partly_scored(review) -> None:
+    """Unscored: no score in any run (info's "neither judged nor reviewed"); an answer
+    scored in some runs only is counted apart, in the notes."""
+    store = review.store
+    answer = _entry(review).answer_id
+    with store.transaction():  # a second run for one answer: the others now have one of two
+        store.add_judgments([(answer, Judgment(1, 0.5, kind="llm", judge_model="gpt-test"))])
+    notes = dataset_scores(store, "mmvet", DatasetKind.MMVET).notes(store.judge_models("mmvet"))
+    (mmvet,) = [d for d in store.counts() if d.name == "mmvet"]
+    unscored = sum(m.unscored for m in mmvet.models)
+    assert unscored > 0 and notes.unscored == unscored
+    assert notes.partial == notes.answers - unscored - 1
+    assert f"{notes.partial} scored in only some runs" in notes.sentence()

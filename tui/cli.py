@@ -183,7 +183,7 @@ def info(
 
     Per dataset: samples and images; per model: answers, judged, reviewed, unscored.
     """
-    with clear_errors(), Store.open(db, create=False) as store:
+    with clear_errors(db), Store.open(db, create=False) as store:
         counts = store.counts()
         version = store.schema_version
     if as_json:
@@ -224,7 +224,7 @@ def score(
     short ground truths; long answers are left for a human or an LLM judge.
     """
     status = err.status("Scoring by the offline rules")
-    with clear_errors(), Store.open(db, create=False) as store, status:
+    with clear_errors(db), Store.open(db, create=False) as store, status:
         runs = list(score_offline(store, dataset))
     for run in runs:
         out.print(
@@ -241,7 +241,7 @@ def _tables(
 ) -> tuple[list[Table], list[Notes]]:
     tables: list[Table] = []
     notes: list[Notes] = []
-    with clear_errors(), Store.open(db, create=False) as store:
+    with clear_errors(db), Store.open(db, create=False) as store:
         known = store.datasets()
         unknown = sorted(set(datasets or []) - {name for name, _ in known})
         if unknown:
@@ -285,7 +285,8 @@ def export(
     if output is None:
         sys.stdout.write(text)
         return
-    output.write_text(text, encoding="utf-8")
+    with clear_errors():
+        output.write_text(text, encoding="utf-8")
     err.print(Text(f"wrote {output}"))
 
 
@@ -318,7 +319,7 @@ def open_db(
     ] = SPREAD,
 ) -> None:
     """Review and grade answers in the terminal, with live tables."""
-    with clear_errors(), Store.open(db, create=False):
+    with clear_errors(db), Store.open(db, create=False):
         pass  # fail here, with one line, rather than inside the screen
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise fail(
@@ -345,7 +346,7 @@ def demo(
     data: Annotated[Path, typer.Option(help="The sample data folder.")] = SAMPLE_DATA,
 ) -> None:
     """Build a demo database from the sample data and open it."""
-    with clear_errors(), err.status("Building the demo database"), Store.open(db) as store:
+    with clear_errors(db), err.status("Building the demo database"), Store.open(db) as store:
         summaries = build_demo(store, data)
         list(score_offline(store))
     added = sum(n for s in summaries for n in s.answers_added.values())

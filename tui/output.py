@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import typer
 from rich.console import Console
@@ -25,9 +27,19 @@ def fail(message: str) -> typer.Exit:
 
 
 @contextmanager
-def clear_errors() -> Iterator[None]:
-    """Bad input ends the command with one line on stderr and exit code 1."""
+def clear_errors(db: Path | None = None) -> Iterator[None]:
+    """Bad input, a file that cannot be written, a busy database: the command ends with
+    one line on stderr (naming the file) and exit code 1."""
     try:
         yield
-    except (ImportFailure, StoreError, FileNotFoundError, JudgeUnavailable) as exc:
+    except (ImportFailure, StoreError, JudgeUnavailable) as exc:
         raise fail(str(exc)) from None
+    except OSError as exc:
+        if exc.strerror is None:  # raised with a message of its own
+            raise fail(str(exc)) from None
+        where = exc.filename or db
+        raise fail(f"{where}: {exc.strerror}" if where else exc.strerror) from None
+    except sqlite3.OperationalError as exc:
+        hint = "; another process is writing to it, try again when it is done"
+        locked = "locked" in str(exc) or "busy" in str(exc)
+        raise fail(f"{db or 'the database'}: {exc}{hint if locked else ''}") from None
