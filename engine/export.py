@@ -209,6 +209,7 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
                         "reviewed": stat(row.cells, "reviewed"),
                         "unscored": stat(row.cells, "unscored"),
                         "fallback": stat(row.cells, "fallback"),
+                        "offline": stat(row.cells, "offline"),
                     }
                     for row in table.rows
                 ],

@@ -23,7 +23,8 @@ def _table(values: dict[str, float | None], std: float | None = None) -> Table:
         std_columns=("total",),
     )
     for label, value in values.items():
-        table.rows.append(Row(label, {"x": Cell(value, 10), "total": Cell(value, 12, std=std)}))
+        cells = {"x": Cell(value, 10, offline=10), "total": Cell(value, 12, std=std)}
+        table.rows.append(Row(label, cells))
     return table
 
 
@@ -92,6 +93,7 @@ def test_json_has_the_documented_shape() -> None:
         "reviewed": {"x": 0, "total": 0},
         "unscored": {"x": 0, "total": 0},
         "fallback": {"x": 0, "total": 0},
+        "offline": {"x": 10, "total": 0},
     }
     assert table["rows"][1]["values"] == {"x": None, "total": None}
     assert document["notes"]["d"]["runs"] == 5

@@ -12,6 +12,7 @@ from tui_harness import cursor, drive, pick, text_of, until
 from bench.fake_judge import FakeJudge
 from db import Store
 from db.review import ReviewStore
+from tui.answer_list import AnswerList
 from tui.screens import BreakdownScreen, CompareScreen, HelpScreen, JudgeScreen
 
 
@@ -161,6 +162,23 @@ def test_the_disagreement_filter_uses_the_threshold_given(
     drive(demo_db, steps, disagreement=limit)
     assert seen["judged"] == 1.0  # so the first answer's verdict is 0.1 away
     assert seen["shown"] == [seen["first"]][:shown]
+
+
+def test_every_mark_fits_in_the_list(demo_db: Path) -> None:
+    """The marks sit last on a line: the list is wide enough for them beside its scrollbar."""
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("f")  # flag the first answer (scored by the offline rules)
+        await until(pilot, lambda: app.session.entries[0].flagged)
+        answers = app.screen.query_one(AnswerList)
+        await until(pilot, lambda: "⚑" in answers.render_line(0).text)
+        seen["line"] = answers.render_line(0).text
+        seen["scrollbar"] = answers.show_vertical_scrollbar
+
+    drive(demo_db, steps)
+    assert seen["scrollbar"]  # 58 answers: the list scrolls
+    assert seen["line"].rstrip().endswith("⚑  °")
 
 
 def test_the_breakdown_screen_filters_the_list_to_a_cell(demo_db: Path) -> None:

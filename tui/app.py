@@ -112,7 +112,7 @@ class ReviewScreen(Screen[None]):
     DEFAULT_CSS = """
     ReviewScreen #status { height: 1; background: $primary-background; padding: 0 1; }
     ReviewScreen #body { height: 1fr; }
-    ReviewScreen AnswerList { width: 42; border-right: solid $primary; }
+    ReviewScreen AnswerList { width: 46; border-right: solid $primary; }  /* 43 + bar + border */
     ReviewScreen #detail { width: 1fr; padding: 0 1; }
     ReviewScreen #detail > Static { margin-bottom: 1; }
     ReviewScreen SampleImages { height: 14; }
@@ -542,6 +542,7 @@ class ReviewApp(App[None]):
             + ("⚑" if entry.flagged else " ")
             + ("!" if entry.failed else " ")
             + ("~" if entry.fallback else " ")
+            + ("°" if entry.offline and not entry.reviewed else " ")  # scored by the rules
         )
         score = render.score_text(entry)
         style = "answer-list--good" if entry.reviewed else ""

@@ -144,7 +144,8 @@ def breakdown_strip(
             value += f"±{cell.std:.1f}"
         text.append(f"{title} ", style="bold")
         text.append(f"{value} ")
-        text.append(f"(n={cell.n}, {cell.reviewed} reviewed)   ", style="dim")
+        offline = f", {cell.offline} offline" if cell.offline else ""
+        text.append(f"(n={cell.n}, {cell.reviewed} reviewed{offline})   ", style="dim")
     text.append("\n")
     agreement = DASH if delta is None else f"{delta:.3f}"
     text.append(f"judge-human Δ {agreement} over {reviewed} reviewed", style="bold")
