@@ -295,6 +295,8 @@ def test_a_background_judge_run_lands_scores_in_the_list(demo_db: Path, monkeypa
             await pilot.press("enter")
             await until(pilot, lambda: all(len(e.judged) == 5 for e in app.session.entries), 60)
             await until(pilot, lambda: app._judge is None, 30)
+            # the run's thread ends, then tells the screen: wait for the telling
+            await until(pilot, lambda: "Judge run" in text_of(app, "#judge-status"), 30)
             seen["status"] = text_of(app, "#judge-status")
             seen["total"] = _total(app)
 
