@@ -93,16 +93,22 @@ def _report(db: Path, summary: ImportSummary) -> None:
 @import_app.command("mmvet")
 def import_mmvet(
     db: NewDbArg,
-    questions: Annotated[Path, typer.Argument(help="MM-Vet question JSON (id -> fields).")],
+    questions: Annotated[
+        Path, typer.Argument(metavar="QUESTIONS", help="MM-Vet question JSON (id -> fields).")
+    ],
     images: Annotated[
-        Path | None, typer.Option(help="Folder of the images named by 'imagename'.")
+        Path | None,
+        typer.Option(metavar="FOLDER", help="Folder of the images named by 'imagename'."),
     ] = None,
     answers: Annotated[
-        list[Path] | None, typer.Option(help="Result JSON (id -> answer); repeatable.")
+        list[Path] | None,
+        typer.Option(metavar="FILE", help="Result JSON (id -> answer); repeatable."),
     ] = None,
     model: Annotated[
         list[str] | None,
-        typer.Option(help="Model name per --answers, in order (default: the file's name)."),
+        typer.Option(
+            metavar="NAME", help="Model name per --answers, in order (default: the file's name)."
+        ),
     ] = None,
     dataset: DatasetOpt = None,
 ) -> None:
@@ -120,11 +126,16 @@ def import_mmvet(
 @import_app.command("mmbench")
 def import_mmbench(
     db: NewDbArg,
-    data: Annotated[Path, typer.Argument(help="MMBench TSV (base64 images, circular copies).")],
+    data: Annotated[
+        Path, typer.Argument(metavar="TSV", help="MMBench TSV (base64 images, circular copies).")
+    ],
     answers: Annotated[
-        Path | None, typer.Option(help="Predictions with index, prediction: .tsv, .csv, .xlsx.")
+        Path | None,
+        typer.Option(metavar="FILE", help="Predictions with index, prediction: .tsv, .csv, .xlsx."),
     ] = None,
-    model: Annotated[str | None, typer.Option(help="Model name for --answers.")] = None,
+    model: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Model name for --answers.")
+    ] = None,
     dataset: DatasetOpt = None,
 ) -> None:
     """MMBench: the TSV, and optionally one model's predictions."""
@@ -137,16 +148,26 @@ def import_mmmu(
     outputs: Annotated[
         Path | None,
         typer.Argument(
-            help="Folder of <Subject>/output.json, or one outputs file.", show_default=False
+            metavar="OUTPUTS",
+            help="Folder of <Subject>/output.json, or one outputs file.",
+            show_default=False,
         ),
     ] = None,
     answer_dict: Annotated[
-        Path | None, typer.Option(help="answer_dict_val.json: id -> question_type, ground_truth.")
+        Path | None,
+        typer.Option(
+            metavar="FILE", help="answer_dict_val.json: id -> question_type, ground_truth."
+        ),
     ] = None,
     questions: Annotated[
-        Path | None, typer.Option(help="Questions in the Hugging Face layout (.json or .jsonl).")
+        Path | None,
+        typer.Option(
+            metavar="FILE", help="Questions in the Hugging Face layout (.json or .jsonl)."
+        ),
     ] = None,
-    model: Annotated[str | None, typer.Option(help="Model name for the outputs.")] = None,
+    model: Annotated[
+        str | None, typer.Option(metavar="NAME", help="Model name for the outputs.")
+    ] = None,
     dataset: DatasetOpt = None,
 ) -> None:
     """MMMU: example outputs, answer dictionary, questions.
@@ -160,10 +181,12 @@ def import_mmmu(
 def import_jsonl(
     db: NewDbArg,
     file: Annotated[
-        Path, typer.Argument(help="lmmreview JSONL: sample lines and/or answer lines.")
+        Path,
+        typer.Argument(metavar="FILE", help="lmmreview JSONL: sample lines and/or answer lines."),
     ],
     model: Annotated[
-        str | None, typer.Option(help="Model name for lines without a 'model' field.")
+        str | None,
+        typer.Option(metavar="NAME", help="Model name for lines without a 'model' field."),
     ] = None,
     dataset: DatasetOpt = None,
 ) -> None:
@@ -274,7 +297,8 @@ def export(
     db: DbArg,
     format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.md,
     output: Annotated[
-        Path | None, typer.Option("--out", help="Write here instead of standard output.")
+        Path | None,
+        typer.Option("--out", metavar="FILE", help="Write here instead of standard output."),
     ] = None,
     dataset: DatasetsOpt = None,
     unscored_as_zero: ZeroOpt = False,
@@ -294,11 +318,15 @@ def export(
 def open_db(
     db: DbArg,
     reviewer: Annotated[
-        str | None, typer.Option(help="Your name in the review history (default: your user name).")
+        str | None,
+        typer.Option(
+            metavar="NAME", help="Your name in the review history (default: your user name)."
+        ),
     ] = None,
     dataset: DatasetOpt = None,
     judge_model: Annotated[
-        str, typer.Option(help="The LLM judge for runs started from the screen (J).")
+        str,
+        typer.Option(metavar="MODEL", help="The LLM judge for runs started from the screen (J)."),
     ] = DEFAULT_JUDGE_MODEL,
     disagreement: Annotated[
         float,
@@ -341,9 +369,13 @@ def open_db(
 
 @app.command()
 def demo(
-    db: Annotated[Path, typer.Argument(help="Where to build it.")] = Path("lmmreview-demo.db"),
+    db: Annotated[Path, typer.Argument(metavar="DB", help="Where to build it.")] = Path(
+        "lmmreview-demo.db"
+    ),
     no_open: Annotated[bool, typer.Option("--no-open", help="Build only; do not open.")] = False,
-    data: Annotated[Path, typer.Option(help="The sample data folder.")] = SAMPLE_DATA,
+    data: Annotated[
+        Path, typer.Option(metavar="FOLDER", help="The sample data folder.")
+    ] = SAMPLE_DATA,
 ) -> None:
     """Build a demo database from the sample data and open it."""
     with clear_errors(db), err.status("Building the demo database"), Store.open(db) as store:

@@ -35,19 +35,25 @@ def judge(
     dataset: DatasetsOpt = None,
     model_filter: Annotated[
         list[str] | None,
-        typer.Option(help="Only the answers of this model (repeatable).", show_default=False),
+        typer.Option(
+            metavar="MODEL", help="Only the answers of this model (repeatable).", show_default=False
+        ),
     ] = None,
     runs: Annotated[int, typer.Option(min=1, help="Judge runs per open answer (MM-Vet: 5).")] = 5,
     concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 16,
-    model: Annotated[str, typer.Option(help="The judge model.")] = DEFAULT_JUDGE_MODEL,
+    model: Annotated[
+        str, typer.Option(metavar="MODEL", help="The judge model.")
+    ] = DEFAULT_JUDGE_MODEL,
     base_url: Annotated[
         str | None,
         typer.Option(
-            help="OpenAI-compatible server (default: $OPENAI_BASE_URL).", show_default=False
+            metavar="URL",
+            help="OpenAI-compatible server (default: $OPENAI_BASE_URL).",
+            show_default=False,
         ),
     ] = None,
     api_key_env: Annotated[
-        str, typer.Option(help="Environment variable holding the API key.")
+        str, typer.Option(metavar="VAR", help="Environment variable holding the API key.")
     ] = "OPENAI_API_KEY",
     timeout: Annotated[float, typer.Option(min=0.1, help="Seconds per request.")] = 60.0,
     max_attempts: Annotated[

@@ -7,15 +7,23 @@ from typing import Annotated
 
 import typer
 
-DbArg = Annotated[Path, typer.Argument(help="The lmmreview database file.")]
-NewDbArg = Annotated[Path, typer.Argument(help="The lmmreview database file (created if new).")]
+DbArg = Annotated[Path, typer.Argument(metavar="DB", help="The lmmreview database file.")]
+NewDbArg = Annotated[
+    Path, typer.Argument(metavar="DB", help="The lmmreview database file (created if new).")
+]
 DatasetOpt = Annotated[
-    str | None, typer.Option("--dataset", help="Dataset name in the database.", show_default=False)
+    str | None,
+    typer.Option(
+        "--dataset", metavar="NAME", help="Dataset name in the database.", show_default=False
+    ),
 ]
 DatasetsOpt = Annotated[
     list[str] | None,
     typer.Option(
-        "--dataset", help="Only this dataset (repeatable; default: all).", show_default=False
+        "--dataset",
+        metavar="NAME",
+        help="Only this dataset (repeatable; default: all).",
+        show_default=False,
     ),
 ]
 ZeroOpt = Annotated[
