@@ -286,24 +286,24 @@ def test_a_background_judge_run_lands_scores_in_the_list(demo_db: Path, monkeypa
     seen = {}
     with FakeJudge(latency=0.01) as server:
         monkeypatch.setenv("OPENAI_API_KEY", "k")
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)  # `open --judge-base-url` instead
 
         async def steps(app, pilot) -> None:
             seen["before"] = [len(e.judged) for e in app.session.entries]
             await pilot.press("J")
             await until(pilot, lambda: isinstance(app.screen, JudgeScreen))
             await pilot.press("enter")
-            await until(pilot, lambda: all(len(e.judged) == 5 for e in app.session.entries), 60)
+            await until(pilot, lambda: all(len(e.judged) == 2 for e in app.session.entries), 60)
             await until(pilot, lambda: app._judge is None, 30)
             # the run's thread ends, then tells the screen: wait for the telling
             await until(pilot, lambda: "Judge run" in text_of(app, "#judge-status"), 30)
             seen["status"] = text_of(app, "#judge-status")
             seen["total"] = _total(app)
 
-        drive(demo_db, steps, poll_seconds=0.1)
+        drive(demo_db, steps, poll_seconds=0.1, judge_runs=2, judge_base_url=server.base_url)
         requests = server.requests
     assert set(seen["before"]) == {0, 1}  # one offline score, or none for long answers
-    assert requests == 58 * 5
+    assert requests == 58 * 2
     assert "finished" in seen["status"]
     assert seen["total"] is not None
 

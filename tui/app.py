@@ -395,6 +395,8 @@ class ReviewApp(App[None]):
         image_renderer: Callable[..., Any] | None = None,
         poll_seconds: float = 1.5,
         judge_model: str = DEFAULT_JUDGE_MODEL,
+        judge_runs: int = 5,
+        judge_base_url: str | None = None,
         disagreement: float = DISAGREEMENT,
         spread: float = SPREAD,
     ) -> None:
@@ -406,7 +408,9 @@ class ReviewApp(App[None]):
         self.dataset = dataset
         self.image_renderer = image_renderer
         self.poll_seconds = poll_seconds
-        self.judge_model = judge_model
+        self.judge_model = judge_model  # for runs started from the screen (J)
+        self.judge_runs = judge_runs
+        self.judge_base_url = judge_base_url
         self.session: Session | None = None
         self.timings: list[float] = []  # seconds from key press to the next sample shown
         self._pressed_at: float | None = None
@@ -807,21 +811,23 @@ class ReviewApp(App[None]):
         if self._judge_screen is not None:
             self.push_screen(self._judge_screen)
             return
-        model = self.judge_model
-        base_url = os.environ.get("OPENAI_BASE_URL")
+        model, runs = self.judge_model, self.judge_runs
+        base_url = self.judge_base_url or os.environ.get("OPENAI_BASE_URL")
         configured = bool(os.environ.get("OPENAI_API_KEY") or base_url)
         session = self.session
         dataset = session.dataset if session else "?"
         description = (
-            f"LLM judge {model} at {base_url or 'the OpenAI API'} on {dataset}: "
-            "open answers graded 5 runs each, choice rows extracted where matching fails."
+            f"LLM judge {model} at {base_url or 'the OpenAI API'} on {dataset}: open answers "
+            f"graded {runs} run{'s' if runs != 1 else ''} each, choice rows extracted where "
+            "matching fails."
             if configured
-            else "No LLM judge configured: set OPENAI_API_KEY (and OPENAI_BASE_URL for a local "
-            "server) before starting lmmreview. `lmmreview score` runs the offline rules."
+            else "No LLM judge configured: set OPENAI_API_KEY (and OPENAI_BASE_URL or "
+            "--judge-base-url for a local server) before starting lmmreview. "
+            "`lmmreview score` runs the offline rules."
         )
         self._judge_screen = JudgeScreen(
             description,
-            lambda: self.start_judge(model, base_url) if configured else None,
+            lambda: self.start_judge(model, base_url, runs) if configured else None,
             self.stop_judge,
         )
         self.push_screen(self._judge_screen)

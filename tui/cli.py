@@ -328,6 +328,20 @@ def open_db(
         str,
         typer.Option(metavar="MODEL", help="The LLM judge for runs started from the screen (J)."),
     ] = DEFAULT_JUDGE_MODEL,
+    judge_runs: Annotated[
+        int,
+        typer.Option(
+            min=1, metavar="N", help="Runs per open answer for runs started from the screen."
+        ),
+    ] = 5,
+    judge_base_url: Annotated[
+        str | None,
+        typer.Option(
+            metavar="URL",
+            help="OpenAI-compatible server for those runs (default: $OPENAI_BASE_URL).",
+            show_default=False,
+        ),
+    ] = None,
     disagreement: Annotated[
         float,
         typer.Option(
@@ -362,6 +376,8 @@ def open_db(
         reviewer=reviewer,
         dataset=dataset,
         judge_model=judge_model,
+        judge_runs=judge_runs,
+        judge_base_url=judge_base_url,
         disagreement=disagreement,
         spread=spread,
     ).run()

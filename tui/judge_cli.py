@@ -39,8 +39,10 @@ def judge(
             metavar="MODEL", help="Only the answers of this model (repeatable).", show_default=False
         ),
     ] = None,
-    runs: Annotated[int, typer.Option(min=1, help="Judge runs per open answer (MM-Vet: 5).")] = 5,
-    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight.")] = 16,
+    runs: Annotated[
+        int, typer.Option(min=1, metavar="N", help="Judge runs per open answer (MM-Vet: 5).")
+    ] = 5,
+    concurrency: Annotated[int, typer.Option(min=1, metavar="N", help="Requests in flight.")] = 16,
     model: Annotated[
         str, typer.Option(metavar="MODEL", help="The judge model.")
     ] = DEFAULT_JUDGE_MODEL,
@@ -55,9 +57,14 @@ def judge(
     api_key_env: Annotated[
         str, typer.Option(metavar="VAR", help="Environment variable holding the API key.")
     ] = "OPENAI_API_KEY",
-    timeout: Annotated[float, typer.Option(min=0.1, help="Seconds per request.")] = 60.0,
+    timeout: Annotated[
+        float, typer.Option(min=0.1, metavar="SECONDS", help="Seconds per request.")
+    ] = 60.0,
     max_attempts: Annotated[
-        int, typer.Option(min=1, help="Requests per item, retries included, before it fails.")
+        int,
+        typer.Option(
+            min=1, metavar="N", help="Requests per item, retries included, before it fails."
+        ),
     ] = 10,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Ask again even if cached.")] = False,
     dry_run: Annotated[
