@@ -115,7 +115,7 @@ class ReviewStore:
         return list(entries.values())
 
     def _fill(self, dataset: str, entries: dict[int, Entry], only: set[int] | None = None) -> None:
-        """Judge scores per run (latest usable), failures, verdicts and flags."""
+        """Judge scores per run (its latest judgment decides), failures, verdicts, flags."""
         scope = f"AND {{t}}.answer_id IN ({','.join(map(str, only))})" if only else ""
         in_dataset = _IN_DATASET.format(t="j") + " " + scope.format(t="j")
         latest = (  # each (answer, run)'s newest judgment decides it, chosen by SQLite
