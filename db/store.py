@@ -132,12 +132,14 @@ class Store:
     def open(cls, path: str | Path, *, create: bool = True) -> Store:
         """Open (and, if `create`, create or migrate) the database at `path`.
 
-        Raises StoreError for a missing file (when not creating), a file that is not
-        SQLite, or one written by a newer lmmreview.
+        Raises StoreError for a missing file (when not creating) or folder, a file that
+        is not SQLite, or one written by a newer lmmreview.
         """
         path = Path(path)
         if not create and not path.is_file():
             raise StoreError(f"{path}: no such database")
+        if not path.parent.is_dir():
+            raise StoreError(f"{path}: no folder {path.parent} to create it in")
         try:
             conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

@@ -291,3 +291,13 @@ def test_a_database_busy_with_another_writer_is_one_line(cli, tmp_path, monkeypa
         "try again when it is done"
     ]
     assert dump(path) == before
+
+
+def test_a_database_in_a_missing_folder_is_refused_by_name(cli, mmvet_files, tmp_path) -> None:
+    db = tmp_path / "nowhere" / "r.db"
+    result = cli("import", "mmvet", db, mmvet_files["questions"])
+    assert result.code == 1
+    assert result.stderr.strip().splitlines() == [
+        f"error: {db}: no folder {db.parent} to create it in"
+    ]
+    assert not db.parent.exists()
