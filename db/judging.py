@@ -19,6 +19,15 @@ from engine.mmbench import match_choice
 from engine.scoring import USABLE, Judgment
 from engine.types import DatasetKind, QuestionType, Sample
 
+# A run is settled for this judge (the ? is its model) when its latest judgment is usable
+# and is this judge's, or an option match that needs no LLM; a newer failure, from any
+# judge, makes it worth asking again.
+_DECIDES_FOR_THIS_JUDGE = (
+    f"j.status IN {USABLE} AND ((j.judge_kind = 'llm' AND j.judge_model = ?) "
+    "OR j.method = 'matched') AND j.id = (SELECT MAX(l.id) FROM judgments l "
+    "WHERE l.answer_id = j.answer_id AND l.run = j.run)"
+)
+
 OWNER = f"{socket.gethostname()}:{os.getpid()}"
 STALE_AFTER_S = 3600  # a claim from another host is given up after an hour
 
@@ -117,15 +126,13 @@ class JudgeStore:
         return Plan(chains, len(items), len(needing), tokens)
 
     def _done(self, dataset: str) -> dict[tuple[int, int], float | None]:
-        """(answer id, run) -> score of the items this judge need not ask again: judged
-        by this judge model, or settled by option matching."""
+        """(answer id, run) -> score of the items this judge need not ask again: decided
+        (latest judgment) by this judge model, or settled by option matching."""
         query = (
             "SELECT j.answer_id, j.run, j.score FROM judgments j "
             "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
             "JOIN datasets d ON d.id = s.dataset_id "
-            f"WHERE d.name = ? AND j.status IN {USABLE} "
-            "AND ((j.judge_kind = 'llm' AND j.judge_model = ?) OR j.method = 'matched') "
-            "ORDER BY j.id"
+            f"WHERE d.name = ? AND {_DECIDES_FOR_THIS_JUDGE} ORDER BY j.id"
         )
         rows = self.store.conn.execute(query, (dataset, self.judge_model))
         return {(answer, run): score for answer, run, score in rows}
@@ -154,9 +161,8 @@ class JudgeStore:
 
     def _judged(self, item: JudgeItem) -> bool:
         query = (
-            "SELECT 1 FROM judgments WHERE answer_id = ? AND run = ? "
-            f"AND status IN {USABLE} AND ((judge_kind = 'llm' AND judge_model = ?) "
-            "OR method = 'matched') LIMIT 1"
+            "SELECT 1 FROM judgments j WHERE j.answer_id = ? AND j.run = ? "
+            f"AND {_DECIDES_FOR_THIS_JUDGE} LIMIT 1"
         )
         return bool(
             self.store.conn.execute(query, (item.answer_id, item.run, self.judge_model)).fetchone()

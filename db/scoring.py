@@ -78,7 +78,7 @@ def dataset_scores(store: Store, name: str, kind: DatasetKind) -> DatasetScores:
     samples = {s.key: s for s in store.samples(name)}
     judgments = store.deciding_judgments(name)
     verdicts = store.verdicts(name)
-    runs = 1 + max((run for per_run in judgments.values() for run in per_run), default=0)
+    runs = store.judge_runs(name)  # the screen counts runs alike: failed ones included
     breakdown = Breakdown(layout_for(name, kind, list(samples.values())), runs)
     answers: dict[tuple[str, str], int] = {}
     outcomes: dict[str, dict[str, Outcome]] = {}

@@ -44,7 +44,7 @@ class ModelCounts:
 
     model: str
     answers: int
-    judged: int  # with at least one valid judgment
+    judged: int  # a usable judgment decides one of its runs
     reviewed: int  # with a current human verdict
     unscored: int  # neither
 
@@ -144,6 +144,14 @@ class Store:
             conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version <= SCHEMA_VERSION:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise  # busy, not broken: the command says so
+            raise StoreError(f"{path}: not a lmmreview database ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{path}: not a lmmreview database ({exc})") from None
         if version > SCHEMA_VERSION:
@@ -152,9 +160,6 @@ class Store:
                 f"{path}: written by a newer lmmreview (schema version {version}; "
                 f"this version reads up to {SCHEMA_VERSION}). Upgrade lmmreview to open it."
             )
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
         store = cls(conn, path)
         store._migrate(version)
         return store
@@ -353,23 +358,31 @@ class Store:
         until a new judgment replaces the failure, never scored by an older one."""
         query = (
             "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.method, j.judge_kind, "
-            "j.judge_model, j.prompt_hash FROM judgments j "
-            "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
-            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? ORDER BY j.id"
+            "j.judge_model, j.prompt_hash FROM judgments j JOIN (SELECT MAX(j.id) AS id "
+            "FROM judgments j JOIN answers a ON a.id = j.answer_id "
+            "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
+            "WHERE d.name = ? GROUP BY j.answer_id, j.run) USING (id) "
+            f"WHERE j.status IN {USABLE}"
         )
-        latest: dict[int, dict[int, Judgment]] = {}
+        deciding: dict[int, dict[int, Judgment]] = {}
         for answer, run, score, choice, status, method, kind, model, version in self.conn.execute(
             query, (dataset,)
         ):
-            latest.setdefault(answer, {})[run] = Judgment(
+            deciding.setdefault(answer, {})[run] = Judgment(
                 run, score, choice, Status(status), method or "", kind, model or "", version or ""
             )
-        usable = set(USABLE)
-        deciding = {
-            answer: {run: j for run, j in runs.items() if j.status in usable}
-            for answer, runs in latest.items()
-        }
-        return {answer: runs for answer, runs in deciding.items() if runs}
+        return deciding
+
+    def judge_runs(self, dataset: str) -> int:
+        """How many judge runs a dataset's tables have: every run any judgment is for,
+        failed ones too (a failed run is an unscored run, not a missing one); at least 1."""
+        query = (
+            "SELECT MAX(j.run) FROM judgments j JOIN answers a ON a.id = j.answer_id "
+            "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
+            "WHERE d.name = ?"
+        )
+        (top,) = self.conn.execute(query, (dataset,)).fetchone()
+        return 1 if top is None else top + 1
 
     def verdicts(self, dataset: str) -> dict[int, Verdict]:
         """answer id -> the current human verdict (the latest review, if it holds one)."""

@@ -99,7 +99,7 @@ def choice_score(choice: str | None, golds: list[str]) -> float | None:
 def effective(
     judgments: dict[int, Judgment], verdict: Verdict | None, runs: int, golds: list[str]
 ) -> Outcome:
-    """Combine the latest usable judgment per run with the human verdict.
+    """Combine the latest judgment of each run (when usable) with the human verdict.
 
     A human score replaces the judge's in every run; a human choice is scored against
     the gold.

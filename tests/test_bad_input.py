@@ -301,3 +301,16 @@ def test_a_database_in_a_missing_folder_is_refused_by_name(cli, mmvet_files, tmp
         f"error: {db}: no folder {db.parent} to create it in"
     ]
     assert not db.parent.exists()
+
+
+def test_a_damaged_database_is_one_line(cli, tmp_path: Path) -> None:
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    with db.open("r+b") as f:  # clobber pages past the header: the schema is still readable
+        f.seek(20_480)
+        f.write(b"\xff" * 80_000)
+    for command in (["info", db], ["report", db], ["judge", db, "--dry-run"]):
+        result = cli(*command)
+        assert result.code == 1, command
+        (line,) = result.stderr.strip().splitlines()
+        assert line.startswith(f"error: {db}: ") and "malformed" in line, line

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from db import Store
+from db.judging import JudgeStore
 from db.review import ReviewStore
 from db.scoring import dataset_scores, score_offline
 from engine.review import Entry, Filter
@@ -157,3 +158,38 @@ def test_info_and_the_notes_count_unscored_alike_and_name_partly_scored(review) 
     assert unscored > 0 and notes.unscored == unscored
     assert notes.partial == notes.answers - unscored - 1
     assert f"{notes.partial} scored in only some runs" in notes.sentence()
+
+
+def test_a_run_that_failed_everywhere_is_still_a_run_on_screen_and_in_the_report(review) -> None:
+    store = review.store
+    llm = {"kind": "llm", "judge_model": "gpt-test"}
+    answers = [e.answer_id for e in review.entries("mmvet")]
+    with store.transaction():
+        store.add_judgments(
+            [(a, Judgment(1, None, status=Status.ERROR, error="500", **llm)) for a in answers]
+        )
+    scores = dataset_scores(store, "mmvet", DatasetKind.MMVET)
+    on_screen = {len(e.judged) for e in review.entries("mmvet")}
+    assert scores.breakdown.runs == 2 and on_screen == {2}
+    assert all(e.failed for e in review.entries("mmvet"))
+    notes = scores.notes(store.judge_models("mmvet"))
+    assert notes.partial + notes.unscored == notes.answers  # no answer has both runs
+
+
+def test_a_newer_failure_from_another_judge_is_asked_again(review) -> None:
+    store = review.store
+    answer = _entry(review).answer_id
+
+    def planned() -> set[tuple[int, int]]:
+        chains = JudgeStore(store, "a").plan(1, ["mmvet"]).chains
+        return {(item.answer_id, item.run) for chain in chains for item in chain}
+
+    before = planned()
+    with store.transaction():
+        store.add_judgments([(answer, Judgment(0, 0.5, kind="llm", judge_model="a"))])
+    assert (answer, 0) in before and (answer, 0) not in planned()  # judged by "a": settled
+    with store.transaction():
+        store.add_judgments(
+            [(answer, Judgment(0, None, status=Status.ERROR, kind="llm", judge_model="b"))]
+        )
+    assert (answer, 0) in planned()  # its run is unscored now: worth asking "a" again

@@ -63,7 +63,7 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
     A failed import leaves the database as it was; one it created is removed again.
     """
     is_new = not db.exists()
-    with clear_errors():
+    with clear_errors(db):
         with err.status("Reading input files"):
             batch = read()
         try:

@@ -39,7 +39,7 @@ def clear_errors(db: Path | None = None) -> Iterator[None]:
             raise fail(str(exc)) from None
         where = exc.filename or db
         raise fail(f"{where}: {exc.strerror}" if where else exc.strerror) from None
-    except sqlite3.OperationalError as exc:
+    except sqlite3.DatabaseError as exc:  # busy, or damaged after it was opened
         hint = "; another process is writing to it, try again when it is done"
         locked = "locked" in str(exc) or "busy" in str(exc)
         raise fail(f"{db or 'the database'}: {exc}{hint if locked else ''}") from None
