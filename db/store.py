@@ -46,7 +46,7 @@ class ModelCounts:
     answers: int
     judged: int  # a usable judgment decides one of its runs
     reviewed: int  # with a current human verdict
-    unscored: int  # neither
+    unscored: int  # no score from either (e.g. a choice with no gold)
 
 
 @dataclass(frozen=True, slots=True)
@@ -474,19 +474,24 @@ class Store:
 
 # An answer is judged when a usable judgment decides one of its runs (is the run's
 # latest), reviewed when its latest review carries a verdict (an undo back to "no
-# verdict" leaves it unreviewed). The tables' notes count "unscored" the same way.
+# verdict" leaves it unreviewed); unscored when neither gives it a score (a choice with
+# no gold to score it against stays unscored). The tables' notes count it the same way.
 _MODEL_COUNTS = f"""
 WITH flags AS (
     SELECT a.id, s.dataset_id, m.name AS model,
         EXISTS (SELECT 1 FROM judgments j WHERE j.answer_id = a.id AND j.status IN {USABLE}
                 AND j.id = (SELECT MAX(l.id) FROM judgments l
                             WHERE l.answer_id = j.answer_id AND l.run = j.run)) AS judged,
+        EXISTS (SELECT 1 FROM judgments j WHERE j.answer_id = a.id AND j.score IS NOT NULL
+                AND j.status IN {USABLE}
+                AND j.id = (SELECT MAX(l.id) FROM judgments l
+                            WHERE l.answer_id = j.answer_id AND l.run = j.run)) AS judge_scored,
         COALESCE((SELECT r.score IS NOT NULL OR r.choice IS NOT NULL FROM reviews r
                   WHERE r.answer_id = a.id ORDER BY r.id DESC LIMIT 1), 0) AS reviewed
     FROM answers a JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id
 )
 SELECT dataset_id, model, COUNT(*) AS answers, SUM(judged) AS judged,
-       SUM(reviewed) AS reviewed, SUM(judged OR reviewed) AS scored
+       SUM(reviewed) AS reviewed, SUM(judge_scored OR reviewed) AS scored
 FROM flags GROUP BY dataset_id, model ORDER BY dataset_id, model
 """
 

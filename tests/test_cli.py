@@ -95,3 +95,22 @@ def test_open_without_a_terminal_says_so_and_leaves_the_file(cli, tmp_path: Path
         "for the tables without one, use lmmreview report or lmmreview export"
     ]
     assert dump(db) == before
+
+
+def test_info_and_the_notes_agree_on_choices_with_no_gold(cli, tmp_path: Path) -> None:
+    """A choice with no gold is judged (extracted) but has no score: unscored in both."""
+    lines = [
+        {"id": "c1", "question": "Which?", "options": {"A": "x", "B": "y"}},
+        {"id": "c2", "question": "Which?", "options": {"A": "x", "B": "y"}, "answer": "A"},
+        {"id": "c1", "model": "m", "prediction": "A"},
+        {"id": "c2", "model": "m", "prediction": "A"},
+    ]
+    data = tmp_path / "nogold.jsonl"
+    data.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    db = tmp_path / "r.db"
+    assert cli("import", "jsonl", db, data).code == 0
+    assert cli("score", db).code == 0
+    (model,) = json.loads(cli("info", db, "--json").stdout)["datasets"][0]["models"]
+    notes = json.loads(cli("export", db, "--format", "json").stdout)["notes"]["nogold"]
+    assert (model["judged"], model["unscored"]) == (2, 1)
+    assert notes["unscored"] == 1
