@@ -347,6 +347,7 @@ def open_db(
         typer.Option(
             min=0.0,
             max=1.0,
+            metavar="X",
             help="The disagreement filter (v) shows reviewed answers whose |judge - human| "
             "is above this.",
         ),
@@ -356,6 +357,7 @@ def open_db(
         typer.Option(
             min=0.0,
             max=0.5,
+            metavar="X",
             help="The variance filter (v) shows answers whose judge runs' std is above this.",
         ),
     ] = SPREAD,
