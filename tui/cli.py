@@ -363,13 +363,13 @@ def open_db(
     ] = SPREAD,
 ) -> None:
     """Review and grade answers in the terminal, with live tables."""
-    with clear_errors(db), Store.open(db, create=False):
-        pass  # fail here, with one line, rather than inside the screen
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):  # before the file is touched
         raise fail(
             "lmmreview open needs an interactive terminal (stdin and stdout); "
             "for the tables without one, use lmmreview report or lmmreview export"
         )
+    with clear_errors(db), Store.open(db, create=False):
+        pass  # fail here, with one line, rather than inside the screen
     from tui.app import ReviewApp  # Textual loads only for the screen
 
     reviewer = reviewer or getpass.getuser()
