@@ -12,7 +12,7 @@ import socket
 from dataclasses import dataclass
 from datetime import datetime
 
-from db.store import Store, now
+from db.store import DECIDES, Store, now
 from engine.judging import JudgeItem, Work, ladder
 from engine.llm import Call, Reply
 from engine.mmbench import match_choice
@@ -24,8 +24,7 @@ from engine.types import DatasetKind, QuestionType, Sample
 # judge, makes it worth asking again.
 _DECIDES_FOR_THIS_JUDGE = (
     f"j.status IN {USABLE} AND ((j.judge_kind = 'llm' AND j.judge_model = ?) "
-    "OR j.method = 'matched') AND j.id = (SELECT MAX(l.id) FROM judgments l "
-    "WHERE l.answer_id = j.answer_id AND l.run = j.run)"
+    f"OR j.method = 'matched') AND {DECIDES}"
 )
 
 OWNER = f"{socket.gethostname()}:{os.getpid()}"

@@ -472,6 +472,11 @@ class Store:
         ]
 
 
+# `j` is the latest judgment of its (answer, run): the one that decides the run.
+DECIDES = (
+    "j.id = (SELECT MAX(l.id) FROM judgments l WHERE l.answer_id = j.answer_id AND l.run = j.run)"
+)
+
 # An answer is judged when a usable judgment decides one of its runs (is the run's
 # latest), reviewed when its latest review carries a verdict (an undo back to "no
 # verdict" leaves it unreviewed); unscored when neither gives it a score (a choice with
@@ -480,12 +485,9 @@ _MODEL_COUNTS = f"""
 WITH flags AS (
     SELECT a.id, s.dataset_id, m.name AS model,
         EXISTS (SELECT 1 FROM judgments j WHERE j.answer_id = a.id AND j.status IN {USABLE}
-                AND j.id = (SELECT MAX(l.id) FROM judgments l
-                            WHERE l.answer_id = j.answer_id AND l.run = j.run)) AS judged,
-        EXISTS (SELECT 1 FROM judgments j WHERE j.answer_id = a.id AND j.score IS NOT NULL
-                AND j.status IN {USABLE}
-                AND j.id = (SELECT MAX(l.id) FROM judgments l
-                            WHERE l.answer_id = j.answer_id AND l.run = j.run)) AS judge_scored,
+                AND {DECIDES}) AS judged,
+        EXISTS (SELECT 1 FROM judgments j WHERE j.answer_id = a.id AND j.status IN {USABLE}
+                AND j.score IS NOT NULL AND {DECIDES}) AS judge_scored,
         COALESCE((SELECT r.score IS NOT NULL OR r.choice IS NOT NULL FROM reviews r
                   WHERE r.answer_id = a.id ORDER BY r.id DESC LIMIT 1), 0) AS reviewed
     FROM answers a JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id

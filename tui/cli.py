@@ -32,7 +32,7 @@ from engine.mmvet import DEFAULT_JUDGE_MODEL
 from engine.review import DISAGREEMENT, SPREAD
 from engine.tables import Table
 from tui.judge_cli import judge
-from tui.options import DatasetOpt, DatasetsOpt, DbArg, NewDbArg, ZeroOpt
+from tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, NewDbArg, ZeroOpt
 from tui.output import clear_errors, err, fail, out
 from tui.report import render
 
@@ -334,14 +334,7 @@ def open_db(
             min=1, metavar="N", help="Runs per open answer for runs started from the screen."
         ),
     ] = 5,
-    judge_base_url: Annotated[
-        str | None,
-        typer.Option(
-            metavar="URL",
-            help="OpenAI-compatible server for those runs (default: $OPENAI_BASE_URL).",
-            show_default=False,
-        ),
-    ] = None,
+    judge_base_url: JudgeUrlOpt = None,  # for runs started from the screen
     disagreement: Annotated[
         float,
         typer.Option(

@@ -24,7 +24,7 @@ from engine.llm import OpenAIChat
 from engine.mmvet import DEFAULT_JUDGE_MODEL
 from engine.runner import Progress as RunProgress
 from engine.runner import Runner, RunnerSettings
-from tui.options import DatasetsOpt, DbArg
+from tui.options import DatasetsOpt, DbArg, JudgeUrlOpt
 from tui.output import clear_errors, err, out
 
 DUMMY_KEY = "not-needed"  # local servers (vLLM, Ollama) ignore the key, but one is required
@@ -46,14 +46,7 @@ def judge(
     model: Annotated[
         str, typer.Option(metavar="MODEL", help="The judge model.")
     ] = DEFAULT_JUDGE_MODEL,
-    base_url: Annotated[
-        str | None,
-        typer.Option(
-            metavar="URL",
-            help="OpenAI-compatible server (default: $OPENAI_BASE_URL).",
-            show_default=False,
-        ),
-    ] = None,
+    base_url: JudgeUrlOpt = None,
     api_key_env: Annotated[
         str, typer.Option(metavar="VAR", help="Environment variable holding the API key.")
     ] = "OPENAI_API_KEY",

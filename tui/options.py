@@ -33,3 +33,11 @@ ZeroOpt = Annotated[
         help="Count unscored answers as 0, as the reference scripts do (the notes say how many).",
     ),
 ]
+JudgeUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        metavar="URL",
+        help="OpenAI-compatible judge server (default: $OPENAI_BASE_URL).",
+        show_default=False,
+    ),
+]
