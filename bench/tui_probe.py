@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from textual.widgets import Static
 from textual_image.widget import HalfcellImage
 
 from tui.app import ReviewApp
@@ -25,7 +26,7 @@ async def probe(db: Path, mode: str, presses: int) -> dict[str, object]:
     opened = time.perf_counter()
     app = ReviewApp(db, reviewer="bench", image_renderer=HalfcellImage)
     async with app.run_test(size=(150, 48)) as pilot:
-        while app.current() is None or not app.screen.query_one("#answer").content:
+        while app.current() is None or not app.screen.query_one("#answer", Static).content:
             await pilot.pause(0.005)
         shown = time.perf_counter()
         while app.session is None or app.session.tables is None:  # memory: fully loaded
@@ -40,7 +41,7 @@ async def probe(db: Path, mode: str, presses: int) -> dict[str, object]:
             for _ in range(presses):
                 await pilot.press("j")
                 await pilot.pause(0.05)  # a quick reviewer: 20 samples a second
-            while images.loading:
+            while images.pending:
                 await pilot.pause(0.01)
             result["timings_s"] = app.timings
     result["peak_rss_bytes"] = _peak_rss()

@@ -89,6 +89,11 @@ DISAGREEMENT = 0.3  # the |judge - human| filter's default threshold
 SPREAD = 0.15  # the run-variance filter's default threshold
 
 
+def _member_of(ids: frozenset[int]) -> Callable[[Entry, Sample], bool]:
+    """A filter check: the answer is one of `ids`."""
+    return lambda entry, sample: entry.answer_id in ids
+
+
 @dataclass(frozen=True, slots=True)
 class Filter:
     """Which entries the list shows; every condition set must hold."""
@@ -125,7 +130,7 @@ class Filter:
             checks.append(lambda e, s: e.model == self.model)
         for ids in (self.text_ids, self.cell_ids):
             if ids is not None:
-                checks.append(lambda e, s, ids=ids: e.answer_id in ids)
+                checks.append(_member_of(ids))
         if (limit := self.disagreement) is not None:
             checks.append(lambda e, s: (e.disagreement(s.golds) or 0.0) > limit)
         if (spread := self.spread) is not None:

@@ -18,7 +18,7 @@ def test_review_breakdown_and_help_screens(cli, tmp_path: Path) -> None:
 
     async def steps(app, pilot) -> None:
         images = app.screen.query_one(SampleImages)
-        await until(pilot, lambda: not images.loading and images.children)
+        await until(pilot, lambda: not images.pending and images.children)
         await pilot.pause(0.1)
         shots["review"] = app.export_screenshot()
         await pilot.press("b")

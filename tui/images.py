@@ -261,7 +261,7 @@ class SampleImages(Widget):
         self._items: list[Decoded | None] = []
 
     @property
-    def loading(self) -> bool:
+    def pending(self) -> bool:
         """Whether an image is still on its way."""
         return any(item is None for item in self._items)
 
