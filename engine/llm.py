@@ -84,8 +84,10 @@ def _retry_after(headers: object) -> float | None:
 
 def _seconds(value: str | None) -> float | None:
     """A header's non-negative number, or None when it is absent or not one."""
+    if value is None:
+        return None
     try:
-        number = float(value) if value is not None else math.nan
+        number = float(value)
     except ValueError:
         return None
     return number if math.isfinite(number) and number >= 0 else None

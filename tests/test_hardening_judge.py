@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bench.fake_judge import FakeJudge
-from engine.llm import Call, CallFailed, OpenAIChat, Reply
+from engine.llm import Call, CallFailed, OpenAIChat, Reply, _retry_after
 from engine.mmvet import judge_prompt
 from engine.secrets import REDACTED, redact
 
@@ -104,6 +104,25 @@ def test_a_429_with_retry_after_as_an_http_date_is_honoured() -> None:
     # The date has whole seconds: 29 < wait <= 30 when it is read at once; 20 leaves room
     # for a slow machine without accepting "no wait".
     assert failure.retry_after is not None and 20 < failure.retry_after <= 30
+
+
+@pytest.mark.parametrize(
+    ("headers", "seconds"),
+    [
+        ({"retry-after": "7"}, 7.0),
+        ({"retry-after-ms": "250", "retry-after": "7"}, 0.25),
+        ({"retry-after-ms": "soon", "retry-after": "7"}, 7.0),
+        ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),  # a date gone by: at once
+        ({"retry-after": "soon"}, None),
+        ({"retry-after": "-3"}, None),
+        ({"retry-after": "nan"}, None),
+        ({}, None),
+    ],
+)
+def test_retry_after_is_read_in_every_form_and_nonsense_is_ignored(
+    headers: dict[str, str], seconds: float | None
+) -> None:
+    assert _retry_after(headers) == seconds
 
 
 # --- 5: a malformed usage is unknown usage ------------------------------------------------------
