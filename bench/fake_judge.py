@@ -69,7 +69,7 @@ EXTRA_FAULTS: tuple[str, ...] = (
     "429_seconds", "429_date", "echo_auth", "echo_auth_401", "echo_auth_reply",
     "usage_string", "usage_string_counts", "usage_huge",
 )  # fmt: skip
-_ECHO_STATUS = {"echo_auth": 500, "echo_auth_401": 401, "echo_auth_reply": 200}
+_ECHO_ERRORS = {"echo_auth": 500, "echo_auth_401": 401}  # fault -> HTTP status
 _BAD_USAGE: dict[str, object] = {
     "usage_string": "lots",
     "usage_string_counts": {"prompt_tokens": "12", "completion_tokens": "1", "total_tokens": "13"},
@@ -215,6 +215,11 @@ def _message_text(content: object) -> str:
             if isinstance(part, dict) and part.get("type") == "text"
         )
     return ""
+
+
+def _echo(headers: dict[str, str]) -> str:
+    """An error text that carries the request's Authorization header, as careless proxies do."""
+    return f"request rejected upstream (authorization: {headers.get('authorization', '')})"
 
 
 def _is_number(value: object) -> bool:
@@ -656,9 +661,8 @@ class FakeJudge:
         if fault is not None and fault.startswith("429"):
             return _error(429, "Rate limit reached (fake judge).", "rate_limit_error",
                           **self._retry_headers(fault))  # fmt: skip
-        echo = f"request rejected upstream (authorization: {headers.get('authorization', '')})"
-        if fault in ("echo_auth", "echo_auth_401"):
-            return _error(_ECHO_STATUS[fault], echo, "server_error")
+        if fault in _ECHO_ERRORS:
+            return _error(_ECHO_ERRORS[fault], _echo(headers), "server_error")
         if fault == "500":
             return _error(500, "The server had an error (fake judge).", "server_error")
         if fault == "drop":
@@ -672,7 +676,7 @@ class FakeJudge:
         elif fault == "out_of_range":
             text = "Q" if MMBENCH_MARKER in prompt else "1.5"
         elif fault == "echo_auth_reply":
-            text = echo
+            text = _echo(headers)
         else:
             text = scripted_reply(prompt, answered_before)
         completion = self._completion(prompt, model, text)
