@@ -64,10 +64,11 @@ ALL_FAULTS: tuple[str, ...] = ("429", "500", "slow", "drop", "empty", "garbage",
 # Faults used only when named: "429_seconds" / "429_date" send only `retry-after`, as seconds
 # or as an HTTP-date; "echo_auth" (a 500), "echo_auth_401" (a refusal) and "echo_auth_reply"
 # (a 200) put the request's Authorization header in the text; "usage_string",
-# "usage_string_counts" and "usage_huge" send a malformed `usage` with a good reply.
+# "usage_string_counts" and "usage_huge" send a malformed `usage` with a good reply;
+# "not_json" is a 200 whose body is not JSON.
 EXTRA_FAULTS: tuple[str, ...] = (
     "429_seconds", "429_date", "echo_auth", "echo_auth_401", "echo_auth_reply",
-    "usage_string", "usage_string_counts", "usage_huge",
+    "usage_string", "usage_string_counts", "usage_huge", "not_json",
 )  # fmt: skip
 _ECHO_ERRORS = {"echo_auth": 500, "echo_auth_401": 401}  # fault -> HTTP status
 _BAD_USAGE: dict[str, object] = {
@@ -261,12 +262,13 @@ class _Request:
 @dataclass(slots=True)
 class _Response:
     status: int
-    payload: dict[str, Any]
+    payload: dict[str, Any] | str  # a str is sent as it is (the "not_json" fault)
     headers: dict[str, str] = field(default_factory=dict)
 
     def encode(self, keep_alive: bool) -> bytes:
         """The response as bytes on the wire, with Content-Length and Connection headers."""
-        body = json.dumps(self.payload).encode()
+        payload = self.payload
+        body = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
         headers = {
             "content-type": "application/json",
             "content-length": str(len(body)),
@@ -667,6 +669,8 @@ class FakeJudge:
             return _error(500, "The server had an error (fake judge).", "server_error")
         if fault == "drop":
             return None
+        if fault == "not_json":
+            return _Response(200, "<html>Bad gateway</html>")
         if fault == "slow":
             await asyncio.sleep(self.slow_seconds)
         if fault == "empty":

@@ -8,6 +8,7 @@ back off with jitter; everything counts against a per-item cap).
 from __future__ import annotations
 
 import email.utils
+import json
 import math
 import time
 from dataclasses import dataclass
@@ -133,6 +134,8 @@ class OpenAIChat:
                 },
                 cast_to=dict,
             )
+        except json.JSONDecodeError:  # a 200 whose body is not JSON (a proxy's error page)
+            raise CallFailed("a reply that is not JSON", retryable=True) from None
         except openai.APITimeoutError:
             raise CallFailed("timed out", retryable=True) from None
         except openai.APIConnectionError as exc:

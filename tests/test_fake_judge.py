@@ -279,6 +279,19 @@ def test_usage_faults_send_a_good_reply_with_a_malformed_usage(
     assert payload["usage"] == usage
 
 
+def test_not_json_fault_is_a_200_with_a_body_that_is_not_json(judge: Factory) -> None:
+    server = judge(fault_rate=1.0, faults=["not_json"])
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    try:
+        conn.request("POST", "/v1/chat/completions", body=chat_body())
+        response = conn.getresponse()
+        assert response.status == 200
+        with pytest.raises(json.JSONDecodeError):
+            json.loads(response.read())
+    finally:
+        conn.close()
+
+
 def test_answer_limit_holds_later_requests_unanswered_and_uncounted(judge: Factory) -> None:
     server = judge(answer_limit=2)
     client = client_for(server, timeout=0.3)

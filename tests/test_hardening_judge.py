@@ -144,6 +144,17 @@ def test_a_malformed_usage_counts_as_unknown_and_every_reply_is_kept(
     assert f"{MMVET_ITEMS} judged" in result.stdout and " 0 tokens" in result.stdout
 
 
+def test_a_reply_that_is_not_json_is_a_failed_request_not_a_crash(
+    cli, judge_env, fake_judge, demo
+) -> None:
+    fake_judge.fault_rate, fake_judge.faults = 0.3, ("not_json",)
+    result = cli("judge", demo, "--dataset", "mmvet", "--runs", "1")
+    assert result.code == 0, result.stderr
+    assert fake_judge.by_outcome["not_json"] > 0
+    judged = _judgments(demo)  # retried: every item judged once, none lost
+    assert len(judged) == len({(a, r) for a, r, _, _ in judged}) == MMVET_ITEMS
+
+
 # --- 6: the API key is never stored or printed --------------------------------------------------
 
 
