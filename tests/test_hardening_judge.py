@@ -19,7 +19,7 @@ from bench.fake_judge import FakeJudge
 from db import Store
 from db.judging import JudgeStore
 from engine.judging import cache_key, ladder
-from engine.llm import Call, CallFailed, OpenAIChat, Reply, _retry_after
+from engine.llm import Call, CallFailed, OpenAIChat, _retry_after
 from engine.mmvet import DEFAULT_JUDGE_MODEL, judge_prompt
 from engine.secrets import REDACTED, redact
 
@@ -36,9 +36,9 @@ def _judgments(db: Path) -> list[tuple[int, int, str, int | None]]:
         ).fetchall()
 
 
-def _count(db: Path, table: str) -> int:
+def _cache_rows(db: Path) -> int:
     with sqlite3.connect(db) as conn:
-        return conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+        return conn.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0]
 
 
 @pytest.fixture
@@ -48,23 +48,19 @@ def demo(cli, tmp_path: Path) -> Path:
     return db
 
 
-def _complete(server: FakeJudge, key: str = "k") -> Reply:
-    """One chat call through the judge's client, as the runner makes it."""
+def _failure(server: FakeJudge) -> CallFailed:
+    """How one chat call through the judge's client, as the runner makes it, fails."""
     call = Call("judge-x", (("user", judge_prompt("Q?", "a", "a")),), 0.0, 3)
 
-    async def main() -> Reply:
-        client = OpenAIChat(api_key=key, base_url=server.base_url, timeout=5)
+    async def main() -> None:
+        client = OpenAIChat(api_key="k", base_url=server.base_url, timeout=5)
         try:
-            return await client.complete(call)
+            await client.complete(call)
         finally:
             await client.close()
 
-    return asyncio.run(main())
-
-
-def _failure(server: FakeJudge, key: str = "k") -> CallFailed:
     with pytest.raises(CallFailed) as caught:
-        _complete(server, key)
+        asyncio.run(main())
     return caught.value
 
 
@@ -253,7 +249,7 @@ def test_kill_nine_mid_ladder_then_resume_pays_again_for_no_answered_reply(demo)
         answered = first.calls
     assert sum(answered.values()) == limit and first.held == concurrency
     # Every reply the server answered is on disk, unparseable ones included ...
-    assert _count(demo, "llm_cache") == len(answered)
+    assert _cache_rows(demo) == len(answered)
     assert _killed_mid_ladder(demo) > 0  # the case this is about
     with FakeJudge() as second:
         resumed = _judge_process(demo, second, concurrency)
