@@ -215,12 +215,14 @@ def test_a_reply_echoing_the_key_is_stored_without_it(cli, judge_env, fake_judge
 # --- 9: kill -9 pays again for no reply the server had answered ---------------------------------
 
 
-def _judge_process(db: Path, server: FakeJudge, concurrency: int) -> subprocess.Popen[bytes]:
+def _judge_process(
+    db: Path, server: FakeJudge, concurrency: int, stderr: int = subprocess.DEVNULL
+) -> subprocess.Popen[bytes]:
     """`lmmreview judge` in a process of its own, against `server`."""
     command = [sys.executable, "-c", "from tui.cli import app; app()", "judge", str(db),
                "--dataset", "mmvet", "--runs", "1", "--concurrency", str(concurrency)]  # fmt: skip
     env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url}
-    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
 
 
 def _killed_mid_ladder(db: Path) -> int:
@@ -252,7 +254,7 @@ def test_kill_nine_mid_ladder_then_resume_pays_again_for_no_answered_reply(demo)
     assert _cache_rows(demo) == len(answered)
     assert _killed_mid_ladder(demo) > 0  # the case this is about
     with FakeJudge() as second:
-        resumed = _judge_process(demo, second, concurrency)
+        resumed = _judge_process(demo, second, concurrency, subprocess.PIPE)
         _, stderr = resumed.communicate(timeout=300)
         asked_again = second.calls
     assert resumed.returncode == 0, stderr
