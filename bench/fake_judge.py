@@ -13,6 +13,9 @@ deterministic scripted judge:
 
 It can add latency to every reply and inject faults (429, 500, slow, dropped connection,
 empty / garbage / out-of-range replies) at a given rate, chosen by a seeded random generator.
+Faults that only a test asks for by name (`EXTRA_FAULTS`): a 429 with only one retry header,
+an error or reply that echoes the Authorization header, a malformed `usage`. With
+`answer_limit`, requests after that many are held unanswered (the moment to kill a client).
 
 Standard library only. Run it by hand with ``python -m bench.fake_judge --help``.
 """
@@ -41,6 +44,7 @@ from typing import Any, Self
 
 __all__ = [
     "ALL_FAULTS",
+    "EXTRA_FAULTS",
     "GARBAGE_REPLY",
     "FakeJudge",
     "main",
@@ -55,7 +59,23 @@ HOST = "127.0.0.1"
 # Both, because a client's base_url may or may not end in /v1.
 CHAT_PATHS = frozenset({"/v1/chat/completions", "/chat/completions"})
 
+# The faults drawn by default: what a busy or flaky but honest server does.
 ALL_FAULTS: tuple[str, ...] = ("429", "500", "slow", "drop", "empty", "garbage", "out_of_range")
+# Faults used only when named: "429_seconds" / "429_date" send only `retry-after`, as seconds
+# or as an HTTP-date; "echo_auth" (a 500), "echo_auth_401" (a refusal) and "echo_auth_reply"
+# (a 200) put the request's Authorization header in the text; "usage_string",
+# "usage_string_counts" and "usage_huge" send a malformed `usage` with a good reply;
+# "not_json" is a 200 whose body is not JSON.
+EXTRA_FAULTS: tuple[str, ...] = (
+    "429_seconds", "429_date", "echo_auth", "echo_auth_401", "echo_auth_reply",
+    "usage_string", "usage_string_counts", "usage_huge", "not_json",
+)  # fmt: skip
+_ECHO_ERRORS = {"echo_auth": 500, "echo_auth_401": 401}  # fault -> HTTP status
+_BAD_USAGE: dict[str, object] = {
+    "usage_string": "lots",
+    "usage_string_counts": {"prompt_tokens": "12", "completion_tokens": "1", "total_tokens": "13"},
+    "usage_huge": {"prompt_tokens": 2**64, "completion_tokens": 2**63, "total_tokens": 2**65},
+}
 GARBAGE_REPLY = "I think this deserves a good grade!"
 # What an unrecognised prompt gets: a valid MM-Vet score, so a stray prompt does not crash.
 DEFAULT_REPLY = "0.5"
@@ -198,6 +218,16 @@ def _message_text(content: object) -> str:
     return ""
 
 
+def _echo(headers: dict[str, str]) -> str:
+    """An error text that carries the request's Authorization header, as careless proxies do."""
+    return f"request rejected upstream (authorization: {headers.get('authorization', '')})"
+
+
+def _is_number(value: object) -> bool:
+    """Whether a JSON value is a number (JSON's true and false are not)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _user_prompt(messages: list[Any]) -> str:
     """The text of the last message with role "user" ("" when there is none)."""
     for message in reversed(messages):
@@ -232,12 +262,13 @@ class _Request:
 @dataclass(slots=True)
 class _Response:
     status: int
-    payload: dict[str, Any]
+    payload: dict[str, Any] | str  # a str is sent as it is (the "not_json" fault)
     headers: dict[str, str] = field(default_factory=dict)
 
     def encode(self, keep_alive: bool) -> bytes:
         """The response as bytes on the wire, with Content-Length and Connection headers."""
-        body = json.dumps(self.payload).encode()
+        payload = self.payload
+        body = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
         headers = {
             "content-type": "application/json",
             "content-length": str(len(body)),
@@ -339,6 +370,7 @@ class FakeJudge:
         slow_seconds: float = 5.0,
         retry_after: float = 0.05,
         port: int = 0,
+        answer_limit: int | None = None,
     ) -> None:
         """Configure the server; nothing listens until `start`.
 
@@ -346,11 +378,12 @@ class FakeJudge:
         `fault_rate`: the probability that a chat request gets a fault, of a kind drawn
         uniformly from `faults` with ``random.Random(seed)`` in arrival order.
         `slow_seconds`: the extra wait of a "slow" fault. `retry_after`: the seconds a 429
-        asks the client to wait. `port`: 0 picks a free port.
+        asks the client to wait. `port`: 0 picks a free port. `answer_limit`: chat requests
+        after this many are held, unanswered and uncounted, until the server stops.
         """
-        unknown = [kind for kind in faults if kind not in ALL_FAULTS]
-        if unknown or not faults:
-            raise ValueError(f"faults must be a non-empty subset of {ALL_FAULTS}, not {faults!r}")
+        known = ALL_FAULTS + EXTRA_FAULTS
+        if not faults or any(kind not in known for kind in faults):
+            raise ValueError(f"faults must be a non-empty subset of {known}, not {faults!r}")
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be in [0, 1], not {fault_rate}")
         if latency < 0 or slow_seconds < 0 or retry_after < 0:
@@ -361,6 +394,7 @@ class FakeJudge:
         self.seed = seed
         self.slow_seconds = slow_seconds
         self.retry_after = retry_after
+        self.answer_limit = answer_limit
         self._wanted_port = port
         self._port: int | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -376,6 +410,8 @@ class FakeJudge:
             self._requests = 0
             self._by_outcome: Counter[str] = Counter()
             self._prompts: Counter[str] = Counter()
+            self._calls: Counter[tuple[str, float]] = Counter()
+            self._held = 0
             # Scripted ("ok") replies per prompt, which drive the MM-Vet jitter.
             self._answered: Counter[str] = Counter()
             self._connections = 0
@@ -480,6 +516,19 @@ class FakeJudge:
             return Counter(self._prompts)
 
     @property
+    def calls(self) -> Counter[tuple[str, float]]:
+        """How often each (user message, temperature) was answered or faulted (a snapshot);
+        a request held by `answer_limit` is not counted."""
+        with self._lock:
+            return Counter(self._calls)
+
+    @property
+    def held(self) -> int:
+        """Chat requests being held unanswered by `answer_limit`."""
+        with self._lock:
+            return self._held
+
+    @property
     def connections(self) -> int:
         """TCP connections accepted: far fewer than `requests` when keep-alive works."""
         with self._lock:
@@ -547,9 +596,14 @@ class FakeJudge:
             return await self._chat(request)
         return _error(404, f"no route for {request.method} {request.path}", "invalid_request_error")
 
-    def _admit(self, prompt: str) -> tuple[str | None, int]:
-        """Count a valid chat request; returns (fault kind or None, scripted replies before)."""
+    def _admit(self, prompt: str, temperature: float) -> tuple[str | None, int] | None:
+        """Count a valid chat request; returns (fault kind or None, scripted replies before),
+        or None when `answer_limit` says to hold it."""
         with self._lock:
+            if self.answer_limit is not None and sum(self._calls.values()) >= self.answer_limit:
+                self._held += 1
+                return None
+            self._calls[(prompt, temperature)] += 1
             self._prompts[prompt] += 1
             fault = None
             # Drawn under the lock in arrival order, so a seed gives one fault sequence.
@@ -578,10 +632,15 @@ class FakeJudge:
         if not isinstance(messages, list) or not messages or not isinstance(model, str):
             return self._bad_request("'model' (string) and 'messages' (non-empty list) required")
         prompt = _user_prompt(messages)
-        fault, answered_before = self._admit(prompt)
+        temperature = payload.get("temperature")
+        admitted = self._admit(prompt, float(temperature) if _is_number(temperature) else 1.0)
+        if admitted is None:
+            await asyncio.Event().wait()  # never set: held until `stop` cancels it
+            return None
+        fault, answered_before = admitted
         try:
             await asyncio.sleep(self.latency)
-            return await self._reply(fault, prompt, model, answered_before)
+            return await self._reply(fault, prompt, model, answered_before, request.headers)
         finally:
             with self._lock:
                 self._in_flight -= 1
@@ -593,23 +652,25 @@ class FakeJudge:
         return _error(400, message, "invalid_request_error")
 
     async def _reply(
-        self, fault: str | None, prompt: str, model: str, answered_before: int
+        self,
+        fault: str | None,
+        prompt: str,
+        model: str,
+        answered_before: int,
+        headers: dict[str, str],
     ) -> _Response | None:
         """The response for a chat request that already waited its latency."""
-        if fault == "429":
-            return _error(
-                429,
-                "Rate limit reached (fake judge).",
-                "rate_limit_error",
-                **{
-                    "retry-after": f"{self.retry_after:g}",
-                    "retry-after-ms": f"{self.retry_after * 1000:g}",
-                },
-            )
+        if fault is not None and fault.startswith("429"):
+            return _error(429, "Rate limit reached (fake judge).", "rate_limit_error",
+                          **self._retry_headers(fault))  # fmt: skip
+        if fault in _ECHO_ERRORS:
+            return _error(_ECHO_ERRORS[fault], _echo(headers), "server_error")
         if fault == "500":
             return _error(500, "The server had an error (fake judge).", "server_error")
         if fault == "drop":
             return None
+        if fault == "not_json":
+            return _Response(200, "<html>Bad gateway</html>")
         if fault == "slow":
             await asyncio.sleep(self.slow_seconds)
         if fault == "empty":
@@ -618,9 +679,23 @@ class FakeJudge:
             text = GARBAGE_REPLY
         elif fault == "out_of_range":
             text = "Q" if MMBENCH_MARKER in prompt else "1.5"
+        elif fault == "echo_auth_reply":
+            text = _echo(headers)
         else:
             text = scripted_reply(prompt, answered_before)
-        return _Response(200, self._completion(prompt, model, text))
+        completion = self._completion(prompt, model, text)
+        if fault in _BAD_USAGE:
+            completion["usage"] = _BAD_USAGE[fault]
+        return _Response(200, completion)
+
+    def _retry_headers(self, fault: str) -> dict[str, str]:
+        """The retry headers of a 429 fault: both, or only `retry-after` in one form."""
+        seconds = {"retry-after": f"{self.retry_after:g}"}
+        if fault == "429_seconds":
+            return seconds
+        if fault == "429_date":
+            return {"retry-after": formatdate(time.time() + self.retry_after, usegmt=True)}
+        return {**seconds, "retry-after-ms": f"{self.retry_after * 1000:g}"}
 
     def _completion(self, prompt: str, model: str, text: str) -> dict[str, Any]:
         """A chat.completion object carrying `text` as the assistant's message."""
@@ -662,7 +737,10 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per reply")
     parser.add_argument("--fault-rate", type=float, default=0.0, help="0..1")
     parser.add_argument(
-        "--faults", default=",".join(ALL_FAULTS), help="comma-separated kinds (default: all)"
+        "--faults",
+        default=",".join(ALL_FAULTS),
+        help=f"comma-separated kinds (default: {','.join(ALL_FAULTS)}; "
+        f"only when named: {','.join(EXTRA_FAULTS)})",
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--slow-seconds", type=float, default=5.0)

@@ -16,6 +16,7 @@ from db.store import DECIDES, Store, now
 from engine.judging import JudgeItem, Work, ladder
 from engine.llm import Call, Reply
 from engine.mmbench import match_choice
+from engine.runner import Cached
 from engine.scoring import USABLE, Judgment
 from engine.types import DatasetKind, QuestionType, Sample
 
@@ -167,31 +168,38 @@ class JudgeStore:
             self.store.conn.execute(query, (item.answer_id, item.run, self.judge_model)).fetchone()
         )
 
-    def cached(self, key: str) -> Reply | None:
+    def cached(self, key: str, item: JudgeItem) -> Cached | None:
+        # Timestamps compare as text (one ISO format); a tie counts as not newer, so a
+        # failed walk's reply is asked again rather than replayed.
         row = self.store.conn.execute(
-            "SELECT reply, prompt_tokens, completion_tokens FROM llm_cache WHERE key = ?", (key,)
+            "SELECT c.reply, c.prompt_tokens, c.completion_tokens, c.created_at > COALESCE("
+            "(SELECT MAX(j.created_at) FROM judgments j WHERE j.answer_id = ? AND j.run = ? "
+            "AND j.judge_kind = 'llm' AND j.judge_model = ?), '') "
+            "FROM llm_cache c WHERE c.key = ?",
+            (item.answer_id, item.run, self.judge_model, key),
         ).fetchone()
-        return None if row is None else Reply(row[0], row[1], row[2], 0.0)
+        return None if row is None else Cached(Reply(row[0], row[1], row[2], 0.0), bool(row[3]))
+
+    def store_replies(self, replies: list[tuple[str, Call, Reply]]) -> None:
+        with self.store.transaction():
+            self._cache(replies)
+
+    def _cache(self, replies: list[tuple[str, Call, Reply]]) -> None:
+        """Write replies to the cache (in the caller's transaction)."""
+        self.store.conn.executemany(
+            "INSERT OR REPLACE INTO llm_cache (key, model, reply, prompt_tokens, "
+            "completion_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                (key, call.model, reply.text, reply.prompt_tokens, reply.completion_tokens, now())
+                for key, call, reply in replies
+            ),
+        )
 
     def record(
         self, item: JudgeItem, judgment: Judgment, replies: list[tuple[str, Call, Reply]]
     ) -> None:
         with self.store.transaction():
-            self.store.conn.executemany(
-                "INSERT OR REPLACE INTO llm_cache (key, model, reply, prompt_tokens, "
-                "completion_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    (
-                        key,
-                        call.model,
-                        reply.text,
-                        reply.prompt_tokens,
-                        reply.completion_tokens,
-                        now(),
-                    )
-                    for key, call, reply in replies
-                ),
-            )
+            self._cache(replies)
             self.store.add_judgments([(item.answer_id, judgment)])
             self.store.conn.execute(
                 "DELETE FROM judge_claims WHERE answer_id = ? AND run = ? AND judge_model = ?",

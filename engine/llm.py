@@ -7,9 +7,15 @@ back off with jitter; everything counts against a per-item cap).
 
 from __future__ import annotations
 
+import email.utils
+import json
+import math
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
+
+from engine.secrets import redact
 
 if TYPE_CHECKING:
     import openai
@@ -54,16 +60,49 @@ class ChatClient(Protocol):
 
 
 def _retry_after(headers: object) -> float | None:
-    """Seconds to wait, from `retry-after-ms` or `retry-after` (seconds), if given."""
+    """Seconds to wait, from `retry-after-ms`, or `retry-after` in seconds or as an
+    HTTP-date (RFC 9110), whichever the server gives; None without a usable one."""
     get = getattr(headers, "get", None)
     if get is None:
         return None
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = get(name)
-        try:
-            return max(0.0, float(value) * scale) if value is not None else None
-        except ValueError:
-            continue
+    milliseconds = _seconds(get("retry-after-ms"))
+    if milliseconds is not None:
+        return milliseconds / 1000
+    value = get("retry-after")
+    if value is None:
+        return None
+    seconds = _seconds(value)
+    if seconds is not None:
+        return seconds
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:  # RFC 9110 dates are GMT; an obsolete form may say "-0000"
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _seconds(value: str | None) -> float | None:
+    """A header's non-negative number, or None when it is absent or not one."""
+    if value is None:
+        return None
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
+
+
+# SQLite stores integers in 64 bits; a count beyond that is no count.
+_MAX_TOKENS = 2**63 - 1
+
+
+def _tokens(usage: object, name: str) -> int | None:
+    """A token count from a reply's `usage`, or None (unknown) when it is malformed."""
+    count = usage.get(name) if isinstance(usage, dict) else None
+    if isinstance(count, int) and not isinstance(count, bool) and 0 <= count <= _MAX_TOKENS:
+        return count
     return None
 
 
@@ -74,6 +113,7 @@ class OpenAIChat:
         import openai  # here: it takes a second to import, and only a judge run needs it
 
         self._openai = openai
+        self._secrets = (api_key,)
         self._client = openai.AsyncOpenAI(
             api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
         )
@@ -94,41 +134,53 @@ class OpenAIChat:
                 },
                 cast_to=dict,
             )
+        except json.JSONDecodeError:  # a 200 whose body is not JSON (a proxy's error page)
+            raise CallFailed("a reply that is not JSON", retryable=True) from None
         except openai.APITimeoutError:
             raise CallFailed("timed out", retryable=True) from None
         except openai.APIConnectionError as exc:
-            raise CallFailed(
-                f"connection failed ({exc.__cause__ or exc})", retryable=True
-            ) from None
+            reason = self._clean(f"connection failed ({exc.__cause__ or exc})")
+            raise CallFailed(reason, retryable=True) from None
         except (
             openai.AuthenticationError,
             openai.PermissionDeniedError,
             openai.NotFoundError,
         ) as exc:
             raise JudgeUnavailable(
-                f"the judge server refused: {exc.status_code} {_message(exc)}"
+                f"the judge server refused: {exc.status_code} {self._message(exc)}"
             ) from None
         except openai.APIStatusError as exc:
             status = exc.status_code
             retryable = status in (408, 409, 429) or status >= 500
             after = _retry_after(exc.response.headers) if status == 429 else None
             raise CallFailed(
-                f"HTTP {status} {_message(exc)}", retryable=retryable, retry_after=after
+                f"HTTP {status} {self._message(exc)}", retryable=retryable, retry_after=after
             ) from None
         latency = (time.perf_counter() - start) * 1000
         try:
             text = response["choices"][0]["message"]["content"] or ""
         except (KeyError, IndexError, TypeError):
             raise CallFailed("a reply without choices[0].message", retryable=True) from None
-        usage = response.get("usage") or {}
-        return Reply(str(text), usage.get("prompt_tokens"), usage.get("completion_tokens"), latency)
+        usage = response.get("usage")
+        return Reply(
+            self._clean(str(text)),
+            _tokens(usage, "prompt_tokens"),
+            _tokens(usage, "completion_tokens"),
+            latency,
+        )
 
     async def close(self) -> None:
         await self._client.close()
 
+    def _clean(self, text: str) -> str:
+        """`text` without the API key: a server may echo the Authorization header back,
+        and what this returns is stored and printed."""
+        return redact(text, self._secrets)
 
-def _message(exc: openai.APIStatusError) -> str:
-    body = exc.body if isinstance(exc.body, dict) else {}
-    error = body.get("error", body)
-    message = error.get("message") if isinstance(error, dict) else None
-    return str(message or exc.message)[:200]
+    def _message(self, exc: openai.APIStatusError) -> str:
+        """The server's error message, without the key, cut to 200 characters (after the
+        redaction, so no part of a key survives the cut)."""
+        body = exc.body if isinstance(exc.body, dict) else {}
+        error = body.get("error", body)
+        message = error.get("message") if isinstance(error, dict) else None
+        return self._clean(str(message or exc.message))[:200]

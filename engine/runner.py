@@ -4,7 +4,9 @@ Work comes in *chains*: one item for a scored answer; the rows of a circular gro
 rotation order, for choice extraction (the first wrong row decides the group, so the
 rest are not asked). Each item is claimed in the store before it is asked, so two runs
 on one file never judge the same item twice, and recorded in one write when decided.
-Failures are recorded with their reason; none becomes a score.
+Every reply is stored as it arrives, before anything else is awaited, so a killed run
+pays again only for the requests that were in flight. Failures are recorded with their
+reason; none becomes a score.
 """
 
 from __future__ import annotations
@@ -21,6 +23,15 @@ from engine.llm import Call, CallFailed, ChatClient, JudgeUnavailable, Reply
 from engine.scoring import Judgment, Status
 
 
+@dataclass(frozen=True, slots=True)
+class Cached:
+    """A stored reply, and whether it came after the item's latest judgment by this judge
+    (then it belongs to a walk of the item's ladder that a killed run left unfinished)."""
+
+    reply: Reply
+    unfinished: bool
+
+
 class JudgeStorage(Protocol):
     """Where the runner takes and leaves work (the store implements it)."""
 
@@ -28,7 +39,13 @@ class JudgeStorage(Protocol):
         """Take an item; False when it is judged already or another live run holds it."""
         ...
 
-    def cached(self, key: str) -> Reply | None: ...
+    def cached(self, key: str, item: JudgeItem) -> Cached | None:
+        """The stored reply to the call with this cache key, if any."""
+        ...
+
+    def store_replies(self, replies: list[tuple[str, Call, Reply]]) -> None:
+        """Store replies for the cache at once (the item is not decided yet)."""
+        ...
 
     def record(
         self, item: JudgeItem, judgment: Judgment, replies: list[tuple[str, Call, Reply]]
@@ -138,25 +155,35 @@ class Runner:
         quick = without_llm(item)
         if quick is not None:
             return quick, []
-        replies: list[tuple[str, Call, Reply]] = []
         attempts = [0]
         last = ""
         try:
             for call in ladder(item, self.settings.model):
                 key = cache_key(call, item.run)
-                reply = self.storage.cached(key) if self.settings.use_cache else None
+                reply = self._cached(key, item, call)
+                paid: list[tuple[str, Call, Reply]] = []
                 if reply is None:
                     reply = await self._ask(call, attempts)
-                    replies.append((key, call, reply))
-                else:
-                    self.progress.cached += 1
+                    paid.append((key, call, reply))
                 judgment = interpret(item, call, reply)
                 if judgment is not None:
-                    return judgment, replies
+                    return judgment, paid  # stored with the judgment, in one write
+                if paid:  # stored before the next request: a kill would not pay it again
+                    self.storage.store_replies(paid)
                 last = reply.text
         except _OutOfAttempts as exc:
-            return failed(item, self.settings.model, str(exc)), replies
-        return exhausted(item, self.settings.model, last), replies
+            return failed(item, self.settings.model, str(exc)), []
+        return exhausted(item, self.settings.model, last), []
+
+    def _cached(self, key: str, item: JudgeItem, call: Call) -> Reply | None:
+        """The stored reply to `call` when it may stand in for a new one: it parses, or it
+        belongs to this item's unfinished walk. An unparseable reply from a walk that ended
+        in a judgment is asked again, since the server may answer properly now."""
+        hit = self.storage.cached(key, item) if self.settings.use_cache else None
+        if hit is None or not (hit.unfinished or interpret(item, call, hit.reply) is not None):
+            return None
+        self.progress.cached += 1
+        return hit.reply
 
     async def _ask(self, call: Call, attempts: list[int]) -> Reply:
         """One reply, retrying what may pass later, within the item's attempt cap."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import email.utils
 import http.client
 import json
 import os
@@ -224,6 +225,84 @@ def test_429_is_a_rate_limit_error_with_retry_after_headers(judge: Factory) -> N
     assert caught.value.response.headers["retry-after-ms"] == "250"
     assert caught.value.response.json()["error"]["type"] == "rate_limit_error"
     assert server.by_outcome == {"429": 1}
+
+
+@pytest.mark.parametrize("fault", ["429_seconds", "429_date"])
+def test_429_with_only_one_retry_header_in_seconds_or_as_a_date(judge: Factory, fault: str) -> None:
+    server = judge(fault_rate=1.0, faults=[fault], retry_after=7)
+    with pytest.raises(openai.RateLimitError) as caught:
+        ask(client_for(server), MMVET_PROMPT)
+    headers = caught.value.response.headers
+    assert "retry-after-ms" not in headers
+    if fault == "429_seconds":
+        assert headers["retry-after"] == "7"
+    else:
+        when = email.utils.parsedate_to_datetime(headers["retry-after"])
+        assert headers["retry-after"].endswith(" GMT") and when.tzinfo is not None
+
+
+@pytest.mark.parametrize(("fault", "status"), [("echo_auth", 500), ("echo_auth_401", 401)])
+def test_echo_faults_put_the_authorization_header_in_the_error(
+    judge: Factory, fault: str, status: int
+) -> None:
+    server = judge(fault_rate=1.0, faults=[fault])
+    with pytest.raises(openai.APIStatusError) as caught:
+        ask(client_for(server), MMVET_PROMPT)
+    assert caught.value.status_code == status
+    assert "authorization: Bearer test-key" in caught.value.response.json()["error"]["message"]
+
+
+def test_echo_reply_fault_puts_the_authorization_header_in_the_reply(judge: Factory) -> None:
+    server = judge(fault_rate=1.0, faults=["echo_auth_reply"])
+    assert "authorization: Bearer test-key" in (reply(client_for(server), MMVET_PROMPT) or "")
+
+
+@pytest.mark.parametrize(
+    ("fault", "usage"),
+    [
+        ("usage_string", "lots"),
+        ("usage_string_counts", {"prompt_tokens": "12", "completion_tokens": "1",
+                                 "total_tokens": "13"}),
+        ("usage_huge", {"prompt_tokens": 2**64, "completion_tokens": 2**63,
+                        "total_tokens": 2**65}),
+    ],
+)  # fmt: skip
+def test_usage_faults_send_a_good_reply_with_a_malformed_usage(
+    judge: Factory, fault: str, usage: object
+) -> None:
+    status, payload = raw_request(
+        judge(fault_rate=1.0, faults=[fault]), "POST", "/v1/chat/completions",
+        chat_body(MMVET_PROMPT),
+    )  # fmt: skip
+    assert status == 200
+    assert payload["choices"][0]["message"]["content"] == "0.5"
+    assert payload["usage"] == usage
+
+
+def test_not_json_fault_is_a_200_with_a_body_that_is_not_json(judge: Factory) -> None:
+    server = judge(fault_rate=1.0, faults=["not_json"])
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+    try:
+        conn.request("POST", "/v1/chat/completions", body=chat_body())
+        response = conn.getresponse()
+        assert response.status == 200
+        with pytest.raises(json.JSONDecodeError):
+            json.loads(response.read())
+    finally:
+        conn.close()
+
+
+def test_answer_limit_holds_later_requests_unanswered_and_uncounted(judge: Factory) -> None:
+    server = judge(answer_limit=2)
+    client = client_for(server, timeout=0.3)
+    assert reply(client, MMVET_PROMPT) == "0.5"
+    messages: Any = [{"role": "user", "content": MMVET_PROMPT}]
+    client.chat.completions.create(model="m", messages=messages, temperature=0)
+    with pytest.raises(openai.APITimeoutError):
+        ask(client, "held")
+    # Calls are told apart by temperature (1.0 when the client sends none, as OpenAI's default).
+    assert server.calls == {(MMVET_PROMPT, 1.0): 1, (MMVET_PROMPT, 0.0): 1}
+    assert server.held == 1 and server.prompts == {MMVET_PROMPT: 2}
 
 
 def test_500_is_an_internal_server_error(judge: Factory) -> None:

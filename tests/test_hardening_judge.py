@@ -1,0 +1,264 @@
+"""The judge against a misbehaving server, over real HTTP on 127.0.0.1: failed replies are not
+replayed, retry-after is read in every form, malformed usage is unknown usage, an echoed key
+is never stored or printed, and a run killed with SIGKILL pays again for no answered reply."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.fake_judge import FakeJudge
+from db import Store
+from db.judging import JudgeStore
+from engine.judging import cache_key, ladder
+from engine.llm import Call, CallFailed, OpenAIChat, _retry_after
+from engine.mmvet import DEFAULT_JUDGE_MODEL, judge_prompt
+from engine.secrets import REDACTED, redact
+
+MMVET_ITEMS = 20 + 20 + 18  # the demo's MM-Vet answers (demo-gamma misses two)
+KEY = "sk-test-SECRET-4f9a7c1e"  # what conftest's judge_env exports
+
+
+def _judgments(db: Path) -> list[tuple[int, int, str, int | None]]:
+    """(answer, run, status, prompt tokens) of every LLM judgment, in the order written."""
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "SELECT answer_id, run, status, prompt_tokens FROM judgments "
+            "WHERE judge_kind = 'llm' ORDER BY id"
+        ).fetchall()
+
+
+def _cache_rows(db: Path) -> int:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0]
+
+
+@pytest.fixture
+def demo(cli, tmp_path: Path) -> Path:
+    db = tmp_path / "demo.db"
+    assert cli("demo", db, "--no-open").code == 0
+    return db
+
+
+def _failure(server: FakeJudge) -> CallFailed:
+    """How one chat call through the judge's client, as the runner makes it, fails."""
+    call = Call("judge-x", (("user", judge_prompt("Q?", "a", "a")),), 0.0, 3)
+
+    async def main() -> None:
+        client = OpenAIChat(api_key="k", base_url=server.base_url, timeout=5)
+        try:
+            await client.complete(call)
+        finally:
+            await client.close()
+
+    with pytest.raises(CallFailed) as caught:
+        asyncio.run(main())
+    return caught.value
+
+
+# --- 3: only valid results are answered from the cache ------------------------------------------
+
+
+def test_a_failed_reply_is_not_replayed_and_a_healthy_server_is_asked_again(
+    cli, judge_env, fake_judge, demo
+) -> None:
+    fake_judge.fault_rate, fake_judge.faults = 1.0, ("garbage",)
+    first = cli("judge", demo, "--dataset", "mmvet", "--runs", "1")
+    assert first.code == 0, first.stderr
+    assert {status for _, _, status, _ in _judgments(demo)} == {"unparseable"}
+    paid = fake_judge.requests
+    assert paid == MMVET_ITEMS * 6  # the whole retry ladder of every item
+    fake_judge.fault_rate = 0.0  # the server is healthy again
+    second = cli("judge", demo, "--dataset", "mmvet", "--runs", "1")
+    assert second.code == 0, second.stderr
+    assert fake_judge.requests == paid + MMVET_ITEMS  # asked again, once per item
+    judged = _judgments(demo)
+    assert [status for _, _, status, _ in judged] == ["unparseable"] * MMVET_ITEMS + [
+        "ok"
+    ] * MMVET_ITEMS  # one failure row per item, not one more per run
+    third = cli("judge", demo, "--dataset", "mmvet", "--runs", "1")
+    assert "Nothing to judge" in third.stdout and fake_judge.requests == paid + MMVET_ITEMS
+
+
+# --- 4: retry-after in seconds or as an HTTP-date ----------------------------------------------
+
+
+def test_a_429_with_only_retry_after_in_seconds_is_honoured() -> None:
+    with FakeJudge(fault_rate=1.0, faults=["429_seconds"], retry_after=7) as server:
+        failure = _failure(server)
+    assert failure.retryable and failure.retry_after == 7.0
+
+
+def test_a_429_with_retry_after_as_an_http_date_is_honoured() -> None:
+    with FakeJudge(fault_rate=1.0, faults=["429_date"], retry_after=30) as server:
+        failure = _failure(server)
+    # The date has whole seconds: 29 < wait <= 30 when it is read at once; 20 leaves room
+    # for a slow machine without accepting "no wait".
+    assert failure.retry_after is not None and 20 < failure.retry_after <= 30
+
+
+@pytest.mark.parametrize(
+    ("headers", "seconds"),
+    [
+        ({"retry-after": "7"}, 7.0),
+        ({"retry-after-ms": "250", "retry-after": "7"}, 0.25),
+        ({"retry-after-ms": "soon", "retry-after": "7"}, 7.0),
+        ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, 0.0),  # a date gone by: at once
+        ({"retry-after": "soon"}, None),
+        ({"retry-after": "-3"}, None),
+        ({"retry-after": "nan"}, None),
+        ({}, None),
+    ],
+)
+def test_retry_after_is_read_in_every_form_and_nonsense_is_ignored(
+    headers: dict[str, str], seconds: float | None
+) -> None:
+    assert _retry_after(headers) == seconds
+
+
+# --- 5: a malformed usage is unknown usage ------------------------------------------------------
+
+
+@pytest.mark.parametrize("fault", ["usage_string", "usage_string_counts", "usage_huge"])
+def test_a_malformed_usage_counts_as_unknown_and_every_reply_is_kept(
+    cli, judge_env, fake_judge, demo, fault: str
+) -> None:
+    fake_judge.fault_rate, fake_judge.faults = 1.0, (fault,)
+    result = cli("judge", demo, "--dataset", "mmvet", "--runs", "1")
+    assert result.code == 0, result.stderr
+    judged = _judgments(demo)
+    assert len(judged) == MMVET_ITEMS == fake_judge.requests
+    assert {(status, tokens) for _, _, status, tokens in judged} == {("ok", None)}
+    assert f"{MMVET_ITEMS} judged" in result.stdout and " 0 tokens" in result.stdout
+
+
+def test_a_reply_that_is_not_json_is_a_failed_request_not_a_crash(
+    cli, judge_env, fake_judge, demo
+) -> None:
+    fake_judge.fault_rate, fake_judge.faults = 0.3, ("not_json",)
+    result = cli("judge", demo, "--dataset", "mmvet", "--runs", "1")
+    assert result.code == 0, result.stderr
+    assert fake_judge.by_outcome["not_json"] > 0
+    judged = _judgments(demo)  # retried: every item judged once, none lost
+    assert len(judged) == len({(a, r) for a, r, _, _ in judged}) == MMVET_ITEMS
+
+
+# --- 6: the API key is never stored or printed --------------------------------------------------
+
+
+def test_redact_hides_the_key_and_any_bearer_token() -> None:
+    text = f"auth: Bearer {KEY}, again {KEY}; 'Authorization': 'bearer other-token-123'"
+    assert redact(text, [KEY]) == (
+        f"auth: Bearer {REDACTED}, again {REDACTED}; 'Authorization': 'bearer {REDACTED}'"
+    )
+    assert redact("look: kk", ["k"]) == "look: kk"  # a one-letter local key is no secret
+    assert redact(f"x{KEY}x", [KEY[:10], KEY]) == f"x{REDACTED}x"  # the longer one first
+
+
+def _no_key_in_files(folder: Path) -> None:
+    for path in folder.iterdir():  # the database, its WAL and anything else written
+        assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_a_server_echoing_the_key_in_errors_leaves_it_nowhere(
+    cli, judge_env, fake_judge, demo
+) -> None:
+    fake_judge.fault_rate, fake_judge.faults = 1.0, ("echo_auth",)
+    results = [cli("judge", demo, "--runs", "1", "--max-attempts", "2")]
+    results.append(cli("export", demo, "--format", "json"))
+    with sqlite3.connect(demo) as conn:
+        errors = [e for (e,) in conn.execute("SELECT error FROM judgments WHERE status = 'error'")]
+    assert errors and all(f"Bearer {REDACTED}" in error for error in errors)
+    # Fifty failures in a row end the run with the last reason on stderr: redacted too.
+    assert results[0].code == 1 and f"Bearer {REDACTED}" in results[0].stderr
+    for result in results:
+        assert KEY not in result.stdout and KEY not in result.stderr
+    _no_key_in_files(demo.parent)
+
+
+def test_a_refusal_echoing_the_key_prints_one_line_without_it(
+    cli, judge_env, fake_judge, demo
+) -> None:
+    fake_judge.fault_rate, fake_judge.faults = 1.0, ("echo_auth_401",)
+    result = cli("judge", demo, "--runs", "1")
+    assert result.code == 1
+    assert result.stderr.strip().splitlines()[-1] == (  # below the progress bar
+        f"error: the judge server refused: 401 request rejected upstream (authorization: "
+        f"Bearer {REDACTED})"
+    )
+    assert KEY not in result.stdout
+    _no_key_in_files(demo.parent)
+
+
+def test_a_reply_echoing_the_key_is_stored_without_it(cli, judge_env, fake_judge, demo) -> None:
+    fake_judge.fault_rate, fake_judge.faults = 1.0, ("echo_auth_reply",)
+    results = [cli("judge", demo, "--dataset", "mmvet", "--runs", "1")]
+    results += [cli("export", demo, "--format", fmt) for fmt in ("json", "csv")]
+    assert results[0].code == 0, results[0].stderr
+    with sqlite3.connect(demo) as conn:
+        replies = {r for (r,) in conn.execute("SELECT raw_reply FROM judgments")}
+        replies |= {r for (r,) in conn.execute("SELECT reply FROM llm_cache")}
+    assert f"request rejected upstream (authorization: Bearer {REDACTED})" in replies
+    for result in results:
+        assert KEY not in result.stdout and KEY not in result.stderr
+    _no_key_in_files(demo.parent)
+
+
+# --- 9: kill -9 pays again for no reply the server had answered ---------------------------------
+
+
+def _judge_process(
+    db: Path, server: FakeJudge, concurrency: int, stderr: int = subprocess.DEVNULL
+) -> subprocess.Popen[bytes]:
+    """`lmmreview judge` in a process of its own, against `server`."""
+    command = [sys.executable, "-c", "from tui.cli import app; app()", "judge", str(db),
+               "--dataset", "mmvet", "--runs", "1", "--concurrency", str(concurrency)]  # fmt: skip
+    env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url}
+    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+
+
+def _killed_mid_ladder(db: Path) -> int:
+    """Items with no judgment whose first reply is stored already (their retry was held)."""
+    judged = {(answer, run) for answer, run, _, _ in _judgments(db)}
+    with Store.open(db, create=False) as store:
+        items = [item for chain in JudgeStore(store, DEFAULT_JUDGE_MODEL).plan(1).chains
+                 for item in chain if (item.answer_id, item.run) not in judged]  # fmt: skip
+        keys = {cache_key(ladder(item, DEFAULT_JUDGE_MODEL)[0], item.run) for item in items}
+        stored = {key for (key,) in store.conn.execute("SELECT key FROM llm_cache")}
+    return len(keys & stored)
+
+
+def test_kill_nine_mid_ladder_then_resume_pays_again_for_no_answered_reply(demo) -> None:
+    concurrency, limit = 8, 30
+    # Garbage replies put items mid-ladder; after `limit` answers the server holds every
+    # request, so at the kill each worker waits on a request the server never answered.
+    with FakeJudge(fault_rate=0.7, faults=["garbage"], seed=3, answer_limit=limit) as first:
+        process = _judge_process(demo, first, concurrency)
+        deadline = time.monotonic() + 120  # a hang guard, not a speed check
+        while first.held < concurrency and time.monotonic() < deadline:
+            assert process.poll() is None, "the run ended before it could be killed"
+            time.sleep(0.02)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        answered = first.calls
+    assert sum(answered.values()) == limit and first.held == concurrency
+    # Every reply the server answered is on disk, unparseable ones included ...
+    assert _cache_rows(demo) == len(answered)
+    assert _killed_mid_ladder(demo) > 0  # the case this is about
+    with FakeJudge() as second:
+        resumed = _judge_process(demo, second, concurrency, subprocess.PIPE)
+        _, stderr = resumed.communicate(timeout=300)
+        asked_again = second.calls
+    assert resumed.returncode == 0, stderr
+    # ... so the resumed run asks none of them again: nothing answered is paid twice.
+    assert set(answered) & set(asked_again) == set()
+    judged = _judgments(demo)
+    assert len(judged) == len({(a, r) for a, r, _, _ in judged}) == MMVET_ITEMS
