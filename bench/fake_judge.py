@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from email.utils import formatdate
 from fractions import Fraction
 from types import FrameType, TracebackType
-from typing import Any, Self
+from typing import Any, Self, TypeGuard
 
 __all__ = [
     "ALL_FAULTS",
@@ -223,7 +223,7 @@ def _echo(headers: dict[str, str]) -> str:
     return f"request rejected upstream (authorization: {headers.get('authorization', '')})"
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     """Whether a JSON value is a number (JSON's true and false are not)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -289,7 +289,7 @@ def _error(status: int, message: str, kind: str, **headers: str) -> _Response:
 
 async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
     """A Transfer-Encoding: chunked body (httpx sends Content-Length, but others may not)."""
-    chunks = []
+    chunks: list[bytes] = []
     total = 0
     while True:
         size_line = await reader.readline()
@@ -567,11 +567,11 @@ class FakeJudge:
                     return
                 if request is None:
                     return
-                response = await self._respond(request)
-                if response is None:  # the "drop" fault: no reply at all
+                reply = await self._respond(request)
+                if reply is None:  # the "drop" fault: no reply at all
                     return
                 keep_alive = request.keep_alive()
-                writer.write(response.encode(keep_alive))
+                writer.write(reply.encode(keep_alive))
                 await writer.drain()
                 if not keep_alive:
                     return
