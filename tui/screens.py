@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from engine.export import counts_row, grid
 from engine.tables import Table
+from engine.visible import visible
 from tui.safe_text import safe
 
 
@@ -41,7 +42,8 @@ class Prompt(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(safe(self.question, one_line=True))
-            yield Input(value=self.value, id="prompt-input")
+            # The default can come from data (the database's file name): no raw control.
+            yield Input(value=visible(self.value, one_line=True), id="prompt-input")
 
     @on(Input.Submitted)
     def submitted(self, event: Input.Submitted) -> None:
