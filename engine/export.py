@@ -11,10 +11,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from engine.tables import Cell, Table
+from engine.visible import UNSAFE_CHAR, visible
 
 DASH = "\u2013"  # en dash: an empty cell, or a range of N
 
@@ -120,8 +122,18 @@ def _marked(table: Table, mark: Callable[[str, int], str]) -> list[list[str]]:
 # -- Markdown --------------------------------------------------------------------------
 
 
+# What Markdown would read as syntax in a name: backslash escapes, the cell separator,
+# emphasis, code, strikethrough and link brackets; "_" only where it can open or close
+# emphasis (not inside a word: "image_scene" stays). HTML tags and entities become text.
+_MD_SYNTAX = re.compile(r"[\\|*`~\[\]]|(?<![^\W_])_|_(?![^\W_])")
+_MD_HTML = re.compile(r"<|>|&(?=#?\w+;)")
+_HTML_ENTITY = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
+
+
 def _md_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|")
+    """A name as literal Markdown text on one line (a table cell or a heading)."""
+    text = _MD_SYNTAX.sub(lambda m: "\\" + m.group(), visible(text, one_line=True))
+    return _MD_HTML.sub(lambda m: _HTML_ENTITY[m.group()], text)
 
 
 def _md_mark(text: str, rank: int) -> str:
@@ -136,7 +148,7 @@ def to_markdown(tables: list[Table], notes: list[Notes]) -> str:
             continue
         header = ["Model", *(c.title for c in table.columns)]
         lines = [
-            f"### {table.title} ({table.dataset})",
+            f"### {_md_escape(table.title)} ({_md_escape(table.dataset)})",
             "",
             "| " + " | ".join(_md_escape(h) for h in header) + " |",
             "|" + "---|" + "---:|" * len(table.columns),
@@ -145,7 +157,7 @@ def to_markdown(tables: list[Table], notes: list[Notes]) -> str:
             lines.append("| " + " | ".join([_md_escape(label), *cells]) + " |")
         lines.append("| N | " + " | ".join(counts_row(table)) + " |")
         parts.append("\n".join(lines))
-    parts.append("\n".join(f"- {n.sentence()}" for n in notes))
+    parts.append("\n".join(f"- {_md_escape(n.sentence())}" for n in notes))
     return "\n\n".join(parts) + "\n"
 
 
@@ -166,10 +178,24 @@ def to_csv(tables: list[Table], notes: list[Notes]) -> str:
                     continue
                 values = asdict(cell)
                 writer.writerow(
-                    [table.dataset, table.name, row.label, column.key]
+                    [_csv_text(t) for t in (table.dataset, table.name, row.label, column.key)]
                     + ["" if values[f] is None else _csv_number(values[f]) for f in fields]
                 )
     return buffer.getvalue()
+
+
+# A cell starting with one of these is a formula to a spreadsheet (=HYPERLINK(...)).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _csv_text(text: str) -> str:
+    """A name as a text cell: one visible line, and never read as a formula.
+
+    A leading "'" is what spreadsheets take as "this is text"; numbers (the value
+    columns) are not names and are written as they are.
+    """
+    text = visible(text, one_line=True)
+    return "'" + text if text.startswith(_FORMULA_START) else text
 
 
 def _csv_number(value: float) -> str:
@@ -218,7 +244,14 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
         ],
         "notes": {n.dataset: {**asdict(n), "judges": list(n.judges)} for n in notes},
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    text = json.dumps(document, indent=2, ensure_ascii=False)
+    # JSON keeps the data exact: an unsafe code point is written as its \u escape.
+    return UNSAFE_CHAR.sub(lambda m: _json_escape(m.group()), text) + "\n"
+
+
+def _json_escape(char: str) -> str:
+    """`char` as JSON \\u escapes (a surrogate pair above U+FFFF)."""
+    return json.dumps(char, ensure_ascii=True)[1:-1]
 
 
 # -- LaTeX -----------------------------------------------------------------------------
@@ -227,11 +260,15 @@ _LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
     "\\": r"\textbackslash{}",
+    # Braced, so a name starting with "[" after a row's "\\" is not read as its spacing.
+    "[": "{[}",
+    "]": "{]}",
 }
 
 
 def _tex(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+    """A name as literal LaTeX text on one line (no blank line ends the table)."""
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in visible(text, one_line=True))
 
 
 def _tex_mark(text: str, rank: int) -> str:

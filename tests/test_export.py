@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,9 @@ from conftest import matches_golden, needs_fixture
 
 from engine.export import DASH, Notes, to_csv, to_json, to_latex, to_markdown
 from engine.tables import Cell, Column, Row, Table
+
+# A control or invisible code point written raw (newline aside).
+RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b\u202e\U000e0000-\U000e007f]")
 
 
 def _table(values: dict[str, float | None], std: float | None = None) -> Table:
@@ -128,3 +133,92 @@ def test_export_to_a_file(cli, tmp_path: Path, fmt: str) -> None:
     assert result.stdout == ""
     text = out.read_text(encoding="utf-8")
     assert "demo-alpha" in text and "mmvet" in text
+
+
+# -- names from the data are text, never syntax or control (issue 9, item 12) ----------
+
+HOSTILE_NAMES = [
+    "a\n| fake | 99.9 |",  # a newline would end the row and start a forged one
+    "<img src=x onerror=alert(1)>",
+    "**bold** _em_ `code` [link](http://x) ~~gone~~ *",
+    "&lt; &#60; \\| back\\slash",
+    "__init__ and snake_case",
+    "esc\x1b[31m bell\x07 c1\x9b zero\u200bwidth",
+]
+
+
+def _inline_tokens(md: str) -> list:
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt("commonmark").enable(["table", "strikethrough"]).parse(md)
+    return [child for t in tokens if t.type == "inline" for child in t.children or []]
+
+
+def test_markdown_shows_names_as_literal_text() -> None:
+    from markdown_it import MarkdownIt
+
+    table = _table(dict.fromkeys(HOSTILE_NAMES, 50.0))  # all equal: no bold of our own
+    md = to_markdown([table], NOTES)
+    assert not RAW_CONTROL.search(md)
+    kinds = {token.type for token in _inline_tokens(md)}
+    syntax = {"html_inline", "strong_open", "em_open", "s_open", "code_inline", "link_open"}
+    assert not kinds & syntax, kinds & syntax
+    tokens = MarkdownIt("commonmark").enable("table").parse(md)
+    assert not any(t.type == "html_block" for t in tokens)
+    rows = [i for i, t in enumerate(tokens) if t.type == "tr_open"]
+    assert len(rows) == 1 + len(HOSTILE_NAMES) + 1  # header, one per model, N: none forged
+    first_cells = [tokens[i + 2].content for i in rows[1:-1]]  # tr_open, td_open, inline
+    # What a reader sees in each row is the name, with controls and newlines as stand-ins.
+    assert [_rendered_text(c) for c in first_cells] == [
+        "a⏎| fake | 99.9 |",
+        "<img src=x onerror=alert(1)>",
+        "**bold** _em_ `code` [link](http://x) ~~gone~~ *",
+        "&lt; &#60; \\| back\\slash",
+        "__init__ and snake_case",
+        "esc␛[31m bell␇ c1⟨U+009B⟩ zero⟨U+200B⟩width",
+    ]
+
+
+def _rendered_text(cell: str) -> str:
+    """The text Markdown shows for one table cell's source."""
+    from markdown_it import MarkdownIt
+
+    return html.unescape(MarkdownIt("commonmark").renderInline(cell))
+
+
+def test_markdown_keeps_ordinary_names_as_they_were() -> None:
+    md = to_markdown([_table({"image_scene": 1.0, "Art & Design": 2.0, "llava-1.5": 3.0})], NOTES)
+    assert "| image_scene |" in md and "| Art & Design |" in md and "| llava-1.5 |" in md
+
+
+def test_csv_names_are_never_formulas_and_numbers_stay_numbers() -> None:
+    names = ['=HYPERLINK("http://x")', "+1", "-2", "@SUM(A1)", "\tx", "\rx", "plain", "a\x1bb"]
+    table = _table(dict.fromkeys(names, -1.5))
+    text = to_csv([table], NOTES)
+    assert not RAW_CONTROL.search(text)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    models = list(dict.fromkeys(row["model"] for row in rows))
+    assert models == [
+        "'=HYPERLINK(\"http://x\")", "'+1", "'-2", "'@SUM(A1)", " x", "␍x", "plain", "a␛b"
+    ]  # fmt: skip
+    assert {row["value"] for row in rows} == {"-1.5"}  # a value is a number, not a name
+
+
+def test_latex_names_cannot_end_the_table_or_take_an_argument() -> None:
+    names = ["a", "[3cm] raised", "two\n\nparagraphs", "esc\x1b]0;t\x07"]
+    tex = to_latex([_table(dict.fromkeys(names, 10.0))], NOTES)
+    assert not RAW_CONTROL.search(tex)
+    body = tex[tex.index(r"\begin{table}") : tex.index(r"\end{table}")]
+    assert "\n\n" not in body  # a blank line is a paragraph break: an error inside tabular
+    assert not any(line.startswith("[") for line in body.splitlines())
+    assert r"{[}3cm{]} raised" in body and "two⏎⏎paragraphs" in body and "esc␛{]}0;t␇" in body
+
+
+def test_json_keeps_names_exact_with_unsafe_code_points_escaped() -> None:
+    names = ["c1\x9b bidi\u202e zero\u200b tag\U000e0041", "lone\ud800", "ok ❤️ 👍🏽"]
+    text = to_json([_table(dict.fromkeys(names, 1.0))], NOTES)
+    assert not RAW_CONTROL.search(text) and "\ud800" not in text
+    text.encode("utf-8")  # a lone surrogate written raw would fail here
+    document = json.loads(text)
+    assert [row["model"] for row in document["tables"][0]["rows"]] == names
+    assert "👍🏽" in text  # ordinary non-ASCII stays readable

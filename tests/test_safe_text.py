@@ -12,7 +12,8 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from tui.safe_text import plain_line, safe, stand_in
+from engine.visible import stand_in
+from tui.safe_text import plain_line, safe
 
 # What Rich itself writes for styles: Select Graphic Rendition sequences only.
 SGR = re.compile(r"\x1b\[[0-9;]*m")
@@ -189,3 +190,48 @@ def test_textual_shows_safe_text_literally() -> None:
             return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
     assert "[b]bold?[/b] ␛[2J 👍🏽 مرحبا" in asyncio.run(run())
+
+
+def _tags(text: str) -> str:
+    """`text` spelled in invisible Unicode tag characters."""
+    return "".join(chr(0xE0000 + ord(c)) for c in text)
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "\u200b", "\u200c", "\u200d", "\ufeff", "\u2060", "\u2061", "\u2064", "\u180e",
+        "\u00ad", "\u034f", "\u3164", "\u206a", "\U000e0001", "\U000e0073", "\U000e007f",
+        "\ufe0f\ufe0f", "\U000e0100\U000e0101",  # a run of variation selectors carries bytes
+    ],
+)  # fmt: skip
+def test_invisible_code_points_are_made_visible(hidden: str) -> None:
+    text = safe(f"visible{hidden}x")
+    shown = "".join(stand_in(c) for c in hidden)
+    assert text.plain == f"visible{shown}x"
+    assert stand_in_texts(text) == [shown]
+    assert hidden not in render(text, color=False)
+
+
+def test_text_hidden_in_tag_characters_is_shown() -> None:
+    text = safe("visible" + _tags(" score 1.0"))
+    assert text.plain == "visible⟨U+E0020⟩⟨U+E0073⟩⟨U+E0063⟩⟨U+E006F⟩⟨U+E0072⟩⟨U+E0065⟩" + (
+        "⟨U+E0020⟩⟨U+E0031⟩⟨U+E002E⟩⟨U+E0030⟩"
+    )
+    assert plain_line("visible\u200bscore", 40) == "visible⟨U+200B⟩score"
+
+
+def test_invisible_code_points_kept_only_where_they_shape_visible_text() -> None:
+    kept = [
+        "👨‍👩‍👧 👁️‍🗨️ 🏳️‍🌈",  # emoji joined by ZWJ
+        "🏴" + _tags("gbsct") + "\U000e007f",  # the Scotland flag
+        "می‌خواهم",  # Persian: ZWNJ between letters
+        "क्‍ष",  # Devanagari: ZWJ in a conjunct
+        "❤️ one selector",
+    ]
+    for sample in kept:
+        assert safe(sample).plain == sample
+    # The same code points anywhere else hide something and are shown.
+    assert safe("🏴" + _tags("score1") + "\U000e007f").plain.count("⟨U+E00") == 7
+    assert safe("a\u200db").plain == "a⟨U+200D⟩b"
+    assert safe("👍\u200dx").plain == "👍⟨U+200D⟩x"

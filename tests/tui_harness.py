@@ -36,10 +36,11 @@ def drive(
     *,
     dataset: str | None = "mmvet",
     poll_seconds: float = 1.5,
+    notifications: bool = False,
     **options: Any,
 ) -> ReviewApp:
     """Open `db` in the review app (with ReviewApp `options`), wait for the list, run
-    `steps`, close."""
+    `steps`, close. `notifications` shows them on screen (Textual's tests hide them)."""
 
     async def main() -> ReviewApp:
         app = ReviewApp(
@@ -50,7 +51,7 @@ def drive(
             poll_seconds=poll_seconds,
             **options,
         )
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=SIZE, notifications=notifications) as pilot:
             await until(pilot, lambda: app.session is not None and app.session.tables is not None)
             await until(pilot, lambda: app.current() is not None)
             await until(pilot, lambda: text_of(app, "#answer").strip())

@@ -26,6 +26,7 @@ from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -39,10 +40,11 @@ from engine.mmvet import DEFAULT_JUDGE_MODEL
 from engine.review import DISAGREEMENT, SPREAD, Entry, Filter, axes
 from engine.runner import Progress, Runner, RunnerSettings
 from engine.types import QuestionType, Sample
+from engine.visible import visible
 from tui import detail as render
 from tui.answer_list import AnswerList, Row
 from tui.images import Decoded, ImagePipeline, ImageProblem, SampleImages
-from tui.safe_text import plain_line
+from tui.safe_text import plain_line, safe
 from tui.screens import (
     Answer,
     BreakdownScreen,
@@ -482,7 +484,7 @@ class ReviewApp(App[None]):
         try:
             session, self._version, self._marks = await asyncio.wrap_future(opening)
         except (LookupError, OSError, StoreError) as exc:
-            self.exit(message=str(exc), return_code=1)
+            self.exit(message=safe(str(exc), one_line=True), return_code=1)
             return
         self.session = session
         self._details.clear()
@@ -573,10 +575,11 @@ class ReviewApp(App[None]):
         if screen is None or session is None:
             return
         total, reviewed, shown = session.counts()
+        where = f"{self.db_path.name} · {session.dataset} ({session.kind.value}) · "
         text = Text.assemble(
-            (f"{self.db_path.name} · {session.dataset} ({session.kind.value}) · ", "bold"),
+            safe(where, one_line=True, style="bold"),
             f"{total} answers, {reviewed} reviewed · showing {shown}: ",
-            (session.filter.describe(), "italic"),
+            safe(session.filter.describe(), one_line=True, style="italic"),
         )
         if self._judge is not None:
             text.append("  · judge running", style="bold yellow")
@@ -783,6 +786,21 @@ class ReviewApp(App[None]):
         text = to_markdown(session.tables.breakdown.tables(), [self._notes(judges)])
         await asyncio.wrap_future(self._db.submit(path.write_text, text, "utf-8"))
         return path.resolve()
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Every notification, from any screen, shows its text literally: messages hold ids,
+        names, paths and judge errors, so they are never markup or terminal control."""
+        super().notify(
+            visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False
+        )
 
     def action_help(self) -> None:
         bindings = [b for b in ReviewScreen.BINDINGS + self.BINDINGS if isinstance(b, Binding)]

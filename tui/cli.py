@@ -13,7 +13,6 @@ from typing import Annotated
 
 import typer
 from rich.table import Table as RichTable
-from rich.text import Text
 
 from db import Store, StoreError
 from db.demo import SAMPLE_DATA, build_demo
@@ -33,8 +32,9 @@ from engine.review import DISAGREEMENT, SPREAD
 from engine.tables import Table
 from tui.judge_cli import judge
 from tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, NewDbArg, ZeroOpt
-from tui.output import clear_errors, err, fail, out
+from tui.output import clear_errors, err, fail, out, say
 from tui.report import render
+from tui.safe_text import safe
 
 
 class Format(StrEnum):
@@ -79,15 +79,13 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
 
 def _report(db: Path, summary: ImportSummary) -> None:
     answers = ", ".join(f"{m} {n} new" for m, n in summary.answers_added.items())
-    out.print(
-        Text(
-            f"{db}: dataset {summary.dataset}: {summary.samples_total} samples "
-            f"({summary.samples_added} new), {summary.images_added} new images"
-            + (f"; answers: {answers}" if answers else "")
-        )
+    say(
+        f"{db}: dataset {summary.dataset}: {summary.samples_total} samples "
+        f"({summary.samples_added} new), {summary.images_added} new images"
+        + (f"; answers: {answers}" if answers else "")
     )
     for warning in summary.warnings:
-        err.print(Text(f"warning: {warning}", style="yellow"))
+        say(f"warning: {warning}", style="yellow", console=err)
 
 
 @import_app.command("mmvet")
@@ -215,21 +213,23 @@ def info(
             "schema_version": version,
             "datasets": [asdict(c) for c in counts],
         }
-        out.print_json(json.dumps(document))
+        out.print_json(json.dumps(document), ensure_ascii=True)  # no raw control reaches it
         return
     if not counts:
-        out.print(Text(f"{db}: no datasets yet (see lmmreview import --help)"))
+        say(f"{db}: no datasets yet (see lmmreview import --help)")
     for dataset in counts:
         title = (
             f"{dataset.name} ({dataset.kind}): {dataset.samples} samples, {dataset.images} images"
         )
-        table = RichTable(title=title, title_justify="left", title_style="bold")
+        table = RichTable(
+            title=safe(title, one_line=True), title_justify="left", title_style="bold"
+        )
         table.add_column("model")
         for name in ("answers", "judged", "reviewed", "unscored"):
             table.add_column(name, justify="right")
         for model in dataset.models:
             table.add_row(
-                Text(model.model),
+                safe(model.model, one_line=True),
                 *(str(n) for n in (model.answers, model.judged, model.reviewed, model.unscored)),
             )
         out.print(table)
@@ -250,12 +250,10 @@ def score(
     with clear_errors(db), Store.open(db, create=False) as store, status:
         runs = list(score_offline(store, dataset))
     for run in runs:
-        out.print(
-            Text(
-                f"{run.dataset}: {run.judged} answers scored by the offline rules "
-                f"({run.fallback} by the seeded fallback, marked); "
-                f"{run.left} left for a human or an LLM judge"
-            )
+        say(
+            f"{run.dataset}: {run.judged} answers scored by the offline rules "
+            f"({run.fallback} by the seeded fallback, marked); "
+            f"{run.left} left for a human or an LLM judge"
         )
 
 
@@ -311,7 +309,7 @@ def export(
         return
     with clear_errors():
         output.write_text(text, encoding="utf-8")
-    err.print(Text(f"wrote {output}"))
+    say(f"wrote {output}", console=err)
 
 
 @app.command("open")
@@ -393,7 +391,7 @@ def demo(
         summaries = build_demo(store, data)
         list(score_offline(store))
     added = sum(n for s in summaries for n in s.answers_added.values())
-    out.print(Text(f"{db}: demo database ready ({added} answers added)"))
+    say(f"{db}: demo database ready ({added} answers added)")
     info(db)
     if not no_open:
         open_db(db, dataset="mmvet")

@@ -90,7 +90,7 @@ def judge_runs(records: list[JudgeRecord]) -> RenderableType:
         judge = f"{r.model} ({r.kind})" if r.kind == "offline" else r.model
         reply = safe(r.reply or r.error, limit=2000)
         if r.error and r.reply:
-            reply.append_text(Text(f"  [{r.error}]", style="red"))
+            reply.append_text(safe(f"  [{r.error}]", style="red"))
         table.add_row(str(r.run), safe(judge), Text(r.status, style=status_style), result,
                       r.method or DASH, reply)  # fmt: skip
     return table
@@ -142,7 +142,7 @@ def breakdown_strip(
         value = DASH if cell.value is None else f"{cell.value:.1f}"
         if cell.std is not None:
             value += f"±{cell.std:.1f}"
-        text.append(f"{title} ", style="bold")
+        text.append_text(safe(f"{title} ", one_line=True, style="bold"))
         text.append(f"{value} ")
         offline = f", {cell.offline} offline" if cell.offline else ""
         text.append(f"(n={cell.n}, {cell.reviewed} reviewed{offline})   ", style="dim")

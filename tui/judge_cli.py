@@ -15,7 +15,6 @@ from rich.progress import (
     TextColumn,
     TimeRemainingColumn,
 )
-from rich.text import Text
 
 from db import Store
 from db.judging import JudgeStore, Plan
@@ -25,7 +24,7 @@ from engine.mmvet import DEFAULT_JUDGE_MODEL
 from engine.runner import Progress as RunProgress
 from engine.runner import Runner, RunnerSettings
 from tui.options import DatasetsOpt, DbArg, JudgeUrlOpt
-from tui.output import clear_errors, err, out
+from tui.output import clear_errors, err, say
 
 DUMMY_KEY = "not-needed"  # local servers (vLLM, Ollama) ignore the key, but one is required
 
@@ -77,32 +76,30 @@ def judge(
         if dry_run:  # before anything writes: a dry run leaves the file as it was
             _describe(JudgeStore(store, model).plan(runs, dataset, model_filter), model)
             if api_key is None:
-                out.print(
-                    Text(f"No LLM judge configured (set {api_key_env} or --base-url): a real "
-                         "run would use the offline rules instead.")
-                )  # fmt: skip
+                say(
+                    f"No LLM judge configured (set {api_key_env} or --base-url): a real "
+                    "run would use the offline rules instead."
+                )
             return
         if api_key is None:
-            out.print(
-                Text(
-                    f"No LLM judge configured (set {api_key_env} or --base-url): "
-                    "running the offline rules instead."
-                )
+            say(
+                f"No LLM judge configured (set {api_key_env} or --base-url): "
+                "running the offline rules instead."
             )
             for result in score_offline(store, dataset):
-                out.print(Text(f"{result.dataset}: {result.judged} scored by the offline rules"))
+                say(f"{result.dataset}: {result.judged} scored by the offline rules")
             return
         storage = JudgeStore(store, model)
         plan = storage.plan(runs, dataset, model_filter)
         if not plan.items:
-            out.print(Text(f"Nothing to judge with {model}: every item has a judgment."))
+            say(f"Nothing to judge with {model}: every item has a judgment.")
             return
         settings = RunnerSettings(model, concurrency, max_attempts, use_cache=not no_cache)
         client = OpenAIChat(api_key=api_key, base_url=base_url, timeout=timeout)
         try:
             done = _run_with_progress(Runner(client, storage, settings), plan, client)
         except KeyboardInterrupt:
-            err.print(Text("Stopped. What was judged is stored; run again to resume."))
+            say("Stopped. What was judged is stored; run again to resume.", console=err)
             raise typer.Exit(130) from None
     _summary(done, model)
 
@@ -141,21 +138,17 @@ def _update(bar: Progress, task: TaskID, progress: RunProgress) -> None:
 
 
 def _describe(plan: Plan, model: str) -> None:
-    out.print(
-        Text(
-            f"{plan.items} items to judge with {model}: {plan.llm_items} need an LLM call "
-            f"(at least one each; retries add more), about {plan.prompt_tokens:,} prompt tokens "
-            "for the first calls. Nothing was asked (--dry-run)."
-        )
+    say(
+        f"{plan.items} items to judge with {model}: {plan.llm_items} need an LLM call "
+        f"(at least one each; retries add more), about {plan.prompt_tokens:,} prompt tokens "
+        "for the first calls. Nothing was asked (--dry-run)."
     )
 
 
 def _summary(done: RunProgress, model: str) -> None:
-    out.print(
-        Text(
-            f"{model}: {done.judged} judged, {done.fallback} by the seeded fallback, "
-            f"{done.failed} failed (recorded with the reason, not scored), "
-            f"{done.skipped} skipped; {done.requests} requests, {done.cached} from the cache, "
-            f"{done.prompt_tokens + done.completion_tokens:,} tokens."
-        )
+    say(
+        f"{model}: {done.judged} judged, {done.fallback} by the seeded fallback, "
+        f"{done.failed} failed (recorded with the reason, not scored), "
+        f"{done.skipped} skipped; {done.requests} requests, {done.cached} from the cache, "
+        f"{done.prompt_tokens + done.completion_tokens:,} tokens."
     )

@@ -9,20 +9,27 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.text import Text
+from rich.style import StyleType
 
 from db import StoreError
 from db.importers import ImportFailure
 from engine.llm import JudgeUnavailable
+from tui.safe_text import safe
 
 # soft_wrap: a message stays one line, however narrow the terminal.
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def say(message: str, *, style: StyleType = "", console: Console = out) -> None:
+    """Print one line of a command's report. Messages name files, datasets, models and
+    server replies: they are shown literally, on one line, never as markup or control."""
+    console.print(safe(message, one_line=True, style=style))
+
+
 def fail(message: str) -> typer.Exit:
     """Print one line on stderr; the caller raises what this returns (exit code 1)."""
-    err.print(Text(f"error: {message}", style="red"))
+    say(f"error: {message}", style="red", console=err)
     return typer.Exit(1)
 
 

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from engine.export import Notes, counts_row, grid
 from engine.tables import Table
+from tui.safe_text import safe
 
 _RANK_STYLE = {1: "bold", 2: "underline", 0: ""}
 WIDE = 9  # tables with more columns than this are shown turned, one line per column
@@ -18,16 +19,19 @@ def render(tables: list[Table], notes: list[Notes]) -> RenderableType:
     parts: list[RenderableType] = [
         (_turned if len(t.columns) > WIDE else _upright)(t) for t in tables if t.rows
     ]
-    parts.extend(Text(n.sentence(), style="italic") for n in notes)
+    parts.extend(safe(n.sentence(), one_line=True, style="italic") for n in notes)
     return Group(*parts)
 
 
 def _view(table: Table, first: str, headers: list[str]) -> RichTable:
-    view = RichTable(title=f"{table.title} ({table.dataset})", title_justify="left")
+    title = safe(f"{table.title} ({table.dataset})", one_line=True)
+    view = RichTable(title=title, title_justify="left")
     view.add_column(first, no_wrap=True)
     for header in headers:
-        # Text, not markup: model names and tags are what a user typed.
-        view.add_column(Text(header), justify="right", min_width=min(len(header), 16))
+        # Model names and tags are what a user typed: shown literally, never as markup.
+        view.add_column(
+            safe(header, one_line=True), justify="right", min_width=min(len(header), 16)
+        )
     return view
 
 
@@ -39,7 +43,7 @@ def _upright(table: Table) -> RichTable:
     """Models as rows, as in the papers."""
     view = _view(table, "Model", [c.title for c in table.columns])
     for label, cells in grid(table):
-        view.add_row(Text(label), *(_cell(text, rank) for text, rank in cells))
+        view.add_row(safe(label, one_line=True), *(_cell(text, rank) for text, rank in cells))
     view.add_row(Text("N", style="dim"), *(Text(n, style="dim") for n in counts_row(table)))
     return view
 
@@ -50,5 +54,5 @@ def _turned(table: Table) -> RichTable:
     view = _view(table, "", [label for label, _ in rows] + ["N"])
     for index, (column, n) in enumerate(zip(table.columns, counts_row(table), strict=True)):
         cells = [_cell(*cells[index]) for _, cells in rows]
-        view.add_row(Text(column.title), *cells, Text(n, style="dim"))
+        view.add_row(safe(column.title, one_line=True), *cells, Text(n, style="dim"))
     return view

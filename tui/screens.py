@@ -1,4 +1,8 @@
-"""The screens around the review screen: tables, comparison, help, judge runs, prompts."""
+"""The screens around the review screen: tables, comparison, help, judge runs, prompts.
+
+Titles, menu choices and table cells hold names from the data (models, tags, datasets,
+sample ids) and server text: each is shown through `safe()`, never as a markup string.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from engine.export import counts_row, grid
 from engine.tables import Table
+from engine.visible import visible
 from tui.safe_text import safe
 
 
@@ -36,8 +41,9 @@ class Prompt(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(Text(self.question))
-            yield Input(value=self.value, id="prompt-input")
+            yield Label(safe(self.question, one_line=True))
+            # The default can come from data (the database's file name): no raw control.
+            yield Input(value=visible(self.value, one_line=True), id="prompt-input")
 
     @on(Input.Submitted)
     def submitted(self, event: Input.Submitted) -> None:
@@ -61,8 +67,10 @@ class Menu(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label(Text(self.title_text, style="bold"))
-            yield OptionList(*(Option(Text(label), id=key) for key, label in self.choices))
+            yield Label(safe(self.title_text, one_line=True, style="bold"))
+            yield OptionList(
+                *(Option(safe(label, one_line=True), id=key) for key, label in self.choices)
+            )
 
     @on(OptionList.OptionSelected)
     def chosen(self, event: OptionList.OptionSelected) -> None:
@@ -88,9 +96,9 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
         with VerticalScroll():
             for number, table in enumerate(self.tables):
                 title = f"{table.title} ({table.dataset}) · Enter on a cell reviews its answers"
-                yield Static(Text(title), classes="title")
+                yield Static(safe(title, one_line=True), classes="title")
                 yield DataTable(id=f"table-{number}", cursor_type="cell", zebra_stripes=True)
-            yield Static(Text(self.notes), id="notes")
+            yield Static(safe(self.notes), id="notes")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -98,10 +106,11 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
             view = self.query_one(f"#table-{number}", DataTable)
             view.add_column("Model", key="__model__")
             for column in table.columns:
-                view.add_column(Text(column.title), key=column.key)
+                view.add_column(safe(column.title, one_line=True), key=column.key)
             for label, cells in grid(table):
                 styles = {1: "bold", 2: "underline", 0: ""}
-                row = [Text(label)] + [Text(text, style=styles[rank]) for text, rank in cells]
+                row = [safe(label, one_line=True)]
+                row += [Text(text, style=styles[rank]) for text, rank in cells]
                 view.add_row(*row, key=label)
             view.add_row(Text("N", style="dim"), *(Text(n, style="dim") for n in counts_row(table)))
             reviewed = ["reviewed"] + [
@@ -144,11 +153,12 @@ class CompareScreen(Screen[None]):
         self.answers = answers
 
     def compose(self) -> ComposeResult:
-        yield Static(Text(self.title_text, style="bold"))
+        yield Static(safe(self.title_text, one_line=True, style="bold"))
         with Horizontal():
             for answer in self.answers:
                 with VerticalScroll() as column:
-                    column.border_title = answer.model
+                    # A str title would be read as markup; a model named "[/]" crashed it.
+                    column.border_title = safe(answer.model, one_line=True)
                     column.border_subtitle = answer.score
                     yield Static(safe(answer.text))
         yield Footer()
@@ -198,7 +208,7 @@ class JudgeScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(Text(self.description), id="judge-description")
+            yield Static(safe(self.description), id="judge-description")
             yield ProgressBar(id="judge-bar", show_eta=True)
             yield Static(
                 Text("Enter starts; s stops; Esc hides this (the run goes on)."), id="judge-status"
@@ -212,4 +222,4 @@ class JudgeScreen(ModalScreen[None]):
 
     def progress(self, done: int, total: int, status: str) -> None:
         self.query_one("#judge-bar", ProgressBar).update(total=max(total, 1), progress=done)
-        self.query_one("#judge-status", Static).update(Text(status))
+        self.query_one("#judge-status", Static).update(safe(status))
