@@ -76,6 +76,8 @@ def test_score_is_idempotent_and_labels_offline_results(cli, tmp_path: Path) -> 
     assert long >= 2 and (alpha["judged"], alpha["unscored"]) == (20 - long, long)
     report = cli("report", db, "--dataset", "mmvet")
     assert "MM-Vet: capabilities" in report.stdout and "judge offline rules" in report.stdout
+    # The notes keep every word at the runner's 80 columns (they were once cut there).
+    assert "decided by a seeded random fallback." in report.stdout
 
 
 def test_unscored_as_zero_changes_the_total_and_says_so(cli, tmp_path: Path) -> None:

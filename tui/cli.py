@@ -224,7 +224,7 @@ def info(
         table = RichTable(
             title=safe(title, one_line=True), title_justify="left", title_style="bold"
         )
-        table.add_column("model")
+        table.add_column("model", overflow="fold")
         for name in ("answers", "judged", "reviewed", "unscored"):
             table.add_column(name, justify="right")
         for model in dataset.models:

@@ -29,7 +29,9 @@ def safe(
     """
     plain, runs = reveal(text[:limit], one_line=one_line)
     spans = [Span(start, end, STAND_IN_STYLE) for start, end in runs]
-    result = Text(plain, style=style, spans=spans, overflow="fold")
+    # A one-line text leaves overflow to where it is shown: a report line keeps every word
+    # however narrow the terminal, a table cell follows its column.
+    result = Text(plain, style=style, spans=spans, overflow=None if one_line else "fold")
     if len(text) > limit:
         result.append(
             f"\n… (showing the first {limit:,} of {len(text):,} characters)", STAND_IN_STYLE
