@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import pty
+import re
 import select
 import struct
 import subprocess
@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import dump
 
 ROOT = Path(__file__).resolve().parents[1]
