@@ -69,6 +69,11 @@ PENDING_MARK = "…"  # in the list: a change to this answer is not in the datab
 DB_ERRORS = (sqlite3.Error, OSError, StoreError)
 
 
+def changes(count: int) -> str:
+    """ "1 change", "2 changes"."""
+    return f"{count} change{'s' if count != 1 else ''}"
+
+
 def reason(exc: BaseException) -> str:
     """What went wrong, in a few words (an OSError's message without its errno)."""
     return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -543,7 +548,9 @@ class ReviewApp(App[None]):
         self.refresh_list(cursor=0)  # the list is usable now; scores and tables follow
         first = self.current()
         if first is not None:  # the first answer before the tables: they take longer
-            self.show_current()
+            detail = await self._detail(first.answer_id)
+            if detail is not None:
+                self._show(first, detail)
         snapshot = list(session.entries)
         try:
             tables = await self.in_db(
@@ -844,11 +851,11 @@ class ReviewApp(App[None]):
                 except DB_ERRORS as exc:
                     head.tries += 1
                     self._save_problem = reason(exc)
-                    count = len(self._pending)
+                    count = len(self._pending)  # this one and those queued behind it
                     self._report(
                         "save",
-                        f"{count} change{'s' if count > 1 else ''} not saved yet "
-                        f"({reason(exc)}): kept, marked {PENDING_MARK}, and retried.",
+                        f"{changes(count)} not saved yet ({reason(exc)}): kept, marked "
+                        f"{PENDING_MARK}, and retried.",
                     )
                     self._pending_changed(head.answer_id)
                     return
@@ -1024,21 +1031,14 @@ class ReviewApp(App[None]):
 
     async def action_quit(self) -> None:
         """Quit; with changes not saved yet, only when asked twice (they would be lost)."""
-        count = len(self._pending)
-        if not count:
+        unsaved = f"{changes(len(self._pending))} not saved ({self._save_problem or 'saving'})"
+        if not self._pending:
             self.exit()
         elif not self._quit_warned:
             self._quit_warned = True
-            self.tell(
-                f"{count} change{'s' if count > 1 else ''} not saved yet ({self._save_problem}). "
-                "Press q again to quit without them.",
-                "warning",
-            )
+            self.tell(f"{unsaved}. Press q again to quit without them.", "warning")
         else:
-            self.stop(
-                f"{self.db_path}: quit with {count} change{'s' if count > 1 else ''} "
-                f"not saved ({self._save_problem})"
-            )
+            self.stop(f"{self.db_path}: quit with {unsaved}")
 
     def action_help(self) -> None:
         bindings = [b for b in ReviewScreen.BINDINGS + self.BINDINGS if isinstance(b, Binding)]
