@@ -233,11 +233,6 @@ class ReviewStore:
             self._append(answer_id, Verdict(score, choice), before, action, note)
             return current(self.history(answer_id))
 
-    def undo(self, answer_id: int) -> Verdict | None:
-        """Restore the verdict before the last one still in force, as a new row."""
-        with self.store.transaction():
-            return self._undo(answer_id)
-
     def undo_last(self, dataset: str) -> int | None:
         """Undo this reviewer's latest verdict in `dataset` that is still in force (as a new
         row); the answer it was on, or None when there is none."""
@@ -247,13 +242,12 @@ class ReviewStore:
                 self._undo(answer_id)
             return answer_id
 
-    def _undo(self, answer_id: int) -> Verdict | None:
+    def _undo(self, answer_id: int) -> None:
+        """Restore the verdict before the one in force on an answer, as a new row."""
         history = self.history(answer_id)
         possible, restored = undo_target(history)
-        if not possible:
-            return current(history)
-        self._append(answer_id, restored or Verdict(None), current(history), "undo", None)
-        return restored
+        if possible:
+            self._append(answer_id, restored or Verdict(None), current(history), "undo", None)
 
     def _last_verdict(self, dataset: str) -> int | None:
         """The answer whose verdict in force is this reviewer's newest one.

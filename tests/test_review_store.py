@@ -39,9 +39,11 @@ def test_grade_undo_undo_and_history(review) -> None:
     answer = _entry(review).answer_id
     assert review.grade(answer, 0.3) == Verdict(0.3)
     assert review.grade(answer, 0.8) == Verdict(0.8)
-    assert review.undo(answer) == Verdict(0.3)
-    assert review.undo(answer) is None  # back to no verdict at all
-    assert review.undo(answer) is None  # nothing left to undo: no row added
+    assert review.undo_last("mmvet") == answer
+    assert _entry(review).verdict == Verdict(0.3)
+    assert review.undo_last("mmvet") == answer
+    assert _entry(review).verdict is None  # back to no verdict at all
+    assert review.undo_last("mmvet") is None  # nothing left to undo: no row added
     history = review.history(answer)
     assert [h.action for h in history] == ["grade", "grade", "undo", "undo"]
     assert (history[1].previous_score, history[1].score) == (0.3, 0.8)
