@@ -5,6 +5,8 @@ Every write is one transaction, committed before the caller shows its result.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
@@ -13,6 +15,8 @@ from db.store import Store, now
 from engine.review import Entry, HistoryRow, current, undo_target
 from engine.scoring import USABLE, Verdict
 from engine.types import Sample
+
+RETRY_WAIT_MS = 100  # how long a retried write waits for another process's write lock
 
 _IN_DATASET = (
     "JOIN answers a ON a.id = {t}.answer_id JOIN samples s ON s.id = a.sample_id "
@@ -181,11 +185,11 @@ class ReviewStore:
             )
         ]
         judgments = [
-            JudgeRecord(*row[:7], row[7] or "", row[8], row[9], row[10])
+            JudgeRecord(*row)
             for row in self.conn.execute(
-                "SELECT id, run, judge_kind, judge_model, status, score, choice, method, "
-                "COALESCE(raw_reply, ''), COALESCE(error, ''), created_at FROM judgments "
-                "WHERE answer_id = ? ORDER BY run, id",
+                "SELECT id, run, judge_kind, judge_model, status, score, choice, "
+                "COALESCE(method, ''), COALESCE(raw_reply, ''), COALESCE(error, ''), created_at "
+                "FROM judgments WHERE answer_id = ? ORDER BY run, id",
                 (answer_id,),
             )
         ]
@@ -229,15 +233,43 @@ class ReviewStore:
             self._append(answer_id, Verdict(score, choice), before, action, note)
             return current(self.history(answer_id))
 
-    def undo(self, answer_id: int) -> Verdict | None:
-        """Restore the verdict before the last one still in force, as a new row."""
+    def undo_last(self, dataset: str) -> int | None:
+        """Undo this reviewer's latest verdict in `dataset` that is still in force (as a new
+        row); the answer it was on, or None when there is none."""
         with self.store.transaction():
-            history = self.history(answer_id)
-            possible, restored = undo_target(history)
-            if not possible:
-                return current(history)
+            answer_id = self._last_verdict(dataset)
+            if answer_id is not None:
+                self._undo(answer_id)
+            return answer_id
+
+    def _undo(self, answer_id: int) -> None:
+        """Restore the verdict before the one in force on an answer, as a new row."""
+        history = self.history(answer_id)
+        possible, restored = undo_target(history)
+        if possible:
             self._append(answer_id, restored or Verdict(None), current(history), "undo", None)
-            return restored
+
+    def _last_verdict(self, dataset: str) -> int | None:
+        """The answer whose verdict in force is this reviewer's newest one.
+
+        Each answer's verdicts stack as in `engine.review` (a verdict pushes, an undo pops);
+        only the top of a stack is in force, so a verdict someone else has since replaced is
+        not undone from here.
+        """
+        rows = self.conn.execute(
+            f"SELECT r.id, r.answer_id, r.action, r.reviewer FROM reviews r "
+            f"{_IN_DATASET.format(t='r')} AND r.action != 'note' ORDER BY r.id",
+            (dataset,),
+        )
+        stacks: dict[int, list[tuple[int, str]]] = {}  # answer -> (row id, reviewer)
+        for row_id, answer_id, action, reviewer in rows:
+            stack = stacks.setdefault(answer_id, [])
+            if action != "undo":
+                stack.append((row_id, reviewer))
+            elif stack:
+                stack.pop()
+        mine = [(s[-1][0], a) for a, s in stacks.items() if s and s[-1][1] == self.reviewer]
+        return max(mine)[1] if mine else None
 
     def note(self, answer_id: int, text: str) -> None:
         """Attach a note to the answer's current verdict (as a history row)."""
@@ -263,6 +295,17 @@ class ReviewStore:
                 "INSERT INTO flags (answer_id, flagged, reviewer, created_at) VALUES (?, ?, ?, ?)",
                 (answer_id, int(flagged), self.reviewer, now()),
             )
+
+    @contextmanager
+    def impatient(self) -> Iterator[None]:
+        """Wait only briefly for another process's write lock in this block: a retry must
+        not hold up the reads queued behind it."""
+        (usual,) = self.conn.execute("PRAGMA busy_timeout").fetchone()
+        self.conn.execute(f"PRAGMA busy_timeout = {RETRY_WAIT_MS}")
+        try:
+            yield
+        finally:
+            self.conn.execute(f"PRAGMA busy_timeout = {int(usual)}")
 
     # -- other writers ---------------------------------------------------------------------
 

@@ -39,14 +39,37 @@ def test_grade_undo_undo_and_history(review) -> None:
     answer = _entry(review).answer_id
     assert review.grade(answer, 0.3) == Verdict(0.3)
     assert review.grade(answer, 0.8) == Verdict(0.8)
-    assert review.undo(answer) == Verdict(0.3)
-    assert review.undo(answer) is None  # back to no verdict at all
-    assert review.undo(answer) is None  # nothing left to undo: no row added
+    assert review.undo_last("mmvet") == answer
+    assert _entry(review).verdict == Verdict(0.3)
+    assert review.undo_last("mmvet") == answer
+    assert _entry(review).verdict is None  # back to no verdict at all
+    assert review.undo_last("mmvet") is None  # nothing left to undo: no row added
     history = review.history(answer)
     assert [h.action for h in history] == ["grade", "grade", "undo", "undo"]
     assert (history[1].previous_score, history[1].score) == (0.3, 0.8)
     assert all(h.reviewer == "ada" for h in history)
     assert not _entry(review).reviewed
+
+
+def test_undo_last_takes_back_the_reviewers_verdicts_newest_first(review) -> None:
+    """Across answers, skipping notes and verdicts another reviewer has since replaced."""
+    first, second, third = (_entry(review, model).answer_id for model in
+                            ("demo-alpha", "demo-beta", "demo-gamma"))  # fmt: skip
+    other = ReviewStore(review.store, "bob")
+    review.grade(first, 0.2)
+    review.grade(second, 0.5)
+    review.grade(third, 0.9)
+    review.note(first, "a note is not a verdict")
+    other.grade(third, 0.1)  # bob's verdict now decides the third answer: not ada's to undo
+    assert review.undo_last("mmvet") == second
+    assert review.undo_last("mmvet") == first
+    assert review.undo_last("mmvet") is None  # nothing of ada's left in force
+    assert other.undo_last("mmvet") == third
+    assert review.undo_last("mmvet") == third  # bob's undo put ada's 0.9 back on top
+    assert review.undo_last("mmmu") is None
+    assert [_entry(review, m).verdict for m in ("demo-alpha", "demo-beta", "demo-gamma")] == [
+        None, None, None
+    ]  # fmt: skip
 
 
 def test_a_note_keeps_the_verdict_and_flags_toggle(review) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 # The app, headless, in its own process: grade the first answer 0.7, say so once the
-# verdict is on screen, then wait to be killed.
+# verdict is on screen as saved (not as "not saved yet"), then wait to be killed.
 SCRIPT = textwrap.dedent(
     """
     import sys, time
@@ -23,7 +23,7 @@ SCRIPT = textwrap.dedent(
 
     async def steps(app, pilot):
         await pilot.press("7")
-        await until(pilot, lambda: "0.7" in text_of(app, "#verdict"))
+        await until(pilot, lambda: "human verdict: 0.7" in text_of(app, "#verdict"))
         print("SHOWN", flush=True)
         time.sleep(60)
 

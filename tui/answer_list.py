@@ -21,8 +21,13 @@ from textual.strip import Strip
 Row = list[tuple[str, str]]  # (text, component class) cells of one row
 
 
-class AnswerList(ScrollView, can_focus=True):
-    """The answers being reviewed, one per line, with a cursor."""
+class AnswerList(ScrollView, can_focus=True, inherit_bindings=False):
+    """The answers being reviewed, one per line, with a cursor.
+
+    It has no keys of its own: a scroll view's arrows, pages, Home and End would scroll it
+    and leave the cursor (and the answer a key grades) behind, off screen. The review
+    screen's movement keys move the cursor, which scrolls the list to keep it in view.
+    """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "answer-list--cursor",

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import os
+import sqlite3
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import replace
+from contextlib import nullcontext
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -59,6 +62,35 @@ from tui.session import Session
 T = TypeVar("T")
 IMAGE_BOX = (480, 240)  # thumbnails are made to fit this many pixels
 DETAIL_CACHE = 128
+PANELS = ("#title", "#question", "#gold", "#answer", "#judges", "#verdict", "#history")
+PENDING_MARK = "…"  # in the list: a change to this answer is not in the database yet
+
+# What the file can raise while the screen is open: another process holds the write lock
+# or dropped a table, the file is read-only, the disk is full, a folder is missing.
+DB_ERRORS = (sqlite3.Error, OSError, StoreError)
+
+
+def changes(count: int) -> str:
+    """ "1 change", "2 changes"."""
+    return f"{count} change{'s' if count != 1 else ''}"
+
+
+def reason(exc: BaseException) -> str:
+    """What went wrong, in a few words (an OSError's message without its errno)."""
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
+@dataclass(slots=True)
+class PendingWrite:
+    """A verdict, flag or note not in the database yet: marked, retried, never shown as saved."""
+
+    dataset: str
+    answer_id: int
+    key: str
+    model: str
+    change: Callable[[ReviewStore, int], object]
+    label: str  # what it sets, e.g. "score 0.3"
+    tries: int = 0
 
 
 OPTION_KEYS = "ABCDEFGHI"  # MMMU questions have up to nine options; these letters choose
@@ -91,8 +123,8 @@ class ReviewScreen(Screen[None]):
         Binding("k,up", "move(-1)", "previous", show=False, id="previous"),
         Binding("g,home", "jump_to(0)", "first", show=False, id="first"),
         Binding("end", "jump_to(-1)", "last", show=False, id="last"),
-        Binding("pagedown", "move(20)", "page down", show=False, id="page-down"),
-        Binding("pageup", "move(-20)", "page up", show=False, id="page-up"),
+        Binding("pagedown", "page(1)", "page down", show=False, id="page-down"),
+        Binding("pageup", "page(-1)", "page up", show=False, id="page-up"),
         Binding("n", "next_where('unreviewed')", "unreviewed", id="next-unreviewed"),
         Binding("N", "next_where('flagged')", "next flagged", show=False, id="next-flagged"),
         Binding("colon", "goto", "jump to id", key_display=":", show=False, id="jump"),
@@ -149,6 +181,11 @@ class ReviewScreen(Screen[None]):
     def action_move(self, step: int) -> None:
         answers = self.query_one(AnswerList)
         self._go(min(max(answers.cursor + step, 0), max(answers.count - 1, 0)))
+
+    def action_page(self, direction: int) -> None:
+        """A screenful down (1) or up (-1): the list's height, less a line of context."""
+        answers = self.query_one(AnswerList)
+        self.action_move(direction * max(answers.size.height - 1, 1))
 
     def action_jump_to(self, index: int) -> None:
         answers = self.query_one(AnswerList)
@@ -211,7 +248,8 @@ class ReviewScreen(Screen[None]):
     def action_score(self, value: float) -> None:
         found = self._gradable(QuestionType.OPEN)
         if found is not None:
-            self.review_app.write(found[0], lambda r, a: r.grade(a, score=round(value, 1)))
+            score = round(value, 1)
+            self.review_app.write(found[0], lambda r, a: r.grade(a, score=score), f"score {score}")
 
     def action_choose(self, letter: str) -> None:
         found = self._gradable(QuestionType.CHOICE)
@@ -221,7 +259,7 @@ class ReviewScreen(Screen[None]):
         if letter != "X" and letter not in sample.options:
             self.notify(f"No option {letter} here.", severity="warning")
             return
-        self.review_app.write(entry, lambda r, a: r.grade(a, choice=letter))
+        self.review_app.write(entry, lambda r, a: r.grade(a, choice=letter), f"choice {letter}")
 
     def action_accept(self) -> None:
         entry = self.review_app.current()
@@ -233,19 +271,20 @@ class ReviewScreen(Screen[None]):
             return
         choice, score = entry.judge_choice, None if entry.judge_choice else round(mean or 0.0, 1)
         self.review_app.write(
-            entry, lambda r, a: r.grade(a, score=score, choice=choice, action="accept")
+            entry,
+            lambda r, a: r.grade(a, score=score, choice=choice, action="accept"),
+            f"accept {choice or score}",
         )
 
     def action_undo(self) -> None:
-        entry = self.review_app.current()
-        if entry is not None:
-            self.review_app.write(entry, lambda r, a: r.undo(a))
+        self.review_app.undo()
 
     def action_flag(self) -> None:
         entry = self.review_app.current()
         if entry is not None:
             flagged = not entry.flagged
-            self.review_app.write(entry, lambda r, a: r.set_flag(a, flagged))
+            label = "flag" if flagged else "unflag"
+            self.review_app.write(entry, lambda r, a: r.set_flag(a, flagged), label)
 
     @work(group="prompt")
     async def action_note(self) -> None:
@@ -254,7 +293,7 @@ class ReviewScreen(Screen[None]):
             return
         text = await self.app.push_screen_wait(Prompt("Note on this answer:"))
         if text:
-            self.review_app.write(entry, lambda r, a: r.note(a, text))
+            self.review_app.write(entry, lambda r, a: r.note(a, text), "note")
 
     # -- filters ---------------------------------------------------------------------------
 
@@ -264,7 +303,10 @@ class ReviewScreen(Screen[None]):
         text = await app.push_screen_wait(Prompt("Search questions and answers for:"))
         if not text or app.session is None:
             return
-        ids = await app.in_db(lambda r: r.search(app.session.dataset, text))  # type: ignore[union-attr]
+        dataset = app.session.dataset
+        ids = await app.read(lambda r: r.search(dataset, text))
+        if ids is None:
+            return
         app.filter(replace(app.session.filter, text=text, text_ids=ids))
 
     def action_clear_filters(self) -> None:
@@ -290,7 +332,8 @@ class ReviewScreen(Screen[None]):
         ]
         picked = await app.push_screen_wait(Menu(f"Filter ({current.describe()})", choices))
         if picked in ("unreviewed", "failed", "fallback", "flagged"):
-            app.filter(replace(current, **{picked: not getattr(current, picked)}))
+            toggled: dict[str, Any] = {picked: not getattr(current, picked)}
+            app.filter(replace(current, **toggled))
         elif picked == "disagreement":
             limit = None if current.disagreement is not None else app.disagreement
             app.filter(replace(current, disagreement=limit))
@@ -314,8 +357,8 @@ class ReviewScreen(Screen[None]):
             return
         values: dict[str, set[str]] = {}
         for sample in session.samples.values():
-            for axis, found in axes(sample).items():
-                values.setdefault(axis, set()).update(found)
+            for name, found in axes(sample).items():
+                values.setdefault(name, set()).update(found)
         axis = await app.push_screen_wait(Menu("Axis", [(a, a) for a in sorted(values)]))
         if not axis:
             return
@@ -347,7 +390,9 @@ class ReviewScreen(Screen[None]):
         entry, session = app.current(), app.session
         if entry is None or session is None:
             return
-        rows = await app.in_db(lambda r: r.answers_to(session.dataset, entry.key))
+        rows = await app.read(lambda r: r.answers_to(session.dataset, entry.key))
+        if rows is None:
+            return
         answers = []
         for answer_id, model, text in rows:
             other = session.entries[session.by_id[answer_id]]
@@ -365,7 +410,11 @@ class ReviewScreen(Screen[None]):
         default = str(app.db_path.with_suffix(".tables.md"))
         path = await app.push_screen_wait(Prompt("Write the Markdown tables to:", default))
         if path:
-            written = await app.export(Path(path))
+            try:
+                written = await app.export(Path(path).expanduser())
+            except DB_ERRORS as exc:
+                app.tell(f"Could not write the tables to {path}: {reason(exc)}", "error")
+                return
             self.notify(f"Wrote the tables to {written}", title="Exported", timeout=8)
 
     @work(group="prompt")
@@ -428,6 +477,13 @@ class ReviewApp(App[None]):
         self._marks = (0, 0, 0)
         self._judge: tuple[asyncio.AbstractEventLoop, asyncio.Task[Progress]] | None = None
         self._judge_screen: JudgeScreen | None = None
+        self.failure: str | None = None  # why the app stopped itself, for `open` to print
+        self._pending: deque[PendingWrite] = deque()  # in order; the first is saved first
+        self._saving = False  # a save is under way: it takes up whatever is queued
+        self._save_problem = ""  # why the first pending change failed, as last seen
+        self._problems: dict[str, str] = {}  # "save"/"read" -> the problem last told
+        self._stale: set[int] = set()  # saved, but not read back yet: the next poll reads them
+        self._quit_warned = False
         # Start reading at once, while Textual starts: the first screen comes sooner.
         self._opening: Future[tuple[Session, int, tuple[int, int, int]]] | None = self._db.submit(
             self._read, dataset
@@ -483,8 +539,8 @@ class ReviewApp(App[None]):
             opening = self._db.submit(self._read, dataset)
         try:
             session, self._version, self._marks = await asyncio.wrap_future(opening)
-        except (LookupError, OSError, StoreError) as exc:
-            self.exit(message=safe(str(exc), one_line=True), return_code=1)
+        except (LookupError, *DB_ERRORS) as exc:
+            self.stop(str(exc))
             return
         self.session = session
         self._details.clear()
@@ -493,16 +549,47 @@ class ReviewApp(App[None]):
         self.refresh_list(cursor=0)  # the list is usable now; scores and tables follow
         first = self.current()
         if first is not None:  # the first answer before the tables: they take longer
-            self._show(first, await self._detail(first.answer_id))
+            detail = await self._detail(first.answer_id)
+            if detail is not None:
+                self._show(first, detail)
         snapshot = list(session.entries)
-        tables = await self.in_db(
-            lambda r: Session.compute(r, session.dataset, session.kind, snapshot)
-        )
+        try:
+            tables = await self.in_db(
+                lambda r: Session.compute(r, session.dataset, session.kind, snapshot)
+            )
+        except DB_ERRORS as exc:
+            self.stop(f"{self.db_path}: {reason(exc)}")
+            return
         session.complete(tables)
         self.refresh_list()
         current = self.current()
         if current is not None:
             self._show_strip(current)
+
+    def stop(self, failure: str) -> None:
+        """End the app over a file it cannot use; `open` prints `failure` and exits 1."""
+        self.failure = failure
+        self.exit(return_code=1)
+
+    def tell(self, message: str, severity: SeverityLevel = "information") -> None:
+        """A notification whose text (names, paths, error messages) is shown literally."""
+        self.notify(plain_line(message, 400), severity=severity, markup=False, timeout=8)
+
+    def _report(self, source: str, problem: str) -> None:
+        """Tell a problem with the file once: a retry that fails alike stays quiet."""
+        if self._problems.get(source) != problem:
+            self._problems[source] = problem
+            self.tell(problem, "error")
+
+    async def read(self, call: Callable[[ReviewStore], T]) -> T | None:
+        """`in_db` for a step that only reads: a failure is told, and None returned."""
+        try:
+            result = await self.in_db(call)
+        except DB_ERRORS as exc:
+            self._report("read", f"Could not read {self.db_path.name}: {reason(exc)}")
+            return None
+        self._problems.pop("read", None)
+        return result
 
     def tables_ready(self) -> bool:
         """Filters, tables and exports need the tables; say so while they are computed."""
@@ -544,7 +631,7 @@ class ReviewApp(App[None]):
         assert session is not None
         entry = session.entries[session.visible[index]]
         marks = (
-            ("✓" if entry.reviewed else " ")
+            (PENDING_MARK if self.unsaved(entry.answer_id) else "✓" if entry.reviewed else " ")
             + ("⚑" if entry.flagged else " ")
             + ("!" if entry.failed else " ")
             + ("~" if entry.fallback else " ")
@@ -581,6 +668,8 @@ class ReviewApp(App[None]):
             f"{total} answers, {reviewed} reviewed · showing {shown}: ",
             safe(session.filter.describe(), one_line=True, style="italic"),
         )
+        if self._pending:
+            text.append(f"  · {len(self._pending)} not saved yet", style="bold red")
         if self._judge is not None:
             text.append("  · judge running", style="bold yellow")
         screen.query_one("#status", Static).update(text)
@@ -601,18 +690,35 @@ class ReviewApp(App[None]):
         if cached is not None:
             self._show(entry, cached)
         else:
+            self._show_loading(entry)
             self._fetch_and_show(entry.answer_id)
         self._prefetch()
+
+    def _show_loading(self, entry: Entry) -> None:
+        """Name the answer the keys now act on at once; its details follow."""
+        screen = self.review_screen
+        if screen is None:
+            return
+        title = f"{plain_line(entry.key, 60)} · {plain_line(entry.model, 60)} · loading…"
+        with self.batch_update():
+            for selector in PANELS:
+                self._shown.pop(selector, None)  # repainted when the details come
+                shown = Text(title, style="bold") if selector == "#title" else Text("")
+                screen.query_one(selector, Static).update(shown)
+            screen.query_one(SampleImages).show([None])
 
     @work(exclusive=True, group="detail")
     async def _fetch_and_show(self, answer_id: int) -> None:
         detail = await self._detail(answer_id)
         entry = self.current()
-        if entry is not None and entry.answer_id == answer_id:
+        if detail is not None and entry is not None and entry.answer_id == answer_id:
             self._show(entry, detail)
 
-    async def _detail(self, answer_id: int) -> Detail:
-        detail = await self.in_db(lambda r: r.detail(answer_id))
+    async def _detail(self, answer_id: int) -> Detail | None:
+        """One answer's details, cached; None if they could not be read (and it was told)."""
+        detail = await self.read(lambda r: r.detail(answer_id))
+        if detail is None:
+            return None
         self._details[answer_id] = detail
         while len(self._details) > DETAIL_CACHE:
             self._details.popitem(last=False)
@@ -629,9 +735,11 @@ class ReviewApp(App[None]):
             if 0 <= index < len(session.visible):
                 entry = session.entries[session.visible[index]]
                 detail = self._details.get(entry.answer_id) or await self._detail(entry.answer_id)
+                if detail is None:
+                    return  # told already; the answer shows the problem when it is reached
                 for image_hash in detail.image_hashes:
                     self._images.prefetch(
-                        image_hash, lambda h=image_hash: self._image_bytes(h), IMAGE_BOX
+                        image_hash, partial(self._image_bytes, image_hash), IMAGE_BOX
                     )
 
     def _show(self, entry: Entry, detail: Detail) -> None:
@@ -640,6 +748,7 @@ class ReviewApp(App[None]):
             return
         sample = detail.sample
         judged = (detail.answer_id, len(detail.judgments), len(detail.history))
+        unsaved = self.unsaved(entry.answer_id)
         panels: list[tuple[str, object, Callable[[], RenderableType]]] = [
             ("#title", detail.answer_id, lambda: Text(render.describe(detail), style="bold")),
             ("#question", sample.key, lambda: render.question(sample)),
@@ -650,7 +759,11 @@ class ReviewApp(App[None]):
             ),
             ("#answer", detail.answer_id, lambda: render.answer(detail.text)),
             ("#judges", judged, lambda: render.judge_runs(detail.judgments)),
-            ("#verdict", (judged, entry.verdict), lambda: render.verdict_line(entry.verdict)),
+            (
+                "#verdict",
+                (judged, entry.verdict, unsaved, self._save_problem),
+                lambda: render.verdict_line(entry.verdict, unsaved, self._save_problem),
+            ),
             ("#history", judged, lambda: render.history(detail.history)),
         ]
         with self.batch_update():  # one repaint for the whole answer
@@ -686,7 +799,7 @@ class ReviewApp(App[None]):
             return
         widget = screen.query_one(SampleImages)
         futures = [
-            self._images.request(h, lambda h=h: self._image_bytes(h), IMAGE_BOX) for h in hashes
+            self._images.request(h, partial(self._image_bytes, h), IMAGE_BOX) for h in hashes
         ]
         widget.show([f.result() if f.done() and not f.exception() else None for f in futures])
         if any(not f.done() for f in futures):
@@ -708,24 +821,148 @@ class ReviewApp(App[None]):
 
     # -- writes ------------------------------------------------------------------------------
 
-    @work(group="write")
-    async def write(self, entry: Entry, change: Callable[[ReviewStore, int], object]) -> None:
-        """Apply a verdict or flag in the database thread; show it once it is committed."""
+    def write(self, entry: Entry, change: Callable[[ReviewStore, int], object], label: str) -> None:
+        """Queue a verdict, flag or note on `entry` and save it; it shows as pending, never as
+        saved, until it is committed."""
         session = self.session
         if session is None:
             return
+        self._pending.append(
+            PendingWrite(session.dataset, entry.answer_id, entry.key, entry.model, change, label)
+        )
+        self._quit_warned = False
+        self._pending_changed(entry.answer_id)
+        self.save_pending()
 
-        def commit(review: ReviewStore) -> tuple[Entry, Detail]:
-            change(review, entry.answer_id)
-            (fresh,) = review.refresh(session.dataset, {entry.answer_id})
-            return fresh, review.detail(entry.answer_id)
+    def unsaved(self, answer_id: int) -> tuple[str, ...]:
+        """What is queued for one answer and not saved yet, oldest first."""
+        return tuple(p.label for p in self._pending if p.answer_id == answer_id)
 
-        fresh, detail = await self.in_db(commit)
+    @work(group="write")
+    async def save_pending(self) -> None:
+        """Commit the queued changes in order. The first that fails stays queued, with those
+        behind it, and is retried at the next poll or change."""
+        if self._saving:
+            return  # the save under way takes up what was queued since
+        self._saving = True
+        try:
+            while self._pending:
+                head = self._pending[0]
+                try:
+                    shown = await self.in_db(partial(self._commit, head))
+                except DB_ERRORS as exc:
+                    head.tries += 1
+                    self._save_problem = reason(exc)
+                    count = len(self._pending)  # this one and those queued behind it
+                    self._report(
+                        "save",
+                        f"{changes(count)} not saved yet ({reason(exc)}): kept, marked "
+                        f"{PENDING_MARK}, and retried.",
+                    )
+                    self._pending_changed(head.answer_id)
+                    return
+                self._pending.popleft()
+                self._landed(head.answer_id, shown)
+            self._save_problem = ""
+            if self._problems.pop("save", None) is not None:
+                self.tell("Every change that was waiting is saved now.")
+        finally:
+            self._saving = False
+
+    def _commit(self, pending: PendingWrite, review: ReviewStore) -> tuple[Entry, Detail] | None:
+        """In the database thread: apply one change (an error means it is not saved), then
+        read the answer back. A retry waits only briefly for another process's lock."""
+        with review.impatient() if pending.tries else nullcontext():
+            pending.change(review, pending.answer_id)
+        return self._read_back(review, pending.dataset, pending.answer_id)
+
+    def _read_back(
+        self, review: ReviewStore, dataset: str, answer_id: int
+    ) -> tuple[Entry, Detail] | None:
+        """A saved answer's fresh entry and details; None if they cannot be read now (the
+        change is saved all the same, and the next poll reads them)."""
+        try:
+            (fresh,) = review.refresh(dataset, {answer_id})
+            return fresh, review.detail(answer_id)
+        except DB_ERRORS:
+            return None
+
+    def _landed(self, answer_id: int, shown: tuple[Entry, Detail] | None) -> None:
+        """A change is saved: show the answer as the database now has it."""
+        session = self.session
+        if shown is None:
+            self._stale.add(answer_id)
+            self._pending_changed(answer_id)
+            return
+        fresh, detail = shown
+        if session is None or fresh.answer_id not in session.by_id:
+            return  # another dataset is open now
         self._apply([fresh])
-        self._details[entry.answer_id] = detail
+        self._details[answer_id] = detail
         current = self.current()
-        if current is not None and current.answer_id == fresh.answer_id:
+        if current is not None and current.answer_id == answer_id:
             self._show(current, detail)
+
+    def _pending_changed(self, answer_id: int) -> None:
+        """Show where a change stands: its mark in the list, the status, the verdict panel."""
+        self.refresh_list()
+        current = self.current()
+        if current is not None and current.answer_id == answer_id:
+            self.show_current(force=True)
+
+    @work(group="write")
+    async def undo(self) -> None:
+        """Take back the reviewer's last change: one not saved yet, else their newest verdict
+        in force in this dataset, wherever it is; the cursor goes there."""
+        session = self.session
+        if session is None:
+            return
+        if self._pending:
+            if self._saving and len(self._pending) == 1:
+                self.tell("That change is being saved; press u again once it is.")
+                return
+            withdrawn = self._pending.pop()
+            self.tell(
+                f"Withdrew {withdrawn.label} on {withdrawn.key} ({withdrawn.model}): "
+                "it was never saved."
+            )
+            self._pending_changed(withdrawn.answer_id)
+            self.reveal(withdrawn.answer_id)
+            return
+        dataset = session.dataset
+
+        def take_back(review: ReviewStore) -> tuple[int, tuple[Entry, Detail] | None] | None:
+            answer_id = review.undo_last(dataset)
+            if answer_id is None:
+                return None
+            return answer_id, self._read_back(review, dataset, answer_id)
+
+        try:
+            undone = await self.in_db(take_back)
+        except DB_ERRORS as exc:
+            self.tell(f"Could not undo ({reason(exc)}); nothing changed.", "error")
+            return
+        if undone is None:
+            self.tell("Nothing to undo: no verdict of yours is in force in this dataset.")
+            return
+        answer_id, shown = undone
+        self._landed(answer_id, shown)
+        self.reveal(answer_id)
+        entry = session.entries[session.by_id[answer_id]]
+        self.tell(f"Undid your last verdict, on {entry.key} ({entry.model}).")
+
+    def reveal(self, answer_id: int) -> None:
+        """Put the cursor on an answer and show it; clear the filters if they hide it."""
+        session = self.session
+        if session is None or answer_id not in session.by_id:
+            return
+        row = session.reveal(answer_id)
+        if row is None:
+            session.apply(Filter())
+            self.tell("Cleared the filters to show it.")
+            row = session.by_id[answer_id]  # every answer is listed, in order
+        self.refresh_list(cursor=row)
+        self.show_current(force=True)
 
     def _apply(self, fresh: Iterable[Entry]) -> None:
         session = self.session
@@ -743,16 +980,23 @@ class ReviewApp(App[None]):
         session = self.session
         if session is None:
             return
+        if self._pending:
+            self.save_pending()
+        stale, self._stale = self._stale, set()
 
         def changes(review: ReviewStore) -> tuple[int, tuple[int, int, int], list[Entry]]:
             version = review.data_version()
-            if version == self._version:
+            if version == self._version and not stale:
                 return version, self._marks, []
             marks = review.marks()
-            touched = review.touched_since(self._marks)
+            touched = review.touched_since(self._marks) | stale
             return version, marks, review.refresh(session.dataset, touched) if touched else []
 
-        self._version, self._marks, fresh = await self.in_db(changes)
+        found = await self.read(changes)
+        if found is None:
+            self._stale |= stale  # read them at the next poll that can
+            return
+        self._version, self._marks, fresh = found
         fresh = [e for e in fresh if e.answer_id in session.by_id]
         if fresh:
             self._apply(fresh)
@@ -766,8 +1010,8 @@ class ReviewApp(App[None]):
         session = self.session
         if session is None:
             return ""
-        judges = await self.in_db(lambda r: r.store.judge_models(session.dataset))
-        return self._notes(judges).sentence()
+        judges = await self.read(lambda r: r.store.judge_models(session.dataset))
+        return "" if judges is None else self._notes(judges).sentence()
 
     def _notes(self, judges: list[str]) -> Notes:
         session = self.session
@@ -801,6 +1045,17 @@ class ReviewApp(App[None]):
         super().notify(
             visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False
         )
+
+    async def action_quit(self) -> None:
+        """Quit; with changes not saved yet, only when asked twice (they would be lost)."""
+        unsaved = f"{changes(len(self._pending))} not saved ({self._save_problem or 'saving'})"
+        if not self._pending:
+            self.exit()
+        elif not self._quit_warned:
+            self._quit_warned = True
+            self.tell(f"{unsaved}. Press q again to quit without them.", "warning")
+        else:
+            self.stop(f"{self.db_path}: quit with {unsaved}")
 
     def action_help(self) -> None:
         bindings = [b for b in ReviewScreen.BINDINGS + self.BINDINGS if isinstance(b, Binding)]

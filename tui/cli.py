@@ -235,6 +235,13 @@ def info(
         out.print(table)
 
 
+def _require_datasets(db: Path, store: Store, names: list[str]) -> None:
+    """Stop with one line when a dataset asked for is not in the file."""
+    unknown = sorted(set(names) - {name for name, _ in store.datasets()})
+    if unknown:
+        raise StoreError(f"{db}: no dataset {', '.join(map(repr, unknown))}")
+
+
 @app.command()
 def score(
     db: DbArg,
@@ -248,6 +255,7 @@ def score(
     """
     status = err.status("Scoring by the offline rules")
     with clear_errors(db), Store.open(db, create=False) as store, status:
+        _require_datasets(db, store, dataset or [])
         runs = list(score_offline(store, dataset))
     for run in runs:
         say(
@@ -359,12 +367,13 @@ def open_db(
             "lmmreview open needs an interactive terminal (stdin and stdout); "
             "for the tables without one, use lmmreview report or lmmreview export"
         )
-    with clear_errors(db), Store.open(db, create=False):
-        pass  # fail here, with one line, rather than inside the screen
+    with clear_errors(db), Store.open(db, create=False) as store:
+        # fail here, with one line, rather than inside the screen
+        _require_datasets(db, store, [dataset] if dataset is not None else [])
     from tui.app import ReviewApp  # Textual loads only for the screen
 
     reviewer = reviewer or getpass.getuser()
-    ReviewApp(
+    screen = ReviewApp(
         db,
         reviewer=reviewer,
         dataset=dataset,
@@ -373,7 +382,12 @@ def open_db(
         judge_base_url=judge_base_url,
         disagreement=disagreement,
         spread=spread,
-    ).run()
+    )
+    screen.run()
+    if screen.failure is not None:  # it stopped itself, and says why
+        raise fail(screen.failure)
+    if screen.return_code:  # Textual has printed the traceback
+        raise fail(f"{db}: the review screen stopped after an unexpected error (above)")
 
 
 @app.command()

@@ -96,11 +96,20 @@ def judge_runs(records: list[JudgeRecord]) -> RenderableType:
     return table
 
 
-def verdict_line(verdict: Verdict | None) -> Text:
+def verdict_line(verdict: Verdict | None, unsaved: tuple[str, ...] = (), problem: str = "") -> Text:
+    """The verdict in the database, then any change to it not saved yet, and why."""
     if verdict is None:
-        return Text("no human verdict", style="italic")
-    value = verdict.choice if verdict.choice is not None else f"{verdict.score:.1f}"
-    return Text.assemble(("human verdict: ", "bold"), (value, "bold cyan"))
+        line = Text("no human verdict", style="italic")
+    else:
+        value = verdict.choice if verdict.choice is not None else f"{verdict.score:.1f}"
+        line = Text.assemble(("human verdict: ", "bold"), (value, "bold cyan"))
+    if unsaved:
+        line.append("\nnot saved yet: ", style="bold red")
+        line.append(", ".join(unsaved))
+        why = safe(f" ({problem}; retrying)" if problem else " (saving…)")
+        why.stylize("red")
+        line.append_text(why)
+    return line
 
 
 def history(rows: list[HistoryRow]) -> RenderableType:

@@ -8,6 +8,7 @@ time, each a delta on the live tables.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from db.review import ReviewStore
@@ -85,6 +86,20 @@ class Session:
         samples, test = self.samples, flt.predicate()
         self.filter = flt
         self.visible = [i for i, e in enumerate(self.entries) if test(e, samples[e.key])]
+
+    def reveal(self, answer_id: int) -> int | None:
+        """The answer's row in the list, added in its place if the filter now lets it
+        through (an undone verdict makes an answer unreviewed again); None if it hides it."""
+        index = self.by_id[answer_id]
+        row = bisect_left(self.visible, index)  # the list keeps the entries' order
+        if row < len(self.visible) and self.visible[row] == index:
+            return row
+        entry = self.entries[index]
+        sample = self.samples.get(entry.key)
+        if sample is None or not self.filter.matches(entry, sample):
+            return None
+        self.visible.insert(row, index)
+        return row
 
     def update(self, fresh: Entry) -> None:
         """Replace one entry (a verdict, a flag, a new judgment) and update the tables."""

@@ -1,0 +1,109 @@
+"""`lmmreview open` in a real pseudo-terminal, and `score`: how they end, by exit code."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import struct
+import subprocess
+import sys
+import termios
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import dump
+
+ROOT = Path(__file__).resolve().parents[1]
+LEAVE_SCREEN = b"\x1b[?1049l"  # back from the alternate screen: what follows stays visible
+ESCAPES = re.compile(r"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07]*\x07|[@-_])|\r")
+
+# The command line in its own process, optionally with a fault injected first. `keys`
+# are typed once the screen shows its status line.
+SCRIPT = textwrap.dedent(
+    """
+    import sys
+    sys.path[:0] = [{root!r}]
+    {inject}
+    from tui.cli import app
+    app({args!r}, prog_name="lmmreview")
+    """
+)
+
+
+def run_in_terminal(
+    args: list[str], *, inject: str = "", keys: bytes = b"", ready: bytes = b"reviewed"
+) -> tuple[int, str]:
+    """Run `lmmreview ARGS` in a terminal; type `keys` once the screen shows `ready`.
+
+    Returns the exit code and what the terminal shows after the screen has closed (Textual
+    draws on stderr, so both streams go to the terminal)."""
+    script = SCRIPT.format(root=str(ROOT), inject=inject, args=args)
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 150, 0, 0))
+    env = {**os.environ, "TERM": "xterm-256color"}
+    process = subprocess.Popen(
+        [sys.executable, "-c", script],
+        stdin=follower, stdout=follower, stderr=follower, env=env, close_fds=True,
+    )  # fmt: skip
+    os.close(follower)
+    screen, typed = b"", not keys
+    give_up = time.monotonic() + 60  # a hang guard, not a speed check
+    try:
+        while time.monotonic() < give_up:  # read all it draws, or it stalls on a full pty
+            if select.select([leader], [], [], 0.1)[0]:
+                try:
+                    chunk = os.read(leader, 65536)
+                except OSError:  # every end of the terminal is closed: it has ended
+                    break
+                screen += chunk
+            if not typed and ready in screen:
+                os.write(leader, keys)
+                typed = True
+    finally:
+        process.kill()
+        process.wait()
+        os.close(leader)
+    after = screen.rpartition(LEAVE_SCREEN)[2] if LEAVE_SCREEN in screen else screen
+    return process.returncode, ESCAPES.sub("", after.decode(errors="replace"))
+
+
+@pytest.fixture
+def demo_db(cli, tmp_path: Path) -> Path:
+    db = tmp_path / "demo.db"
+    assert cli("demo", db, "--no-open").code == 0
+    return db
+
+
+def test_open_an_unknown_dataset_fails_with_one_line(demo_db: Path) -> None:
+    before = dump(demo_db)
+    code, stderr = run_in_terminal(["open", str(demo_db), "--dataset", "bogus"])
+    assert code == 1
+    assert stderr.strip().splitlines() == [f"error: {demo_db}: no dataset 'bogus'"]
+    assert dump(demo_db) == before
+
+
+def test_open_exits_non_zero_after_a_crash(demo_db: Path) -> None:
+    """Any unexpected error ends the screen with exit code 1 and a last line saying so."""
+    inject = (
+        "from tui.app import ReviewScreen\n"
+        "def broken(self): raise RuntimeError('injected fault')\n"
+        "ReviewScreen.action_compare = broken"
+    )
+    code, stderr = run_in_terminal(["open", str(demo_db)], inject=inject, keys=b"c")
+    assert code == 1
+    assert "injected fault" in stderr  # the traceback, for a bug report
+    last = stderr.strip().splitlines()[-1]
+    assert last == f"error: {demo_db}: the review screen stopped after an unexpected error (above)"
+
+
+def test_score_an_unknown_dataset_fails_with_one_line(cli, demo_db: Path) -> None:
+    before = dump(demo_db)
+    result = cli("score", demo_db, "--dataset", "bogus")
+    assert result.code == 1
+    assert result.stderr.strip() == f"error: {demo_db}: no dataset 'bogus'"
+    assert dump(demo_db) == before

@@ -1,0 +1,302 @@
+"""The review screen where it used to fail a reviewer: a file it cannot write, keys that
+moved the list but not the cursor, and undo."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input
+from tui_harness import cursor, drive, pick, text_of, until
+
+import db.store
+from tui.answer_list import AnswerList
+from tui.app import PENDING_MARK
+
+
+@pytest.fixture
+def demo_db(cli, tmp_path: Path) -> Path:
+    db = tmp_path / "demo.db"
+    assert cli("demo", db, "--no-open").code == 0
+    return db
+
+
+def _reviews(db: Path) -> list[tuple]:
+    """(answer id, action, score) of every review row, read by another connection."""
+    with sqlite3.connect(db) as conn:
+        return conn.execute("SELECT answer_id, action, score FROM reviews ORDER BY id").fetchall()
+
+
+def _told(app) -> str:
+    return " | ".join(str(n.message) for n in app._notifications)
+
+
+def _row_text(app, index: int) -> str:
+    return "".join(text for text, _ in app._row(index))
+
+
+# -- 15: a write the file refuses stays pending, is said, and is retried ----------------------
+
+
+def test_a_verdict_waits_while_another_process_holds_the_write_lock(
+    demo_db: Path, monkeypatch
+) -> None:
+    monkeypatch.setattr(db.store, "BUSY_TIMEOUT_MS", 50)  # a long import, compressed
+    seen = {}
+    other = sqlite3.connect(demo_db, isolation_level=None)
+
+    async def steps(app, pilot) -> None:
+        answer = app.current().answer_id
+        other.execute("BEGIN IMMEDIATE")  # holds the write lock until it ends
+        await pilot.press("3")
+        await until(pilot, lambda: "not saved yet" in _told(app))
+        await pilot.pause(0.3)  # several retries meet the lock too
+        seen["told"] = _told(app)
+        seen["reviewed"] = app.current().reviewed
+        seen["row"] = _row_text(app, cursor(app))
+        seen["verdict"] = text_of(app, "#verdict")
+        seen["status"] = text_of(app, "#status")
+        seen["stored_while_locked"] = _reviews(demo_db)
+        other.execute("ROLLBACK")  # the import ends
+        await until(pilot, lambda: app.current().reviewed)
+        seen["after"] = _reviews(demo_db)
+        seen["verdict_after"] = text_of(app, "#verdict")
+        seen["answer"] = answer
+        seen["running"] = app.is_running
+
+    try:
+        drive(demo_db, steps, poll_seconds=0.1)
+    finally:
+        other.close()
+    assert "database is locked" in seen["told"] and "retried" in seen["told"]
+    assert not seen["reviewed"]  # never shown as saved before it is
+    assert PENDING_MARK in seen["row"] and "✓" not in seen["row"]
+    assert "not saved yet: score 0.3" in seen["verdict"] and "locked" in seen["verdict"]
+    assert "1 not saved yet" in seen["status"]
+    assert seen["stored_while_locked"] == []
+    assert seen["after"] == [(seen["answer"], "grade", 0.3)]  # once, not once per retry
+    assert "human verdict: 0.3" in seen["verdict_after"]
+    assert "not saved" not in seen["verdict_after"]
+    assert seen["running"]
+
+
+def _read_only(monkeypatch, path: Path) -> None:
+    """Every connection the app opens to `path` can read it but not write it, as SQLite
+    opens a file the user may not write (chmod does not stop root, who may run the tests)."""
+    connect = sqlite3.connect
+
+    def read_only(target: object, *args: object, **kwargs: object) -> sqlite3.Connection:
+        if Path(str(target)) == path:
+            return connect(f"{path.as_uri()}?mode=ro", *args, uri=True, **kwargs)  # type: ignore[arg-type]
+        return connect(target, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite3, "connect", read_only)
+
+
+def test_a_read_only_file_keeps_the_verdict_pending_and_quit_says_so(
+    demo_db: Path, monkeypatch
+) -> None:
+    seen = {}
+    _read_only(monkeypatch, demo_db)
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("7")
+        await until(pilot, lambda: "readonly" in _told(app))
+        seen["reviewed"] = app.current().reviewed
+        seen["row"] = _row_text(app, cursor(app))
+        await pilot.press("j", "k")  # the screen still works
+        seen["title"] = text_of(app, "#title")
+        await pilot.press("q")  # warned, not gone: the verdict would be lost
+        await until(pilot, lambda: "Press q again" in _told(app))
+        seen["running_after_one_q"] = app.is_running
+        await pilot.press("q")
+
+    app = drive(demo_db, steps, poll_seconds=0.1)
+    monkeypatch.undo()
+    assert not seen["reviewed"] and PENDING_MARK in seen["row"]
+    assert seen["title"].startswith("v1_0 · demo-alpha")
+    assert seen["running_after_one_q"]
+    assert app.return_code == 1
+    assert (
+        app.failure
+        == f"{demo_db}: quit with 1 change not saved (attempt to write a readonly database)"
+    )
+    assert _reviews(demo_db) == []
+
+
+def test_a_table_dropped_by_another_process_is_said_and_the_verdict_saved_once_it_is_back(
+    demo_db: Path,
+) -> None:
+    seen = {}
+    with sqlite3.connect(demo_db) as conn:
+        (schema,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'reviews'").fetchone()
+    other = sqlite3.connect(demo_db, isolation_level=None)
+
+    async def steps(app, pilot) -> None:
+        other.execute("DROP TABLE reviews")
+        await pilot.press("5")
+        await until(pilot, lambda: "not saved yet (no such table: reviews)" in _told(app))
+        seen["pending_row"] = _row_text(app, 0)
+        await pilot.press("j")  # reading the next answer's history fails too: said, not fatal
+        await pilot.pause(0.3)
+        seen["reviewed"] = app.session.entries[0].reviewed
+        seen["running"] = app.is_running
+        other.execute(schema)  # the table is back (empty)
+        await until(pilot, lambda: app.session.entries[0].reviewed)
+        seen["row"] = _row_text(app, 0)
+
+    try:
+        drive(demo_db, steps, poll_seconds=0.1)
+    finally:
+        other.close()
+    assert not seen["reviewed"] and seen["running"]
+    assert PENDING_MARK in seen["pending_row"]
+    assert "✓" in seen["row"] and PENDING_MARK not in seen["row"]
+    with sqlite3.connect(demo_db) as conn:
+        assert conn.execute("SELECT action, score FROM reviews").fetchall() == [("grade", 0.5)]
+
+
+def test_export_to_a_missing_folder_is_said_and_the_screen_stays(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    target = tmp_path / "no-such-folder" / "tables.md"
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen.focused, Input))
+        app.screen.focused.value = str(target)
+        await pilot.press("enter")
+        await until(pilot, lambda: "Could not write" in _told(app))
+        seen["told"] = _told(app)
+        await pilot.press("3")  # still grading
+        await until(pilot, lambda: app.current().reviewed)
+
+    app = drive(demo_db, steps)
+    assert f"Could not write the tables to {target}: No such file or directory" in seen["told"]
+    assert not target.parent.exists()
+    assert app.return_code in (None, 0)
+
+
+# -- 19: every movement key moves the cursor; the detail shows what a key grades ---------------
+
+
+def _visible(app) -> bool:
+    answers = app.screen.query_one(AnswerList)
+    top = answers.scroll_offset.y
+    return top <= answers.cursor < top + answers.size.height
+
+
+def test_movement_keys_move_the_cursor_and_the_detail_follows(demo_db: Path) -> None:
+    """A list longer than the window: End, then 2, grades the last answer (it graded the
+    first one, off screen, when End only scrolled the list)."""
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        answers = app.screen.query_one(AnswerList)
+        assert answers.count > answers.size.height  # the list scrolls
+        last = answers.count - 1
+        page = answers.size.height - 1
+        expected = [
+            ("down", 1), ("down", 2), ("up", 1), ("pagedown", 1 + page), ("pageup", 1),
+            ("end", last), ("home", 0), ("end", last),
+        ]  # fmt: skip
+        for key, index in expected:
+            await pilot.press(key)
+            entry = app.session.entries[app.session.visible[index]]
+            await until(pilot, lambda e=entry: text_of(app, "#title").startswith(e.key))
+            seen[key] = (cursor(app), _visible(app), f"{entry.key} · {entry.model}")
+            assert cursor(app) == index, (key, cursor(app), index)
+            assert _visible(app), key
+            assert text_of(app, "#title").startswith(f"{entry.key} · {entry.model}")
+        seen["last"] = app.current().answer_id
+        await pilot.press("2")
+        await until(pilot, lambda: app.current().reviewed)
+
+    drive(demo_db, steps)
+    assert _reviews(demo_db) == [(seen["last"], "grade", 0.2)]
+
+
+# -- 20: u undoes the reviewer's last verdict, wherever it is ---------------------------------
+
+
+def test_undo_walks_back_the_reviewers_verdicts_wherever_the_cursor_is(demo_db: Path) -> None:
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        first, third = app.session.entries[0].answer_id, app.session.entries[2].answer_id
+        seen["ids"] = (first, third)
+        await pilot.press("3", "j", "j", "6")
+        await until(pilot, lambda: app.session.reviewed == 2)
+        await pilot.press("end")  # far from both
+        await until(pilot, lambda: cursor(app) == app.session.counts()[2] - 1)
+        await pilot.press("u")  # the latest: the third answer's 0.6
+        await until(pilot, lambda: app.session.reviewed == 1)
+        seen["after_first_u"] = (cursor(app), text_of(app, "#title"), _told(app))
+        await pilot.press("u")  # then the first answer's 0.3
+        await until(pilot, lambda: app.session.reviewed == 0)
+        seen["after_second_u"] = (cursor(app), text_of(app, "#title"))
+        await pilot.press("u")
+        await until(pilot, lambda: "Nothing to undo" in _told(app))
+
+    drive(demo_db, steps)
+    first, third = seen["ids"]
+    assert seen["after_first_u"][0] == 2 and seen["after_first_u"][1].startswith(
+        "v1_0 · demo-gamma"
+    )
+    assert "Undid your last verdict, on v1_0 (demo-gamma)" in seen["after_first_u"][2]
+    assert seen["after_second_u"][0] == 0 and seen["after_second_u"][1].startswith(
+        "v1_0 · demo-alpha"
+    )
+    assert _reviews(demo_db) == [
+        (first, "grade", 0.3), (third, "grade", 0.6), (third, "undo", None), (first, "undo", None)
+    ]  # fmt: skip
+
+
+def test_undo_shows_an_answer_the_filter_hides(demo_db: Path) -> None:
+    """The undone answer is outside the model filter: the filter is cleared to show it."""
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("4")  # demo-alpha's first answer
+        await until(pilot, lambda: app.session.reviewed == 1)
+        await pilot.press("v")
+        await pick(app, pilot, "By model…")
+        await pick(app, pilot, "demo-beta")
+        await until(pilot, lambda: app.session.filter.model == "demo-beta")
+        await pilot.press("u")
+        await until(pilot, lambda: app.session.reviewed == 0)
+        await until(pilot, lambda: "Cleared the filters" in _told(app))
+        seen["filter"] = app.session.filter.describe()
+        seen["current"] = (app.current().key, app.current().model)
+        seen["title"] = text_of(app, "#title")
+
+    drive(demo_db, steps)
+    assert seen["filter"] == "all answers"
+    assert seen["current"] == ("v1_0", "demo-alpha")
+    assert seen["title"].startswith("v1_0 · demo-alpha")
+
+
+def test_undo_keeps_an_unreviewed_filter_and_adds_the_answer_back(demo_db: Path) -> None:
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("4")
+        await until(pilot, lambda: app.session.reviewed == 1)
+        await pilot.press("v")
+        await pick(app, pilot, "Unreviewed")
+        await until(pilot, lambda: app.session.filter.unreviewed)
+        seen["hidden"] = app.session.entries[0].answer_id not in {
+            app.session.entries[i].answer_id for i in app.session.visible
+        }
+        await pilot.press("end", "u")
+        await until(pilot, lambda: app.session.reviewed == 0)
+        await until(pilot, lambda: cursor(app) == 0)
+        seen["filter"] = app.session.filter.describe()
+        seen["current"] = (app.current().key, app.current().model)
+
+    drive(demo_db, steps)
+    assert seen["hidden"]
+    assert seen["filter"] == "unreviewed"  # now unreviewed again, it belongs in the list
+    assert seen["current"] == ("v1_0", "demo-alpha")
