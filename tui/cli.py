@@ -271,11 +271,8 @@ def _tables(
     tables: list[Table] = []
     notes: list[Notes] = []
     with clear_errors(db), Store.open(db, create=False) as store:
-        known = store.datasets()
-        unknown = sorted(set(datasets or []) - {name for name, _ in known})
-        if unknown:
-            raise StoreError(f"{db}: no dataset {', '.join(map(repr, unknown))}")
-        for name, kind in known:
+        _require_datasets(db, store, datasets or [])
+        for name, kind in store.datasets():
             if datasets and name not in datasets:
                 continue
             scores = dataset_scores(store, name, kind)
