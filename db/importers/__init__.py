@@ -7,18 +7,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, listed
 from db.importers.jsonl import read_generic
 from db.importers.mmbench import read_mmbench
 from db.importers.mmmu import read_mmmu
 from db.importers.mmvet import read_mmvet
-from db.store import Store
+from db.store import Store, new_database
 
 __all__ = [
     "ImportBatch",
     "ImportFailure",
     "ImportSummary",
+    "import_batch",
     "load",
     "read_generic",
     "read_mmbench",
@@ -37,6 +39,19 @@ class ImportSummary:
     images_added: int = 0
     answers_added: dict[str, int] = field(default_factory=dict)  # model -> new answers
     warnings: list[str] = field(default_factory=list)
+
+
+def import_batch(path: Path, batch: ImportBatch) -> ImportSummary:
+    """Load `batch` into the database file at `path`, all or nothing.
+
+    An existing file is brought to the current schema inside the import's transaction
+    (a failed import leaves it as it was); a new one appears only if the import succeeds.
+    """
+    if path.exists():
+        with Store.open(path, migrate=False) as store:
+            return load(store, batch)
+    with new_database(path) as store:
+        return load(store, batch)
 
 
 def load(store: Store, batch: ImportBatch) -> ImportSummary:
