@@ -9,7 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, listed
+from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, check_batch, listed
 from db.importers.jsonl import read_generic
 from db.importers.mmbench import read_mmbench
 from db.importers.mmmu import read_mmmu
@@ -60,6 +60,7 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
     Re-loading the same batch changes nothing. A model's answer that differs from the
     one already stored is an error (answers are never overwritten).
     """
+    answers = check_batch(batch)
     summary = ImportSummary(batch.dataset, warnings=list(batch.warnings))
     with store.transaction():
         dataset_id = _dataset(store, batch)
@@ -75,7 +76,7 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
             for position, image_hash in enumerate(hashes, start=1)
         )
         by_model: dict[str, list[AnswerRecord]] = defaultdict(list)
-        for record in batch.answers:
+        for record in answers:
             by_model[record.model].append(record)
         for model, records in by_model.items():
             summary.answers_added[model] = _load_answers(
