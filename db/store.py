@@ -574,13 +574,18 @@ def _open_error(path: Path, exc: sqlite3.Error) -> StoreError:
     """Why SQLite could not open the file: a read-only place, or not a database at all."""
     folder = path.parent
     cannot_write = "readonly" in str(exc) or "unable to open" in str(exc)
-    if cannot_write and not (os.access(folder, os.W_OK) and os.access(path, os.W_OK)):
-        where = f"the folder {folder}" if not os.access(folder, os.W_OK) else "the file"
+    if cannot_write and not (_writable(folder) and _writable(path)):
+        where = f"the folder {folder}" if not _writable(folder) else "the file"
         return StoreError(
             f"{path}: cannot write here: {where} is read-only (SQLite writes the database "
             f"and its -wal and -shm files beside it; copy it to a writable folder)"
         )
     return StoreError(f"{path}: not a lmmreview database ({exc})")
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process (by its effective user, as the kernel checks) may write `path`."""
+    return os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
 
 
 def _statements(script: str) -> list[str]:
