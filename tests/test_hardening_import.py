@@ -5,7 +5,6 @@ is refused with one line naming the file and the row or id, exit code 1, and the
 from __future__ import annotations
 
 import io
-import json
 import os
 import sqlite3
 import struct
