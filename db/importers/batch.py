@@ -17,7 +17,19 @@ class ImportFailure(Exception):
         self.file = str(file)
         self.where = where
         self.message = message
-        super().__init__(f"{file}: {where}: {message}" if where else f"{file}: {message}")
+        text = f"{file}: {where}: {message}" if where else f"{file}: {message}"
+        super().__init__(one_line(text))
+
+
+# What str.splitlines() breaks a line at: shown as escapes so a message stays one line.
+_LINE_BREAKS = str.maketrans(
+    {c: c.encode("unicode_escape").decode() for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
+)
+
+
+def one_line(text: str) -> str:
+    """`text` with its line breaks written as escapes (an id may hold any character)."""
+    return text.translate(_LINE_BREAKS)
 
 
 @dataclass(frozen=True, slots=True)
