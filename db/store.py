@@ -485,6 +485,8 @@ def new_database(path: Path) -> Iterator[Store]:
     made meanwhile; if `path` appeared during the block, it is left as it is (StoreError).
     """
     _check_file(path, create=True)
+    if not _writable(path.parent):
+        raise StoreError(f"{path}: cannot create it: the folder {path.parent} is read-only")
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
     temp = Path(name)

@@ -403,6 +403,12 @@ def test_a_database_in_a_read_only_folder_says_so(cli: Cli) -> None:
         assert cli("import", "jsonl", path, data).code == 0
         with as_a_user_who_cannot_write(folder):
             line = refused(cli("info", path), str(path), "read-only")
+            refused(
+                cli("import", "jsonl", folder / "new.db", data),
+                "new.db: cannot create it",
+                "read-only",
+            )
+        assert sorted(p.name for p in folder.iterdir()) == ["g.jsonl", "r.db"]
     assert "not a lmmreview database" not in line
 
 
@@ -542,3 +548,18 @@ def test_the_corrupt_pixel_png_passes_pillows_verify() -> None:
     """So refusing it (above) shows the importer decodes pixels, not only the header."""
     with Image.open(io.BytesIO(corrupt_pixels_png())) as image:
         image.verify()
+
+
+def test_mmmu_output_files_reached_through_a_link_outside_are_listed(
+    cli: Cli, tmp_path: Path
+) -> None:
+    elsewhere = write_json(tmp_path / "elsewhere" / "output.json",
+                           [{"id": "validation_Art_1", "question_type": "open", "answer": "1", "response": "1"}])  # fmt: skip
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "Art").symlink_to(elsewhere.parent)
+    result = cli("import", "mmmu", tmp_path / "r.db", tmp_path / "out", "--model", "m")
+    assert result.code == 0, result.stderr
+    assert (
+        f"1 output file(s) lead outside {tmp_path / 'out'}, read anyway: Art/output.json"
+        in result.stderr
+    )
