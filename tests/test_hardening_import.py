@@ -272,6 +272,20 @@ def image_named(make_image: Callable[[Path], None]) -> Callable[[Path], list[obj
     return make
 
 
+def image_called(name_json: str) -> Callable[[Path], list[object]]:
+    """An MM-Vet question whose imagename is this JSON string, with an images folder."""
+
+    def make(tmp: Path) -> list[object]:
+        (tmp / "img").mkdir()
+        entry = (
+            '{"imagename": ' + name_json + ', "question": "?", "answer": "1", "capability": "rec"}'
+        )
+        (tmp / "q.json").write_text('{"v1_9": ' + entry + "}")
+        return ["mmvet", tmp / "q.json", "--images", tmp / "img"]
+
+    return make
+
+
 REFUSED: dict[str, tuple[Callable[[Path], list[object]], tuple[str, ...]]] = {
     # 8
     "nan_gold_jsonl": (jsonl_line('{"id": "q1", "question": "?", "answer": NaN}'), ("g.jsonl", "line 1", "NaN")),
@@ -287,6 +301,8 @@ REFUSED: dict[str, tuple[Callable[[Path], list[object]], tuple[str, ...]]] = {
                                   ("a.png", "id v1_9", "not a readable image")),
     "image_is_a_folder": (image_named(lambda p: p.mkdir()), ("a.png", "id v1_9", "is a folder")),
     "image_is_a_fifo": (image_named(lambda p: os.mkfifo(p)), ("a.png", "id v1_9", "is a FIFO")),
+    "image_name_with_a_nul": (image_called('"a\\u0000.png"'), ("q.json", "id v1_9", "not a possible file name")),
+    "image_name_with_a_surrogate": (image_called('"\\ud800.png"'), ("q.json", "id v1_9", "not a possible file name")),
     "image_is_a_dangling_link": (image_named(lambda p: p.symlink_to(p.parent / "gone.png")),
                                  ("a.png", "id v1_9", "symbolic link", "gone.png", "does not exist")),
     # 14

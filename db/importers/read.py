@@ -233,6 +233,9 @@ def image_from_file(path: Path, file: str | Path, where: str) -> StoredImage | N
     """
     try:
         info = path.stat()
+    except ValueError as exc:  # a NUL, or a lone surrogate no file name can hold
+        message = f"image path {str(path)!r} is not a possible file name ({exc})"
+        raise ImportFailure(file, message, where) from None
     except (FileNotFoundError, NotADirectoryError):
         if path.is_symlink():
             target = os.readlink(path)
