@@ -7,8 +7,9 @@ hostile values (odd types, huge and non-finite numbers, lone surrogates, markup,
 sequences, control characters, deep nesting, missing keys, broken images, unclosed quotes),
 so they get past the first checks and reach the code behind them.
 
-Bounded in the suite; for a long run: LMMREVIEW_FUZZ_EXAMPLES=5000 python -m pytest
-tests/test_import_fuzz.py
+Bounded and the same on every run in the suite; a long run draws new inputs each time
+and keeps failures in .hypothesis/ to replay: LMMREVIEW_FUZZ_EXAMPLES=5000 python -m
+pytest tests/test_import_fuzz.py
 """
 
 from __future__ import annotations
@@ -34,13 +35,15 @@ from typer.testing import CliRunner
 
 from tui.cli import app
 
+LONG = "LMMREVIEW_FUZZ_EXAMPLES" in os.environ  # a long run explores new inputs each time
 settings.register_profile(
     "lmmreview-fuzz",
     max_examples=int(os.environ.get("LMMREVIEW_FUZZ_EXAMPLES", "25")),
     deadline=None,
-    derandomize=True,  # the suite sees the same inputs on every run
-    database=None,
+    derandomize=not LONG,  # the suite sees the same inputs on every run
+    print_blob=True,  # a failure prints the decorator that replays it
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    **({} if LONG else {"database": None}),  # a long run keeps failures to replay
 )
 FUZZ = settings.get_profile("lmmreview-fuzz")
 
