@@ -7,7 +7,9 @@ typed methods of `Store`.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -121,62 +123,58 @@ def _row_sample(row: tuple) -> Sample:
 class Store:
     """A lmmreview database. Open with `Store.open(path)`; close when done."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, path: Path, pending_from: int = SCHEMA_VERSION
+    ) -> None:
         self.conn = conn
         self.path = path
         self.db = sqlite_utils.Database(conn)  # dict rows for read queries
+        # The schema version still to migrate from, until a write transaction does it.
+        self._pending_from: int | None = pending_from if pending_from < SCHEMA_VERSION else None
 
     # -- opening -------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | Path, *, create: bool = True) -> Store:
-        """Open (and, if `create`, create or migrate) the database at `path`.
+    def open(cls, path: str | Path, *, create: bool = True, migrate: bool = True) -> Store:
+        """Open the lmmreview database at `path`; with `create`, a new or empty file becomes one.
 
-        Raises StoreError for a missing file (when not creating) or folder, a file that
-        is not SQLite, or one written by a newer lmmreview.
+        Everything is checked before anything is written: a file that is empty (unless
+        creating), not SQLite, another program's SQLite file, from a newer lmmreview or
+        with a negative schema version is refused with a StoreError, left as it was. An
+        older schema is brought up to date at once, or, with `migrate=False`, inside the
+        first write transaction (so a write that fails leaves the old schema).
         """
         path = Path(path)
-        if not create and not path.is_file():
-            raise StoreError(f"{path}: no such database")
-        if not path.parent.is_dir():
-            raise StoreError(f"{path}: no folder {path.parent} to create it in")
+        _check_file(path, create)
         try:
             conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise _open_error(path, exc) from None
+        try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            if version <= SCHEMA_VERSION:
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = NORMAL")
-                conn.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
-                raise  # busy, not broken: the command says so
-            raise StoreError(f"{path}: not a lmmreview database ({exc})") from None
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path}: not a lmmreview database ({exc})") from None
-        if version > SCHEMA_VERSION:
+            version = _lmmreview_version(conn, path, create)
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except BaseException as exc:
             conn.close()
-            raise StoreError(
-                f"{path}: written by a newer lmmreview (schema version {version}; "
-                f"this version reads up to {SCHEMA_VERSION}). Upgrade lmmreview to open it."
-            )
-        store = cls(conn, path)
-        store._migrate(version)
+            if isinstance(exc, sqlite3.Error) and not _busy(exc):
+                raise _open_error(path, exc) from None
+            raise  # busy, not broken: the command says so; or already a StoreError
+        store = cls(conn, path, pending_from=version)
+        if migrate and store._pending_from is not None:
+            with store.transaction():
+                pass  # the migration alone
         return store
 
-    def _migrate(self, version: int) -> None:
-        if version == SCHEMA_VERSION:
+    def _migrate(self) -> None:
+        """Apply the migrations still pending; called inside a write transaction."""
+        if self._pending_from is None:
             return
-        if version == 0 and self._has_foreign_tables():
-            raise StoreError(f"{self.path}: an SQLite file that is not a lmmreview database")
-        with self.transaction():
-            for number in range(version, SCHEMA_VERSION):
-                for statement in _statements(MIGRATIONS[number]):
-                    self.conn.execute(statement)
-            self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-    def _has_foreign_tables(self) -> bool:
-        return bool(self.conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone())
+        for number in range(self._pending_from, SCHEMA_VERSION):
+            for statement in _statements(MIGRATIONS[number]):
+                self.conn.execute(statement)
+        self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @property
     def schema_version(self) -> int:
@@ -193,14 +191,20 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """All or nothing: commit on success, roll back on any exception."""
+        """All or nothing: commit on success, roll back on any exception.
+
+        A pending migration runs first, in the same transaction: it lands only with a
+        write that succeeds.
+        """
         self.conn.execute("BEGIN IMMEDIATE")
         try:
+            self._migrate()
             yield
         except BaseException:
             self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
+        self._pending_from = None
 
     # -- datasets and samples --------------------------------------------------------
 
@@ -472,6 +476,41 @@ class Store:
         ]
 
 
+@contextmanager
+def new_database(path: Path) -> Iterator[Store]:
+    """A new lmmreview database that appears at `path` only if the block succeeds.
+
+    It is built under a temporary name in the same folder and linked into place at the
+    end, so a failure leaves nothing behind and never deletes a file another process
+    made meanwhile; if `path` appeared during the block, it is left as it is (StoreError).
+    """
+    _check_file(path, create=True)
+    if not _writable(path.parent):
+        raise StoreError(f"{path}: cannot create it: the folder {path.parent} is read-only")
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(handle)
+    temp = Path(name)
+    try:
+        with Store.open(temp) as store:
+            store.path = path  # messages name the file the user asked for
+            yield store
+        _link_new(temp, path)
+    finally:
+        for leftover in (temp, *(temp.with_name(temp.name + end) for end in ("-wal", "-shm"))):
+            leftover.unlink(missing_ok=True)
+
+
+def _link_new(temp: Path, path: Path) -> None:
+    """Give the finished file its name, never replacing a file that appeared meanwhile."""
+    try:
+        os.link(temp, path)  # atomic, and fails if `path` exists
+    except FileExistsError:
+        raise StoreError(
+            f"{path}: another process created this file during the import; it was left as "
+            "it is and nothing was imported (run the import again to add to it)"
+        ) from None
+
+
 # `j` is the latest judgment of its (answer, run): the one that decides the run.
 DECIDES = (
     "j.id = (SELECT MAX(l.id) FROM judgments l WHERE l.answer_id = j.answer_id AND l.run = j.run)"
@@ -496,6 +535,59 @@ SELECT dataset_id, model, COUNT(*) AS answers, SUM(judged) AS judged,
        SUM(reviewed) AS reviewed, SUM(judge_scored OR reviewed) AS scored
 FROM flags GROUP BY dataset_id, model ORDER BY dataset_id, model
 """
+
+
+def _check_file(path: Path, create: bool) -> None:
+    """Refuse, before SQLite touches anything, what is plainly not a database to open."""
+    if path.is_dir():
+        raise StoreError(f"{path}: is a folder, not a database file")
+    if not path.exists():
+        if not create:
+            raise StoreError(f"{path}: no such database")
+        if not path.parent.is_dir():
+            raise StoreError(f"{path}: no folder {path.parent} to create it in")
+    elif not create and path.stat().st_size == 0:
+        raise StoreError(f"{path}: not a lmmreview database (empty file)")
+
+
+def _lmmreview_version(conn: sqlite3.Connection, path: Path, create: bool) -> int:
+    """The file's schema version, read without writing; refuses what lmmreview cannot use."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path}: written by a newer lmmreview (schema version {version}; "
+            f"this version reads up to {SCHEMA_VERSION}). Upgrade lmmreview to open it."
+        )
+    if version < 0:
+        raise StoreError(f"{path}: not a lmmreview database (schema version {version})")
+    if version == 0:
+        if conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
+            raise StoreError(f"{path}: an SQLite file that is not a lmmreview database")
+        if not create:  # only import and demo make a new database
+            raise StoreError(f"{path}: not a lmmreview database (an SQLite file with no tables)")
+    return version
+
+
+def _busy(exc: sqlite3.Error) -> bool:
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def _open_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """Why SQLite could not open the file: a read-only place, or not a database at all."""
+    folder = path.parent
+    cannot_write = "readonly" in str(exc) or "unable to open" in str(exc)
+    if cannot_write and not (_writable(folder) and _writable(path)):
+        where = f"the folder {folder}" if not _writable(folder) else "the file"
+        return StoreError(
+            f"{path}: cannot write here: {where} is read-only (SQLite writes the database "
+            f"and its -wal and -shm files beside it; copy it to a writable folder)"
+        )
+    return StoreError(f"{path}: not a lmmreview database ({exc})")
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process (by its effective user, as the kernel checks) may write `path`."""
+    return os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
 
 
 def _statements(script: str) -> list[str]:

@@ -19,7 +19,7 @@ from db.demo import SAMPLE_DATA, build_demo
 from db.importers import (
     ImportBatch,
     ImportSummary,
-    load,
+    import_batch,
     read_generic,
     read_mmbench,
     read_mmmu,
@@ -60,20 +60,12 @@ app.add_typer(import_app, name="import")
 def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
     """Read (no database yet), then load in one transaction, then report.
 
-    A failed import leaves the database as it was; one it created is removed again.
+    A failed import leaves the database as it was, and creates none.
     """
-    is_new = not db.exists()
     with clear_errors(db):
         with err.status("Reading input files"):
             batch = read()
-        try:
-            with Store.open(db) as store:
-                summary = load(store, batch)
-        except BaseException:
-            if is_new:
-                for path in (db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")):
-                    path.unlink(missing_ok=True)
-            raise
+        summary = import_batch(db, batch)
     _report(db, summary)
 
 

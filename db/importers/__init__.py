@@ -7,18 +7,20 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, listed
+from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, check_batch, listed
 from db.importers.jsonl import read_generic
 from db.importers.mmbench import read_mmbench
 from db.importers.mmmu import read_mmmu
 from db.importers.mmvet import read_mmvet
-from db.store import Store
+from db.store import Store, new_database
 
 __all__ = [
     "ImportBatch",
     "ImportFailure",
     "ImportSummary",
+    "import_batch",
     "load",
     "read_generic",
     "read_mmbench",
@@ -39,12 +41,26 @@ class ImportSummary:
     warnings: list[str] = field(default_factory=list)
 
 
+def import_batch(path: Path, batch: ImportBatch) -> ImportSummary:
+    """Load `batch` into the database file at `path`, all or nothing.
+
+    An existing file is brought to the current schema inside the import's transaction
+    (a failed import leaves it as it was); a new one appears only if the import succeeds.
+    """
+    if path.exists():
+        with Store.open(path, migrate=False) as store:
+            return load(store, batch)
+    with new_database(path) as store:
+        return load(store, batch)
+
+
 def load(store: Store, batch: ImportBatch) -> ImportSummary:
     """Write a batch in one transaction; on any error the database is left as it was.
 
     Re-loading the same batch changes nothing. A model's answer that differs from the
     one already stored is an error (answers are never overwritten).
     """
+    answers = check_batch(batch)
     summary = ImportSummary(batch.dataset, warnings=list(batch.warnings))
     with store.transaction():
         dataset_id = _dataset(store, batch)
@@ -60,7 +76,7 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
             for position, image_hash in enumerate(hashes, start=1)
         )
         by_model: dict[str, list[AnswerRecord]] = defaultdict(list)
-        for record in batch.answers:
+        for record in answers:
             by_model[record.model].append(record)
         for model, records in by_model.items():
             summary.answers_added[model] = _load_answers(

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Iterator
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from db.store import StoredImage
@@ -16,7 +17,19 @@ class ImportFailure(Exception):
         self.file = str(file)
         self.where = where
         self.message = message
-        super().__init__(f"{file}: {where}: {message}" if where else f"{file}: {message}")
+        text = f"{file}: {where}: {message}" if where else f"{file}: {message}"
+        super().__init__(one_line(text))
+
+
+# What str.splitlines() breaks a line at: shown as escapes so a message stays one line.
+_LINE_BREAKS = str.maketrans(
+    {c: c.encode("unicode_escape").decode() for c in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"}
+)
+
+
+def one_line(text: str) -> str:
+    """`text` with its line breaks written as escapes (an id may hold any character)."""
+    return text.translate(_LINE_BREAKS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,3 +65,63 @@ def listed(names: list[str], shown: int = 8) -> str:
     """A few names for a message, and how many more there are."""
     more = f" and {len(names) - shown} more" if len(names) > shown else ""
     return ", ".join(names[:shown]) + more
+
+
+def check_batch(batch: ImportBatch) -> list[AnswerRecord]:
+    """Refuse what the database cannot store or would silently drop; return the answers
+    with identical repeats left out.
+
+    Every text must be valid Unicode (a lone surrogate, from a JSON escape or a byte that
+    is not UTF-8 in a file name or argument, cannot be stored), and a model may not give
+    two different answers to one sample within one import.
+    """
+    _check_unicode(batch.source, batch.source, "the file name")
+    _check_unicode(batch.dataset, batch.source, "the dataset name")
+    for sample in batch.samples:
+        for name in (f.name for f in fields(sample)):
+            for text in _texts(getattr(sample, name)):
+                _check_unicode(text, batch.source, f"id {_shown(sample.key)}")
+    first: dict[tuple[str, str], AnswerRecord] = {}
+    for record in batch.answers:
+        for text in (record.source, record.model, record.key, record.text):
+            _check_unicode(text, record.source, f"id {_shown(record.key)}")
+        seen = first.setdefault((record.model, record.key), record)
+        if seen.text != record.text:
+            other = "the same file" if seen.source == record.source else seen.source
+            raise ImportFailure(
+                record.source,
+                f"model {record.model!r} has two different answers to this sample "
+                f"(the other in {other}); give each model one answer per sample",
+                f"id {record.key}",
+            )
+    return list(first.values())
+
+
+def _texts(value: object) -> Iterator[str]:
+    """Every string in a field value: text, or lists, tuples and dicts of them."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _texts(key)
+            yield from _texts(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _texts(item)
+
+
+def _check_unicode(text: str, file: str, where: str) -> None:
+    if text.isascii():
+        return
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = text[exc.start].encode("utf-8", "backslashreplace").decode()
+        raise ImportFailure(
+            _shown(file), f"text that is not valid Unicode (a lone surrogate {bad})", where
+        ) from None
+
+
+def _shown(text: str) -> str:
+    """Text with lone surrogates written as escapes, so a message can be printed."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")

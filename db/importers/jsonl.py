@@ -18,15 +18,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, listed
-from db.importers.read import image_from_file, read_jsonl
+from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure
+from db.importers.read import ImageFiles, read_jsonl
 from engine.types import DatasetKind, QuestionType, Sample, Tags
 
 
 def read_generic(path: Path, model: str | None = None, dataset: str | None = None) -> ImportBatch:
     batch = ImportBatch(dataset or path.stem, DatasetKind.GENERIC, str(path))
     seen: dict[str, int] = {}
-    missing_images: list[str] = []
+    images = ImageFiles(path.parent)
     for number, row in read_jsonl(path):
         where = f"line {number}"
         key = _key(row, path, where)
@@ -35,20 +35,15 @@ def read_generic(path: Path, model: str | None = None, dataset: str | None = Non
                 raise ImportFailure(path, f"duplicate id {key!r} (also on line {seen[key]})", where)
             seen[key] = number
             batch.samples.append(_sample(key, row, path, where))
-            for image_path in _image_paths(row.get("images"), path, where):
-                image = image_from_file(image_path, path, where)
-                if image is None:
-                    missing_images.append(str(image_path))
-                else:
+            for name in _image_names(row.get("images"), path, where):
+                image = images.read(name, path, where)
+                if image is not None:
                     batch.add_image(key, image)
         if "prediction" in row:
             batch.answers.append(_answer(key, row, model, path, where))
         elif "question" not in row:
             raise ImportFailure(path, "a line needs 'question' (a sample) or 'prediction'", where)
-    if missing_images:
-        batch.warnings.append(
-            f"{len(missing_images)} image file(s) missing: {listed(missing_images)}"
-        )
+    batch.warnings.extend(images.warnings())
     return batch
 
 
@@ -88,9 +83,17 @@ def _options(value: object, path: Path, where: str) -> dict[str, str]:
         raise ImportFailure(
             path, "options must be a list of text or an object letter -> text", where
         )
-    if len(value) == 1:
-        raise ImportFailure(path, "a multiple-choice question needs at least two options", where)
-    return {str(letter).strip().upper(): text for letter, text in value.items()}
+    if not 2 <= len(value) <= 26:
+        raise ImportFailure(path, "a multiple-choice question needs 2 to 26 options", where)
+    options: dict[str, str] = {}
+    for key, text in value.items():
+        letter = str(key).strip().upper()
+        if not letter:
+            raise ImportFailure(path, "an option needs a letter", where)
+        if letter in options:  # "a" and "A" would otherwise become one option
+            raise ImportFailure(path, f"option {letter!r} is given twice ({key!r})", where)
+        options[letter] = text
+    return options
 
 
 def _golds(value: object, path: Path, where: str) -> list[str]:
@@ -121,13 +124,13 @@ def _tags(value: object, path: Path, where: str) -> Tags:
     raise ImportFailure(path, "tags must be an object of text or lists of text", where)
 
 
-def _image_paths(value: object, path: Path, where: str) -> list[Path]:
+def _image_names(value: object, path: Path, where: str) -> list[str]:
     if value is None:
         return []
     items = [value] if isinstance(value, str) else value
-    if not isinstance(items, list) or not all(isinstance(p, str) for p in items):
+    if not isinstance(items, list) or not all(isinstance(p, str) and p for p in items):
         raise ImportFailure(path, "images must be a path or a list of paths", where)
-    return [path.parent / p for p in items]
+    return items
 
 
 def _answer(

@@ -90,14 +90,21 @@ def _cell(value: str | None) -> str | None:
     return None if value in ("", "nan", "NaN") else value
 
 
+_INDEX_MAX = 2**53  # every whole number up to here is exact as a float (pandas' 12.0)
+
+
 def _index(cell: object, file: Path, where: str) -> int:
-    try:
-        number = float(str(cell).strip())
-        if number != int(number) or number < 0:
-            raise ValueError
-        return int(number)
+    """A row index: a whole number from 0 to 2**53, written as 12 or 12.0."""
+    text = str(cell).strip()
+    try:  # digits exactly; other forms (12.0, 1e3) through float; overlong text is no index
+        number: float = (int(text) if text.isdecimal() else float(text)) if len(text) <= 32 else -1
     except ValueError:
-        raise ImportFailure(file, f"index {cell!r} is not a whole number", where) from None
+        number = -1
+    if not (0 <= number <= _INDEX_MAX and number == int(number)):
+        raise ImportFailure(
+            file, f"index {text[:40]!r} is not a whole number from 0 to 2**53", where
+        )
+    return int(number)
 
 
 def read_predictions(path: Path, model: str) -> list[AnswerRecord]:

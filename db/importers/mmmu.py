@@ -8,12 +8,13 @@ has it, in the order answer dictionary, questions file, outputs.
 from __future__ import annotations
 
 import ast
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, listed
-from db.importers.read import image_from_file, read_json, read_jsonl
+from db.importers.read import ImageFiles, outside, read_json, read_jsonl
 from engine.mmmu import DISCIPLINE_OF, question_type_of, subject_of
 from engine.types import DatasetKind, QuestionType, Sample
 
@@ -31,7 +32,7 @@ class _Draft:
     subfield: str | None = None
     difficulty: str | None = None
     img_type: str | None = None
-    images: list[Path] = field(default_factory=list)
+    images: list[str] = field(default_factory=list)  # relative to the questions file
     origin: str = ""
 
     def take(self, **values: Any) -> None:
@@ -59,15 +60,18 @@ def read_mmmu(
     if questions is not None:
         for key, draft in _questions(questions).items():
             drafts[key] = draft
+    strays: list[str] = []  # output files reached through links that leave the folder
     if outputs is not None:
         for path, records in _output_files(outputs):
+            if outside(path, outputs):
+                strays.append(str(path.relative_to(outputs)))
             for key, draft, text in records:
                 drafts.setdefault(key, _Draft(origin=str(path))).take(**_fields(draft))
                 responses.append((key, text, str(path)))
     _check_unique(responses)
     batch = ImportBatch(dataset, DatasetKind.MMMU, str(outputs or questions))
     unknown_subjects: set[str] = set()
-    missing_images: list[str] = []
+    images = ImageFiles(questions.parent if questions else Path())
     for key, draft in drafts.items():
         if key in golds:
             qtype, gold = golds[key]
@@ -76,19 +80,18 @@ def read_mmmu(
         if sample.discipline is None:
             unknown_subjects.add(sample.subject or "?")
         batch.samples.append(sample)
-        for path in draft.images:
-            image = image_from_file(path, draft.origin, f"id {key}")
-            if image is None:
-                missing_images.append(path.name)
-            else:
+        for name in draft.images:
+            image = images.read(name, draft.origin, f"id {key}")
+            if image is not None:
                 batch.add_image(key, image)
     if unknown_subjects:
         batch.warnings.append(
             f"not MMMU subjects, no discipline: {', '.join(sorted(unknown_subjects))}"
         )
-    if missing_images:
+    batch.warnings.extend(images.warnings())
+    if strays:
         batch.warnings.append(
-            f"{len(missing_images)} image file(s) missing: {listed(missing_images)}"
+            f"{len(strays)} output file(s) lead outside {outputs}, read anyway: {listed(strays)}"
         )
     batch.answers = [AnswerRecord(key, model or "", text, file) for key, text, file in responses]
     return batch
@@ -158,13 +161,17 @@ def _gold_list(value: object, file: Path, where: str) -> list[str]:
     """A gold answer as a list: one string, a list, or a string holding a list literal."""
     if isinstance(value, str) and value.strip().startswith("["):
         value = _literal_list(value, "answer", file, where)
-    if isinstance(value, list):
-        return [str(item) for item in value]
-    if isinstance(value, str | int | float) and not isinstance(value, bool):
-        return [str(value)]
-    raise ImportFailure(
-        file, f"ground truth must be text or a list, got {type(value).__name__}", where
-    )
+    items = value if isinstance(value, list) else [value]
+    if not items or not all(_is_text_or_number(item) for item in items):
+        raise ImportFailure(file, "ground truth must be text, a number or a list of them", where)
+    return [str(item) for item in items]
+
+
+def _is_text_or_number(value: object) -> bool:
+    """Text or a finite number: what a gold answer or an option may be."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, str | int) and not isinstance(value, bool)
 
 
 def _literal_list(text: str, name: str, file: Path, where: str) -> list[Any]:
@@ -173,8 +180,8 @@ def _literal_list(text: str, name: str, file: Path, where: str) -> list[Any]:
         value = ast.literal_eval(text.strip())
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         raise ImportFailure(file, f"{name} is not a list literal: {text[:60]!r}", where) from None
-    if not isinstance(value, list) or not all(isinstance(v, str | int | float) for v in value):
-        raise ImportFailure(file, f"{name} must be a list of strings: {text[:60]!r}", where)
+    if not isinstance(value, list) or not all(_is_text_or_number(v) for v in value):
+        raise ImportFailure(file, f"{name} must be a list of text or numbers: {text[:60]!r}", where)
     return value
 
 
@@ -204,45 +211,57 @@ def _question(row: Any, path: Path, number: int) -> tuple[str, _Draft]:
     for name in ("id", "question", "question_type"):
         if row.get(name) in (None, ""):
             raise ImportFailure(path, f"missing field {name!r}", f"row {number}")
-    key = str(row["id"])
+    key = _id(row["id"], path, f"row {number}")
     where = f"id {key}"
     options = row.get("options") or []
     if isinstance(options, str):
         options = _literal_list(options, "options", path, where)
-    if not isinstance(options, list):
-        raise ImportFailure(path, "options must be a list", where)
+    if not isinstance(options, list) or not all(map(_is_text_or_number, options)):
+        raise ImportFailure(path, "options must be a list of text", where)
+    if not isinstance(row["question"], str):
+        raise ImportFailure(path, "question must be text", where)
     draft = _Draft(
-        question=str(row["question"]),
+        question=row["question"],
         question_type=_question_type(row["question_type"], path, where),
         golds=_gold_list(row["answer"], path, where) if row.get("answer") is not None else None,
         options={chr(ord("A") + i): str(text) for i, text in enumerate(options)} or None,
-        subfield=_optional(row.get("subfield")),
-        difficulty=_optional(row.get("topic_difficulty")),
-        img_type=_img_type(row.get("img_type")),
+        subfield=_optional(row.get("subfield"), "subfield", path, where),
+        difficulty=_optional(row.get("topic_difficulty"), "topic_difficulty", path, where),
+        img_type=_img_type(row.get("img_type"), path, where),
         origin=str(path),
     )
     for position in range(1, MAX_IMAGES + 1):
         image = row.get(f"image_{position}")
         if isinstance(image, str) and image:
-            draft.images.append(path.parent / image)
+            draft.images.append(image)
     return key, draft
 
 
-def _optional(value: object) -> str | None:
-    return str(value).strip() or None if value is not None else None
+def _id(value: object, path: Path, where: str) -> str:
+    """A sample id: text or a whole number."""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise ImportFailure(path, "id must be text or a whole number", where)
+    return str(value)
 
 
-def _img_type(value: object) -> str | None:
+def _optional(value: object, name: str, path: Path, where: str) -> str | None:
+    """An optional text field (a number is taken as text)."""
+    if value is None:
+        return None
+    if not _is_text_or_number(value):
+        raise ImportFailure(path, f"{name} must be text", where)
+    return str(value).strip() or None
+
+
+def _img_type(value: object, path: Path, where: str) -> str | None:
     """img_type is often a list literal ("['Diagrams']"): keep its items, comma-joined."""
-    if isinstance(value, list):
-        return ", ".join(map(str, value)) or None
     if isinstance(value, str) and value.strip().startswith("["):
-        try:
-            items = ast.literal_eval(value.strip())
-            return ", ".join(map(str, items)) or None
-        except (ValueError, SyntaxError):
-            return value
-    return _optional(value)
+        value = _literal_list(value, "img_type", path, where)
+    if isinstance(value, list):
+        if not all(map(_is_text_or_number, value)):
+            raise ImportFailure(path, "img_type must be text or a list of text", where)
+        return ", ".join(map(str, value)) or None
+    return _optional(value, "img_type", path, where)
 
 
 # -- model outputs ------------------------------------------------------------------------
@@ -282,15 +301,21 @@ def _output_records(path: Path) -> list[tuple[str, _Draft, str]]:
 def _output_record(record: Any, path: Path, number: int) -> tuple[str, _Draft, str]:
     if not isinstance(record, dict) or record.get("id") in (None, ""):
         raise ImportFailure(path, "missing field 'id'", f"record {number}")
-    key = str(record["id"])
+    key = _id(record["id"], path, f"record {number}")
     where = f"id {key}"
     response = record.get("response")
     if not isinstance(response, str):
         raise ImportFailure(path, "missing or non-text field 'response'", where)
     choices = record.get("all_choices") or []
     index2ans = record.get("index2ans") or {}
-    if not isinstance(choices, list) or not isinstance(index2ans, dict):
-        raise ImportFailure(path, "all_choices must be a list and index2ans an object", where)
+    if (
+        not isinstance(choices, list)
+        or not isinstance(index2ans, dict)
+        or not all(map(_is_text_or_number, [*choices, *index2ans.values()]))
+    ):
+        raise ImportFailure(
+            path, "all_choices must be a list of text and index2ans an object of text", where
+        )
     draft = _Draft(
         question_type=(
             _question_type(record["question_type"], path, where)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, listed
-from db.importers.read import existing, image_from_file, read_json
+from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure
+from db.importers.read import ImageFiles, existing, read_json
 from engine.mmvet import canonical_capabilities
 from engine.types import DatasetKind, QuestionType, Sample
 
@@ -22,23 +22,16 @@ def read_mmvet(
     data = read_json(questions)
     if not isinstance(data, dict):
         raise ImportFailure(questions, "expected a JSON object keyed by sample id")
-    if images is not None:
-        existing(images, "folder")
+    files = ImageFiles(existing(images, "folder")) if images is not None else None
     batch = ImportBatch(dataset, DatasetKind.MMVET, str(questions))
-    missing_images: list[str] = []
     for key, entry in data.items():
         where = f"id {key}"
         batch.samples.append(_sample(key, entry, questions, where))
-        if images is not None:
-            image = image_from_file(images / str(entry["imagename"]), questions, where)
-            if image is None:
-                missing_images.append(str(entry["imagename"]))
-            else:
-                batch.add_image(key, image)
-    if missing_images:
-        batch.warnings.append(
-            f"{images}: {len(missing_images)} image(s) missing: {listed(missing_images)}"
-        )
+        image = files.read(entry["imagename"], questions, where) if files else None
+        if image is not None:
+            batch.add_image(key, image)
+    if files is not None:
+        batch.warnings.extend(files.warnings())
     for path, model in results:
         batch.answers.extend(_answers(path, model))
     return batch
@@ -50,6 +43,13 @@ def _sample(key: str, entry: object, file: Path, where: str) -> Sample:
     for name in _FIELDS:
         if entry.get(name) in (None, ""):
             raise ImportFailure(file, f"missing field {name!r}", where)
+    if not isinstance(entry["imagename"], str):
+        raise ImportFailure(file, "imagename must be text", where)
+    capability = entry["capability"]
+    if not isinstance(capability, str) and not (
+        isinstance(capability, list) and all(isinstance(c, str) for c in capability)
+    ):
+        raise ImportFailure(file, "capability must be text or a list of text", where)
     try:
         capabilities = canonical_capabilities(entry["capability"])
     except ValueError as exc:

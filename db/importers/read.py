@@ -8,16 +8,23 @@ import csv
 import hashlib
 import io
 import json
+import math
+import os
+import stat
+import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from PIL import Image
 
-from db.importers.batch import ImportFailure
+from db.importers.batch import ImportFailure, listed
 from db.store import StoredImage
 
 csv.field_size_limit(2**31 - 1)  # base64 images make very long cells
+
+MAX_IMAGE_BYTES = 64 * 2**20  # far above any benchmark image; refused before it is read
 
 
 def existing(path: str | Path, what: str = "file") -> Path:
@@ -58,14 +65,55 @@ class _DuplicateKey(Exception):
 
 
 def parse_json(text: str, path: Path, where: str | None = None) -> Any:
-    """Parse JSON, refusing duplicate object keys (json.loads would keep the last)."""
+    """Parse JSON, refusing duplicate object keys (json.loads would keep the last), NaN and
+    infinite numbers (they would be stored as "nan" and "inf"), integers too long to
+    convert and nesting too deep to parse. Raw control characters inside strings are
+    taken as they are."""
+    non_finite: list[str] = []
+
+    def number(token: str) -> float:
+        value = float(token)
+        if not math.isfinite(value):
+            non_finite.append(token)
+        return value
+
     try:
-        return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+        value = json.loads(
+            text,
+            object_pairs_hook=_no_duplicate_keys,
+            parse_float=number,
+            parse_constant=number,
+            strict=False,
+        )
     except json.JSONDecodeError as exc:
         place = where or f"line {exc.lineno}, column {exc.colno}"
         raise ImportFailure(path, f"malformed JSON ({exc.msg})", place) from None
     except _DuplicateKey as exc:
         raise ImportFailure(path, f"duplicate key {exc.args[0]!r}", where) from None
+    except ValueError:  # int() refuses more than sys.get_int_max_str_digits() digits
+        raise ImportFailure(path, "a number with too many digits (over 4,300)", where) from None
+    except RecursionError:
+        raise ImportFailure(path, "JSON nested too deeply", where) from None
+    if non_finite:
+        at = _non_finite(value)
+        place = ", ".join(filter(None, (where, at and f"at {at}")))
+        message = f"{non_finite[0]} is not a number lmmreview takes (NaN or infinite)"
+        raise ImportFailure(path, message, place)
+    return value
+
+
+def _non_finite(document: Any) -> str | None:
+    """Where the first NaN or infinite number in a parsed document is (keys joined by >)."""
+    stack: list[tuple[str, Any]] = [("", document)]
+    while stack:
+        place, value = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            return place or "the top level"
+        if isinstance(value, dict | list):
+            items = value.items() if isinstance(value, dict) else enumerate(value, start=1)
+            children = [(f"{place} > {key}" if place else str(key), item) for key, item in items]
+            stack.extend(reversed(children))  # depth first, in document order
+    return None
 
 
 def read_json(path: Path) -> Any:
@@ -73,8 +121,13 @@ def read_json(path: Path) -> Any:
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line."""
-    for number, line in enumerate(read_text(path).splitlines(), start=1):
+    """(line number, object) for each non-blank line.
+
+    Lines end at "\\n" (or "\\r\\n") only: U+2028, U+0085 and the other separators
+    str.splitlines knows may stand raw inside a JSON string.
+    """
+    for number, line in enumerate(read_text(path).split("\n"), start=1):
+        line = line.removesuffix("\r")
         if not line.strip():
             continue
         value = parse_json(line, path, f"line {number}")
@@ -91,8 +144,9 @@ def read_table(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dic
     """
     delimiter = "," if path.suffix.lower() == ".csv" else "\t"
     with existing(path).open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.reader(handle, delimiter=delimiter, strict=True)
         try:
-            yield from _table_rows(csv.reader(handle, delimiter=delimiter), path, required)
+            yield from _table_rows(reader, path, required)
         except UnicodeDecodeError:
             read_text(path)  # reads it whole to name the line; raises ImportFailure
             raise
@@ -101,15 +155,16 @@ def read_table(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dic
 def _table_rows(
     reader: Any, path: Path, required: tuple[str, ...]
 ) -> Iterator[tuple[int, dict[str, str]]]:
+    """Rows by the line they start on (a quoted cell may span lines)."""
     header: list[str] | None = None
     while True:
+        start = reader.line_num + 1
         try:
             cells = next(reader)
         except StopIteration:
             break
         except csv.Error as exc:
-            where = f"line {reader.line_num}"
-            raise ImportFailure(path, f"malformed table ({exc})", where) from None
+            raise _table_error(path, start, reader.line_num, str(exc)) from None
         if header is None:
             header = [name.strip() for name in cells]
             missing = [name for name in required if name not in header]
@@ -120,29 +175,49 @@ def _table_rows(
         if not any(cell.strip() for cell in cells):
             continue
         if len(cells) > len(header):
-            raise ImportFailure(
-                path,
-                f"{len(cells)} cells but the header has {len(header)} columns",
-                f"line {reader.line_num}",
-            )
+            problem = f"{len(cells)} cells but the header has {len(header)} columns"
+            raise _table_error(path, start, reader.line_num, problem)
         padded = cells + [""] * (len(header) - len(cells))
-        yield reader.line_num, dict(zip(header, padded, strict=True))
+        yield start, dict(zip(header, padded, strict=True))
     if header is None:
         raise ImportFailure(path, "the file is empty")
 
 
+def _table_error(path: Path, start: int, end: int, problem: str) -> ImportFailure:
+    """A bad row, named by the line it starts on; a row that reaches the end of the file
+    inside quotes, or runs over several lines, points at a quote that is not closed."""
+    if problem == "unexpected end of data":
+        message = (
+            f"a quoted cell starting on this line is not closed (it runs to line {end}, the end)"
+        )
+    elif end > start:
+        message = f"{problem}; the row runs from here to line {end}: is a quote not closed?"
+    else:
+        message = f"malformed table ({problem})"
+    return ImportFailure(path, message, f"line {start}")
+
+
 def image_from_bytes(data: bytes, file: str | Path, where: str) -> StoredImage:
-    """Check that `data` is an image Pillow can read; keep its format and size."""
+    """Check that `data` is an image Pillow can decode (every pixel, not only the header);
+    keep its format and size. Images above Pillow's decompression-bomb limit are refused."""
+    limit = Image.MAX_IMAGE_PIXELS or 0
     try:
-        with Image.open(io.BytesIO(data)) as image:
-            fmt, (width, height) = image.format or "unknown", image.size
-            image.verify()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as image:
+                fmt, (width, height) = image.format or "unknown", image.size
+                image.load()  # verify() alone reads no pixels
+    except (Image.DecompressionBombWarning, Image.DecompressionBombError):
+        message = f"image too large to decode safely (over {limit:,} pixels); make it smaller"
+        raise ImportFailure(file, message, where) from None
     except Exception as exc:  # Pillow raises many types for broken data
         raise ImportFailure(file, f"not a readable image ({exc})", where) from None
     return StoredImage(hashlib.sha256(data).hexdigest(), data, fmt, width, height)
 
 
 def image_from_base64(cell: str, file: str | Path, where: str) -> StoredImage:
+    if len(cell) * 3 // 4 > MAX_IMAGE_BYTES:
+        raise ImportFailure(file, _too_big(len(cell) * 3 // 4), where)
     try:
         data = base64.b64decode("".join(cell.split()), validate=True)
     except (binascii.Error, ValueError) as exc:
@@ -151,11 +226,87 @@ def image_from_base64(cell: str, file: str | Path, where: str) -> StoredImage:
 
 
 def image_from_file(path: Path, file: str | Path, where: str) -> StoredImage | None:
-    """The image at `path`, or None when the file is missing (a warning, not an error)."""
-    if not path.is_file():
-        return None
+    """The image at `path`, or None when nothing is there (a warning, not an error).
+
+    Something that is there but is no image file (a folder, a FIFO, a link to nothing,
+    a file over MAX_IMAGE_BYTES) is refused, by what it is, before it is read.
+    """
     try:
-        data = path.read_bytes()
+        info = path.stat()
+    except ValueError as exc:  # a NUL, or a lone surrogate no file name can hold
+        message = f"image path {str(path)!r} is not a possible file name ({exc})"
+        raise ImportFailure(file, message, where) from None
+    except (FileNotFoundError, NotADirectoryError):
+        if path.is_symlink():
+            target = os.readlink(path)
+            message = f"a symbolic link to {target}, which does not exist"
+            raise ImportFailure(path, message, where) from None
+        return None
     except OSError as exc:
         raise ImportFailure(path, f"cannot read image ({exc.strerror})", where) from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ImportFailure(path, f"is {_file_kind(info.st_mode)}, not an image file", where)
+    if info.st_size > MAX_IMAGE_BYTES:
+        raise ImportFailure(path, _too_big(info.st_size), where)
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(MAX_IMAGE_BYTES + 1)  # it may have grown since stat
+    except OSError as exc:
+        raise ImportFailure(path, f"cannot read image ({exc.strerror})", where) from None
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ImportFailure(path, _too_big(len(data)), where)
     return image_from_bytes(data, path, where)
+
+
+def _too_big(size: int) -> str:
+    return f"image is {size / 2**20:,.0f} MiB, over the {MAX_IMAGE_BYTES // 2**20} MiB limit"
+
+
+def _file_kind(mode: int) -> str:
+    """What a path that is not a regular file is, in words."""
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
+
+
+def outside(path: Path, folder: Path) -> bool:
+    """Whether `path` (after `..`, an absolute path or symbolic links) leaves `folder`."""
+    return not path.resolve().is_relative_to(folder.resolve())
+
+
+@dataclass(slots=True)
+class ImageFiles:
+    """Reads the image files a data file names, relative to `folder`, and keeps what the
+    user should hear about: images that are missing, and paths that leave the folder."""
+
+    folder: Path
+    missing: list[str] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)
+
+    def read(self, name: str, file: str | Path, where: str) -> StoredImage | None:
+        """The image `name` (relative to the folder), or None when it is missing."""
+        path = self.folder / name
+        image = image_from_file(path, file, where)
+        if image is None:
+            self.missing.append(name)
+        elif outside(path, self.folder):
+            self.outside.append(name)
+        return image
+
+    def warnings(self) -> list[str]:
+        """One line for the missing images, one for those outside the folder."""
+        lines = []
+        if self.missing:
+            lines.append(
+                f"{self.folder}: {len(self.missing)} image(s) missing: {listed(self.missing)}"
+            )
+        if self.outside:
+            lines.append(
+                f"{len(self.outside)} image path(s) lead outside {self.folder}, read anyway: "
+                f"{listed(self.outside)}"
+            )
+        return lines
