@@ -338,6 +338,12 @@ class Store:
         query = "SELECT name, kind FROM datasets ORDER BY name"
         return [(name, DatasetKind(kind)) for name, kind in self.conn.execute(query)]
 
+    def require_datasets(self, names: Iterable[str]) -> None:
+        """Raise StoreError, naming the file, for any of `names` that is not a dataset here."""
+        unknown = sorted(set(names) - {name for name, _ in self.datasets()})
+        if unknown:
+            raise StoreError(f"{self.path}: no dataset {', '.join(map(repr, unknown))}")
+
     def answer_keys(self, dataset: str) -> list[tuple[int, str, str]]:
         """(answer id, model, sample key) of every answer in a dataset."""
         query = (

@@ -101,9 +101,14 @@ def test_open_exits_non_zero_after_a_crash(demo_db: Path) -> None:
     assert last == f"error: {demo_db}: the review screen stopped after an unexpected error (above)"
 
 
-def test_score_an_unknown_dataset_fails_with_one_line(cli, demo_db: Path) -> None:
+@pytest.mark.parametrize(
+    "command", [["score"], ["judge"], ["judge", "--dry-run"], ["report"], ["export"]]
+)
+def test_every_command_refuses_an_unknown_dataset_with_one_line(
+    cli, demo_db: Path, command: list[str]
+) -> None:
     before = dump(demo_db)
-    result = cli("score", demo_db, "--dataset", "bogus")
+    result = cli(command[0], demo_db, *command[1:], "--dataset", "bogus")
     assert result.code == 1
     assert result.stderr.strip() == f"error: {demo_db}: no dataset 'bogus'"
     assert dump(demo_db) == before

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 from rich.table import Table as RichTable
 
-from db import Store, StoreError
+from db import Store
 from db.demo import SAMPLE_DATA, build_demo
 from db.importers import (
     ImportBatch,
@@ -227,13 +227,6 @@ def info(
         out.print(table)
 
 
-def _require_datasets(db: Path, store: Store, names: list[str]) -> None:
-    """Stop with one line when a dataset asked for is not in the file."""
-    unknown = sorted(set(names) - {name for name, _ in store.datasets()})
-    if unknown:
-        raise StoreError(f"{db}: no dataset {', '.join(map(repr, unknown))}")
-
-
 @app.command()
 def score(
     db: DbArg,
@@ -247,7 +240,7 @@ def score(
     """
     status = err.status("Scoring by the offline rules")
     with clear_errors(db), Store.open(db, create=False) as store, status:
-        _require_datasets(db, store, dataset or [])
+        store.require_datasets(dataset or [])
         runs = list(score_offline(store, dataset))
     for run in runs:
         say(
@@ -263,7 +256,7 @@ def _tables(
     tables: list[Table] = []
     notes: list[Notes] = []
     with clear_errors(db), Store.open(db, create=False) as store:
-        _require_datasets(db, store, datasets or [])
+        store.require_datasets(datasets or [])
         for name, kind in store.datasets():
             if datasets and name not in datasets:
                 continue
@@ -358,7 +351,7 @@ def open_db(
         )
     with clear_errors(db), Store.open(db, create=False) as store:
         # fail here, with one line, rather than inside the screen
-        _require_datasets(db, store, [dataset] if dataset is not None else [])
+        store.require_datasets([dataset] if dataset is not None else [])
     from tui.app import ReviewApp  # Textual loads only for the screen
 
     reviewer = reviewer or getpass.getuser()

@@ -73,6 +73,7 @@ def judge(
     base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
     api_key = os.environ.get(api_key_env) or (DUMMY_KEY if base_url else None)
     with clear_errors(db), Store.open(db, create=False) as store:
+        store.require_datasets(dataset or [])
         if dry_run:  # before anything writes: a dry run leaves the file as it was
             _describe(JudgeStore(store, model).plan(runs, dataset, model_filter), model)
             if api_key is None:
