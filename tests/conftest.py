@@ -6,6 +6,7 @@ import base64
 import io
 import json
 import os
+import shutil
 import sqlite3
 import tempfile
 from collections.abc import Callable
@@ -60,6 +61,23 @@ def cli() -> Callable[..., CliResult]:
         return CliResult(result.exit_code, result.stdout, result.stderr)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo database, built once per test session by `lmmreview demo`; tests use copies."""
+    db = tmp_path_factory.mktemp("demo") / "demo.db"
+    result = CliRunner().invoke(app, ["demo", str(db), "--no-open"])
+    assert result.exit_code == 0, result.output
+    return db
+
+
+@pytest.fixture
+def demo_db(demo_template: Path, tmp_path: Path) -> Path:
+    """A fresh copy of the demo database (all four kinds of dataset, offline-scored)."""
+    db = tmp_path / "demo.db"
+    shutil.copyfile(demo_template, db)
+    return db
 
 
 def dump(db: Path) -> list[str]:

@@ -41,13 +41,6 @@ def _cache_rows(db: Path) -> int:
         return conn.execute("SELECT COUNT(*) FROM llm_cache").fetchone()[0]
 
 
-@pytest.fixture
-def demo(cli, tmp_path: Path) -> Path:
-    db = tmp_path / "demo.db"
-    assert cli("demo", db, "--no-open").code == 0
-    return db
-
-
 def _failure(server: FakeJudge) -> CallFailed:
     """How one chat call through the judge's client, as the runner makes it, fails."""
     call = Call("judge-x", (("user", judge_prompt("Q?", "a", "a")),), 0.0, 3)
@@ -68,23 +61,23 @@ def _failure(server: FakeJudge) -> CallFailed:
 
 
 def test_a_failed_reply_is_not_replayed_and_a_healthy_server_is_asked_again(
-    cli, judge_env, fake_judge, demo
+    cli, judge_env, fake_judge, demo_db
 ) -> None:
     fake_judge.fault_rate, fake_judge.faults = 1.0, ("garbage",)
-    first = cli("judge", demo, "--dataset", "mmvet", "--runs", "1")
+    first = cli("judge", demo_db, "--dataset", "mmvet", "--runs", "1")
     assert first.code == 0, first.stderr
-    assert {status for _, _, status, _ in _judgments(demo)} == {"unparseable"}
+    assert {status for _, _, status, _ in _judgments(demo_db)} == {"unparseable"}
     paid = fake_judge.requests
     assert paid == MMVET_ITEMS * 6  # the whole retry ladder of every item
     fake_judge.fault_rate = 0.0  # the server is healthy again
-    second = cli("judge", demo, "--dataset", "mmvet", "--runs", "1")
+    second = cli("judge", demo_db, "--dataset", "mmvet", "--runs", "1")
     assert second.code == 0, second.stderr
     assert fake_judge.requests == paid + MMVET_ITEMS  # asked again, once per item
-    judged = _judgments(demo)
+    judged = _judgments(demo_db)
     assert [status for _, _, status, _ in judged] == ["unparseable"] * MMVET_ITEMS + [
         "ok"
     ] * MMVET_ITEMS  # one failure row per item, not one more per run
-    third = cli("judge", demo, "--dataset", "mmvet", "--runs", "1")
+    third = cli("judge", demo_db, "--dataset", "mmvet", "--runs", "1")
     assert "Nothing to judge" in third.stdout and fake_judge.requests == paid + MMVET_ITEMS
 
 
@@ -129,25 +122,25 @@ def test_retry_after_is_read_in_every_form_and_nonsense_is_ignored(
 
 @pytest.mark.parametrize("fault", ["usage_string", "usage_string_counts", "usage_huge"])
 def test_a_malformed_usage_counts_as_unknown_and_every_reply_is_kept(
-    cli, judge_env, fake_judge, demo, fault: str
+    cli, judge_env, fake_judge, demo_db, fault: str
 ) -> None:
     fake_judge.fault_rate, fake_judge.faults = 1.0, (fault,)
-    result = cli("judge", demo, "--dataset", "mmvet", "--runs", "1")
+    result = cli("judge", demo_db, "--dataset", "mmvet", "--runs", "1")
     assert result.code == 0, result.stderr
-    judged = _judgments(demo)
+    judged = _judgments(demo_db)
     assert len(judged) == MMVET_ITEMS == fake_judge.requests
     assert {(status, tokens) for _, _, status, tokens in judged} == {("ok", None)}
     assert f"{MMVET_ITEMS} judged" in result.stdout and " 0 tokens" in result.stdout
 
 
 def test_a_reply_that_is_not_json_is_a_failed_request_not_a_crash(
-    cli, judge_env, fake_judge, demo
+    cli, judge_env, fake_judge, demo_db
 ) -> None:
     fake_judge.fault_rate, fake_judge.faults = 0.3, ("not_json",)
-    result = cli("judge", demo, "--dataset", "mmvet", "--runs", "1")
+    result = cli("judge", demo_db, "--dataset", "mmvet", "--runs", "1")
     assert result.code == 0, result.stderr
     assert fake_judge.by_outcome["not_json"] > 0
-    judged = _judgments(demo)  # retried: every item judged once, none lost
+    judged = _judgments(demo_db)  # retried: every item judged once, none lost
     assert len(judged) == len({(a, r) for a, r, _, _ in judged}) == MMVET_ITEMS
 
 
@@ -169,47 +162,47 @@ def _no_key_in_files(folder: Path) -> None:
 
 
 def test_a_server_echoing_the_key_in_errors_leaves_it_nowhere(
-    cli, judge_env, fake_judge, demo
+    cli, judge_env, fake_judge, demo_db
 ) -> None:
     fake_judge.fault_rate, fake_judge.faults = 1.0, ("echo_auth",)
-    results = [cli("judge", demo, "--runs", "1", "--max-attempts", "2")]
-    results.append(cli("export", demo, "--format", "json"))
-    with sqlite3.connect(demo) as conn:
+    results = [cli("judge", demo_db, "--runs", "1", "--max-attempts", "2")]
+    results.append(cli("export", demo_db, "--format", "json"))
+    with sqlite3.connect(demo_db) as conn:
         errors = [e for (e,) in conn.execute("SELECT error FROM judgments WHERE status = 'error'")]
     assert errors and all(f"Bearer {REDACTED}" in error for error in errors)
     # Fifty failures in a row end the run with the last reason on stderr: redacted too.
     assert results[0].code == 1 and f"Bearer {REDACTED}" in results[0].stderr
     for result in results:
         assert KEY not in result.stdout and KEY not in result.stderr
-    _no_key_in_files(demo.parent)
+    _no_key_in_files(demo_db.parent)
 
 
 def test_a_refusal_echoing_the_key_prints_one_line_without_it(
-    cli, judge_env, fake_judge, demo
+    cli, judge_env, fake_judge, demo_db
 ) -> None:
     fake_judge.fault_rate, fake_judge.faults = 1.0, ("echo_auth_401",)
-    result = cli("judge", demo, "--runs", "1")
+    result = cli("judge", demo_db, "--runs", "1")
     assert result.code == 1
     assert result.stderr.strip().splitlines()[-1] == (  # below the progress bar
         f"error: the judge server refused: 401 request rejected upstream (authorization: "
         f"Bearer {REDACTED})"
     )
     assert KEY not in result.stdout
-    _no_key_in_files(demo.parent)
+    _no_key_in_files(demo_db.parent)
 
 
-def test_a_reply_echoing_the_key_is_stored_without_it(cli, judge_env, fake_judge, demo) -> None:
+def test_a_reply_echoing_the_key_is_stored_without_it(cli, judge_env, fake_judge, demo_db) -> None:
     fake_judge.fault_rate, fake_judge.faults = 1.0, ("echo_auth_reply",)
-    results = [cli("judge", demo, "--dataset", "mmvet", "--runs", "1")]
-    results += [cli("export", demo, "--format", fmt) for fmt in ("json", "csv")]
+    results = [cli("judge", demo_db, "--dataset", "mmvet", "--runs", "1")]
+    results += [cli("export", demo_db, "--format", fmt) for fmt in ("json", "csv")]
     assert results[0].code == 0, results[0].stderr
-    with sqlite3.connect(demo) as conn:
+    with sqlite3.connect(demo_db) as conn:
         replies = {r for (r,) in conn.execute("SELECT raw_reply FROM judgments")}
         replies |= {r for (r,) in conn.execute("SELECT reply FROM llm_cache")}
     assert f"request rejected upstream (authorization: Bearer {REDACTED})" in replies
     for result in results:
         assert KEY not in result.stdout and KEY not in result.stderr
-    _no_key_in_files(demo.parent)
+    _no_key_in_files(demo_db.parent)
 
 
 # --- 9: kill -9 pays again for no reply the server had answered ---------------------------------
@@ -236,12 +229,12 @@ def _killed_mid_ladder(db: Path) -> int:
     return len(keys & stored)
 
 
-def test_kill_nine_mid_ladder_then_resume_pays_again_for_no_answered_reply(demo) -> None:
+def test_kill_nine_mid_ladder_then_resume_pays_again_for_no_answered_reply(demo_db) -> None:
     concurrency, limit = 8, 30
     # Garbage replies put items mid-ladder; after `limit` answers the server holds every
     # request, so at the kill each worker waits on a request the server never answered.
     with FakeJudge(fault_rate=0.7, faults=["garbage"], seed=3, answer_limit=limit) as first:
-        process = _judge_process(demo, first, concurrency)
+        process = _judge_process(demo_db, first, concurrency)
         deadline = time.monotonic() + 120  # a hang guard, not a speed check
         while first.held < concurrency and time.monotonic() < deadline:
             assert process.poll() is None, "the run ended before it could be killed"
@@ -251,14 +244,14 @@ def test_kill_nine_mid_ladder_then_resume_pays_again_for_no_answered_reply(demo)
         answered = first.calls
     assert sum(answered.values()) == limit and first.held == concurrency
     # Every reply the server answered is on disk, unparseable ones included ...
-    assert _cache_rows(demo) == len(answered)
-    assert _killed_mid_ladder(demo) > 0  # the case this is about
+    assert _cache_rows(demo_db) == len(answered)
+    assert _killed_mid_ladder(demo_db) > 0  # the case this is about
     with FakeJudge() as second:
-        resumed = _judge_process(demo, second, concurrency, subprocess.PIPE)
+        resumed = _judge_process(demo_db, second, concurrency, subprocess.PIPE)
         _, stderr = resumed.communicate(timeout=300)
         asked_again = second.calls
     assert resumed.returncode == 0, stderr
     # ... so the resumed run asks none of them again: nothing answered is paid twice.
     assert set(answered) & set(asked_again) == set()
-    judged = _judgments(demo)
+    judged = _judgments(demo_db)
     assert len(judged) == len({(a, r) for a, r, _, _ in judged}) == MMVET_ITEMS

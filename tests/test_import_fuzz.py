@@ -27,7 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
 from conftest import MMBENCH_HEADER, png_bytes
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -356,14 +355,6 @@ def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The demo database: all four kinds of dataset, answers and judgments to collide with."""
-    path = tmp_path_factory.mktemp("fuzz") / "demo.db"
-    assert run(["demo", str(path), "--no-open"]).code == 0
-    return path
-
-
 def fuzz_one(template: Path, write: Writer) -> None:
     """Import the written input into a copy of the demo database, then into a new path."""
     with tempfile.TemporaryDirectory() as name:
@@ -388,23 +379,23 @@ def fuzz_one(template: Path, write: Writer) -> None:
 
 @FUZZ
 @given(write=jsonl_input())
-def test_fuzz_jsonl(template: Path, write: Writer) -> None:
-    fuzz_one(template, write)
+def test_fuzz_jsonl(demo_template: Path, write: Writer) -> None:
+    fuzz_one(demo_template, write)
 
 
 @FUZZ
 @given(write=mmvet_input())
-def test_fuzz_mmvet(template: Path, write: Writer) -> None:
-    fuzz_one(template, write)
+def test_fuzz_mmvet(demo_template: Path, write: Writer) -> None:
+    fuzz_one(demo_template, write)
 
 
 @FUZZ
 @given(write=mmbench_input())
-def test_fuzz_mmbench(template: Path, write: Writer) -> None:
-    fuzz_one(template, write)
+def test_fuzz_mmbench(demo_template: Path, write: Writer) -> None:
+    fuzz_one(demo_template, write)
 
 
 @FUZZ
 @given(write=mmmu_input())
-def test_fuzz_mmmu(template: Path, write: Writer) -> None:
-    fuzz_one(template, write)
+def test_fuzz_mmmu(demo_template: Path, write: Writer) -> None:
+    fuzz_one(demo_template, write)

@@ -72,13 +72,6 @@ def run_in_terminal(
     return process.returncode, ESCAPES.sub("", after.decode(errors="replace"))
 
 
-@pytest.fixture
-def demo_db(cli, tmp_path: Path) -> Path:
-    db = tmp_path / "demo.db"
-    assert cli("demo", db, "--no-open").code == 0
-    return db
-
-
 def test_open_an_unknown_dataset_fails_with_one_line(demo_db: Path) -> None:
     before = dump(demo_db)
     code, stderr = run_in_terminal(["open", str(demo_db), "--dataset", "bogus"])

@@ -7,20 +7,13 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Input, OptionList
-from tui_harness import cursor, drive, pick, text_of, until
+from tui_harness import cursor, drive, export_to, pick, text_of, until
 
 from bench.fake_judge import FakeJudge
 from db import Store
 from db.review import ReviewStore
 from tui.answer_list import AnswerList
 from tui.screens import BreakdownScreen, CompareScreen, HelpScreen, JudgeScreen
-
-
-@pytest.fixture
-def demo_db(cli, tmp_path: Path) -> Path:
-    db = tmp_path / "demo.db"
-    assert cli("demo", db, "--no-open").code == 0
-    return db
 
 
 def _total(app, model: str = "demo-alpha") -> float:
@@ -227,10 +220,7 @@ def test_export_writes_the_markdown_tables_and_says_where(demo_db: Path, tmp_pat
     seen = {}
 
     async def steps(app, pilot) -> None:
-        await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen.focused, Input))
-        app.screen.focused.value = str(target)
-        await pilot.press("enter")
+        await export_to(app, pilot, target)
         await until(pilot, lambda: target.exists() and app._notifications)
         seen["note"] = " ".join(str(n.message) for n in app._notifications)
 

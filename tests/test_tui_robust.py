@@ -6,20 +6,11 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-import pytest
-from textual.widgets import Input
-from tui_harness import cursor, drive, pick, text_of, until
+from tui_harness import cursor, drive, export_to, pick, text_of, until
 
 import db.store
 from tui.answer_list import AnswerList
 from tui.app import PENDING_MARK
-
-
-@pytest.fixture
-def demo_db(cli, tmp_path: Path) -> Path:
-    db = tmp_path / "demo.db"
-    assert cli("demo", db, "--no-open").code == 0
-    return db
 
 
 def _reviews(db: Path) -> list[tuple]:
@@ -164,10 +155,7 @@ def test_export_to_a_missing_folder_is_said_and_the_screen_stays(
     seen = {}
 
     async def steps(app, pilot) -> None:
-        await pilot.press("e")
-        await until(pilot, lambda: isinstance(app.screen.focused, Input))
-        app.screen.focused.value = str(target)
-        await pilot.press("enter")
+        await export_to(app, pilot, target)
         await until(pilot, lambda: "Could not write" in _told(app))
         seen["told"] = _told(app)
         await pilot.press("3")  # still grading

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.console import Console
 from textual.pilot import Pilot
-from textual.widgets import OptionList
+from textual.widgets import Input, OptionList
 from textual_image.widget import HalfcellImage
 
 from tui.answer_list import AnswerList
@@ -80,4 +80,14 @@ async def pick(app: ReviewApp, pilot: Pilot, label: str) -> None:
     labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
     assert label in labels, labels
     options.highlighted = labels.index(label)
+    await pilot.press("enter")
+
+
+async def export_to(app: ReviewApp, pilot: Pilot, target: Path) -> None:
+    """Press `e` and give `target` as the file to write the tables to."""
+    await pilot.press("e")
+    await until(pilot, lambda: isinstance(app.screen.focused, Input))
+    field = app.screen.focused
+    assert isinstance(field, Input)
+    field.value = str(target)
     await pilot.press("enter")
