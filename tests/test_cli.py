@@ -91,7 +91,7 @@ def test_open_without_a_terminal_says_so_and_leaves_the_file(cli, tmp_path: Path
     result = cli("open", db)
     assert result.code == 1
     assert result.stderr.strip().splitlines() == [
-        "error: lmmreview open needs an interactive terminal (stdin and stdout); "
+        "error: lmmreview open needs an interactive terminal (stdin, stdout and stderr); "
         "for the tables without one, use lmmreview report or lmmreview export"
     ]
     assert dump(db) == before

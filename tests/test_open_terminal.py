@@ -36,20 +36,28 @@ SCRIPT = textwrap.dedent(
 
 
 def run_in_terminal(
-    args: list[str], *, inject: str = "", keys: bytes = b"", ready: bytes = b"reviewed"
+    args: list[str],
+    *,
+    inject: str = "",
+    keys: bytes = b"",
+    ready: bytes = b"reviewed",
+    stderr: Path | None = None,
 ) -> tuple[int, str]:
     """Run `lmmreview ARGS` in a terminal; type `keys` once the screen shows `ready`.
 
     Returns the exit code and what the terminal shows after the screen has closed (Textual
-    draws on stderr, so both streams go to the terminal)."""
+    draws on stderr, so both streams go to the terminal, unless `stderr` names a file)."""
     script = SCRIPT.format(root=str(ROOT), inject=inject, args=args)
     leader, follower = pty.openpty()
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 150, 0, 0))
     env = {**os.environ, "TERM": "xterm-256color"}
+    errors = stderr.open("wb") if stderr else None
     process = subprocess.Popen(
         [sys.executable, "-c", script],
-        stdin=follower, stdout=follower, stderr=follower, env=env, close_fds=True,
+        stdin=follower, stdout=follower, stderr=errors or follower, env=env, close_fds=True,
     )  # fmt: skip
+    if errors:
+        errors.close()
     os.close(follower)
     screen, typed = b"", not keys
     give_up = time.monotonic() + 60  # a hang guard, not a speed check
@@ -78,6 +86,14 @@ def test_open_an_unknown_dataset_fails_with_one_line(demo_db: Path) -> None:
     assert code == 1
     assert stderr.strip().splitlines() == [f"error: {demo_db}: no dataset 'bogus'"]
     assert dump(demo_db) == before
+
+
+def test_open_with_stderr_redirected_says_so(demo_db: Path, tmp_path: Path) -> None:
+    """Textual draws on stderr: with it sent to a file the screen would go there, unseen."""
+    log = tmp_path / "errors.log"
+    code, _ = run_in_terminal(["open", str(demo_db)], stderr=log)
+    assert code == 1
+    assert "needs an interactive terminal (stdin, stdout and stderr)" in log.read_text()
 
 
 def test_open_exits_non_zero_after_a_crash(demo_db: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -296,6 +297,58 @@ def test_a_background_judge_run_lands_scores_in_the_list(demo_db: Path, monkeypa
     assert requests == 58 * 2
     assert "finished" in seen["status"]
     assert seen["total"] is not None
+
+
+def test_hiding_the_judge_screen_keeps_the_run_going(demo_db: Path, monkeypatch) -> None:
+    """Esc says the run goes on: it must finish every item (it failed at the next progress
+    report, on the hidden screen's widgets), and J shows its progress again."""
+    seen: dict[str, object] = {}
+    with FakeJudge(latency=0.2) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "k")
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+        async def steps(app, pilot) -> None:
+            await pilot.press("J")
+            await until(pilot, lambda: isinstance(app.screen, JudgeScreen))
+            await pilot.press("enter")
+            await until(pilot, lambda: server.requests > 0)
+            await pilot.press("escape")
+            await until(pilot, lambda: app._judge is None, 60)
+            await until(pilot, lambda: app._notifications, 30)
+            seen["told"] = " ".join(str(n.message) for n in app._notifications)
+            await pilot.press("J")
+            await until(pilot, lambda: isinstance(app.screen, JudgeScreen))
+            seen["status"] = text_of(app, "#judge-status")
+
+        drive(demo_db, steps, judge_runs=1, judge_base_url=server.base_url)
+        requests = server.requests
+    assert requests == 58  # every MM-Vet answer once
+    assert seen["told"] == "Judge run finished."
+    assert "Judge run finished." in str(seen["status"])
+
+
+def test_quitting_during_a_judge_run_ends_cleanly(demo_db: Path, monkeypatch) -> None:
+    """The run's thread ends after the app has gone: it must not raise telling a dead app
+    (it printed a traceback after every quit during a run)."""
+    crashes: list[threading.ExceptHookArgs] = []
+    monkeypatch.setattr(threading, "excepthook", crashes.append)
+    with FakeJudge(latency=2.0) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "k")
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+        threads: list[threading.Thread] = []
+
+        async def steps(app, pilot) -> None:
+            await pilot.press("J")
+            await until(pilot, lambda: isinstance(app.screen, JudgeScreen))
+            await pilot.press("enter")
+            await until(pilot, lambda: server.requests > 0)  # replies are in flight
+            threads.extend(t for t in threading.enumerate() if t.name == "lmmreview-judge")
+
+        app = drive(demo_db, steps, judge_runs=1, judge_base_url=server.base_url)
+        for thread in threads:
+            thread.join(timeout=30)
+    assert threads and not any(t.is_alive() for t in threads)
+    assert crashes == [] and app.return_code in (None, 0)
 
 
 def test_every_key_does_one_thing() -> None:

@@ -10,6 +10,7 @@ deltas.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import sqlite3
 import threading
@@ -1118,7 +1119,7 @@ class ReviewApp(App[None]):
 
         def progress(p: Progress) -> None:
             status = f"{p.done}/{p.total} · {p.rate:.1f}/s · {p.failed} failed · {p.cached} cached"
-            self.call_from_thread(self._judge_progress, p.done, p.total, status)
+            self._from_judge_thread(self._judge_progress, p.done, p.total, status)
 
         def run() -> None:
             async def main() -> Progress:
@@ -1146,11 +1147,18 @@ class ReviewApp(App[None]):
             finally:
                 ready.set()
                 self._judge = None
-                self.call_from_thread(self._judge_done, outcome)
+                self._from_judge_thread(self._judge_done, outcome)
 
         threading.Thread(target=run, name="lmmreview-judge", daemon=True).start()
         ready.wait(timeout=5)
         self._status()
+
+    def _from_judge_thread(self, callback: Callable[..., None], *args: object) -> None:
+        """Run `callback` on the UI thread. A run outlives the app when the reviewer quits
+        mid-run (its replies in flight are asked again next time): then no one is told."""
+        if self.is_running:
+            with contextlib.suppress(RuntimeError):  # the app stopped in between
+                self.call_from_thread(callback, *args)
 
     def _judge_progress(self, done: int, total: int, status: str) -> None:
         if self._judge_screen is not None:

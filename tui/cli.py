@@ -344,9 +344,10 @@ def open_db(
     ] = SPREAD,
 ) -> None:
     """Review and grade answers in the terminal, with live tables."""
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):  # before the file is touched
+    # Textual reads keys from stdin and draws on stderr; checked before the file is touched.
+    if not all(stream.isatty() for stream in (sys.stdin, sys.stdout, sys.stderr)):
         raise fail(
-            "lmmreview open needs an interactive terminal (stdin and stdout); "
+            "lmmreview open needs an interactive terminal (stdin, stdout and stderr); "
             "for the tables without one, use lmmreview report or lmmreview export"
         )
     with clear_errors(db), Store.open(db, create=False) as store:

@@ -205,6 +205,7 @@ class JudgeScreen(ModalScreen[None]):
         self.description = description
         self._start = start
         self._stop = stop
+        self._progress: tuple[int, int, str] | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -220,6 +221,19 @@ class JudgeScreen(ModalScreen[None]):
     def action_stop(self) -> None:
         self._stop()
 
+    def on_mount(self) -> None:
+        self._show_progress()
+
     def progress(self, done: int, total: int, status: str) -> None:
+        """Keep the run's progress; show it now, or when the screen is shown again (Esc
+        hides it while the run goes on)."""
+        self._progress = (done, total, status)
+        if self.is_attached:
+            self._show_progress()
+
+    def _show_progress(self) -> None:
+        if self._progress is None:
+            return
+        done, total, status = self._progress
         self.query_one("#judge-bar", ProgressBar).update(total=max(total, 1), progress=done)
         self.query_one("#judge-status", Static).update(safe(status))
