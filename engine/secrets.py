@@ -2,21 +2,33 @@
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Iterable
 
 REDACTED = "[redacted]"
-# Shorter strings are no secret worth hiding, and replacing them would garble the text
-# (a local server's key may be "k").
-MIN_SECRET_LENGTH = 8
-# An echoed Authorization header carries the key after "Bearer", whatever key it is.
+# A key of one to three characters (a local server's "k") is no secret, and replacing
+# every occurrence of it would garble the text; anything longer ("hunter2") is hidden.
+MIN_SECRET_LENGTH = 4
+# An echoed Authorization header carries the key after "Bearer", whatever key it is, or
+# after "Basic" as base64 of "user:key" (told from English by decoding to a colon pair).
 _BEARER = re.compile(r"(\bBearer\s+)[^\s\"',;)}\]]+", re.IGNORECASE)
+_BASIC = re.compile(r"(\bBasic\s+)([A-Za-z0-9+/]{4,}={0,2})", re.IGNORECASE)
+
+
+def _hide_basic(match: re.Match[str]) -> str:
+    try:
+        credentials = base64.b64decode(match.group(2), validate=True)
+    except ValueError:  # not base64: "Basic arithmetic"
+        return match.group(0)
+    return match.group(1) + REDACTED if b":" in credentials else match.group(0)
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """`text` with every occurrence of each secret, and any `Bearer <token>`, replaced
-    by "[redacted]"."""
+    """`text` with every occurrence of each secret (of four characters or more), and any
+    `Bearer <token>` or `Basic <credentials>`, replaced by "[redacted]"."""
     text = _BEARER.sub(lambda match: match.group(1) + REDACTED, text)
+    text = _BASIC.sub(_hide_basic, text)
     for secret in sorted(set(secrets), key=len, reverse=True):  # a longer one may hold a shorter
         if len(secret) >= MIN_SECRET_LENGTH:
             text = text.replace(secret, REDACTED)

@@ -153,6 +153,9 @@ def test_redact_hides_the_key_and_any_bearer_token() -> None:
         f"auth: Bearer {REDACTED}, again {REDACTED}; 'Authorization': 'bearer {REDACTED}'"
     )
     assert redact("look: kk", ["k"]) == "look: kk"  # a one-letter local key is no secret
+    assert redact("x-api-key: hunter2", ["hunter2"]) == f"x-api-key: {REDACTED}"  # short, real
+    assert redact("Authorization: Basic dXNlcjpodW50ZXIy", []) == f"Authorization: Basic {REDACTED}"
+    assert redact("Basic arithmetic, basic dGVzdA==", []) == "Basic arithmetic, basic dGVzdA=="
     assert redact(f"x{KEY}x", [KEY[:10], KEY]) == f"x{REDACTED}x"  # the longer one first
 
 
