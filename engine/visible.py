@@ -16,8 +16,8 @@ from collections.abc import Iterable
 # Code points that drive a terminal or cannot be written: C0 controls but tab and newline,
 # DEL and C1 (ESC and CSI start escape sequences, CR/BS overwrite what was shown, BEL
 # rings); the bidi embeddings, overrides and isolates that make text read differently
-# from what it contains ("Trojan source"; plain right-to-left letters and the LRM/RLM
-# marks stay); line and paragraph separators, drawn with an unpredictable width; lone
+# from what it contains ("Trojan source"; plain right-to-left letters and the LRM, RLM
+# and Arabic letter marks stay: they order text, they hide none); line and paragraph separators, drawn with an unpredictable width; lone
 # surrogates, which cannot be encoded as UTF-8.
 _CONTROL = [
     (0x00, 0x08),
@@ -32,8 +32,10 @@ _CONTROL = [
 # characters shows only "visible" while a judge reads it all): soft hyphen, the combining
 # grapheme joiner, Hangul fillers, Khmer inherent vowels, the Mongolian vowel separator,
 # zero-width space and joiners, word joiner, invisible operators, bidi isolates and the
-# deprecated format controls (U+2060-U+206F), the byte order mark, interlinear annotation,
-# shorthand and musical format controls, and the tag and unassigned ignorable planes.
+# deprecated format controls (U+2060-U+206F), the byte order mark, the unassigned specials
+# before the interlinear annotation controls, those controls, the Egyptian hieroglyph
+# format controls, shorthand and musical format controls, and the tag and unassigned
+# ignorable planes.
 _INVISIBLE = [
     (0x00AD, 0x00AD),
     (0x034F, 0x034F),
@@ -45,14 +47,16 @@ _INVISIBLE = [
     (0x3164, 0x3164),
     (0xFEFF, 0xFEFF),
     (0xFFA0, 0xFFA0),
-    (0xFFF9, 0xFFFB),
+    (0xFFF0, 0xFFFB),
+    (0x13430, 0x1343F),
     (0x1BCA0, 0x1BCA3),
     (0x1D173, 0x1D17A),
     (0xE0000, 0xE00FF),
     (0xE01F0, 0xE0FFF),
 ]
-# One variation selector picks a glyph ("❤️"); a run of them carries hidden bytes.
-_SELECTORS = [(0xFE00, 0xFE0F), (0xE0100, 0xE01EF)]
+# One variation selector picks a glyph ("❤️", a Mongolian letter form); a run of them
+# carries hidden bytes.
+_SELECTORS = [(0x180B, 0x180D), (0x180F, 0x180F), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF)]
 
 
 def _char_class(ranges: Iterable[tuple[int, int]]) -> str:

@@ -203,6 +203,7 @@ def _tags(text: str) -> str:
         "\u200b", "\u200c", "\u200d", "\ufeff", "\u2060", "\u2061", "\u2064", "\u180e",
         "\u00ad", "\u034f", "\u3164", "\u206a", "\U000e0001", "\U000e0073", "\U000e007f",
         "\ufe0f\ufe0f", "\U000e0100\U000e0101",  # a run of variation selectors carries bytes
+        "\u180b\u180c\u180d", "\ufff0", "\ufff8", "\U00013430",
     ],
 )  # fmt: skip
 def test_invisible_code_points_are_made_visible(hidden: str) -> None:
