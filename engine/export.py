@@ -124,8 +124,9 @@ def _marked(table: Table, mark: Callable[[str, int], str]) -> list[list[str]]:
 
 # What Markdown would read as syntax in a name: backslash escapes, the cell separator,
 # emphasis, code, strikethrough and link brackets; "_" only where it can open or close
-# emphasis (not inside a word: "image_scene" stays). HTML tags and entities become text.
-_MD_SYNTAX = re.compile(r"[\\|*`~\[\]]|(?<![^\W_])_|_(?![^\W_])")
+# emphasis (not inside a word: "image_scene" stays); what GitHub's Markdown turns into a
+# link by itself ("http://", "www.", an e-mail address). HTML tags and entities become text.
+_MD_SYNTAX = re.compile(r"[\\|*`~\[\]@]|(?<![^\W_])_|_(?![^\W_])|:(?=//)|(?<=www)\.")
 _MD_HTML = re.compile(r"<|>|&(?=#?\w+;)")
 _HTML_ENTITY = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 

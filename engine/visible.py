@@ -17,8 +17,9 @@ from collections.abc import Iterable
 # DEL and C1 (ESC and CSI start escape sequences, CR/BS overwrite what was shown, BEL
 # rings); the bidi embeddings, overrides and isolates that make text read differently
 # from what it contains ("Trojan source"; plain right-to-left letters and the LRM, RLM
-# and Arabic letter marks stay: they order text, they hide none); line and paragraph separators, drawn with an unpredictable width; lone
-# surrogates, which cannot be encoded as UTF-8.
+# and Arabic letter marks stay: they order text, they hide none); line and paragraph
+# separators, drawn with an unpredictable width; lone surrogates, which cannot be encoded
+# as UTF-8.
 _CONTROL = [
     (0x00, 0x08),
     (0x0B, 0x0C),

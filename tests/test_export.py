@@ -186,6 +186,15 @@ def _rendered_text(cell: str) -> str:
     return html.unescape(MarkdownIt("commonmark").renderInline(cell))
 
 
+def test_markdown_names_never_become_links_by_themselves() -> None:
+    """GitHub's Markdown links bare URLs, www. addresses and e-mail addresses."""
+    names = ["http://evil.example/x", "see www.evil.example", "ftp://f", "me@evil.example"]
+    md = to_markdown([_table(dict.fromkeys(names, 1.0))], NOTES)
+    autolink = re.compile(r"(?<!\\)(?:[a-z]+:(?=//)|\bwww\.|\w@\w)")
+    assert not autolink.search(md), autolink.findall(md)
+    assert [_rendered_text(f"x {n}")[2:] for n in ("http\\://a", "me\\@b")] == ["http://a", "me@b"]
+
+
 def test_markdown_keeps_ordinary_names_as_they_were() -> None:
     md = to_markdown([_table({"image_scene": 1.0, "Art & Design": 2.0, "llava-1.5": 3.0})], NOTES)
     assert "| image_scene |" in md and "| Art & Design |" in md and "| llava-1.5 |" in md
