@@ -131,9 +131,10 @@ def exhausted(item: JudgeItem, model: str, last_reply: str) -> Judgment:
     )  # fmt: skip
 
 
-def failed(item: JudgeItem, model: str, reason: str) -> Judgment:
-    """The per-item cap was reached without a usable reply: recorded, never scored."""
+def failed(item: JudgeItem, model: str, reason: str, last_reply: str = "") -> Judgment:
+    """The per-item cap was reached without a usable reply: recorded, never scored, with
+    the last reply that did not parse (if any), for the reviewer to read."""
     return Judgment(
-        item.run, None, None, Status.ERROR, "llm", "llm", model, prompt_version(item), "",
-        error=reason,
+        item.run, None, None, Status.ERROR, "llm", "llm", model, prompt_version(item),
+        last_reply, error=reason,
     )  # fmt: skip

@@ -172,7 +172,7 @@ class Runner:
                     self.storage.store_replies(paid)
                 last = reply.text
         except _OutOfAttempts as exc:
-            return failed(item, self.settings.model, str(exc)), []
+            return failed(item, self.settings.model, str(exc), last), []
         return exhausted(item, self.settings.model, last), []
 
     def _cached(self, key: str, item: JudgeItem, call: Call) -> Reply | None:

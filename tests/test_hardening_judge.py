@@ -81,6 +81,23 @@ def test_a_failed_reply_is_not_replayed_and_a_healthy_server_is_asked_again(
     assert "Nothing to judge" in third.stdout and fake_judge.requests == paid + MMVET_ITEMS
 
 
+def test_an_item_out_of_attempts_keeps_the_reply_that_did_not_parse(
+    cli, judge_env, fake_judge, demo_db
+) -> None:
+    """A small --max-attempts ends the ladder early: the reviewer still reads what the judge
+    said (it was dropped, leaving an empty reply beside "gave up")."""
+    fake_judge.fault_rate, fake_judge.faults = 1.0, ("garbage",)
+    result = cli("judge", demo_db, "--dataset", "mmvet", "--runs", "1", "--max-attempts", "2")
+    assert result.code == 0, result.stderr
+    with sqlite3.connect(demo_db) as conn:
+        rows = conn.execute(
+            "SELECT status, error, raw_reply FROM judgments WHERE judge_kind = 'llm'"
+        ).fetchall()
+    assert len(rows) == MMVET_ITEMS
+    assert {(status, error) for status, error, _ in rows} == {("error", "gave up after 2 requests")}
+    assert all(reply.strip() for _, _, reply in rows)
+
+
 # --- 4: retry-after in seconds or as an HTTP-date ----------------------------------------------
 
 
