@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import sqlite3
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -489,27 +489,47 @@ def new_database(path: Path) -> Iterator[Store]:
     It is built under a temporary name in the same folder and linked into place at the
     end, so a failure leaves nothing behind and never deletes a file another process
     made meanwhile; if `path` appeared during the block, it is left as it is (StoreError).
+    A symbolic link to nothing is followed: the database is made where it points, as
+    SQLite itself would.
     """
-    _check_file(path, create=True)
-    if not _writable(path.parent):
-        raise StoreError(f"{path}: cannot create it: the folder {path.parent} is read-only")
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(handle)
-    temp = Path(name)
+    target = _creation_target(path)
+    _check_file(target, create=True)
+    if not _writable(target.parent):
+        raise StoreError(f"{path}: cannot create it: the folder {target.parent} is read-only")
+    temp = _new_file_beside(target)
     try:
         with Store.open(temp) as store:
             store.path = path  # messages name the file the user asked for
             yield store
-        _link_new(temp, path)
+        _link_new(temp, target, path)
     finally:
         for leftover in (temp, *(temp.with_name(temp.name + end) for end in ("-wal", "-shm"))):
             leftover.unlink(missing_ok=True)
 
 
-def _link_new(temp: Path, path: Path) -> None:
+def _creation_target(path: Path) -> Path:
+    """Where a new database asked for at `path` is made: `path` itself, or the file a
+    symbolic link to nothing points at."""
+    if not path.is_symlink():
+        return path
+    target = Path(os.path.realpath(path))
+    if target.is_symlink():  # realpath stops at a loop of links
+        raise StoreError(f"{path}: a symbolic link in a loop, leading to no file")
+    return target
+
+
+def _new_file_beside(path: Path) -> Path:
+    """A new, empty file with a unique temporary name in `path`'s folder, with the mode any
+    new file gets (0666 less the umask; mkstemp's 0600 would stay with the database)."""
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+    os.close(os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+    return temp
+
+
+def _link_new(temp: Path, target: Path, path: Path) -> None:
     """Give the finished file its name, never replacing a file that appeared meanwhile."""
     try:
-        os.link(temp, path)  # atomic, and fails if `path` exists
+        os.link(temp, target)  # atomic, and fails if `target` exists
     except FileExistsError:
         raise StoreError(
             f"{path}: another process created this file during the import; it was left as "
@@ -580,15 +600,33 @@ def _busy(exc: sqlite3.Error) -> bool:
 
 def _open_error(path: Path, exc: sqlite3.Error) -> StoreError:
     """Why SQLite could not open the file: a read-only place, or not a database at all."""
-    folder = path.parent
     cannot_write = "readonly" in str(exc) or "unable to open" in str(exc)
-    if cannot_write and not (_writable(folder) and _writable(path)):
-        where = f"the folder {folder}" if not _writable(folder) else "the file"
-        return StoreError(
-            f"{path}: cannot write here: {where} is read-only (SQLite writes the database "
-            f"and its -wal and -shm files beside it; copy it to a writable folder)"
-        )
+    if cannot_write and _read_only_part(path):
+        return read_only_error(path)
     return StoreError(f"{path}: not a lmmreview database ({exc})")
+
+
+def read_only_error(path: Path) -> StoreError:
+    """SQLite may not write the database at `path`: say which part is read-only."""
+    where = _read_only_part(path) or "the database"
+    return StoreError(
+        f"{path}: cannot write here: {where} is read-only (SQLite writes the database "
+        "and its -wal and -shm files beside it; copy it to a writable folder)"
+    )
+
+
+def _read_only_part(path: Path) -> str | None:
+    """The folder, the file, or a -wal or -shm file beside it that this process may not
+    write (those are left by another user, or made read-only with a read-only file)."""
+    if not _writable(path.parent):
+        return f"the folder {path.parent}"
+    if path.exists() and not _writable(path):
+        return "the file"
+    for end in ("-wal", "-shm"):
+        beside = path.with_name(path.name + end)
+        if beside.exists() and not _writable(beside):
+            return f"its {beside.name} file"
+    return None
 
 
 def _writable(path: Path) -> bool:

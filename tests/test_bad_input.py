@@ -79,7 +79,7 @@ def base64_of_a_non_image(tmp: Path):
     return ["import", "mmbench", write_tsv(tmp / "d.tsv", MMBENCH_HEADER, rows)], [
         "d.tsv",
         "line 2",
-        "not a readable image",
+        "the image is not an image Pillow can read",
     ]
 
 
@@ -89,9 +89,8 @@ def non_image_file(tmp: Path):
     q = write_json(tmp / "q.json", {"v1_7": {"imagename": "a.png", "question": "?", "answer": "1",
                                              "capability": "rec"}})  # fmt: skip
     return ["import", "mmvet", q, "--images", tmp / "img"], [
-        "a.png",
-        "id v1_7",
-        "not a readable image",
+        "q.json: id v1_7: image ",
+        "a.png is not an image Pillow can read",
     ]
 
 

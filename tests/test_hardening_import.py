@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import io
 import os
+import shutil
 import sqlite3
+import stat
 import struct
 import subprocess
 import sys
@@ -14,7 +16,7 @@ import tempfile
 import tracemalloc
 import zlib
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import pytest
@@ -341,9 +343,11 @@ def test_a_model_name_argument_that_is_not_utf8_is_refused(
     )
     pred = write_tsv(tmp_path / "p.tsv", ["index", "prediction"], [[1, "A"]])
     name = os.fsdecode(b"model-\xff")  # what Python makes of a byte that is not UTF-8 in argv
-    import_refused(
-        cli, populated, ["mmbench", data, "--answers", pred, "--model", name], "p.tsv", "\\udcff"
+    line = import_refused(
+        cli, populated, ["mmbench", data, "--answers", pred, "--model", name], "\\udcff"
     )
+    # The argument is to blame, not the data it would have been stored with.
+    assert line.startswith("error: --model: 'model-\\udcff' is not valid Unicode"), line
 
 
 # -- 16: opening files -----------------------------------------------------------------------
@@ -579,3 +583,232 @@ def test_mmmu_output_files_reached_through_a_link_outside_are_listed(
         f"1 output file(s) lead outside {tmp_path / 'out'}, read anyway: Art/output.json"
         in result.stderr
     )
+
+
+# -- the second review of the import path ------------------------------------------------------
+
+
+def nobody_cli(*args: object) -> CliResult:
+    """`lmmreview ARGS...` in another process; as root (who writes anywhere), as nobody.
+
+    A separate process, because SQLite shares one process's open files between its
+    connections: a connection held open by the test would lend its -wal and -shm."""
+    nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    command = [sys.executable, "-c", "from tui.cli import app; app()", *map(str, args)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI")}
+    done = subprocess.run(
+        [*nobody, *command] if os.geteuid() == 0 else command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**env, "HOME": tempfile.gettempdir()},
+    )
+    return CliResult(done.returncode, done.stdout, done.stderr)
+
+
+@contextmanager
+def another_users_connection(db: Path) -> Iterator[None]:
+    """The database held open by another user (root): its -wal and -shm are not ours."""
+    conn = sqlite3.connect(db)
+    conn.execute("SELECT COUNT(*) FROM datasets").fetchone()
+    for end in ("-wal", "-shm"):
+        os.chown(f"{db}{end}", 0, 0)  # SQLite gives them the database's owner; undo that
+    try:
+        yield
+    finally:
+        conn.close()
+
+
+WRITERS = {"score": ["score"], "judge": ["judge"], "import": ["import", "jsonl"]}
+READ_ONLY = [
+    ("folder", "score"), ("folder", "judge"), ("folder", "import"),
+    ("file", "import"),
+    ("wal", "score"), ("wal", "judge"), ("wal", "import"),
+]  # fmt: skip
+
+
+@pytest.mark.skipif(os.geteuid() == 0 and not Path("/usr/bin/setpriv").exists(), reason="setpriv")
+@pytest.mark.parametrize(("part", "command"), READ_ONLY)
+def test_writing_a_read_only_database_says_which_part_is_read_only(
+    demo_template: Path, part: str, command: str
+) -> None:
+    with tempfile.TemporaryDirectory() as name:  # in /tmp, where nobody can reach it
+        folder = Path(name)
+        db = folder / "demo.db"
+        shutil.copyfile(demo_template, db)
+        data = write_lines(folder / "g.jsonl", [{"id": "new", "question": "?"}])
+        for path in (folder, db, data):
+            path.chmod(0o755 if path == folder else 0o644)
+            os.chown(path, 65534, -1) if os.geteuid() == 0 else None
+        expected = {
+            "folder": f"the folder {folder} is read-only",
+            "file": "the file is read-only",
+            "wal": "its demo.db-wal file is read-only",
+        }[part]
+        before = dump(db)
+        with another_users_connection(db) if part != "file" else nullcontext():
+            folder.chmod(0o555 if part == "folder" else 0o755)
+            db.chmod(0o444 if part == "file" else 0o644)
+            args = [*WRITERS[command], db, *([data] if command == "import" else [])]
+            line = refused(nobody_cli(*args), f"{db}: cannot write here: {expected}")
+            folder.chmod(0o755)
+        assert "copy it to a writable folder" in line
+        assert dump(db) == before
+
+
+def test_a_new_database_gets_the_mode_of_any_new_file(cli: Cli, tmp_path: Path) -> None:
+    data = write_lines(tmp_path / "g.jsonl", [{"id": "q1", "question": "?"}])
+    modes = {}
+    for umask in (0o022, 0o002):
+        old = os.umask(umask)
+        try:
+            db = tmp_path / f"u{umask:o}.db"
+            assert cli("import", "jsonl", db, data).code == 0
+        finally:
+            os.umask(old)
+        modes[umask] = stat.S_IMODE(db.stat().st_mode)
+    assert modes == {0o022: 0o644, 0o002: 0o664}
+
+
+def test_an_import_through_a_link_to_nothing_creates_the_database_where_it_points(
+    cli: Cli, tmp_path: Path
+) -> None:
+    data = write_lines(tmp_path / "g.jsonl", [{"id": "q1", "question": "?"}])
+    (tmp_path / "store").mkdir()
+    link = tmp_path / "results.db"
+    link.symlink_to(tmp_path / "store" / "real.db")
+    assert cli("import", "jsonl", link, data).code == 0
+    assert link.is_symlink() and (tmp_path / "store" / "real.db").is_file()
+    with Store.open(link, create=False) as store:
+        assert store.sample_ids(1).keys() == {"q1"}
+
+
+def test_an_import_through_a_loop_of_links_says_so(cli: Cli, tmp_path: Path) -> None:
+    data = write_lines(tmp_path / "g.jsonl", [{"id": "q1", "question": "?"}])
+    (tmp_path / "a.db").symlink_to(tmp_path / "b.db")
+    (tmp_path / "b.db").symlink_to(tmp_path / "a.db")
+    refused(cli("import", "jsonl", tmp_path / "a.db", data), "a.db: a symbolic link in a loop")
+
+
+NOT_AN_INDEX = ["1_000", "\uff15", " 5", "5 ", "1e3", "-1", "+5", "5.5"]
+
+
+@pytest.mark.parametrize("cell", NOT_AN_INDEX, ids=ascii)
+def test_an_mmbench_index_is_ascii_digits_only(
+    cli: Cli, populated: Path, tmp_path: Path, cell: str
+) -> None:
+    data = mmbench_index(cell)(tmp_path)
+    import_refused(cli, populated, data, "d.tsv: line 2: index", "not a whole number")
+
+
+@pytest.mark.parametrize("cell", NOT_AN_INDEX, ids=ascii)
+def test_a_prediction_index_is_ascii_digits_only(
+    cli: Cli, populated: Path, tmp_path: Path, cell: str
+) -> None:
+    (data,) = mmbench_index("5")(tmp_path)[1:]
+    pred = write_tsv(tmp_path / "p.tsv", ["index", "prediction"], [[cell, "A"]])
+    args = ["mmbench", data, "--answers", pred, "--model", "m"]
+    import_refused(cli, populated, args, "p.tsv: line 2: index", "not a whole number")
+
+
+def test_an_index_written_by_pandas_as_a_float_is_taken(cli: Cli, tmp_path: Path) -> None:
+    (data,) = mmbench_index("5.0")(tmp_path)[1:]
+    pred = write_tsv(tmp_path / "p.tsv", ["index", "prediction"], [["5", "A"]])
+    db = tmp_path / "r.db"
+    assert cli("import", "mmbench", db, data, "--answers", pred, "--model", "m").code == 0
+    with Store.open(db, create=False) as store:
+        assert store.answers("d", "m") == {"5": "A"}
+
+
+def test_a_column_named_twice_is_refused(cli: Cli, populated: Path, tmp_path: Path) -> None:
+    header = [*MMBENCH_HEADER, "A"]
+    row = [1, "Q", "", "a", "b", "", "", "A", "OCR", png_base64(), "", "x", "", "dev", "c"]
+    data = write_tsv(tmp_path / "d.tsv", header, [row])
+    import_refused(cli, populated, ["mmbench", data], "d.tsv: line 1: column 'A' appears twice")
+    (good,) = mmbench_index("1")(tmp_path)[1:]
+    pred = write_tsv(tmp_path / "p.tsv", ["index", "prediction", "prediction"], [[1, "A", "B"]])
+    args = ["mmbench", good, "--answers", pred, "--model", "m"]
+    import_refused(cli, populated, args, "p.tsv: line 1: column 'prediction' appears twice")
+
+
+def test_a_prediction_row_shorter_than_the_header_is_refused(
+    cli: Cli, populated: Path, tmp_path: Path
+) -> None:
+    (data,) = mmbench_index("1")(tmp_path)[1:]
+    pred = tmp_path / "p.tsv"
+    pred.write_text("index\tprediction\n1\n", encoding="utf-8")
+    args = ["mmbench", data, "--answers", pred, "--model", "m"]
+    import_refused(cli, populated, args, "p.tsv: line 2:", "1 cells but the header has 2")
+
+
+@pytest.mark.parametrize("text", ["", "\n\n  \n"], ids=["empty", "blank_lines"])
+def test_a_jsonl_file_without_lines_says_so(
+    cli: Cli, populated: Path, tmp_path: Path, text: str
+) -> None:
+    data = tmp_path / "empty.jsonl"
+    data.write_text(text, encoding="utf-8")
+    line = import_refused(cli, populated, ["jsonl", data], f"{data}: holds no samples or answers")
+    assert "dataset" not in line
+    refused(cli("import", "jsonl", tmp_path / "new.db", data), "holds no samples or answers")
+    assert not (tmp_path / "new.db").exists()
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "mmvet"])
+def test_a_model_argument_that_is_not_utf8_is_blamed_not_the_data(
+    cli: Cli, populated: Path, tmp_path: Path, kind: str
+) -> None:
+    name = os.fsdecode(b"m-\xff")
+    if kind == "jsonl":
+        data = write_lines(tmp_path / "s.jsonl", [{"id": "a", "question": "?", "prediction": "x"}])
+        args = ["jsonl", data, "--model", name]
+    else:
+        results = write_json(tmp_path / "r.json", {"v1_9": "x"})
+        questions = write_json(tmp_path / "q.json", {"v1_9": mmvet_question()})
+        args = ["mmvet", questions, "--answers", results, "--model", name]
+    line = import_refused(cli, populated, args)
+    assert line == "error: --model: 'm-\\udcff' is not valid Unicode (a byte that is not UTF-8)"
+
+
+@pytest.mark.parametrize(
+    ("make", "problem"),
+    [
+        (lambda p: p.write_text("not a picture"), "is not an image Pillow can read"),
+        (lambda p: p.write_bytes(corrupt_pixels_png()), "is not a readable image"),
+        (lambda p: p.symlink_to(p.parent / "gone.png"), "a symbolic link to"),
+        (lambda p: p.mkdir(), "is a folder, not an image file"),
+    ],
+    ids=["text", "broken_pixels", "dangling_link", "folder"],
+)
+def test_a_bad_image_is_named_after_the_data_files_line(
+    cli: Cli,
+    populated: Path,
+    tmp_path: Path,
+    make: Callable[[Path], None],
+    problem: str,
+) -> None:
+    image = tmp_path / "img" / "a.png"
+    image.parent.mkdir()
+    make(image)
+    data = write_lines(tmp_path / "g.jsonl", [{"id": "q1", "question": "?", "images": "img/a.png"}])
+    line = import_refused(cli, populated, ["jsonl", data], problem)
+    assert line.startswith(f"error: {data}: line 1: image {image}"), line
+    assert "object at 0x" not in line and "BytesIO" not in line
+
+
+def test_a_workbook_or_binary_file_given_as_the_mmbench_tsv_says_what_it_is(
+    cli: Cli, populated: Path, tmp_path: Path
+) -> None:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(MMBENCH_HEADER)  # type: ignore[union-attr]
+    book.active.append(["1", "Q", "", "a", "b", "", "", "A", "OCR", "x" * 100, "", "", "", ""])  # type: ignore[union-attr]
+    workbook = tmp_path / "MMBench_DEV_EN.xlsx"
+    book.save(workbook)
+    line = import_refused(cli, populated, ["mmbench", workbook], f"{workbook}: looks like an Excel")
+    assert "the dataset must be the MMBench .tsv file" in line and "line 1" not in line
+    picture = tmp_path / "picture.tsv"
+    picture.write_bytes(png_bytes())
+    line = import_refused(cli, populated, ["mmbench", picture], f"{picture}: a binary file, not")
+    assert "line 1" not in line

@@ -13,6 +13,7 @@ from rich.style import StyleType
 
 from db import StoreError
 from db.importers import ImportFailure
+from db.store import read_only_error
 from engine.llm import JudgeUnavailable
 from tui.safe_text import safe
 
@@ -46,7 +47,9 @@ def clear_errors(db: Path | None = None) -> Iterator[None]:
             raise fail(str(exc)) from None
         where = exc.filename or db
         raise fail(f"{where}: {exc.strerror}" if where else exc.strerror) from None
-    except sqlite3.DatabaseError as exc:  # busy, or damaged after it was opened
+    except sqlite3.DatabaseError as exc:  # read-only, busy, or damaged after it was opened
+        if db is not None and exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_READONLY:
+            raise fail(str(read_only_error(db))) from None
         hint = "; another process is writing to it, try again when it is done"
         locked = "locked" in str(exc) or "busy" in str(exc)
         raise fail(f"{db or 'the database'}: {exc}{hint if locked else ''}") from None

@@ -97,6 +97,15 @@ def check_batch(batch: ImportBatch) -> list[AnswerRecord]:
     return list(first.values())
 
 
+def check_model_argument(model: str | None) -> None:
+    """Refuse a --model name that is not valid Unicode (a byte that is not UTF-8 on the
+    command line), blaming the argument rather than the data it would be stored with."""
+    if model is not None and _lone_surrogate(model) is not None:
+        raise ImportFailure(
+            "--model", f"'{_shown(model)}' is not valid Unicode (a byte that is not UTF-8)"
+        )
+
+
 def _texts(value: object) -> Iterator[str]:
     """Every string in a field value: text, or lists, tuples and dicts of them."""
     if isinstance(value, str):
@@ -111,15 +120,22 @@ def _texts(value: object) -> Iterator[str]:
 
 
 def _check_unicode(text: str, file: str, where: str) -> None:
+    bad = _lone_surrogate(text)
+    if bad is not None:
+        raise ImportFailure(
+            _shown(file), f"text that is not valid Unicode (a lone surrogate {bad})", where
+        )
+
+
+def _lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate in `text`, escaped; None when `text` is valid Unicode."""
     if text.isascii():
-        return
+        return None
     try:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
-        bad = text[exc.start].encode("utf-8", "backslashreplace").decode()
-        raise ImportFailure(
-            _shown(file), f"text that is not valid Unicode (a lone surrogate {bad})", where
-        ) from None
+        return text[exc.start].encode("utf-8", "backslashreplace").decode()
+    return None
 
 
 def _shown(text: str) -> str:

@@ -18,12 +18,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure
+from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, check_model_argument
 from db.importers.read import ImageFiles, read_jsonl
 from engine.types import DatasetKind, QuestionType, Sample, Tags
 
 
 def read_generic(path: Path, model: str | None = None, dataset: str | None = None) -> ImportBatch:
+    check_model_argument(model)
     batch = ImportBatch(dataset or path.stem, DatasetKind.GENERIC, str(path))
     seen: dict[str, int] = {}
     images = ImageFiles(path.parent)
@@ -43,6 +44,8 @@ def read_generic(path: Path, model: str | None = None, dataset: str | None = Non
             batch.answers.append(_answer(key, row, model, path, where))
         elif "question" not in row:
             raise ImportFailure(path, "a line needs 'question' (a sample) or 'prediction'", where)
+    if not seen and not batch.answers:
+        raise ImportFailure(path, "holds no samples or answers (the file has no non-blank line)")
     batch.warnings.extend(images.warnings())
     return batch
 

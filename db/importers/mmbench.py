@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure
-from db.importers.read import image_from_base64, read_table
+from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, check_model_argument
+from db.importers.read import check_header, image_from_base64, read_table
 from db.store import StoredImage
 from engine.mmbench import OPTION_LETTERS, circular_position
 from engine.types import DatasetKind, QuestionType, Sample
 
 _REQUIRED = ("index", "question", "A", "B", "category", "image")
+_PREDICTION_COLUMNS = ("index", "prediction")
+_DATASET_EXPECTED = "a TSV: the dataset must be the MMBench .tsv file"
 _IMAGE_REFERENCE_MAX = 64  # a cell this short names the row whose image to reuse
 
 
@@ -21,11 +24,12 @@ def read_mmbench(
     dataset: str | None = None,
 ) -> ImportBatch:
     """Parse an MMBench TSV and, optionally, one model's predictions for it."""
+    check_model_argument(model)
     batch = ImportBatch(dataset or data.stem, DatasetKind.MMBENCH, str(data))
     images: dict[int, StoredImage] = {}
     references: list[tuple[int, str, int]] = []  # (index, key, referenced index), line
     lines: dict[int, int] = {}
-    for line, row in read_table(data, _REQUIRED):
+    for line, row in read_table(data, _REQUIRED, _DATASET_EXPECTED):
         where = f"line {line}"
         index = _index(row["index"], data, where)
         if index in lines:
@@ -91,20 +95,21 @@ def _cell(value: str | None) -> str | None:
 
 
 _INDEX_MAX = 2**53  # every whole number up to here is exact as a float (pandas' 12.0)
+# ASCII digits only (int() and float() also take "1_000", " 5" and full-width digits), with the
+# ".0" pandas writes for a float column; 16 digits reach past 2**53.
+_INDEX = re.compile(r"([0-9]{1,16})(?:\.0+)?")
 
 
-def _index(cell: object, file: Path, where: str) -> int:
-    """A row index: a whole number from 0 to 2**53, written as 12 or 12.0."""
-    text = str(cell).strip()
-    try:  # digits exactly; other forms (12.0, 1e3) through float; overlong text is no index
-        number: float = (int(text) if text.isdecimal() else float(text)) if len(text) <= 32 else -1
-    except ValueError:
-        number = -1
-    if not (0 <= number <= _INDEX_MAX and number == int(number)):
+def _index(cell: str, file: Path, where: str) -> int:
+    """A row index: a whole number from 0 to 2**53 in ASCII digits, as 12 or 12.0."""
+    match = _INDEX.fullmatch(cell)
+    if match is None or int(match[1]) > _INDEX_MAX:
         raise ImportFailure(
-            file, f"index {text[:40]!r} is not a whole number from 0 to 2**53", where
+            file,
+            f"index {cell[:40]!r} is not a whole number from 0 to 2**53 in digits 0-9",
+            where,
         )
-    return int(number)
+    return int(match[1])
 
 
 def read_predictions(path: Path, model: str) -> list[AnswerRecord]:
@@ -112,7 +117,7 @@ def read_predictions(path: Path, model: str) -> list[AnswerRecord]:
     rows = (
         _xlsx_rows(path)
         if path.suffix.lower() == ".xlsx"
-        else read_table(path, ("index", "prediction"))
+        else read_table(path, _PREDICTION_COLUMNS)
     )
     seen: dict[int, int] = {}
     records = []
@@ -143,9 +148,7 @@ def _xlsx_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
         raise ImportFailure(path, f"not a readable .xlsx workbook ({exc})") from None
     sheet_rows = book.worksheets[0].iter_rows(values_only=True)
     header = [str(cell).strip() if cell is not None else "" for cell in next(sheet_rows, ())]
-    missing = [name for name in ("index", "prediction") if name not in header]
-    if missing:
-        raise ImportFailure(path, f"missing column {', '.join(map(repr, missing))}")
+    check_header(header, path, _PREDICTION_COLUMNS)
     rows = []
     for number, values in enumerate(sheet_rows, start=2):
         cells = {name: _xlsx_text(value) for name, value in zip(header, values, strict=False)}

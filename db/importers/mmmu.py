@@ -13,7 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, listed
+from db.importers.batch import (
+    AnswerRecord,
+    ImportBatch,
+    ImportFailure,
+    check_model_argument,
+    listed,
+)
 from db.importers.read import ImageFiles, outside, read_json, read_jsonl
 from engine.mmmu import DISCIPLINE_OF, question_type_of, subject_of
 from engine.types import DatasetKind, QuestionType, Sample
@@ -52,6 +58,7 @@ def read_mmmu(
     """Merge the given sources into one batch; outputs need a model name."""
     if outputs is None and questions is None:
         raise ImportFailure("mmmu", "give model outputs, a --questions file, or both")
+    check_model_argument(model)
     if outputs is not None and not model:
         raise ImportFailure(outputs, "--model is required with model outputs")
     drafts: dict[str, _Draft] = {}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure
+from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, check_model_argument
 from db.importers.read import ImageFiles, existing, read_json
 from engine.mmvet import canonical_capabilities
 from engine.types import DatasetKind, QuestionType, Sample
@@ -33,6 +33,8 @@ def read_mmvet(
     if files is not None:
         batch.warnings.extend(files.warnings())
     for path, model in results:
+        if model != path.stem:  # a name given with --model, not the file's name
+            check_model_argument(model)
         batch.answers.extend(_answers(path, model))
     return batch
 

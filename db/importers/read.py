@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
+from PIL import Image, UnidentifiedImageError
 
 from db.importers.batch import ImportFailure, listed
 from db.store import StoredImage
@@ -39,12 +39,18 @@ def existing(path: str | Path, what: str = "file") -> Path:
     return path
 
 
-def read_text(path: Path) -> str:
-    """The file as UTF-8 text (a BOM is allowed)."""
+def read_text(path: Path, expected: str = "UTF-8 text") -> str:
+    """The file as UTF-8 text (a BOM is allowed); `expected` names what it should be."""
     data = existing(path).read_bytes()
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        if data.startswith(b"PK\x03\x04"):  # the zip signature .xlsx workbooks start with
+            raise ImportFailure(
+                path, f"looks like an Excel workbook (a zip file), not {expected}"
+            ) from None
+        if b"\x00" in data[:8192]:  # text holds no NUL bytes; binary formats do
+            raise ImportFailure(path, f"a binary file, not {expected}") from None
         line = data.count(b"\n", 0, exc.start) + 1
         raise ImportFailure(
             path, f"not UTF-8 text (byte 0x{data[exc.start]:02x})", f"line {line}"
@@ -136,11 +142,14 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         yield number, value
 
 
-def read_table(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
+def read_table(
+    path: Path, required: tuple[str, ...], expected: str = "a text table (.tsv or .csv)"
+) -> Iterator[tuple[int, dict[str, str]]]:
     """(line number, row) of a TSV or CSV file (chosen by extension; .tsv is tab-separated).
 
     Streams the file (tables with base64 images are large). Empty cells become "".
-    Raises on a missing required column, a ragged row or text that is not UTF-8.
+    Raises on a missing or repeated column, a ragged row or text that is not UTF-8 (a
+    workbook or binary file is named as such, and as not being `expected`).
     """
     delimiter = "," if path.suffix.lower() == ".csv" else "\t"
     with existing(path).open(encoding="utf-8-sig", newline="") as handle:
@@ -148,7 +157,7 @@ def read_table(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dic
         try:
             yield from _table_rows(reader, path, required)
         except UnicodeDecodeError:
-            read_text(path)  # reads it whole to name the line; raises ImportFailure
+            read_text(path, expected)  # reads it whole to say why; raises ImportFailure
             raise
 
 
@@ -167,20 +176,29 @@ def _table_rows(
             raise _table_error(path, start, reader.line_num, str(exc)) from None
         if header is None:
             header = [name.strip() for name in cells]
-            missing = [name for name in required if name not in header]
-            if missing:
-                columns = ", ".join(map(repr, missing))
-                raise ImportFailure(path, f"missing column {columns} (header: {', '.join(header)})")
+            check_header(header, path, required)
             continue
         if not any(cell.strip() for cell in cells):
             continue
-        if len(cells) > len(header):
+        if len(cells) != len(header):  # a cell missing or extra: columns would shift
             problem = f"{len(cells)} cells but the header has {len(header)} columns"
             raise _table_error(path, start, reader.line_num, problem)
-        padded = cells + [""] * (len(header) - len(cells))
-        yield start, dict(zip(header, padded, strict=True))
+        yield start, dict(zip(header, cells, strict=True))
     if header is None:
         raise ImportFailure(path, "the file is empty")
+
+
+def check_header(header: list[str], path: Path, required: tuple[str, ...]) -> None:
+    """Refuse a header without a required column, or naming a column twice (each row's
+    later cell would silently win). Unnamed columns are never read, so they may repeat."""
+    missing = [name for name in required if name not in header]
+    if missing:
+        columns = ", ".join(map(repr, missing))
+        raise ImportFailure(path, f"missing column {columns} (header: {', '.join(header)})")
+    named = [name for name in header if name]
+    twice = next((name for name in named if named.count(name) > 1), None)
+    if twice is not None:
+        raise ImportFailure(path, f"column {twice!r} appears twice in the header", "line 1")
 
 
 def _table_error(path: Path, start: int, end: int, problem: str) -> ImportFailure:
@@ -197,9 +215,12 @@ def _table_error(path: Path, start: int, end: int, problem: str) -> ImportFailur
     return ImportFailure(path, message, f"line {start}")
 
 
-def image_from_bytes(data: bytes, file: str | Path, where: str) -> StoredImage:
+def image_from_bytes(
+    data: bytes, file: str | Path, where: str, name: str = "the image"
+) -> StoredImage:
     """Check that `data` is an image Pillow can decode (every pixel, not only the header);
-    keep its format and size. Images above Pillow's decompression-bomb limit are refused."""
+    keep its format and size. Images above Pillow's decompression-bomb limit are refused.
+    Failures name the data `file`, the row (`where`) and the image (`name`)."""
     limit = Image.MAX_IMAGE_PIXELS or 0
     try:
         with warnings.catch_warnings():
@@ -208,16 +229,19 @@ def image_from_bytes(data: bytes, file: str | Path, where: str) -> StoredImage:
                 fmt, (width, height) = image.format or "unknown", image.size
                 image.load()  # verify() alone reads no pixels
     except (Image.DecompressionBombWarning, Image.DecompressionBombError):
-        message = f"image too large to decode safely (over {limit:,} pixels); make it smaller"
+        message = f"{name} is too large to decode safely (over {limit:,} pixels); make it smaller"
+        raise ImportFailure(file, message, where) from None
+    except UnidentifiedImageError:  # its text holds the repr of our BytesIO
+        message = f"{name} is not an image Pillow can read (no image format it knows)"
         raise ImportFailure(file, message, where) from None
     except Exception as exc:  # Pillow raises many types for broken data
-        raise ImportFailure(file, f"not a readable image ({exc})", where) from None
+        raise ImportFailure(file, f"{name} is not a readable image ({exc})", where) from None
     return StoredImage(hashlib.sha256(data).hexdigest(), data, fmt, width, height)
 
 
 def image_from_base64(cell: str, file: str | Path, where: str) -> StoredImage:
     if len(cell) * 3 // 4 > MAX_IMAGE_BYTES:
-        raise ImportFailure(file, _too_big(len(cell) * 3 // 4), where)
+        raise ImportFailure(file, f"the image {_too_big(len(cell) * 3 // 4)}", where)
     try:
         data = base64.b64decode("".join(cell.split()), validate=True)
     except (binascii.Error, ValueError) as exc:
@@ -226,11 +250,17 @@ def image_from_base64(cell: str, file: str | Path, where: str) -> StoredImage:
 
 
 def image_from_file(path: Path, file: str | Path, where: str) -> StoredImage | None:
-    """The image at `path`, or None when nothing is there (a warning, not an error).
+    """The image at `path`, named by the data `file` and row `where`; None when nothing is
+    there (a warning, not an error).
 
     Something that is there but is no image file (a folder, a FIFO, a link to nothing,
     a file over MAX_IMAGE_BYTES) is refused, by what it is, before it is read.
     """
+    name = f"image {path}"
+
+    def refused(problem: str) -> ImportFailure:
+        return ImportFailure(file, f"{name}: {problem}", where)
+
     try:
         info = path.stat()
     except ValueError as exc:  # a NUL, or a lone surrogate no file name can hold
@@ -238,28 +268,26 @@ def image_from_file(path: Path, file: str | Path, where: str) -> StoredImage | N
         raise ImportFailure(file, message, where) from None
     except (FileNotFoundError, NotADirectoryError):
         if path.is_symlink():
-            target = os.readlink(path)
-            message = f"a symbolic link to {target}, which does not exist"
-            raise ImportFailure(path, message, where) from None
+            raise refused(f"a symbolic link to {os.readlink(path)}, which does not exist") from None
         return None
     except OSError as exc:
-        raise ImportFailure(path, f"cannot read image ({exc.strerror})", where) from None
+        raise refused(f"cannot be read ({exc.strerror})") from None
     if not stat.S_ISREG(info.st_mode):
-        raise ImportFailure(path, f"is {_file_kind(info.st_mode)}, not an image file", where)
+        raise refused(f"is {_file_kind(info.st_mode)}, not an image file")
     if info.st_size > MAX_IMAGE_BYTES:
-        raise ImportFailure(path, _too_big(info.st_size), where)
+        raise refused(_too_big(info.st_size))
     try:
         with path.open("rb") as handle:
             data = handle.read(MAX_IMAGE_BYTES + 1)  # it may have grown since stat
     except OSError as exc:
-        raise ImportFailure(path, f"cannot read image ({exc.strerror})", where) from None
+        raise refused(f"cannot be read ({exc.strerror})") from None
     if len(data) > MAX_IMAGE_BYTES:
-        raise ImportFailure(path, _too_big(len(data)), where)
-    return image_from_bytes(data, path, where)
+        raise refused(_too_big(len(data)))
+    return image_from_bytes(data, file, where, name)
 
 
 def _too_big(size: int) -> str:
-    return f"image is {size / 2**20:,.0f} MiB, over the {MAX_IMAGE_BYTES // 2**20} MiB limit"
+    return f"is {size / 2**20:,.0f} MiB, over the {MAX_IMAGE_BYTES // 2**20} MiB limit"
 
 
 def _file_kind(mode: int) -> str:
