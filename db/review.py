@@ -225,13 +225,20 @@ class ReviewStore:
 
     def grade(
         self, answer_id: int, score: float | None = None, choice: str | None = None,
-        action: str = "grade", note: str | None = None,
+        action: str = "grade",
     ) -> Verdict | None:  # fmt: skip
-        """Append a verdict (committed on return); returns the verdict now in force."""
+        """Append a verdict (committed on return); returns the verdict now in force.
+
+        The verdict already in force adds no row: a repeated key would otherwise take as
+        many undos as presses to take back.
+        """
         with self.store.transaction():
             before = current(self.history(answer_id))
-            self._append(answer_id, Verdict(score, choice), before, action, note)
-            return current(self.history(answer_id))
+            verdict = Verdict(score, choice)
+            if verdict == before:
+                return before
+            self._append(answer_id, verdict, before, action, None)
+            return verdict
 
     def undo_last(self, dataset: str) -> int | None:
         """Undo this reviewer's latest verdict in `dataset` that is still in force (as a new

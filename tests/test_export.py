@@ -7,6 +7,7 @@ import html
 import io
 import json
 import re
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -231,3 +232,63 @@ def test_json_keeps_names_exact_with_unsafe_code_points_escaped() -> None:
     document = json.loads(text)
     assert [row["model"] for row in document["tables"][0]["rows"]] == names
     assert "👍🏽" in text  # ordinary non-ASCII stays readable
+
+
+# -- an export never lands on a database (the review of issue 9, item 1) ----------------
+
+
+def _spellings(db: Path) -> dict[str, Path]:
+    """The database's own path, and other names for the same file."""
+    link = db.parent / "link.db"
+    link.symlink_to(db)
+    (db.parent / "sub").mkdir()
+    return {"same": db, "symlink": link, "dotdot": db.parent / "sub" / ".." / db.name}
+
+
+@pytest.mark.parametrize("spelling", ["same", "symlink", "dotdot"])
+def test_export_refuses_to_write_over_its_own_database(cli, demo_db: Path, spelling: str) -> None:
+    target = _spellings(demo_db)[spelling]
+    before = demo_db.read_bytes()
+    result = cli("export", demo_db, "--out", target)
+    assert result.code == 1
+    assert result.stderr == f"error: not writing the tables to {target}: that is the database\n"
+    assert demo_db.read_bytes() == before
+    assert cli("info", demo_db).code == 0
+
+
+def test_export_refuses_to_write_over_the_databases_wal_file(cli, demo_db: Path) -> None:
+    """A connection keeps the -wal file while it is open; the tables would damage it."""
+    reader = sqlite3.connect(demo_db)
+    reader.execute("SELECT COUNT(*) FROM answers").fetchone()
+    wal = Path(f"{demo_db}-wal")
+    try:
+        assert wal.exists()
+        before = wal.read_bytes()
+        result = cli("export", demo_db, "--out", wal)
+        assert result.code == 1
+        assert f"that is {wal}, a file of the database" in result.stderr
+        assert wal.read_bytes() == before
+    finally:
+        reader.close()
+
+
+def test_export_refuses_to_write_over_another_sqlite_database(
+    cli, demo_db: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "notes.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE kept (x)")
+    before = other.read_bytes()
+    result = cli("export", demo_db, "--out", other)
+    assert result.code == 1
+    assert result.stderr.count("\n") == 1
+    assert f"not writing the tables to {other}: it is an SQLite database" in result.stderr
+    assert other.read_bytes() == before
+
+
+def test_export_still_replaces_an_ordinary_file(cli, demo_db: Path, tmp_path: Path) -> None:
+    target = tmp_path / "tables.md"
+    target.write_text("last week's tables\n", encoding="utf-8")
+    result = cli("export", demo_db, "--out", target)
+    assert result.code == 0
+    assert "demo-alpha" in target.read_text(encoding="utf-8")

@@ -51,6 +51,22 @@ def test_grade_undo_undo_and_history(review) -> None:
     assert not _entry(review).reviewed
 
 
+def test_the_verdict_already_in_force_adds_no_row(review) -> None:
+    """Pressing 5 three times is one verdict: one undo takes it back."""
+    answer = _entry(review).answer_id
+    for _ in range(3):
+        assert review.grade(answer, 0.5) == Verdict(0.5)
+    assert review.grade(answer, 0.5, action="accept") == Verdict(0.5)
+    assert [h.action for h in review.history(answer)] == ["grade"]
+    assert review.undo_last("mmvet") == answer
+    assert _entry(review).verdict is None
+    choice = _entry(review, key="v1_1").answer_id
+    review.grade(choice, choice="B")
+    review.grade(choice, choice="B")
+    review.grade(choice, score=0.5)  # another verdict: a row of its own
+    assert [(h.score, h.choice) for h in review.history(choice)] == [(None, "B"), (0.5, None)]
+
+
 def test_undo_last_takes_back_the_reviewers_verdicts_newest_first(review) -> None:
     """Across answers, skipping notes and verdicts another reviewer has since replaced."""
     first, second, third = (_entry(review, model).answer_id for model in

@@ -3,9 +3,12 @@ moved the list but not the cursor, and undo."""
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 from pathlib import Path
 
+from conftest import write_lines
+from textual.widgets import Input
 from tui_harness import cursor, drive, export_to, pick, text_of, until
 
 import db.store
@@ -109,9 +112,9 @@ def test_a_read_only_file_keeps_the_verdict_pending_and_quit_says_so(
     assert seen["title"].startswith("v1_0 · demo-alpha")
     assert seen["running_after_one_q"]
     assert app.return_code == 1
-    assert (
-        app.failure
-        == f"{demo_db}: quit with 1 change not saved (attempt to write a readonly database)"
+    assert app.failure == (
+        f"{demo_db}: quit with 1 change not saved (attempt to write a readonly database): "
+        "v1_0 (demo-alpha): score 0.7"
     )
     assert _reviews(demo_db) == []
 
@@ -288,3 +291,179 @@ def test_undo_keeps_an_unreviewed_filter_and_adds_the_answer_back(demo_db: Path)
     assert seen["hidden"]
     assert seen["filter"] == "unreviewed"  # now unreviewed again, it belongs in the list
     assert seen["current"] == ("v1_0", "demo-alpha")
+
+
+# -- the second review of issue 9 -------------------------------------------------------------
+
+
+def test_export_over_the_open_database_is_refused_and_grading_goes_on(demo_db: Path) -> None:
+    """`e` with the database's own path: said, nothing written, and the file still works."""
+    before = demo_db.read_bytes()
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        await export_to(app, pilot, demo_db)
+        await until(pilot, lambda: "not writing the tables" in _told(app))
+        seen["told"] = _told(app)
+        seen["bytes"] = demo_db.read_bytes()
+        await pilot.press("3")
+        await until(pilot, lambda: app.current().reviewed)
+
+    app = drive(demo_db, steps)
+    assert f"not writing the tables to {demo_db}: that is the database." in seen["told"]
+    assert seen["bytes"] == before
+    assert [(action, score) for _, action, score in _reviews(demo_db)] == [("grade", 0.3)]
+    assert app.return_code in (None, 0) and app.failure is None
+
+
+def test_export_from_the_screen_says_it_replaced_a_file(demo_db: Path, tmp_path: Path) -> None:
+    target = tmp_path / "tables.md"
+    target.write_text("last week's tables\n", encoding="utf-8")
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        await export_to(app, pilot, target)
+        await until(pilot, lambda: "Wrote the tables" in _told(app))
+        seen["told"] = _told(app)
+
+    drive(demo_db, steps)
+    assert f"Wrote the tables to {target} (it replaced the file that was there)" in seen["told"]
+    assert "demo-alpha" in target.read_text(encoding="utf-8")
+
+
+def test_the_export_default_is_the_real_database_name(demo_template: Path, tmp_path: Path) -> None:
+    """A database named with control and invisible characters: the prompt shows them as
+    stand-ins, and Enter writes beside the real file, not to a file named with stand-ins."""
+    db = tmp_path / "x\x1b]52;c;SGVsbG8=\x07[b]\u200b.db"
+    shutil.copyfile(demo_template, db)
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen.focused, Input))
+        seen["shown"] = app.screen.focused.value
+        await pilot.press("enter")
+        await until(pilot, lambda: "Wrote the tables" in _told(app))
+
+    drive(db, steps)
+    assert "\x1b" not in seen["shown"] and "␛]52;c;SGVsbG8=␇[b]⟨U+200B⟩" in seen["shown"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".md")] == [
+        "x\x1b]52;c;SGVsbG8=\x07[b]\u200b.tables.md"
+    ]
+
+
+def _switchable_read_only(monkeypatch, path: Path) -> dict[str, bool]:
+    """Like `_read_only`, while the returned switch's "read_only" is on; turned off, new
+    connections may write again, as after `chmod u+w` (a connection opened read-only stays
+    so: SQLite decides when it opens the file)."""
+    connect = sqlite3.connect
+    switch = {"read_only": True}
+
+    def maybe_read_only(target: object, *args: object, **kwargs: object) -> sqlite3.Connection:
+        if switch["read_only"] and Path(str(target)) == path:
+            return connect(f"{path.as_uri()}?mode=ro", *args, uri=True, **kwargs)  # type: ignore[arg-type]
+        return connect(target, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sqlite3, "connect", maybe_read_only)
+    return switch
+
+
+def test_a_verdict_held_back_by_a_read_only_file_is_saved_once_it_is_writable(
+    demo_db: Path, monkeypatch
+) -> None:
+    switch = _switchable_read_only(monkeypatch, demo_db)
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        seen["ids"] = [e.answer_id for e in app.session.entries[:2]]
+        await pilot.press("3")
+        await until(pilot, lambda: "readonly" in _told(app))
+        seen["while_read_only"] = _reviews(demo_db)
+        switch["read_only"] = False  # the file is writable again
+        await pilot.press("j", "4")
+        await until(pilot, lambda: app.session.reviewed == 2)
+        seen["status"] = text_of(app, "#status")
+        seen["told"] = _told(app)
+
+    drive(demo_db, steps, poll_seconds=0.1)
+    assert seen["while_read_only"] == []
+    first, second = seen["ids"]
+    assert _reviews(demo_db) == [(first, "grade", 0.3), (second, "grade", 0.4)]
+    assert "not saved" not in seen["status"]
+    assert "Every change that was waiting is saved now." in seen["told"]
+
+
+def test_quitting_with_changes_not_saved_names_them_literally(
+    cli, tmp_path: Path, monkeypatch
+) -> None:
+    """Each change by answer key, model and what it sets; markup and control as stand-ins;
+    the first five, then how many more."""
+    lines = [
+        {"id": f"q\x1b[31m{i}", "question": "What?", "answer": "yes",
+         "prediction": "yes", "model": "m[b]\u200b"}
+        for i in range(7)
+    ]  # fmt: skip
+    path = tmp_path / "h.db"
+    assert cli("import", "jsonl", path, write_lines(tmp_path / "h.jsonl", lines)).code == 0
+    _read_only(monkeypatch, path)
+
+    async def steps(app, pilot) -> None:
+        for _ in range(7):
+            await pilot.press("5", "j")
+        await until(pilot, lambda: len(app._pending) == 7)
+        await pilot.press("q")
+        await until(pilot, lambda: "Press q again" in _told(app))
+        await pilot.press("q")
+
+    app = drive(path, steps, dataset="h", poll_seconds=0.1)
+    named = "; ".join(f"q␛[31m{i} (m[b]⟨U+200B⟩): score 0.5" for i in range(5))
+    assert app.failure == (
+        f"{path}: quit with 7 changes not saved (attempt to write a readonly database): "
+        f"{named}; and 2 more"
+    )
+
+
+def test_a_repeated_grade_adds_no_row_and_one_undo_takes_it_back(demo_db: Path) -> None:
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("5")
+        await until(pilot, lambda: app.current().reviewed)
+        await pilot.press("5", "5")
+        await until(pilot, lambda: _told(app).count("is already 0.5") == 2)
+        seen["rows"] = len(_reviews(demo_db))
+        await pilot.press("u")
+        await until(pilot, lambda: "Undid your last verdict" in _told(app))
+        seen["reviewed_after_u"] = app.current().reviewed
+
+    drive(demo_db, steps)
+    assert seen["rows"] == 1
+    assert not seen["reviewed_after_u"]
+    assert [(action, score) for _, action, score in _reviews(demo_db)] == [
+        ("grade", 0.5), ("undo", None)
+    ]  # fmt: skip
+
+
+def test_a_repeated_grade_waiting_to_be_saved_is_not_queued_twice(
+    demo_db: Path, monkeypatch
+) -> None:
+    monkeypatch.setattr(db.store, "BUSY_TIMEOUT_MS", 50)
+    seen = {}
+    other = sqlite3.connect(demo_db, isolation_level=None)
+
+    async def steps(app, pilot) -> None:
+        other.execute("BEGIN IMMEDIATE")
+        await pilot.press("5")
+        await until(pilot, lambda: "not saved yet" in _told(app))
+        await pilot.press("5")
+        await until(pilot, lambda: "is already 0.5" in _told(app))
+        seen["pending"] = len(app._pending)
+        other.execute("ROLLBACK")
+        await until(pilot, lambda: app.current().reviewed)
+
+    try:
+        drive(demo_db, steps, poll_seconds=0.1)
+    finally:
+        other.close()
+    assert seen["pending"] == 1
+    assert [(action, score) for _, action, score in _reviews(demo_db)] == [("grade", 0.5)]

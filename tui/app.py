@@ -35,6 +35,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from db import Store, StoreError
+from db.files import ExportRefused, write_export
 from db.judging import JudgeStore
 from db.review import Detail, ReviewStore
 from db.scoring import DatasetScores
@@ -43,6 +44,7 @@ from engine.llm import OpenAIChat
 from engine.mmvet import DEFAULT_JUDGE_MODEL
 from engine.review import DISAGREEMENT, SPREAD, Entry, Filter, axes
 from engine.runner import Progress, Runner, RunnerSettings
+from engine.scoring import Verdict
 from engine.types import QuestionType, Sample
 from engine.visible import visible
 from tui import detail as render
@@ -65,6 +67,7 @@ IMAGE_BOX = (480, 240)  # thumbnails are made to fit this many pixels
 DETAIL_CACHE = 128
 PANELS = ("#title", "#question", "#gold", "#answer", "#judges", "#verdict", "#history")
 PENDING_MARK = "…"  # in the list: a change to this answer is not in the database yet
+UNSAVED_NAMED = 5  # quitting names this many changes not saved, then counts the rest
 
 # What the file can raise while the screen is open: another process holds the write lock
 # or dropped a table, the file is read-only, the disk is full, a folder is missing.
@@ -91,6 +94,7 @@ class PendingWrite:
     model: str
     change: Callable[[ReviewStore, int], object]
     label: str  # what it sets, e.g. "score 0.3"
+    verdict: Verdict | None = None  # the verdict it puts in force, if it is one
     tries: int = 0
 
 
@@ -249,8 +253,7 @@ class ReviewScreen(Screen[None]):
     def action_score(self, value: float) -> None:
         found = self._gradable(QuestionType.OPEN)
         if found is not None:
-            score = round(value, 1)
-            self.review_app.write(found[0], lambda r, a: r.grade(a, score=score), f"score {score}")
+            self.review_app.grade(found[0], Verdict(round(value, 1)))
 
     def action_choose(self, letter: str) -> None:
         found = self._gradable(QuestionType.CHOICE)
@@ -260,7 +263,7 @@ class ReviewScreen(Screen[None]):
         if letter != "X" and letter not in sample.options:
             self.notify(f"No option {letter} here.", severity="warning")
             return
-        self.review_app.write(entry, lambda r, a: r.grade(a, choice=letter), f"choice {letter}")
+        self.review_app.grade(entry, Verdict(None, letter))
 
     def action_accept(self) -> None:
         entry = self.review_app.current()
@@ -271,11 +274,7 @@ class ReviewScreen(Screen[None]):
             self.notify("Nothing to accept: the judge has no usable result.", severity="warning")
             return
         choice, score = entry.judge_choice, None if entry.judge_choice else round(mean or 0.0, 1)
-        self.review_app.write(
-            entry,
-            lambda r, a: r.grade(a, score=score, choice=choice, action="accept"),
-            f"accept {choice or score}",
-        )
+        self.review_app.grade(entry, Verdict(score, choice), "accept")
 
     def action_undo(self) -> None:
         self.review_app.undo()
@@ -412,11 +411,15 @@ class ReviewScreen(Screen[None]):
         path = await app.push_screen_wait(Prompt("Write the Markdown tables to:", default))
         if path:
             try:
-                written = await app.export(Path(path).expanduser())
+                written, replaced = await app.export(Path(path).expanduser())
+            except ExportRefused as exc:
+                app.tell(f"{exc}.", "error")
+                return
             except DB_ERRORS as exc:
                 app.tell(f"Could not write the tables to {path}: {reason(exc)}", "error")
                 return
-            self.notify(f"Wrote the tables to {written}", title="Exported", timeout=8)
+            again = " (it replaced the file that was there)" if replaced else ""
+            self.notify(f"Wrote the tables to {written}{again}", title="Exported", timeout=8)
 
     @work(group="prompt")
     async def action_datasets(self) -> None:
@@ -515,15 +518,22 @@ class ReviewApp(App[None]):
         return await asyncio.wrap_future(self._db.submit(lambda: call(self._open())))
 
     def _open(self) -> ReviewStore:
+        if self._image_store is None:
+            self._image_store = Store.open(self.db_path, create=False)
         if self._review is None:
             self._review = ReviewStore(Store.open(self.db_path, create=False), self.reviewer)
-            self._image_store = Store.open(self.db_path, create=False)
         return self._review
 
+    def _close_review(self) -> None:
+        """Close the review connection; the next database call opens a new one."""
+        if self._review is not None:
+            self._review.store.close()
+            self._review = None
+
     def _close(self) -> None:
-        for store in (self._review.store if self._review else None, self._image_store):
-            if store is not None:
-                store.close()
+        self._close_review()
+        if self._image_store is not None:
+            self._image_store.close()
 
     def _image_bytes(self, image_hash: str) -> bytes | None:
         with self._image_lock:  # one connection, shared by the image threads
@@ -822,14 +832,44 @@ class ReviewApp(App[None]):
 
     # -- writes ------------------------------------------------------------------------------
 
-    def write(self, entry: Entry, change: Callable[[ReviewStore, int], object], label: str) -> None:
+    def grade(self, entry: Entry, verdict: Verdict, action: str = "grade") -> None:
+        """Queue a verdict on `entry`, unless it is the one in force already (saved or
+        pending): a repeated key adds no history row, so one undo takes the verdict back."""
+        value = verdict.choice if verdict.choice is not None else f"{verdict.score:.1f}"
+        if verdict == self._verdict_in_force(entry):
+            self.tell(f"{entry.key} ({entry.model}) is already {value}: nothing to save.")
+            return
+        change = partial(
+            ReviewStore.grade, score=verdict.score, choice=verdict.choice, action=action
+        )
+        kind = action if action != "grade" else "score" if verdict.choice is None else "choice"
+        self.write(entry, change, f"{kind} {value}", verdict)
+
+    def _verdict_in_force(self, entry: Entry) -> Verdict | None:
+        """The verdict `entry` has once what is queued for it is saved."""
+        queued = [
+            p.verdict
+            for p in self._pending
+            if p.answer_id == entry.answer_id and p.verdict is not None
+        ]
+        return queued[-1] if queued else entry.verdict
+
+    def write(
+        self,
+        entry: Entry,
+        change: Callable[[ReviewStore, int], object],
+        label: str,
+        verdict: Verdict | None = None,
+    ) -> None:
         """Queue a verdict, flag or note on `entry` and save it; it shows as pending, never as
         saved, until it is committed."""
         session = self.session
         if session is None:
             return
         self._pending.append(
-            PendingWrite(session.dataset, entry.answer_id, entry.key, entry.model, change, label)
+            PendingWrite(
+                session.dataset, entry.answer_id, entry.key, entry.model, change, label, verdict
+            )
         )
         self._quit_warned = False
         self._pending_changed(entry.answer_id)
@@ -873,8 +913,15 @@ class ReviewApp(App[None]):
     def _commit(self, pending: PendingWrite, review: ReviewStore) -> tuple[Entry, Detail] | None:
         """In the database thread: apply one change (an error means it is not saved), then
         read the answer back. A retry waits only briefly for another process's lock."""
-        with review.impatient() if pending.tries else nullcontext():
-            pending.change(review, pending.answer_id)
+        try:
+            with review.impatient() if pending.tries else nullcontext():
+                pending.change(review, pending.answer_id)
+        except sqlite3.Error as exc:
+            if getattr(exc, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_READONLY:
+                # SQLite decides read-only when it opens the file: only a new connection
+                # can write once the file is writable again.
+                self._close_review()
+            raise
         return self._read_back(review, pending.dataset, pending.answer_id)
 
     def _read_back(
@@ -1023,14 +1070,17 @@ class ReviewApp(App[None]):
         )
         return scores.notes(judges)
 
-    async def export(self, path: Path) -> Path:
+    async def export(self, path: Path) -> tuple[Path, bool]:
+        """Write the Markdown tables to `path` (never over a database): where they went, and
+        whether an existing file was replaced."""
         session = self.session
         assert session is not None
         judges = await self.in_db(lambda r: r.store.judge_models(session.dataset))
         assert session.tables is not None
         text = to_markdown(session.tables.breakdown.tables(), [self._notes(judges)])
-        await asyncio.wrap_future(self._db.submit(path.write_text, text, "utf-8"))
-        return path.resolve()
+        write = partial(write_export, path, text, self.db_path)
+        replaced = await asyncio.wrap_future(self._db.submit(write))
+        return path.resolve(), replaced
 
     def notify(
         self,
@@ -1047,9 +1097,21 @@ class ReviewApp(App[None]):
             visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False
         )
 
+    def _unsaved_list(self) -> str:
+        """The changes not saved yet, each as answer key (model): change; the first few."""
+        named = [
+            f"{plain_line(p.key, 40)} ({plain_line(p.model, 40)}): {plain_line(p.label, 40)}"
+            for p in list(self._pending)[:UNSAVED_NAMED]
+        ]
+        more = len(self._pending) - len(named)
+        return "; ".join(named) + (f"; and {more} more" if more else "")
+
     async def action_quit(self) -> None:
         """Quit; with changes not saved yet, only when asked twice (they would be lost)."""
-        unsaved = f"{changes(len(self._pending))} not saved ({self._save_problem or 'saving'})"
+        unsaved = (
+            f"{changes(len(self._pending))} not saved ({self._save_problem or 'saving'}): "
+            f"{self._unsaved_list()}"
+        )
         if not self._pending:
             self.exit()
         elif not self._quit_warned:

@@ -16,6 +16,7 @@ from rich.table import Table as RichTable
 
 from db import Store
 from db.demo import SAMPLE_DATA, build_demo
+from db.files import write_export
 from db.importers import (
     ImportBatch,
     ImportSummary,
@@ -298,7 +299,7 @@ def export(
         sys.stdout.write(text)
         return
     with clear_errors():
-        output.write_text(text, encoding="utf-8")
+        write_export(output, text, db)
     say(f"wrote {output}", console=err)
 
 

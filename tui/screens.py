@@ -43,11 +43,18 @@ class Prompt(ModalScreen[str | None]):
         with Vertical():
             yield Label(safe(self.question, one_line=True))
             # The default can come from data (the database's file name): no raw control.
-            yield Input(value=visible(self.value, one_line=True), id="prompt-input")
+            yield Input(value=self.shown_value, id="prompt-input")
+
+    @property
+    def shown_value(self) -> str:
+        """The default as the field shows it: unsafe characters as visible stand-ins."""
+        return visible(self.value, one_line=True)
 
     @on(Input.Submitted)
     def submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value)
+        # The default left as it was means the real default (a file name with a control
+        # character in it), not its stand-ins.
+        self.dismiss(self.value if event.value == self.shown_value else event.value)
 
 
 class Menu(ModalScreen[str | None]):
