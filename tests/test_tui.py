@@ -322,9 +322,9 @@ def test_hiding_the_judge_screen_keeps_the_run_going(demo_db: Path, monkeypatch)
 
         drive(demo_db, steps, judge_runs=1, judge_base_url=server.base_url)
         requests = server.requests
-    assert requests == 58  # every MM-Vet answer once
     assert seen["told"] == "Judge run finished."
     assert "Judge run finished." in str(seen["status"])
+    assert requests == 58, seen  # every MM-Vet answer once
 
 
 def test_quitting_during_a_judge_run_ends_cleanly(demo_db: Path, monkeypatch) -> None:
