@@ -13,8 +13,8 @@ from pathlib import Path
 
 from bench.harness import Context, Measurement, benchmark, timed
 from bench.mmbench_data import TsvInfo, write_mmbench_tsv
-from db.importers import load, read_mmbench
-from db.store import Store
+from lmmreview.db.importers import load, read_mmbench
+from lmmreview.db.store import Store
 
 REPO = Path(__file__).resolve().parent.parent
 QUESTIONS, COPIES, IMAGE_BYTES = 1100, 4, 30_000
@@ -70,7 +70,7 @@ def lmmreview_command() -> list[str]:
     script = Path(sys.executable).with_name("lmmreview.exe" if os.name == "nt" else "lmmreview")
     if script.is_file():
         return [str(script)]
-    return [sys.executable, "-c", "from tui.cli import app; app()"]
+    return [sys.executable, "-m", "lmmreview"]
 
 
 def repo_first_env() -> dict[str, str]:

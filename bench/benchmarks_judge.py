@@ -16,13 +16,13 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from bench.harness import Context, Measurement, benchmark, timed
-from db import Store
-from db.importers import ImportBatch, load
-from db.importers.batch import AnswerRecord
-from db.judging import JudgeStore
-from engine.llm import OpenAIChat
-from engine.runner import Runner, RunnerSettings
-from engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.db import Store
+from lmmreview.db.importers import ImportBatch, load
+from lmmreview.db.importers.batch import AnswerRecord
+from lmmreview.db.judging import JudgeStore
+from lmmreview.engine.llm import OpenAIChat
+from lmmreview.engine.runner import Runner, RunnerSettings
+from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 CALLS, CONCURRENCY, LATENCY = 2_000, 32, 0.1
 LIMIT = CONCURRENCY / LATENCY

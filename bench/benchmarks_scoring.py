@@ -15,12 +15,12 @@ from pathlib import Path
 
 from bench.harness import Context, Measurement, Skipped, benchmark, timed
 from bench.mmbench_data import ABILITIES, CIRCULAR_STRIDE, LETTERS
-from engine import mmvet
-from engine.breakdown import Breakdown
-from engine.layouts import layout_for
-from engine.mmmu import judge, question_type_of
-from engine.scoring import Outcome
-from engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine import mmvet
+from lmmreview.engine.breakdown import Breakdown
+from lmmreview.engine.layouts import layout_for
+from lmmreview.engine.mmmu import judge, question_type_of
+from lmmreview.engine.scoring import Outcome
+from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 ANSWERS = 100_000
 MODELS = 5

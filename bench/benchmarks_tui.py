@@ -19,12 +19,12 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from bench.harness import Context, Measurement, benchmark
-from db import Store
-from db.importers import ImportBatch, load
-from db.importers.batch import AnswerRecord
-from db.importers.read import image_from_bytes
-from db.scoring import score_offline
-from engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.db import Store
+from lmmreview.db.importers import ImportBatch, load
+from lmmreview.db.importers.batch import AnswerRecord
+from lmmreview.db.importers.read import image_from_bytes
+from lmmreview.db.scoring import score_offline
+from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS = 5

@@ -37,7 +37,7 @@ REPEAT, QUICK_REPEAT = 5, 2
 
 
 def make_importable() -> None:
-    """Put the repository root first on sys.path, so `bench`, `db`... import without install."""
+    """Put the repository root first on sys.path, so `bench`, `lmmreview` import uninstalled."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from textual.widgets import Static
 from textual_image.widget import HalfcellImage
 
-from tui.app import ReviewApp
-from tui.images import SampleImages
+from lmmreview.tui.app import ReviewApp
+from lmmreview.tui.images import SampleImages
 
 
 async def probe(db: Path, mode: str, presses: int) -> dict[str, object]:

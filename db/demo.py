@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from db.importers import ImportSummary, load, read_generic, read_mmbench, read_mmmu, read_mmvet
-from db.importers.batch import ImportBatch
-from db.store import Store
+from lmmreview.db.importers import (
+    ImportSummary,
+    load,
+    read_generic,
+    read_mmbench,
+    read_mmmu,
+    read_mmvet,
+)
+from lmmreview.db.importers.batch import ImportBatch
+from lmmreview.db.store import Store
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 

@@ -12,13 +12,13 @@ import socket
 from dataclasses import dataclass
 from datetime import datetime
 
-from db.store import DECIDES, Store, now
-from engine.judging import JudgeItem, Work, ladder
-from engine.llm import Call, Reply
-from engine.mmbench import match_choice
-from engine.runner import Cached
-from engine.scoring import USABLE, Judgment
-from engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.db.store import DECIDES, Store, now
+from lmmreview.engine.judging import JudgeItem, Work, ladder
+from lmmreview.engine.llm import Call, Reply
+from lmmreview.engine.mmbench import match_choice
+from lmmreview.engine.runner import Cached
+from lmmreview.engine.scoring import USABLE, Judgment
+from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 # A run is settled for this judge (the ? is its model) when its latest judgment is usable
 # and is this judge's, or an option match that needs no LLM; a newer failure, from any

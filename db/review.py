@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
 
-from db.store import Store, now
-from engine.review import Entry, HistoryRow, current, undo_target
-from engine.scoring import USABLE, Verdict
-from engine.types import Sample
+from lmmreview.db.store import Store, now
+from lmmreview.engine.review import Entry, HistoryRow, current, undo_target
+from lmmreview.engine.scoring import USABLE, Verdict
+from lmmreview.engine.types import Sample
 
 RETRY_WAIT_MS = 100  # how long a retried write waits for another process's write lock
 

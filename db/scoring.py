@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from db.store import Store
-from engine.breakdown import Breakdown
-from engine.export import Notes
-from engine.layouts import layout_for
-from engine.offline import offline_judgment
-from engine.scoring import Outcome, effective
-from engine.types import DatasetKind, Sample
+from lmmreview.db.store import Store
+from lmmreview.engine.breakdown import Breakdown
+from lmmreview.engine.export import Notes
+from lmmreview.engine.layouts import layout_for
+from lmmreview.engine.offline import offline_judgment
+from lmmreview.engine.scoring import Outcome, effective
+from lmmreview.engine.types import DatasetKind, Sample
 
 
 @dataclass(frozen=True, slots=True)

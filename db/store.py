@@ -18,9 +18,9 @@ from pathlib import Path
 
 import sqlite_utils
 
-from db.schema import MIGRATIONS, SCHEMA_VERSION
-from engine.scoring import USABLE, Judgment, Status, Verdict
-from engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.db.schema import MIGRATIONS, SCHEMA_VERSION
+from lmmreview.engine.scoring import USABLE, Judgment, Status, Verdict
+from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 BUSY_TIMEOUT_MS = 10_000
 

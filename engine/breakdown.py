@@ -18,9 +18,9 @@ from contextlib import contextmanager
 from itertools import compress, repeat
 from operator import itemgetter, not_
 
-from engine.layouts import Cells, Layout, Positions, Unit, circular_outcome, circular_run
-from engine.scoring import MICRO, Outcome
-from engine.tables import Cell, Row, Table
+from lmmreview.engine.layouts import Cells, Layout, Positions, Unit, circular_outcome, circular_run
+from lmmreview.engine.scoring import MICRO, Outcome
+from lmmreview.engine.tables import Cell, Row, Table
 
 
 class _Sums:

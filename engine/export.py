@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from engine.tables import Cell, Table
-from engine.visible import UNSAFE_CHAR, visible
+from lmmreview.engine.tables import Cell, Table
+from lmmreview.engine.visible import UNSAFE_CHAR, visible
 
 DASH = "\u2013"  # en dash: an empty cell, or a range of N
 

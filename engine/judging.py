@@ -12,10 +12,10 @@ import json
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from engine import mmbench, mmvet
-from engine.llm import Call, Reply
-from engine.offline import OFFLINE_JUDGE, RULES_VERSION
-from engine.scoring import Judgment, Status, choice_score
+from lmmreview.engine import mmbench, mmvet
+from lmmreview.engine.llm import Call, Reply
+from lmmreview.engine.offline import OFFLINE_JUDGE, RULES_VERSION
+from lmmreview.engine.scoring import Judgment, Status, choice_score
 
 EXTRACT_MAX_TOKENS = 16  # room for "The answer is C." from chatty judges
 EXTRACT_TEMPERATURES = (0.0, 0.5, 1.0)  # step 2 is asked up to three times

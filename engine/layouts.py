@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import groupby
 
-from engine import mmbench, mmmu, mmvet
-from engine.scoring import MICRO, Outcome
-from engine.tables import Column
-from engine.types import DatasetKind, Sample
+from lmmreview.engine import mmbench, mmmu, mmvet
+from lmmreview.engine.scoring import MICRO, Outcome
+from lmmreview.engine.tables import Column
+from lmmreview.engine.types import DatasetKind, Sample
 
 Cells = tuple[tuple[str, str], ...]  # (table name, column key) pairs
 Positions = dict[tuple[str, int], list[int]]  # (split, cell set id) -> answer indices

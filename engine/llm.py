@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
-from engine.secrets import redact
+from lmmreview.engine.secrets import redact
 
 if TYPE_CHECKING:
     import openai

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from engine.types import QuestionType, Sample
+from lmmreview.engine.types import QuestionType, Sample
 
 DISCIPLINES: dict[str, tuple[str, ...]] = {
     "Art and Design": ("Art", "Art_Theory", "Design", "Music"),

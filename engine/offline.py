@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 
-from engine import mmbench, mmmu, mmvet
-from engine.scoring import Judgment, Status, choice_score
-from engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine import mmbench, mmmu, mmvet
+from lmmreview.engine.scoring import Judgment, Status, choice_score
+from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 OFFLINE_JUDGE = "offline rules"
 RULES_VERSION = "rules-1"  # bump when a rule changes, so old results can be told apart

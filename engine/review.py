@@ -9,8 +9,8 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from engine.scoring import Outcome, Verdict, choice_score
-from engine.types import Sample
+from lmmreview.engine.scoring import Outcome, Verdict, choice_score
+from lmmreview.engine.types import Sample
 
 
 @dataclass(slots=True)

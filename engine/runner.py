@@ -18,9 +18,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from engine.judging import JudgeItem, cache_key, exhausted, failed, interpret, ladder, without_llm
-from engine.llm import Call, CallFailed, ChatClient, JudgeUnavailable, Reply
-from engine.scoring import Judgment, Status
+from lmmreview.engine.judging import (
+    JudgeItem,
+    cache_key,
+    exhausted,
+    failed,
+    interpret,
+    ladder,
+    without_llm,
+)
+from lmmreview.engine.llm import Call, CallFailed, ChatClient, JudgeUnavailable, Reply
+from lmmreview.engine.scoring import Judgment, Status
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from tui.cli import app
+from lmmreview.tui.cli import app
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 GOLDEN = Path(__file__).parent / "golden"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import MMBENCH_HEADER, dump, png_base64, write_json, write_lines, write_tsv
 
-from db import store as store_module
+from lmmreview.db import store as store_module
 
 Case = Callable[[Path], tuple[list[object], list[str]]]
 

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.breakdown import Breakdown
-from engine.layouts import layout_for
-from engine.scoring import Judgment, Outcome, Status, Verdict, effective
-from engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine.breakdown import Breakdown
+from lmmreview.engine.layouts import layout_for
+from lmmreview.engine.scoring import Judgment, Outcome, Status, Verdict, effective
+from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 
 def _open(key: str, caps: tuple[str, ...]) -> Sample:
@@ -294,7 +294,7 @@ def test_the_screen_and_the_exports_agree_on_effective_scores(
     judged, verdict, choice, golds
 ) -> None:
     """Entry.outcome (the review screen) and effective() (report, export) are one rule."""
-    from engine.review import Entry
+    from lmmreview.engine.review import Entry
 
     if choice is not None:
         verdict = Verdict(None, choice)

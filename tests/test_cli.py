@@ -7,8 +7,8 @@ from pathlib import Path
 import typer
 from conftest import dump
 
-from db.schema import SCHEMA_VERSION
-from tui.cli import app
+from lmmreview.db.schema import SCHEMA_VERSION
+from lmmreview.tui.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import matches_golden, needs_fixture
 
-from engine.export import DASH, Notes, to_csv, to_json, to_latex, to_markdown
-from engine.tables import Cell, Column, Row, Table
+from lmmreview.engine.export import DASH, Notes, to_csv, to_json, to_latex, to_markdown
+from lmmreview.engine.tables import Cell, Column, Row, Table
 
 # A control or invisible code point written raw (newline aside).
 RAW_CONTROL = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200b\u202e\U000e0000-\U000e007f]")

@@ -33,8 +33,8 @@ from bench.fake_judge import (
     mmbench_letter,
     scripted_reply,
 )
-from engine.mmbench import extraction_prompt
-from engine.mmvet import judge_prompt, parse_score, retry_prompt
+from lmmreview.engine.mmbench import extraction_prompt
+from lmmreview.engine.mmvet import judge_prompt, parse_score, retry_prompt
 
 REPO = Path(__file__).resolve().parents[1]
 # A hand-built MM-Vet prompt: the marker sentence, then the query row with an empty last cell.

@@ -32,10 +32,10 @@ from conftest import (
 )
 from PIL import Image
 
-import tui.cli
-from db import Store, importers
-from db.schema import MIGRATIONS
-from db.store import _statements
+from lmmreview.db import Store, importers
+from lmmreview.db.schema import MIGRATIONS
+from lmmreview.db.store import _statements
+from lmmreview.tui import cli as cli_module
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_IMAGE_BYTES = 64 * 2**20  # the README's limit on an image file
@@ -84,7 +84,7 @@ def mmvet_question(**fields: object) -> dict[str, object]:
 
 def run_cli_in_another_process(*args: object) -> None:
     """`lmmreview ARGS...` as a separate process (another terminal)."""
-    command = [sys.executable, "-c", "from tui.cli import app; app()", *map(str, args)]
+    command = [sys.executable, "-m", "lmmreview", *map(str, args)]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
 
@@ -102,13 +102,13 @@ def test_a_failed_import_keeps_a_database_another_process_made_meanwhile(
     answers_only = write_lines(
         tmp_path / "answers.jsonl", [{"id": "q1", "prediction": "b", "model": "m"}]
     )
-    real_read = tui.cli.read_generic
+    real_read = cli_module.read_generic
 
     def slow_read(*args: object, **kwargs: object) -> importers.ImportBatch:
         run_cli_in_another_process("import", "jsonl", db, other)  # finishes while this one reads
         return real_read(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(tui.cli, "read_generic", slow_read)
+    monkeypatch.setattr(cli_module, "read_generic", slow_read)
     result = cli("import", "jsonl", db, answers_only, "--dataset", "nowhere")
     refused(result, "answers.jsonl", "'nowhere'")
     with Store.open(db, create=False) as store:
@@ -594,7 +594,7 @@ def nobody_cli(*args: object) -> CliResult:
     A separate process, because SQLite shares one process's open files between its
     connections: a connection held open by the test would lend its -wal and -shm."""
     nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-    command = [sys.executable, "-c", "from tui.cli import app; app()", *map(str, args)]
+    command = [sys.executable, "-m", "lmmreview", *map(str, args)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI")}
     done = subprocess.run(
         [*nobody, *command] if os.geteuid() == 0 else command,

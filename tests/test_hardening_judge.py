@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from bench.fake_judge import FakeJudge
-from db import Store
-from db.judging import JudgeStore
-from engine.judging import cache_key, ladder
-from engine.llm import Call, CallFailed, OpenAIChat, _retry_after
-from engine.mmvet import DEFAULT_JUDGE_MODEL, judge_prompt
-from engine.secrets import REDACTED, redact
+from lmmreview.db import Store
+from lmmreview.db.judging import JudgeStore
+from lmmreview.engine.judging import cache_key, ladder
+from lmmreview.engine.llm import Call, CallFailed, OpenAIChat, _retry_after
+from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL, judge_prompt
+from lmmreview.engine.secrets import REDACTED, redact
 
 MMVET_ITEMS = 20 + 20 + 18  # the demo's MM-Vet answers (demo-gamma misses two)
 KEY = "sk-test-SECRET-4f9a7c1e"  # what conftest's judge_env exports
@@ -232,7 +232,7 @@ def _judge_process(
     db: Path, server: FakeJudge, concurrency: int, stderr: int = subprocess.DEVNULL
 ) -> subprocess.Popen[bytes]:
     """`lmmreview judge` in a process of its own, against `server`."""
-    command = [sys.executable, "-c", "from tui.cli import app; app()", "judge", str(db),
+    command = [sys.executable, "-m", "lmmreview", "judge", str(db),
                "--dataset", "mmvet", "--runs", "1", "--concurrency", str(concurrency)]  # fmt: skip
     env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url}
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)

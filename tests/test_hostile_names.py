@@ -19,8 +19,8 @@ from rich.console import Console
 from textual.widgets import DataTable, Input
 from tui_harness import drive, pick, until
 
-from tui.app import ReviewApp
-from tui.screens import BreakdownScreen, CompareScreen, JudgeScreen, Menu
+from lmmreview.tui.app import ReviewApp
+from lmmreview.tui.screens import BreakdownScreen, CompareScreen, JudgeScreen, Menu
 
 # An OSC 52 clipboard write, Rich markup that crashes ("[/]") or links, a zero-width space.
 HOSTILE = "\x1b]52;c;SGVsbG8=\x07[/][link=file:///etc/passwd]x[/link]\u200b"

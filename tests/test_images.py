@@ -15,7 +15,7 @@ from PIL import ImageFile
 from textual.app import App, ComposeResult
 from textual_image.widget import HalfcellImage
 
-from tui.images import (
+from lmmreview.tui.images import (
     MISSING,
     ImageCache,
     ImagePipeline,

@@ -32,7 +32,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from tui.cli import app
+from lmmreview.tui.cli import app
 
 LONG = "LMMREVIEW_FUZZ_EXAMPLES" in os.environ  # a long run explores new inputs each time
 settings.register_profile(

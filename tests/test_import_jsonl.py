@@ -4,7 +4,7 @@ from pathlib import Path
 
 from conftest import dump, png_bytes, write_lines
 
-from db import Store
+from lmmreview.db import Store
 
 
 def test_samples_with_tags_images_and_inline_predictions(cli, tmp_path: Path) -> None:

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from conftest import MMBENCH_HEADER, dump, png_base64, write_tsv
 
-from db import Store
+from lmmreview.db import Store
 
 
 def test_circular_groups_options_and_shared_images(cli, mmbench_tsv, tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from conftest import dump, needs_fixture, png_bytes, write_json, write_lines
 
-from db import Store
+from lmmreview.db import Store
 
 
 def _record(key: str, response: str, gold: object, qtype: str = "multiple-choice") -> dict:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 from conftest import dump, write_json
 
-from db import Store
+from lmmreview.db import Store
 
 
 def test_imports_samples_images_and_answers(cli, mmvet_files, tmp_path: Path) -> None:

@@ -11,10 +11,10 @@ import pytest
 from conftest import dump, write_tsv
 
 from bench.fake_judge import ALL_FAULTS, FakeJudge
-from db import Store
-from db.judging import JudgeStore
-from engine.llm import OpenAIChat
-from engine.runner import Runner, RunnerSettings
+from lmmreview.db import Store
+from lmmreview.db.judging import JudgeStore
+from lmmreview.engine.llm import OpenAIChat
+from lmmreview.engine.runner import Runner, RunnerSettings
 
 
 def _llm_judgments(db: Path) -> list[tuple]:
@@ -135,7 +135,7 @@ def test_without_a_configured_judge_the_offline_rules_run(cli, monkeypatch, tmp_
 def test_faults_at_30_percent_every_item_judged_or_failed_once(tmp_path: Path, seed: int) -> None:
     from typer.testing import CliRunner
 
-    from tui.cli import app
+    from lmmreview.tui.cli import app
 
     db = tmp_path / "demo.db"
     CliRunner().invoke(app, ["demo", str(db), "--no-open"])
@@ -199,7 +199,7 @@ def test_kill_nine_halfway_then_resume_loses_nothing_and_pays_little(cli, tmp_pa
     db = tmp_path / "demo.db"
     cli("demo", db, "--no-open")
     items, concurrency = 58 * 5, 4
-    command = [sys.executable, "-c", "from tui.cli import app; app()", "judge", str(db),
+    command = [sys.executable, "-m", "lmmreview", "judge", str(db),
                "--dataset", "mmvet", "--runs", "5", "--concurrency", str(concurrency)]  # fmt: skip
     with FakeJudge(latency=0.03) as server:
         env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url}
@@ -257,7 +257,7 @@ def test_a_run_in_a_background_task_reports_progress_and_cancels_cleanly(cli, tm
 
 
 def test_retry_after_is_honoured_and_other_failures_back_off_with_jitter() -> None:
-    from engine.llm import CallFailed
+    from lmmreview.engine.llm import CallFailed
 
     runner = Runner(
         None, None, RunnerSettings("m", backoff_base=0.5, backoff_max=4.0, retry_after_max=30)

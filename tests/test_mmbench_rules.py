@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.mmbench import (
+from lmmreview.engine.mmbench import (
     EXTRACTION_PROMPT_VERSION,
     L2_ABBREVIATIONS,
     L3_ABILITIES,

@@ -16,7 +16,7 @@ from conftest import FIXTURES, needs_fixture
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.mmmu import (
+from lmmreview.engine.mmmu import (
     DISCIPLINE_OF,
     MmmuVerdict,
     judge,
@@ -27,7 +27,7 @@ from engine.mmmu import (
     question_type_of,
     subject_of,
 )
-from engine.types import QuestionType, Sample
+from lmmreview.engine.types import QuestionType, Sample
 
 OPTIONS = {"A": "Josef Albers", "B": "George Eastman", "C": "Gosnell Hall", "D": "Tea Server 1925"}
 
@@ -108,7 +108,7 @@ def test_random_fallback_is_seeded_per_sample_and_marked() -> None:
 
 
 def test_random_fallback_does_not_depend_on_the_hash_seed() -> None:
-    code = "from engine.mmmu import parse_choice; print(parse_choice('?', dict.fromkeys('ABCDE', 'x'), 'id_7'))"
+    code = "from lmmreview.engine.mmmu import parse_choice; print(parse_choice('?', dict.fromkeys('ABCDE', 'x'), 'id_7'))"
     outputs = {
         subprocess.run(
             [sys.executable, "-c", code],

@@ -11,7 +11,7 @@ from conftest import FIXTURES, needs_fixture
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.mmvet import (
+from lmmreview.engine.mmvet import (
     DEFAULT_JUDGE_MODEL,
     EMPTY_ANSWER_REASON,
     INTEGRATION_ORDER,

@@ -29,7 +29,7 @@ SCRIPT = textwrap.dedent(
     import sys
     sys.path[:0] = [{root!r}]
     {inject}
-    from tui.cli import app
+    from lmmreview.tui.cli import app
     app({args!r}, prog_name="lmmreview")
     """
 )
@@ -99,7 +99,7 @@ def test_open_with_stderr_redirected_says_so(demo_db: Path, tmp_path: Path) -> N
 def test_open_exits_non_zero_after_a_crash(demo_db: Path) -> None:
     """Any unexpected error ends the screen with exit code 1 and a last line saying so."""
     inject = (
-        "from tui.app import ReviewScreen\n"
+        "from lmmreview.tui.app import ReviewScreen\n"
         "def broken(self): raise RuntimeError('injected fault')\n"
         "ReviewScreen.action_compare = broken"
     )

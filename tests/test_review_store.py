@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from db import Store
-from db.judging import JudgeStore
-from db.review import ReviewStore
-from db.scoring import dataset_scores, score_offline
-from engine.review import Entry, Filter
-from engine.scoring import Judgment, Status, Verdict
-from engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.db import Store
+from lmmreview.db.judging import JudgeStore
+from lmmreview.db.review import ReviewStore
+from lmmreview.db.scoring import dataset_scores, score_offline
+from lmmreview.engine.review import Entry, Filter
+from lmmreview.engine.scoring import Judgment, Status, Verdict
+from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 
 @pytest.fixture

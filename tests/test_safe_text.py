@@ -12,8 +12,8 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from engine.visible import stand_in
-from tui.safe_text import plain_line, safe
+from lmmreview.engine.visible import stand_in
+from lmmreview.tui.safe_text import plain_line, safe
 
 # What Rich itself writes for styles: Select Graphic Rendition sequences only.
 SGR = re.compile(r"\x1b\[[0-9;]*m")

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from conftest import FIXTURES, dump, needs_fixture
 
-from engine.mmmu import DISCIPLINE_OF, subject_of
-from engine.mmvet import offline_grade
+from lmmreview.engine.mmmu import DISCIPLINE_OF, subject_of
+from lmmreview.engine.mmvet import offline_grade
 
 ROOT = Path(__file__).resolve().parents[1]
 

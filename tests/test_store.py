@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from db import Store, StoreError
-from db.schema import SCHEMA_VERSION
-from engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.db import Store, StoreError
+from lmmreview.db.schema import SCHEMA_VERSION
+from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 
 def test_a_new_database_has_the_schema_and_settings(tmp_path: Path) -> None:
@@ -103,8 +103,8 @@ def test_sample_fields_round_trip(tmp_path: Path) -> None:
 
 
 def test_an_older_database_is_migrated_forward_keeping_its_data(tmp_path: Path) -> None:
-    from db.schema import MIGRATIONS
-    from db.store import _statements
+    from lmmreview.db.schema import MIGRATIONS
+    from lmmreview.db.store import _statements
 
     db = tmp_path / "old.db"
     with sqlite3.connect(db) as conn:  # a file as the first release wrote it

@@ -11,10 +11,10 @@ from textual.widgets import DataTable, Input, OptionList
 from tui_harness import cursor, drive, export_to, pick, text_of, until
 
 from bench.fake_judge import FakeJudge
-from db import Store
-from db.review import ReviewStore
-from tui.answer_list import AnswerList
-from tui.screens import BreakdownScreen, CompareScreen, HelpScreen, JudgeScreen
+from lmmreview.db import Store
+from lmmreview.db.review import ReviewStore
+from lmmreview.tui.answer_list import AnswerList
+from lmmreview.tui.screens import BreakdownScreen, CompareScreen, HelpScreen, JudgeScreen
 
 
 def _total(app, model: str = "demo-alpha") -> float:
@@ -352,7 +352,7 @@ def test_quitting_during_a_judge_run_ends_cleanly(demo_db: Path, monkeypatch) ->
 
 
 def test_every_key_does_one_thing() -> None:
-    from tui.app import ReviewApp, ReviewScreen
+    from lmmreview.tui.app import ReviewApp, ReviewScreen
 
     keys = [k for b in ReviewScreen.BINDINGS + ReviewApp.BINDINGS for k in b.key.split(",")]
     assert len(keys) == len(set(keys))

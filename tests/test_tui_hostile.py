@@ -10,9 +10,9 @@ from conftest import write_lines
 from rich.text import Text
 from tui_harness import drive, text_of, until
 
-from db import Store
-from engine.scoring import Judgment, Status
-from tui.answer_list import AnswerList
+from lmmreview.db import Store
+from lmmreview.engine.scoring import Judgment, Status
+from lmmreview.tui.answer_list import AnswerList
 
 HOSTILE = {
     "markup": (

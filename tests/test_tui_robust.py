@@ -11,9 +11,9 @@ from conftest import write_lines
 from textual.widgets import Input
 from tui_harness import cursor, drive, export_to, pick, text_of, until
 
-import db.store
-from tui.answer_list import AnswerList
-from tui.app import PENDING_MARK
+from lmmreview.db import store
+from lmmreview.tui.answer_list import AnswerList
+from lmmreview.tui.app import PENDING_MARK
 
 
 def _reviews(db: Path) -> list[tuple]:
@@ -36,7 +36,7 @@ def _row_text(app, index: int) -> str:
 def test_a_verdict_waits_while_another_process_holds_the_write_lock(
     demo_db: Path, monkeypatch
 ) -> None:
-    monkeypatch.setattr(db.store, "BUSY_TIMEOUT_MS", 50)  # a long import, compressed
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_MS", 50)  # a long import, compressed
     seen = {}
     other = sqlite3.connect(demo_db, isolation_level=None)
 
@@ -447,7 +447,7 @@ def test_a_repeated_grade_adds_no_row_and_one_undo_takes_it_back(demo_db: Path) 
 def test_a_repeated_grade_waiting_to_be_saved_is_not_queued_twice(
     demo_db: Path, monkeypatch
 ) -> None:
-    monkeypatch.setattr(db.store, "BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_MS", 50)
     seen = {}
     other = sqlite3.connect(demo_db, isolation_level=None)
 

@@ -7,8 +7,8 @@ from pathlib import Path
 from conftest import matches_golden
 from tui_harness import drive, until
 
-from tui.images import SampleImages
-from tui.screens import BreakdownScreen, HelpScreen
+from lmmreview.tui.images import SampleImages
+from lmmreview.tui.screens import BreakdownScreen, HelpScreen
 
 
 def test_review_breakdown_and_help_screens(cli, tmp_path: Path) -> None:

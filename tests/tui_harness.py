@@ -13,8 +13,8 @@ from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 from textual_image.widget import HalfcellImage
 
-from tui.answer_list import AnswerList
-from tui.app import ReviewApp
+from lmmreview.tui.answer_list import AnswerList
+from lmmreview.tui.app import ReviewApp
 
 # A fixed renderer: textual-image picks one from the terminal, and tests have none.
 RENDERER = HalfcellImage

@@ -34,24 +34,24 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from db import Store, StoreError
-from db.files import ExportRefused, write_export
-from db.judging import JudgeStore
-from db.review import Detail, ReviewStore
-from db.scoring import DatasetScores
-from engine.export import Notes, to_markdown
-from engine.llm import OpenAIChat
-from engine.mmvet import DEFAULT_JUDGE_MODEL
-from engine.review import DISAGREEMENT, SPREAD, Entry, Filter, axes
-from engine.runner import Progress, Runner, RunnerSettings
-from engine.scoring import Verdict
-from engine.types import QuestionType, Sample
-from engine.visible import visible
-from tui import detail as render
-from tui.answer_list import AnswerList, Row
-from tui.images import Decoded, ImagePipeline, ImageProblem, SampleImages
-from tui.safe_text import plain_line, safe
-from tui.screens import (
+from lmmreview.db import Store, StoreError
+from lmmreview.db.files import ExportRefused, write_export
+from lmmreview.db.judging import JudgeStore
+from lmmreview.db.review import Detail, ReviewStore
+from lmmreview.db.scoring import DatasetScores
+from lmmreview.engine.export import Notes, to_markdown
+from lmmreview.engine.llm import OpenAIChat
+from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
+from lmmreview.engine.review import DISAGREEMENT, SPREAD, Entry, Filter, axes
+from lmmreview.engine.runner import Progress, Runner, RunnerSettings
+from lmmreview.engine.scoring import Verdict
+from lmmreview.engine.types import QuestionType, Sample
+from lmmreview.engine.visible import visible
+from lmmreview.tui import detail as render
+from lmmreview.tui.answer_list import AnswerList, Row
+from lmmreview.tui.images import Decoded, ImagePipeline, ImageProblem, SampleImages
+from lmmreview.tui.safe_text import plain_line, safe
+from lmmreview.tui.screens import (
     Answer,
     BreakdownScreen,
     CompareScreen,
@@ -60,7 +60,7 @@ from tui.screens import (
     Menu,
     Prompt,
 )
-from tui.session import Session
+from lmmreview.tui.session import Session
 
 T = TypeVar("T")
 IMAGE_BOX = (480, 240)  # thumbnails are made to fit this many pixels

@@ -14,10 +14,10 @@ from typing import Annotated
 import typer
 from rich.table import Table as RichTable
 
-from db import Store
-from db.demo import SAMPLE_DATA, build_demo
-from db.files import write_export
-from db.importers import (
+from lmmreview.db import Store
+from lmmreview.db.demo import SAMPLE_DATA, build_demo
+from lmmreview.db.files import write_export
+from lmmreview.db.importers import (
     ImportBatch,
     ImportSummary,
     import_batch,
@@ -26,16 +26,16 @@ from db.importers import (
     read_mmmu,
     read_mmvet,
 )
-from db.scoring import dataset_scores, score_offline
-from engine.export import RENDERERS, Notes
-from engine.mmvet import DEFAULT_JUDGE_MODEL
-from engine.review import DISAGREEMENT, SPREAD
-from engine.tables import Table
-from tui.judge_cli import judge
-from tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, NewDbArg, ZeroOpt
-from tui.output import clear_errors, err, fail, out, say
-from tui.report import render
-from tui.safe_text import safe
+from lmmreview.db.scoring import dataset_scores, score_offline
+from lmmreview.engine.export import RENDERERS, Notes
+from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
+from lmmreview.engine.review import DISAGREEMENT, SPREAD
+from lmmreview.engine.tables import Table
+from lmmreview.tui.judge_cli import judge
+from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, NewDbArg, ZeroOpt
+from lmmreview.tui.output import clear_errors, err, fail, out, say
+from lmmreview.tui.report import render
+from lmmreview.tui.safe_text import safe
 
 
 class Format(StrEnum):
@@ -354,7 +354,7 @@ def open_db(
     with clear_errors(db), Store.open(db, create=False) as store:
         # fail here, with one line, rather than inside the screen
         store.require_datasets([dataset] if dataset is not None else [])
-    from tui.app import ReviewApp  # Textual loads only for the screen
+    from lmmreview.tui.app import ReviewApp  # Textual loads only for the screen
 
     reviewer = reviewer or getpass.getuser()
     screen = ReviewApp(

@@ -12,13 +12,13 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from db.review import Detail, JudgeRecord
-from engine.export import DASH
-from engine.review import Entry, HistoryRow
-from engine.scoring import Verdict
-from engine.tables import Cell
-from engine.types import QuestionType, Sample
-from tui.safe_text import plain_line, safe
+from lmmreview.db.review import Detail, JudgeRecord
+from lmmreview.engine.export import DASH
+from lmmreview.engine.review import Entry, HistoryRow
+from lmmreview.engine.scoring import Verdict
+from lmmreview.engine.tables import Cell
+from lmmreview.engine.types import QuestionType, Sample
+from lmmreview.tui.safe_text import plain_line, safe
 
 _PARTS = re.compile(r"\s*(<AND>|<OR>)\s*")
 

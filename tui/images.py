@@ -25,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual_image.widget import Image as AutoImage
 
-from tui.safe_text import safe
+from lmmreview.tui.safe_text import safe
 
 # Far above any benchmark image; it bounds a worker's memory (~150 MB as RGB) and stops
 # decompression bombs before Pillow's own, higher limit.

@@ -16,15 +16,15 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from db import Store
-from db.judging import JudgeStore, Plan
-from db.scoring import score_offline
-from engine.llm import OpenAIChat
-from engine.mmvet import DEFAULT_JUDGE_MODEL
-from engine.runner import Progress as RunProgress
-from engine.runner import Runner, RunnerSettings
-from tui.options import DatasetsOpt, DbArg, JudgeUrlOpt
-from tui.output import clear_errors, err, say
+from lmmreview.db import Store
+from lmmreview.db.judging import JudgeStore, Plan
+from lmmreview.db.scoring import score_offline
+from lmmreview.engine.llm import OpenAIChat
+from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
+from lmmreview.engine.runner import Progress as RunProgress
+from lmmreview.engine.runner import Runner, RunnerSettings
+from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeUrlOpt
+from lmmreview.tui.output import clear_errors, err, say
 
 DUMMY_KEY = "not-needed"  # local servers (vLLM, Ollama) ignore the key, but one is required
 

@@ -11,11 +11,11 @@ import typer
 from rich.console import Console
 from rich.style import StyleType
 
-from db import StoreError
-from db.importers import ImportFailure
-from db.store import read_only_error
-from engine.llm import JudgeUnavailable
-from tui.safe_text import safe
+from lmmreview.db import StoreError
+from lmmreview.db.importers import ImportFailure
+from lmmreview.db.store import read_only_error
+from lmmreview.engine.llm import JudgeUnavailable
+from lmmreview.tui.safe_text import safe
 
 # soft_wrap: a message stays one line, however narrow the terminal.
 out = Console(highlight=False, soft_wrap=True)

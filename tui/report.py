@@ -6,9 +6,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from engine.export import Notes, counts_row, grid
-from engine.tables import Table
-from tui.safe_text import safe
+from lmmreview.engine.export import Notes, counts_row, grid
+from lmmreview.engine.tables import Table
+from lmmreview.tui.safe_text import safe
 
 _RANK_STYLE = {1: "bold", 2: "underline", 0: ""}
 WIDE = 9  # tables with more columns than this are shown turned, one line per column

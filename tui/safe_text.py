@@ -12,7 +12,7 @@ from rich.cells import cell_len, set_cell_size
 from rich.style import StyleType
 from rich.text import Span, Text
 
-from engine.visible import reveal, visible
+from lmmreview.engine.visible import reveal, visible
 
 DEFAULT_LIMIT = 100_000
 STAND_IN_STYLE = "dim"

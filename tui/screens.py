@@ -18,10 +18,10 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Input, Label, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
-from engine.export import counts_row, grid
-from engine.tables import Table
-from engine.visible import visible
-from tui.safe_text import safe
+from lmmreview.engine.export import counts_row, grid
+from lmmreview.engine.tables import Table
+from lmmreview.engine.visible import visible
+from lmmreview.tui.safe_text import safe
 
 
 class Prompt(ModalScreen[str | None]):

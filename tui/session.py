@@ -11,13 +11,13 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from db.review import ReviewStore
-from engine.breakdown import Breakdown
-from engine.layouts import Layout, layout_for
-from engine.review import Agreement, Entry, Filter
-from engine.scoring import Outcome
-from engine.tables import Cell
-from engine.types import DatasetKind, Sample
+from lmmreview.db.review import ReviewStore
+from lmmreview.engine.breakdown import Breakdown
+from lmmreview.engine.layouts import Layout, layout_for
+from lmmreview.engine.review import Agreement, Entry, Filter
+from lmmreview.engine.scoring import Outcome
+from lmmreview.engine.tables import Cell
+from lmmreview.engine.types import DatasetKind, Sample
 
 
 @dataclass(frozen=True, slots=True)

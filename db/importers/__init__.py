@@ -9,12 +9,18 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, check_batch, listed
-from db.importers.jsonl import read_generic
-from db.importers.mmbench import read_mmbench
-from db.importers.mmmu import read_mmmu
-from db.importers.mmvet import read_mmvet
-from db.store import Store, new_database
+from lmmreview.db.importers.batch import (
+    AnswerRecord,
+    ImportBatch,
+    ImportFailure,
+    check_batch,
+    listed,
+)
+from lmmreview.db.importers.jsonl import read_generic
+from lmmreview.db.importers.mmbench import read_mmbench
+from lmmreview.db.importers.mmmu import read_mmmu
+from lmmreview.db.importers.mmvet import read_mmvet
+from lmmreview.db.store import Store, new_database
 
 __all__ = [
     "ImportBatch",

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from db.store import StoredImage
-from engine.types import DatasetKind, Sample
+from lmmreview.db.store import StoredImage
+from lmmreview.engine.types import DatasetKind, Sample
 
 
 class ImportFailure(Exception):

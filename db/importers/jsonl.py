@@ -18,9 +18,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, check_model_argument
-from db.importers.read import ImageFiles, read_jsonl
-from engine.types import DatasetKind, QuestionType, Sample, Tags
+from lmmreview.db.importers.batch import (
+    AnswerRecord,
+    ImportBatch,
+    ImportFailure,
+    check_model_argument,
+)
+from lmmreview.db.importers.read import ImageFiles, read_jsonl
+from lmmreview.engine.types import DatasetKind, QuestionType, Sample, Tags
 
 
 def read_generic(path: Path, model: str | None = None, dataset: str | None = None) -> ImportBatch:

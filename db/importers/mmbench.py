@@ -5,11 +5,16 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, check_model_argument
-from db.importers.read import check_header, image_from_base64, read_table
-from db.store import StoredImage
-from engine.mmbench import OPTION_LETTERS, circular_position
-from engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.db.importers.batch import (
+    AnswerRecord,
+    ImportBatch,
+    ImportFailure,
+    check_model_argument,
+)
+from lmmreview.db.importers.read import check_header, image_from_base64, read_table
+from lmmreview.db.store import StoredImage
+from lmmreview.engine.mmbench import OPTION_LETTERS, circular_position
+from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 _REQUIRED = ("index", "question", "A", "B", "category", "image")
 _PREDICTION_COLUMNS = ("index", "prediction")

@@ -13,16 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from db.importers.batch import (
+from lmmreview.db.importers.batch import (
     AnswerRecord,
     ImportBatch,
     ImportFailure,
     check_model_argument,
     listed,
 )
-from db.importers.read import ImageFiles, outside, read_json, read_jsonl
-from engine.mmmu import DISCIPLINE_OF, question_type_of, subject_of
-from engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.db.importers.read import ImageFiles, outside, read_json, read_jsonl
+from lmmreview.engine.mmmu import DISCIPLINE_OF, question_type_of, subject_of
+from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 MAX_IMAGES = 7
 

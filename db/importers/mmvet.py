@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, check_model_argument
-from db.importers.read import ImageFiles, existing, read_json
-from engine.mmvet import canonical_capabilities
-from engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.db.importers.batch import (
+    AnswerRecord,
+    ImportBatch,
+    ImportFailure,
+    check_model_argument,
+)
+from lmmreview.db.importers.read import ImageFiles, existing, read_json
+from lmmreview.engine.mmvet import canonical_capabilities
+from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 _FIELDS = ("imagename", "question", "answer", "capability")
 

@@ -19,8 +19,8 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
-from db.importers.batch import ImportFailure, listed
-from db.store import StoredImage
+from lmmreview.db.importers.batch import ImportFailure, listed
+from lmmreview.db.store import StoredImage
 
 csv.field_size_limit(2**31 - 1)  # base64 images make very long cells
 

@@ -1,0 +1,5 @@
+"""`python -m lmmreview`: the same command line as the `lmmreview` script."""
+
+from lmmreview.tui.cli import app
+
+app(prog_name="lmmreview")
