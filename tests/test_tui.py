@@ -318,6 +318,7 @@ def test_hiding_the_judge_screen_keeps_the_run_going(demo_db: Path, monkeypatch)
             seen["told"] = " ".join(str(n.message) for n in app._notifications)
             await pilot.press("J")
             await until(pilot, lambda: isinstance(app.screen, JudgeScreen))
+            await until(pilot, lambda: app.screen.query("#judge-status"))  # composed again
             seen["status"] = text_of(app, "#judge-status")
 
         drive(demo_db, steps, judge_runs=1, judge_base_url=server.base_url)

@@ -235,12 +235,14 @@ class JudgeScreen(ModalScreen[None]):
         """Keep the run's progress; show it now, or when the screen is shown again (Esc
         hides it while the run goes on)."""
         self._progress = (done, total, status)
-        if self.is_attached:
-            self._show_progress()
+        self._show_progress()
 
     def _show_progress(self) -> None:
-        if self._progress is None:
-            return
+        bars = self.query("#judge-bar").results(ProgressBar)
+        statuses = self.query("#judge-status").results(Static)
+        bar, shown = next(bars, None), next(statuses, None)
+        if self._progress is None or bar is None or shown is None:
+            return  # hidden, or not composed yet: on_mount shows it
         done, total, status = self._progress
-        self.query_one("#judge-bar", ProgressBar).update(total=max(total, 1), progress=done)
-        self.query_one("#judge-status", Static).update(safe(status))
+        bar.update(total=max(total, 1), progress=done)
+        shown.update(safe(status))
