@@ -5,6 +5,13 @@ Append a migration to change the schema; never edit one that has shipped.
 
 from __future__ import annotations
 
+from lmmreview.engine.scoring import USABLE
+
+# `j` is the latest judgment of its (answer, run): the one that decides the run.
+DECIDES = (
+    "j.id = (SELECT MAX(l.id) FROM judgments l WHERE l.answer_id = j.answer_id AND l.run = j.run)"
+)
+
 MIGRATIONS: tuple[str, ...] = (
     # 1: the first schema.
     """
@@ -155,6 +162,63 @@ MIGRATIONS: tuple[str, ...] = (
         BEGIN SELECT RAISE(ABORT, 'flags are append-only'); END;
     CREATE TRIGGER flags_no_delete BEFORE DELETE ON flags
         BEGIN SELECT RAISE(ABORT, 'flags are append-only'); END;
+    """,
+    # 4: views that let sqlite3, Datasette or pandas read the file without lmmreview. They
+    # follow the rule of engine.scoring.effective; tests/test_views.py holds them to it.
+    f"""
+    CREATE VIEW answers_readable AS
+    SELECT a.id AS answer_id, d.name AS dataset, s.key AS sample_key, m.name AS model,
+           s.question, s.options, s.answer AS gold, a.text AS model_answer,
+           a.source, a.created_at AS imported_at
+    FROM answers a JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id
+    JOIN datasets d ON d.id = s.dataset_id;
+
+    -- The latest review of an answer is in force when it carries a verdict (an undo back
+    -- to no verdict leaves none); a chosen option is scored against every gold.
+    CREATE VIEW current_verdicts AS
+    SELECT r.answer_id, d.name AS dataset, s.key AS sample_key, m.name AS model,
+           r.score AS verdict_score, r.choice AS verdict_choice,
+           CASE WHEN r.choice IS NULL THEN r.score
+                WHEN s.answer IS NULL THEN NULL
+                WHEN r.choice = s.answer
+                     OR r.choice IN (SELECT value FROM json_each(s.alt_answers)) THEN 1.0
+                ELSE 0.0 END AS score,
+           r.action, r.reviewer, r.note, r.created_at AS reviewed_at
+    FROM reviews r JOIN answers a ON a.id = r.answer_id JOIN samples s ON s.id = a.sample_id
+    JOIN models m ON m.id = a.model_id JOIN datasets d ON d.id = s.dataset_id
+    WHERE r.id = (SELECT MAX(l.id) FROM reviews l WHERE l.answer_id = r.answer_id)
+      AND (r.score IS NOT NULL OR r.choice IS NOT NULL);
+
+    -- A dataset has as many runs as its highest judged run (failed ones too), at least one.
+    -- A human score holds for every run; else the run's latest judgment decides it, and
+    -- a failed one leaves the run unscored.
+    CREATE VIEW effective_scores AS
+    WITH RECURSIVE top (dataset_id, runs) AS (
+        SELECT d.id, 1 + COALESCE((SELECT MAX(j.run) FROM judgments j
+            JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id
+            WHERE s.dataset_id = d.id), 0)
+        FROM datasets d
+    ), dataset_runs (dataset_id, run, runs) AS (
+        SELECT dataset_id, 0, runs FROM top
+        UNION ALL
+        SELECT dataset_id, run + 1, runs FROM dataset_runs WHERE run + 1 < runs
+    )
+    SELECT a.id AS answer_id, d.name AS dataset, s.key AS sample_key, m.name AS model,
+           n.run,
+           CASE WHEN v.score IS NOT NULL THEN NULL ELSE j.judge_model END AS judge,
+           COALESCE(v.score, j.score) AS score,
+           CASE WHEN v.score IS NOT NULL THEN 'human'
+                WHEN j.score IS NULL THEN 'unscored'
+                WHEN j.status = 'fallback' THEN 'fallback'
+                WHEN j.judge_kind = 'offline' THEN 'offline'
+                ELSE 'judge' END AS source,
+           CASE WHEN v.score IS NOT NULL THEN v.reviewer END AS reviewer,
+           CASE WHEN v.score IS NULL THEN j.id END AS judgment_id
+    FROM answers a JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id
+    JOIN datasets d ON d.id = s.dataset_id JOIN dataset_runs n ON n.dataset_id = d.id
+    LEFT JOIN current_verdicts v ON v.answer_id = a.id
+    LEFT JOIN judgments j ON j.answer_id = a.id AND j.run = n.run
+        AND j.status IN {USABLE} AND {DECIDES};
     """,
 )
 

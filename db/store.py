@@ -18,7 +18,7 @@ from pathlib import Path
 
 import sqlite_utils
 
-from lmmreview.db.schema import MIGRATIONS, SCHEMA_VERSION
+from lmmreview.db.schema import DECIDES, MIGRATIONS, SCHEMA_VERSION
 from lmmreview.engine.scoring import USABLE, Judgment, Status, Verdict
 from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
@@ -536,11 +536,6 @@ def _link_new(temp: Path, target: Path, path: Path) -> None:
             "it is and nothing was imported (run the import again to add to it)"
         ) from None
 
-
-# `j` is the latest judgment of its (answer, run): the one that decides the run.
-DECIDES = (
-    "j.id = (SELECT MAX(l.id) FROM judgments l WHERE l.answer_id = j.answer_id AND l.run = j.run)"
-)
 
 # An answer is judged when a usable judgment decides one of its runs (is the run's
 # latest), reviewed when its latest review carries a verdict (an undo back to "no
