@@ -55,8 +55,14 @@ def runner(site: Path, cwd: Path, shadow: Path | None = None) -> Run:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([*path, str(site)])}
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, *args[1:]] if args[0] == "python" else [site / "bin" / args[0], *args[1:]]
-        return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+        command = (
+            [sys.executable, *args[1:]]
+            if args[0] == "python"
+            else [site / "bin" / args[0], *args[1:]]
+        )
+        return subprocess.run(
+            command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+        )
 
     return run
 
