@@ -60,8 +60,15 @@ def runner(site: Path, cwd: Path, shadow: Path | None = None) -> Run:
             if args[0] == "python"
             else [site / "bin" / args[0], *args[1:]]
         )
+        # no stdin: nothing may wait for a terminal (a hang fails after the timeout)
         return subprocess.run(
-            command, cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+            command,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
 
     return run
@@ -119,8 +126,9 @@ def shadow_modules(folder: Path) -> Path:
 
 
 def test_every_command_works_beside_generic_engine_db_and_tui_modules(
-    installed: Path, tmp_path: Path
+    installed: Path, tmp_path: Path, judge_env: str
 ) -> None:
+    """Every command's help, and a real run of each (the judge asks the fake server)."""
     run = runner(installed, tmp_path, shadow_modules(tmp_path / "research"))
     group = typer.main.get_command(app)
     for command in [[name] for name in group.commands] + [
@@ -133,6 +141,7 @@ def test_every_command_works_beside_generic_engine_db_and_tui_modules(
         ["lmmreview", "demo", "x.db", "--no-open"],
         ["lmmreview", "import", "jsonl", "g.db", str(data / "demo.jsonl")],
         ["lmmreview", "score", "x.db"],
+        ["lmmreview", "judge", "x.db", "--runs", "1"],
         ["lmmreview", "info", "x.db"],
         ["lmmreview", "report", "x.db"],
         ["lmmreview", "export", "x.db", "--format", "json"],
