@@ -1,11 +1,13 @@
-"""Build the demo database from the files in `sample_data/`."""
+"""Build the demo database from the sample data installed with lmmreview."""
 
 from __future__ import annotations
 
+from importlib.resources import files
 from pathlib import Path
 
 from lmmreview.db.importers import (
     ImportSummary,
+    import_target,
     load,
     read_generic,
     read_mmbench,
@@ -13,18 +15,24 @@ from lmmreview.db.importers import (
     read_mmvet,
 )
 from lmmreview.db.importers.batch import ImportBatch
-from lmmreview.db.store import Store
-
-SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
+from lmmreview.db.scoring import score_offline
 
 
-def demo_batches(data: Path = SAMPLE_DATA) -> list[ImportBatch]:
+def sample_data() -> Path:
+    """The folder of the installed `lmmreview.sample_data` package (the repository's
+    `sample_data/`)."""
+    folder = files("lmmreview.sample_data")
+    # pip, pipx and uv unpack wheels; only a zipped install would give no real folder
+    if not isinstance(folder, Path):
+        raise FileNotFoundError(f"{folder}: the sample data is not a folder on disk")
+    return folder
+
+
+def demo_batches(data: Path) -> list[ImportBatch]:
     """Every import the demo makes: MM-Vet, MMBench, MMMU and generic JSONL, three demo
     models each."""
     if not (data / "mmvet").is_dir():
-        raise FileNotFoundError(
-            f"{data}: the sample data is not there (run lmmreview from a clone of the repository)"
-        )
+        raise FileNotFoundError(f"{data}: not a sample data folder (it has no mmvet/)")
     mmvet = data / "mmvet"
     results = [(path, path.stem) for path in sorted((mmvet / "answers").glob("*.json"))]
     batches = [read_mmvet(mmvet / "mm-vet.json", mmvet / "images", results)]
@@ -43,6 +51,10 @@ def demo_batches(data: Path = SAMPLE_DATA) -> list[ImportBatch]:
     return batches
 
 
-def build_demo(store: Store, data: Path = SAMPLE_DATA) -> list[ImportSummary]:
-    """Import the sample data into `store` (idempotent: a second build changes nothing)."""
-    return [load(store, batch) for batch in demo_batches(data)]
+def build_demo(path: Path, batches: list[ImportBatch]) -> list[ImportSummary]:
+    """Load the demo's `batches` into the database at `path` and score them offline
+    (idempotent: a second build changes nothing). A new file appears only if this succeeds."""
+    with import_target(path) as store:
+        summaries = [load(store, batch) for batch in batches]
+        list(score_offline(store))
+    return summaries

@@ -790,7 +790,7 @@ def img_circuit() -> Image.Image:
     text(d, (112, 128), "+", 18, anchor="lm")
     text(d, (40, 150), "12 V", 18, anchor="rm")
     # resistor zigzag
-    zig = [(175, 240)]
+    zig: list[tuple[float, float]] = [(175, 240)]
     for i in range(1, 7):
         zig.append((175 + i * 50 / 7, 240 + (-12 if i % 2 else 12)))
     zig.append((225, 240))

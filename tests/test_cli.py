@@ -2,8 +2,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
+import pytest
 import typer
 from conftest import dump
 
@@ -79,6 +81,30 @@ def test_demo_builds_every_benchmark_and_is_idempotent(cli, tmp_path: Path) -> N
     before = dump(db)
     assert cli("demo", db, "--no-open").code == 0
     assert dump(db) == before
+
+
+@pytest.mark.parametrize(
+    "bad_line",
+    [
+        "{not json",  # fails while reading, before any database exists
+        # fails while loading the last dataset, after the others went into the new file
+        '{"id": "g1", "model": "demo-alpha", "prediction": "green"}',
+    ],
+)
+def test_a_failed_demo_leaves_no_file_behind(cli, tmp_path: Path, bad_line: str) -> None:
+    """Bad sample data: one line naming the file, exit 1, and no database (nor any
+    temporary file) in the folder."""
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "sample_data", data)
+    broken = data / "generic" / "demo.jsonl"
+    broken.write_text(broken.read_text() + bad_line + "\n")
+    folder = tmp_path / "out"
+    folder.mkdir()
+    result = cli("demo", folder / "demo.db", "--no-open", "--data", data)
+    assert result.code == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert str(broken) in line
+    assert list(folder.iterdir()) == []
 
 
 def test_open_without_a_terminal_says_so_and_leaves_the_file(cli, tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ import typer
 from rich.table import Table as RichTable
 
 from lmmreview.db import Store
-from lmmreview.db.demo import SAMPLE_DATA, build_demo
+from lmmreview.db.demo import build_demo, demo_batches, sample_data
 from lmmreview.db.files import write_export
 from lmmreview.db.importers import (
     ImportBatch,
@@ -381,13 +381,20 @@ def demo(
     ),
     no_open: Annotated[bool, typer.Option("--no-open", help="Build only; do not open.")] = False,
     data: Annotated[
-        Path, typer.Option(metavar="FOLDER", help="The sample data folder.")
-    ] = SAMPLE_DATA,
+        Path | None,
+        typer.Option(
+            metavar="FOLDER",
+            help="A sample data folder laid out like sample_data/ "
+            "(default: the one installed with lmmreview).",
+        ),
+    ] = None,
 ) -> None:
     """Build a demo database from the sample data and open it."""
-    with clear_errors(db), err.status("Building the demo database"), Store.open(db) as store:
-        summaries = build_demo(store, data)
-        list(score_offline(store))
+    with clear_errors(db):
+        with err.status("Reading the sample data"):
+            batches = demo_batches(data or sample_data())
+        with err.status("Building the demo database"):
+            summaries = build_demo(db, batches)
     added = sum(n for s in summaries for n in s.answers_added.values())
     say(f"{db}: demo database ready ({added} answers added)")
     info(db)

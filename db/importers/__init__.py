@@ -6,6 +6,8 @@ Reading checks everything before the database is touched; loading is all or noth
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,6 +29,7 @@ __all__ = [
     "ImportFailure",
     "ImportSummary",
     "import_batch",
+    "import_target",
     "load",
     "read_generic",
     "read_mmbench",
@@ -48,16 +51,24 @@ class ImportSummary:
 
 
 def import_batch(path: Path, batch: ImportBatch) -> ImportSummary:
-    """Load `batch` into the database file at `path`, all or nothing.
+    """Load `batch` into the database file at `path`, all or nothing."""
+    with import_target(path) as store:
+        return load(store, batch)
 
-    An existing file is brought to the current schema inside the import's transaction
-    (a failed import leaves it as it was); a new one appears only if the import succeeds.
+
+@contextmanager
+def import_target(path: Path) -> Iterator[Store]:
+    """The store that imports into `path` write to.
+
+    An existing file is brought to the current schema inside the first load's transaction
+    (a failed load leaves it as it was); a new one appears only if the block succeeds.
     """
     if path.exists():
         with Store.open(path, migrate=False) as store:
-            return load(store, batch)
-    with new_database(path) as store:
-        return load(store, batch)
+            yield store
+    else:
+        with new_database(path) as store:
+            yield store
 
 
 def load(store: Store, batch: ImportBatch) -> ImportSummary:
