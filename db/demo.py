@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from importlib.resources import files
 from pathlib import Path
 
@@ -49,6 +50,23 @@ def demo_batches(data: Path) -> list[ImportBatch]:
         )
     batches.append(read_generic(data / "generic" / "demo.jsonl", dataset="generic"))
     return batches
+
+
+def installed_demo_batches() -> list[ImportBatch]:
+    """The demo's imports from the sample data installed with lmmreview, their sources
+    recorded as `sample_data/...` rather than where this machine keeps the package."""
+    data = sample_data()
+    batches = demo_batches(data)
+    for batch in batches:
+        batch.source = _as_sample_data(batch.source, data)
+        batch.answers = [
+            replace(answer, source=_as_sample_data(answer.source, data)) for answer in batch.answers
+        ]
+    return batches
+
+
+def _as_sample_data(source: str, data: Path) -> str:
+    return (Path("sample_data") / Path(source).relative_to(data)).as_posix()
 
 
 def build_demo(path: Path, batches: list[ImportBatch]) -> list[ImportSummary]:

@@ -172,6 +172,16 @@ def test_sources_are_stored_as_given_on_the_command_line(cli, tmp_path: Path, mo
         assert [r[0] for r in stored] == ["data/b.jsonl"]
 
 
+def test_the_demo_records_its_sources_inside_sample_data(demo_db: Path) -> None:
+    """Not where this machine keeps the installed package."""
+    with sqlite3.connect(demo_db) as conn:
+        stored = [
+            row[0]
+            for row in conn.execute("SELECT source FROM datasets UNION SELECT source FROM answers")
+        ]
+    assert stored and all(source.startswith("sample_data/") for source in stored), stored
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

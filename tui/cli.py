@@ -15,7 +15,7 @@ import typer
 from rich.table import Table as RichTable
 
 from lmmreview.db import Store
-from lmmreview.db.demo import build_demo, demo_batches, sample_data
+from lmmreview.db.demo import build_demo, demo_batches, installed_demo_batches
 from lmmreview.db.files import write_export
 from lmmreview.db.importers import (
     ImportBatch,
@@ -392,7 +392,7 @@ def demo(
     """Build a demo database from the sample data and open it."""
     with clear_errors(db):
         with err.status("Reading the sample data"):
-            batches = demo_batches(data or sample_data())
+            batches = demo_batches(data) if data else installed_demo_batches()
         with err.status("Building the demo database"):
             summaries = build_demo(db, batches)
     added = sum(n for s in summaries for n in s.answers_added.values())
