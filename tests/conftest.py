@@ -42,6 +42,14 @@ def png_base64(color: str = "red") -> str:
     return base64.b64encode(png_bytes(color)).decode()
 
 
+@pytest.fixture(autouse=True)
+def config_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> Path:
+    """Every test has its own empty XDG_CONFIG_HOME: the user's real settings never leak in."""
+    home = tmp_path_factory.mktemp("config")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
+    return home
+
+
 @dataclass
 class CliResult:
     code: int
