@@ -470,10 +470,10 @@ class ReviewApp(App[None]):
         """`image_renderer` None turns images off; `keymap` maps binding ids to keys; a
         theme chosen in the command palette is saved to `settings_path`, if given."""
         super().__init__()
+        self.settings_path = settings_path
+        self._saved_theme = theme or self.theme  # what the file has: setting it saves nothing
         if theme is not None:
             self.theme = theme
-        self._saved_theme = self.theme
-        self.settings_path = settings_path
         self._keymap_wanted = dict(keymap or {})
         self.db_path = db
         self.disagreement = disagreement  # the filters' thresholds

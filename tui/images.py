@@ -286,8 +286,11 @@ class SampleImages(Widget):
     def show(self, items: Sequence[Decoded | None]) -> None:
         """Show these images in order: a `Thumbnail`, an `ImageProblem`, or None for loading.
 
-        An empty list means the sample has no image. Call on the UI thread.
+        An empty list means the sample has no image. Call on the UI thread. With images
+        off, the one-line placeholder stays.
         """
+        if self.off:
+            return
         self._items = list(items)
         self.refresh(recompose=True)
 
