@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sqlite3
-import tomllib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
