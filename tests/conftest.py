@@ -9,7 +9,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,11 +43,17 @@ def png_base64(color: str = "red") -> str:
 
 
 @pytest.fixture(autouse=True)
-def config_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch) -> Path:
-    """Every test has its own empty XDG_CONFIG_HOME: the user's real settings never leak in."""
-    home = tmp_path_factory.mktemp("config")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(home))
-    return home
+def config_home(monkeypatch) -> Iterator[Path]:
+    """Every test has its own empty XDG_CONFIG_HOME: the user's real settings never leak in.
+
+    Made in the system's temporary folder and open to all, as `nobody` (whom some tests
+    run commands as) must find it empty rather than be refused.
+    """
+    with tempfile.TemporaryDirectory(prefix="lmmreview-config-") as name:
+        home = Path(name)
+        home.chmod(0o755)
+        monkeypatch.setenv("XDG_CONFIG_HOME", name)
+        yield home
 
 
 @dataclass

@@ -11,12 +11,13 @@ from pathlib import Path
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 from textual_image.widget import HalfcellImage
 from tui_harness import SIZE, until
 
 from lmmreview.tui.app import ReviewApp, review_app
 from lmmreview.tui.images import IMAGES_OFF, SampleImages
+from lmmreview.tui.screens import HelpScreen
 from lmmreview.tui.settings import Settings, for_command, load
 
 SETTINGS = """\
@@ -78,6 +79,11 @@ def test_the_keymap_and_reviewer_from_the_file_apply_and_the_reviewer_flag_beats
         await pilot.pause(0.2)
         assert not app.current().reviewed
         await press_until_reviewed(app, pilot, "y")
+        await pilot.press("question_mark")  # the help lists the keys the keymap gave
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        table = app.screen.query_one(DataTable)
+        rows = [[str(c) for c in table.get_row_at(i)] for i in range(table.row_count)]
+        assert ["y", "accept", "accept"] in rows
 
     run_screen(demo_db, for_command(), accept_with_y)
     assert reviews(demo_db) == [("accept", "ada")]

@@ -1156,8 +1156,17 @@ class ReviewApp(App[None]):
         else:
             self.stop(f"{self.db_path}: quit with {unsaved}")
 
+    def remapped(self, binding: Binding) -> Binding:
+        """`binding` with the keys the settings' keymap gives it, for help and the palette."""
+        keys = self._keymap_wanted.get(binding.id or "")
+        return binding if keys is None else replace(binding, key=keys, key_display=None)
+
     def action_help(self) -> None:
-        bindings = [b for b in ReviewScreen.BINDINGS + self.BINDINGS if isinstance(b, Binding)]
+        bindings = [
+            self.remapped(b)
+            for b in ReviewScreen.BINDINGS + self.BINDINGS
+            if isinstance(b, Binding)
+        ]
         self.push_screen(HelpScreen(bindings))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -1171,6 +1180,7 @@ class ReviewApp(App[None]):
                 ("score-", "choose-")
             ):
                 continue  # one command per key, not one per digit or letter
+            binding = self.remapped(binding)
             yield SystemCommand(
                 binding.description.capitalize(),
                 f"key: {binding.key_display or binding.key}",
