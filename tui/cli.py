@@ -372,7 +372,7 @@ def open_db(
             "lmmreview open needs an interactive terminal (stdin, stdout and stderr); "
             "for the tables without one, use lmmreview report or lmmreview export"
         )
-    settings = _screen_settings(
+    settings = for_command(
         reviewer=reviewer,
         judge_model=judge_model,
         judge_runs=judge_runs,
@@ -386,6 +386,7 @@ def open_db(
         store.require_datasets([dataset] if dataset is not None else [])
     from lmmreview.tui.app import review_app  # Textual loads only for the screen
 
+    _check_screen(settings)
     screen = review_app(db, settings, dataset)
     screen.run()
     if screen.failure is not None:  # it stopped itself, and says why
@@ -415,19 +416,17 @@ def demo(
         open_db(db, dataset="mmvet")
 
 
-def _screen_settings(**flags: object) -> Settings:
-    """The settings with these flags on top, checked against the screen's bindings and
-    themes: a keymap id or theme it lacks ends the command, naming the file and the key."""
+def _check_screen(settings: Settings) -> None:
+    """A keymap id or theme the review screen lacks ends the command, naming the file and
+    the key. Imports the screen: call it where Textual may load."""
     from textual.theme import BUILTIN_THEMES
 
     from lmmreview.tui.app import binding_ids
 
-    settings = for_command(**flags)
     try:
         settings.check_screen(binding_ids(), BUILTIN_THEMES)
     except SettingsError as exc:
         raise fail(str(exc)) from None
-    return settings
 
 
 @app.command("config")
@@ -438,7 +437,8 @@ def show_config(
 
     Sources: default, file (the settings file named on top), environment, flag.
     """
-    settings = _screen_settings()
+    settings = for_command()
+    _check_screen(settings)
     rows = settings.rows()
     if as_json:
         document = {
