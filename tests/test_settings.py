@@ -17,7 +17,7 @@ from tui_harness import SIZE, until
 
 from lmmreview.tui.app import ReviewApp, review_app
 from lmmreview.tui.images import IMAGES_OFF, SampleImages
-from lmmreview.tui.screens import HelpScreen
+from lmmreview.tui.screens import HelpScreen, JudgeScreen
 from lmmreview.tui.settings import Settings, for_command, load
 
 SETTINGS = """\
@@ -205,3 +205,23 @@ def test_images_off_shows_one_line_and_no_image(demo_db: Path, config_home: Path
     run_screen(demo_db, for_command(images="off"), look("off"), dataset="mmvet")
     assert seen["halfcell"][0] == 1  # the same sample shows its image with a renderer
     assert seen["off"] == (0, [IMAGES_OFF], 1)
+
+
+def test_the_judge_started_from_the_screen_reads_the_key_variable_the_settings_name(
+    demo_db: Path, config_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings_file(config_home, '[judge]\napi_key_env = "MY_JUDGE_KEY"\n')
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    said: list[str] = []
+
+    async def open_judge(app: ReviewApp, pilot: Pilot) -> None:
+        await pilot.press("J")
+        await until(pilot, lambda: isinstance(app.screen, JudgeScreen))
+        said.append(" ".join(str(s.content) for s in app.screen.query(Static)))
+
+    run_screen(demo_db, for_command(), open_judge, dataset="mmvet")
+    monkeypatch.setenv("MY_JUDGE_KEY", "sk-from-my-variable")
+    run_screen(demo_db, for_command(), open_judge, dataset="mmvet")
+    assert "No LLM judge configured: set MY_JUDGE_KEY" in said[0]
+    assert "LLM judge gpt-4-0613 at the OpenAI API on mmvet" in said[1]

@@ -461,6 +461,9 @@ class ReviewApp(App[None]):
         judge_model: str = DEFAULT_JUDGE_MODEL,
         judge_runs: int = 5,
         judge_base_url: str | None = None,
+        judge_api_key_env: str = "OPENAI_API_KEY",
+        judge_concurrency: int = 16,
+        judge_timeout: float = 60.0,
         disagreement: float = DISAGREEMENT,
         spread: float = SPREAD,
         keymap: Mapping[str, str] | None = None,
@@ -485,6 +488,9 @@ class ReviewApp(App[None]):
         self.judge_model = judge_model  # for runs started from the screen (J)
         self.judge_runs = judge_runs
         self.judge_base_url = judge_base_url
+        self.judge_api_key_env = judge_api_key_env  # the variable's name, never the key
+        self.judge_concurrency = judge_concurrency
+        self.judge_timeout = judge_timeout
         self.session: Session | None = None
         self.timings: list[float] = []  # seconds from key press to the next sample shown
         self._pressed_at: float | None = None
@@ -1195,7 +1201,7 @@ class ReviewApp(App[None]):
             return
         model, runs = self.judge_model, self.judge_runs
         base_url = self.judge_base_url or os.environ.get("OPENAI_BASE_URL")
-        configured = bool(os.environ.get("OPENAI_API_KEY") or base_url)
+        configured = bool(os.environ.get(self.judge_api_key_env) or base_url)
         session = self.session
         dataset = session.dataset if session else "?"
         description = (
@@ -1203,7 +1209,7 @@ class ReviewApp(App[None]):
             f"graded {runs} run{'s' if runs != 1 else ''} each, choice rows extracted where "
             "matching fails."
             if configured
-            else "No LLM judge configured: set OPENAI_API_KEY (and OPENAI_BASE_URL or "
+            else f"No LLM judge configured: set {self.judge_api_key_env} (and OPENAI_BASE_URL or "
             "--judge-base-url for a local server) before starting lmmreview. "
             "`lmmreview score` runs the offline rules."
         )
@@ -1214,14 +1220,13 @@ class ReviewApp(App[None]):
         )
         self.push_screen(self._judge_screen)
 
-    def start_judge(
-        self, model: str, base_url: str | None, runs: int = 5, concurrency: int = 16
-    ) -> None:
+    def start_judge(self, model: str, base_url: str | None, runs: int = 5) -> None:
         """Start a judge run of the current dataset in its own thread."""
         session = self.session
         if session is None or self._judge is not None:
             return
-        api_key = os.environ.get("OPENAI_API_KEY") or "not-needed"
+        api_key = os.environ.get(self.judge_api_key_env) or "not-needed"
+        concurrency, timeout = self.judge_concurrency, self.judge_timeout
         dataset = session.dataset
         ready = threading.Event()
 
@@ -1234,7 +1239,7 @@ class ReviewApp(App[None]):
                 with Store.open(self.db_path, create=False) as store:
                     storage = JudgeStore(store, model)
                     plan = storage.plan(runs, [dataset])
-                    client = OpenAIChat(api_key=api_key, base_url=base_url, timeout=60)
+                    client = OpenAIChat(api_key=api_key, base_url=base_url, timeout=timeout)
                     runner = Runner(client, storage, RunnerSettings(model, concurrency), progress)
                     task = asyncio.current_task()
                     assert task is not None
@@ -1301,6 +1306,9 @@ def review_app(db: Path, settings: Settings, dataset: str | None = None) -> Revi
         judge_model=settings.judge_model,
         judge_runs=settings.judge_runs,
         judge_base_url=settings.judge_base_url,
+        judge_api_key_env=settings.judge_api_key_env,
+        judge_concurrency=settings.judge_concurrency,
+        judge_timeout=settings.judge_timeout,
         disagreement=settings.disagreement,
         spread=settings.spread,
         keymap=settings.keymap,
