@@ -9,7 +9,7 @@ import os
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +40,20 @@ def png_bytes(color: str = "red", size: tuple[int, int] = (8, 6)) -> bytes:
 
 def png_base64(color: str = "red") -> str:
     return base64.b64encode(png_bytes(color)).decode()
+
+
+@pytest.fixture(autouse=True)
+def config_home(monkeypatch) -> Iterator[Path]:
+    """Every test has its own empty XDG_CONFIG_HOME: the user's real settings never leak in.
+
+    Made in the system's temporary folder and open to all, as `nobody` (whom some tests
+    run commands as) must find it empty rather than be refused.
+    """
+    with tempfile.TemporaryDirectory(prefix="lmmreview-config-") as name:
+        home = Path(name)
+        home.chmod(0o755)
+        monkeypatch.setenv("XDG_CONFIG_HOME", name)
+        yield home
 
 
 @dataclass

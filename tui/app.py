@@ -16,7 +16,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
@@ -49,7 +49,14 @@ from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.engine.visible import visible
 from lmmreview.tui import detail as render
 from lmmreview.tui.answer_list import AnswerList, Row
-from lmmreview.tui.images import Decoded, ImagePipeline, ImageProblem, SampleImages
+from lmmreview.tui.images import (
+    RENDERERS,
+    Decoded,
+    ImagePipeline,
+    ImageProblem,
+    Renderer,
+    SampleImages,
+)
 from lmmreview.tui.safe_text import plain_line, safe
 from lmmreview.tui.screens import (
     Answer,
@@ -61,6 +68,7 @@ from lmmreview.tui.screens import (
     Prompt,
 )
 from lmmreview.tui.session import Session
+from lmmreview.tui.settings import Settings, save_theme
 
 T = TypeVar("T")
 IMAGE_BOX = (480, 240)  # thumbnails are made to fit this many pixels
@@ -155,6 +163,7 @@ class ReviewScreen(Screen[None]):
     ReviewScreen #detail { width: 1fr; padding: 0 1; }
     ReviewScreen #detail > Static { margin-bottom: 1; }
     ReviewScreen SampleImages { height: 14; }
+    ReviewScreen SampleImages.off { height: 1; }
     ReviewScreen #strip { height: 3; background: $boost; padding: 0 1; }
     """
 
@@ -447,15 +456,28 @@ class ReviewApp(App[None]):
         *,
         reviewer: str,
         dataset: str | None = None,
-        image_renderer: Callable[..., Any] | None = None,
+        image_renderer: Renderer | None = RENDERERS["auto"],
         poll_seconds: float = 1.5,
         judge_model: str = DEFAULT_JUDGE_MODEL,
         judge_runs: int = 5,
         judge_base_url: str | None = None,
+        judge_api_key_env: str = "OPENAI_API_KEY",
+        judge_concurrency: int = 16,
+        judge_timeout: float = 60.0,
         disagreement: float = DISAGREEMENT,
         spread: float = SPREAD,
+        keymap: Mapping[str, str] | None = None,
+        theme: str | None = None,
+        settings_path: Path | None = None,
     ) -> None:
+        """`image_renderer` None turns images off; `keymap` maps binding ids to keys; a
+        theme chosen in the command palette is saved to `settings_path`, if given."""
         super().__init__()
+        self.settings_path = settings_path
+        self._saved_theme = theme or self.theme  # what the file has: setting it saves nothing
+        if theme is not None:
+            self.theme = theme
+        self._keymap_wanted = dict(keymap or {})
         self.db_path = db
         self.disagreement = disagreement  # the filters' thresholds
         self.spread = spread
@@ -466,6 +488,9 @@ class ReviewApp(App[None]):
         self.judge_model = judge_model  # for runs started from the screen (J)
         self.judge_runs = judge_runs
         self.judge_base_url = judge_base_url
+        self.judge_api_key_env = judge_api_key_env  # the variable's name, never the key
+        self.judge_concurrency = judge_concurrency
+        self.judge_timeout = judge_timeout
         self.session: Session | None = None
         self.timings: list[float] = []  # seconds from key press to the next sample shown
         self._pressed_at: float | None = None
@@ -497,9 +522,22 @@ class ReviewApp(App[None]):
         return iter(())
 
     def on_mount(self) -> None:
+        if self._keymap_wanted:
+            self.set_keymap(self._keymap_wanted)
         self.push_screen(ReviewScreen())
         self.load(self.dataset)
         self.set_interval(self.poll_seconds, self.poll)
+
+    def watch_theme(self, theme: str) -> None:
+        """Keep the theme chosen (in the command palette) in the settings file."""
+        if self.settings_path is None or theme == self._saved_theme:
+            return
+        try:
+            save_theme(self.settings_path, theme)
+        except (OSError, ValueError) as exc:  # the file cannot be written or was broken since
+            self.tell(f"Theme {theme} not saved to {self.settings_path}: {reason(exc)}", "warning")
+            return
+        self._saved_theme = theme
 
     async def on_unmount(self) -> None:
         self.stop_judge()
@@ -748,6 +786,8 @@ class ReviewApp(App[None]):
                 detail = self._details.get(entry.answer_id) or await self._detail(entry.answer_id)
                 if detail is None:
                     return  # told already; the answer shows the problem when it is reached
+                if self.image_renderer is None:
+                    continue  # images are off: none is decoded
                 for image_hash in detail.image_hashes:
                     self._images.prefetch(
                         image_hash, partial(self._image_bytes, image_hash), IMAGE_BOX
@@ -809,6 +849,8 @@ class ReviewApp(App[None]):
         if screen is None:
             return
         widget = screen.query_one(SampleImages)
+        if widget.off:
+            return
         futures = [
             self._images.request(h, partial(self._image_bytes, h), IMAGE_BOX) for h in hashes
         ]
@@ -1120,8 +1162,17 @@ class ReviewApp(App[None]):
         else:
             self.stop(f"{self.db_path}: quit with {unsaved}")
 
+    def remapped(self, binding: Binding) -> Binding:
+        """`binding` with the keys the settings' keymap gives it, for help and the palette."""
+        keys = self._keymap_wanted.get(binding.id or "")
+        return binding if keys is None else replace(binding, key=keys, key_display=None)
+
     def action_help(self) -> None:
-        bindings = [b for b in ReviewScreen.BINDINGS + self.BINDINGS if isinstance(b, Binding)]
+        bindings = [
+            self.remapped(b)
+            for b in ReviewScreen.BINDINGS + self.BINDINGS
+            if isinstance(b, Binding)
+        ]
         self.push_screen(HelpScreen(bindings))
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -1135,6 +1186,7 @@ class ReviewApp(App[None]):
                 ("score-", "choose-")
             ):
                 continue  # one command per key, not one per digit or letter
+            binding = self.remapped(binding)
             yield SystemCommand(
                 binding.description.capitalize(),
                 f"key: {binding.key_display or binding.key}",
@@ -1149,7 +1201,7 @@ class ReviewApp(App[None]):
             return
         model, runs = self.judge_model, self.judge_runs
         base_url = self.judge_base_url or os.environ.get("OPENAI_BASE_URL")
-        configured = bool(os.environ.get("OPENAI_API_KEY") or base_url)
+        configured = bool(os.environ.get(self.judge_api_key_env) or base_url)
         session = self.session
         dataset = session.dataset if session else "?"
         description = (
@@ -1157,7 +1209,7 @@ class ReviewApp(App[None]):
             f"graded {runs} run{'s' if runs != 1 else ''} each, choice rows extracted where "
             "matching fails."
             if configured
-            else "No LLM judge configured: set OPENAI_API_KEY (and OPENAI_BASE_URL or "
+            else f"No LLM judge configured: set {self.judge_api_key_env} (and OPENAI_BASE_URL or "
             "--judge-base-url for a local server) before starting lmmreview. "
             "`lmmreview score` runs the offline rules."
         )
@@ -1168,14 +1220,13 @@ class ReviewApp(App[None]):
         )
         self.push_screen(self._judge_screen)
 
-    def start_judge(
-        self, model: str, base_url: str | None, runs: int = 5, concurrency: int = 16
-    ) -> None:
+    def start_judge(self, model: str, base_url: str | None, runs: int = 5) -> None:
         """Start a judge run of the current dataset in its own thread."""
         session = self.session
         if session is None or self._judge is not None:
             return
-        api_key = os.environ.get("OPENAI_API_KEY") or "not-needed"
+        api_key = os.environ.get(self.judge_api_key_env) or "not-needed"
+        concurrency, timeout = self.judge_concurrency, self.judge_timeout
         dataset = session.dataset
         ready = threading.Event()
 
@@ -1188,7 +1239,7 @@ class ReviewApp(App[None]):
                 with Store.open(self.db_path, create=False) as store:
                     storage = JudgeStore(store, model)
                     plan = storage.plan(runs, [dataset])
-                    client = OpenAIChat(api_key=api_key, base_url=base_url, timeout=60)
+                    client = OpenAIChat(api_key=api_key, base_url=base_url, timeout=timeout)
                     runner = Runner(client, storage, RunnerSettings(model, concurrency), progress)
                     task = asyncio.current_task()
                     assert task is not None
@@ -1237,3 +1288,30 @@ class ReviewApp(App[None]):
         if running is not None:
             loop, task = running
             loop.call_soon_threadsafe(task.cancel)
+
+
+def binding_ids() -> set[str]:
+    """Every binding id a keymap in the settings can name."""
+    bindings = (*ReviewScreen.BINDINGS, *ReviewApp.BINDINGS)
+    return {b.id for b in bindings if isinstance(b, Binding) and b.id}
+
+
+def review_app(db: Path, settings: Settings, dataset: str | None = None) -> ReviewApp:
+    """The review screen as `lmmreview open` sets it up from the effective settings."""
+    return ReviewApp(
+        db,
+        reviewer=settings.reviewer,
+        dataset=dataset,
+        image_renderer=RENDERERS[settings.images],
+        judge_model=settings.judge_model,
+        judge_runs=settings.judge_runs,
+        judge_base_url=settings.judge_base_url,
+        judge_api_key_env=settings.judge_api_key_env,
+        judge_concurrency=settings.judge_concurrency,
+        judge_timeout=settings.judge_timeout,
+        disagreement=settings.disagreement,
+        spread=settings.spread,
+        keymap=settings.keymap,
+        theme=settings.theme,
+        settings_path=settings.path,
+    )

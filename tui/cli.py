@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
 import json
 import sys
 from collections.abc import Callable
@@ -28,7 +27,6 @@ from lmmreview.db.importers import (
 )
 from lmmreview.db.scoring import dataset_scores, score_offline
 from lmmreview.engine.export import RENDERERS, Notes
-from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.engine.tables import Table
 from lmmreview.tui.judge_cli import judge
@@ -36,6 +34,9 @@ from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, N
 from lmmreview.tui.output import clear_errors, err, fail, out, say
 from lmmreview.tui.report import render
 from lmmreview.tui.safe_text import safe
+from lmmreview.tui.settings import IMAGE_RENDERERS, Settings, SettingsError, for_command
+
+Images = StrEnum("Images", {name: name for name in IMAGE_RENDERERS})  # type: ignore[misc]
 
 
 class Format(StrEnum):
@@ -309,40 +310,60 @@ def open_db(
     reviewer: Annotated[
         str | None,
         typer.Option(
-            metavar="NAME", help="Your name in the review history (default: your user name)."
+            metavar="NAME",
+            help="Your name in the review history (default: the settings, else your user name).",
+            show_default=False,
         ),
     ] = None,
     dataset: DatasetOpt = None,
     judge_model: Annotated[
-        str,
-        typer.Option(metavar="MODEL", help="The LLM judge for runs started from the screen (J)."),
-    ] = DEFAULT_JUDGE_MODEL,
-    judge_runs: Annotated[
-        int,
+        str | None,
         typer.Option(
-            min=1, metavar="N", help="Runs per open answer for runs started from the screen."
+            metavar="MODEL",
+            help="The LLM judge for runs started from the screen (J).",
+            show_default=False,
         ),
-    ] = 5,
+    ] = None,
+    judge_runs: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            metavar="N",
+            help="Runs per open answer for runs started from the screen.",
+            show_default=False,
+        ),
+    ] = None,
     judge_base_url: JudgeUrlOpt = None,  # for runs started from the screen
     disagreement: Annotated[
-        float,
+        float | None,
         typer.Option(
             min=0.0,
             max=1.0,
             metavar="X",
             help="The disagreement filter (v) shows reviewed answers whose |judge - human| "
-            "is above this.",
+            f"is above this (default: {DISAGREEMENT:g}).",
+            show_default=False,
         ),
-    ] = DISAGREEMENT,
+    ] = None,
     spread: Annotated[
-        float,
+        float | None,
         typer.Option(
             min=0.0,
             max=0.5,
             metavar="X",
-            help="The variance filter (v) shows answers whose judge runs' std is above this.",
+            help="The variance filter (v) shows answers whose judge runs' std is above this "
+            f"(default: {SPREAD:g}).",
+            show_default=False,
         ),
-    ] = SPREAD,
+    ] = None,
+    images: Annotated[
+        Images | None,
+        typer.Option(
+            help="How images are drawn: auto (detected), tgp, sixel, halfcell, unicode, or off "
+            "(the README says which terminals show real pixels).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Review and grade answers in the terminal, with live tables."""
     # Textual reads keys from stdin and draws on stderr; checked before the file is touched.
@@ -351,22 +372,22 @@ def open_db(
             "lmmreview open needs an interactive terminal (stdin, stdout and stderr); "
             "for the tables without one, use lmmreview report or lmmreview export"
         )
-    with clear_errors(db), Store.open(db, create=False) as store:
-        # fail here, with one line, rather than inside the screen
-        store.require_datasets([dataset] if dataset is not None else [])
-    from lmmreview.tui.app import ReviewApp  # Textual loads only for the screen
-
-    reviewer = reviewer or getpass.getuser()
-    screen = ReviewApp(
-        db,
+    settings = for_command(
         reviewer=reviewer,
-        dataset=dataset,
         judge_model=judge_model,
         judge_runs=judge_runs,
         judge_base_url=judge_base_url,
         disagreement=disagreement,
         spread=spread,
+        images=images.value if images else None,
     )
+    with clear_errors(db), Store.open(db, create=False) as store:
+        # fail here, with one line, rather than inside the screen
+        store.require_datasets([dataset] if dataset is not None else [])
+    from lmmreview.tui.app import review_app  # Textual loads only for the screen
+
+    _check_screen(settings)
+    screen = review_app(db, settings, dataset)
     screen.run()
     if screen.failure is not None:  # it stopped itself, and says why
         raise fail(screen.failure)
@@ -400,3 +421,47 @@ def demo(
     info(db)
     if not no_open:
         open_db(db, dataset="mmvet")
+
+
+def _check_screen(settings: Settings) -> None:
+    """A keymap id or theme the review screen lacks ends the command, naming the file and
+    the key. Imports the screen: call it where Textual may load."""
+    from textual.theme import BUILTIN_THEMES
+
+    from lmmreview.tui.app import binding_ids
+
+    try:
+        settings.check_screen(binding_ids(), BUILTIN_THEMES)
+    except SettingsError as exc:
+        raise fail(str(exc)) from None
+
+
+@app.command("config")
+def show_config(
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """Print the effective settings and where each came from.
+
+    Sources: default, file (the settings file named on top), environment, flag.
+    """
+    settings = for_command()
+    _check_screen(settings)
+    rows = settings.rows()
+    if as_json:
+        document = {
+            "path": str(settings.path),
+            "exists": settings.path.exists(),
+            "settings": {key: {"value": value, "source": source} for key, value, source in rows},
+        }
+        out.print_json(json.dumps(document), ensure_ascii=True)
+        return
+    state = "" if settings.path.exists() else " (absent: every value is a default)"
+    table = RichTable(
+        title=safe(f"{settings.path}{state}", one_line=True), title_justify="left", box=None
+    )
+    for name in ("setting", "value", "source"):
+        table.add_column(name, overflow="fold")
+    for key, value, source in rows:
+        shown = "(none)" if value is None else str(value)
+        table.add_row(safe(key, one_line=True), safe(shown, one_line=True), source)
+    out.print(table)

@@ -23,6 +23,7 @@ from textual.app import ComposeResult
 from textual.containers import Container, Vertical
 from textual.widget import Widget
 from textual.widgets import Static
+from textual_image.widget import HalfcellImage, SixelImage, TGPImage, UnicodeImage
 from textual_image.widget import Image as AutoImage
 
 from lmmreview.tui.safe_text import safe
@@ -33,6 +34,19 @@ MAX_PIXELS = 50_000_000
 MISSING = "image missing from the database"
 # EXIF orientations that turn the picture a quarter, so width and height swap.
 _QUARTER_TURNS = frozenset({5, 6, 7, 8})
+IMAGES_OFF = 'images off (--images, or images = "..." in the settings, turns them on)'
+
+Renderer = Callable[[PILImage.Image], Widget]
+# `--images` choices: textual-image's widget classes; "auto" is the one it detected for
+# this terminal, and "off" (None) shows the placeholder without decoding anything.
+RENDERERS: dict[str, Renderer | None] = {
+    "auto": AutoImage,
+    "tgp": TGPImage,
+    "sixel": SixelImage,
+    "halfcell": HalfcellImage,
+    "unicode": UnicodeImage,
+    "off": None,
+}
 
 
 @dataclass(frozen=True, eq=False)  # eq=False: comparing Images would compare every pixel
@@ -215,7 +229,7 @@ class SampleImages(Widget):
     """A sample's images side by side, each with a caption, or a placeholder saying why not.
 
     `renderer` is the textual-image widget class to draw with (any class taking a PIL image
-    as its first argument); None means the one textual-image picked for this terminal.
+    as its first argument); None means images are off: one line says so.
     """
 
     DEFAULT_CSS = """
@@ -241,6 +255,9 @@ class SampleImages(Widget):
         content-align: center middle;
         color: $text-muted;
     }
+    SampleImages.off {
+        height: 1;
+    }
     SampleImages .caption {
         width: 100%;
         text-align: center;
@@ -250,14 +267,15 @@ class SampleImages(Widget):
 
     def __init__(
         self,
-        renderer: Callable[[PILImage.Image], Widget] | None = None,
+        renderer: Renderer | None = AutoImage,
         *,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self._renderer = renderer if renderer is not None else AutoImage
+        self._renderer = renderer
+        self.set_class(renderer is None, "off")
         self._items: list[Decoded | None] = []
 
     @property
@@ -268,16 +286,27 @@ class SampleImages(Widget):
     def show(self, items: Sequence[Decoded | None]) -> None:
         """Show these images in order: a `Thumbnail`, an `ImageProblem`, or None for loading.
 
-        An empty list means the sample has no image. Call on the UI thread.
+        An empty list means the sample has no image. Call on the UI thread. With images
+        off, the one-line placeholder stays.
         """
+        if self.off:
+            return
         self._items = list(items)
         self.refresh(recompose=True)
 
+    @property
+    def off(self) -> bool:
+        """Whether images are turned off: nothing is decoded or drawn."""
+        return self._renderer is None
+
     def compose(self) -> ComposeResult:
+        if self._renderer is None:
+            yield Static(IMAGES_OFF, classes="placeholder", markup=False)
+            return
         if not self._items:
             yield Static("no image", classes="placeholder", markup=False)
             return
-        count = len(self._items)
+        count, renderer = len(self._items), self._renderer
         for position, item in enumerate(self._items, start=1):
             caption = f"image {position}/{count}"
             with Vertical(classes="cell"):
@@ -285,7 +314,7 @@ class SampleImages(Widget):
                     width, height = item.original_size
                     caption += f" · {width}×{height}"
                     with Container(classes="frame"):
-                        yield self._renderer(item.image)
+                        yield renderer(item.image)
                 elif isinstance(item, ImageProblem):
                     yield Static(safe(item.reason), classes="placeholder")
                 else:

@@ -25,6 +25,7 @@ from lmmreview.engine.runner import Progress as RunProgress
 from lmmreview.engine.runner import Runner, RunnerSettings
 from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeUrlOpt
 from lmmreview.tui.output import clear_errors, err, say
+from lmmreview.tui.settings import for_command
 
 DUMMY_KEY = "not-needed"  # local servers (vLLM, Ollama) ignore the key, but one is required
 
@@ -39,19 +40,30 @@ def judge(
         ),
     ] = None,
     runs: Annotated[
-        int, typer.Option(min=1, metavar="N", help="Judge runs per open answer (MM-Vet: 5).")
-    ] = 5,
-    concurrency: Annotated[int, typer.Option(min=1, metavar="N", help="Requests in flight.")] = 16,
+        int | None,
+        typer.Option(
+            min=1, metavar="N", help="Judge runs per open answer (default: 5, as MM-Vet)."
+        ),
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, metavar="N", help="Requests in flight (default: 16).")
+    ] = None,
     model: Annotated[
-        str, typer.Option(metavar="MODEL", help="The judge model.")
-    ] = DEFAULT_JUDGE_MODEL,
+        str | None,
+        typer.Option(metavar="MODEL", help=f"The judge model (default: {DEFAULT_JUDGE_MODEL})."),
+    ] = None,
     base_url: JudgeUrlOpt = None,
     api_key_env: Annotated[
-        str, typer.Option(metavar="VAR", help="Environment variable holding the API key.")
-    ] = "OPENAI_API_KEY",
+        str | None,
+        typer.Option(
+            metavar="VAR",
+            help="Environment variable holding the API key (default: OPENAI_API_KEY).",
+        ),
+    ] = None,
     timeout: Annotated[
-        float, typer.Option(min=0.1, metavar="SECONDS", help="Seconds per request.")
-    ] = 60.0,
+        float | None,
+        typer.Option(min=0.1, metavar="SECONDS", help="Seconds per request (default: 60)."),
+    ] = None,
     max_attempts: Annotated[
         int,
         typer.Option(
@@ -70,7 +82,17 @@ def judge(
     Resumable: what is judged is stored at once, and a new run asks only what is left.
     Without OPENAI_API_KEY or a base URL, the offline rules run instead.
     """
-    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    effective = for_command(
+        judge_runs=runs,
+        judge_concurrency=concurrency,
+        judge_model=model,
+        judge_base_url=base_url,
+        judge_api_key_env=api_key_env,
+        judge_timeout=timeout,
+    )
+    model, runs, base_url = effective.judge_model, effective.judge_runs, effective.judge_base_url
+    api_key_env, timeout = effective.judge_api_key_env, effective.judge_timeout
+    concurrency = effective.judge_concurrency
     api_key = os.environ.get(api_key_env) or (DUMMY_KEY if base_url else None)
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])

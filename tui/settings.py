@@ -1,0 +1,231 @@
+"""The settings a user keeps in a TOML file, and where each effective value came from.
+
+The file is `$XDG_CONFIG_HOME/lmmreview/config.toml` (platformdirs' user config folder
+where XDG_CONFIG_HOME is not set). Precedence, highest first: a command-line flag, then
+the environment where one applies ($OPENAI_BASE_URL), then the file, then the default
+(the reviewer's default is the login name). A malformed file or an unknown key is an
+error naming the file and the key; an API key never belongs here, only the NAME of the
+variable holding it.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+import re
+import tempfile
+import tomllib
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
+from lmmreview.engine.review import DISAGREEMENT, SPREAD
+from lmmreview.tui.output import fail
+
+IMAGE_RENDERERS = ("auto", "tgp", "sixel", "halfcell", "unicode", "off")
+DEFAULT_THEME = "textual-dark"
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_TABLE_HEADER = re.compile(r"^\s*\[")
+_THEME_LINE = re.compile(r"^\s*theme\s*=")
+
+
+class SettingsError(ValueError):
+    """A settings file that cannot be used; the message is one line naming file and key."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The effective settings. `sources` maps each file key (e.g. "judge.model") to
+    "default", "file", "environment" or "flag"."""
+
+    path: Path
+    reviewer: str = ""
+    theme: str = DEFAULT_THEME
+    images: str = "auto"
+    judge_model: str = DEFAULT_JUDGE_MODEL
+    judge_base_url: str | None = None
+    judge_api_key_env: str = "OPENAI_API_KEY"
+    judge_runs: int = 5
+    judge_concurrency: int = 16
+    judge_timeout: float = 60.0
+    disagreement: float = DISAGREEMENT
+    spread: float = SPREAD
+    keymap: Mapping[str, str] = field(default_factory=dict)
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    def merged(self, **flags: Any) -> Settings:
+        """These settings with the command-line flags that were given (not None) on top."""
+        given = {name: value for name, value in flags.items() if value is not None}
+        sources = dict(self.sources) | {_KEY_OF[name]: "flag" for name in given}
+        return replace(self, **given, sources=sources)
+
+    def rows(self) -> list[tuple[str, object, str]]:
+        """(file key, effective value, source) for every setting, keymap entries last."""
+        listed = [(key, getattr(self, _SPECS[key].attribute), self.sources[key]) for key in _SPECS]
+        keymap = [(f"keymap.{b}", keys, "file") for b, keys in sorted(self.keymap.items())]
+        return listed + keymap
+
+    def check_screen(self, binding_ids: Collection[str], themes: Collection[str]) -> None:
+        """Fail, naming the file and the key, on a keymap id or theme the screen lacks."""
+        for binding_id in self.keymap:
+            if binding_id not in binding_ids:
+                raise _error(self.path, f"keymap.{binding_id}", "no binding has this id")
+        if self.theme not in themes:
+            raise _error(self.path, "theme", f"no theme {self.theme!r}")
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """One key of the file: the attribute it sets and what a valid value is."""
+
+    attribute: str
+    check: Callable[[object], bool]
+    expected: str  # what the error says a valid value is
+
+
+def _text(value: object) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _number(low: float, high: float = float("inf"), whole: bool = False) -> Callable[..., bool]:
+    """A check for an int (or, unless `whole`, a float) between `low` and `high`."""
+
+    def check(value: object) -> bool:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return False  # TOML true is no number, though Python's bool is an int
+        return (isinstance(value, int) or not whole) and low <= value <= high
+
+    return check
+
+
+_SPECS: dict[str, _Spec] = {
+    "reviewer": _Spec("reviewer", _text, "a name"),
+    "theme": _Spec("theme", _text, "a theme name"),
+    "images": _Spec(
+        "images", lambda v: v in IMAGE_RENDERERS, "one of " + ", ".join(IMAGE_RENDERERS)
+    ),
+    "judge.model": _Spec("judge_model", _text, "a model name"),
+    "judge.base_url": _Spec("judge_base_url", _text, "a URL"),
+    "judge.api_key_env": _Spec(
+        "judge_api_key_env",
+        lambda v: isinstance(v, str) and bool(_VARIABLE_NAME.fullmatch(v)),
+        "the NAME of an environment variable (never the key itself)",
+    ),
+    "judge.runs": _Spec("judge_runs", _number(1, whole=True), "a whole number >= 1"),
+    "judge.concurrency": _Spec("judge_concurrency", _number(1, whole=True), "a whole number >= 1"),
+    "judge.timeout": _Spec("judge_timeout", _number(0.1), "seconds >= 0.1"),
+    "review.disagreement": _Spec("disagreement", _number(0.0, 1.0), "a number from 0 to 1"),
+    "review.spread": _Spec("spread", _number(0.0, 0.5), "a number from 0 to 0.5"),
+}
+_KEY_OF = {spec.attribute: key for key, spec in _SPECS.items()}
+
+
+def config_path() -> Path:
+    """Where the settings file is: under $XDG_CONFIG_HOME if set, else platformdirs'."""
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    folder = Path(xdg) / "lmmreview" if xdg else platformdirs.user_config_path("lmmreview", False)
+    return folder / "config.toml"
+
+
+def _error(path: Path, key: str, problem: str) -> SettingsError:
+    return SettingsError(f"{path}: {key}: {problem}")
+
+
+def _read(path: Path) -> dict[str, Any]:
+    """The file as TOML (an absent file is empty), or an error naming file and position."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path}: cannot read the settings ({exc})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: not valid TOML: {exc}") from None
+
+
+def _flatten(document: Mapping[str, Any], path: Path) -> tuple[dict[str, object], dict[str, str]]:
+    """The file's values by dotted key, and its keymap; unknown or bad keys are errors."""
+    values: dict[str, object] = {}
+    keymap: dict[str, str] = {}
+    for name, value in document.items():
+        if name == "keymap":
+            if not isinstance(value, dict):
+                raise _error(path, name, "expected a table of binding id = keys")
+            for binding_id, keys in value.items():
+                if not _text(keys):
+                    raise _error(path, f"keymap.{binding_id}", 'expected keys, e.g. "y,ctrl+y"')
+                keymap[binding_id] = keys
+        elif isinstance(value, dict) and name in ("judge", "review"):
+            values |= {f"{name}.{key}": inner for key, inner in value.items()}
+        else:
+            values[name] = value
+    for key, value in values.items():
+        spec = _SPECS.get(key)
+        if spec is None:
+            raise _error(path, key, "unknown setting (lmmreview config lists them)")
+        if not spec.check(value):
+            raise _error(path, key, f"expected {spec.expected}")
+    return values, keymap
+
+
+def load(path: Path | None = None) -> Settings:
+    """The settings from `path` (default: `config_path()`) over the defaults and the
+    environment. Raises SettingsError for a malformed file or an unknown key."""
+    path = path if path is not None else config_path()
+    values, keymap = _flatten(_read(path), path)
+    chosen: dict[str, Any] = {}
+    sources = {key: "default" for key in _SPECS}
+    for key, value in values.items():
+        chosen[_SPECS[key].attribute] = value
+        sources[key] = "file"
+    if "reviewer" not in values:
+        chosen["reviewer"] = getpass.getuser()
+        sources["reviewer"] = "environment"
+    if os.environ.get("OPENAI_BASE_URL"):  # the environment beats the file, flags beat both
+        chosen["judge_base_url"] = os.environ["OPENAI_BASE_URL"]
+        sources["judge.base_url"] = "environment"
+    return Settings(path=path, keymap=keymap, sources=sources, **chosen)
+
+
+def save_theme(path: Path, theme: str) -> None:
+    """Set `theme = "..."` in the file, keeping every other line (comments too) as it is.
+
+    The top-level theme line is replaced, or added before the first table; the result is
+    checked to parse with the new theme before it replaces the file, in one rename.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    except FileNotFoundError:
+        lines = []
+    line = f"theme = {json.dumps(theme)}\n"  # a JSON string is a valid TOML basic string
+    top = next((i for i, text in enumerate(lines) if _TABLE_HEADER.match(text)), len(lines))
+    found = next((i for i in range(top) if _THEME_LINE.match(lines[i])), None)
+    if found is None:
+        lines.insert(0, line)
+    else:
+        lines[found] = line
+    text = "".join(lines)
+    if tomllib.loads(text).get("theme") != theme:
+        raise SettingsError(f"{path}: theme: could not be updated in place")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp"
+    ) as temporary:
+        temporary.write(text)
+    os.replace(temporary.name, path)
+
+
+def for_command(**flags: Any) -> Settings:
+    """The user's settings with a command's flags on top; a bad file ends the command
+    with one line naming the file and the key (exit 1)."""
+    try:
+        return load().merged(**flags)
+    except SettingsError as exc:
+        raise fail(str(exc)) from None
