@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.table import Table as RichTable
 
+from lmmreview import __version__
 from lmmreview.db import Store
 from lmmreview.db.demo import SAMPLE_DATA, build_demo
 from lmmreview.db.files import write_export
@@ -31,6 +32,7 @@ from lmmreview.engine.export import RENDERERS, Notes
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.engine.tables import Table
+from lmmreview.tui.crash import run_guarded, run_screen
 from lmmreview.tui.judge_cli import judge
 from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, NewDbArg, ZeroOpt
 from lmmreview.tui.output import clear_errors, err, fail, out, say
@@ -49,13 +51,38 @@ app = typer.Typer(
     help="Audit and grade large multimodal model answers (MM-Vet, MMBench, MMMU) "
     "stored in one SQLite file.",
     no_args_is_help=True,
-    add_completion=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},  # subcommands inherit it
+    pretty_exceptions_show_locals=False,  # a local may hold the API key
 )
 import_app = typer.Typer(
     help="Import a benchmark's questions and model answers.", no_args_is_help=True
 )
 app.add_typer(import_app, name="import")
+
+
+def main(args: list[str] | None = None) -> None:
+    """The `lmmreview` script and `python -m lmmreview`: every command, with its errors
+    ending in one line (an unexpected one names its crash log)."""
+    run_guarded(app, args)
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        say(f"lmmreview {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """Options before the command."""
 
 
 def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
@@ -367,11 +394,9 @@ def open_db(
         disagreement=disagreement,
         spread=spread,
     )
-    screen.run()
+    run_screen(screen)  # an unexpected error is raised here, for the crash log
     if screen.failure is not None:  # it stopped itself, and says why
         raise fail(screen.failure)
-    if screen.return_code:  # Textual has printed the traceback
-        raise fail(f"{db}: the review screen stopped after an unexpected error (above)")
 
 
 @app.command()

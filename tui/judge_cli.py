@@ -70,7 +70,6 @@ def judge(
     Resumable: what is judged is stored at once, and a new run asks only what is left.
     Without OPENAI_API_KEY or a base URL, the offline rules run instead.
     """
-    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
     api_key = os.environ.get(api_key_env) or (DUMMY_KEY if base_url else None)
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
