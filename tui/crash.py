@@ -114,7 +114,7 @@ def write_crash_log(exc: BaseException, args: Sequence[str], secrets: Sequence[s
             "".join(traceback.format_exception(exc)),  # no local variables, by design
         ]
     )
-    directory = platformdirs.user_state_path(PROG_NAME)
+    directory = platformdirs.user_state_path(PROG_NAME, appauthor=False)
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     attempt = 1
