@@ -1,5 +1,5 @@
 """`python -m lmmreview`: the same command line as the `lmmreview` script."""
 
-from lmmreview.tui.cli import app
+from lmmreview.tui.cli import main
 
-app(prog_name="lmmreview")
+main()

@@ -29,8 +29,8 @@ SCRIPT = textwrap.dedent(
     import sys
     sys.path[:0] = [{root!r}]
     {inject}
-    from lmmreview.tui.cli import app
-    app({args!r}, prog_name="lmmreview")
+    from lmmreview.tui.cli import main
+    main({args!r})
     """
 )
 
@@ -96,8 +96,12 @@ def test_open_with_stderr_redirected_says_so(demo_db: Path, tmp_path: Path) -> N
     assert "needs an interactive terminal (stdin, stdout and stderr)" in log.read_text()
 
 
-def test_open_exits_non_zero_after_a_crash(demo_db: Path) -> None:
-    """Any unexpected error ends the screen with exit code 1 and a last line saying so."""
+def test_open_exits_non_zero_after_a_crash(
+    demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Any unexpected error ends the screen with exit code 1 and one line naming the crash
+    log, which holds the traceback (Textual's own, with local variables, is not shown)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     inject = (
         "from lmmreview.tui.app import ReviewScreen\n"
         "def broken(self): raise RuntimeError('injected fault')\n"
@@ -105,9 +109,12 @@ def test_open_exits_non_zero_after_a_crash(demo_db: Path) -> None:
     )
     code, stderr = run_in_terminal(["open", str(demo_db)], inject=inject, keys=b"c")
     assert code == 1
-    assert "injected fault" in stderr  # the traceback, for a bug report
-    last = stderr.strip().splitlines()[-1]
-    assert last == f"error: {demo_db}: the review screen stopped after an unexpected error (above)"
+    [log] = (tmp_path / "state" / "lmmreview").glob("crash-*.log")
+    assert stderr.strip().splitlines() == [
+        "error: lmmreview open failed unexpectedly (RuntimeError: injected fault); "
+        f"the full report is in {log}"
+    ]
+    assert "in broken\n" in log.read_text()  # the traceback, for a bug report
 
 
 @pytest.mark.parametrize(

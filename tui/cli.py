@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 from rich.table import Table as RichTable
 
+from lmmreview import __version__
 from lmmreview.db import Store
 from lmmreview.db.demo import build_demo, demo_batches, installed_demo_batches
 from lmmreview.db.files import write_export
@@ -29,6 +30,7 @@ from lmmreview.db.scoring import dataset_scores, score_offline
 from lmmreview.engine.export import RENDERERS, Notes
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.engine.tables import Table
+from lmmreview.tui.crash import run_guarded, run_screen
 from lmmreview.tui.judge_cli import judge
 from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, NewDbArg, ZeroOpt
 from lmmreview.tui.output import clear_errors, err, fail, out, say
@@ -50,13 +52,38 @@ app = typer.Typer(
     help="Audit and grade large multimodal model answers (MM-Vet, MMBench, MMMU) "
     "stored in one SQLite file.",
     no_args_is_help=True,
-    add_completion=False,
     rich_markup_mode=None,
+    context_settings={"help_option_names": ["-h", "--help"]},  # subcommands inherit it
+    pretty_exceptions_show_locals=False,  # a local may hold the API key
 )
 import_app = typer.Typer(
     help="Import a benchmark's questions and model answers.", no_args_is_help=True
 )
 app.add_typer(import_app, name="import")
+
+
+def main(args: list[str] | None = None) -> None:
+    """The `lmmreview` script and `python -m lmmreview`: every command, with its errors
+    ending in one line (an unexpected one names its crash log)."""
+    run_guarded(app, args)
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        say(f"lmmreview {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+) -> None:
+    """Options before the command."""
 
 
 def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
@@ -388,11 +415,9 @@ def open_db(
 
     _check_screen(settings)
     screen = review_app(db, settings, dataset)
-    screen.run()
+    run_screen(screen)  # an unexpected error is raised here, for the crash log
     if screen.failure is not None:  # it stopped itself, and says why
         raise fail(screen.failure)
-    if screen.return_code:  # Textual has printed the traceback
-        raise fail(f"{db}: the review screen stopped after an unexpected error (above)")
 
 
 @app.command()

@@ -4,8 +4,25 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import typer
+
+
+def checked_url(url: str | None) -> str | None:
+    """An http(s) URL with a host, as given; anything else is a usage error, raised while
+    the arguments are read (before any database is opened)."""
+    if url is None:
+        return None
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - the property raises on a port that is not a number
+    except ValueError as exc:  # http://[::1 (an unclosed IPv6 bracket), http://h:x
+        raise typer.BadParameter(f"{url!r} is not a URL ({exc})") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise typer.BadParameter(f"{url!r} is not an http:// or https:// URL with a host")
+    return url
+
 
 DbArg = Annotated[Path, typer.Argument(metavar="DB", help="The lmmreview database file.")]
 NewDbArg = Annotated[
@@ -39,5 +56,7 @@ JudgeUrlOpt = Annotated[
         metavar="URL",
         help="OpenAI-compatible judge server (default: $OPENAI_BASE_URL).",
         show_default=False,
+        envvar="OPENAI_BASE_URL",  # so the variable is checked like the option
+        callback=checked_url,
     ),
 ]

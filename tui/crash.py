@@ -1,0 +1,141 @@
+"""How the command line ends: user errors in one line, unexpected errors in one line plus a
+crash log (the traceback, without local variables or keys) in the user's state directory."""
+
+from __future__ import annotations
+
+import io
+import os
+import platform
+import re
+import sys
+import traceback
+from collections.abc import Sequence
+from datetime import datetime
+from itertools import pairwise
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+import platformdirs
+import typer
+from rich.console import Console
+
+from lmmreview import __version__
+from lmmreview.engine.secrets import redact
+from lmmreview.tui.output import fail
+
+if TYPE_CHECKING:  # Textual loads only for the screen
+    from textual.app import App
+
+PROG_NAME = "lmmreview"
+DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"  # what `judge` and the review screen read
+KEY_OPTION = "--api-key-env"  # `judge` reads the key from the variable this names
+# Typer 0.2x carries its own click, whose errors derive from typer.TyperException; older
+# Typer raises click's own. Any: both have format_message(), usage errors a ctx.
+USER_ERROR: Any = getattr(typer, "TyperException", click.ClickException)
+# Other variables that may hold a credential (a proxy token, another provider's key).
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
+
+
+def run_guarded(app: typer.Typer, args: Sequence[str] | None = None) -> None:
+    """Run the command line and exit: usage errors and interrupts in one line with exit
+    code 1, an unexpected error in one line naming the crash log."""
+    args = list(sys.argv[1:] if args is None else args)
+    try:
+        code = app(args, prog_name=PROG_NAME, standalone_mode=False)
+    except USER_ERROR as exc:  # a missing argument, an unknown option, a bad URL
+        context = getattr(exc, "ctx", None)  # usage errors know their command
+        if type(exc).__name__ == "NoArgsIsHelpError":  # `lmmreview`, `lmmreview import`
+            typer.echo(exc.format_message())  # the help, as click before 8.2 showed it
+            sys.exit(0)
+        where = context.command_path if context else PROG_NAME
+        _end(f"{where}: {exc.format_message()} (-h for help)")
+    except typer.Abort:  # end of input at a prompt
+        _end("interrupted")
+    except Exception as exc:
+        _end(_crash_line(exc, app, args))
+    sys.exit(code if isinstance(code, int) else 0)  # click returns Exit's code, or None
+
+
+def _end(message: str) -> NoReturn:
+    """Print `message` as the one error line and exit with code 1."""
+    sys.exit(fail(message).exit_code)
+
+
+def _crash_line(exc: BaseException, app: typer.Typer, args: list[str]) -> str:
+    """The one line an unexpected error ends with: the command, the error, the log."""
+    secrets = secrets_in_environment(args)
+    command = " ".join(command_path(app, args))
+    what = redact(f"{type(exc).__name__}: {exc}", secrets)
+    try:
+        log = write_crash_log(exc, args, secrets)
+    except OSError as error:  # a read-only home: the line still says what failed
+        return f"{command} failed unexpectedly ({what}); no crash log ({error.strerror})"
+    return f"{command} failed unexpectedly ({what}); the full report is in {log}"
+
+
+def command_path(app: typer.Typer, args: Sequence[str]) -> list[str]:
+    """`lmmreview` and the (sub)command names `args` start with, e.g. lmmreview import jsonl."""
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    path = [PROG_NAME]
+    for word in args:
+        if word not in commands:
+            break
+        path.append(word)
+        commands = getattr(commands[word], "commands", {})  # a group has subcommands
+    return path
+
+
+def secrets_in_environment(args: Sequence[str]) -> list[str]:
+    """Values of the variables a judge key may come from: OPENAI_API_KEY, the variable
+    `--api-key-env` names, and any whose name says it holds a credential."""
+    named = {DEFAULT_KEY_VARIABLE, *_key_options(args)}
+    return [
+        value for name, value in os.environ.items() if name in named or SECRET_NAME.search(name)
+    ]
+
+
+def _key_options(args: Sequence[str]) -> list[str]:
+    """The variable names given to --api-key-env, as `--api-key-env X` or `--api-key-env=X`."""
+    names = [value for option, value in pairwise(args) if option == KEY_OPTION]
+    names += [arg.partition("=")[2] for arg in args if arg.startswith(KEY_OPTION + "=")]
+    return names
+
+
+def write_crash_log(exc: BaseException, args: Sequence[str], secrets: Sequence[str]) -> Path:
+    """Write the report of `exc` to a new crash-YYYYmmdd-HHMMSS.log in the user's state
+    directory (only the user may read it), keys redacted; returns its path."""
+    report = "\n".join(
+        [
+            f"{PROG_NAME} {__version__} on Python {platform.python_version()} "
+            f"({platform.platform()})",
+            "command: " + " ".join([PROG_NAME, *args]),
+            "",
+            "".join(traceback.format_exception(exc)),  # no local variables, by design
+        ]
+    )
+    directory = platformdirs.user_state_path(PROG_NAME, appauthor=False)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    attempt = 1
+    while True:  # two crashes in one second get -2, -3, ...
+        path = directory / f"crash-{stamp}{f'-{attempt}' if attempt > 1 else ''}.log"
+        try:
+            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            attempt += 1
+            continue
+        with open(handle, "w", encoding="utf-8") as log:
+            log.write(redact(report, secrets))
+        return path
+
+
+def run_screen(screen: App[Any]) -> None:
+    """Run a Textual app; an unexpected error in it is raised here, for the crash log.
+
+    Textual prints its own traceback, with local variables (a key among them, maybe), to
+    its error console: that goes nowhere instead."""
+    screen.error_console = Console(file=io.StringIO())
+    screen.run()
+    if screen._exception is not None:  # Textual keeps the first unhandled error
+        raise screen._exception
