@@ -129,17 +129,25 @@ CRASH = textwrap.dedent(
 
 
 @pytest.mark.parametrize(
-    ("variable", "args"),
+    ("variable", "args", "settings"),
     [
-        ("OPENAI_API_KEY", ["info"]),
-        ("LAB_JUDGE", ["judge", "--api-key-env", "LAB_JUDGE"]),  # a name without "KEY"
+        ("OPENAI_API_KEY", ["info"], ""),
+        ("LAB_JUDGE", ["judge", "--api-key-env", "LAB_JUDGE"], ""),  # a name without "KEY"
+        ("LAB_SETTING", ["judge"], '[judge]\napi_key_env = "LAB_SETTING"\n'),  # named in the file
     ],
 )
 def test_a_crash_ends_in_one_line_and_a_log_without_the_key(
-    tmp_path: Path, variable: str, args: list[str]
+    tmp_path: Path, variable: str, args: list[str], settings: str
 ) -> None:
-    state = tmp_path / "state"
-    env = {**os.environ, "XDG_STATE_HOME": str(state), variable: KEY}
+    state, config = tmp_path / "state", tmp_path / "config"
+    (config / "lmmreview").mkdir(parents=True)
+    (config / "lmmreview" / "config.toml").write_text(settings, encoding="utf-8")
+    env = {
+        **os.environ,
+        "XDG_STATE_HOME": str(state),
+        "XDG_CONFIG_HOME": str(config),
+        variable: KEY,
+    }
     script = CRASH.format(variable=variable, token=TOKEN)
     db = tmp_path / "x.db"
     done = subprocess.run(

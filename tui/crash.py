@@ -23,6 +23,8 @@ from rich.console import Console
 from lmmreview import __version__
 from lmmreview.engine.secrets import redact
 from lmmreview.tui.output import fail
+from lmmreview.tui.settings import SettingsError
+from lmmreview.tui.settings import load as load_settings
 
 if TYPE_CHECKING:  # Textual loads only for the screen
     from textual.app import App
@@ -88,11 +90,21 @@ def command_path(app: typer.Typer, args: Sequence[str]) -> list[str]:
 
 def secrets_in_environment(args: Sequence[str]) -> list[str]:
     """Values of the variables a judge key may come from: OPENAI_API_KEY, the variable
-    `--api-key-env` names, and any whose name says it holds a credential."""
-    named = {DEFAULT_KEY_VARIABLE, *_key_options(args)}
+    `--api-key-env` or the settings file names, and any whose name says it holds a
+    credential."""
+    named = {DEFAULT_KEY_VARIABLE, *_key_options(args), *_key_setting()}
     return [
         value for name, value in os.environ.items() if name in named or SECRET_NAME.search(name)
     ]
+
+
+def _key_setting() -> list[str]:
+    """The key variable the settings file names, if the file can be read (a crash may come
+    from reading it)."""
+    try:
+        return [load_settings().judge_api_key_env]
+    except (OSError, SettingsError):
+        return []
 
 
 def _key_options(args: Sequence[str]) -> list[str]:
