@@ -211,3 +211,37 @@ def matches_golden(text: str, name: str) -> None:
         raise AssertionError(
             f"{path} differs; this run gave {actual} (see the README on snapshots)"
         )
+
+
+# The smoke subset (`pytest -m smoke`) that .ci/run also runs on the lowest versions
+# pyproject.toml allows: one test or file where each dependency is met (CLI, judge client,
+# screens, images, scoring rules, contracts). Static checks stay out: old ruff and mypy judge
+# today's code differently.
+SMOKE = (
+    "tests/test_cli.py",
+    "tests/test_scoring_cli.py",
+    "tests/test_export.py",
+    "tests/test_judge.py::test_mmvet_demo_five_runs_then_nothing_left_to_ask",
+    "tests/test_fake_judge.py::test_mmvet_score_is_the_fraction_of_ground_truth_elements",
+    "tests/test_hardening_judge.py::test_a_failed_reply_is_not_replayed_and_a_healthy_server_is_asked_again",
+    "tests/test_tui.py::test_grading_a_sample_changes_the_tables_and_undo_restores_them",
+    "tests/test_tui_snapshots.py",
+    "tests/test_open_terminal.py::test_open_exits_non_zero_after_a_crash",
+    "tests/test_images.py",
+    "tests/test_mmvet_rules.py",
+    "tests/test_mmbench_rules.py",
+    "tests/test_mmmu_rules.py",
+    "tests/test_layers.py",
+)
+
+
+def in_smoke_set(nodeid: str) -> bool:
+    """A node id is in the smoke set when it is an entry, a test of an entry file, or a case."""
+    return any(nodeid == e or nodeid.startswith((f"{e}::", f"{e}[")) for e in SMOKE)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the smoke set, so `-m smoke` selects it."""
+    for item in items:
+        if in_smoke_set(item.nodeid):
+            item.add_marker(pytest.mark.smoke)
