@@ -5,11 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lmmreview.db.store import StoreError
+from lmmreview.db.store import COMPANIONS, StoreError
 
 SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
-# Files SQLite keeps beside a database: writing over one of them damages the database too.
-COMPANIONS = ("-wal", "-shm", "-journal")
 
 
 class ExportRefused(StoreError):

@@ -23,6 +23,8 @@ from lmmreview.engine.scoring import USABLE, Judgment, Status, Verdict
 from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 BUSY_TIMEOUT_MS = 10_000
+# Files SQLite keeps beside a database (writing over one damages the database too).
+COMPANIONS = ("-wal", "-shm", "-journal")
 
 
 class StoreError(Exception):
@@ -158,7 +160,7 @@ class Store:
             conn.execute("PRAGMA foreign_keys = ON")
         except BaseException as exc:
             conn.close()
-            if isinstance(exc, sqlite3.Error) and not _busy(exc):
+            if isinstance(exc, sqlite3.Error) and not is_busy(exc):
                 raise _open_error(path, exc) from None
             raise  # busy, not broken: the command says so; or already a StoreError
         store = cls(conn, path, pending_from=version)
@@ -503,7 +505,7 @@ def new_database(path: Path) -> Iterator[Store]:
             yield store
         _link_new(temp, target, path)
     finally:
-        for leftover in (temp, *(temp.with_name(temp.name + end) for end in ("-wal", "-shm"))):
+        for leftover in (temp, *(temp.with_name(temp.name + end) for end in COMPANIONS)):
             leftover.unlink(missing_ok=True)
 
 
@@ -589,13 +591,21 @@ def _lmmreview_version(conn: sqlite3.Connection, path: Path, create: bool) -> in
     return version
 
 
-def _busy(exc: sqlite3.Error) -> bool:
-    return "locked" in str(exc) or "busy" in str(exc)
+def is_busy(exc: sqlite3.Error) -> bool:
+    """Another connection holds the lock (SQLITE_BUSY or SQLITE_LOCKED)."""
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF  # not every DatabaseError has one
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or "locked" in str(exc)
+
+
+def is_read_only(exc: sqlite3.Error) -> bool:
+    """SQLite may not write the file (SQLITE_READONLY and its extended codes)."""
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+    return code == sqlite3.SQLITE_READONLY or "readonly" in str(exc)
 
 
 def _open_error(path: Path, exc: sqlite3.Error) -> StoreError:
     """Why SQLite could not open the file: a read-only place, or not a database at all."""
-    cannot_write = "readonly" in str(exc) or "unable to open" in str(exc)
+    cannot_write = is_read_only(exc) or "unable to open" in str(exc)
     if cannot_write and _read_only_part(path):
         return read_only_error(path)
     return StoreError(f"{path}: not a lmmreview database ({exc})")
@@ -611,13 +621,13 @@ def read_only_error(path: Path) -> StoreError:
 
 
 def _read_only_part(path: Path) -> str | None:
-    """The folder, the file, or a -wal or -shm file beside it that this process may not
-    write (those are left by another user, or made read-only with a read-only file)."""
+    """The folder, the file, or a -wal, -shm or -journal file beside it that this process
+    may not write (those are left by another user, or made read-only with a read-only file)."""
     if not _writable(path.parent):
         return f"the folder {path.parent}"
     if path.exists() and not _writable(path):
         return "the file"
-    for end in ("-wal", "-shm"):
+    for end in COMPANIONS:
         beside = path.with_name(path.name + end)
         if beside.exists() and not _writable(beside):
             return f"its {beside.name} file"

@@ -7,9 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import typer
 from conftest import MMBENCH_HEADER, dump, png_base64, write_json, write_lines, write_tsv
 
 from lmmreview.db import store as store_module
+from lmmreview.tui.output import clear_errors
 
 Case = Callable[[Path], tuple[list[object], list[str]]]
 
@@ -313,3 +315,10 @@ def test_a_damaged_database_is_one_line(cli, tmp_path: Path) -> None:
         assert result.code == 1, command
         (line,) = result.stderr.strip().splitlines()
         assert line.startswith(f"error: {db}: ") and "malformed" in line, line
+
+
+def test_a_database_error_without_an_error_code_is_still_one_line(tmp_path: Path) -> None:
+    """sqlite3.ProgrammingError carries no sqlite_errorcode: reading it raised AttributeError."""
+    with pytest.raises(typer.Exit) as ended, clear_errors(tmp_path / "x.db"):
+        raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+    assert ended.value.exit_code == 1

@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import asyncio
+import getpass
 import json
+import os
 import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -118,6 +120,7 @@ def test_a_judge_flag_beats_the_file_which_beats_the_default(
         ("[keymap]\nacept = 'y'\n", "keymap.acept"),
         ("theme = 'no-such-theme'\n", "theme"),
         ("[judge]\napi_key_env = 'sk-unique-SECRET'\n", "judge.api_key_env"),
+        ("[judge]\nbase_url = 'localhost:8000'\n", "judge.base_url"),  # as the flag is checked
     ],
 )
 def test_a_bad_settings_file_ends_in_one_line_naming_the_file_and_the_key(
@@ -225,3 +228,14 @@ def test_the_judge_started_from_the_screen_reads_the_key_variable_the_settings_n
     run_screen(demo_db, for_command(), open_judge, dataset="mmvet")
     assert "No LLM judge configured: set MY_JUDGE_KEY" in said[0]
     assert "LLM judge gpt-4-0613 at the OpenAI API on mmvet" in said[1]
+
+
+def test_a_user_without_a_login_name_is_named_by_uid(monkeypatch, config_home: Path) -> None:
+    """In a container run with a bare uid, getpass finds no name: settings still load."""
+
+    def nameless() -> str:
+        raise KeyError("getpwuid(): uid not found: 54321")
+
+    monkeypatch.setattr(getpass, "getuser", nameless)
+    loaded = load()
+    assert loaded.reviewer == f"uid-{os.getuid()}"

@@ -7,6 +7,7 @@ import pytest
 
 from lmmreview.db import Store, StoreError
 from lmmreview.db.schema import SCHEMA_VERSION
+from lmmreview.db.store import is_busy, is_read_only
 from lmmreview.engine.types import DatasetKind, QuestionType, Sample
 
 
@@ -117,3 +118,16 @@ def test_an_older_database_is_migrated_forward_keeping_its_data(tmp_path: Path) 
         assert store.datasets() == [("d", DatasetKind.MMVET)]
         tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master")}
     assert "judge_claims" in tables
+
+
+def test_busy_and_read_only_are_told_by_sqlites_error_codes() -> None:
+    """A DatabaseError without an error code (a closed connection) is neither, and asking
+    does not raise (the command's one-line error once crashed here)."""
+    locked = sqlite3.OperationalError("database is locked")
+    locked.sqlite_errorcode = sqlite3.SQLITE_BUSY
+    read_only = sqlite3.OperationalError("attempt to write a readonly database")
+    read_only.sqlite_errorcode = sqlite3.SQLITE_READONLY | (1 << 8)  # an extended code
+    closed = sqlite3.ProgrammingError("Cannot operate on a closed database.")
+    assert is_busy(locked) and not is_read_only(locked)
+    assert is_read_only(read_only) and not is_busy(read_only)
+    assert not is_busy(closed) and not is_read_only(closed)

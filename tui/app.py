@@ -39,6 +39,7 @@ from lmmreview.db.files import ExportRefused, write_export
 from lmmreview.db.judging import JudgeStore
 from lmmreview.db.review import Detail, ReviewStore
 from lmmreview.db.scoring import DatasetScores
+from lmmreview.db.store import is_read_only
 from lmmreview.engine.export import Notes, to_markdown
 from lmmreview.engine.llm import OpenAIChat
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
@@ -959,7 +960,7 @@ class ReviewApp(App[None]):
             with review.impatient() if pending.tries else nullcontext():
                 pending.change(review, pending.answer_id)
         except sqlite3.Error as exc:
-            if getattr(exc, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_READONLY:
+            if is_read_only(exc):
                 # SQLite decides read-only when it opens the file: only a new connection
                 # can write once the file is writable again.
                 self._close_review()

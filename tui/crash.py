@@ -23,7 +23,6 @@ from rich.console import Console
 from lmmreview import __version__
 from lmmreview.engine.secrets import redact
 from lmmreview.tui.output import fail
-from lmmreview.tui.settings import SettingsError
 from lmmreview.tui.settings import load as load_settings
 
 if TYPE_CHECKING:  # Textual loads only for the screen
@@ -103,7 +102,7 @@ def _key_setting() -> list[str]:
     from reading it)."""
     try:
         return [load_settings().judge_api_key_env]
-    except (OSError, SettingsError):
+    except Exception:  # whatever failed there, the crash report must still be written
         return []
 
 

@@ -9,18 +9,24 @@ from urllib.parse import urlsplit
 import typer
 
 
-def checked_url(url: str | None) -> str | None:
-    """An http(s) URL with a host, as given; anything else is a usage error, raised while
-    the arguments are read (before any database is opened)."""
-    if url is None:
-        return None
+def url_problem(url: str) -> str | None:
+    """Why `url` is not an http(s) URL with a host, or None when it is one."""
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - the property raises on a port that is not a number
     except ValueError as exc:  # http://[::1 (an unclosed IPv6 bracket), http://h:x
-        raise typer.BadParameter(f"{url!r} is not a URL ({exc})") from None
+        return f"{url!r} is not a URL ({exc})"
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise typer.BadParameter(f"{url!r} is not an http:// or https:// URL with a host")
+        return f"{url!r} is not an http:// or https:// URL with a host"
+    return None
+
+
+def checked_url(url: str | None) -> str | None:
+    """An http(s) URL with a host, as given; anything else is a usage error, raised while
+    the arguments are read (before any database is opened)."""
+    problem = None if url is None else url_problem(url)
+    if problem is not None:
+        raise typer.BadParameter(problem)
     return url
 
 

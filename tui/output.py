@@ -13,7 +13,7 @@ from rich.style import StyleType
 
 from lmmreview.db import StoreError
 from lmmreview.db.importers import ImportFailure
-from lmmreview.db.store import read_only_error
+from lmmreview.db.store import is_busy, is_read_only, read_only_error
 from lmmreview.engine.llm import JudgeUnavailable
 from lmmreview.tui.safe_text import safe
 
@@ -48,8 +48,8 @@ def clear_errors(db: Path | None = None) -> Iterator[None]:
         where = exc.filename or db
         raise fail(f"{where}: {exc.strerror}" if where else exc.strerror) from None
     except sqlite3.DatabaseError as exc:  # read-only, busy, or damaged after it was opened
-        if db is not None and exc.sqlite_errorcode & 0xFF == sqlite3.SQLITE_READONLY:
+        if db is not None and is_read_only(exc):
             raise fail(str(read_only_error(db))) from None
         hint = "; another process is writing to it, try again when it is done"
-        locked = "locked" in str(exc) or "busy" in str(exc)
+        locked = is_busy(exc)
         raise fail(f"{db or 'the database'}: {exc}{hint if locked else ''}") from None

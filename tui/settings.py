@@ -25,6 +25,7 @@ import platformdirs
 
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
+from lmmreview.tui.options import url_problem
 from lmmreview.tui.output import fail
 
 IMAGE_RENDERERS = ("auto", "tgp", "sixel", "halfcell", "unicode", "off")
@@ -110,7 +111,11 @@ _SPECS: dict[str, _Spec] = {
         "images", lambda v: v in IMAGE_RENDERERS, "one of " + ", ".join(IMAGE_RENDERERS)
     ),
     "judge.model": _Spec("judge_model", _text, "a model name"),
-    "judge.base_url": _Spec("judge_base_url", _text, "a URL"),
+    "judge.base_url": _Spec(
+        "judge_base_url",
+        lambda v: isinstance(v, str) and url_problem(v) is None,
+        "an http:// or https:// URL with a host",
+    ),
     "judge.api_key_env": _Spec(
         "judge_api_key_env",
         lambda v: isinstance(v, str) and bool(_VARIABLE_NAME.fullmatch(v)),
@@ -175,6 +180,14 @@ def _flatten(document: Mapping[str, Any], path: Path) -> tuple[dict[str, object]
     return values, keymap
 
 
+def _login_name() -> str:
+    """The user's login name; a user with no name (a container's bare uid) is named by it."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return f"uid-{os.getuid()}"
+
+
 def load(path: Path | None = None) -> Settings:
     """The settings from `path` (default: `config_path()`) over the defaults and the
     environment. Raises SettingsError for a malformed file or an unknown key."""
@@ -186,7 +199,7 @@ def load(path: Path | None = None) -> Settings:
         chosen[_SPECS[key].attribute] = value
         sources[key] = "file"
     if "reviewer" not in values:
-        chosen["reviewer"] = getpass.getuser()
+        chosen["reviewer"] = _login_name()
         sources["reviewer"] = "environment"
     if os.environ.get("OPENAI_BASE_URL"):  # the environment beats the file, flags beat both
         chosen["judge_base_url"] = os.environ["OPENAI_BASE_URL"]
@@ -218,8 +231,13 @@ def save_theme(path: Path, theme: str) -> None:
     with tempfile.NamedTemporaryFile(
         "w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp"
     ) as temporary:
-        temporary.write(text)
-    os.replace(temporary.name, path)
+        try:
+            temporary.write(text)
+            temporary.close()
+            os.replace(temporary.name, path)
+        except BaseException:  # a full disk: leave no half-written file behind
+            Path(temporary.name).unlink(missing_ok=True)
+            raise
 
 
 def for_command(**flags: Any) -> Settings:
