@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import groupby
-from operator import itemgetter
+from operator import attrgetter, itemgetter
+from typing import NamedTuple
 
 from lmmreview.db.store import Store, now
-from lmmreview.engine.review import Entry, HistoryRow, current, undo_target
+from lmmreview.engine.review import Entry, HistoryRow, current, in_force, undo_target
 from lmmreview.engine.scoring import USABLE, Verdict
 from lmmreview.engine.types import Sample
 
@@ -22,6 +23,15 @@ _IN_DATASET = (
     "JOIN answers a ON a.id = {t}.answer_id JOIN samples s ON s.id = a.sample_id "
     "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ?"
 )
+
+
+class _ReviewRow(NamedTuple):
+    """A review row as far as "whose verdict is in force" needs it."""
+
+    id: int
+    answer_id: int
+    action: str
+    reviewer: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,18 +275,16 @@ class ReviewStore:
         """
         rows = self.conn.execute(
             f"SELECT r.id, r.answer_id, r.action, r.reviewer FROM reviews r "
-            f"{_IN_DATASET.format(t='r')} AND r.action != 'note' ORDER BY r.id",
+            f"{_IN_DATASET.format(t='r')} AND r.action != 'note' ORDER BY r.answer_id, r.id",
             (dataset,),
         )
-        stacks: dict[int, list[tuple[int, str]]] = {}  # answer -> (row id, reviewer)
-        for row_id, answer_id, action, reviewer in rows:
-            stack = stacks.setdefault(answer_id, [])
-            if action != "undo":
-                stack.append((row_id, reviewer))
-            elif stack:
-                stack.pop()
-        mine = [(s[-1][0], a) for a, s in stacks.items() if s and s[-1][1] == self.reviewer]
-        return max(mine)[1] if mine else None
+        tops = [
+            stack[-1]
+            for _, history in groupby(map(_ReviewRow._make, rows), key=attrgetter("answer_id"))
+            if (stack := in_force(history))
+        ]
+        mine = [top for top in tops if top.reviewer == self.reviewer]
+        return max(mine, key=attrgetter("id")).answer_id if mine else None
 
     def note(self, answer_id: int, text: str) -> None:
         """Attach a note to the answer's current verdict (as a history row)."""

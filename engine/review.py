@@ -6,8 +6,9 @@ Pure values: the store fills them, the screen shows them, and both stay simple.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Protocol, TypeVar
 
 from lmmreview.engine.scoring import Outcome, Verdict, choice_score
 from lmmreview.engine.types import Sample
@@ -194,17 +195,33 @@ def undo_target(history: list[HistoryRow]) -> tuple[bool, Verdict | None]:
     return (len(stack) > 1, stack[-2] if len(stack) > 1 else None)
 
 
-def _states(history: list[HistoryRow]) -> list[Verdict | None]:
-    """Verdicts as a stack: a grade pushes one, an undo pops back to the one before."""
-    stack: list[Verdict | None] = [None]
+class _Action(Protocol):
+    @property
+    def action(self) -> str: ...
+
+
+_Row = TypeVar("_Row", bound=_Action)
+
+
+def in_force(history: Iterable[_Row]) -> list[_Row]:
+    """The rows of one answer's history whose verdicts stack up: a verdict row pushes, an
+    undo pops back to the one before, a note changes nothing. The last is in force."""
+    stack: list[_Row] = []
     for row in history:
         if row.action == "undo":
-            if len(stack) > 1:
+            if stack:
                 stack.pop()
         elif row.action != "note":
-            has = row.score is not None or row.choice is not None
-            stack.append(Verdict(row.score, row.choice) if has else None)
+            stack.append(row)
     return stack
+
+
+def _states(history: list[HistoryRow]) -> list[Verdict | None]:
+    """The verdicts of `in_force`, over None (no verdict yet)."""
+    return [None] + [
+        Verdict(row.score, row.choice) if row.score is not None or row.choice is not None else None
+        for row in in_force(history)
+    ]
 
 
 @dataclass(slots=True)
