@@ -22,7 +22,7 @@ from lmmreview.db.importers.batch import AnswerRecord
 from lmmreview.db.judging import JudgeStore
 from lmmreview.engine.llm import OpenAIChat
 from lmmreview.engine.runner import Runner, RunnerSettings
-from lmmreview.engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine.types import QuestionType, Sample
 
 CALLS, CONCURRENCY, LATENCY = 2_000, 32, 0.1
 LIMIT = CONCURRENCY / LATENCY
@@ -30,7 +30,7 @@ LIMIT = CONCURRENCY / LATENCY
 
 def _database(folder: Path) -> Path:
     """400 open questions answered by 5 models: 2,000 items for one judge run."""
-    batch = ImportBatch("bench", DatasetKind.GENERIC, "generated")
+    batch = ImportBatch("bench", "generic", "generated")
     for i in range(CALLS // 5):
         batch.samples.append(Sample(f"q{i}", f"What is {i} + 1?", QuestionType.OPEN, str(i + 1)))
         for m in range(5):

@@ -16,11 +16,14 @@ from pathlib import Path
 from bench.harness import Context, Measurement, Skipped, benchmark, timed
 from bench.mmbench_data import ABILITIES, CIRCULAR_STRIDE, LETTERS
 from lmmreview.engine import mmvet
+from lmmreview.engine.benchmark import Benchmark
+from lmmreview.engine.benchmarks.mmbench import MMBENCH
+from lmmreview.engine.benchmarks.mmvet import MMVET
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.layouts import layout_for
 from lmmreview.engine.mmmu import judge, question_type_of
 from lmmreview.engine.scoring import Outcome
-from lmmreview.engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine.types import QuestionType, Sample
 
 ANSWERS = 100_000
 MODELS = 5
@@ -42,7 +45,7 @@ def _generate(_: Path) -> Generated:
     rng = random.Random(7)
     sets = [caps for caps in mmvet.INTEGRATION_ORDER]
     samples = [
-        Sample(f"v{i}", "q", QuestionType.OPEN, "a", capabilities=rng.choice(sets))
+        Sample(f"v{i}", "q", QuestionType.OPEN, "a", axes={"capability": rng.choice(sets)})
         for i in range(ANSWERS // MODELS)
     ]
     grades = [i / 10 for i in range(11)]
@@ -64,9 +67,9 @@ def _dataset(ctx: Context) -> Generated:
     return ctx.fixture(f"mmvet-{ANSWERS}-answers", _generate)
 
 
-def _recompute(data: Generated, kind: DatasetKind, runs: int) -> Measurement:
+def _recompute(data: Generated, benchmark: Benchmark, runs: int) -> Measurement:
     """Every table of `data` from its outcomes: aggregation plus table building."""
-    layout = layout_for("bench", kind, data.samples)
+    layout = layout_for("bench", benchmark, data.samples)
     outcomes = _copy(data.outcomes)  # load takes its dictionaries over
     with timed() as clock:
         breakdown = Breakdown(layout, runs)
@@ -80,7 +83,7 @@ def _recompute(data: Generated, kind: DatasetKind, runs: int) -> Measurement:
 @benchmark(name=f"recompute all tables, {ANSWERS:,} answers x {RUNS} runs", unit="ms", target=150)
 def full_recompute(ctx: Context) -> Measurement:
     """Every MM-Vet table from 100,000 answer outcomes: aggregation plus table building."""
-    return _recompute(_dataset(ctx), DatasetKind.MMVET, RUNS)
+    return _recompute(_dataset(ctx), MMVET, RUNS)
 
 
 MMB_QUESTIONS, MMB_MODELS = 1_100, 23  # 4,400 rows with their circular copies
@@ -96,8 +99,9 @@ def _generate_mmbench(_: Path) -> Generated:
         l2, l3 = rng.choice(abilities)
         samples += [
             Sample(str(q + k * CIRCULAR_STRIDE), "q", QuestionType.CHOICE, "A",
-                   options=dict(zip(LETTERS, "wxyz", strict=True)), category=l3,
-                   l2_category=l2, circular_group=q, rotation=k)
+                   options=dict(zip(LETTERS, "wxyz", strict=True)),
+                   axes={"category": (l3,), "l2_category": (l2,)},
+                   extra={"circular_group": q, "rotation": k})
             for k in range(4)
         ]  # fmt: skip
     outcomes = {
@@ -122,7 +126,7 @@ def mmbench_recompute(ctx: Context) -> Measurement:
     """Every MMBench table (CircularEval groups of 4 rows, Vanilla, L-2, L-3) at 101,200
     answers: 23 models on a 4,400-row dev set, one run."""
     data = ctx.fixture("mmbench-101200-answers", _generate_mmbench)
-    return _recompute(data, DatasetKind.MMBENCH, 1)
+    return _recompute(data, MMBENCH, 1)
 
 
 @benchmark(name=f"live update after one override, {ANSWERS:,} answers", unit="ms", target=5)
@@ -131,7 +135,7 @@ def delta_update(ctx: Context) -> Measurement:
 
     The full read of every table afterwards is recorded once, as an extra figure."""
     data = _dataset(ctx)
-    breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, data.samples), RUNS)
+    breakdown = Breakdown(layout_for("mmvet", MMVET, data.samples), RUNS)
     breakdown.load(_copy(data.outcomes))
     rng = random.Random(ctx.repetition)
     times = []

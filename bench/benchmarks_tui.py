@@ -24,7 +24,7 @@ from lmmreview.db.importers import ImportBatch, load
 from lmmreview.db.importers.batch import AnswerRecord
 from lmmreview.db.importers.read import image_from_bytes
 from lmmreview.db.scoring import score_offline
-from lmmreview.engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine.types import QuestionType, Sample
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS = 5
@@ -48,7 +48,7 @@ def _png(rng: random.Random) -> bytes:
 def _database(folder: Path, samples: int, images: bool) -> Path:
     """An MM-Vet-style dataset answered by five models and scored by the offline rules."""
     rng = random.Random(5)
-    batch = ImportBatch("bench", DatasetKind.MMVET, "generated")
+    batch = ImportBatch("bench", "mmvet", "generated")
     for i in range(samples):
         key = f"v1_{i}"
         batch.samples.append(
@@ -57,7 +57,7 @@ def _database(folder: Path, samples: int, images: bool) -> Path:
                 f"What is shown in chart {i}?",
                 QuestionType.OPEN,
                 str(i % 50),
-                capabilities=("ocr",),
+                axes={"capability": ("ocr",)},
             )
         )
         if images:

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from lmmreview.db.store import DECIDES, Store, now
-from lmmreview.engine.judging import JudgeItem, Work, ladder
+from lmmreview.engine.benchmark import JudgeItem, JudgeWork
 from lmmreview.engine.llm import Call, Reply
-from lmmreview.engine.mmbench import match_choice
 from lmmreview.engine.runner import Cached
 from lmmreview.engine.scoring import USABLE, Judgment
-from lmmreview.engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine.types import Sample
 
 # A run is settled for this judge (the ? is its model) when its latest judgment is usable
 # and is this judge's, or an option match that needs no LLM; a newer failure, from any
@@ -46,7 +45,7 @@ def _alive(owner: str) -> bool:
     return True
 
 
-_Row = tuple[int, JudgeItem | None, float | None]  # rotation, item to ask, decided score
+_Row = tuple[int, JudgeItem | None, float | None]  # place in chain, item to ask, decided score
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,14 +56,6 @@ class Plan:
     items: int
     llm_items: int  # items that need an LLM call (not settled by option matching)
     prompt_tokens: int  # estimated, for the first call of each LLM item (4 chars a token)
-
-
-def _work(kind: DatasetKind, sample: Sample) -> Work | None:
-    if kind is DatasetKind.MMMU:
-        return None  # MMMU's official scoring is rule-based: `lmmreview score`
-    if sample.question_type is QuestionType.CHOICE:
-        return Work.EXTRACT
-    return Work.SCORE if sample.golds else None
 
 
 class JudgeStore:
@@ -79,50 +70,48 @@ class JudgeStore:
     def plan(
         self, runs: int, datasets: list[str] | None = None, models: list[str] | None = None
     ) -> Plan:
-        """Every item still to judge: score items for each run, extraction chains per
-        circular group (rows in rotation order, none for groups already failed)."""
+        """Every item still to judge: for work asked in every run, an item per run; for
+        work asked once, one item, chained with the rows of its group in order (none for a
+        group that a decided row already ended)."""
         chains: list[list[JudgeItem]] = []
-        for name, kind in self.store.datasets():
-            if datasets and name not in datasets:
-                continue
+        for name, benchmark in self.store.datasets(datasets or None):
             samples = {s.key: s for s in self.store.samples(name)}
             done = self._done(name)
-            groups: dict[tuple[str, str | None, int], list[_Row]] = {}
+            groups: dict[tuple[str, object], list[_Row]] = {}
             for answer_id, model, key, text in self.store.answer_rows(name):
                 if models and model not in models:
                     continue
                 sample = samples[key]
-                work = _work(kind, sample)
-                if work is Work.SCORE:
+                work = benchmark.judge_work(sample)
+                if work is None:
+                    continue
+                if work.every_run:
                     chains.extend(
                         [_item(answer_id, run, work, sample, text)]
                         for run in range(runs)
                         if (answer_id, run) not in done
                     )
-                elif work is Work.EXTRACT:
-                    group = (model, sample.split, sample.circular_group or 0)
-                    if sample.circular_group is None:
-                        group = (model, sample.split, -answer_id)  # a question on its own
-                    decided = done.get((answer_id, 0))
-                    item = None if decided is not None else _item(answer_id, 0, work, sample, text)
-                    groups.setdefault(group, []).append((sample.rotation or 0, item, decided))
+                    continue
+                group, place = benchmark.chain(sample) or (("alone", answer_id), 0)
+                decided = done.get((answer_id, 0))
+                item = None if decided is not None else _item(answer_id, 0, work, sample, text)
+                groups.setdefault((model, group), []).append((place, item, decided))
             for rows in groups.values():
                 rows.sort(key=lambda row: row[0])
-                if any(decided == 0.0 for _, _, decided in rows):
-                    continue  # a wrong row already decided this group
                 chain = [item for _, item, _ in rows if item is not None]
-                if chain:
+                if chain and not any(
+                    decided is not None and chain[0].work.ends_chain(decided)
+                    for _, _, decided in rows
+                ):  # else a decided row already ended this chain
                     chains.append(chain)
         return self._plan(chains)
 
     def _plan(self, chains: list[list[JudgeItem]]) -> Plan:
         items = [item for chain in chains for item in chain]
-        needing = [
-            item
-            for item in items
-            if item.work is Work.SCORE or match_choice(item.prediction, item.options) is None
-        ]
-        tokens = sum(len(ladder(item, self.judge_model)[0].messages[0][1]) // 4 for item in needing)
+        needing = [item for item in items if item.work.without_llm(item) is None]
+        tokens = sum(
+            len(item.work.ladder(item, self.judge_model)[0].messages[0][1]) // 4 for item in needing
+        )
         return Plan(chains, len(items), len(needing), tokens)
 
     def _done(self, dataset: str) -> dict[tuple[int, int], float | None]:
@@ -219,7 +208,7 @@ def _old(claimed_at: str) -> bool:
     return age.total_seconds() > STALE_AFTER_S
 
 
-def _item(answer_id: int, run: int, work: Work, sample: Sample, text: str) -> JudgeItem:
+def _item(answer_id: int, run: int, work: JudgeWork, sample: Sample, text: str) -> JudgeItem:
     return JudgeItem(
         answer_id, run, work, sample.question, tuple(sample.golds), text, dict(sample.options),
         sample.key,

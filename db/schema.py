@@ -5,6 +5,10 @@ Append a migration to change the schema; never edit one that has shipped.
 
 from __future__ import annotations
 
+import json
+import sqlite3
+from collections.abc import Callable, Iterator, Mapping
+
 from lmmreview.engine.scoring import USABLE
 
 # `j` is the latest judgment of its (answer, run): the one that decides the run.
@@ -12,7 +16,10 @@ DECIDES = (
     "j.id = (SELECT MAX(l.id) FROM judgments l WHERE l.answer_id = j.answer_id AND l.run = j.run)"
 )
 
-MIGRATIONS: tuple[str, ...] = (
+# A migration is an SQL script, or a function for what SQL alone cannot do well.
+Migration = str | Callable[[sqlite3.Connection], None]
+
+MIGRATIONS: tuple[Migration, ...] = (
     # 1: the first schema.
     """
     CREATE TABLE datasets (
@@ -220,6 +227,138 @@ MIGRATIONS: tuple[str, ...] = (
     LEFT JOIN judgments j ON j.answer_id = a.id AND j.run = n.run
         AND j.status IN {USABLE} AND {DECIDES};
     """,
+    # 5: samples carry generic axes and extra fields, and a dataset's kind is the name of
+    # any installed benchmark (see `_generic_samples`).
+    lambda conn: _generic_samples(conn),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+# -- migration 5 ------------------------------------------------------------------------
+
+_DATASETS_5 = """
+CREATE TABLE {name} (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    kind        TEXT NOT NULL,      -- the benchmark's name (engine.registry)
+    source      TEXT,               -- the file it was first imported from
+    created_at  TEXT NOT NULL
+)
+"""
+
+_SAMPLES_5 = """
+CREATE TABLE {name} (
+    id              INTEGER PRIMARY KEY,
+    dataset_id      INTEGER NOT NULL REFERENCES datasets(id),
+    key             TEXT NOT NULL,  -- the benchmark's own id
+    question        TEXT NOT NULL,
+    question_type   TEXT NOT NULL CHECK (question_type IN ('open', 'choice')),
+    answer          TEXT,           -- ground truth; NULL when unknown (a test split)
+    alt_answers     TEXT,           -- JSON list of further acceptable answers
+    options         TEXT,           -- JSON object letter -> text, in order
+    hint            TEXT,
+    split           TEXT,
+    axes            TEXT,           -- JSON object: breakdown axis -> list of values
+    extra           TEXT,           -- JSON object: the benchmark's own further fields
+    UNIQUE (dataset_id, key)
+)
+"""
+
+_VIEWS = ("effective_scores", "current_verdicts", "answers_readable")
+_OLD_SINGLE_AXES = ("category", "l2_category", "subject", "discipline", "subfield", "difficulty")
+
+
+def _generic_samples(conn: sqlite3.Connection) -> None:
+    """Drop the benchmark-specific sample columns and the CHECK naming four kinds.
+
+    The views read both tables, so they are dropped and made again around the rebuild.
+    """
+    for view in _VIEWS:
+        conn.execute(f"DROP VIEW {view}")
+    copy = "SELECT id, name, kind, source, created_at FROM {old}"
+    rebuild_table(conn, "datasets", _DATASETS_5, copy)
+    rebuild_table(conn, "samples", _SAMPLES_5, None, _samples_5)
+    for statement in statements(str(MIGRATIONS[3])):
+        conn.execute(statement)
+
+
+def _samples_5(conn: sqlite3.Connection, table: str) -> None:
+    """Copy samples into `table`, their old columns gathered into axes and extra."""
+    rows = conn.execute(
+        "SELECT id, dataset_id, key, question, question_type, answer, alt_answers, options, "
+        "hint, split, capabilities, category, l2_category, subject, discipline, subfield, "
+        "difficulty, img_type, tags, circular_group, rotation FROM samples"
+    )
+    conn.executemany(
+        f"INSERT INTO {table} (id, dataset_id, key, question, question_type, answer, "
+        "alt_answers, options, hint, split, axes, extra) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (_sample_5(row) for row in rows),
+    )
+
+
+def _sample_5(row: tuple) -> tuple:
+    (*common, capabilities, category, l2, subject, discipline, subfield, difficulty, img_type,
+     tags, group, rotation) = row  # fmt: skip
+    axes: dict[str, list[str]] = {}
+    for name, value in json.loads(tags or "{}").items():  # generic datasets' free tags
+        axes[name] = [value] if isinstance(value, str) else list(value)
+    if capabilities:
+        axes["capability"] = json.loads(capabilities)
+    for name, value in zip(
+        _OLD_SINGLE_AXES, (category, l2, subject, discipline, subfield, difficulty), strict=True
+    ):
+        if value:
+            axes[name] = [value]
+    parts = [part.strip() for part in (img_type or "").split(",") if part.strip()]
+    if parts:
+        axes["img_type"] = parts
+    extra = {name: value for name, value in (("circular_group", group), ("rotation", rotation))
+             if value is not None}  # fmt: skip
+    return (*common, object_json(axes), object_json(extra))
+
+
+def object_json(value: Mapping[str, object]) -> str | None:
+    """A sample's axes or extra fields as stored: compact, as SQLite's json_patch writes
+    what it merges (so a re-import rewrites nothing); None when empty."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False) if value else None
+
+
+def rebuild_table(
+    conn: sqlite3.Connection,
+    table: str,
+    create: str,
+    copy: str | None,
+    fill: Callable[[sqlite3.Connection, str], None] | None = None,
+) -> None:
+    """Give `table` a new definition, keeping its rows, as SQLite's documentation says to.
+
+    The new table is made under another name (`create` holds ``{name}``), filled (`copy`,
+    a SELECT from ``{old}``, or `fill`), the old one dropped and the new one renamed into
+    place. Renaming the old table away first would be the trap: SQLite would then rewrite
+    the REFERENCES of every other table to follow it to its new name. Foreign keys must be
+    off (the caller's transaction) and checked before commit; the table's indexes and
+    triggers, and views reading it, must be made again by the caller.
+    """
+    new = f"{table}_rebuilt"
+    conn.execute(create.format(name=new))
+    if copy is not None:
+        conn.execute(f"INSERT INTO {new} " + copy.format(old=table))
+    if fill is not None:
+        fill(conn, new)
+    conn.execute(f"DROP TABLE {table}")
+    conn.execute(f"ALTER TABLE {new} RENAME TO {table}")
+
+
+def statements(script: str) -> Iterator[str]:
+    """Split an SQL script into statements (triggers contain inner semicolons)."""
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                yield buffer.strip()
+            buffer = ""
+    if buffer.strip():
+        yield buffer.strip()

@@ -6,12 +6,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lmmreview.db.store import Store
+from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.export import Notes
 from lmmreview.engine.layouts import layout_for
-from lmmreview.engine.offline import offline_judgment
 from lmmreview.engine.scoring import Outcome, effective
-from lmmreview.engine.types import DatasetKind, Sample
+from lmmreview.engine.types import Sample
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,16 +27,14 @@ class OfflineRun:
 def score_offline(store: Store, datasets: list[str] | None = None) -> Iterator[OfflineRun]:
     """Judge by rule every answer with no usable judgment deciding any run (none yet, or
     the latest failed); one transaction each."""
-    for name, kind in store.datasets():
-        if datasets and name not in datasets:
-            continue
+    for name, benchmark in store.datasets(datasets or None):
         samples = {s.key: s for s in store.samples(name)}
         judged = store.deciding_judgments(name)
         results, left = [], 0
         for answer_id, _, key, text in store.answer_rows(name):
             if answer_id in judged:
                 continue
-            judgment = offline_judgment(kind, samples[key], text)
+            judgment = benchmark.offline(samples[key], text)
             if judgment is None:
                 left += 1
             else:
@@ -52,7 +50,7 @@ class DatasetScores:
     """A dataset's samples, the answer ids behind each (model, key), and its breakdown."""
 
     name: str
-    kind: DatasetKind
+    benchmark: Benchmark
     samples: dict[str, Sample]
     answers: dict[tuple[str, str], int]  # (model, sample key) -> answer id
     breakdown: Breakdown
@@ -61,7 +59,7 @@ class DatasetScores:
         outcomes = [o for per_key in self.breakdown.outcomes.values() for o in per_key.values()]
         return Notes(
             dataset=self.name,
-            kind=self.kind.value,
+            kind=self.benchmark.name,
             judges=tuple(judges),
             runs=self.breakdown.runs,
             answers=len(outcomes),
@@ -73,13 +71,13 @@ class DatasetScores:
         )
 
 
-def dataset_scores(store: Store, name: str, kind: DatasetKind) -> DatasetScores:
+def dataset_scores(store: Store, name: str, benchmark: Benchmark) -> DatasetScores:
     """Read a dataset's answers, judgments and verdicts; compute every table."""
     samples = {s.key: s for s in store.samples(name)}
     judgments = store.deciding_judgments(name)
     verdicts = store.verdicts(name)
     runs = store.judge_runs(name)  # the screen counts runs alike: failed ones included
-    breakdown = Breakdown(layout_for(name, kind, list(samples.values())), runs)
+    breakdown = Breakdown(layout_for(name, benchmark, list(samples.values())), runs)
     answers: dict[tuple[str, str], int] = {}
     outcomes: dict[str, dict[str, Outcome]] = {}
     for answer_id, model, key in store.answer_keys(name):
@@ -88,4 +86,4 @@ def dataset_scores(store: Store, name: str, kind: DatasetKind) -> DatasetScores:
             judgments.get(answer_id, {}), verdicts.get(answer_id), runs, samples[key].golds
         )
     breakdown.load(outcomes)
-    return DatasetScores(name, kind, samples, answers, breakdown)
+    return DatasetScores(name, benchmark, samples, answers, breakdown)

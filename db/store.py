@@ -18,9 +18,11 @@ from pathlib import Path
 
 import sqlite_utils
 
-from lmmreview.db.schema import DECIDES, MIGRATIONS, SCHEMA_VERSION
+from lmmreview.db.schema import DECIDES, MIGRATIONS, SCHEMA_VERSION, object_json, statements
+from lmmreview.engine.benchmark import Benchmark
+from lmmreview.engine.registry import UnknownBenchmark, benchmark
 from lmmreview.engine.scoring import USABLE, Judgment, Status, Verdict
-from lmmreview.engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine.types import QuestionType, Sample
 
 BUSY_TIMEOUT_MS = 10_000
 # Files SQLite keeps beside a database (writing over one damages the database too).
@@ -68,22 +70,20 @@ def now() -> str:
 
 
 # Sample fields stored as plain columns, and those stored as JSON text.
-_PLAIN = (
-    "question", "question_type", "answer", "hint", "split", "category", "l2_category",
-    "circular_group", "rotation", "subject", "discipline", "subfield", "difficulty", "img_type",
-)  # fmt: skip
-_JSON = ("alt_answers", "options", "capabilities", "tags")
+_PLAIN = ("question", "question_type", "answer", "hint", "split")
+_JSON = ("alt_answers", "options", "axes", "extra")
 _SAMPLE_COLUMNS = ("key", *_PLAIN, *_JSON)
 
 
 def _sample_row(sample: Sample) -> dict[str, object]:
     row: dict[str, object] = {name: getattr(sample, name) for name in ("key", *_PLAIN)}
     row["question_type"] = sample.question_type.value
-    for name in _JSON:
+    for name in ("alt_answers", "options"):
         value = getattr(sample, name)
         row[name] = (
             json.dumps(list(value) if isinstance(value, tuple) else value) if value else None
         )
+    row["axes"], row["extra"] = object_json(sample.axes), object_json(sample.extra)
     return row
 
 
@@ -92,34 +92,24 @@ _OPEN, _CHOICE = QuestionType.OPEN, QuestionType.CHOICE
 
 def _row_sample(row: tuple) -> Sample:
     """A Sample from a row of _SAMPLE_COLUMNS (JSON decoded only where there is some)."""
-    (
-        key,
-        question,
-        qtype,
-        answer,
-        hint,
-        split,
-        category,
-        l2,
-        group,
-        rotation,
-        subject,
-        discipline,
-        subfield,
-        difficulty,
-        img_type,
-        alt,
-        options,
-        capabilities,
-        tags,
-    ) = row
+    key, question, qtype, answer, hint, split, alt, options, axes, extra = row
     return Sample(
         key, question, _OPEN if qtype == "open" else _CHOICE, answer,
         tuple(json.loads(alt)) if alt else (), json.loads(options) if options else {},
-        hint, split, tuple(json.loads(capabilities)) if capabilities else (), category, l2,
-        group, rotation, subject, discipline, subfield, difficulty, img_type,
-        json.loads(tags) if tags else {},
+        hint, split, _axes(axes) if axes else {}, json.loads(extra) if extra else {},
     )  # fmt: skip
+
+
+_AXES: dict[str, dict[str, tuple[str, ...]]] = {}  # few distinct texts: decoded once each
+
+
+def _axes(text: str) -> dict[str, tuple[str, ...]]:
+    axes = _AXES.get(text)
+    if axes is None:
+        axes = {name: tuple(values) for name, values in json.loads(text).items()}
+        if len(_AXES) < 10_000:
+            _AXES[text] = axes
+    return axes
 
 
 class Store:
@@ -174,8 +164,12 @@ class Store:
         if self._pending_from is None:
             return
         for number in range(self._pending_from, SCHEMA_VERSION):
-            for statement in _statements(MIGRATIONS[number]):
-                self.conn.execute(statement)
+            migration = MIGRATIONS[number]
+            if isinstance(migration, str):
+                for statement in statements(migration):
+                    self.conn.execute(statement)
+            else:
+                migration(self.conn)
         self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @property
@@ -196,32 +190,53 @@ class Store:
         """All or nothing: commit on success, roll back on any exception.
 
         A pending migration runs first, in the same transaction: it lands only with a
-        write that succeeds.
+        write that succeeds. Migrations may rebuild tables, which SQLite allows only with
+        foreign keys off (they cannot be switched inside a transaction), so they are off
+        for that transaction and every key is checked before it commits.
         """
-        self.conn.execute("BEGIN IMMEDIATE")
+        migrating = self._pending_from is not None
+        if migrating:
+            self.conn.execute("PRAGMA foreign_keys = OFF")
         try:
-            self._migrate()
-            yield
-        except BaseException:
-            self.conn.execute("ROLLBACK")
-            raise
-        self.conn.execute("COMMIT")
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._migrate()
+                yield
+                if migrating:
+                    self._check_foreign_keys()
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+        finally:
+            if migrating:
+                self.conn.execute("PRAGMA foreign_keys = ON")
         self._pending_from = None
+
+    def _check_foreign_keys(self) -> None:
+        """Raise StoreError when a row points at nothing (checked while keys are off)."""
+        broken = self.conn.execute("PRAGMA foreign_key_check").fetchall()
+        if broken:
+            table, rowid, parent, _ = broken[0]
+            raise StoreError(
+                f"{self.path}: the schema upgrade left {len(broken)} row(s) pointing at "
+                f"nothing (first: {table} row {rowid} -> {parent}); nothing was changed"
+            )
 
     # -- datasets and samples --------------------------------------------------------
 
-    def dataset_id(self, name: str, kind: DatasetKind, source: str | None = None) -> int:
-        """The id of dataset `name`, created if new. Its kind must match."""
+    def dataset_id(self, name: str, kind: str, source: str | None = None) -> int:
+        """The id of dataset `name` of benchmark `kind`, created if new. Its kind must match."""
         row = self.conn.execute("SELECT id, kind FROM datasets WHERE name = ?", (name,)).fetchone()
         if row is None:
             cursor = self.conn.execute(
                 "INSERT INTO datasets (name, kind, source, created_at) VALUES (?, ?, ?, ?)",
-                (name, kind.value, source, now()),
+                (name, kind, source, now()),
             )
             return int(cursor.lastrowid or 0)
-        if row[1] != kind.value:
+        if row[1] != kind:
             raise StoreError(
-                f"{self.path}: dataset {name!r} holds {row[1]} data, not {kind.value}; "
+                f"{self.path}: dataset {name!r} holds {row[1]} data, not {kind}; "
                 "choose another name with --dataset"
             )
         return int(row[0])
@@ -234,7 +249,12 @@ class Store:
         columns = ", ".join(("dataset_id", *_SAMPLE_COLUMNS))
         marks = ", ".join("?" for _ in range(len(_SAMPLE_COLUMNS) + 1))
         fill = ", ".join(
-            f"{c} = COALESCE(NULLIF(samples.{c}, ''), excluded.{c})" for c in _SAMPLE_COLUMNS[1:]
+            f"{c} = COALESCE(NULLIF(samples.{c}, ''), excluded.{c})"
+            if c not in ("axes", "extra")
+            # a JSON object gains the names it lacks; the values it has are kept
+            else f"{c} = NULLIF(json_patch(COALESCE(excluded.{c}, '{{}}'), "
+            f"COALESCE(samples.{c}, '{{}}')), '{{}}')"
+            for c in _SAMPLE_COLUMNS[1:]
         )
         sql = (
             f"INSERT INTO samples ({columns}) VALUES ({marks}) "
@@ -335,14 +355,25 @@ class Store:
 
     # -- scoring -----------------------------------------------------------------------
 
-    def datasets(self) -> list[tuple[str, DatasetKind]]:
-        """(name, kind) of every dataset, by name."""
+    def datasets(self, only: Iterable[str] | None = None) -> list[tuple[str, Benchmark]]:
+        """(name, benchmark) of every dataset (or those named in `only`), by name; a
+        StoreError names a dataset whose benchmark is not installed."""
         query = "SELECT name, kind FROM datasets ORDER BY name"
-        return [(name, DatasetKind(kind)) for name, kind in self.conn.execute(query)]
+        wanted = None if only is None else set(only)
+        found = []
+        for name, kind in self.conn.execute(query).fetchall():
+            if wanted is not None and name not in wanted:
+                continue
+            try:
+                found.append((name, benchmark(kind)))
+            except UnknownBenchmark as exc:
+                raise StoreError(f"{self.path}: dataset {name!r}: {exc}") from None
+        return found
 
     def require_datasets(self, names: Iterable[str]) -> None:
         """Raise StoreError, naming the file, for any of `names` that is not a dataset here."""
-        unknown = sorted(set(names) - {name for name, _ in self.datasets()})
+        known = {name for (name,) in self.conn.execute("SELECT name FROM datasets")}
+        unknown = sorted(set(names) - known)
         if unknown:
             raise StoreError(f"{self.path}: no dataset {', '.join(map(repr, unknown))}")
 
@@ -637,17 +668,3 @@ def _read_only_part(path: Path) -> str | None:
 def _writable(path: Path) -> bool:
     """Whether this process (by its effective user, as the kernel checks) may write `path`."""
     return os.access(path, os.W_OK, effective_ids=os.access in os.supports_effective_ids)
-
-
-def _statements(script: str) -> list[str]:
-    """Split a migration into statements (triggers contain inner semicolons)."""
-    statements: list[str] = []
-    buffer = ""
-    for line in script.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            statements.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        statements.append(buffer.strip())
-    return [s for s in statements if s]

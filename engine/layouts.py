@@ -8,33 +8,18 @@ group decided by all its rows).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import groupby
 
-from lmmreview.engine import mmbench, mmmu, mmvet
+from lmmreview.engine.benchmark import Benchmark, Cells, TableSpec, Unit
+from lmmreview.engine.mmbench import circular_verdict
 from lmmreview.engine.scoring import MICRO, Outcome
 from lmmreview.engine.tables import Column
-from lmmreview.engine.types import DatasetKind, Sample
+from lmmreview.engine.types import Sample
 
-Cells = tuple[tuple[str, str], ...]  # (table name, column key) pairs
 Positions = dict[tuple[str, int], list[int]]  # (split, cell set id) -> answer indices
-
-
-@dataclass(frozen=True, slots=True)
-class TableSpec:
-    name: str
-    title: str
-    columns: list[Column]
-    std_columns: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    key: str
-    cells: Cells
-    members: tuple[str, ...]  # sample keys that decide it, in order
 
 
 def _single(outcomes: list[Outcome]) -> Outcome:
@@ -53,7 +38,7 @@ def _circular(outcomes: list[Outcome]) -> Outcome:
 @lru_cache(maxsize=4096)  # few distinct inputs (0, 1 or None per row) over many groups
 def circular_run(*scores: int | None) -> int | None:
     """One run of a circular group, from its rows' scores in that run (CircularEval)."""
-    passed = mmbench.circular_verdict([None if s is None else s >= MICRO for s in scores])
+    passed = circular_verdict([None if s is None else s >= MICRO for s in scores])
     return None if passed is None else MICRO * passed
 
 
@@ -148,204 +133,19 @@ class Layout:
         return _single if len(unit.members) == 1 else _circular
 
 
-def layout_for(dataset: str, kind: DatasetKind, samples: list[Sample]) -> Layout:
-    """The layout of a dataset of `kind` holding `samples`."""
-    build = {
-        DatasetKind.MMVET: _mmvet,
-        DatasetKind.MMBENCH: _mmbench,
-        DatasetKind.MMMU: _mmmu,
-        DatasetKind.GENERIC: _generic,
-    }[kind]
-    tables, units_of = build(dataset, samples)
+def layout_for(dataset: str, benchmark: Benchmark, samples: list[Sample]) -> Layout:
+    """The layout of a dataset of `benchmark` holding `samples`."""
+    tables, units_of = benchmark.tables(dataset, samples)
     splits = {s.key: s.split or "" for s in samples}
     several = len(set(splits.values())) > 1
     return Layout(dataset, tables, units_of, splits if several else {})
 
 
-def _columns(pairs: list[tuple[str, str]]) -> list[Column]:
+def columns(pairs: Iterable[tuple[str, str]]) -> list[Column]:
+    """Table columns from (key, title) pairs."""
     return [Column(key, title) for key, title in pairs]
 
 
-def _by_count(values: Counter[str]) -> list[str]:
+def by_count(values: Counter[str]) -> list[str]:
+    """Values by descending count, ties by name: the order of columns no paper fixes."""
     return sorted(values, key=lambda v: (-values[v], v))
-
-
-# -- MM-Vet ----------------------------------------------------------------------------
-
-
-def _mmvet(dataset: str, samples: list[Sample]) -> tuple[list[TableSpec], dict[str, list[Unit]]]:
-    sets = Counter(s.capabilities for s in samples)
-    order = mmvet.order_integrations(dict(sets))
-    tables = [
-        TableSpec(
-            f"{dataset}.capabilities",
-            "MM-Vet: capabilities",
-            _columns([*mmvet.CAPABILITY_TITLES.items(), ("total", "Total")]),
-            std_columns=("total",),
-        ),
-        TableSpec(
-            f"{dataset}.integrations",
-            "MM-Vet: capability integrations",
-            _columns(
-                [*(("_".join(c), mmvet.integration_title(c)) for c in order), ("total", "Total")]
-            ),
-            std_columns=("total",),
-        ),
-    ]
-    units_of = {}
-    shared: dict[tuple[str, ...], Cells] = {}  # one tuple per capability set, not per sample
-    for s in samples:
-        cells = shared.get(s.capabilities)
-        if cells is None:
-            cells = shared[s.capabilities] = (
-                *((tables[0].name, c) for c in s.capabilities),
-                (tables[0].name, "total"),
-                (tables[1].name, "_".join(s.capabilities)),
-                (tables[1].name, "total"),
-            )
-        units_of[s.key] = [Unit(s.key, cells, (s.key,))]
-    return tables, units_of
-
-
-# -- MMBench ---------------------------------------------------------------------------
-
-
-_L3_SPELLING = {name.lower(): name for name in mmbench.L3_ABILITIES}
-
-
-def _l3(sample: Sample) -> str:
-    """The paper's spelling of an L-3 ability (public TSVs vary in case: OCR, ocr)."""
-    category = sample.category or "unknown"
-    return _L3_SPELLING.get(category.lower(), category)
-
-
-def _mmbench(dataset: str, samples: list[Sample]) -> tuple[list[TableSpec], dict[str, list[Unit]]]:
-    l3_present = Counter(_l3(s) for s in samples if s.rotation == 0)
-    l3 = [c for c in mmbench.L3_ABILITIES if c in l3_present]
-    l3 += [c for c in _by_count(l3_present) if c not in mmbench.L3_ABILITIES]
-    l2_table, l3_table = f"{dataset}.l2", f"{dataset}.l3"
-    tables = [
-        TableSpec(
-            l2_table,
-            "MMBench: overall and L-2 abilities (CircularEval)",
-            _columns(
-                [("overall", "Overall"), ("vanilla", "Vanilla")]
-                + [(abbr, abbr) for abbr in mmbench.L2_ABBREVIATIONS.values()]
-            ),
-        ),
-        TableSpec(
-            l3_table, "MMBench: L-3 abilities (CircularEval)", _columns([(c, c) for c in l3])
-        ),
-    ]
-    groups: dict[tuple[str | None, int], list[Sample]] = {}
-    for s in samples:
-        groups.setdefault((s.split, s.circular_group or 0), []).append(s)
-    units_of: dict[str, list[Unit]] = {s.key: [] for s in samples}
-    for (split, group), rows in groups.items():
-        rows.sort(key=lambda s: s.rotation or 0)
-        main = rows[0]
-        l2 = mmbench.L2_ABBREVIATIONS.get(main.l2_category or "", "")
-        cells: Cells = ((l2_table, "overall"), (l3_table, _l3(main)))
-        if l2:
-            cells += ((l2_table, l2),)
-        name = f"circular:{split}:{group}" if split else f"circular:{group}"  # unique per split
-        circular = Unit(name, cells, tuple(s.key for s in rows))
-        for s in rows:
-            units_of[s.key].append(circular)
-        if main.rotation == 0:
-            units_of[main.key].append(
-                Unit(f"vanilla:{main.key}", ((l2_table, "vanilla"),), (main.key,))
-            )
-    return tables, units_of
-
-
-# -- MMMU ------------------------------------------------------------------------------
-
-
-def _mmmu(dataset: str, samples: list[Sample]) -> tuple[list[TableSpec], dict[str, list[Unit]]]:
-    present = {s.discipline for s in samples}
-    disciplines = [d for d in mmmu.DISCIPLINES if d in present]
-    subjects = [
-        subject
-        for d in disciplines
-        for subject in mmmu.DISCIPLINES[d]
-        if any(s.subject == subject for s in samples)
-    ]
-    subjects += sorted({s.subject or "unknown" for s in samples if s.discipline is None})
-    tables = [
-        TableSpec(
-            f"{dataset}.disciplines",
-            "MMMU: overall and disciplines",
-            _columns(
-                [("overall", "Overall"), *((d, mmmu.DISCIPLINE_TITLES[d]) for d in disciplines)]
-            ),
-        ),
-        TableSpec(
-            f"{dataset}.subjects",
-            "MMMU: subjects",
-            _columns([(s, s.replace("_", " ")) for s in subjects]),
-        ),
-    ]
-    axes = (
-        ("difficulty", "MMMU: by difficulty", lambda s: [s.difficulty] if s.difficulty else []),
-        ("img_type", "MMMU: by image type", lambda s: _split_list(s.img_type)),
-        ("subfield", "MMMU: by subfield", lambda s: [s.subfield] if s.subfield else []),
-    )
-    extra: list[tuple[TableSpec, Callable[[Sample], list[str]]]] = []
-    for axis, title, values_of in axes:
-        counts = Counter(v for s in samples for v in values_of(s))
-        if counts:
-            order = _difficulty_order(counts) if axis == "difficulty" else _by_count(counts)
-            spec = TableSpec(f"{dataset}.{axis}", title, _columns([(v, v) for v in order]))
-            extra.append((spec, values_of))
-    tables += [spec for spec, _ in extra]
-    units_of = {}
-    for s in samples:
-        cells: Cells = ((tables[0].name, "overall"), (tables[1].name, s.subject or "unknown"))
-        if s.discipline:
-            cells += ((tables[0].name, s.discipline),)
-        for spec, values_of in extra:
-            cells += tuple((spec.name, v) for v in values_of(s))
-        units_of[s.key] = [Unit(s.key, cells, (s.key,))]
-    return tables, units_of
-
-
-def _split_list(value: str | None) -> list[str]:
-    return [part.strip() for part in (value or "").split(",") if part.strip()]
-
-
-def _difficulty_order(counts: Counter[str]) -> list[str]:
-    known = [d for d in ("Easy", "Medium", "Hard") if d in counts]
-    return known + [d for d in _by_count(counts) if d not in known]
-
-
-# -- generic ---------------------------------------------------------------------------
-
-
-def _generic(dataset: str, samples: list[Sample]) -> tuple[list[TableSpec], dict[str, list[Unit]]]:
-    types = Counter(s.question_type.value for s in samples)
-    overall = TableSpec(
-        f"{dataset}.overall",
-        f"{dataset}: overall",
-        _columns([("overall", "Overall"), *((t, t) for t in sorted(types) if len(types) > 1)]),
-    )
-    tags: dict[str, Counter[str]] = {}
-    for s in samples:
-        for name, value in s.tags.items():
-            tags.setdefault(name, Counter()).update([value] if isinstance(value, str) else value)
-    tag_tables = {
-        name: TableSpec(
-            f"{dataset}.{name}", f"{dataset}: by {name}", _columns([(v, v) for v in _by_count(c)])
-        )
-        for name, c in sorted(tags.items())
-    }
-    units_of = {}
-    for s in samples:
-        cells: Cells = ((overall.name, "overall"),)
-        if len(types) > 1:
-            cells += ((overall.name, s.question_type.value),)
-        for name, value in s.tags.items():
-            values = [value] if isinstance(value, str) else value
-            cells += tuple((tag_tables[name].name, v) for v in values)
-        units_of[s.key] = [Unit(s.key, cells, (s.key,))]
-    return [overall, *tag_tables.values()], units_of

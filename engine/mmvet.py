@@ -64,23 +64,25 @@ CAPABILITY_TITLES: dict[str, str] = {
 }
 
 
-def canonical_capabilities(raw: Iterable[str] | str) -> tuple[str, ...]:
-    """Capabilities as a set in the paper's order.
+def canonical_capabilities(
+    raw: Iterable[str] | str, known: tuple[str, ...] = CAPABILITIES
+) -> tuple[str, ...]:
+    """Capabilities as a set in the paper's order (`known`: a benchmark's capabilities).
 
     Accepts a list or a comma-separated string (both occur in redistributions).
     Raises ValueError naming any unknown capability.
     """
     items = raw.split(",") if isinstance(raw, str) else list(raw)
     names = {str(item).strip().lower() for item in items if str(item).strip()}
-    unknown = sorted(names - set(CAPABILITIES))
+    unknown = sorted(names - set(known))
     if unknown:
         raise ValueError(
             f"unknown capability {', '.join(map(repr, unknown))} "
-            f"(expected some of {', '.join(CAPABILITIES)})"
+            f"(expected some of {', '.join(known)})"
         )
     if not names:
         raise ValueError("no capability given")
-    return tuple(c for c in CAPABILITIES if c in names)
+    return tuple(c for c in known if c in names)
 
 
 def integration_name(capabilities: Iterable[str]) -> str:
@@ -112,12 +114,16 @@ INTEGRATION_ORDER: tuple[tuple[str, ...], ...] = tuple(
 )
 
 
-def integration_title(caps: tuple[str, ...]) -> str:
+def integration_title(caps: tuple[str, ...], titles: dict[str, str] = CAPABILITY_TITLES) -> str:
     """A column title in the paper's order, whatever order `caps` came in: ``Rec+Know+Gen``."""
-    return "+".join(CAPABILITY_TITLES[c] for c in canonical_capabilities(caps))
+    return "+".join(titles[c] for c in canonical_capabilities(caps, tuple(titles)))
 
 
-def order_integrations(counts: dict[tuple[str, ...], int]) -> list[tuple[str, ...]]:
+def order_integrations(
+    counts: dict[tuple[str, ...], int],
+    order: tuple[tuple[str, ...], ...] = INTEGRATION_ORDER,
+    known: tuple[str, ...] = CAPABILITIES,
+) -> list[tuple[str, ...]]:
     """The capability sets in `counts`, canonical, in table order.
 
     The paper's sets come first in Table 3's order, then any other set by descending count,
@@ -126,19 +132,19 @@ def order_integrations(counts: dict[tuple[str, ...], int]) -> list[tuple[str, ..
     """
     merged: dict[tuple[str, ...], int] = {}
     for caps, count in counts.items():
-        key = canonical_capabilities(caps)
+        key = canonical_capabilities(caps, known)
         merged[key] = merged.get(key, 0) + count
-    known = [caps for caps in INTEGRATION_ORDER if caps in merged]
+    listed = [caps for caps in order if caps in merged]
     others = sorted(
-        (caps for caps in merged if caps not in INTEGRATION_ORDER),
-        key=lambda caps: (-merged[caps], integration_name(caps)),
+        (caps for caps in merged if caps not in order),
+        key=lambda caps: (-merged[caps], "_".join(caps)),
     )
-    return known + others
+    return listed + others
 
 
 # --- The judge prompt (a protocol constant: its text must stay byte for byte) ---------------
 
-_INSTRUCTION = (
+INSTRUCTION = (
     "Compare the ground truth and prediction from AI models, to give a correctness score for "
     "the prediction. <AND> in the ground truth means it is totally right only when all elements "
     "in the ground truth are present in the prediction, and <OR> means it is totally right when "
@@ -168,7 +174,7 @@ _MEME_FULL = (
     "actual physical characteristics."
 )
 # Table 1's seven examples: question, ground truth, prediction, correctness.
-_FEW_SHOT: tuple[tuple[str, str, str, str], ...] = (
+FEW_SHOT: tuple[tuple[str, str, str, str], ...] = (
     (_EQUATION, "-1 <AND> -5", "x = 3", "0.0"),
     (_EQUATION, "-1 <AND> -5", "x = -1", "0.5"),
     (_EQUATION, "-1 <AND> -5", "x = -5", "0.5"),
@@ -185,12 +191,12 @@ def _row(*cells: str) -> str:
 
 
 JUDGE_PROMPT: str = (
-    f"{_INSTRUCTION}\n\n"
+    f"{INSTRUCTION}\n\n"
     + _row("Question", "Ground truth", "Prediction", "Correctness")
     + "\n"
     + _row("---", "---", "---", "---")
     + "\n"
-    + "".join(_row(*example) + "\n" for example in _FEW_SHOT)
+    + "".join(_row(*example) + "\n" for example in FEW_SHOT)
 )
 # Recorded with every judgment so a score can be traced to the exact prompt text.
 PROMPT_VERSION: str = hashlib.sha256(JUDGE_PROMPT.encode("utf-8")).hexdigest()[:12]
@@ -224,8 +230,12 @@ def judge_prompt(question: str, ground_truth: str, prediction: str) -> str:
     literal replace, as the reference does (so ``a <OR> b`` gets doubled spaces). The question
     and prediction go in as they are, newlines and bars included, also as the reference does.
     """
-    truth = ground_truth.replace("<AND>", " <AND> ").replace("<OR>", " <OR> ")
-    return f"{JUDGE_PROMPT}\n{_row(question, truth, prediction, '')}"
+    return f"{JUDGE_PROMPT}\n{_row(question, spaced(ground_truth), prediction, '')}"
+
+
+def spaced(ground_truth: str) -> str:
+    """The ground truth with every ``<AND>`` / ``<OR>`` spaced, by a literal replace."""
+    return ground_truth.replace("<AND>", " <AND> ").replace("<OR>", " <OR> ")
 
 
 def retry_prompt(question: str, ground_truth: str, prediction: str) -> str:

@@ -63,28 +63,7 @@ class Entry:
         return None if human is None or judge is None else abs(judge - human)
 
 
-def axes(sample: Sample) -> dict[str, list[str]]:
-    """Every breakdown axis of a sample and its values, for filtering."""
-    single = {
-        "split": sample.split,
-        "category": sample.category,
-        "l2_category": sample.l2_category,
-        "subject": sample.subject,
-        "discipline": sample.discipline,
-        "difficulty": sample.difficulty,
-        "subfield": sample.subfield,
-        "question_type": sample.question_type.value,
-    }
-    values = {name: [value] for name, value in single.items() if value}
-    if sample.capabilities:
-        values["capability"] = list(sample.capabilities)
-        values["integration"] = ["_".join(sample.capabilities)]
-    if sample.img_type:
-        values["img_type"] = [part.strip() for part in sample.img_type.split(",") if part.strip()]
-    for name, tag in sample.tags.items():
-        values[f"tag:{name}"] = [tag] if isinstance(tag, str) else list(tag)
-    return values
-
+AxesOf = Callable[[Sample], dict[str, list[str]]]
 
 DISAGREEMENT = 0.3  # the |judge - human| filter's default threshold
 SPREAD = 0.15  # the run-variance filter's default threshold
@@ -112,12 +91,13 @@ class Filter:
     cell_ids: frozenset[int] | None = None  # the answers counted in one table cell
     cell_title: str = ""
 
-    def matches(self, entry: Entry, sample: Sample) -> bool:
-        return self.predicate()(entry, sample)
+    def matches(self, entry: Entry, sample: Sample, axes_of: AxesOf) -> bool:
+        return self.predicate(axes_of)(entry, sample)
 
-    def predicate(self) -> Callable[[Entry, Sample], bool]:
+    def predicate(self, axes_of: AxesOf) -> Callable[[Entry, Sample], bool]:
         """One test for this filter, built once: only the conditions that are set, and the
-        axis looked up once per sample (a list holds several answers to each)."""
+        axis looked up once per sample (a list holds several answers to each). `axes_of`
+        gives a sample's filter axes (its benchmark's `filter_axes`)."""
         checks: list[Callable[[Entry, Sample], bool]] = []
         if self.unreviewed:
             checks.append(lambda e, s: not e.reviewed)
@@ -143,7 +123,7 @@ class Filter:
             def on_axis(e: Entry, s: Sample) -> bool:
                 hit = seen.get(s.key)
                 if hit is None:
-                    hit = seen[s.key] = value in axes(s).get(name, ())
+                    hit = seen[s.key] = value in axes_of(s).get(name, ())
                 return hit
 
             checks.append(on_axis)

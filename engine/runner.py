@@ -18,15 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from lmmreview.engine.judging import (
-    JudgeItem,
-    cache_key,
-    exhausted,
-    failed,
-    interpret,
-    ladder,
-    without_llm,
-)
+from lmmreview.engine.benchmark import JudgeItem
+from lmmreview.engine.judging import cache_key, failed
 from lmmreview.engine.llm import Call, CallFailed, ChatClient, JudgeUnavailable, Reply
 from lmmreview.engine.scoring import Judgment, Status
 
@@ -154,26 +147,26 @@ class Runner:
                 judgment, replies = await self._judge(item)
                 self.storage.record(item, judgment, replies)
                 self._count(judgment)
-                if judgment.score == 0.0 and len(chain) > 1:  # the circular group failed
+                if len(chain) > 1 and item.work.ends_chain(judgment.score):
                     self._count_skipped(len(chain) - position - 1)
                     break
 
     async def _judge(self, item: JudgeItem) -> tuple[Judgment, list[tuple[str, Call, Reply]]]:
         """Walk the item's ladder; return its judgment and the replies paid for."""
-        quick = without_llm(item)
+        quick = item.work.without_llm(item)
         if quick is not None:
             return quick, []
         attempts = [0]
         last = ""
         try:
-            for call in ladder(item, self.settings.model):
+            for call in item.work.ladder(item, self.settings.model):
                 key = cache_key(call, item.run)
                 reply = self._cached(key, item, call)
                 paid: list[tuple[str, Call, Reply]] = []
                 if reply is None:
                     reply = await self._ask(call, attempts)
                     paid.append((key, call, reply))
-                judgment = interpret(item, call, reply)
+                judgment = item.work.interpret(item, call, reply)
                 if judgment is not None:
                     return judgment, paid  # stored with the judgment, in one write
                 if paid:  # stored before the next request: a kill would not pay it again
@@ -181,14 +174,16 @@ class Runner:
                 last = reply.text
         except _OutOfAttempts as exc:
             return failed(item, self.settings.model, str(exc), last), []
-        return exhausted(item, self.settings.model, last), []
+        return item.work.exhausted(item, self.settings.model, last), []
 
     def _cached(self, key: str, item: JudgeItem, call: Call) -> Reply | None:
         """The stored reply to `call` when it may stand in for a new one: it parses, or it
         belongs to this item's unfinished walk. An unparseable reply from a walk that ended
         in a judgment is asked again, since the server may answer properly now."""
         hit = self.storage.cached(key, item) if self.settings.use_cache else None
-        if hit is None or not (hit.unfinished or interpret(item, call, hit.reply) is not None):
+        if hit is None or not (
+            hit.unfinished or item.work.interpret(item, call, hit.reply) is not None
+        ):
             return None
         self.progress.cached += 1
         return hit.reply

@@ -11,12 +11,13 @@ from hypothesis import strategies as st
 
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.layouts import layout_for
+from lmmreview.engine.registry import benchmark
 from lmmreview.engine.scoring import Judgment, Outcome, Status, Verdict, effective
-from lmmreview.engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine.types import QuestionType, Sample
 
 
 def _open(key: str, caps: tuple[str, ...]) -> Sample:
-    return Sample(key, "q", QuestionType.OPEN, "gold", capabilities=caps)
+    return Sample(key, "q", QuestionType.OPEN, "gold", axes={"capability": caps})
 
 
 MMVET = [_open("v0", ("ocr", "math")), _open("v1", ("rec",)), _open("v2", ("rec", "ocr"))]
@@ -37,7 +38,7 @@ def _cells(breakdown: Breakdown, table: str, model: str = "m") -> dict:
 
 
 def test_mmvet_runs_are_averaged_per_run_not_per_sample() -> None:
-    breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, MMVET), runs=2)
+    breakdown = Breakdown(layout_for("mmvet", benchmark("mmvet"), MMVET), runs=2)
     _load(
         breakdown,
         [
@@ -62,7 +63,7 @@ def test_mmvet_runs_are_averaged_per_run_not_per_sample() -> None:
 
 
 def test_total_std_is_the_population_std_of_run_totals() -> None:
-    breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, MMVET[:2]), runs=3)
+    breakdown = Breakdown(layout_for("mmvet", benchmark("mmvet"), MMVET[:2]), runs=3)
     _load(
         breakdown,
         [("m", "v0", Outcome.of((1.0, 0.5, 0.0))), ("m", "v1", Outcome.of((0.0, 0.5, 0.0)))],
@@ -74,7 +75,7 @@ def test_total_std_is_the_population_std_of_run_totals() -> None:
 
 
 def test_unscored_answers_are_counted_and_left_out_unless_asked() -> None:
-    breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, MMVET), runs=1)
+    breakdown = Breakdown(layout_for("mmvet", benchmark("mmvet"), MMVET), runs=1)
     _load(
         breakdown,
         [
@@ -94,7 +95,8 @@ def test_unscored_answers_are_counted_and_left_out_unless_asked() -> None:
 def _mc(key: str, group: int, rotation: int, category: str, l2: str, split: str = "dev") -> Sample:
     return Sample(
         key, "q", QuestionType.CHOICE, "A", options={"A": "x", "B": "y"}, split=split,
-        category=category, l2_category=l2, circular_group=group, rotation=rotation,
+        axes={"category": (category,), "l2_category": (l2,)},
+        extra={"circular_group": group, "rotation": rotation},
     )  # fmt: skip
 
 
@@ -110,7 +112,7 @@ RIGHT, WRONG, UNKNOWN = Outcome.of((1.0,)), Outcome.of((0.0,)), Outcome.of((None
 
 
 def test_circular_groups_need_every_rotation_and_vanilla_counts_the_main_row() -> None:
-    breakdown = Breakdown(layout_for("mmb", DatasetKind.MMBENCH, MMBENCH), runs=1)
+    breakdown = Breakdown(layout_for("mmb", benchmark("mmbench"), MMBENCH), runs=1)
     _load(breakdown,
         [
             ("m", "1", RIGHT), ("m", "1000001", RIGHT),  # group 1 passes
@@ -133,18 +135,18 @@ def test_circular_groups_need_every_rotation_and_vanilla_counts_the_main_row() -
 
 def test_several_splits_give_one_row_each() -> None:
     samples = [_mc("1", 1, 0, "OCR", "x", "dev"), _mc("5", 5, 0, "OCR", "x", "test")]
-    breakdown = Breakdown(layout_for("mmb", DatasetKind.MMBENCH, samples), runs=1)
+    breakdown = Breakdown(layout_for("mmb", benchmark("mmbench"), samples), runs=1)
     _load(breakdown, [("m", "1", RIGHT), ("m", "5", WRONG)])
     (l2,) = [t for t in breakdown.tables() if t.name == "mmb.l2"]
     assert [r.label for r in l2.rows] == ["m (dev)", "m (test)"]
 
 
-@pytest.mark.parametrize("kind", [DatasetKind.MMBENCH, DatasetKind.GENERIC])
-def test_the_order_answers_come_in_does_not_change_the_tables(kind: DatasetKind) -> None:
+@pytest.mark.parametrize("kind", ["mmbench", "generic"])
+def test_the_order_answers_come_in_does_not_change_the_tables(kind: str) -> None:
     """A model answering in dataset order takes the layout's precomputed positions; any
     other order finds them afresh. Splits make separate rows either way."""
     samples = [replace(s, split=("dev", "test")[i % 2]) for i, s in enumerate(DATASETS[kind])]
-    layout = layout_for("d", kind, samples)
+    layout = layout_for("d", benchmark(kind), samples)
     scores = [Outcome.of((i / 7, None if i == 3 else 1.0), reviewed=i % 2 == 0) for i in range(6)]
     in_order = {s.key: scores[i] for i, s in enumerate(samples)}
     assert tuple(in_order) == layout.order  # so this one takes the precomputed way
@@ -167,7 +169,7 @@ def test_the_order_answers_come_in_does_not_change_the_tables(kind: DatasetKind)
 
 
 def test_outcomes_must_have_the_tables_runs() -> None:
-    layout = layout_for("mmvet", DatasetKind.MMVET, MMVET)
+    layout = layout_for("mmvet", benchmark("mmvet"), MMVET)
     with pytest.raises(ValueError, match="at least one run"):
         Breakdown(layout, runs=0)
     with pytest.raises(ValueError, match="2 runs"):
@@ -176,7 +178,7 @@ def test_outcomes_must_have_the_tables_runs() -> None:
 
 def test_scores_count_in_whole_millionths_and_sum_exactly() -> None:
     assert Outcome.of((1 / 3, 0.1, None)).micro == (333_333, 100_000, None)
-    breakdown = Breakdown(layout_for("mmvet", DatasetKind.MMVET, MMVET), runs=1)
+    breakdown = Breakdown(layout_for("mmvet", benchmark("mmvet"), MMVET), runs=1)
     _load(breakdown, [("m", s.key, Outcome.of((0.1,))) for s in MMVET])
     for _ in range(1000):  # float sums would drift; millionths come back to where they were
         breakdown.set("m", "v1", Outcome.of((0.7,)))
@@ -205,15 +207,11 @@ GENERIC = [
         "q",
         QuestionType.OPEN,
         "a",
-        tags={"topic": f"t{i % 3}", "skills": ["x", "y"][: i % 3]},
+        axes={"topic": (f"t{i % 3}",), "skills": ("x", "y")[: i % 3]},
     )
     for i in range(6)
 ]
-DATASETS = {
-    DatasetKind.MMVET: MMVET,
-    DatasetKind.MMBENCH: MMBENCH,
-    DatasetKind.GENERIC: GENERIC,
-}
+DATASETS = {"mmvet": MMVET, "mmbench": MMBENCH, "generic": GENERIC}
 scores = st.one_of(st.none(), st.sampled_from([0.0, 0.5, 1.0]), st.floats(0, 1))
 outcomes = st.builds(
     Outcome.of, st.tuples(scores, scores), st.booleans(), st.booleans(), st.booleans()
@@ -232,7 +230,7 @@ outcomes = st.builds(
 )
 def test_delta_updates_equal_a_full_recompute(kind, start, overrides) -> None:
     samples = DATASETS[kind]
-    layout = layout_for("d", kind, samples)
+    layout = layout_for("d", benchmark(kind), samples)
     key = lambda i: samples[i % len(samples)].key  # noqa: E731
     live = Breakdown(layout, runs=2)
     _load(live, [(m, key(i), o) for m, i, o in start])
@@ -258,7 +256,7 @@ def test_a_model_answering_everything_in_order_gives_the_same_tables(
     """The precomputed way (every sample, in dataset order: circular groups combined over
     whole columns) against delta updates and against the same answers in another order."""
     samples = DATASETS[kind]
-    layout = layout_for("d", kind, samples)
+    layout = layout_for("d", benchmark(kind), samples)
     answers = {s.key: first[i % len(first)] for i, s in enumerate(samples)}
     live = Breakdown(layout, runs=2)
     live.load({"a": dict(answers)})
@@ -278,7 +276,7 @@ def test_a_model_answering_everything_in_order_gives_the_same_tables(
 
 def test_l3_abilities_match_whatever_their_case() -> None:
     samples = [_mc("1", 1, 0, "ocr", "finegrained_perception (instance-level)")]
-    breakdown = Breakdown(layout_for("mmb", DatasetKind.MMBENCH, samples), runs=1)
+    breakdown = Breakdown(layout_for("mmb", benchmark("mmbench"), samples), runs=1)
     _load(breakdown, [("m", "1", RIGHT)])
     assert set(_cells(breakdown, "mmb.l3")) == {"OCR"}
 

@@ -33,9 +33,8 @@ from conftest import (
 from PIL import Image
 
 from lmmreview.db import Store, importers
-from lmmreview.db.schema import MIGRATIONS
-from lmmreview.db.store import _statements
-from lmmreview.tui import cli as cli_module
+from lmmreview.db.importers import jsonl as jsonl_module
+from lmmreview.db.schema import MIGRATIONS, statements
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_IMAGE_BYTES = 64 * 2**20  # the README's limit on an image file
@@ -102,13 +101,13 @@ def test_a_failed_import_keeps_a_database_another_process_made_meanwhile(
     answers_only = write_lines(
         tmp_path / "answers.jsonl", [{"id": "q1", "prediction": "b", "model": "m"}]
     )
-    real_read = cli_module.read_generic
+    real_read = jsonl_module.read_generic
 
     def slow_read(*args: object, **kwargs: object) -> importers.ImportBatch:
         run_cli_in_another_process("import", "jsonl", db, other)  # finishes while this one reads
         return real_read(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(cli_module, "read_generic", slow_read)
+    monkeypatch.setattr(jsonl_module, "read_generic", slow_read)
     result = cli("import", "jsonl", db, answers_only, "--dataset", "nowhere")
     refused(result, "answers.jsonl", "'nowhere'")
     with Store.open(db, create=False) as store:
@@ -435,7 +434,7 @@ def test_a_database_in_a_read_only_folder_says_so(cli: Cli) -> None:
 def _version_1_database(path: Path) -> None:
     """A file as the first release wrote it, holding one dataset."""
     with sqlite3.connect(path) as conn:
-        for statement in _statements(MIGRATIONS[0]):
+        for statement in statements(str(MIGRATIONS[0])):
             conn.execute(statement)
         conn.execute(
             "INSERT INTO datasets (name, kind, created_at) VALUES ('g', 'generic', 'then')"

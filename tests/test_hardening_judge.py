@@ -18,7 +18,7 @@ import pytest
 from bench.fake_judge import FakeJudge
 from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore
-from lmmreview.engine.judging import cache_key, ladder
+from lmmreview.engine.judging import cache_key
 from lmmreview.engine.llm import Call, CallFailed, OpenAIChat, _retry_after
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL, judge_prompt
 from lmmreview.engine.secrets import REDACTED, redact
@@ -244,7 +244,9 @@ def _killed_mid_ladder(db: Path) -> int:
     with Store.open(db, create=False) as store:
         items = [item for chain in JudgeStore(store, DEFAULT_JUDGE_MODEL).plan(1).chains
                  for item in chain if (item.answer_id, item.run) not in judged]  # fmt: skip
-        keys = {cache_key(ladder(item, DEFAULT_JUDGE_MODEL)[0], item.run) for item in items}
+        keys = {
+            cache_key(item.work.ladder(item, DEFAULT_JUDGE_MODEL)[0], item.run) for item in items
+        }
         stored = {key for (key,) in store.conn.execute("SELECT key FROM llm_cache")}
     return len(keys & stored)
 

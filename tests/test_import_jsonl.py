@@ -26,7 +26,7 @@ def test_samples_with_tags_images_and_inline_predictions(cli, tmp_path: Path) ->
     assert result.code == 0, result.stderr
     with Store.open(db) as store:
         samples = {s.key: s for s in store.samples("charts")}
-        assert samples["q1"].tags == {"topic": "charts", "skills": ["ocr", "math"]}
+        assert samples["q1"].axes == {"topic": ("charts",), "skills": ("ocr", "math")}
         assert samples["q1"].question_type == "open"
         assert samples["2"].question_type == "choice"
         assert samples["2"].options == {"A": "cat", "B": "dog"}

@@ -16,13 +16,13 @@ def test_circular_groups_options_and_shared_images(cli, mmbench_tsv, tmp_path: P
         samples = {s.key: s for s in store.samples("mmbench")}
         assert set(samples) == {"7", "1000007", "9", "1000009", "2000009"}
         rotated = samples["2000009"]
-        assert (rotated.circular_group, rotated.rotation) == (9, 2)
+        assert rotated.extra == {"circular_group": 9, "rotation": 2}
         assert rotated.options == {"A": "star", "B": "circle", "C": "square"}
         assert rotated.answer == "A"
         assert samples["7"].options == {"A": "yes", "B": "no"}  # empty C, D are no options
         assert samples["9"].hint == "Look left." and samples["7"].hint is None
-        assert samples["9"].l2_category == "finegrained_perception (instance-level)"
-        assert samples["9"].category == "OCR" and samples["9"].split == "dev"
+        assert samples["9"].axis("l2_category") == ("finegrained_perception (instance-level)",)
+        assert samples["9"].axis("category") == ("OCR",) and samples["9"].split == "dev"
         # The copies reuse their main row's image, stored once.
         assert store.image_hashes("mmbench", "2000009") == store.image_hashes("mmbench", "9")
     listed = cli("info", db, "--json")

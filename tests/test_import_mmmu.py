@@ -49,8 +49,8 @@ def test_output_folder_with_answer_dict(cli, outputs: Path, tmp_path: Path) -> N
         assert set(samples) == {"validation_Art_1", "validation_Math_1", "validation_Math_2"}
         open_one = samples["validation_Math_2"]
         assert open_one.question_type == "open" and open_one.golds == ["3.5", "7/2"]
-        assert samples["validation_Art_1"].discipline == "Art and Design"
-        assert samples["validation_Math_1"].subject == "Math"
+        assert samples["validation_Art_1"].first("discipline") == "Art and Design"
+        assert samples["validation_Math_1"].first("subject") == "Math"
         assert samples["validation_Math_1"].options["C"] == "option C"
         assert store.answers("mmmu", "m")["validation_Math_2"] == "x = 3.5"
 
@@ -82,11 +82,11 @@ def test_question_file_in_hugging_face_layout(cli, outputs: Path, tmp_path: Path
         math = samples["validation_Math_1"]
         assert math.question == "<image 1> <image 2> Which?"
         assert math.options == {"A": "1", "B": "2", "C": "it's 3", "D": "4"}
-        assert (math.subfield, math.difficulty, math.img_type) == (
-            "Geometry",
-            "Hard",
-            "Diagrams, Tables",
-        )
+        assert {n: math.axis(n) for n in ("subfield", "difficulty", "img_type")} == {
+            "subfield": ("Geometry",),
+            "difficulty": ("Hard",),
+            "img_type": ("Diagrams", "Tables"),
+        }
         assert samples["validation_Math_2"].golds == ["3.5", "3.50"]
         assert samples["validation_Art_1"].options == {"A": "x", "B": "y"}  # a real list works too
         hashes = store.image_hashes("mmmu", "validation_Math_1")
@@ -107,7 +107,7 @@ def test_one_total_outputs_file_and_idempotence(cli, tmp_path: Path) -> None:
     assert dump(db) == before
     with Store.open(db) as store:
         (sample,) = store.samples("mmmu")
-        assert sample.golds == ["9.8"] and sample.discipline == "Science"
+        assert sample.golds == ["9.8"] and sample.first("discipline") == "Science"
 
 
 @needs_fixture("mmmu")
@@ -120,9 +120,9 @@ def test_official_example_outputs_import_in_one_command(cli, mmmu_fixture_db: Pa
     assert len(answers) == 900
     kinds = [s.question_type for s in samples]
     assert (kinds.count("choice"), kinds.count("open")) == (847, 53)
-    assert len({s.subject for s in samples}) == 30
-    assert len({s.discipline for s in samples}) == 6
-    assert None not in {s.discipline for s in samples}
+    assert len({s.first("subject") for s in samples}) == 30
+    assert len({s.first("discipline") for s in samples}) == 6
+    assert None not in {s.first("discipline") for s in samples}
     info = json.loads(cli("info", db, "--json").stdout)
     (dataset,) = info["datasets"]
     assert dataset["samples"] == 900 and dataset["models"][0]["answers"] == 900

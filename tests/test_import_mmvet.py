@@ -16,8 +16,12 @@ def test_imports_samples_images_and_answers(cli, mmvet_files, tmp_path: Path) ->
     assert "no answer for 1 sample(s): v1_2" in result.stderr  # beta is missing v1_2
     with Store.open(db) as store:
         samples = {s.key: s for s in store.samples("mmvet")}
-        assert samples["v1_0"].capabilities == ("ocr", "math")  # paper order, not file order
-        assert samples["v1_2"].capabilities == ("rec", "ocr", "spat")  # comma-separated string
+        assert samples["v1_0"].axis("capability") == ("ocr", "math")  # paper order, not file order
+        assert samples["v1_2"].axis("capability") == (
+            "rec",
+            "ocr",
+            "spat",
+        )  # comma-separated string
         assert samples["v1_0"].answer == "-1 <AND> -5"
         assert store.answers("mmvet", "alpha") == {"v1_0": "x=-1", "v1_1": "green", "v1_2": "$4"}
         assert store.answers("mmvet", "beta") == {"v1_0": "3", "v1_1": "red"}

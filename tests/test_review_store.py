@@ -10,9 +10,12 @@ from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.scoring import dataset_scores, score_offline
+from lmmreview.engine.registry import benchmark
 from lmmreview.engine.review import Entry, Filter
 from lmmreview.engine.scoring import Judgment, Status, Verdict
-from lmmreview.engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine.types import QuestionType, Sample
+
+MMVET_AXES = benchmark("mmvet").filter_axes
 
 
 @pytest.fixture
@@ -106,15 +109,15 @@ def test_search_and_filters(review) -> None:
     samples = {s.key: s for s in review.store.samples("mmvet")}
     entries = review.entries("mmvet")
     only_math = Filter(axis=("capability", "math"), model="demo-beta")
-    chosen = [e for e in entries if only_math.matches(e, samples[e.key])]
+    chosen = [e for e in entries if only_math.matches(e, samples[e.key], MMVET_AXES)]
     assert chosen and all(
-        "math" in samples[e.key].capabilities and e.model == "demo-beta" for e in chosen
+        "math" in samples[e.key].axis("capability") and e.model == "demo-beta" for e in chosen
     )
     assert only_math.describe() == "capability=math & model=demo-beta"
     review.grade(chosen[0].answer_id, 0.0)
     unreviewed = Filter(unreviewed=True)
     fresh = review.entries("mmvet")
-    assert sum(unreviewed.matches(e, samples[e.key]) for e in fresh) == len(fresh) - 1
+    assert sum(unreviewed.matches(e, samples[e.key], MMVET_AXES) for e in fresh) == len(fresh) - 1
 
 
 def test_changes_by_another_connection_are_found(review, tmp_path: Path) -> None:
@@ -138,7 +141,7 @@ def test_disagreement_and_spread_filters_compare_with_their_thresholds() -> None
     entries = [agree, apart, unreviewed]
 
     def shown(**limits: float) -> list[int]:
-        test = Filter(**limits).predicate()
+        test = Filter(**limits).predicate(MMVET_AXES)
         return [e.answer_id for e in entries if test(e, sample)]
 
     assert shown(disagreement=0.3) == [2]
@@ -158,7 +161,7 @@ def test_a_failed_llm_run_is_unscored_not_left_with_an_older_offline_score(revie
     llm = {"kind": "llm", "judge_model": "gpt-test"}
 
     def tables_cell() -> tuple[float | None, int]:
-        scores = dataset_scores(store, "mmvet", DatasetKind.MMVET)
+        scores = dataset_scores(store, "mmvet", benchmark("mmvet"))
         outcome = scores.breakdown.outcomes["demo-alpha"]["v1_0"]
         return outcome.micro[0], scores.notes(store.judge_models("mmvet")).unscored
 
@@ -191,7 +194,7 @@ def test_info_and_the_notes_count_unscored_alike_and_name_partly_scored(review) 
     answer = _entry(review).answer_id
     with store.transaction():  # a second run for one answer: the others now have one of two
         store.add_judgments([(answer, Judgment(1, 0.5, kind="llm", judge_model="gpt-test"))])
-    notes = dataset_scores(store, "mmvet", DatasetKind.MMVET).notes(store.judge_models("mmvet"))
+    notes = dataset_scores(store, "mmvet", benchmark("mmvet")).notes(store.judge_models("mmvet"))
     (mmvet,) = [d for d in store.counts() if d.name == "mmvet"]
     unscored = sum(m.unscored for m in mmvet.models)
     assert unscored > 0 and notes.unscored == unscored
@@ -207,7 +210,7 @@ def test_a_run_that_failed_everywhere_is_still_a_run_on_screen_and_in_the_report
         store.add_judgments(
             [(a, Judgment(1, None, status=Status.ERROR, error="500", **llm)) for a in answers]
         )
-    scores = dataset_scores(store, "mmvet", DatasetKind.MMVET)
+    scores = dataset_scores(store, "mmvet", benchmark("mmvet"))
     on_screen = {len(e.judged) for e in review.entries("mmvet")}
     assert scores.breakdown.runs == 2 and on_screen == {2}
     assert all(e.failed for e in review.entries("mmvet"))

@@ -8,7 +8,8 @@ import pytest
 from lmmreview.db import Store, StoreError
 from lmmreview.db.schema import SCHEMA_VERSION
 from lmmreview.db.store import is_busy, is_read_only
-from lmmreview.engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine.registry import benchmark
+from lmmreview.engine.types import QuestionType, Sample
 
 
 def test_a_new_database_has_the_schema_and_settings(tmp_path: Path) -> None:
@@ -56,7 +57,7 @@ def test_info_on_a_bad_database_fails_cleanly(cli, tmp_path: Path) -> None:
 def test_reviews_are_append_only(tmp_path: Path) -> None:
     with Store.open(tmp_path / "r.db") as store:
         with store.transaction():
-            dataset = store.dataset_id("d", DatasetKind.GENERIC)
+            dataset = store.dataset_id("d", "generic")
             ids = store.upsert_samples(dataset, [Sample("k", "q?", QuestionType.OPEN, "a")])
             model = store.model_id("m")
             store.add_answers(model, [(ids["k"], "a", "f")])
@@ -77,45 +78,43 @@ def test_reviews_are_append_only(tmp_path: Path) -> None:
 def test_a_failed_transaction_leaves_nothing(tmp_path: Path) -> None:
     with Store.open(tmp_path / "r.db") as store:
         with pytest.raises(RuntimeError), store.transaction():
-            store.dataset_id("d", DatasetKind.MMVET)
+            store.dataset_id("d", "mmvet")
             raise RuntimeError("boom")
         assert store.counts() == []
 
 
 def test_a_dataset_keeps_its_kind(tmp_path: Path) -> None:
     with Store.open(tmp_path / "r.db") as store, store.transaction():
-        store.dataset_id("bench", DatasetKind.MMBENCH)
+        store.dataset_id("bench", "mmbench")
         with pytest.raises(StoreError, match="holds mmbench data, not mmmu"):
-            store.dataset_id("bench", DatasetKind.MMMU)
+            store.dataset_id("bench", "mmmu")
 
 
 def test_sample_fields_round_trip(tmp_path: Path) -> None:
     sample = Sample(
         key="x", question="q", question_type=QuestionType.CHOICE, answer="B",
         alt_answers=("b",), options={"A": "1", "B": "2"}, hint="h", split="dev",
-        capabilities=("rec", "ocr"), category="OCR", l2_category="cp", circular_group=3,
-        rotation=1, subject="Art", discipline="Art and Design", subfield="s", difficulty="Easy",
-        img_type="Photos", tags={"t": ["a", "b"], "u": "c"},
+        axes={"capability": ("rec", "ocr"), "category": ("OCR",), "t": ("a", "b")},
+        extra={"circular_group": 3, "rotation": 1, "note": "x", "weight": 0.5, "flag": True},
     )  # fmt: skip
     with Store.open(tmp_path / "r.db") as store:
         with store.transaction():
-            store.upsert_samples(store.dataset_id("d", DatasetKind.GENERIC), [sample])
+            store.upsert_samples(store.dataset_id("d", "generic"), [sample])
         assert store.samples("d") == [sample]
 
 
 def test_an_older_database_is_migrated_forward_keeping_its_data(tmp_path: Path) -> None:
-    from lmmreview.db.schema import MIGRATIONS
-    from lmmreview.db.store import _statements
+    from lmmreview.db.schema import MIGRATIONS, statements
 
     db = tmp_path / "old.db"
     with sqlite3.connect(db) as conn:  # a file as the first release wrote it
-        for statement in _statements(MIGRATIONS[0]):
+        for statement in statements(str(MIGRATIONS[0])):
             conn.execute(statement)
         conn.execute("INSERT INTO datasets (name, kind, created_at) VALUES ('d', 'mmvet', 'then')")
         conn.execute("PRAGMA user_version = 1")
     with Store.open(db) as store:
         assert store.schema_version == SCHEMA_VERSION
-        assert store.datasets() == [("d", DatasetKind.MMVET)]
+        assert store.datasets() == [("d", benchmark("mmvet"))]
         tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master")}
     assert "judge_claims" in tables
 

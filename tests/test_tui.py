@@ -129,7 +129,7 @@ def test_axis_and_model_filters_combine(demo_db: Path) -> None:
 
     drive(demo_db, steps)
     with Store.open(demo_db) as store:
-        math = {s.key for s in store.samples("mmvet") if "math" in s.capabilities}
+        math = {s.key for s in store.samples("mmvet") if "math" in s.axis("capability")}
     assert seen["keys"] and {k for k, _ in seen["keys"]} == math
     assert {m for _, m in seen["keys"]} == {"demo-beta"}
     assert "capability=math & model=demo-beta" in seen["status"]

@@ -43,7 +43,7 @@ from lmmreview.db.store import is_read_only
 from lmmreview.engine.export import Notes, to_markdown
 from lmmreview.engine.llm import OpenAIChat
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
-from lmmreview.engine.review import DISAGREEMENT, SPREAD, Entry, Filter, axes
+from lmmreview.engine.review import DISAGREEMENT, SPREAD, Entry, Filter
 from lmmreview.engine.runner import Progress, Runner, RunnerSettings
 from lmmreview.engine.scoring import Verdict
 from lmmreview.engine.types import QuestionType, Sample
@@ -367,7 +367,7 @@ class ReviewScreen(Screen[None]):
             return
         values: dict[str, set[str]] = {}
         for sample in session.samples.values():
-            for name, found in axes(sample).items():
+            for name, found in session.benchmark.filter_axes(sample).items():
                 values.setdefault(name, set()).update(found)
         axis = await app.push_screen_wait(Menu("Axis", [(a, a) for a in sorted(values)]))
         if not axis:
@@ -605,7 +605,7 @@ class ReviewApp(App[None]):
         snapshot = list(session.entries)
         try:
             tables = await self.in_db(
-                lambda r: Session.compute(r, session.dataset, session.kind, snapshot)
+                lambda r: Session.compute(r, session.dataset, session.benchmark, snapshot)
             )
         except DB_ERRORS as exc:
             self.stop(f"{self.db_path}: {reason(exc)}")
@@ -712,7 +712,7 @@ class ReviewApp(App[None]):
         if screen is None or session is None:
             return
         total, reviewed, shown = session.counts()
-        where = f"{self.db_path.name} · {session.dataset} ({session.kind.value}) · "
+        where = f"{self.db_path.name} · {session.dataset} ({session.benchmark.name}) · "
         text = Text.assemble(
             safe(where, one_line=True, style="bold"),
             f"{total} answers, {reviewed} reviewed · showing {shown}: ",
@@ -802,8 +802,12 @@ class ReviewApp(App[None]):
         judged = (detail.answer_id, len(detail.judgments), len(detail.history))
         unsaved = self.unsaved(entry.answer_id)
         panels: list[tuple[str, object, Callable[[], RenderableType]]] = [
-            ("#title", detail.answer_id, lambda: Text(render.describe(detail), style="bold")),
-            ("#question", sample.key, lambda: render.question(sample)),
+            (
+                "#title",
+                detail.answer_id,
+                lambda: Text(render.describe(detail, session.benchmark), style="bold"),
+            ),
+            ("#question", sample.key, lambda: render.question(sample, session.benchmark)),
             (
                 "#gold",
                 sample.key,
@@ -1109,7 +1113,7 @@ class ReviewApp(App[None]):
         assert session is not None
         assert session.tables is not None
         scores = DatasetScores(
-            session.dataset, session.kind, session.samples, {}, session.tables.breakdown
+            session.dataset, session.benchmark, session.samples, {}, session.tables.breakdown
         )
         return scores.notes(judges)
 

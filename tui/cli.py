@@ -17,22 +17,16 @@ from lmmreview import __version__
 from lmmreview.db import Store
 from lmmreview.db.demo import build_demo, demo_batches, installed_demo_batches
 from lmmreview.db.files import write_export
-from lmmreview.db.importers import (
-    ImportBatch,
-    ImportSummary,
-    import_batch,
-    read_generic,
-    read_mmbench,
-    read_mmmu,
-    read_mmvet,
-)
+from lmmreview.db.importers import ImportBatch, ImportSummary, import_batch
 from lmmreview.db.scoring import dataset_scores, score_offline
 from lmmreview.engine.export import RENDERERS, Notes
+from lmmreview.engine.registry import benchmarks, origin, problems
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.engine.tables import Table
 from lmmreview.tui.crash import run_guarded, run_screen
+from lmmreview.tui.import_commands import add_import_commands
 from lmmreview.tui.judge_cli import judge
-from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, NewDbArg, ZeroOpt
+from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, ZeroOpt
 from lmmreview.tui.output import clear_errors, err, fail, out, say
 from lmmreview.tui.report import render
 from lmmreview.tui.safe_text import safe
@@ -109,111 +103,38 @@ def _report(db: Path, summary: ImportSummary) -> None:
         say(f"warning: {warning}", style="yellow", console=err)
 
 
-@import_app.command("mmvet")
-def import_mmvet(
-    db: NewDbArg,
-    questions: Annotated[
-        Path, typer.Argument(metavar="QUESTIONS", help="MM-Vet question JSON (id -> fields).")
-    ],
-    images: Annotated[
-        Path | None,
-        typer.Option(metavar="FOLDER", help="Folder of the images named by 'imagename'."),
-    ] = None,
-    answers: Annotated[
-        list[Path] | None,
-        typer.Option(metavar="FILE", help="Result JSON (id -> answer); repeatable."),
-    ] = None,
-    model: Annotated[
-        list[str] | None,
-        typer.Option(
-            metavar="NAME", help="Model name per --answers, in order (default: the file's name)."
-        ),
-    ] = None,
-    dataset: DatasetOpt = None,
-) -> None:
-    """MM-Vet: question JSON, images, result JSONs.
+add_import_commands(import_app, _import)
 
-    The official question JSON, its images folder, and one or more result JSONs.
+
+@app.command("benchmarks")
+def list_benchmarks(
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """List the installed benchmarks, plug-ins included.
+
+    A plug-in is a package that declares a benchmark under the entry-point group
+    "lmmreview.benchmarks"; one that cannot be loaded is listed with the reason.
     """
-    files, names = answers or [], model or []
-    if names and len(names) != len(files):
-        raise fail("give one --model per --answers file (or none, to use file names)")
-    results = list(zip(files, names or [f.stem for f in files], strict=True))
-    _import(db, lambda: read_mmvet(questions, images, results, dataset or "mmvet"))
-
-
-@import_app.command("mmbench")
-def import_mmbench(
-    db: NewDbArg,
-    data: Annotated[
-        Path, typer.Argument(metavar="TSV", help="MMBench TSV (base64 images, circular copies).")
-    ],
-    answers: Annotated[
-        Path | None,
-        typer.Option(metavar="FILE", help="Predictions with index, prediction: .tsv, .csv, .xlsx."),
-    ] = None,
-    model: Annotated[
-        str | None, typer.Option(metavar="NAME", help="Model name for --answers.")
-    ] = None,
-    dataset: DatasetOpt = None,
-) -> None:
-    """MMBench: the TSV, and optionally one model's predictions."""
-    _import(db, lambda: read_mmbench(data, answers, model, dataset))
-
-
-@import_app.command("mmmu")
-def import_mmmu(
-    db: NewDbArg,
-    outputs: Annotated[
-        Path | None,
-        typer.Argument(
-            metavar="OUTPUTS",
-            help="Folder of <Subject>/output.json, or one outputs file.",
-            show_default=False,
-        ),
-    ] = None,
-    answer_dict: Annotated[
-        Path | None,
-        typer.Option(
-            metavar="FILE", help="answer_dict_val.json: id -> question_type, ground_truth."
-        ),
-    ] = None,
-    questions: Annotated[
-        Path | None,
-        typer.Option(
-            metavar="FILE", help="Questions in the Hugging Face layout (.json or .jsonl)."
-        ),
-    ] = None,
-    model: Annotated[
-        str | None, typer.Option(metavar="NAME", help="Model name for the outputs.")
-    ] = None,
-    dataset: DatasetOpt = None,
-) -> None:
-    """MMMU: example outputs, answer dictionary, questions.
-
-    Any of: the official example outputs, the answer dictionary, a question file.
-    """
-    _import(db, lambda: read_mmmu(outputs, answer_dict, questions, model, dataset or "mmmu"))
-
-
-@import_app.command("jsonl")
-def import_jsonl(
-    db: NewDbArg,
-    file: Annotated[
-        Path,
-        typer.Argument(metavar="FILE", help="lmmreview JSONL: sample lines and/or answer lines."),
-    ],
-    model: Annotated[
-        str | None,
-        typer.Option(metavar="NAME", help="Model name for lines without a 'model' field."),
-    ] = None,
-    dataset: DatasetOpt = None,
-) -> None:
-    """Any benchmark, in lmmreview's JSONL format.
-
-    Sample lines and answer lines; the README documents the fields.
-    """
-    _import(db, lambda: read_generic(file, model, dataset))
+    installed = benchmarks()
+    if as_json:
+        document = {
+            "benchmarks": [
+                {"name": n, "title": b.title, "from": origin(n), "import": b.importer is not None}
+                for n, b in installed.items()
+            ],
+            "problems": list(problems()),
+        }
+        out.print_json(json.dumps(document), ensure_ascii=True)
+        return
+    table = RichTable(box=None)
+    for column in ("name", "title", "from", "import"):
+        table.add_column(column, overflow="fold")
+    for name, b in installed.items():
+        command = f"lmmreview import {b.importer.command or name}" if b.importer else "-"
+        table.add_row(*(safe(v, one_line=True) for v in (name, b.title, origin(name), command)))
+    out.print(table)
+    for problem in problems():
+        say(f"warning: {problem}", style="yellow", console=err)
 
 
 @app.command()
@@ -286,10 +207,8 @@ def _tables(
     notes: list[Notes] = []
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(datasets or [])
-        for name, kind in store.datasets():
-            if datasets and name not in datasets:
-                continue
-            scores = dataset_scores(store, name, kind)
+        for name, benchmark in store.datasets(datasets or None):
+            scores = dataset_scores(store, name, benchmark)
             tables += scores.breakdown.tables(unscored_as_zero)
             notes.append(scores.notes(store.judge_models(name), unscored_as_zero))
     return tables, notes

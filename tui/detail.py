@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lmmreview.db.review import Detail, JudgeRecord
+from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.export import DASH
 from lmmreview.engine.review import Entry, HistoryRow
 from lmmreview.engine.scoring import Verdict
@@ -44,11 +45,12 @@ def ground_truth(sample: Sample) -> Text:
     return text
 
 
-def question(sample: Sample) -> RenderableType:
+def question(sample: Sample, benchmark: Benchmark) -> RenderableType:
     parts: list[RenderableType] = []
     if sample.hint:
         parts.append(Text.assemble(("Hint: ", "italic"), safe(sample.hint)))
-    parts.append(safe(sample.question or "(no question text in the imported files)"))
+    text = benchmark.question_text(sample)
+    parts.append(safe(text or "(no question text in the imported files)"))
     if sample.question_type is QuestionType.CHOICE:
         for letter, option in sample.options.items():
             mark = "bold green" if letter in sample.golds else ""
@@ -161,9 +163,7 @@ def breakdown_strip(
     return text
 
 
-def describe(detail: Detail) -> str:
-    """One line naming the answer: sample, model, and its axes."""
-    sample = detail.sample
-    axes = [sample.subject, sample.category, ", ".join(sample.capabilities) or None, sample.split]
-    parts = [sample.key, detail.model, *(a for a in axes if a)]
+def describe(detail: Detail, benchmark: Benchmark) -> str:
+    """One line naming the answer: sample, model, and what its benchmark says of it."""
+    parts = [detail.sample.key, detail.model, *benchmark.facts(detail.sample)]
     return plain_line(" · ".join(parts), 200)

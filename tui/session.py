@@ -12,12 +12,13 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from lmmreview.db.review import ReviewStore
+from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.layouts import Layout, layout_for
 from lmmreview.engine.review import Agreement, Entry, Filter
 from lmmreview.engine.scoring import Outcome
 from lmmreview.engine.tables import Cell
-from lmmreview.engine.types import DatasetKind, Sample
+from lmmreview.engine.types import Sample
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +33,7 @@ class Tables:
 @dataclass(slots=True)
 class Session:
     dataset: str
-    kind: DatasetKind
+    benchmark: Benchmark
     datasets: list[str]
     entries: list[Entry]
     by_id: dict[int, int]  # answer id -> index in entries
@@ -58,7 +59,7 @@ class Session:
 
     @staticmethod
     def compute(
-        review: ReviewStore, dataset: str, kind: DatasetKind, entries: list[Entry]
+        review: ReviewStore, dataset: str, benchmark: Benchmark, entries: list[Entry]
     ) -> Tables:
         """Score the entries (in place) and build the samples and every table.
 
@@ -67,7 +68,7 @@ class Session:
         """
         review.fill(dataset, entries)
         samples = {s.key: s for s in review.store.samples(dataset)}
-        return _tables(samples, layout_for(dataset, kind, list(samples.values())), entries)
+        return _tables(samples, layout_for(dataset, benchmark, list(samples.values())), entries)
 
     def complete(self, tables: Tables) -> None:
         """Take the tables; replay the entries that changed while they were computed."""
@@ -83,7 +84,7 @@ class Session:
 
     def apply(self, flt: Filter) -> None:
         """Show only the entries `flt` lets through (needs the tables' samples)."""
-        samples, test = self.samples, flt.predicate()
+        samples, test = self.samples, flt.predicate(self.benchmark.filter_axes)
         self.filter = flt
         self.visible = [i for i, e in enumerate(self.entries) if test(e, samples[e.key])]
 
@@ -96,7 +97,7 @@ class Session:
             return row
         entry = self.entries[index]
         sample = self.samples.get(entry.key)
-        if sample is None or not self.filter.matches(entry, sample):
+        if sample is None or not self.filter.matches(entry, sample, self.benchmark.filter_axes):
             return None
         self.visible.insert(row, index)
         return row

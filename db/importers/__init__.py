@@ -6,15 +6,17 @@ Reading checks everything before the database is touched; loading is all or noth
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib import import_module
 from pathlib import Path
 
 from lmmreview.db.importers.batch import (
     AnswerRecord,
     ImportBatch,
     ImportFailure,
+    ImportRequest,
     check_batch,
     listed,
 )
@@ -23,10 +25,12 @@ from lmmreview.db.importers.mmbench import read_mmbench
 from lmmreview.db.importers.mmmu import read_mmmu
 from lmmreview.db.importers.mmvet import read_mmvet
 from lmmreview.db.store import Store, new_database
+from lmmreview.engine.benchmark import Importer
 
 __all__ = [
     "ImportBatch",
     "ImportFailure",
+    "ImportRequest",
     "ImportSummary",
     "import_batch",
     "import_target",
@@ -35,6 +39,7 @@ __all__ = [
     "read_mmbench",
     "read_mmmu",
     "read_mmvet",
+    "reader_of",
 ]
 
 
@@ -154,3 +159,10 @@ def _load_answers(
             f"model {model!r} has no answer for {len(missing)} sample(s): {listed(missing)}"
         )
     return len(new)
+
+
+def reader_of(importer: Importer) -> Callable[[ImportRequest], ImportBatch]:
+    """The function an `Importer` names ("package.module:function")."""
+    module, _, name = importer.reader.partition(":")
+    reader: Callable[[ImportRequest], ImportBatch] = getattr(import_module(module), name)
+    return reader

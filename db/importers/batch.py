@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from lmmreview.db.store import StoredImage
-from lmmreview.engine.types import DatasetKind, Sample
+from lmmreview.engine.types import Sample
 
 
 class ImportFailure(Exception):
@@ -47,7 +47,7 @@ class ImportBatch:
     """A dataset's samples, their images and any answers, ready to load in one transaction."""
 
     dataset: str
-    kind: DatasetKind
+    kind: str  # the benchmark's name
     source: str
     samples: list[Sample] = field(default_factory=list)
     images: dict[str, StoredImage] = field(default_factory=dict)  # by content hash
@@ -59,6 +59,31 @@ class ImportBatch:
         """Attach an image to sample `key` (after its other images)."""
         self.images.setdefault(image.hash, image)
         self.sample_images.setdefault(key, []).append(image.hash)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportRequest:
+    """What `lmmreview import NAME` was given: the values of the argument and options its
+    benchmark's `Importer` declares, by name (a list for a repeatable one, None if absent)."""
+
+    values: dict[str, object]
+    dataset: str | None = None
+
+    def path(self, name: str) -> Path | None:
+        value = self.values.get(name)
+        return value if isinstance(value, Path) else None
+
+    def paths(self, name: str) -> list[Path]:
+        value = self.values.get(name)
+        return [v for v in value if isinstance(v, Path)] if isinstance(value, list) else []
+
+    def text(self, name: str) -> str | None:
+        value = self.values.get(name)
+        return value if isinstance(value, str) else None
+
+    def texts(self, name: str) -> list[str]:
+        value = self.values.get(name)
+        return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def listed(names: list[str], shown: int = 8) -> str:

@@ -22,15 +22,24 @@ from lmmreview.db.importers.batch import (
     AnswerRecord,
     ImportBatch,
     ImportFailure,
+    ImportRequest,
     check_model_argument,
 )
 from lmmreview.db.importers.read import ImageFiles, read_jsonl
-from lmmreview.engine.types import DatasetKind, QuestionType, Sample, Tags
+from lmmreview.engine.benchmarks.generic import GENERIC
+from lmmreview.engine.types import Axes, QuestionType, Sample
+
+
+def read_request(request: ImportRequest) -> ImportBatch:
+    """`lmmreview import jsonl`."""
+    file = request.path("file")
+    assert file is not None  # the command requires it
+    return read_generic(file, request.text("model"), request.dataset)
 
 
 def read_generic(path: Path, model: str | None = None, dataset: str | None = None) -> ImportBatch:
     check_model_argument(model)
-    batch = ImportBatch(dataset or path.stem, DatasetKind.GENERIC, str(path))
+    batch = ImportBatch(dataset or path.stem, GENERIC.name, str(path))
     seen: dict[str, int] = {}
     images = ImageFiles(path.parent)
     for number, row in read_jsonl(path):
@@ -78,7 +87,7 @@ def _sample(key: str, row: dict[str, Any], path: Path, where: str) -> Sample:
         alt_answers=tuple(golds[1:]),
         options=options,
         split=_text_or_none(row.get("split"), "split", path, where),
-        tags=_tags(row.get("tags"), path, where),
+        axes=_tags(row.get("tags"), path, where),
     )
 
 
@@ -115,16 +124,17 @@ def _golds(value: object, path: Path, where: str) -> list[str]:
     return [str(v) for v in items]
 
 
-def _tags(value: object, path: Path, where: str) -> Tags:
+def _tags(value: object, path: Path, where: str) -> Axes:
+    """Free breakdown tags: each is an axis of the sample, with one value or several."""
     if value is None:
         return {}
     if isinstance(value, dict):
-        tags: Tags = {}
+        tags: Axes = {}
         for name, tag in value.items():
             if isinstance(tag, str):
-                tags[str(name)] = tag
+                tags[str(name)] = (tag,)
             elif isinstance(tag, list) and all(isinstance(t, str) for t in tag):
-                tags[str(name)] = list(tag)
+                tags[str(name)] = tuple(tag)
             else:
                 break
         else:

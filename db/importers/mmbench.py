@@ -9,17 +9,32 @@ from lmmreview.db.importers.batch import (
     AnswerRecord,
     ImportBatch,
     ImportFailure,
+    ImportRequest,
     check_model_argument,
 )
 from lmmreview.db.importers.read import check_header, image_from_base64, read_table
 from lmmreview.db.store import StoredImage
+from lmmreview.engine.benchmarks.mmbench import (
+    CATEGORY,
+    CIRCULAR_GROUP,
+    L2_CATEGORY,
+    MMBENCH,
+    ROTATION,
+)
 from lmmreview.engine.mmbench import OPTION_LETTERS, circular_position
-from lmmreview.engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine.types import Axes, QuestionType, Sample
 
 _REQUIRED = ("index", "question", "A", "B", "category", "image")
 _PREDICTION_COLUMNS = ("index", "prediction")
 _DATASET_EXPECTED = "a TSV: the dataset must be the MMBench .tsv file"
 _IMAGE_REFERENCE_MAX = 64  # a cell this short names the row whose image to reuse
+
+
+def read_request(request: ImportRequest) -> ImportBatch:
+    """`lmmreview import mmbench`."""
+    data = request.path("data")
+    assert data is not None  # the command requires it
+    return read_mmbench(data, request.path("answers"), request.text("model"), request.dataset)
 
 
 def read_mmbench(
@@ -30,7 +45,7 @@ def read_mmbench(
 ) -> ImportBatch:
     """Parse an MMBench TSV and, optionally, one model's predictions for it."""
     check_model_argument(model)
-    batch = ImportBatch(dataset or data.stem, DatasetKind.MMBENCH, str(data))
+    batch = ImportBatch(dataset or data.stem, MMBENCH.name, str(data))
     images: dict[int, StoredImage] = {}
     references: list[tuple[int, str, int]] = []  # (index, key, referenced index), line
     lines: dict[int, int] = {}
@@ -78,6 +93,10 @@ def _sample(index: int, row: dict[str, str], file: Path, where: str) -> Sample:
             file, f"answer {answer!r} is not one of the options {', '.join(options)}", where
         )
     group, rotation = circular_position(index)
+    axes: Axes = {}
+    for axis, cell in ((CATEGORY, row["category"]), (L2_CATEGORY, row.get("l2-category"))):
+        if (value := _cell(cell)) is not None:
+            axes[axis] = (value,)
     return Sample(
         key=str(index),
         question=row["question"],
@@ -86,10 +105,8 @@ def _sample(index: int, row: dict[str, str], file: Path, where: str) -> Sample:
         options=options,
         hint=_cell(row.get("hint")),
         split=_cell(row.get("split")),
-        category=_cell(row["category"]),
-        l2_category=_cell(row.get("l2-category")),
-        circular_group=group,
-        rotation=rotation,
+        axes=axes,
+        extra={CIRCULAR_GROUP: group, ROTATION: rotation},
     )
 
 

@@ -17,12 +17,14 @@ from lmmreview.db.importers.batch import (
     AnswerRecord,
     ImportBatch,
     ImportFailure,
+    ImportRequest,
     check_model_argument,
     listed,
 )
 from lmmreview.db.importers.read import ImageFiles, outside, read_json, read_jsonl
+from lmmreview.engine.benchmarks.mmmu import DISCIPLINE, MMMU_BENCHMARK, SUBJECT
 from lmmreview.engine.mmmu import DISCIPLINE_OF, question_type_of, subject_of
-from lmmreview.engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine.types import Axes, QuestionType, Sample
 
 MAX_IMAGES = 7
 
@@ -46,6 +48,17 @@ class _Draft:
         for name, value in values.items():
             if getattr(self, name) is None and value not in (None, ""):
                 setattr(self, name, value)
+
+
+def read_request(request: ImportRequest) -> ImportBatch:
+    """`lmmreview import mmmu`."""
+    return read_mmmu(
+        request.path("outputs"),
+        request.path("answer_dict"),
+        request.path("questions"),
+        request.text("model"),
+        request.dataset or "mmmu",
+    )
 
 
 def read_mmmu(
@@ -76,7 +89,7 @@ def read_mmmu(
                 drafts.setdefault(key, _Draft(origin=str(path))).take(**_fields(draft))
                 responses.append((key, text, str(path)))
     _check_unique(responses)
-    batch = ImportBatch(dataset, DatasetKind.MMMU, str(outputs or questions))
+    batch = ImportBatch(dataset, MMMU_BENCHMARK.name, str(outputs or questions))
     unknown_subjects: set[str] = set()
     images = ImageFiles(questions.parent if questions else Path())
     for key, draft in drafts.items():
@@ -84,8 +97,8 @@ def read_mmmu(
             qtype, gold = golds[key]
             draft.question_type, draft.golds = qtype, gold
         sample = _sample(key, draft)
-        if sample.discipline is None:
-            unknown_subjects.add(sample.subject or "?")
+        if sample.first(DISCIPLINE) is None:
+            unknown_subjects.add(sample.first(SUBJECT) or "?")
         batch.samples.append(sample)
         for name in draft.images:
             image = images.read(name, draft.origin, f"id {key}")
@@ -122,6 +135,14 @@ def _sample(key: str, draft: _Draft) -> Sample:
     options = draft.options or {}
     if draft.question_type is QuestionType.CHOICE and len(options) < 2:
         raise ImportFailure(draft.origin, "a multiple-choice question needs its options", where)
+    axes: Axes = {SUBJECT: (subject,)}
+    if discipline := DISCIPLINE_OF.get(subject):
+        axes[DISCIPLINE] = (discipline,)
+    for axis, value in (("subfield", draft.subfield), ("difficulty", draft.difficulty)):
+        if value:
+            axes[axis] = (value,)
+    if img_types := [part.strip() for part in (draft.img_type or "").split(",") if part.strip()]:
+        axes["img_type"] = tuple(img_types)
     return Sample(
         key=key,
         question=draft.question or "",
@@ -130,11 +151,7 @@ def _sample(key: str, draft: _Draft) -> Sample:
         alt_answers=tuple(golds[1:]),
         options=options,
         split=key.split("_", 1)[0],
-        subject=subject,
-        discipline=DISCIPLINE_OF.get(subject),
-        subfield=draft.subfield,
-        difficulty=draft.difficulty,
-        img_type=draft.img_type,
+        axes=axes,
     )
 
 

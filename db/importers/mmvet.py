@@ -8,13 +8,34 @@ from lmmreview.db.importers.batch import (
     AnswerRecord,
     ImportBatch,
     ImportFailure,
+    ImportRequest,
     check_model_argument,
 )
 from lmmreview.db.importers.read import ImageFiles, existing, read_json
+from lmmreview.engine.benchmarks.mmvet import CAPABILITY, MMVET
 from lmmreview.engine.mmvet import canonical_capabilities
-from lmmreview.engine.types import DatasetKind, QuestionType, Sample
+from lmmreview.engine.types import QuestionType, Sample
 
 _FIELDS = ("imagename", "question", "answer", "capability")
+
+
+def read_request(request: ImportRequest) -> ImportBatch:
+    """`lmmreview import mmvet`: result files pair with --model names in order, or are
+    named after their files."""
+    return read_mmvet(*_arguments(request), request.dataset or "mmvet")
+
+
+def _arguments(request: ImportRequest) -> tuple[Path, Path | None, list[tuple[Path, str]]]:
+    """The question file, the images folder, and (result file, model) pairs."""
+    files, names = request.paths("answers"), request.texts("model")
+    if names and len(names) != len(files):
+        raise ImportFailure(
+            "--model", "give one --model per --answers file (or none, to use file names)"
+        )
+    questions = request.path("questions")
+    assert questions is not None  # the command requires it
+    pairs = list(zip(files, names or [f.stem for f in files], strict=True))
+    return questions, request.path("images"), pairs
 
 
 def read_mmvet(
@@ -28,7 +49,7 @@ def read_mmvet(
     if not isinstance(data, dict):
         raise ImportFailure(questions, "expected a JSON object keyed by sample id")
     files = ImageFiles(existing(images, "folder")) if images is not None else None
-    batch = ImportBatch(dataset, DatasetKind.MMVET, str(questions))
+    batch = ImportBatch(dataset, MMVET.name, str(questions))
     for key, entry in data.items():
         where = f"id {key}"
         batch.samples.append(_sample(key, entry, questions, where))
@@ -66,7 +87,7 @@ def _sample(key: str, entry: object, file: Path, where: str) -> Sample:
         question=_text(entry["question"], "question", file, where),
         question_type=QuestionType.OPEN,
         answer=_text(entry["answer"], "answer", file, where),
-        capabilities=capabilities,
+        axes={CAPABILITY: capabilities},
     )
 
 

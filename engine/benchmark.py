@@ -1,0 +1,164 @@
+"""What a benchmark is: everything lmmreview knows about one, behind one interface.
+
+A benchmark (MM-Vet, MMBench, MMMU, the generic JSONL format, or one another package
+installs) is one object: its name and title, its tables and the units each sample counts
+in, its offline rules, its judge work, what the screen says about a sample, and the
+importer that reads its files. The rest of lmmreview asks the dataset's benchmark and
+never branches on which one it is. `engine.registry` finds them by name.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+from lmmreview.engine.llm import Call, Reply
+from lmmreview.engine.scoring import Judgment
+from lmmreview.engine.tables import Column
+from lmmreview.engine.types import Sample
+
+Cells = tuple[tuple[str, str], ...]  # (table name, column key) pairs
+
+
+@dataclass(frozen=True, slots=True)
+class TableSpec:
+    """One of a benchmark's tables: its columns in order, and those shown as mean±std."""
+
+    name: str
+    title: str
+    columns: list[Column]
+    std_columns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """What one table cell counts once: a sample, or a group its rows decide together
+    (an MMBench circular group passes a run only when every row is right)."""
+
+    key: str
+    cells: Cells
+    members: tuple[str, ...]  # sample keys that decide it, in order
+
+
+Tables = tuple[list[TableSpec], dict[str, list[Unit]]]  # the tables; sample key -> its units
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeItem:
+    """One answer and run to judge, with everything the prompt needs."""
+
+    answer_id: int
+    run: int
+    work: JudgeWork
+    question: str
+    golds: tuple[str, ...]
+    prediction: str
+    options: dict[str, str] = field(default_factory=dict)
+    seed_key: str = ""  # seeds a fallback (the row's index)
+
+
+class JudgeWork(ABC):
+    """What an LLM judge is asked about an answer, and how its replies become a judgment.
+
+    Each item walks `ladder` until a reply parses (`interpret`); `exhausted` decides when
+    none does. Items may form chains (the rows of a circular group, in order), which stop
+    at the first judgment that `ends_chain`.
+    """
+
+    every_run: bool = True  # asked once per judge run; else once (run 0) for all runs
+
+    @abstractmethod
+    def prompt_version(self) -> str:
+        """Recorded with each judgment, so a score can be traced to its prompt text."""
+
+    @abstractmethod
+    def ladder(self, item: JudgeItem, model: str) -> list[Call]:
+        """The calls to try, in order, until one reply parses."""
+
+    @abstractmethod
+    def interpret(self, item: JudgeItem, call: Call, reply: Reply) -> Judgment | None:
+        """The judgment a reply gives, or None when it does not parse."""
+
+    @abstractmethod
+    def exhausted(self, item: JudgeItem, model: str, last_reply: str) -> Judgment:
+        """The judgment when no reply parsed."""
+
+    def without_llm(self, item: JudgeItem) -> Judgment | None:
+        """A judgment that needs no call (a clear option letter), if there is one."""
+        return None
+
+    def ends_chain(self, score: float | None) -> bool:
+        """Whether a row with this score decides its chain, so later rows are not asked."""
+        return score == 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One argument or option of a benchmark's import command."""
+
+    name: str  # the option's name (`answers` is --answers), or the argument's
+    metavar: str
+    help: str
+    many: bool = False  # repeatable
+    text: bool = False  # a name, not a path
+    required: bool = False  # for the argument: it must be given
+
+
+@dataclass(frozen=True, slots=True)
+class Importer:
+    """How `lmmreview import NAME` reads a benchmark's files.
+
+    `reader` names a function in `db/` ("package.module:function") that takes an
+    `ImportRequest` (lmmreview.db.importers) and returns an `ImportBatch`; file reading
+    stays in `db/`. The command takes `argument` first, then `options`, then --dataset.
+    """
+
+    reader: str
+    help: str
+    argument: Option
+    options: tuple[Option, ...] = ()
+    command: str = ""  # the command's name, when not the benchmark's
+
+
+class Benchmark(ABC):
+    """A benchmark's rules; subclass it, set the class attributes, and register it."""
+
+    name: str  # stored as the dataset's kind; lower case, no spaces
+    title: str
+    importer: Importer | None = None
+
+    @abstractmethod
+    def tables(self, dataset: str, samples: list[Sample]) -> Tables:
+        """The paper's tables for these samples, and the units each sample counts in."""
+
+    def offline(self, sample: Sample, answer: str) -> Judgment | None:
+        """The offline rules' judgment of one answer; None when they cannot judge it."""
+        return None
+
+    def judge_work(self, sample: Sample) -> JudgeWork | None:
+        """What an LLM judge is asked about answers to this sample (None: nothing)."""
+        return None
+
+    def chain(self, sample: Sample) -> tuple[Hashable, int] | None:
+        """The chain an answer to this sample is judged in and its place there (None: on
+        its own); answers of one model to samples with an equal chain key form one chain."""
+        return None
+
+    def filter_axes(self, sample: Sample) -> dict[str, list[str]]:
+        """Every axis the reviewer can filter this sample by, with its values."""
+        values = {name: list(v) for name, v in sample.axes.items() if v}
+        if sample.split:
+            values["split"] = [sample.split]
+        values["question_type"] = [sample.question_type.value]
+        return values
+
+    def facts(self, sample: Sample) -> list[str]:
+        """Short facts about a sample for the screen's header (its axes, its split)."""
+        return [", ".join(v) for v in sample.axes.values() if v] + (
+            [sample.split] if sample.split else []
+        )
+
+    def question_text(self, sample: Sample) -> str:
+        """The question as the screen shows it."""
+        return sample.question

@@ -1,0 +1,1 @@
+"""The benchmarks lmmreview ships, one module each (see `engine.benchmark`)."""

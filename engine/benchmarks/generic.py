@@ -1,0 +1,84 @@
+"""Any benchmark in lmmreview's JSONL format: open answers scored like MM-Vet, multiple
+choice extracted like MMBench, an overall table and one table per tag."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from lmmreview.engine.benchmark import (
+    Benchmark,
+    Cells,
+    Importer,
+    JudgeWork,
+    Option,
+    Tables,
+    TableSpec,
+    Unit,
+)
+from lmmreview.engine.benchmarks.mmbench import EXTRACTION
+from lmmreview.engine.benchmarks.mmvet import GRADING
+from lmmreview.engine.layouts import by_count, columns
+from lmmreview.engine.offline import choice_judgment, open_judgment
+from lmmreview.engine.scoring import Judgment
+from lmmreview.engine.types import QuestionType, Sample
+
+
+class Generic(Benchmark):
+    name = "generic"
+    title = "JSONL"
+    importer = Importer(
+        "lmmreview.db.importers.jsonl:read_request",
+        "Any benchmark, in lmmreview's JSONL format.\n\n"
+        "Sample lines and answer lines; the README documents the fields.",
+        Option("file", "FILE", "lmmreview JSONL: sample lines and/or answer lines.", required=True),
+        (Option("model", "NAME", "Model name for lines without a 'model' field.", text=True),),
+        command="jsonl",
+    )
+
+    def tables(self, dataset: str, samples: list[Sample]) -> Tables:
+        types = Counter(s.question_type.value for s in samples)
+        overall = TableSpec(
+            f"{dataset}.overall",
+            f"{dataset}: overall",
+            columns([("overall", "Overall"), *((t, t) for t in sorted(types) if len(types) > 1)]),
+        )
+        tags: dict[str, Counter[str]] = {}
+        for s in samples:
+            for name, values in s.axes.items():
+                tags.setdefault(name, Counter()).update(values)
+        tag_tables = {
+            name: TableSpec(
+                f"{dataset}.{name}", f"{dataset}: by {name}", columns((v, v) for v in by_count(c))
+            )
+            for name, c in sorted(tags.items())
+        }
+        units_of = {}
+        for s in samples:
+            cells: Cells = ((overall.name, "overall"),)
+            if len(types) > 1:
+                cells += ((overall.name, s.question_type.value),)
+            for name, values in s.axes.items():
+                cells += tuple((tag_tables[name].name, v) for v in values)
+            units_of[s.key] = [Unit(s.key, cells, (s.key,))]
+        return [overall, *tag_tables.values()], units_of
+
+    def offline(self, sample: Sample, answer: str) -> Judgment | None:
+        if sample.question_type is QuestionType.CHOICE:
+            return choice_judgment(sample, answer)
+        return open_judgment(sample, answer)
+
+    def judge_work(self, sample: Sample) -> JudgeWork | None:
+        if sample.question_type is QuestionType.CHOICE:
+            return EXTRACTION
+        return GRADING if sample.golds else None
+
+    def filter_axes(self, sample: Sample) -> dict[str, list[str]]:
+        """Tags are filtered as ``tag:NAME``, apart from the built-in axes."""
+        values = {f"tag:{name}": list(v) for name, v in sample.axes.items() if v}
+        if sample.split:
+            values["split"] = [sample.split]
+        values["question_type"] = [sample.question_type.value]
+        return values
+
+
+GENERIC = Generic()

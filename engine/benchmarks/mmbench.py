@@ -1,0 +1,160 @@
+"""MMBench: multiple choice, choice extraction by an LLM, CircularEval tables."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Hashable
+
+from lmmreview.engine import mmbench
+from lmmreview.engine.benchmark import (
+    Benchmark,
+    Cells,
+    Importer,
+    JudgeItem,
+    JudgeWork,
+    Option,
+    Tables,
+    TableSpec,
+    Unit,
+)
+from lmmreview.engine.judging import llm_judgment
+from lmmreview.engine.layouts import by_count, columns
+from lmmreview.engine.llm import Call, Reply
+from lmmreview.engine.offline import OFFLINE_JUDGE, RULES_VERSION, choice_judgment
+from lmmreview.engine.scoring import Judgment, Status, choice_score
+from lmmreview.engine.types import Sample
+
+EXTRACT_MAX_TOKENS = 16  # room for "The answer is C." from chatty judges
+EXTRACT_TEMPERATURES = (0.0, 0.5, 1.0)  # step 2 is asked up to three times
+DEFAULT_EXTRACT_MODEL = "gpt-3.5-turbo-0613"  # the MMBench paper's ChatGPT
+
+CATEGORY, L2_CATEGORY = "category", "l2_category"  # the L-3 and L-2 ability axes
+# Extra fields: the circular group of a row, and which rotation of the options it is.
+CIRCULAR_GROUP, ROTATION = "circular_group", "rotation"
+
+
+class Extraction(JudgeWork):
+    """Choice extraction (the paper's section 4.2): step 1 needs no LLM; step 2 asks the
+    paper's template up to three times; step 3 falls back to a seeded random choice,
+    marked as such. Asked once for all runs; a circular group stops at its first wrong row."""
+
+    every_run = False
+
+    def prompt_version(self) -> str:
+        return mmbench.EXTRACTION_PROMPT_VERSION
+
+    def ladder(self, item: JudgeItem, model: str) -> list[Call]:
+        prompt = mmbench.extraction_prompt(item.question, item.options, item.prediction)
+        return [
+            Call(model, (("user", prompt),), temperature, EXTRACT_MAX_TOKENS)
+            for temperature in EXTRACT_TEMPERATURES
+        ]
+
+    def without_llm(self, item: JudgeItem) -> Judgment | None:
+        choice = mmbench.match_choice(item.prediction, item.options)
+        if choice is None:
+            return None
+        return Judgment(
+            item.run, choice_score(choice, list(item.golds)), choice, Status.OK, "matched",
+            "offline", OFFLINE_JUDGE, RULES_VERSION, f"choice {choice}",
+        )  # fmt: skip
+
+    def interpret(self, item: JudgeItem, call: Call, reply: Reply) -> Judgment | None:
+        choice = mmbench.parse_extraction_reply(reply.text, item.options)
+        if choice is None:
+            return None
+        return llm_judgment(item, call, reply, choice_score(choice, list(item.golds)), choice)
+
+    def exhausted(self, item: JudgeItem, model: str, last_reply: str) -> Judgment:
+        choice = mmbench.fallback_choice(item.options, item.seed_key)
+        return Judgment(
+            item.run, choice_score(choice, list(item.golds)), choice, Status.FALLBACK,
+            "fallback", "llm", model, self.prompt_version(), last_reply,
+            error=f"no option in {len(EXTRACT_TEMPERATURES)} replies; seeded random choice",
+        )  # fmt: skip
+
+
+EXTRACTION = Extraction()
+
+
+def circular_chain(sample: Sample) -> tuple[Hashable, int] | None:
+    """A row's circular group (within its split) and rotation; None for a lone question."""
+    group = sample.extra.get(CIRCULAR_GROUP)
+    if group is None:
+        return None
+    return (sample.split, group), int(sample.extra.get(ROTATION) or 0)
+
+
+_L3_SPELLING = {name.lower(): name for name in mmbench.L3_ABILITIES}
+
+
+def _l3(sample: Sample) -> str:
+    """The paper's spelling of an L-3 ability (public TSVs vary in case: OCR, ocr)."""
+    category = sample.first(CATEGORY) or "unknown"
+    return _L3_SPELLING.get(category.lower(), category)
+
+
+class MMBench(Benchmark):
+    name = "mmbench"
+    title = "MMBench"
+    importer = Importer(
+        "lmmreview.db.importers.mmbench:read_request",
+        "MMBench: the TSV, and optionally one model's predictions.",
+        Option("data", "TSV", "MMBench TSV (base64 images, circular copies).", required=True),
+        (
+            Option("answers", "FILE", "Predictions with index, prediction: .tsv, .csv, .xlsx."),
+            Option("model", "NAME", "Model name for --answers.", text=True),
+        ),
+    )
+
+    def tables(self, dataset: str, samples: list[Sample]) -> Tables:
+        first_rows = [s for s in samples if s.extra.get(ROTATION) == 0]
+        l3_present = Counter(_l3(s) for s in first_rows)
+        l3 = [c for c in mmbench.L3_ABILITIES if c in l3_present]
+        l3 += [c for c in by_count(l3_present) if c not in mmbench.L3_ABILITIES]
+        l2_table, l3_table = f"{dataset}.l2", f"{dataset}.l3"
+        tables = [
+            TableSpec(
+                l2_table,
+                "MMBench: overall and L-2 abilities (CircularEval)",
+                columns(
+                    [("overall", "Overall"), ("vanilla", "Vanilla")]
+                    + [(abbr, abbr) for abbr in mmbench.L2_ABBREVIATIONS.values()]
+                ),
+            ),
+            TableSpec(
+                l3_table, "MMBench: L-3 abilities (CircularEval)", columns([(c, c) for c in l3])
+            ),
+        ]
+        groups: dict[tuple[str | None, object], list[Sample]] = {}
+        for s in samples:
+            groups.setdefault((s.split, s.extra.get(CIRCULAR_GROUP) or 0), []).append(s)
+        units_of: dict[str, list[Unit]] = {s.key: [] for s in samples}
+        for (split, group), rows in groups.items():
+            rows.sort(key=lambda s: int(s.extra.get(ROTATION) or 0))
+            main = rows[0]
+            l2 = mmbench.L2_ABBREVIATIONS.get(main.first(L2_CATEGORY) or "", "")
+            cells: Cells = ((l2_table, "overall"), (l3_table, _l3(main)))
+            if l2:
+                cells += ((l2_table, l2),)
+            name = f"circular:{split}:{group}" if split else f"circular:{group}"  # unique per split
+            circular = Unit(name, cells, tuple(s.key for s in rows))
+            for s in rows:
+                units_of[s.key].append(circular)
+            if main.extra.get(ROTATION) == 0:
+                units_of[main.key].append(
+                    Unit(f"vanilla:{main.key}", ((l2_table, "vanilla"),), (main.key,))
+                )
+        return tables, units_of
+
+    def offline(self, sample: Sample, answer: str) -> Judgment | None:
+        return choice_judgment(sample, answer)
+
+    def judge_work(self, sample: Sample) -> JudgeWork | None:
+        return EXTRACTION
+
+    def chain(self, sample: Sample) -> tuple[Hashable, int] | None:
+        return circular_chain(sample)
+
+
+MMBENCH = MMBench()

@@ -1,0 +1,105 @@
+"""MMMU: rule-based parsing (the official method, no LLM), micro-averaged tables by
+discipline and subject, and by difficulty, image type and subfield when known."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from lmmreview.engine import mmmu
+from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
+from lmmreview.engine.layouts import by_count, columns
+from lmmreview.engine.offline import rules_judgment
+from lmmreview.engine.scoring import Judgment, Status
+from lmmreview.engine.types import Sample
+
+SUBJECT, DISCIPLINE = "subject", "discipline"
+# Further axes, each a table when any sample has it: (axis, table title).
+_MORE_AXES = (
+    ("difficulty", "MMMU: by difficulty"),
+    ("img_type", "MMMU: by image type"),
+    ("subfield", "MMMU: by subfield"),
+)
+
+
+class MMMU(Benchmark):
+    name = "mmmu"
+    title = "MMMU"
+    importer = Importer(
+        "lmmreview.db.importers.mmmu:read_request",
+        "MMMU: example outputs, answer dictionary, questions.\n\n"
+        "Any of: the official example outputs, the answer dictionary, a question file.",
+        Option("outputs", "OUTPUTS", "Folder of <Subject>/output.json, or one outputs file."),
+        (
+            Option(
+                "answer_dict", "FILE", "answer_dict_val.json: id -> question_type, ground_truth."
+            ),
+            Option("questions", "FILE", "Questions in the Hugging Face layout (.json or .jsonl)."),
+            Option("model", "NAME", "Model name for the outputs.", text=True),
+        ),
+    )
+
+    def tables(self, dataset: str, samples: list[Sample]) -> Tables:
+        present = {s.first(DISCIPLINE) for s in samples}
+        disciplines = [d for d in mmmu.DISCIPLINES if d in present]
+        subjects = [
+            subject
+            for d in disciplines
+            for subject in mmmu.DISCIPLINES[d]
+            if any(s.first(SUBJECT) == subject for s in samples)
+        ]
+        subjects += sorted(
+            {s.first(SUBJECT) or "unknown" for s in samples if s.first(DISCIPLINE) is None}
+        )
+        overall, by_subject = f"{dataset}.disciplines", f"{dataset}.subjects"
+        tables = [
+            TableSpec(
+                overall,
+                "MMMU: overall and disciplines",
+                columns(
+                    [("overall", "Overall"), *((d, mmmu.DISCIPLINE_TITLES[d]) for d in disciplines)]
+                ),
+            ),
+            TableSpec(
+                by_subject, "MMMU: subjects", columns([(s, s.replace("_", " ")) for s in subjects])
+            ),
+        ]
+        more = []
+        for axis, title in _MORE_AXES:
+            counts = Counter(v for s in samples for v in s.axis(axis))
+            if counts:
+                order = _difficulty_order(counts) if axis == "difficulty" else by_count(counts)
+                tables.append(
+                    TableSpec(f"{dataset}.{axis}", title, columns([(v, v) for v in order]))
+                )
+                more.append(axis)
+        units_of = {}
+        for s in samples:
+            cells: Cells = ((overall, "overall"), (by_subject, s.first(SUBJECT) or "unknown"))
+            if discipline := s.first(DISCIPLINE):
+                cells += ((overall, discipline),)
+            for axis in more:
+                cells += tuple((f"{dataset}.{axis}", v) for v in s.axis(axis))
+            units_of[s.key] = [Unit(s.key, cells, (s.key,))]
+        return tables, units_of
+
+    def offline(self, sample: Sample, answer: str) -> Judgment | None:
+        verdict = mmmu.judge(sample, answer)
+        return rules_judgment(
+            (1.0 if verdict.correct else 0.0) if sample.golds else None,
+            verdict.method,
+            json.dumps(verdict.prediction, ensure_ascii=False),
+            choice=verdict.prediction if isinstance(verdict.prediction, str) else None,
+            status=Status.FALLBACK if verdict.fallback else Status.OK,
+        )
+
+    def facts(self, sample: Sample) -> list[str]:
+        return [v for v in (sample.first(SUBJECT), sample.split) if v]
+
+
+def _difficulty_order(counts: Counter[str]) -> list[str]:
+    known = [d for d in ("Easy", "Medium", "Hard") if d in counts]
+    return known + [d for d in by_count(counts) if d not in known]
+
+
+MMMU_BENCHMARK = MMMU()

@@ -1,0 +1,145 @@
+"""MM-Vet: open answers graded by an LLM judge, tables by capability and integration."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from lmmreview.engine import mmvet
+from lmmreview.engine.benchmark import (
+    Benchmark,
+    Cells,
+    Importer,
+    JudgeItem,
+    JudgeWork,
+    Option,
+    Tables,
+    TableSpec,
+    Unit,
+)
+from lmmreview.engine.judging import llm_judgment
+from lmmreview.engine.layouts import columns
+from lmmreview.engine.llm import Call, Reply
+from lmmreview.engine.offline import open_judgment
+from lmmreview.engine.scoring import Judgment, Status
+from lmmreview.engine.types import Sample
+
+CAPABILITY = "capability"  # the axis holding a sample's capabilities, in the paper's order
+
+
+def ground_truth(golds: tuple[str, ...]) -> str:
+    """The ground truth as MM-Vet writes it: several acceptable answers joined by <OR>."""
+    return "<OR>".join(golds)
+
+
+class Grading(JudgeWork):
+    """The MM-Vet judge: a 0.0-1.0 correctness score, asked again on the retry ladder
+    while the reply is unparseable; never a silent 0 when no reply parses."""
+
+    def prompt(self, question: str, gold: str, prediction: str) -> str:
+        return mmvet.judge_prompt(question, gold, prediction)
+
+    def prompt_version(self) -> str:
+        return mmvet.PROMPT_VERSION
+
+    def ladder(self, item: JudgeItem, model: str) -> list[Call]:
+        plain = self.prompt(item.question, ground_truth(item.golds), item.prediction)
+        retry = plain + mmvet.RETRY_SUFFIX
+        max_tokens = int(mmvet.JUDGE_SETTINGS["max_tokens"])
+        return [
+            Call(model, (("user", retry if use_retry else plain),), temperature, max_tokens)
+            for use_retry, temperature in mmvet.retry_ladder()
+        ]
+
+    def interpret(self, item: JudgeItem, call: Call, reply: Reply) -> Judgment | None:
+        score = mmvet.parse_score(reply.text)
+        return None if score is None else llm_judgment(item, call, reply, score)
+
+    def exhausted(self, item: JudgeItem, model: str, last_reply: str) -> Judgment:
+        return Judgment(
+            item.run, None, None, Status.UNPARSEABLE, "llm", "llm", model, self.prompt_version(),
+            last_reply, error=f"no valid score after {mmvet.MAX_JUDGE_CALLS} calls",
+        )  # fmt: skip
+
+
+GRADING = Grading()
+
+
+class MMVet(Benchmark):
+    name = "mmvet"
+    title = "MM-Vet"
+    capability_titles: dict[str, str] = mmvet.CAPABILITY_TITLES
+    integration_order: tuple[tuple[str, ...], ...] = mmvet.INTEGRATION_ORDER
+    grading: JudgeWork = GRADING
+    importer = Importer(
+        "lmmreview.db.importers.mmvet:read_request",
+        "MM-Vet: question JSON, images, result JSONs.\n\n"
+        "The official question JSON, its images folder, and one or more result JSONs.",
+        Option("questions", "QUESTIONS", "MM-Vet question JSON (id -> fields).", required=True),
+        (
+            Option("images", "FOLDER", "Folder of the images named by 'imagename'."),
+            Option("answers", "FILE", "Result JSON (id -> answer); repeatable.", many=True),
+            Option(
+                "model",
+                "NAME",
+                "Model name per --answers, in order (default: the file's name).",
+                many=True,
+                text=True,
+            ),
+        ),
+    )
+
+    def tables(self, dataset: str, samples: list[Sample]) -> Tables:
+        capabilities = tuple(self.capability_titles)
+        order = mmvet.order_integrations(
+            dict(Counter(s.axis(CAPABILITY) for s in samples)),
+            self.integration_order,
+            capabilities,
+        )
+        by_capability, by_integration = f"{dataset}.capabilities", f"{dataset}.integrations"
+        tables = [
+            TableSpec(
+                by_capability,
+                f"{self.title}: capabilities",
+                columns([*self.capability_titles.items(), ("total", "Total")]),
+                std_columns=("total",),
+            ),
+            TableSpec(
+                by_integration,
+                f"{self.title}: capability integrations",
+                columns([*map(self._integration_column, order), ("total", "Total")]),
+                std_columns=("total",),
+            ),
+        ]
+        units_of = {}
+        shared: dict[tuple[str, ...], Cells] = {}  # one tuple per capability set, not per sample
+        for s in samples:
+            caps = s.axis(CAPABILITY)
+            cells = shared.get(caps)
+            if cells is None:
+                cells = shared[caps] = (
+                    *((by_capability, c) for c in caps),
+                    (by_capability, "total"),
+                    (by_integration, "_".join(caps)),
+                    (by_integration, "total"),
+                )
+            units_of[s.key] = [Unit(s.key, cells, (s.key,))]
+        return tables, units_of
+
+    def _integration_column(self, capabilities: tuple[str, ...]) -> tuple[str, str]:
+        """(key, title) of an integration column: ``rec_know`` and ``Rec+Know``."""
+        return "_".join(capabilities), mmvet.integration_title(capabilities, self.capability_titles)
+
+    def offline(self, sample: Sample, answer: str) -> Judgment | None:
+        return open_judgment(sample, answer)
+
+    def judge_work(self, sample: Sample) -> JudgeWork | None:
+        return self.grading if sample.golds else None
+
+    def filter_axes(self, sample: Sample) -> dict[str, list[str]]:
+        values = super().filter_axes(sample)
+        if sample.axis(CAPABILITY):
+            values["integration"] = ["_".join(sample.axis(CAPABILITY))]
+        return values
+
+
+MMVET = MMVet()

@@ -1,0 +1,70 @@
+"""`lmmreview import NAME`: one command per installed benchmark that has an importer,
+made from what its `Importer` declares, so a plug-in's files import like the built-ins'."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from lmmreview.db.importers import ImportBatch, ImportRequest, reader_of
+from lmmreview.engine.benchmark import Benchmark, Importer, Option
+from lmmreview.engine.registry import benchmarks
+from lmmreview.tui.options import DatasetOpt, NewDbArg
+
+_KEYWORD = inspect.Parameter.POSITIONAL_OR_KEYWORD
+ImportRun = Callable[[Path, Callable[[], ImportBatch]], None]  # db, read -> load and report
+
+
+def add_import_commands(group: typer.Typer, run: ImportRun) -> None:
+    """Add an import command to `group` for each benchmark with an importer."""
+    for name, benchmark in benchmarks().items():
+        if (importer := benchmark.importer) is not None:
+            group.command(
+                importer.command or name,
+                help=importer.help,
+                short_help=importer.help.split("\n")[0],
+            )(_command(benchmark, importer, run))
+
+
+def _command(benchmark: Benchmark, importer: Importer, run: ImportRun) -> Callable[..., None]:
+    """A function whose signature typer reads: DB, the importer's argument and options,
+    then --dataset."""
+
+    def command(**values: Any) -> None:
+        db, dataset = values.pop("db"), values.pop("dataset")
+        request = ImportRequest(values, dataset)
+        run(db, lambda: reader_of(importer)(request))
+
+    parameters = [
+        inspect.Parameter("db", _KEYWORD, annotation=NewDbArg),
+        _parameter(importer.argument, argument=True),
+        *(_parameter(option, argument=False) for option in importer.options),
+        inspect.Parameter("dataset", _KEYWORD, default=None, annotation=DatasetOpt),
+    ]
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in parameters}
+    command.__name__ = f"import_{benchmark.name}"
+    return command
+
+
+def _parameter(option: Option, *, argument: bool) -> inspect.Parameter:
+    """One typer parameter: a path (or a name), repeatable or not, optional unless required."""
+    kind: Any = str if option.text else Path
+    if option.many:
+        kind = list[kind]
+    info: Any = (
+        typer.Argument(metavar=option.metavar, help=option.help, show_default=False)
+        if argument
+        else typer.Option(metavar=option.metavar, help=option.help, show_default=False)
+    )
+    required = argument and option.required
+    return inspect.Parameter(
+        option.name,
+        _KEYWORD,
+        default=inspect.Parameter.empty if required else None,
+        annotation=Annotated[kind if required else kind | None, info],
+    )
