@@ -100,9 +100,10 @@ _INDICATORS: tuple[str, ...] = (
 _LAST_PIECE_INDICATOR = "="
 _GROUPED_NUMBER = re.compile(r"-?\b\d{1,3}(?:,\d{3})+\b")
 _SCIENTIFIC_NUMBER = re.compile(r"-?\d+(?:\.\d+)?[eE][+-]?\d+")
-# Not followed by a digit, a comma or an exponent; searched independently of the two patterns
+# An integer needs a word boundary after it ("100V" and "2nd" hold none, "30 cm" holds 30); no
+# match is followed by an exponent, a comma or a digit. Searched independently of the two patterns
 # above, so the last group of "1,200,000" is also the plain number 000 (the reference does this).
-_PLAIN_NUMBER = re.compile(r"-?(?:\d*\.\d+|\d+)(?![\d,]|[eE][+-]?\d)")
+_PLAIN_NUMBER = re.compile(r"-?(?:\d+\.\d+|\.\d+|\d+\b)(?![eE][+-]?\d+)(?![,\d])")
 
 Candidate = str | float
 
@@ -184,25 +185,30 @@ def parse_open(response: str) -> list[Candidate]:
 
 
 def _key_responses(response: str) -> list[str]:
-    """Per line, the shortest text after an indicator; the whole answer when no line has one."""
-    text = response.strip().removesuffix(".").lower()
+    """Per line, the key response after an indicator; the whole answer when no line has one."""
+    text = response.strip().strip(".").lower()
     pieces = text.split("\n")
-    keys: list[str] = []
-    for position, piece in enumerate(pieces):
-        is_last = position == len(pieces) - 1
-        indicators = (*_INDICATORS, _LAST_PIECE_INDICATOR) if is_last else _INDICATORS
-        # An indicator at the very end leaves nothing after it: no tail.
-        tails = [tail for tail in _tails(piece, indicators) if tail]
-        if tails:
-            shortest = min(tails, key=len)
-            if shortest not in _LONE_PUNCTUATION:
-                keys.append(shortest)
-    return keys or [text]
+    # "=" marks a key response only in the last piece.
+    indicator_sets = [_INDICATORS] * (len(pieces) - 1) + [(*_INDICATORS, _LAST_PIECE_INDICATOR)]
+    keys = [
+        _key_of_piece(piece, found) for piece, found in zip(pieces, indicator_sets, strict=True)
+    ]
+    return [key for key in keys if key] or [text]
 
 
-def _tails(piece: str, indicators: tuple[str, ...]) -> list[str]:
-    """The stripped text after the last occurrence of each indicator found in `piece`."""
-    return [piece.rsplit(indicator, 1)[1].strip() for indicator in indicators if indicator in piece]
+def _key_of_piece(piece: str, indicators: tuple[str, ...]) -> str:
+    """The shortest stripped text after the last occurrence of an indicator in `piece`, or "".
+
+    As in the reference, an empty tail kept so far counts as none kept, so the next indicator's
+    tail replaces it whatever its length. A tail that is only a punctuation mark says nothing.
+    """
+    kept = ""
+    for indicator in indicators:
+        if indicator in piece:
+            tail = piece.rsplit(indicator, 1)[1].strip()
+            if not kept or len(tail) < len(kept):
+                kept = tail
+    return "" if kept in _LONE_PUNCTUATION else kept
 
 
 def _numbers(text: str) -> list[str]:
@@ -225,12 +231,16 @@ def _normalise(text: str) -> list[Candidate]:
 
 
 def _as_number(text: str) -> float | None:
-    """`text` as a finite float, else None ("nan" and "inf" stay text: nan never equals itself)."""
+    """`text` read by float(), else None.
+
+    The words nan, inf and infinity stay text (nan never equals itself); digits too large for a
+    float, such as 1e350, still read as infinity, as in the reference.
+    """
     try:
         value = float(text)
     except ValueError:
         return None
-    return value if math.isfinite(value) else None
+    return value if math.isfinite(value) or any(char.isdigit() for char in text) else None
 
 
 def _dedup(values: list[Candidate]) -> list[Candidate]:

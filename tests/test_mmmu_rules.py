@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 import subprocess
@@ -160,7 +161,6 @@ def test_scientific_numbers() -> None:
 
 
 def test_leading_point_decimals() -> None:
-    assert parse_open(".5") == [0.5]
     assert parse_open("the answer is .5") == [0.5]
     assert open_correct(parse_open("about .5 of it"), ["0.5"])
 
@@ -174,6 +174,21 @@ def test_negative_numbers() -> None:
 def test_trailing_point_is_dropped_and_text_lowercased() -> None:
     assert parse_open("  Paris.  ") == ["paris"]
     assert parse_open("5.") == [5.0]
+
+
+def test_every_leading_and_trailing_point_is_stripped() -> None:
+    assert parse_open("..5..") == [5.0]
+    assert parse_open(".5") == [5.0]  # the point goes before any number is read
+    assert parse_open("...Paris...") == ["paris"]
+    assert parse_open("...") == [""]
+
+
+def test_an_integer_needs_a_word_boundary_after_it() -> None:
+    assert parse_open("100V") == ["100v"]
+    assert parse_open("2nd") == ["2nd"]
+    assert parse_open("30 cm") == ["30 cm", 30.0]
+    assert parse_open("30cm, 12.5kg") == ["30cm, 12.5kg", 12.5]  # a decimal needs none
+    assert not open_correct(parse_open("100V"), ["100"])
 
 
 def test_indicators_match_as_plain_substrings() -> None:
@@ -196,6 +211,15 @@ def test_shortest_tail_of_a_piece_is_kept() -> None:
     # "could be " -> "paris", "thus " and "answer " give longer tails.
     assert parse_open("Thus the answer could be Paris") == ["paris"]
     assert parse_open("The final answer is 7") == [7.0]
+
+
+def test_an_empty_tail_after_an_indicator() -> None:
+    # "so " leaves "5 is", then "is " leaves nothing, and the empty tail is the shorter one:
+    # the line gives no key response, so the whole answer is the key response.
+    assert parse_open("so 5 is \nParis") == ["so 5 is \nparis", 5.0]
+    # An empty tail kept ("so ") counts as none kept: the next tail ("is ") replaces it although
+    # the earlier "could be " tail "1 so" was shorter.
+    assert parse_open("is 333 could be 1 so \nok") == ["333 could be 1 so", 333.0, 1.0]
 
 
 def test_lone_punctuation_tail_is_no_key_response() -> None:
@@ -234,11 +258,17 @@ def test_any_acceptable_gold_counts() -> None:
     assert not open_correct(parse_open("Miami"), ["Tampa", "Florida"])
 
 
-def test_only_finite_numbers_read_as_numbers() -> None:
+def test_nan_and_inf_words_stay_text() -> None:
     # float() would take "nan" and "inf"; nan never equals itself, so they stay text.
     assert parse_open("nan") == ["nan"]
     assert normalize_gold("inf") == ["inf"]
+    assert parse_open("-Infinity") == ["-infinity"]
     assert open_correct(parse_open("NaN"), ["nan"])
+
+
+def test_a_number_too_large_for_a_float_is_infinity() -> None:
+    assert parse_open("1e350") == [math.inf, 350.0]
+    assert parse_open("-1e999") == [-math.inf, 999.0]
 
 
 def test_blank_gold_accepts_nothing() -> None:
