@@ -67,7 +67,7 @@ def _choice(sample: Sample, answer: str) -> Judgment:
 def _open(sample: Sample, answer: str) -> Judgment | None:
     if sample.answer is None:
         return None
-    grade = mmvet.offline_grade(sample.answer, answer)
+    grade = mmvet.best_offline_grade(sample.golds, answer)
     if grade.score is None:
         return None
     return _judgment(grade.score, "rules", grade.reason)

@@ -208,7 +208,7 @@ def test_offline_grader_reproduces_table_1(prediction: str, score: float, reason
         ("-5", "x = \u22125", 1.0),  # Unicode minus sign
         ("1", "3-1 = 2", 1.0),  # a minus after a digit is an operator
         ("2005", "from 2004-2005", 1.0),
-        ("4", "four", 0.0),  # no number words
+        ("4", "four", 1.0),  # number words are read (rule 5)
         ("13.6<OR>13.7", EXAMPLE[2], 1.0),  # "$50" from the question is no hedge
         ("$7.45 <OR> 7.45", "$7.45", 1.0),
     ],
