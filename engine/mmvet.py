@@ -448,22 +448,33 @@ def _is_plural_of(plural: str, singular: str) -> bool:
     return singular[-1] == "y" and singular[-2] not in "aeiou" and plural == singular[:-1] + "ies"
 
 
-def _same_word(gold: str, said: str) -> bool:
-    """Equal words, or one the plural of the other."""
-    return gold == said or _is_plural_of(said, gold) or _is_plural_of(gold, said)
+def _forms(word: str) -> frozenset[str]:
+    """The word with its regular plural, or with the singular it is the plural of."""
+    plurals = (word + "s", word + "es", word[:-1] + "ies")
+    singulars = (word[:-1], word[:-2], word[:-3] + "y")
+    return frozenset(
+        [word]
+        + [plural for plural in plurals if _is_plural_of(plural, word)]
+        + [singular for singular in singulars if _is_plural_of(word, singular)]
+    )
 
 
 def _phrase_starts(words: tuple[str, ...], phrase: tuple[str, ...]) -> list[int]:
     """Where `phrase` occurs in `words` as consecutive whole words, plurals allowed."""
+    forms = [_forms(word) for word in phrase]
     n = len(phrase)
-    return [i for i in range(len(words) - n + 1) if all(map(_same_word, phrase, words[i : i + n]))]
+    return [
+        i
+        for i in range(len(words) - n + 1)
+        if words[i] in forms[0] and all(map(frozenset.__contains__, forms, words[i : i + n]))
+    ]
 
 
 def _negation(before: str) -> str | None:
-    """The words from a negation word that governs what follows `before` up to it, if any.
+    """The negation word governing what follows `before`, with the words after it; or None.
 
-    It governs when it stands in the same clause with at most `MAX_NEGATION_GAP` words
-    after it; the nearest one is taken.
+    A negation word governs when it stands in the same clause as what follows, with at most
+    `MAX_NEGATION_GAP` words after it; the nearest one is taken.
     """
     clause = _CLAUSE_END_RE.split(_fold(before))[-1]
     window = _words(clause)[-(MAX_NEGATION_GAP + 1) :]
