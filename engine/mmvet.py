@@ -21,23 +21,40 @@ to human scores 0.273 against 0.042), so it grades only short ground truths and 
    "12.99 dollars", ``3.5`` matches "3.50"), the sign counts (``-1`` does not match "1"), and
    numbers are whole (``14`` does not match "114" or "1.14"). A minus sign right after a
    letter or digit is an operator or a range ("3-1", "2004-2005"), not a sign.
-5. Any other element is text: present when its words, normalised (Unicode NFKC, case folded,
-   every character that is not a letter or digit read as a space), occur as consecutive whole
-   words of the normalised prediction ("red" does not match "reduce"). There is no stemming,
-   no synonyms and no number words ("4" does not match "four"; MM-Vet ground truths usually
-   list both, as in ``5 <OR> five``), and negation is not understood ("not red" has "red").
-6. An alternative scores the fraction of its elements present; the score is the best
+5. Number words are numbers, in the ground truth and in the prediction: zero to nineteen,
+   the tens, and a ten joined to a unit by a hyphen or a space ("six" = 6, "twenty-one" =
+   21). Ordinals are not numbers ("sixth" is not 6), nor is a number word right before an
+   ordinal, fraction or scale word ("twenty-first", "two thirds", "one hundred").
+6. Any other element is text: present when its words, normalised (Unicode NFKC, case folded,
+   "n't" read as "not", every character that is not a letter or digit read as a space),
+   occur as consecutive whole words of the normalised prediction ("red" does not match
+   "reduce"). A word also matches its regular plural either way ("apple" and "apples",
+   "box" and "boxes", "berry" and "berries": -s; -es after s, x, z, ch, sh, o; a consonant
+   and y to -ies; for words of three letters or more). No other stemming, no synonyms.
+7. Negation: an element the prediction says only under a negation is not present. A
+   negation word (`NEGATION_WORDS`) governs what follows it in its clause (which ends at
+   punctuation or "but") with at most `MAX_NEGATION_GAP` words between: "It is not red, it
+   is blue." and "not a red car" negate "red"; "No, it is red." does not. "No doubt", "not
+   only" and "not just" negate nothing. A yes/no element is also negated when the
+   prediction opens with the other word ("No, ..." against ``yes``). The reason quotes it:
+   "negated: 'not red'", "negated: answers 'no'".
+8. An alternative scores the fraction of its elements present; the score is the best
    alternative's, rounded half up to one decimal (0.0, 0.1, ..., 1.0). So with ground truth
    ``-1 <AND> -5``, "x = 3" scores 0.0, "x = -1" 0.5 and "x = -1 or x = -5" 1.0, as in the
    paper's Table 1.
-7. Hedging: when an alternative is a single number and the prediction offers it in a list of
+9. Hedging: when an alternative is a single number and the prediction offers it in a list of
    numbers joined by "or" ("4 or 5", "1, 2, 3, 4 or 5", "-5 or 5") that also holds a number
    matching no element of the ground truth, its credit is halved (1.0 becomes 0.5), as the
    paper scores "x = -5 or 5". Only commas and "or" may join such a list, so "x = 4 or x = 5"
    is not caught. Other numbers in the prediction are not penalised: answers often repeat
    numbers from the question ("13.7 gallons with $50") or show their working.
+10. Several acceptable ground truths (`best_offline_grade`): each is graded and the best
+    grade is kept, its reason naming which ("ground truth 2 of 3: ..."); one the rules
+    cannot grade wins over any score below 1.0, as it might give more.
 
-The reason says what matched, e.g. "matched 1 of 2: -1; missing: -5".
+The reason says what matched, e.g. "matched 1 of 2: -1; missing: -5". What these rules do not
+understand is listed, with examples, in README.md under "What the offline grader understands,
+and what it does not"; a test checks every example there against these rules.
 """
 
 from __future__ import annotations
@@ -47,7 +64,7 @@ import itertools
 import math
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
@@ -287,19 +304,58 @@ _CURRENCY = "$€£¥₹"
 _MINUS = "-\u2212"  # ASCII hyphen-minus and the Unicode minus sign
 # A whole number: thousands groups ("1,234.5"), plain ("3.50") or a bare fraction (".5").
 _DIGITS = r"[0-9]{1,3}(?:,[0-9]{3})+(?![0-9])(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?|\.[0-9]+"
+# Number words and their values: zero to nineteen, the tens, and tens-units ("twenty-one").
+_SMALL_WORDS = (
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen",
+)  # fmt: skip
+_TENS_WORDS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_WORD_VALUES: dict[str, int] = {word: value for value, word in enumerate(_SMALL_WORDS)} | {
+    word: 20 + 10 * i for i, word in enumerate(_TENS_WORDS)
+}
+# After one of these a number word is part of an ordinal, a fraction or a larger number
+# ("twenty-first", "two thirds", "one hundred"), which the grader does not read.
+_NOT_A_COUNT_AFTER = (
+    r"first|second|thirds?|(?:four|fif|six|seven|eigh|nin|ten)ths?|half|halves|quarters?"
+    r"|dozens?|hundreds?|thousands?|millions?|billions?"
+)
+_TENS = "|".join(_TENS_WORDS)
+_UNITS = "|".join(_SMALL_WORDS[1:10])
+_SMALL = "|".join(_SMALL_WORDS)
+# Atomic, so "twenty-one hundred" is not read as twenty.
+_NUMBER_WORD = (
+    rf"(?i:(?>(?:{_TENS})(?!\w)(?:[- ](?:{_UNITS})(?!\w))?|(?:{_SMALL})(?!\w))"
+    rf"(?![- ](?:{_NOT_A_COUNT_AFTER})(?!\w)))"
+)
 # Not inside a word or another number; a minus right after a letter or digit is an operator.
-_NUMBER = rf"(?<![\w.])(?P<sign>[{_MINUS}+]?)[{_CURRENCY}]?(?P<digits>{_DIGITS})"
+_NUMBER = (
+    rf"(?<![\w.])(?:(?P<sign>[{_MINUS}+]?)[{_CURRENCY}]?(?P<digits>{_DIGITS})"
+    rf"|(?P<word>{_NUMBER_WORD}))"
+)
 _NUMBER_RE = re.compile(_NUMBER)
 # A ground-truth element that is just a number: a unit word, "%" or currency may follow it.
 _NUMERIC_ELEMENT_RE = re.compile(rf"\s*{_NUMBER}\s*(?:%|[{_CURRENCY}]|[^\W\d_]+\.?)?\s*")
 # What may stand between two numbers of one list: a comma, "or", ", or".
 _LIST_GAP_RE = re.compile(r"\s*,\s*(?:or\s+)?|\s+or\s+", re.IGNORECASE)
 _OR_RE = re.compile(r"\bor\b", re.IGNORECASE)
+_WORD_RE = re.compile(r"[^\W_]+")  # a run of letters and digits
+_CONTRACTED_NOT_RE = re.compile(r"n['\u2019]t(?!\w)")  # "isn't", also with a curly apostrophe
+
+# Words that negate what follows them in their clause (rule 7).
+NEGATION_WORDS = frozenset({"not", "no", "never", "neither", "nor", "none", "cannot", "without"})
+# A negation word right before one of these negates nothing after it: "no doubt", "not only".
+_NOT_NEGATING_NEXT = frozenset({"doubt", "only", "just"})
+MAX_NEGATION_GAP = 2  # words that may stand between a negation word and what it negates
+# A clause ends at punctuation (not a decimal point or a thousands comma) or at "but".
+_CLAUSE_END_RE = re.compile(r"[.,;:!?()\[\]\u2013\u2014](?![0-9])|\bbut\b")
+# A yes/no ground truth is contradicted by an answer that opens with the other word.
+_OPPOSITE_ANSWER: dict[tuple[str, ...], str] = {("yes",): "no", ("no",): "yes"}
 
 
 @dataclass(frozen=True, slots=True)
 class _Number:
-    """A number found in a text, with where it stands (to find lists)."""
+    """A number found in a text, with where it stands (to find lists and negations)."""
 
     value: Decimal
     start: int
@@ -315,21 +371,51 @@ class _Element:
     words: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class _Prediction:
+    """An answer read once: its numbers in the text as given, its words in the folded text."""
+
+    text: str
+    numbers: list[_Number]
+    folded: str
+    words: tuple[str, ...]
+    spans: tuple[tuple[int, int], ...]  # where each word stands in `folded`
+
+
 def _value(match: re.Match[str]) -> Decimal:
     """The signed value of a `_NUMBER` match, thousands separators dropped."""
+    if match["word"] is not None:
+        return Decimal(sum(_WORD_VALUES[w] for w in re.split("[- ]", match["word"].casefold())))
     value = Decimal(match["digits"].replace(",", ""))
     return -value if match["sign"] not in ("", "+") else value
 
 
 def _numbers(text: str) -> list[_Number]:
-    """Every number in `text`, in order."""
+    """Every number in `text`, in digits or in words, in order."""
     return [_Number(_value(m), m.start(), m.end()) for m in _NUMBER_RE.finditer(text)]
 
 
+def _fold(text: str) -> str:
+    """Unicode NFKC, case folded, with "n't" written " not" ("isn't" reads "is not")."""
+    return _CONTRACTED_NOT_RE.sub(" not", unicodedata.normalize("NFKC", text).casefold())
+
+
 def _words(text: str) -> tuple[str, ...]:
-    """Case-folded words: anything not a letter or digit separates words."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    return tuple("".join(ch if ch.isalnum() else " " for ch in folded).split())
+    """Folded words: anything not a letter or digit separates words."""
+    return tuple(_WORD_RE.findall(_fold(text)))
+
+
+def _read(prediction: str) -> _Prediction:
+    """Find the numbers and the words of an answer once, for every element to look up."""
+    folded = _fold(prediction)
+    tokens = list(_WORD_RE.finditer(folded))
+    return _Prediction(
+        prediction,
+        _numbers(prediction),
+        folded,
+        tuple(token.group() for token in tokens),
+        tuple(token.span() for token in tokens),
+    )
 
 
 def _element(text: str) -> _Element:
@@ -357,10 +443,90 @@ def _is_long(alternatives: list[list[str]]) -> bool:
     )
 
 
-def _has_phrase(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
-    """Whether `phrase` occurs in `words` as consecutive whole words."""
+def _is_plural_of(plural: str, singular: str) -> bool:
+    """Whether `plural` is the regular plural of a word of three letters or more.
+
+    -s ("apples"), -es after s, x, z, ch, sh or o ("boxes", "tomatoes"), consonant + y to
+    -ies ("berries").
+    """
+    if len(singular) < 3 or not singular.isalpha():
+        return False
+    if plural == singular + "s":
+        return True
+    if plural == singular + "es":
+        return singular.endswith(("s", "x", "z", "ch", "sh", "o"))
+    return singular[-1] == "y" and singular[-2] not in "aeiou" and plural == singular[:-1] + "ies"
+
+
+def _forms(word: str) -> frozenset[str]:
+    """The word with its regular plural, or with the singular it is the plural of."""
+    plurals = (word + "s", word + "es", word[:-1] + "ies")
+    singulars = (word[:-1], word[:-2], word[:-3] + "y")
+    return frozenset(
+        [word]
+        + [plural for plural in plurals if _is_plural_of(plural, word)]
+        + [singular for singular in singulars if _is_plural_of(word, singular)]
+    )
+
+
+def _phrase_starts(words: tuple[str, ...], phrase: tuple[str, ...]) -> list[int]:
+    """Where `phrase` occurs in `words` as consecutive whole words, plurals allowed."""
+    forms = [_forms(word) for word in phrase]
     n = len(phrase)
-    return any(words[i : i + n] == phrase for i in range(len(words) - n + 1))
+    return [
+        i
+        for i in range(len(words) - n + 1)
+        if words[i] in forms[0] and all(map(frozenset.__contains__, forms, words[i : i + n]))
+    ]
+
+
+def _negation(before: str) -> str | None:
+    """The negation word governing what follows `before`, with the words after it; or None.
+
+    A negation word governs when it stands in the same clause as what follows, with at most
+    `MAX_NEGATION_GAP` words after it; the nearest one is taken.
+    """
+    clause = _CLAUSE_END_RE.split(_fold(before))[-1]
+    window = _words(clause)[-(MAX_NEGATION_GAP + 1) :]
+    for i in reversed(range(len(window))):
+        if window[i] in NEGATION_WORDS and _NOT_NEGATING_NEXT.isdisjoint(window[i + 1 : i + 2]):
+            return " ".join(window[i:])
+    return None
+
+
+def _negated(text: str, start: int, end: int) -> str | None:
+    """The quoted negation of ``text[start:end]`` ("'not red'"), or None when it stands free."""
+    negation = _negation(text[:start])
+    return None if negation is None else f"'{negation} {text[start:end]}'"
+
+
+def _opposite_opening(element: _Element, prediction: _Prediction) -> str | None:
+    """For a yes/no element: the other word, when the answer opens with it ("No, ...")."""
+    opposite = _OPPOSITE_ANSWER.get(element.words)
+    opening = prediction.words[:2]
+    if opposite is None or opening[:1] != (opposite,):
+        return None
+    return opposite if _NOT_NEGATING_NEXT.isdisjoint(opening[1:]) else None
+
+
+def _lookup(element: _Element, prediction: _Prediction) -> tuple[bool, list[str]]:
+    """Whether the prediction says the element somewhere unnegated, and why not elsewhere."""
+    opposite = _opposite_opening(element, prediction)
+    if opposite is not None:
+        return False, [f"answers '{opposite}'"]
+    if element.number is not None:
+        places = [
+            _negated(prediction.text, number.start, number.end)
+            for number in prediction.numbers
+            if number.value == element.number
+        ]
+    else:
+        last = len(element.words) - 1
+        places = [
+            _negated(prediction.folded, prediction.spans[i][0], prediction.spans[i + last][1])
+            for i in _phrase_starts(prediction.words, element.words)
+        ]
+    return None in places, [why for why in places if why is not None]
 
 
 def _or_lists(prediction: str, numbers: list[_Number]) -> list[set[Decimal]]:
@@ -381,13 +547,6 @@ def _or_lists(prediction: str, numbers: list[_Number]) -> list[set[Decimal]]:
     ]
 
 
-def _is_present(element: _Element, found: set[Decimal], words: tuple[str, ...]) -> bool:
-    """A number among the prediction's numbers, or words among its words."""
-    if element.number is not None:
-        return element.number in found
-    return _has_phrase(words, element.words)
-
-
 def _round_tenth(value: Fraction) -> float:
     """Round half up to one decimal: 1/4 -> 0.3, 2/3 -> 0.7 (exact, no float ties)."""
     return math.floor(value * 10 + Fraction(1, 2)) / 10
@@ -395,20 +554,23 @@ def _round_tenth(value: Fraction) -> float:
 
 def _grade_alternative(
     elements: list[_Element],
-    found: set[Decimal],
-    words: tuple[str, ...],
+    prediction: _Prediction,
     hedge_lists: list[set[Decimal]],
     gold_numbers: set[Decimal],
 ) -> tuple[Fraction, str]:
     """One alternative's credit (fraction of elements present, maybe halved) and reason."""
-    present = [e for e in elements if _is_present(e, found, words)]
-    missing = [e.text for e in elements if e not in present]
+    looked_up = [(e, *_lookup(e, prediction)) for e in elements]
+    present = [e for e, free, _ in looked_up if free]
+    negated = [why[0] for _, free, why in looked_up if not free and why]
+    missing = [e.text for e, free, why in looked_up if not free and not why]
     credit = Fraction(len(present), len(elements))
     reason = f"matched {len(present)} of {len(elements)}"
     if present:
         reason += ": " + ", ".join(e.text for e in present)
     if missing:
         reason += "; missing: " + ", ".join(missing)
+    if negated:
+        reason += "; negated: " + ", ".join(negated)
     single = elements[0].number if len(elements) == 1 else None
     if present and single is not None:
         for offered in hedge_lists:
@@ -431,14 +593,10 @@ def offline_grade(ground_truth: str, prediction: str) -> OfflineGrade:
     alternatives = [[_element(text) for text in alt] for alt in raw]
     if any(e.number is None and not e.words for alt in alternatives for e in alt):
         return OfflineGrade(None, NOTHING_TO_MATCH_REASON)
-    numbers = _numbers(prediction)
-    found = {n.value for n in numbers}
+    read = _read(prediction)
     gold_numbers = {e.number for alt in alternatives for e in alt if e.number is not None}
-    words = _words(prediction)
-    hedge_lists = _or_lists(prediction, numbers)
-    graded = [
-        _grade_alternative(alt, found, words, hedge_lists, gold_numbers) for alt in alternatives
-    ]
+    hedge_lists = _or_lists(prediction, read.numbers)
+    graded = [_grade_alternative(alt, read, hedge_lists, gold_numbers) for alt in alternatives]
     best, reason = max(graded, key=lambda item: item[0])  # the first of equals
     if len(graded) > 1:
         if best == 0:
@@ -448,3 +606,28 @@ def offline_grade(ground_truth: str, prediction: str) -> OfflineGrade:
             which = [credit for credit, _ in graded].index(best) + 1
             reason = f"alternative {which} of {len(graded)}: {reason}"
     return OfflineGrade(_round_tenth(best), reason)
+
+
+def _preference(grade: OfflineGrade) -> tuple[bool, bool, float]:
+    """Full credit first, then "the rules cannot tell", then the higher score."""
+    return (grade.score == 1.0, grade.score is None, grade.score or 0.0)
+
+
+def best_offline_grade(ground_truths: Sequence[str], prediction: str) -> OfflineGrade:
+    """Grade against every acceptable ground truth and keep the best, saying which it was.
+
+    A ground truth the rules cannot grade (score None) wins over any score below 1.0: it might
+    give more, so the answer is left to a judge or a human. When no ground truth gives any
+    credit, the reason lists each one's.
+    """
+    grades = [offline_grade(truth, prediction) for truth in ground_truths]
+    if not grades:
+        return OfflineGrade(None, NO_GROUND_TRUTH_REASON)
+    if len({grade.reason for grade in grades}) == 1:
+        return grades[0]
+    which = max(range(len(grades)), key=lambda i: _preference(grades[i]))  # first of equals
+    best, count = grades[which], len(grades)
+    if best.score == 0.0:
+        each = " | ".join(f"{t} ({g.reason})" for t, g in zip(ground_truths, grades, strict=True))
+        return OfflineGrade(0.0, f"matched none of {count} ground truths: {each}")
+    return OfflineGrade(best.score, f"ground truth {which + 1} of {count}: {best.reason}")

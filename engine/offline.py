@@ -46,7 +46,7 @@ def open_judgment(sample: Sample, answer: str) -> Judgment | None:
     """The short-answer grader; None when it cannot grade (no gold, a long one)."""
     if sample.answer is None:
         return None
-    grade = mmvet.offline_grade(sample.answer, answer)
+    grade = mmvet.best_offline_grade(sample.golds, answer)
     if grade.score is None:
         return None
     return rules_judgment(grade.score, "rules", grade.reason)

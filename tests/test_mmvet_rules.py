@@ -4,6 +4,7 @@ integration names and order."""
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,7 @@ from lmmreview.engine.mmvet import (
     RETRY_SUFFIX,
     RETRY_TEMPERATURES,
     OfflineGrade,
+    best_offline_grade,
     canonical_capabilities,
     integration_name,
     integration_title,
@@ -208,7 +210,7 @@ def test_offline_grader_reproduces_table_1(prediction: str, score: float, reason
         ("-5", "x = \u22125", 1.0),  # Unicode minus sign
         ("1", "3-1 = 2", 1.0),  # a minus after a digit is an operator
         ("2005", "from 2004-2005", 1.0),
-        ("4", "four", 0.0),  # no number words
+        ("4", "four", 1.0),  # number words are read (rule 5)
         ("13.6<OR>13.7", EXAMPLE[2], 1.0),  # "$50" from the question is no hedge
         ("$7.45 <OR> 7.45", "$7.45", 1.0),
     ],
@@ -325,6 +327,145 @@ def test_offline_grade_is_a_tenth_or_none(truth: str, prediction: str) -> None:
     grade = offline_grade(truth, prediction)
     assert grade.reason
     assert grade.score is None or grade.score in {i / 10 for i in range(11)}
+
+
+@pytest.mark.parametrize(
+    ("truth", "prediction", "grade"),
+    [
+        ("red", "It is not red, it is blue.", OfflineGrade(0.0, "matched 0 of 1; negated: 'not red'")),
+        ("red", "It isn't red.", OfflineGrade(0.0, "matched 0 of 1; negated: 'not red'")),
+        ("red", "It isn\u2019t red.", OfflineGrade(0.0, "matched 0 of 1; negated: 'not red'")),
+        ("red", "It's not a red car.", OfflineGrade(0.0, "matched 0 of 1; negated: 'not a red'")),
+        ("red", "Neither red nor blue.", OfflineGrade(0.0, "matched 0 of 1; negated: 'neither red'")),
+        ("red apple", "There is no red apple.", OfflineGrade(0.0, "matched 0 of 1; negated: 'no red apple'")),
+        ("4", "There are not 4, there are 5.", OfflineGrade(0.0, "matched 0 of 1; negated: 'not 4'")),
+        ("yes", "No, it is not yes.", OfflineGrade(0.0, "matched 0 of 1; negated: answers 'no'")),
+        ("yes", "no", OfflineGrade(0.0, "matched 0 of 1; negated: answers 'no'")),
+        ("no", "Yes, there is no dog.", OfflineGrade(0.0, "matched 0 of 1; negated: answers 'yes'")),
+        (
+            "kitchen <AND> bedroom",
+            "The kitchen, not the bedroom.",
+            OfflineGrade(0.5, "matched 1 of 2: kitchen; negated: 'not the bedroom'"),
+        ),
+    ],
+)  # fmt: skip
+def test_offline_grader_does_not_credit_an_answer_that_negates_the_gold(
+    truth: str, prediction: str, grade: OfflineGrade
+) -> None:
+    assert offline_grade(truth, prediction) == grade
+
+
+@pytest.mark.parametrize(
+    ("truth", "prediction"),
+    [
+        ("yes", "Yes, there is no doubt."),
+        ("yes", "No doubt, yes."),
+        ("red", "No, it is red."),  # the clause ends at the comma
+        ("red", "Not blue but red."),
+        ("red", "There is no doubt it is red."),  # too far from "red" to govern it
+        ("red", "It is not only red."),
+        ("red", "Is it not red? Yes, it is red."),  # one free mention is enough
+        ("no", "No, it is not."),
+        ("4", "4, not 5."),
+        ("3.5", "Not 3, 3.5."),
+    ],
+)
+def test_offline_grader_credits_a_gold_that_a_negation_does_not_govern(
+    truth: str, prediction: str
+) -> None:
+    assert offline_grade(truth, prediction).score == 1.0
+
+
+@pytest.mark.parametrize(
+    ("truth", "prediction", "score"),
+    [
+        ("6", "six", 1.0),
+        ("6", "There are Six cats.", 1.0),
+        ("six", "6", 1.0),
+        ("five apples", "5", 1.0),
+        ("0", "zero", 1.0),
+        ("13", "thirteen", 1.0),
+        ("40", "forty", 1.0),
+        ("21", "twenty-one", 1.0),
+        ("21", "Twenty one", 1.0),
+        ("99", "ninety-nine", 1.0),
+        ("4", "four or five", 0.5),  # a hedge in words is still a hedge
+        ("6", "the sixth", 0.0),  # ordinals are not numbers
+        ("20", "the twenty-first", 0.0),
+        ("7", "seventeen", 0.0),
+        ("70", "seven", 0.0),
+        ("1", "one hundred", 0.0),  # larger numbers in words are not read
+        ("2", "two thirds", 0.0),
+        ("6", "sixes", 0.0),
+    ],
+)
+def test_offline_grader_reads_number_words(truth: str, prediction: str, score: float) -> None:
+    assert offline_grade(truth, prediction).score == score
+
+
+@pytest.mark.parametrize(
+    ("truth", "prediction", "score"),
+    [
+        ("apple", "Two apples.", 1.0),
+        ("apples", "an apple", 1.0),
+        ("box", "boxes", 1.0),
+        ("boxes", "a box", 1.0),
+        ("berry", "berries", 1.0),
+        ("berries", "a berry", 1.0),
+        ("tomato", "tomatoes", 1.0),
+        ("glass", "glasses", 1.0),
+        ("red apple", "red apples", 1.0),
+        ("day", "days", 1.0),
+        ("mouse", "mice", 0.0),  # irregular plurals are not known
+        ("day", "daies", 0.0),
+        ("it", "its", 0.0),  # too short to tell a plural
+        ("cat", "category", 0.0),
+    ],
+)
+def test_offline_grader_matches_regular_plurals(truth: str, prediction: str, score: float) -> None:
+    assert offline_grade(truth, prediction).score == score
+
+
+def test_best_offline_grade_keeps_the_best_of_every_ground_truth() -> None:
+    assert best_offline_grade(["red", "crimson"], "Crimson.") == OfflineGrade(
+        1.0, "ground truth 2 of 2: matched 1 of 1: crimson"
+    )
+    assert best_offline_grade(["red <AND> round", "crimson"], "A red ball.") == OfflineGrade(
+        0.5, "ground truth 1 of 2: matched 1 of 2: red; missing: round"
+    )
+    assert best_offline_grade(["red", "crimson"], "It is not red, it is blue.") == OfflineGrade(
+        0.0,
+        "matched none of 2 ground truths: red (matched 0 of 1; negated: 'not red') | "
+        "crimson (matched 0 of 1; missing: crimson)",
+    )
+    # One ground truth alone grades as offline_grade does, and the same reason is said once.
+    assert best_offline_grade(["red"], "It is red.") == offline_grade("red", "It is red.")
+    assert best_offline_grade(["red", "blue"], " ") == OfflineGrade(0.0, EMPTY_ANSWER_REASON)
+    assert best_offline_grade([], "red") == OfflineGrade(None, NO_GROUND_TRUTH_REASON)
+
+
+def test_best_offline_grade_leaves_to_a_judge_what_a_long_ground_truth_might_credit() -> None:
+    long = "a bright red stop sign with white letters"
+    assert best_offline_grade(["crimson", long], "A stop sign.") == OfflineGrade(
+        None, f"ground truth 2 of 2: {LONG_ANSWER_REASON}"
+    )
+    assert best_offline_grade([long, "stop sign"], "A stop sign.") == OfflineGrade(
+        1.0, "ground truth 2 of 2: matched 1 of 1: stop sign"
+    )
+
+
+# A row of the README's examples: | `ground truth` | answer | score | why |
+_README_EXAMPLE = re.compile(r"^\| `([^`]+)` \| ([^|]+?) \| ([01]\.[0-9]) \|", re.MULTILINE)
+
+
+def test_the_readme_examples_of_the_offline_grader_hold() -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    heading = "### What the offline grader understands, and what it does not"
+    section = readme.split(heading, 1)[1].split("\n#", 1)[0]
+    examples = _README_EXAMPLE.findall(section)
+    assert len(examples) >= 15
+    for truth, prediction, score in examples:
+        assert offline_grade(truth, prediction).score == float(score), (truth, prediction)
 
 
 # --- Integrations ---------------------------------------------------------------------------
