@@ -29,7 +29,7 @@ from lmmreview.db.importers.batch import (
 from lmmreview.db.importers.read import ImageFiles, read_jsonl
 from lmmreview.engine.types import DatasetKind, QuestionType, Sample, Tags
 
-OPTION_LETTERS = frozenset(string.ascii_uppercase)  # a list of options is lettered A, B, ...
+OPTION_LETTERS = frozenset(string.ascii_uppercase)  # the letters an option may have
 
 
 def read_generic(path: Path, model: str | None = None, dataset: str | None = None) -> ImportBatch:
