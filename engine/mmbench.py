@@ -65,6 +65,12 @@ _PUNCTUATION = string.punctuation + "\u201c\u201d\u2018\u2019"
 _CUE_WORDS = frozenset({"answer", "option", "choice", "is"})
 # Words that never follow the article, so a bare `A` before them is a letter: "A or B".
 _NOT_AFTER_ARTICLE = frozenset({"or", "and", "nor", "vs", "versus", "is", "was"})
+# Option letters that are also English words (generic multiple choice goes up to Z, so
+# "I think it is B" must not name option I), with the words that never follow the word.
+_WORD_LETTERS: dict[str, frozenset[str]] = {
+    "A": _NOT_AFTER_ARTICLE,
+    "I": _NOT_AFTER_ARTICLE - {"was"},  # "I was thinking of B"
+}
 # Trailing sentence punctuation of an option text need not appear in the answer.
 _OPTION_TEXT_TAIL = ".,;:!?"
 
@@ -111,8 +117,15 @@ def circular_position(index: int) -> tuple[int, int]:
 
 
 def _valid_letters(options: dict[str, str]) -> list[str]:
-    """The option letters that have a non-blank text, in letter order (2 to 4 in MMBench)."""
-    return [letter for letter in OPTION_LETTERS if options.get(letter, "").strip()]
+    """The option letters that have a non-blank text, in letter order (2 to 4 in MMBench,
+    up to 26 in generic multiple choice)."""
+    return [letter for letter in string.ascii_uppercase if options.get(letter, "").strip()]
+
+
+def _labels(options: dict[str, str]) -> list[str]:
+    """The valid letters and X (no option matches), unless X is itself an option letter."""
+    letters = _valid_letters(options)
+    return letters if _NO_MATCH in letters else [*letters, _NO_MATCH]
 
 
 def match_choice(answer: str, options: dict[str, str]) -> str | None:
@@ -140,23 +153,27 @@ def _letters_named(answer: str, labels: list[str]) -> set[str]:
         words = line.split()
         for position, word in enumerate(words):
             core = word.strip(_PUNCTUATION)
-            if core in labels and not (core == "A" and _is_article(words, position)):
+            if core in labels and not _is_word(words, position, _WORD_LETTERS.get(core)):
                 found.add(core)
     return found
 
 
-def _is_article(words: list[str], position: int) -> bool:
-    """Whether the `A` at `position` is the English article rather than option A.
+def _is_word(words: list[str], position: int, not_after: frozenset[str] | None) -> bool:
+    """Whether the letter at `position` is an English word (the article `A`, the pronoun
+    `I`) rather than an option; `not_after` holds the words that never follow that word,
+    None when the letter is no word.
 
-    It is the article only when bare (no punctuation after it) and directly followed by a
+    It is the word only when bare (no punctuation after it) and directly followed by a
     word, unless a cue word precedes it ("Option A is ...") or the next word cannot follow
-    an article ("A or B", "A is correct").
+    it ("A or B", "A is correct").
     """
     word = words[position]
+    if not_after is None:
+        return False
     if word.rstrip(_PUNCTUATION) != word or position + 1 == len(words):
         return False  # a letter form (`A.`, `(A)`, `A,`) or the last word of the line
     following = words[position + 1]
-    if not following[0].isalnum() or following.strip(_PUNCTUATION).lower() in _NOT_AFTER_ARTICLE:
+    if not following[0].isalnum() or following.strip(_PUNCTUATION).lower() in not_after:
         return False  # "A - teddy bear", "A (teddy bear)", "A or B"
     before = words[position - 1].strip(_PUNCTUATION).lower() if position else ""
     return before not in _CUE_WORDS
@@ -200,7 +217,7 @@ def extraction_prompt(question: str, options: dict[str, str], prediction: str) -
 
 def parse_extraction_reply(reply: str, options: dict[str, str]) -> str | None:
     """The option letter, or ``"X"`` (no option matches), in the LLM's reply; None if unclear."""
-    return _match(reply, options, [*_valid_letters(options), _NO_MATCH])
+    return _match(reply, options, _labels(options))
 
 
 def fallback_choice(options: dict[str, str], seed_key: str) -> str:
@@ -209,8 +226,7 @@ def fallback_choice(options: dict[str, str], seed_key: str) -> str:
     Seeded from `seed_key` (the row's index) through a string seed, which Python hashes with
     SHA-512, so the result is stable across runs, unlike `hash()`.
     """
-    labels = [*_valid_letters(options), _NO_MATCH]
-    return random.Random(f"mmbench-fallback:{seed_key}").choice(labels)
+    return random.Random(f"mmbench-fallback:{seed_key}").choice(_labels(options))
 
 
 def extract_offline(answer: str, options: dict[str, str], seed_key: str) -> Extraction:

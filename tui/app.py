@@ -58,6 +58,7 @@ from lmmreview.tui.images import (
     Renderer,
     SampleImages,
 )
+from lmmreview.tui.option_picker import OptionPicker
 from lmmreview.tui.safe_text import plain_line, safe
 from lmmreview.tui.screens import (
     Answer,
@@ -144,6 +145,7 @@ class ReviewScreen(Screen[None]):
         Binding("colon", "goto", "jump to id", key_display=":", show=False, id="jump"),
         *_score_keys(),
         Binding("X", "choose('X')", "none of the options", show=False, id="choose-none"),
+        Binding("o", "pick_option", "pick any option from a list", show=False, id="pick-option"),
         Binding("a", "accept", "accept", id="accept"),
         Binding("u", "undo", "undo", id="undo"),
         Binding("m", "note", "note", show=False, id="note"),
@@ -274,6 +276,16 @@ class ReviewScreen(Screen[None]):
             self.notify(f"No option {letter} here.", severity="warning")
             return
         self.review_app.grade(entry, Verdict(None, letter))
+
+    @work(group="prompt")
+    async def action_pick_option(self) -> None:
+        """Options past I have no key of their own: choose any option from a list."""
+        found = self._gradable(QuestionType.CHOICE)
+        if found is None:
+            return
+        letter = await self.app.push_screen_wait(OptionPicker(found[1].options))
+        if letter is not None:
+            self.action_choose(letter)
 
     def action_accept(self) -> None:
         entry = self.review_app.current()

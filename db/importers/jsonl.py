@@ -4,8 +4,9 @@ Each line is one JSON object. A line with a ``question`` is a sample; a line wit
 one is an answer to a sample already in this file or in the database.
 
 Sample line fields: ``id`` (required), ``question`` (required), ``answer`` (the ground
-truth: text, a list of acceptable answers, or null), ``options`` (an object
-letter -> text, or a list taken as A, B, C, ...; makes it multiple choice), ``images``
+truth: text, a list of acceptable answers, or null; for multiple choice an option letter
+or a list of them, in either case), ``options`` (an object letter -> text, or a list taken
+as A, B, C, ...; 2 to 26 options, letters A to Z; makes it multiple choice), ``images``
 (a path or a list of paths, relative to the JSONL file), ``tags`` (an object of free
 breakdown tags: text or a list of text), ``split``, and optionally ``prediction`` with
 ``model`` (a model's answer on the same line).
@@ -15,6 +16,7 @@ Answer line fields: ``id``, ``prediction``, ``model`` (--model is the default).
 
 from __future__ import annotations
 
+import string
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +37,8 @@ def read_request(request: ImportRequest) -> ImportBatch:
     file = request.path("file")
     assert file is not None  # the command requires it
     return read_generic(file, request.text("model"), request.dataset)
+
+OPTION_LETTERS = frozenset(string.ascii_uppercase)  # the letters an option may have
 
 
 def read_generic(path: Path, model: str | None = None, dataset: str | None = None) -> ImportBatch:
@@ -77,8 +81,8 @@ def _sample(key: str, row: dict[str, Any], path: Path, where: str) -> Sample:
         raise ImportFailure(path, "question must be text", where)
     options = _options(row.get("options"), path, where)
     golds = _golds(row.get("answer"), path, where)
-    if options and golds and golds[0] not in options:
-        raise ImportFailure(path, f"answer {golds[0]!r} is not an option letter", where)
+    if options:
+        golds = [_gold_letter(gold, options, path, where) for gold in golds]
     return Sample(
         key=key,
         question=question,
@@ -100,17 +104,29 @@ def _options(value: object, path: Path, where: str) -> dict[str, str]:
         raise ImportFailure(
             path, "options must be a list of text or an object letter -> text", where
         )
-    if not 2 <= len(value) <= 26:
-        raise ImportFailure(path, "a multiple-choice question needs 2 to 26 options", where)
+    if not 2 <= len(value) <= len(OPTION_LETTERS):
+        raise ImportFailure(
+            path,
+            f"{len(value)} options: a multiple-choice question needs 2 to 26 (letters A to Z)",
+            where,
+        )
     options: dict[str, str] = {}
     for key, text in value.items():
         letter = str(key).strip().upper()
-        if not letter:
-            raise ImportFailure(path, "an option needs a letter", where)
+        if letter not in OPTION_LETTERS:
+            raise ImportFailure(path, f"option key {key!r} is not a letter A to Z", where)
         if letter in options:  # "a" and "A" would otherwise become one option
             raise ImportFailure(path, f"option {letter!r} is given twice ({key!r})", where)
         options[letter] = text
     return options
+
+
+def _gold_letter(gold: str, options: dict[str, str], path: Path, where: str) -> str:
+    """The option letter a multiple-choice gold names, in either case ("b" -> "B")."""
+    letter = gold.strip().upper()
+    if letter not in options:
+        raise ImportFailure(path, f"answer {gold!r} is not an option letter", where)
+    return letter
 
 
 def _golds(value: object, path: Path, where: str) -> list[str]:
