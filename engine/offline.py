@@ -13,7 +13,7 @@ from lmmreview.engine.scoring import Judgment, Status, choice_score
 from lmmreview.engine.types import Sample
 
 OFFLINE_JUDGE = "offline rules"
-RULES_VERSION = "rules-1"  # bump when a rule changes, so old results can be told apart
+RULES_VERSION = "rules-2"  # bump when a rule changes, so old results can be told apart
 
 
 def rules_judgment(

@@ -38,6 +38,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
     assert file is not None  # the command requires it
     return read_generic(file, request.text("model"), request.dataset)
 
+
 OPTION_LETTERS = frozenset(string.ascii_uppercase)  # the letters an option may have
 
 
