@@ -6,17 +6,10 @@ from dataclasses import replace
 from importlib.resources import files
 from pathlib import Path
 
-from lmmreview.db.importers import (
-    ImportSummary,
-    import_target,
-    load,
-    read_generic,
-    read_mmbench,
-    read_mmmu,
-    read_mmvet,
-)
+from lmmreview.db.importers import ImportSummary, demo_of, import_target, load, reader_of
 from lmmreview.db.importers.batch import ImportBatch
 from lmmreview.db.scoring import score_offline
+from lmmreview.engine.registry import benchmarks
 
 
 def sample_data() -> Path:
@@ -30,25 +23,14 @@ def sample_data() -> Path:
 
 
 def demo_batches(data: Path) -> list[ImportBatch]:
-    """Every import the demo makes: MM-Vet, MMBench, MMMU and generic JSONL, three demo
-    models each."""
+    """Every import the demo makes: each installed benchmark's, in the registry's order."""
     if not (data / "mmvet").is_dir():
         raise FileNotFoundError(f"{data}: not a sample data folder (it has no mmvet/)")
-    mmvet = data / "mmvet"
-    results = [(path, path.stem) for path in sorted((mmvet / "answers").glob("*.json"))]
-    batches = [read_mmvet(mmvet / "mm-vet.json", mmvet / "images", results)]
-    tsv = data / "mmbench" / "mmbench_demo.tsv"
-    batches.append(read_mmbench(tsv, dataset="mmbench"))
-    for path in sorted((data / "mmbench" / "predictions").glob("*.tsv")):
-        batches.append(read_mmbench(tsv, path, path.stem, dataset="mmbench"))
-    mmmu = data / "mmmu"
-    for outputs in sorted(p for p in (mmmu / "outputs").iterdir() if p.is_dir()):
-        batches.append(
-            read_mmmu(
-                outputs, mmmu / "answer_dict_val.json", mmmu / "questions.jsonl", outputs.name
-            )
-        )
-    batches.append(read_generic(data / "generic" / "demo.jsonl", dataset="generic"))
+    batches = []
+    for benchmark in benchmarks().values():
+        importer = benchmark.importer
+        if importer is not None and (requests := demo_of(importer)) is not None:
+            batches += [reader_of(importer)(request) for request in requests(data)]
     return batches
 
 

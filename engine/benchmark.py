@@ -119,6 +119,9 @@ class Importer:
     argument: Option
     options: tuple[Option, ...] = ()
     command: str = ""  # the command's name, when not the benchmark's
+    # A function in `db/` ("package.module:function") that takes the sample data folder and
+    # returns the `ImportRequest`s of the demo's imports, in order; "" for none.
+    demo: str = ""
 
 
 class Benchmark(ABC):

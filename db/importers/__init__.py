@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
+from typing import Any
 
 from lmmreview.db.importers.batch import (
     AnswerRecord,
@@ -162,7 +163,20 @@ def _load_answers(
 
 
 def reader_of(importer: Importer) -> Callable[[ImportRequest], ImportBatch]:
-    """The function an `Importer` names ("package.module:function")."""
-    module, _, name = importer.reader.partition(":")
-    reader: Callable[[ImportRequest], ImportBatch] = getattr(import_module(module), name)
+    """The function that reads an importer's files."""
+    reader: Callable[[ImportRequest], ImportBatch] = _named(importer.reader)
     return reader
+
+
+def demo_of(importer: Importer) -> Callable[[Path], list[ImportRequest]] | None:
+    """The function that lists an importer's demo imports, if it has one."""
+    demo: Callable[[Path], list[ImportRequest]] | None = (
+        _named(importer.demo) if importer.demo else None
+    )
+    return demo
+
+
+def _named(reference: str) -> Any:
+    """The object a "package.module:name" reference names."""
+    module, _, name = reference.partition(":")
+    return getattr(import_module(module), name)

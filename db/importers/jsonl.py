@@ -42,6 +42,11 @@ def read_request(request: ImportRequest) -> ImportBatch:
 OPTION_LETTERS = frozenset(string.ascii_uppercase)  # the letters an option may have
 
 
+def demo_requests(data: Path) -> list[ImportRequest]:
+    """The demo: the sample JSONL, as dataset "generic"."""
+    return [ImportRequest({"file": data / "generic" / "demo.jsonl"}, "generic")]
+
+
 def read_generic(path: Path, model: str | None = None, dataset: str | None = None) -> ImportBatch:
     check_model_argument(model)
     batch = ImportBatch(dataset or path.stem, GENERIC.name, str(path))

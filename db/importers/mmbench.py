@@ -37,6 +37,16 @@ def read_request(request: ImportRequest) -> ImportBatch:
     return read_mmbench(data, request.path("answers"), request.text("model"), request.dataset)
 
 
+def demo_requests(data: Path) -> list[ImportRequest]:
+    """The demo: the sample TSV, then each sample model's predictions for it."""
+    tsv = data / "mmbench" / "mmbench_demo.tsv"
+    predictions = sorted((data / "mmbench" / "predictions").glob("*.tsv"))
+    return [ImportRequest({"data": tsv}, "mmbench")] + [
+        ImportRequest({"data": tsv, "answers": path, "model": path.stem}, "mmbench")
+        for path in predictions
+    ]
+
+
 def read_mmbench(
     data: Path,
     predictions: Path | None = None,

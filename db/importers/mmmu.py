@@ -61,6 +61,19 @@ def read_request(request: ImportRequest) -> ImportBatch:
     )
 
 
+def demo_requests(data: Path) -> list[ImportRequest]:
+    """The demo: each sample model's outputs, with the answer dictionary and questions."""
+    folder = data / "mmmu"
+    shared = {
+        "answer_dict": folder / "answer_dict_val.json",
+        "questions": folder / "questions.jsonl",
+    }
+    return [
+        ImportRequest({"outputs": outputs, "model": outputs.name, **shared})
+        for outputs in sorted(p for p in (folder / "outputs").iterdir() if p.is_dir())
+    ]
+
+
 def read_mmmu(
     outputs: Path | None,
     answer_dict: Path | None = None,

@@ -38,6 +38,14 @@ def _arguments(request: ImportRequest) -> tuple[Path, Path | None, list[tuple[Pa
     return questions, request.path("images"), pairs
 
 
+def demo_requests(data: Path) -> list[ImportRequest]:
+    """The demo: the sample questions and images, every sample answer file."""
+    folder = data / "mmvet"
+    answers = sorted((folder / "answers").glob("*.json"))
+    files = {"questions": folder / "mm-vet.json", "images": folder / "images", "answers": answers}
+    return [ImportRequest(dict(files))]
+
+
 def read_mmvet(
     questions: Path,
     images: Path | None,

@@ -33,6 +33,7 @@ class Generic(Benchmark):
         Option("file", "FILE", "lmmreview JSONL: sample lines and/or answer lines.", required=True),
         (Option("model", "NAME", "Model name for lines without a 'model' field.", text=True),),
         command="jsonl",
+        demo="lmmreview.db.importers.jsonl:demo_requests",
     )
 
     def tables(self, dataset: str, samples: list[Sample]) -> Tables:

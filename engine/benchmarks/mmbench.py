@@ -105,6 +105,7 @@ class MMBench(Benchmark):
             Option("answers", "FILE", "Predictions with index, prediction: .tsv, .csv, .xlsx."),
             Option("model", "NAME", "Model name for --answers.", text=True),
         ),
+        demo="lmmreview.db.importers.mmbench:demo_requests",
     )
 
     def tables(self, dataset: str, samples: list[Sample]) -> Tables:

@@ -37,6 +37,7 @@ class MMMU(Benchmark):
             Option("questions", "FILE", "Questions in the Hugging Face layout (.json or .jsonl)."),
             Option("model", "NAME", "Model name for the outputs.", text=True),
         ),
+        demo="lmmreview.db.importers.mmmu:demo_requests",
     )
 
     def tables(self, dataset: str, samples: list[Sample]) -> Tables:

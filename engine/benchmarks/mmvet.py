@@ -86,6 +86,7 @@ class MMVet(Benchmark):
                 text=True,
             ),
         ),
+        demo="lmmreview.db.importers.mmvet:demo_requests",
     )
 
     def tables(self, dataset: str, samples: list[Sample]) -> Tables:
