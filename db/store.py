@@ -219,8 +219,9 @@ class Store:
         if broken:
             table, rowid, parent, _ = broken[0]
             raise StoreError(
-                f"{self.path}: the schema upgrade left {len(broken)} row(s) pointing at "
-                f"nothing (first: {table} row {rowid} -> {parent}); nothing was changed"
+                f"{self.path}: {len(broken)} row(s) point at nothing (first: {table} row "
+                f"{rowid} -> {parent}), so the schema upgrade stopped and the file was left "
+                "as it was"
             )
 
     # -- datasets and samples --------------------------------------------------------

@@ -1,0 +1,170 @@
+"""Files written by earlier releases open in this one with nothing lost, and schema
+changes that rebuild a table keep every other table's foreign keys pointing at it.
+
+tests/data/releases/v3 and v4 hold a database as the releases with schema 3 and 4 wrote
+it (the demo, judged three times with some failed runs, graded, undone, noted, flagged),
+and that release's exports of it; make_release_db.py there says how they were made.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from lmmreview.db import Store, StoreError
+from lmmreview.db.schema import SCHEMA_VERSION, rebuild_table
+
+RELEASES = Path(__file__).parent / "data" / "releases"
+FORMATS = ("md", "json", "csv", "latex")
+# Rows that a migration must carry over untouched, in full.
+KEPT = (
+    "judgments",
+    "reviews",
+    "flags",
+    "answers",
+    "models",
+    "images",
+    "sample_images",
+    "llm_cache",
+)
+
+
+def _copy(release: str, tmp_path: Path) -> Path:
+    db = tmp_path / f"{release}.db"
+    shutil.copyfile(RELEASES / release / "release.db", db)
+    return db
+
+
+def _rows(db: Path, table: str) -> list[tuple]:
+    with sqlite3.connect(db) as conn:
+        return conn.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
+
+
+@pytest.mark.parametrize("release", ["v3", "v4"])
+def test_a_release_file_migrates_and_exports_exactly_as_that_release_did(
+    release: str, tmp_path: Path, cli
+) -> None:
+    db = _copy(release, tmp_path)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == int(release[1])
+    before = {table: _rows(db, table) for table in KEPT}
+    for fmt in FORMATS:
+        result = cli("export", db, "--format", fmt)
+        assert result.code == 0, result.stderr
+        expected = (RELEASES / release / f"export.{fmt}").read_text(encoding="utf-8")
+        assert result.stdout == expected, fmt
+    with Store.open(db, create=False) as store:
+        assert store.schema_version == SCHEMA_VERSION
+    assert {table: _rows(db, table) for table in KEPT} == before
+    info = json.loads(cli("info", db, "--json").stdout)
+    old = json.loads((RELEASES / release / "info.json").read_text(encoding="utf-8"))
+    assert info["datasets"] == old["datasets"]  # every count per dataset and model
+
+
+def test_a_migrated_sample_keeps_every_field_as_axes_and_extra(tmp_path: Path) -> None:
+    db = _copy("v4", tmp_path)
+    with sqlite3.connect(db) as conn:
+        old = {
+            (dataset, key): row
+            for dataset, key, *row in conn.execute(
+                "SELECT d.name, s.key, s.question, s.answer, s.options, s.capabilities, "
+                "s.category, s.l2_category, s.circular_group, s.rotation, s.subject, "
+                "s.discipline, s.img_type, s.tags FROM samples s "
+                "JOIN datasets d ON d.id = s.dataset_id"
+            )
+        }
+    with Store.open(db, create=False) as store:
+        new = {(name, s.key): s for name, _ in store.datasets() for s in store.samples(name)}
+    assert new.keys() == old.keys()
+    for (dataset, key), row in old.items():
+        question, answer, options, caps, category, l2, group, rotation, subject, _, img, tags = row
+        sample = new[(dataset, key)]
+        assert (sample.question, sample.answer) == (question, answer)
+        assert sample.options == (json.loads(options) if options else {})
+        assert list(sample.axis("capability")) == (json.loads(caps) if caps else [])
+        assert sample.first("category") == category and sample.first("l2_category") == l2
+        assert sample.first("subject") == subject
+        assert ", ".join(sample.axis("img_type")) == (img or "")
+        assert sample.extra.get("circular_group") == group
+        assert sample.extra.get("rotation") == rotation
+        for name, value in json.loads(tags or "{}").items():
+            assert list(sample.axis(name)) == ([value] if isinstance(value, str) else value)
+
+
+def test_after_the_rebuild_every_foreign_key_points_at_the_rebuilt_tables(tmp_path: Path) -> None:
+    db = _copy("v3", tmp_path)
+    Store.open(db, create=False).close()
+    with sqlite3.connect(db) as conn:
+        parents = {
+            (table, row[2])
+            for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            for row in conn.execute(f"PRAGMA foreign_key_list({table})")
+        }
+        assert {("samples", "datasets"), ("answers", "samples"), ("sample_images", "samples")} <= (
+            parents
+        )
+        assert not any("rebuilt" in parent or "old" in parent for _, parent in parents)
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+        conn.execute("PRAGMA foreign_keys = ON")
+        with pytest.raises(sqlite3.IntegrityError):  # the keys are still enforced
+            conn.execute(
+                "INSERT INTO answers (sample_id, model_id, text, created_at) VALUES (999999, 1, "
+                "'x', 'now')"
+            )
+        # the CHECK naming four kinds is gone: a plug-in's benchmark can own a dataset
+        conn.execute("INSERT INTO datasets (name, kind, created_at) VALUES ('p', 'yesno', 'now')")
+
+
+def _parent_and_child(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.executescript(
+        "CREATE TABLE parent (id INTEGER PRIMARY KEY, kind TEXT CHECK (kind IN ('a')));"
+        "CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id));"
+        "INSERT INTO parent VALUES (1, 'a'); INSERT INTO child VALUES (1, 1);"
+    )
+    return conn
+
+
+def _child_points_at(conn: sqlite3.Connection) -> str:
+    return str(conn.execute("PRAGMA foreign_key_list(child)").fetchone()[2])
+
+
+def test_the_rename_trap_is_real_and_rebuild_table_avoids_it(tmp_path: Path) -> None:
+    """Renaming the old table away first makes SQLite rewrite the child's REFERENCES to
+    follow it (to a table then dropped); rebuild_table renames the new one into place."""
+    trapped = _parent_and_child(tmp_path / "trap.db")
+    trapped.execute("ALTER TABLE parent RENAME TO parent_old")
+    assert _child_points_at(trapped) == "parent_old"  # the trap
+
+    conn = _parent_and_child(tmp_path / "safe.db")
+    conn.execute("PRAGMA foreign_keys = OFF")
+    conn.execute("BEGIN")
+    rebuild_table(
+        conn, "parent", "CREATE TABLE {name} (id INTEGER PRIMARY KEY, kind TEXT)",
+        "SELECT id, kind FROM {old}",
+    )  # fmt: skip
+    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    conn.execute("COMMIT")
+    assert _child_points_at(conn) == "parent"
+    conn.execute("INSERT INTO parent VALUES (2, 'b')")  # the new definition holds
+    assert conn.execute("SELECT id, parent_id FROM child").fetchall() == [(1, 1)]
+
+
+def test_a_migration_that_would_break_a_key_changes_nothing(tmp_path: Path) -> None:
+    """Keys are off while a migration rebuilds tables; a row left pointing at nothing is
+    found before the commit, and the file stays as the release wrote it."""
+    db = _copy("v4", tmp_path)
+    with sqlite3.connect(db) as conn:  # a damaged file: an answer to a sample that is gone
+        conn.execute("PRAGMA foreign_keys = OFF")
+        conn.execute("UPDATE answers SET sample_id = 999999 WHERE id = 1")
+    before = db.read_bytes()
+    with pytest.raises(StoreError, match="point at nothing .* left as it was"):
+        Store.open(db, create=False)
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
+    assert _rows(db, "answers")[0][1] == 999999
+    assert db.read_bytes() == before
