@@ -535,12 +535,11 @@ WITH flags AS (
                 AND {DECIDES_RUN}) AS judged,
         EXISTS (SELECT 1 FROM judgments j WHERE j.answer_id = a.id AND j.status IN {USABLE}
                 AND j.score IS NOT NULL AND {DECIDES_RUN}) AS judge_scored,
-        COALESCE((SELECT r.score IS NOT NULL OR r.choice IS NOT NULL FROM reviews r
-                  WHERE r.answer_id = a.id ORDER BY r.id DESC LIMIT 1), 0) AS reviewed,
-        COALESCE((SELECT CASE WHEN r.choice IS NULL THEN r.score IS NOT NULL
-                              ELSE s.answer IS NOT NULL END FROM reviews r
-                  WHERE r.answer_id = a.id ORDER BY r.id DESC LIMIT 1), 0) AS human_scored
+        COALESCE(r.score IS NOT NULL OR r.choice IS NOT NULL, 0) AS reviewed,
+        COALESCE(CASE WHEN r.choice IS NULL THEN r.score IS NOT NULL
+                      ELSE s.answer IS NOT NULL END, 0) AS human_scored
     FROM answers a JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id
+    LEFT JOIN reviews r ON r.id = (SELECT MAX(l.id) FROM reviews l WHERE l.answer_id = a.id)
 )
 SELECT dataset_id, model, COUNT(*) AS answers, SUM(judged) AS judged,
        SUM(reviewed) AS reviewed, SUM(judge_scored OR human_scored) AS scored
