@@ -12,19 +12,19 @@ import socket
 from dataclasses import dataclass
 from datetime import datetime
 
-from lmmreview.db.store import DECIDES, Store, now
+from lmmreview.db.store import DECIDES_RUN, DECIDING_IN_DATASET, Store, now
 from lmmreview.engine.benchmark import JudgeItem, JudgeWork
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.runner import Cached
 from lmmreview.engine.scoring import USABLE, Judgment
 from lmmreview.engine.types import Sample
 
-# A run is settled for this judge (the ? is its model) when its latest judgment is usable
-# and is this judge's, or an option match that needs no LLM; a newer failure, from any
-# judge, makes it worth asking again.
-_DECIDES_FOR_THIS_JUDGE = (
+# A run is settled for this judge (the ? is its model) when its latest judgment (`j`, one
+# that decides its run) is usable and is this judge's, or an option match that needs no
+# LLM; a newer failure, from any judge, makes it worth asking again.
+_SETTLED_FOR_THIS_JUDGE = (
     f"j.status IN {USABLE} AND ((j.judge_kind = 'llm' AND j.judge_model = ?) "
-    f"OR j.method = 'matched') AND {DECIDES}"
+    "OR j.method = 'matched')"
 )
 
 OWNER = f"{socket.gethostname()}:{os.getpid()}"
@@ -118,10 +118,8 @@ class JudgeStore:
         """(answer id, run) -> score of the items this judge need not ask again: decided
         (latest judgment) by this judge model, or settled by option matching."""
         query = (
-            "SELECT j.answer_id, j.run, j.score FROM judgments j "
-            "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
-            "JOIN datasets d ON d.id = s.dataset_id "
-            f"WHERE d.name = ? AND {_DECIDES_FOR_THIS_JUDGE} ORDER BY j.id"
+            f"SELECT j.answer_id, j.run, j.score FROM judgments j JOIN ({DECIDING_IN_DATASET}) "
+            f"USING (id) WHERE {_SETTLED_FOR_THIS_JUDGE} ORDER BY j.id"
         )
         rows = self.store.conn.execute(query, (dataset, self.judge_model))
         return {(answer, run): score for answer, run, score in rows}
@@ -151,7 +149,7 @@ class JudgeStore:
     def _judged(self, item: JudgeItem) -> bool:
         query = (
             "SELECT 1 FROM judgments j WHERE j.answer_id = ? AND j.run = ? "
-            f"AND {_DECIDES_FOR_THIS_JUDGE} LIMIT 1"
+            f"AND {_SETTLED_FOR_THIS_JUDGE} AND {DECIDES_RUN} LIMIT 1"
         )
         return bool(
             self.store.conn.execute(query, (item.answer_id, item.run, self.judge_model)).fetchone()

@@ -12,6 +12,7 @@ from itertools import groupby
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
+from lmmreview.db.schema import deciding_ids
 from lmmreview.db.store import Store, now
 from lmmreview.engine.review import Entry, HistoryRow, current, in_force, undo_target
 from lmmreview.engine.scoring import USABLE, Verdict
@@ -82,16 +83,13 @@ def _judged(entry: Entry, runs: list[tuple]) -> None:
     entry.offline = any(row[5] == "offline" for row in usable.values())
 
 
-class ReviewStore:
-    """The review screen's access to one database, as one reviewer."""
+class EntryReader:
+    """A dataset's answers as review entries, read one way for the review screen's list
+    and for the tables, exports and notes of the command line."""
 
-    def __init__(self, store: Store, reviewer: str) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
-        self.reviewer = reviewer
         self.conn = store.conn
-        # A verdict is on disk before the screen shows it: synced at every commit, so it
-        # survives a power cut too, not only a crash (one fsync per verdict is cheap).
-        self.conn.execute("PRAGMA synchronous = FULL")
 
     # -- the list ----------------------------------------------------------------------
 
@@ -131,12 +129,10 @@ class ReviewStore:
     def _fill(self, dataset: str, entries: dict[int, Entry], only: set[int] | None = None) -> None:
         """Judge scores per run (its latest judgment decides), failures, verdicts, flags."""
         scope = f"AND {{t}}.answer_id IN ({','.join(map(str, only))})" if only else ""
-        in_dataset = _IN_DATASET.format(t="j") + " " + scope.format(t="j")
-        latest = (  # each (answer, run)'s newest judgment decides it, chosen by SQLite
+        deciding = deciding_ids(_IN_DATASET.format(t="l") + " " + scope.format(t="l"))
+        latest = (
             "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.judge_kind FROM judgments j "
-            "JOIN (SELECT MAX(j.id) AS id FROM judgments j "
-            f"{in_dataset} GROUP BY j.answer_id, j.run) USING (id) "
-            "ORDER BY j.answer_id, j.run"
+            f"JOIN ({deciding}) USING (id) ORDER BY j.answer_id, j.run"
         )
         rows = self.conn.execute(
             latest, (dataset,)
@@ -165,6 +161,17 @@ class ReviewStore:
     @staticmethod
     def _apply_flag(entry: Entry, row: tuple) -> None:
         entry.flagged = bool(row[1])
+
+
+class ReviewStore(EntryReader):
+    """The review screen's access to one database, as one reviewer."""
+
+    def __init__(self, store: Store, reviewer: str) -> None:
+        super().__init__(store)
+        self.reviewer = reviewer
+        # A verdict is on disk before the screen shows it: synced at every commit, so it
+        # survives a power cut too, not only a crash (one fsync per verdict is cheap).
+        self.conn.execute("PRAGMA synchronous = FULL")
 
     def search(self, dataset: str, text: str) -> frozenset[int]:
         """Answers whose question or answer text contains `text` (case-insensitive)."""

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.export import Notes
 from lmmreview.engine.layouts import layout_for
-from lmmreview.engine.scoring import Outcome, effective
+from lmmreview.engine.scoring import Outcome
 from lmmreview.engine.types import Sample
 
 
@@ -74,16 +75,14 @@ class DatasetScores:
 def dataset_scores(store: Store, name: str, benchmark: Benchmark) -> DatasetScores:
     """Read a dataset's answers, judgments and verdicts; compute every table."""
     samples = {s.key: s for s in store.samples(name)}
-    judgments = store.deciding_judgments(name)
-    verdicts = store.verdicts(name)
     runs = store.judge_runs(name)  # the screen counts runs alike: failed ones included
     breakdown = Breakdown(layout_for(name, benchmark, list(samples.values())), runs)
     answers: dict[tuple[str, str], int] = {}
     outcomes: dict[str, dict[str, Outcome]] = {}
-    for answer_id, model, key in store.answer_keys(name):
-        answers[(model, key)] = answer_id
-        outcomes.setdefault(model, {})[key] = effective(
-            judgments.get(answer_id, {}), verdicts.get(answer_id), runs, samples[key].golds
+    for entry in EntryReader(store).entries(name):  # as the review screen reads them
+        answers[(entry.model, entry.key)] = entry.answer_id
+        outcomes.setdefault(entry.model, {})[entry.key] = entry.outcome(
+            runs, samples[entry.key].golds
         )
     breakdown.load(outcomes)
     return DatasetScores(name, benchmark, samples, answers, breakdown)

@@ -18,10 +18,17 @@ from pathlib import Path
 
 import sqlite_utils
 
-from lmmreview.db.schema import DECIDES, MIGRATIONS, SCHEMA_VERSION, object_json, statements
+from lmmreview.db.schema import (
+    DECIDES_RUN,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    deciding_ids,
+    object_json,
+    statements,
+)
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.registry import UnknownBenchmark, benchmark
-from lmmreview.engine.scoring import USABLE, Judgment, Status, Verdict
+from lmmreview.engine.scoring import USABLE, Judgment, Status
 from lmmreview.engine.types import QuestionType, Sample
 
 BUSY_TIMEOUT_MS = 10_000
@@ -110,6 +117,13 @@ def _axes(text: str) -> dict[str, tuple[str, ...]]:
         if len(_AXES) < 10_000:
             _AXES[text] = axes
     return axes
+
+
+# The ids of the judgments that decide the runs of dataset ?.
+DECIDING_IN_DATASET = deciding_ids(
+    "JOIN answers a ON a.id = l.answer_id JOIN samples s ON s.id = a.sample_id "
+    "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ?"
+)
 
 
 class Store:
@@ -402,11 +416,8 @@ class Store:
         until a new judgment replaces the failure, never scored by an older one."""
         query = (
             "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.method, j.judge_kind, "
-            "j.judge_model, j.prompt_hash FROM judgments j JOIN (SELECT MAX(j.id) AS id "
-            "FROM judgments j JOIN answers a ON a.id = j.answer_id "
-            "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
-            "WHERE d.name = ? GROUP BY j.answer_id, j.run) USING (id) "
-            f"WHERE j.status IN {USABLE}"
+            f"j.judge_model, j.prompt_hash FROM judgments j JOIN ({DECIDING_IN_DATASET}) "
+            f"USING (id) WHERE j.status IN {USABLE}"
         )
         deciding: dict[int, dict[int, Judgment]] = {}
         for answer, run, score, choice, status, method, kind, model, version in self.conn.execute(
@@ -428,31 +439,11 @@ class Store:
         (top,) = self.conn.execute(query, (dataset,)).fetchone()
         return 1 if top is None else top + 1
 
-    def verdicts(self, dataset: str) -> dict[int, Verdict]:
-        """answer id -> the current human verdict (the latest review, if it holds one)."""
-        query = (
-            "SELECT r.answer_id, r.score, r.choice FROM reviews r "
-            "JOIN answers a ON a.id = r.answer_id JOIN samples s ON s.id = a.sample_id "
-            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? ORDER BY r.id"
-        )
-        latest = {
-            answer: (score, choice)
-            for answer, score, choice in self.conn.execute(query, (dataset,))
-        }
-        return {
-            answer: Verdict(score, choice)
-            for answer, (score, choice) in latest.items()
-            if score is not None or choice is not None
-        }
-
     def judge_models(self, dataset: str) -> list[str]:
         """The judges behind a dataset's scores: those whose judgment decides some run."""
         query = (
-            "SELECT DISTINCT j.judge_model FROM judgments j JOIN (SELECT MAX(j.id) AS id "
-            "FROM judgments j JOIN answers a ON a.id = j.answer_id "
-            "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
-            "WHERE d.name = ? GROUP BY j.answer_id, j.run) USING (id) "
-            f"WHERE j.status IN {USABLE} ORDER BY 1"
+            f"SELECT DISTINCT j.judge_model FROM judgments j JOIN ({DECIDING_IN_DATASET}) "
+            f"USING (id) WHERE j.status IN {USABLE} ORDER BY 1"
         )
         return [row[0] for row in self.conn.execute(query, (dataset,))]
 
@@ -573,21 +564,24 @@ def _link_new(temp: Path, target: Path, path: Path) -> None:
 
 # An answer is judged when a usable judgment decides one of its runs (is the run's
 # latest), reviewed when its latest review carries a verdict (an undo back to "no
-# verdict" leaves it unreviewed); unscored when neither gives it a score (a choice with
-# no gold to score it against stays unscored). The tables' notes count it the same way.
+# verdict" leaves it unreviewed); unscored when neither a judge nor a human gives it a
+# score (a choice with no gold to score it against gives none), as engine.scoring.effective
+# has it. The tables' notes and the review screen count it the same way.
 _MODEL_COUNTS = f"""
 WITH flags AS (
     SELECT a.id, s.dataset_id, m.name AS model,
         EXISTS (SELECT 1 FROM judgments j WHERE j.answer_id = a.id AND j.status IN {USABLE}
-                AND {DECIDES}) AS judged,
+                AND {DECIDES_RUN}) AS judged,
         EXISTS (SELECT 1 FROM judgments j WHERE j.answer_id = a.id AND j.status IN {USABLE}
-                AND j.score IS NOT NULL AND {DECIDES}) AS judge_scored,
-        COALESCE((SELECT r.score IS NOT NULL OR r.choice IS NOT NULL FROM reviews r
-                  WHERE r.answer_id = a.id ORDER BY r.id DESC LIMIT 1), 0) AS reviewed
+                AND j.score IS NOT NULL AND {DECIDES_RUN}) AS judge_scored,
+        COALESCE(r.score IS NOT NULL OR r.choice IS NOT NULL, 0) AS reviewed,
+        COALESCE(CASE WHEN r.choice IS NULL THEN r.score IS NOT NULL
+                      ELSE s.answer IS NOT NULL END, 0) AS human_scored
     FROM answers a JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id
+    LEFT JOIN reviews r ON r.id = (SELECT MAX(l.id) FROM reviews l WHERE l.answer_id = a.id)
 )
 SELECT dataset_id, model, COUNT(*) AS answers, SUM(judged) AS judged,
-       SUM(reviewed) AS reviewed, SUM(judge_scored OR reviewed) AS scored
+       SUM(reviewed) AS reviewed, SUM(judge_scored OR human_scored) AS scored
 FROM flags GROUP BY dataset_id, model ORDER BY dataset_id, model
 """
 

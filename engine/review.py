@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
-from lmmreview.engine.scoring import Outcome, Verdict, choice_score
+from lmmreview.engine.scoring import Outcome, Verdict, effective, human_score
 from lmmreview.engine.types import Sample
 
 
@@ -42,24 +42,13 @@ class Entry:
         scores = [s for s in self.judged if s is not None]
         return statistics.pstdev(scores) if len(scores) > 1 else None
 
-    def human_score(self, golds: list[str]) -> float | None:
-        if self.verdict is None:
-            return None
-        if self.verdict.choice is not None:
-            return choice_score(self.verdict.choice, golds)
-        return self.verdict.score
-
     def outcome(self, runs: int, golds: list[str]) -> Outcome:
         """The effective outcome, as the tables count it."""
-        human = self.human_score(golds)
-        if human is not None:
-            return Outcome.of((human,) * runs, reviewed=True)
-        judged = self.judged + (None,) * (runs - len(self.judged))
-        return Outcome.of(judged[:runs], fallback=self.fallback, offline=self.offline)
+        return effective(self.judged, self.verdict, runs, golds, self.fallback, self.offline)
 
     def disagreement(self, golds: list[str]) -> float | None:
         """|judge - human| for a reviewed answer the judge scored."""
-        human, judge = self.human_score(golds), self.judge_mean()
+        human, judge = human_score(self.verdict, golds), self.judge_mean()
         return None if human is None or judge is None else abs(judge - human)
 
 

@@ -6,7 +6,7 @@ run. An answer without a usable score stays *unscored* (None), never a silent 0.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import NamedTuple
@@ -96,21 +96,33 @@ def choice_score(choice: str | None, golds: list[str]) -> float | None:
     return 1.0 if choice in golds else 0.0
 
 
-def effective(
-    judgments: dict[int, Judgment], verdict: Verdict | None, runs: int, golds: list[str]
-) -> Outcome:
-    """Combine the latest judgment of each run (when usable) with the human verdict.
+def human_score(verdict: Verdict | None, golds: list[str]) -> float | None:
+    """The score a human verdict gives: its own, or its chosen option scored against the
+    golds; None without a verdict, or for a choice with no gold to score it by."""
+    if verdict is None:
+        return None
+    return verdict.score if verdict.choice is None else choice_score(verdict.choice, golds)
 
-    A human score replaces the judge's in every run; a human choice is scored against
-    the gold.
+
+def effective(
+    judged: Sequence[float | None],
+    verdict: Verdict | None,
+    runs: int,
+    golds: list[str],
+    fallback: bool = False,
+    offline: bool = False,
+) -> Outcome:
+    """The effective outcome of an answer: the one rule of the tables, the exports, the
+    notes and the review screen.
+
+    `judged` holds the score of each run's deciding judgment (None: no usable one), and
+    `fallback` and `offline` say whether a usable deciding judgment was a seeded fallback
+    or the offline rules'. A human score replaces the judge's in every run; a human choice
+    is scored against the golds. A verdict that gives no score (a choice with no gold)
+    leaves the judge's scores, and the answer still counts as reviewed.
     """
-    if verdict is not None:
-        score = verdict.score if verdict.choice is None else choice_score(verdict.choice, golds)
-        if score is not None:
-            return Outcome.of((score,) * runs, reviewed=True)
-    scores = tuple(judgments[r].score if r in judgments else None for r in range(runs))
-    return Outcome.of(
-        scores,
-        fallback=any(j.status is Status.FALLBACK for j in judgments.values()),
-        offline=any(j.kind == "offline" for j in judgments.values()),
-    )
+    human = human_score(verdict, golds)
+    if human is not None:
+        return Outcome.of((human,) * runs, reviewed=True)
+    scores = tuple(judged[:runs]) + (None,) * (runs - len(judged))
+    return Outcome.of(scores, verdict is not None, fallback, offline)

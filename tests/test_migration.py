@@ -162,7 +162,7 @@ def test_a_migration_that_would_break_a_key_changes_nothing(tmp_path: Path) -> N
         conn.execute("PRAGMA foreign_keys = OFF")
         conn.execute("UPDATE answers SET sample_id = 999999 WHERE id = 1")
     before = db.read_bytes()
-    with pytest.raises(StoreError, match="point at nothing .* left as it was"):
+    with pytest.raises(StoreError, match=r"point at nothing .* left as it was"):
         Store.open(db, create=False)
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == 4
