@@ -137,7 +137,7 @@ def test_the_picker_chooses_an_option_past_i_as_a_letter_key_would(cli, tmp_path
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
-        await pilot.press("o")
+        await pilot.press("p")
         await until(pilot, lambda: isinstance(app.screen, OptionPicker))
         options = app.screen.query_one(OptionList)
         seen["listed"] = [
@@ -146,13 +146,13 @@ def test_the_picker_chooses_an_option_past_i_as_a_letter_key_would(cli, tmp_path
         await pilot.press("K")
         await until(pilot, lambda: app.current().reviewed)
         seen["verdict"] = text_of(app, "#verdict")
-        await pilot.press("o")
+        await pilot.press("p")
         await until(pilot, lambda: isinstance(app.screen, OptionPicker))
         await pilot.press("home", "down", "enter")  # the arrows and Enter: option B
         await until(pilot, lambda: app.current().verdict.choice == "B")
         await pilot.press("u")  # undo takes the picked choice back like any other
         await until(pilot, lambda: app.current().verdict.choice == "K")
-        await pilot.press("o", "escape")  # cancelled: nothing changes
+        await pilot.press("p", "escape")  # cancelled: nothing changes
         await pilot.pause(0.1)
 
     drive(db, steps, dataset="many")

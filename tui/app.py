@@ -145,7 +145,7 @@ class ReviewScreen(Screen[None]):
         Binding("colon", "goto", "jump to id", key_display=":", show=False, id="jump"),
         *_score_keys(),
         Binding("X", "choose('X')", "none of the options", show=False, id="choose-none"),
-        Binding("o", "pick_option", "pick any option from a list", show=False, id="pick-option"),
+        Binding("p", "pick_option", "pick any option from a list", show=False, id="pick-option"),
         Binding("a", "accept", "accept", id="accept"),
         Binding("u", "undo", "undo", id="undo"),
         Binding("m", "note", "note", show=False, id="note"),
