@@ -7,47 +7,18 @@ reviewer chooses with the arrows and Enter or by typing the letter.
 
 from __future__ import annotations
 
-from rich.text import Text
-from textual import events, on
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Label, OptionList
-from textual.widgets.option_list import Option
+from textual import events
 
-from lmmreview.tui.safe_text import safe
+from lmmreview.tui.screens import Menu
 
 
-class OptionPicker(ModalScreen[str | None]):
+class OptionPicker(Menu):
     """Choose one option letter of `options` (letter -> text); None when cancelled."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="picker-cancel")]
-    DEFAULT_CSS = """
-    OptionPicker { align: center middle; }
-    OptionPicker > Vertical { width: 80; height: auto; max-height: 80%; border: thick $accent;
-                              background: $surface; padding: 0 1; }
-    """
-
     def __init__(self, options: dict[str, str]) -> None:
-        super().__init__()
+        choices = [(letter, f"{letter}  {text}") for letter, text in sorted(options.items())]
+        super().__init__("Choose an option: arrows and Enter, or its letter", choices)
         self.options = options
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(Text("Choose an option: arrows and Enter, or its letter", style="bold"))
-            yield OptionList(
-                *(
-                    Option(
-                        Text.assemble((f"{letter}  ", "bold"), safe(text, one_line=True)), id=letter
-                    )
-                    for letter, text in sorted(self.options.items())
-                )
-            )
-
-    @on(OptionList.OptionSelected)
-    def selected(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
 
     def on_key(self, event: events.Key) -> None:
         """A typed letter chooses its option at once, in either case."""
