@@ -232,6 +232,7 @@ SMOKE = (
     "tests/test_mmbench_rules.py",
     "tests/test_mmmu_rules.py",
     "tests/test_layers.py",
+    "tests/test_migration.py",
 )
 
 
