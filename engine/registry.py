@@ -19,6 +19,7 @@ ENTRY_POINT_GROUP = "lmmreview.benchmarks"
 # The benchmarks lmmreview ships: one line each.
 BUILTIN = (
     "lmmreview.engine.benchmarks.mmvet:MMVET",
+    "lmmreview.engine.benchmarks.mmvet_v2:MMVET_V2",
     "lmmreview.engine.benchmarks.mmbench:MMBENCH",
     "lmmreview.engine.benchmarks.mmmu:MMMU_BENCHMARK",
     "lmmreview.engine.benchmarks.generic:GENERIC",

@@ -75,15 +75,16 @@ def test_demo_builds_every_benchmark_and_is_idempotent(cli, tmp_path: Path) -> N
     assert result.code == 0, result.stderr
     document = json.loads(cli("info", db, "--json").stdout)
     datasets = {d["name"]: d for d in document["datasets"]}
-    assert set(datasets) == {"mmvet", "mmbench", "mmmu", "generic"}
+    assert set(datasets) == {"mmvet", "mmvet-v2", "mmbench", "mmmu", "generic"}
     for dataset in datasets.values():
         models = {m["model"] for m in dataset["models"]}
         assert models == {"demo-alpha", "demo-beta", "demo-gamma"}, dataset["name"]
     assert (datasets["mmbench"]["samples"], datasets["generic"]["samples"]) == (38, 6)
-    mmvet_images = (ROOT / "sample_data" / "mmvet" / "images").glob("*.png")
-    assert datasets["mmvet"]["images"] == len(
-        {hashlib.sha256(p.read_bytes()).digest() for p in mmvet_images}
-    )
+    for name in ("mmvet", "mmvet-v2"):
+        images = (ROOT / "sample_data" / name / "images").glob("*.png")
+        assert datasets[name]["images"] == len(
+            {hashlib.sha256(p.read_bytes()).digest() for p in images}
+        )
     before = dump(db)
     assert cli("demo", db, "--no-open").code == 0
     assert dump(db) == before

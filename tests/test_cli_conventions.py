@@ -24,6 +24,7 @@ TOKEN = "tok-bearer-55e1"  # an Authorization header's token, also never written
 COMMANDS = [
     [], ["info"], ["score"], ["judge"], ["report"], ["export"], ["open"], ["demo"],
     ["import"], ["import", "mmvet"], ["import", "mmbench"], ["import", "mmmu"], ["import", "jsonl"],
+    ["import", "mmvet-v2"],
 ]  # fmt: skip
 
 

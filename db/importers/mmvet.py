@@ -13,7 +13,7 @@ from lmmreview.db.importers.batch import (
 )
 from lmmreview.db.importers.read import ImageFiles, existing, read_json
 from lmmreview.engine.benchmarks.mmvet import CAPABILITY, MMVET
-from lmmreview.engine.mmvet import canonical_capabilities
+from lmmreview.engine.mmvet import CAPABILITIES, canonical_capabilities
 from lmmreview.engine.types import QuestionType, Sample
 
 _FIELDS = ("imagename", "question", "answer", "capability")
@@ -22,10 +22,10 @@ _FIELDS = ("imagename", "question", "answer", "capability")
 def read_request(request: ImportRequest) -> ImportBatch:
     """`lmmreview import mmvet`: result files pair with --model names in order, or are
     named after their files."""
-    return read_mmvet(*_arguments(request), request.dataset or "mmvet")
+    return read_mmvet(*request_files(request), request.dataset or "mmvet")
 
 
-def _arguments(request: ImportRequest) -> tuple[Path, Path | None, list[tuple[Path, str]]]:
+def request_files(request: ImportRequest) -> tuple[Path, Path | None, list[tuple[Path, str]]]:
     """The question file, the images folder, and (result file, model) pairs."""
     files, names = request.paths("answers"), request.texts("model")
     if names and len(names) != len(files):
@@ -66,37 +66,66 @@ def read_mmvet(
             batch.add_image(key, image)
     if files is not None:
         batch.warnings.extend(files.warnings())
-    for path, model in results:
-        if model != path.stem:  # a name given with --model, not the file's name
-            check_model_argument(model)
-        batch.answers.extend(_answers(path, model))
+    batch.answers.extend(read_results(results))
     return batch
 
 
+def read_results(results: list[tuple[Path, str]]) -> list[AnswerRecord]:
+    """Every answer in the result files (id -> answer), each file's under its model."""
+    answers = []
+    for path, model in results:
+        if model != path.stem:  # a name given with --model, not the file's name
+            check_model_argument(model)
+        answers.extend(_answers(path, model))
+    return answers
+
+
 def _sample(key: str, entry: object, file: Path, where: str) -> Sample:
-    if not isinstance(entry, dict):
-        raise ImportFailure(file, "expected an object with " + ", ".join(_FIELDS), where)
-    for name in _FIELDS:
-        if entry.get(name) in (None, ""):
-            raise ImportFailure(file, f"missing field {name!r}", where)
+    sample = open_sample(key, entry, file, where, _FIELDS)
+    assert isinstance(entry, dict)  # open_sample refuses anything else
     if not isinstance(entry["imagename"], str):
         raise ImportFailure(file, "imagename must be text", where)
-    capability = entry["capability"]
-    if not isinstance(capability, str) and not (
-        isinstance(capability, list) and all(isinstance(c, str) for c in capability)
+    return sample
+
+
+def open_sample(
+    key: str,
+    entry: object,
+    file: Path,
+    where: str,
+    fields: tuple[str, ...],
+    known: tuple[str, ...] = CAPABILITIES,
+) -> Sample:
+    """An open question from an entry holding every one of `fields` (among them question,
+    answer and capability, the latter of the `known` capabilities); other fields are ignored."""
+    if not isinstance(entry, dict):
+        raise ImportFailure(file, "expected an object with " + ", ".join(fields), where)
+    for name in fields:
+        if entry.get(name) in (None, ""):
+            raise ImportFailure(file, f"missing field {name!r}", where)
+    capabilities = capabilities_of(entry["capability"], file, where, known)
+    return Sample(
+        key=key,
+        question=field_text(entry["question"], "question", file, where),
+        question_type=QuestionType.OPEN,
+        answer=field_text(entry["answer"], "answer", file, where),
+        axes={CAPABILITY: capabilities},
+    )
+
+
+def capabilities_of(
+    value: object, file: Path, where: str, known: tuple[str, ...] = CAPABILITIES
+) -> tuple[str, ...]:
+    """A `capability` field (a list or a comma-separated string) as a canonical set of the
+    `known` capabilities; anything else is refused naming the file and id."""
+    if not isinstance(value, str) and not (
+        isinstance(value, list) and all(isinstance(c, str) for c in value)
     ):
         raise ImportFailure(file, "capability must be text or a list of text", where)
     try:
-        capabilities = canonical_capabilities(entry["capability"])
+        return canonical_capabilities(value, known)
     except ValueError as exc:
         raise ImportFailure(file, str(exc), where) from None
-    return Sample(
-        key=key,
-        question=_text(entry["question"], "question", file, where),
-        question_type=QuestionType.OPEN,
-        answer=_text(entry["answer"], "answer", file, where),
-        axes={CAPABILITY: capabilities},
-    )
 
 
 def _answers(path: Path, model: str) -> list[AnswerRecord]:
@@ -104,12 +133,12 @@ def _answers(path: Path, model: str) -> list[AnswerRecord]:
     if not isinstance(data, dict):
         raise ImportFailure(path, "expected a JSON object mapping sample id to answer")
     return [
-        AnswerRecord(key, model, _text(text, "answer", path, f"id {key}"), str(path))
+        AnswerRecord(key, model, field_text(text, "answer", path, f"id {key}"), str(path))
         for key, text in data.items()
     ]
 
 
-def _text(value: object, name: str, file: Path, where: str) -> str:
+def field_text(value: object, name: str, file: Path, where: str) -> str:
     """Strings as they are; numbers (some ground truths are bare numbers) as text."""
     if isinstance(value, str):
         return value

@@ -35,6 +35,8 @@ class Grading(JudgeWork):
     """The MM-Vet judge: a 0.0-1.0 correctness score, asked again on the retry ladder
     while the reply is unparseable; never a silent 0 when no reply parses."""
 
+    retry_suffix: str = mmvet.RETRY_SUFFIX  # appended to the prompt on the retry ladder
+
     def prompt(self, question: str, gold: str, prediction: str) -> str:
         return mmvet.judge_prompt(question, gold, prediction)
 
@@ -43,7 +45,7 @@ class Grading(JudgeWork):
 
     def ladder(self, item: JudgeItem, model: str) -> list[Call]:
         plain = self.prompt(item.question, ground_truth(item.golds), item.prediction)
-        retry = plain + mmvet.RETRY_SUFFIX
+        retry = plain + self.retry_suffix
         max_tokens = int(mmvet.JUDGE_SETTINGS["max_tokens"])
         return [
             Call(model, (("user", retry if use_retry else plain),), temperature, max_tokens)
