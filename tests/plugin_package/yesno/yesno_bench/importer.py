@@ -11,6 +11,7 @@ from lmmreview.engine.types import QuestionType, Sample
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
+    """The questions as samples (their topic an axis), and the answers if given."""
     questions = request.path("questions")
     assert questions is not None  # the command requires it
     batch = ImportBatch(request.dataset or questions.stem, "yesno", str(questions))
@@ -36,6 +37,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
 
 
 def _rows(path: Path, fields: tuple[str, ...]) -> list[tuple[str, dict[str, str]]]:
+    """(where, row) of each row of a CSV that must have these columns."""
     with path.open(newline="", encoding="utf-8") as file:
         reader = csv.DictReader(file)
         missing = [f for f in fields if f not in (reader.fieldnames or [])]
