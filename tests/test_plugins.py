@@ -84,6 +84,13 @@ def lmmreview(
     )
 
 
+def listing(*sites: Path, cwd: Path) -> dict[str, list]:
+    """What `lmmreview benchmarks --json` says with `sites` on the path."""
+    result = lmmreview("benchmarks", "--json", sites=sites, cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
 def yesno_files(folder: Path) -> tuple[Path, Path]:
     """The questions and one model's answers, as the plug-in's importer reads them."""
     questions, answers = folder / "quiz.csv", folder / "answers.csv"
@@ -106,9 +113,7 @@ def imported_and_scored(site: Path, folder: Path) -> Path:
 def test_benchmarks_lists_an_installed_plugin_from_its_distribution(
     yesno_site: Path, tmp_path: Path
 ) -> None:
-    result = lmmreview("benchmarks", "--json", sites=(yesno_site,), cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    document = json.loads(result.stdout)
+    document = listing(yesno_site, cwd=tmp_path)
     assert {"name": "yesno", "title": "Yes/No", "from": "lmmreview-yesno", "import": True} in (
         document["benchmarks"]
     )
@@ -170,9 +175,7 @@ def test_plugins_that_cannot_load_are_left_out_with_one_warning_each(
 def test_a_plugin_claiming_a_builtin_name_is_left_out_and_the_builtin_kept(
     broken_site: Path, tmp_path: Path
 ) -> None:
-    result = lmmreview("benchmarks", "--json", sites=(broken_site,), cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    document = json.loads(result.stdout)
+    document = listing(broken_site, cwd=tmp_path)
     (mmvet,) = [b for b in document["benchmarks"] if b["name"] == "mmvet"]
     assert (mmvet["title"], mmvet["from"]) == ("MM-Vet", "lmmreview")
     assert (
@@ -193,10 +196,9 @@ def test_a_plugin_cannot_take_over_a_builtin_import_command(
     assert result.returncode == 0, result.stderr
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT name, kind FROM datasets").fetchall() == [("demo", "generic")]
-    listing = lmmreview("benchmarks", "--json", sites=(broken_site,), cwd=tmp_path).stdout
     assert (
         "hijack (lmmreview-broken): the name 'jsonl' is taken by lmmreview; left out"
-        in (json.loads(listing)["problems"])
+        in listing(broken_site, cwd=tmp_path)["problems"]
     )
 
 
