@@ -34,10 +34,12 @@ class UnknownBenchmark(LookupError):
 def _found() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
     """name -> (benchmark, where it comes from), and the plug-ins that could not load."""
     found: dict[str, tuple[Benchmark, str]] = {}
+    claimed: dict[str, str] = {}  # benchmark and import command names -> who has them
     problems: list[str] = []
     for reference in BUILTIN:
         benchmark = _as_benchmark(_load(reference))
         found[benchmark.name] = (benchmark, "lmmreview")
+        claimed.update(dict.fromkeys(_claims(benchmark), "lmmreview"))
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         origin = entry.dist.name if entry.dist is not None else entry.value
         try:
@@ -45,19 +47,28 @@ def _found() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
         except Exception as exc:  # a plug-in's own bug must not stop lmmreview
             problems.append(f"{entry.name} ({origin}): cannot load {entry.value}: {exc}")
             continue
-        if benchmark.name in found:
-            other = found[benchmark.name][1]
+        taken = sorted(_claims(benchmark) & claimed.keys())
+        if taken:
+            other = claimed[taken[0]]
             if other != origin:
-                problems.append(f"{entry.name} ({origin}): the name {benchmark.name!r} is "
+                problems.append(f"{entry.name} ({origin}): the name {taken[0]!r} is "
                                 f"taken by {other}; left out")  # fmt: skip
             continue
         found[benchmark.name] = (benchmark, origin)
+        claimed.update(dict.fromkeys(_claims(benchmark), origin))
     return found, tuple(problems)
 
 
 def _load(reference: str) -> object:
     module, _, name = reference.partition(":")
     return getattr(importlib.import_module(module), name)
+
+
+def _claims(benchmark: Benchmark) -> set[str]:
+    """The names a benchmark takes: its own, and its import command's (a plug-in named
+    "jsonl" would otherwise replace `lmmreview import jsonl`)."""
+    command = benchmark.importer.command if benchmark.importer else ""
+    return {benchmark.name, command or benchmark.name}
 
 
 def _as_benchmark(value: object) -> Benchmark:

@@ -1,0 +1,242 @@
+"""Benchmarks as plug-ins: a third-party package (tests/plugin_package/yesno) built and
+installed on the fly, found through its entry point by the real `lmmreview` command, and
+broken plug-ins (tests/plugin_package/broken) that must not stop lmmreview."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable
+from tui_harness import drive, until
+
+from lmmreview.engine import registry
+from lmmreview.tui.screens import BreakdownScreen
+
+PACKAGES = Path(__file__).parent / "plugin_package"
+LMMREVIEW = Path(sys.executable).with_name("lmmreview")  # the script pip installed
+
+QUESTIONS = """id,question,answer,topic
+q1,Is the sky blue?,yes,colour
+q2,Is grass red?,no,colour
+q3,Is 2+2 five?,no,math
+q4,Is 3 odd?,yes,math
+q5,Is 1 prime?,no,math
+"""
+# q1, q3, q4 right; q2 wrong ("Yes." against "no"); q5 no yes/no word: left unscored.
+ANSWERS = """id,prediction
+q1,"Yes, it is."
+q2,Yes.
+q3,"No, it is four."
+q4,yes
+q5,Maybe
+"""
+
+
+def install(package: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A package of tests/plugin_package built and installed into a folder of its own, as
+    pip puts it into site-packages (offline: this environment's setuptools builds it)."""
+    work = tmp_path_factory.mktemp(package)
+    source = shutil.copytree(PACKAGES / package, work / "source")  # the build writes beside it
+    site = work / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+         "--target", str(site), str(source)],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return site
+
+
+@pytest.fixture(scope="module")
+def yesno_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return install("yesno", tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def broken_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return install("broken", tmp_path_factory)
+
+
+def lmmreview(
+    *args: str | Path, sites: tuple[Path, ...], cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    """The `lmmreview` command, with only `sites` on PYTHONPATH (as a user's installed
+    packages); no stdin, so nothing waits for a terminal."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if sites:
+        env["PYTHONPATH"] = os.pathsep.join(map(str, sites))
+    return subprocess.run(
+        [LMMREVIEW, *map(str, args)],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def listing(*sites: Path, cwd: Path) -> dict[str, list]:
+    """What `lmmreview benchmarks --json` says with `sites` on the path."""
+    result = lmmreview("benchmarks", "--json", sites=sites, cwd=cwd)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def yesno_files(folder: Path) -> tuple[Path, Path]:
+    """The questions and one model's answers, as the plug-in's importer reads them."""
+    questions, answers = folder / "quiz.csv", folder / "answers.csv"
+    questions.write_text(QUESTIONS, encoding="utf-8")
+    answers.write_text(ANSWERS, encoding="utf-8")
+    return questions, answers
+
+
+def imported_and_scored(site: Path, folder: Path) -> Path:
+    """A database holding the yesno dataset "quiz", with model m's answers scored."""
+    db = folder / "quiz.db"
+    questions, answers = yesno_files(folder)
+    for args in (("import", "yesno", db, questions, "--answers", answers, "--model", "m"),
+                 ("score", db)):  # fmt: skip
+        result = lmmreview(*args, sites=(site,), cwd=folder)
+        assert result.returncode == 0, result.stderr
+    return db
+
+
+def test_benchmarks_lists_an_installed_plugin_from_its_distribution(
+    yesno_site: Path, tmp_path: Path
+) -> None:
+    document = listing(yesno_site, cwd=tmp_path)
+    assert {"name": "yesno", "title": "Yes/No", "from": "lmmreview-yesno", "import": True} in (
+        document["benchmarks"]
+    )
+    assert document["problems"] == []
+
+
+def test_a_plugin_imports_and_scores_a_dataset_by_its_own_rules(
+    yesno_site: Path, tmp_path: Path
+) -> None:
+    def run(*args: str | Path) -> str:
+        result = lmmreview(*args, sites=(yesno_site,), cwd=tmp_path)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    assert "CSV with the columns id, question, answer, topic." in run("import", "yesno", "--help")
+    db = imported_and_scored(yesno_site, tmp_path)
+    tables = {t["name"]: t for t in json.loads(run("export", db, "--format", "json"))["tables"]}
+    assert list(tables) == ["quiz.overall", "quiz.topics"]
+    (overall,) = tables["quiz.overall"]["rows"]
+    assert overall["values"] == {"overall": 75.0}  # 3 of the 4 scored
+    assert overall["unscored"] == {"overall": 1}
+    (topics,) = tables["quiz.topics"]["rows"]
+    assert topics["values"] == {"math": 100.0, "colour": 50.0}
+    (dataset,) = json.loads(run("info", db, "--json"))["datasets"]
+    assert (dataset["kind"], dataset["samples"]) == ("yesno", 5)
+    assert [(m["answers"], m["judged"]) for m in dataset["models"]] == [(5, 4)]
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT name, kind FROM datasets").fetchall() == [("quiz", "yesno")]
+
+
+def test_a_dataset_whose_plugin_is_not_installed_fails_in_one_line(
+    yesno_site: Path, tmp_path: Path
+) -> None:
+    db = imported_and_scored(yesno_site, tmp_path)
+    before = db.read_bytes()
+    result = lmmreview("report", db, sites=(), cwd=tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"error: {db}: dataset 'quiz': no benchmark 'yesno' is installed; "
+        "installed: mmvet, mmbench, mmmu, generic"
+    ]
+    assert db.read_bytes() == before
+
+
+def test_plugins_that_cannot_load_are_left_out_with_one_warning_each(
+    yesno_site: Path, broken_site: Path, tmp_path: Path
+) -> None:
+    result = lmmreview("benchmarks", sites=(broken_site, yesno_site), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    listed = [line.split()[0] for line in result.stdout.splitlines()[1:]]
+    assert listed == ["mmvet", "mmbench", "mmmu", "generic", "yesno"]
+    warnings = result.stderr.splitlines()
+    assert len(warnings) == 4  # one per broken entry point
+    assert all(w.startswith("warning: ") and "(lmmreview-broken)" in w for w in warnings)
+    assert any("crash (" in w and "the plug-in's own bug" in w for w in warnings)
+    assert any("notabench (" in w and "is not a lmmreview Benchmark" in w for w in warnings)
+
+
+def test_a_plugin_claiming_a_builtin_name_is_left_out_and_the_builtin_kept(
+    broken_site: Path, tmp_path: Path
+) -> None:
+    document = listing(broken_site, cwd=tmp_path)
+    (mmvet,) = [b for b in document["benchmarks"] if b["name"] == "mmvet"]
+    assert (mmvet["title"], mmvet["from"]) == ("MM-Vet", "lmmreview")
+    assert (
+        "impostor (lmmreview-broken): the name 'mmvet' is taken by lmmreview; left out"
+        in document["problems"]
+    )
+
+
+def test_a_plugin_cannot_take_over_a_builtin_import_command(
+    broken_site: Path, tmp_path: Path
+) -> None:
+    """The plug-in named "jsonl" is left out: `lmmreview import jsonl` stays the generic
+    format's, and imports."""
+    lines = tmp_path / "demo.jsonl"
+    lines.write_text('{"id": "a", "question": "2+2?", "answer": "4", "prediction": "4"}\n')
+    db = tmp_path / "generic.db"
+    result = lmmreview("import", "jsonl", db, lines, "--model", "m", sites=(broken_site,), cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT name, kind FROM datasets").fetchall() == [("demo", "generic")]
+    assert (
+        "hijack (lmmreview-broken): the name 'jsonl' is taken by lmmreview; left out"
+        in listing(broken_site, cwd=tmp_path)["problems"]
+    )
+
+
+@pytest.fixture
+def yesno_in_process(yesno_site: Path) -> Iterator[None]:
+    """The plug-in importable in this process and the registry made to look again; both
+    restored afterwards, so later tests see only the built-ins."""
+    sys.path.append(str(yesno_site))
+    registry._found.cache_clear()
+    try:
+        yield
+    finally:
+        sys.path.remove(str(yesno_site))
+        for name in [m for m in sys.modules if m.split(".")[0] == "yesno_bench"]:
+            del sys.modules[name]
+        registry._found.cache_clear()
+
+
+def test_the_screen_shows_a_plugin_datasets_tables(
+    yesno_site: Path, yesno_in_process: None, tmp_path: Path
+) -> None:
+    db = imported_and_scored(yesno_site, tmp_path)
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
+        seen["tables"] = {
+            t.name: {c.key: t.rows[0].cells[c.key].value for c in t.columns}
+            for t in app.screen.tables
+        }
+        seen["topic columns"] = [
+            str(c.label) for c in app.screen.query_one("#table-1", DataTable).columns.values()
+        ]
+
+    drive(db, steps, dataset="quiz")
+    assert seen["tables"] == {
+        "quiz.overall": {"overall": 75.0},
+        "quiz.topics": {"math": 100.0, "colour": 50.0},
+    }
+    assert seen["topic columns"] == ["Model", "math", "colour"]
