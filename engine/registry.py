@@ -44,7 +44,7 @@ def _found() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
         origin = entry.dist.name if entry.dist is not None else entry.value
         try:
             benchmark = _as_benchmark(entry.load())
-        except Exception as exc:  # a plug-in's own bug must not stop lmmreview
+        except (Exception, SystemExit) as exc:  # its bug, or its exit(), must not stop us
             problems.append(f"{entry.name} ({origin}): cannot load {entry.value}: {exc}")
             continue
         taken = sorted(_claims(benchmark) & claimed.keys())
