@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from lmmreview.db.importers.batch import (
@@ -53,17 +54,37 @@ def read_mmvet(
     dataset: str = "mmvet",
 ) -> ImportBatch:
     """Parse and check everything; `results` pairs each result file with its model name."""
+    return read_questions(
+        questions, images, results, ImportBatch(dataset, MMVET.name, str(questions)), _sample
+    )
+
+
+# Reads one question file entry: (key, entry, file, "id KEY") -> the sample, and the
+# names of its images in order.
+EntryReader = Callable[[str, object, Path, str], tuple[Sample, list[str]]]
+
+
+def read_questions(
+    questions: Path,
+    images: Path | None,
+    results: list[tuple[Path, str]],
+    batch: ImportBatch,
+    read_entry: EntryReader,
+) -> ImportBatch:
+    """Fill `batch` from a question file (id -> entry), its images folder and result files
+    (each with its model name); a missing image is left to the warnings."""
     data = read_json(questions)
     if not isinstance(data, dict):
         raise ImportFailure(questions, "expected a JSON object keyed by sample id")
     files = ImageFiles(existing(images, "folder")) if images is not None else None
-    batch = ImportBatch(dataset, MMVET.name, str(questions))
     for key, entry in data.items():
         where = f"id {key}"
-        batch.samples.append(_sample(key, entry, questions, where))
-        image = files.read(entry["imagename"], questions, where) if files else None
-        if image is not None:
-            batch.add_image(key, image)
+        sample, names = read_entry(key, entry, questions, where)
+        batch.samples.append(sample)
+        images_read = (files.read(name, questions, where) for name in names) if files else ()
+        for image in images_read:
+            if image is not None:
+                batch.add_image(key, image)
     if files is not None:
         batch.warnings.extend(files.warnings())
     batch.answers.extend(read_results(results))
@@ -80,12 +101,12 @@ def read_results(results: list[tuple[Path, str]]) -> list[AnswerRecord]:
     return answers
 
 
-def _sample(key: str, entry: object, file: Path, where: str) -> Sample:
+def _sample(key: str, entry: object, file: Path, where: str) -> tuple[Sample, list[str]]:
     sample = open_sample(key, entry, file, where, _FIELDS)
     assert isinstance(entry, dict)  # open_sample refuses anything else
     if not isinstance(entry["imagename"], str):
         raise ImportFailure(file, "imagename must be text", where)
-    return sample
+    return sample, [entry["imagename"]]
 
 
 def open_sample(

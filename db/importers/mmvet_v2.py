@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest
-from lmmreview.db.importers.mmvet import open_sample, read_results, request_files
-from lmmreview.db.importers.read import ImageFiles, existing, read_json
+from lmmreview.db.importers.batch import ImportBatch, ImportRequest
+from lmmreview.db.importers.mmvet import open_sample, read_questions, request_files
 from lmmreview.engine.benchmarks.mmvet_v2 import CAPABILITIES, MMVET_V2, image_names
+from lmmreview.engine.types import Sample
 
 _FIELDS = ("question", "answer", "capability")  # others (the reference has more) are ignored
 
@@ -34,28 +34,10 @@ def read_mmvet_v2(
 ) -> ImportBatch:
     """Parse and check everything. Each question keeps its text as given, markers and
     all, so the judge prompt can be rebuilt; its images are attached in the order named."""
-    data = read_json(questions)
-    if not isinstance(data, dict):
-        raise ImportFailure(questions, "expected a JSON object keyed by sample id")
-    files = ImageFiles(existing(images, "folder")) if images is not None else None
     batch = ImportBatch(dataset, MMVET_V2.name, str(questions))
-    for key, entry in data.items():
-        where = f"id {key}"
-        sample = open_sample(key, entry, questions, where, _FIELDS, CAPABILITIES)
-        batch.samples.append(sample)
-        if files is not None:
-            _attach_images(batch, sample.key, sample.question, files, questions)
-    if files is not None:
-        batch.warnings.extend(files.warnings())
-    batch.answers.extend(read_results(results))
-    return batch
+    return read_questions(questions, images, results, batch, _sample)
 
 
-def _attach_images(
-    batch: ImportBatch, key: str, question: str, files: ImageFiles, questions: Path
-) -> None:
-    """Attach the images a question names, in order; a missing one is left to the warnings."""
-    for name in image_names(question):
-        image = files.read(name, questions, f"id {key}")
-        if image is not None:
-            batch.add_image(key, image)
+def _sample(key: str, entry: object, file: Path, where: str) -> tuple[Sample, list[str]]:
+    sample = open_sample(key, entry, file, where, _FIELDS, CAPABILITIES)
+    return sample, image_names(sample.question)
