@@ -93,8 +93,9 @@ class JudgeStore:
                     )
                     continue
                 group, place = benchmark.chain(sample) or (("alone", answer_id), 0)
+                settled = (answer_id, 0) in done  # with no gold, settled has no score
                 decided = done.get((answer_id, 0))
-                item = None if decided is not None else _item(answer_id, 0, work, sample, text)
+                item = None if settled else _item(answer_id, 0, work, sample, text)
                 groups.setdefault((model, group), []).append((place, item, decided))
             for rows in groups.values():
                 rows.sort(key=lambda row: row[0])

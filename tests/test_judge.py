@@ -271,3 +271,25 @@ def test_retry_after_is_honoured_and_other_failures_back_off_with_jitter() -> No
     ]
     assert all(0 <= d <= 4.0 for d in delays) and len(set(delays)) > 100  # jittered, capped
     assert max(runner._delay(CallFailed("x", retryable=True), attempt=1) for _ in range(50)) <= 0.5
+
+
+def test_a_choice_without_gold_once_extracted_is_not_planned_again(
+    cli, judge_env, fake_judge, tmp_path
+) -> None:
+    """An extraction of a question with no gold has no score; it is settled all the same,
+    so a second run has nothing to ask (and its plan counts nothing)."""
+    data = tmp_path / "nogold.jsonl"
+    data.write_text(
+        '{"id": "q1", "question": "Which?", "options": ["red", "blue"], "answer": null}\n'
+        '{"id": "q1", "prediction": "I would say the second colour", "model": "m"}\n',
+        encoding="utf-8",
+    )
+    db = tmp_path / "r.db"
+    assert cli("import", "jsonl", db, data).code == 0
+    assert cli("judge", db).code == 0
+    asked = fake_judge.requests
+    assert asked > 0 and len(_llm_judgments(db)) == 1
+    assert cli("judge", db, "--dry-run").stdout.startswith("0 items to judge")
+    again = cli("judge", db)
+    assert again.code == 0 and "Nothing to judge" in again.stdout, again.stdout
+    assert fake_judge.requests == asked
