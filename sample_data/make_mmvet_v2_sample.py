@@ -1,9 +1,8 @@
 """Regenerate the MM-Vet v2 sample data: ``mmvet-v2/`` next to this script.
 
-Run ``python sample_data/make_mmvet_v2_sample.py`` (no arguments), after
-``make_sample_data.py`` when regenerating everything: that script rewrites ``README.md``, and
-this one puts the ``mmvet-v2/`` row back in its table. Deterministic, as that script is (it
-lends its drawing helpers): PNGs without metadata, byte-identical on every run.
+``make_sample_data.py`` runs it last (it lends its drawing helpers); alone, run
+``python sample_data/make_mmvet_v2_sample.py``. Deterministic, as that script is: PNGs
+without metadata, byte-identical on every run.
 
 What it makes: ``mm-vet-v2.json`` in the official layout (id -> question, answer, capability;
 each question names its images inline between ``<IMG>`` markers, several of them with two or
@@ -38,14 +37,6 @@ from lmmreview.sample_data.make_sample_data import (  # its palette and drawing 
 )
 
 FOLDER = OUT_DIR / "mmvet-v2"
-README_ROW = (
-    "| `mmvet-v2/` | MM-Vet v2 (official) | `mm-vet-v2.json` (6 samples, images inline "
-    "between `<IMG>` markers, up to 3 per question), `images/`, `answers/<model>.json` |"
-)
-README_NOTE = (
-    "MM-Vet v2's folder comes from its own script; run it after the one above (which rewrites "
-    "this README):\n\n    python sample_data/make_mmvet_v2_sample.py\n"
-)
 
 
 def img_circles(count: int) -> Image.Image:
@@ -195,24 +186,11 @@ def build_mmvet_v2(folder: Path) -> None:
         write_json(folder / "answers" / f"{model}.json", ANSWERS[model])
 
 
-def add_to_readme(readme: Path) -> None:
-    """Put this folder's row at the end of the README's table, and how to regenerate it at
-    the README's end, unless they are there."""
-    lines = readme.read_text(encoding="utf-8").splitlines(keepends=True)
-    if README_ROW + "\n" not in lines:
-        last_row = max(i for i, line in enumerate(lines) if line.startswith("| `"))
-        lines.insert(last_row + 1, README_ROW + "\n")
-    if README_NOTE not in "".join(lines):
-        lines.append("\n" + README_NOTE)
-    readme.write_text("".join(lines), encoding="utf-8")
-
-
 def main() -> None:
-    """Regenerate ``mmvet-v2/`` and its README row."""
+    """Regenerate ``mmvet-v2/``."""
     if FOLDER.is_dir():
         shutil.rmtree(FOLDER)
     build_mmvet_v2(FOLDER)
-    add_to_readme(OUT_DIR / "README.md")
     print(f"MM-Vet v2 sample data written to {FOLDER}")
 
 

@@ -1729,6 +1729,8 @@ Their answers are hand-written in the script; they are not outputs of any real m
 `answer_dict_val.json`, `outputs/<model>/<Subject>/output.json` |
 | `generic/` | lmmreview JSONL | `demo.jsonl` (6 questions with free tags, then answer lines), \
 `images/` |
+| `mmvet-v2/` | MM-Vet v2 (official) | `mm-vet-v2.json` (6 samples, images inline between \
+`<IMG>` markers, up to 3 per question), `images/`, `answers/<model>.json` |
 
 Notes:
 
@@ -1804,6 +1806,10 @@ def main() -> None:
     build_mmmu(OUT_DIR / "mmmu")
     build_generic(OUT_DIR / "generic")
     (OUT_DIR / "README.md").write_text(README, encoding="utf-8")
+    # MM-Vet v2's script borrows this one's drawing helpers, so it is loaded only now.
+    from lmmreview.sample_data.make_mmvet_v2_sample import main as make_mmvet_v2
+
+    make_mmvet_v2()
     print(f"sample data written to {OUT_DIR}")
 
 
