@@ -130,6 +130,7 @@ class Benchmark(ABC):
     name: str  # stored as the dataset's kind; lower case, no spaces
     title: str
     importer: Importer | None = None
+    axis_prefix: str = ""  # put before each axis name in the reviewer's filters
 
     @abstractmethod
     def tables(self, dataset: str, samples: list[Sample]) -> Tables:
@@ -150,7 +151,7 @@ class Benchmark(ABC):
 
     def filter_axes(self, sample: Sample) -> dict[str, list[str]]:
         """Every axis the reviewer can filter this sample by, with its values."""
-        values = {name: list(v) for name, v in sample.axes.items() if v}
+        values = {f"{self.axis_prefix}{name}": list(v) for name, v in sample.axes.items() if v}
         if sample.split:
             values["split"] = [sample.split]
         values["question_type"] = [sample.question_type.value]

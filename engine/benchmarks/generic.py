@@ -26,6 +26,7 @@ from lmmreview.engine.types import QuestionType, Sample
 class Generic(Benchmark):
     name = "generic"
     title = "JSONL"
+    axis_prefix = "tag:"  # free tags are filtered apart from split and question type
     importer = Importer(
         "lmmreview.db.importers.jsonl:read_request",
         "Any benchmark, in lmmreview's JSONL format.\n\n"
@@ -72,14 +73,6 @@ class Generic(Benchmark):
         if sample.question_type is QuestionType.CHOICE:
             return EXTRACTION
         return GRADING if sample.golds else None
-
-    def filter_axes(self, sample: Sample) -> dict[str, list[str]]:
-        """Tags are filtered as ``tag:NAME``, apart from the built-in axes."""
-        values = {f"tag:{name}": list(v) for name, v in sample.axes.items() if v}
-        if sample.split:
-            values["split"] = [sample.split]
-        values["question_type"] = [sample.question_type.value]
-        return values
 
 
 GENERIC = Generic()
