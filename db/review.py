@@ -50,6 +50,7 @@ class JudgeRecord:
     reply: str
     error: str
     created_at: str
+    source: str  # the file an imported judgment was read from
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +206,8 @@ class ReviewStore(EntryReader):
             JudgeRecord(*row)
             for row in self.conn.execute(
                 "SELECT id, run, judge_kind, judge_model, status, score, choice, "
-                "COALESCE(method, ''), COALESCE(raw_reply, ''), COALESCE(error, ''), created_at "
+                "COALESCE(method, ''), COALESCE(raw_reply, ''), COALESCE(error, ''), created_at, "
+                "COALESCE(source, '') "
                 "FROM judgments WHERE answer_id = ? ORDER BY run, id",
                 (answer_id,),
             )

@@ -29,6 +29,45 @@ DECIDES = (
     "j.id = (SELECT MAX(l.id) FROM judgments l WHERE l.answer_id = j.answer_id AND l.run = j.run)"
 )
 
+
+def _effective_scores_view(imported: str = "") -> str:
+    """The view of every answer's effective score per run; `imported` is the CASE branch
+    that labels imported judgments (migration 6 adds it; migration 4 shipped without)."""
+    labels = "\n                " + imported if imported else ""
+    return f"""
+    -- A dataset has as many runs as its highest judged run (failed ones too), at least one.
+    -- A human score holds for every run; else the run's latest judgment decides it, and
+    -- a failed one leaves the run unscored.
+    CREATE VIEW effective_scores AS
+    WITH RECURSIVE top (dataset_id, runs) AS (
+        SELECT d.id, 1 + COALESCE((SELECT MAX(j.run) FROM judgments j
+            JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id
+            WHERE s.dataset_id = d.id), 0)
+        FROM datasets d
+    ), dataset_runs (dataset_id, run, runs) AS (
+        SELECT dataset_id, 0, runs FROM top
+        UNION ALL
+        SELECT dataset_id, run + 1, runs FROM dataset_runs WHERE run + 1 < runs
+    )
+    SELECT a.id AS answer_id, d.name AS dataset, s.key AS sample_key, m.name AS model,
+           n.run,
+           CASE WHEN v.score IS NOT NULL THEN NULL ELSE j.judge_model END AS judge,
+           COALESCE(v.score, j.score) AS score,
+           CASE WHEN v.score IS NOT NULL THEN 'human'
+                WHEN j.score IS NULL THEN 'unscored'
+                WHEN j.status = 'fallback' THEN 'fallback'
+                WHEN j.judge_kind = 'offline' THEN 'offline'{labels}
+                ELSE 'judge' END AS source,
+           CASE WHEN v.score IS NOT NULL THEN v.reviewer END AS reviewer,
+           CASE WHEN v.score IS NULL THEN j.id END AS judgment_id
+    FROM answers a JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id
+    JOIN datasets d ON d.id = s.dataset_id JOIN dataset_runs n ON n.dataset_id = d.id
+    LEFT JOIN current_verdicts v ON v.answer_id = a.id
+    LEFT JOIN judgments j ON j.answer_id = a.id AND j.run = n.run
+        AND j.status IN {USABLE} AND {DECIDES};
+    """.strip()
+
+
 # A migration is an SQL script, or a function for what SQL alone cannot do well.
 Migration = str | Callable[[sqlite3.Connection], None]
 
@@ -209,40 +248,33 @@ MIGRATIONS: tuple[Migration, ...] = (
     WHERE r.id = (SELECT MAX(l.id) FROM reviews l WHERE l.answer_id = r.answer_id)
       AND (r.score IS NOT NULL OR r.choice IS NOT NULL);
 
-    -- A dataset has as many runs as its highest judged run (failed ones too), at least one.
-    -- A human score holds for every run; else the run's latest judgment decides it, and
-    -- a failed one leaves the run unscored.
-    CREATE VIEW effective_scores AS
-    WITH RECURSIVE top (dataset_id, runs) AS (
-        SELECT d.id, 1 + COALESCE((SELECT MAX(j.run) FROM judgments j
-            JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id
-            WHERE s.dataset_id = d.id), 0)
-        FROM datasets d
-    ), dataset_runs (dataset_id, run, runs) AS (
-        SELECT dataset_id, 0, runs FROM top
-        UNION ALL
-        SELECT dataset_id, run + 1, runs FROM dataset_runs WHERE run + 1 < runs
-    )
-    SELECT a.id AS answer_id, d.name AS dataset, s.key AS sample_key, m.name AS model,
-           n.run,
-           CASE WHEN v.score IS NOT NULL THEN NULL ELSE j.judge_model END AS judge,
-           COALESCE(v.score, j.score) AS score,
-           CASE WHEN v.score IS NOT NULL THEN 'human'
-                WHEN j.score IS NULL THEN 'unscored'
-                WHEN j.status = 'fallback' THEN 'fallback'
-                WHEN j.judge_kind = 'offline' THEN 'offline'
-                ELSE 'judge' END AS source,
-           CASE WHEN v.score IS NOT NULL THEN v.reviewer END AS reviewer,
-           CASE WHEN v.score IS NULL THEN j.id END AS judgment_id
-    FROM answers a JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id
-    JOIN datasets d ON d.id = s.dataset_id JOIN dataset_runs n ON n.dataset_id = d.id
-    LEFT JOIN current_verdicts v ON v.answer_id = a.id
-    LEFT JOIN judgments j ON j.answer_id = a.id AND j.run = n.run
-        AND j.status IN {USABLE} AND {DECIDES};
+    {_effective_scores_view()}
     """,
     # 5: samples carry generic axes and extra fields, and a dataset's kind is the name of
     # any installed benchmark (see `_generic_samples`).
     lambda conn: _generic_samples(conn),
+    # 6: judgments read from another tool's files (the official MM-Vet grader's, VLMEvalKit's,
+    # lmms-eval's) keep the file they came from, and the views label them `imported`.
+    # A circular group's verdict as another tool computed it (VLMEvalKit's `hit`) is kept
+    # whole, beside lmmreview's own CircularEval of the same rows: it never decides a score.
+    f"""
+    ALTER TABLE judgments ADD COLUMN source TEXT;  -- the file an imported judgment came from
+
+    CREATE TABLE group_verdicts (
+        id          INTEGER PRIMARY KEY,
+        answer_id   INTEGER NOT NULL REFERENCES answers(id),  -- the group's main row
+        score       REAL NOT NULL CHECK (score >= 0 AND score <= 1),
+        failed_at   INTEGER,            -- the rotation that failed, when the log names one
+        judge_model TEXT,
+        raw_reply   TEXT,               -- the tool's own log of the verdict
+        source      TEXT NOT NULL,      -- the file it was read from
+        created_at  TEXT NOT NULL
+    );
+    CREATE INDEX group_verdicts_answer ON group_verdicts(answer_id, id);
+
+    DROP VIEW effective_scores;
+    {_effective_scores_view("WHEN j.judge_kind = 'imported' THEN 'imported'")}
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

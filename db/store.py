@@ -28,7 +28,7 @@ from lmmreview.db.schema import (
 )
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.registry import UnknownBenchmark, benchmark
-from lmmreview.engine.scoring import USABLE, Judgment, Status
+from lmmreview.engine.scoring import USABLE, GroupVerdict, Judgment, Status, judge_label
 from lmmreview.engine.types import QuestionType, Sample
 
 BUSY_TIMEOUT_MS = 10_000
@@ -442,10 +442,83 @@ class Store:
     def judge_models(self, dataset: str) -> list[str]:
         """The judges behind a dataset's scores: those whose judgment decides some run."""
         query = (
-            f"SELECT DISTINCT j.judge_model FROM judgments j JOIN ({DECIDING_IN_DATASET}) "
-            f"USING (id) WHERE j.status IN {USABLE} ORDER BY 1"
+            "SELECT DISTINCT j.judge_kind, COALESCE(j.judge_model, '') FROM judgments j "
+            f"JOIN ({DECIDING_IN_DATASET}) USING (id) WHERE j.status IN {USABLE}"
         )
-        return [row[0] for row in self.conn.execute(query, (dataset,))]
+        return sorted(
+            {judge_label(kind, model) for kind, model in self.conn.execute(query, (dataset,))}
+        )
+
+    def answer_ids(self, dataset: str) -> dict[tuple[str, str], int]:
+        """(model, sample key) -> answer id, for every answer in a dataset."""
+        return {(model, key): answer for answer, model, key in self.answer_keys(dataset)}
+
+    def latest_judgments(self, dataset: str) -> dict[tuple[int, int], Judgment]:
+        """(answer id, run) -> the run's latest judgment, failed ones too, as stored."""
+        query = (
+            "SELECT j.answer_id, j.run, j.score, j.choice, j.status, COALESCE(j.method, ''), "
+            "j.judge_kind, COALESCE(j.judge_model, ''), COALESCE(j.prompt_hash, ''), "
+            "COALESCE(j.raw_reply, ''), COALESCE(j.error, ''), COALESCE(j.source, '') "
+            f"FROM judgments j JOIN ({DECIDING_IN_DATASET}) USING (id)"
+        )
+        latest = {}
+        for answer, run, *fields, source in self.conn.execute(query, (dataset,)):
+            score, choice, status, method, kind, model, version, reply, error = fields
+            latest[answer, run] = Judgment(
+                run,
+                score,
+                choice,
+                Status(status),
+                method,
+                kind,
+                model,
+                version,
+                reply,
+                error,
+                source=source,
+            )
+        return latest
+
+    def add_group_verdicts(self, rows: Iterable[tuple[int, GroupVerdict]]) -> int:
+        """Record circular verdicts another tool computed: (answer id of the group's main
+        row, verdict). One equal to the latest of its answer is left out; returns how many
+        were added."""
+        latest = {
+            answer: rest
+            for answer, *rest in self.conn.execute(
+                "SELECT answer_id, score, failed_at, COALESCE(judge_model, ''), "
+                "COALESCE(raw_reply, '') FROM group_verdicts ORDER BY id"
+            )
+        }
+        stamp, added = now(), 0
+        for answer, v in rows:
+            said = [v.score, v.failed_at, v.judge_model, v.log]
+            if latest.get(answer) == said:
+                continue
+            latest[answer] = said
+            self.conn.execute(
+                "INSERT INTO group_verdicts (answer_id, score, failed_at, judge_model, "
+                "raw_reply, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (answer, v.score, v.failed_at, v.judge_model or None, v.log, v.source, stamp),
+            )
+            added += 1
+        return added
+
+    def group_verdicts(self, dataset: str) -> dict[int, GroupVerdict]:
+        """answer id of a group's main row -> the latest verdict imported for the group."""
+        query = (
+            "SELECT g.answer_id, m.name, s.key, g.score, g.failed_at, "
+            "COALESCE(g.judge_model, ''), COALESCE(g.raw_reply, ''), g.source "
+            "FROM group_verdicts g JOIN answers a ON a.id = g.answer_id "
+            "JOIN models m ON m.id = a.model_id JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? ORDER BY g.id"
+        )
+        return {
+            answer: GroupVerdict(key, model, score, failed_at, judge, log, source)
+            for answer, model, key, score, failed_at, judge, log, source in self.conn.execute(
+                query, (dataset,)
+            )
+        }
 
     def add_judgments(self, rows: Iterable[tuple[int, Judgment]]) -> None:
         """Record judge results: (answer id, judgment)."""
@@ -453,8 +526,8 @@ class Store:
         self.conn.executemany(
             "INSERT INTO judgments (answer_id, run, judge_kind, judge_model, prompt_hash, "
             "settings, raw_reply, score, choice, method, status, error, prompt_tokens, "
-            "completion_tokens, latency_ms, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "completion_tokens, latency_ms, source, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 (
                     answer,
@@ -472,6 +545,7 @@ class Store:
                     j.prompt_tokens,
                     j.completion_tokens,
                     j.latency_ms,
+                    j.source or None,
                     stamp,
                 )
                 for answer, j in rows

@@ -129,8 +129,16 @@ class Benchmark(ABC):
 
     name: str  # stored as the dataset's kind; lower case, no spaces
     title: str
-    importer: Importer | None = None
+    importer: Importer | None = None  # the benchmark's own files (`lmmreview import NAME`)
+    # Other tools' outputs for this benchmark (predictions, judge results), each under its
+    # own `command` name.
+    tool_importers: tuple[Importer, ...] = ()
     axis_prefix: str = ""  # put before each axis name in the reviewer's filters
+
+    def importers(self) -> dict[str, Importer]:
+        """Every import command this benchmark declares, by command name."""
+        own = {self.importer.command or self.name: self.importer} if self.importer else {}
+        return own | {importer.command: importer for importer in self.tool_importers}
 
     @abstractmethod
     def tables(self, dataset: str, samples: list[Sample]) -> Tables:

@@ -65,10 +65,9 @@ def _load(reference: str) -> object:
 
 
 def _claims(benchmark: Benchmark) -> set[str]:
-    """The names a benchmark takes: its own, and its import command's (a plug-in named
+    """The names a benchmark takes: its own, and its import commands' (a plug-in named
     "jsonl" would otherwise replace `lmmreview import jsonl`)."""
-    command = benchmark.importer.command if benchmark.importer else ""
-    return {benchmark.name, command or benchmark.name}
+    return {benchmark.name, *benchmark.importers()}
 
 
 def _as_benchmark(value: object) -> Benchmark:

@@ -33,7 +33,7 @@ class Judgment:
     choice: str | None = None
     status: Status = Status.OK
     method: str = ""  # how it was decided: matched, llm, fallback, open, rules, ...
-    kind: str = "offline"  # offline | llm
+    kind: str = "offline"  # offline | llm | imported (read from another tool's files)
     judge_model: str = ""
     prompt_version: str = ""
     reply: str = ""  # the raw reply, or the offline rule's reason
@@ -42,6 +42,29 @@ class Judgment:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     latency_ms: float | None = None
+    source: str = ""  # the file an imported judgment was read from
+
+
+IMPORTED = "imported"  # the kind of a judgment read from another tool's files
+
+
+def judge_label(kind: str, model: str) -> str:
+    """A judge as tables and the screen name it: an imported one says so."""
+    return f"{model or 'unnamed judge'} (imported)" if kind == IMPORTED else model
+
+
+@dataclass(frozen=True, slots=True)
+class GroupVerdict:
+    """A whole circular group's verdict as another tool computed it (VLMEvalKit's `hit`),
+    kept beside lmmreview's own CircularEval of the same rows; it decides no score."""
+
+    key: str  # the group's main row
+    model: str
+    score: float
+    failed_at: int | None  # the rotation the tool's log says failed
+    judge_model: str
+    log: str
+    source: str
 
 
 @dataclass(frozen=True, slots=True)

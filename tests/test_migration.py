@@ -39,9 +39,15 @@ def _copy(release: str, tmp_path: Path) -> Path:
     return db
 
 
-def _rows(db: Path, table: str) -> list[tuple]:
+def _rows(db: Path, table: str, columns: list[str] | None = None) -> list[tuple]:
     with sqlite3.connect(db) as conn:
-        return conn.execute(f"SELECT * FROM {table} ORDER BY rowid").fetchall()
+        shown = ", ".join(columns) if columns else "*"
+        return conn.execute(f"SELECT {shown} FROM {table} ORDER BY rowid").fetchall()
+
+
+def _columns(db: Path, table: str) -> list[str]:
+    with sqlite3.connect(db) as conn:
+        return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
 
 
 @pytest.mark.parametrize("release", ["v3", "v4"])
@@ -51,6 +57,7 @@ def test_a_release_file_migrates_and_exports_exactly_as_that_release_did(
     db = _copy(release, tmp_path)
     with sqlite3.connect(db) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == int(release[1])
+    columns = {table: _columns(db, table) for table in KEPT}
     before = {table: _rows(db, table) for table in KEPT}
     for fmt in FORMATS:
         result = cli("export", db, "--format", fmt)
@@ -59,7 +66,9 @@ def test_a_release_file_migrates_and_exports_exactly_as_that_release_did(
         assert result.stdout == expected, fmt
     with Store.open(db, create=False) as store:
         assert store.schema_version == SCHEMA_VERSION
-    assert {table: _rows(db, table) for table in KEPT} == before
+    # Every row keeps every value it had; later migrations only add columns (left empty).
+    assert {table: _rows(db, table, columns[table]) for table in KEPT} == before
+    assert all(row == (None,) for row in _rows(db, "judgments", ["source"]))
     info = json.loads(cli("info", db, "--json").stdout)
     old = json.loads((RELEASES / release / "info.json").read_text(encoding="utf-8"))
     assert info["datasets"] == old["datasets"]  # every count per dataset and model

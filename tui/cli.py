@@ -119,7 +119,7 @@ def list_benchmarks(
     if as_json:
         document = {
             "benchmarks": [
-                {"name": n, "title": b.title, "from": origin(n), "import": b.importer is not None}
+                {"name": n, "title": b.title, "from": origin(n), "import": list(b.importers())}
                 for n, b in installed.items()
             ],
             "problems": list(problems()),
@@ -130,7 +130,7 @@ def list_benchmarks(
     for column in ("name", "title", "from", "import"):
         table.add_column(column, overflow="fold")
     for name, b in installed.items():
-        command = f"lmmreview import {b.importer.command or name}" if b.importer else "-"
+        command = ", ".join(f"lmmreview import {c}" for c in b.importers()) or "-"
         table.add_row(*(safe(v, one_line=True) for v in (name, b.title, origin(name), command)))
     out.print(table)
     for problem in problems():

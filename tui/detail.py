@@ -16,7 +16,7 @@ from lmmreview.db.review import Detail, JudgeRecord
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.export import DASH
 from lmmreview.engine.review import Entry, HistoryRow
-from lmmreview.engine.scoring import Verdict
+from lmmreview.engine.scoring import Verdict, judge_label
 from lmmreview.engine.tables import Cell
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.tui.safe_text import plain_line, safe
@@ -89,10 +89,12 @@ def judge_runs(records: list[JudgeRecord]) -> RenderableType:
             r.choice if r.choice is not None else (DASH if r.score is None else f"{r.score:.1f}")
         )
         status_style = {"ok": "green", "fallback": "yellow"}.get(r.status, "red")
-        judge = f"{r.model} ({r.kind})" if r.kind == "offline" else r.model
+        judge = f"{r.model} ({r.kind})" if r.kind == "offline" else judge_label(r.kind, r.model)
         reply = safe(r.reply or r.error, limit=2000)
         if r.error and r.reply:
             reply.append_text(safe(f"  [{r.error}]", style="red"))
+        if r.source:
+            reply.append_text(safe(f"  [from {r.source}]", style="dim"))
         table.add_row(str(r.run), safe(judge), Text(r.status, style=status_style), result,
                       r.method or DASH, reply)  # fmt: skip
     return table

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 
 from lmmreview.db.importers import ImportBatch, ImportRequest, reader_of
-from lmmreview.engine.benchmark import Benchmark, Importer, Option
+from lmmreview.engine.benchmark import Importer, Option
 from lmmreview.engine.registry import benchmarks
 from lmmreview.tui.options import DatasetOpt, NewDbArg
 
@@ -20,17 +20,17 @@ ImportRun = Callable[[Path, Callable[[], ImportBatch]], None]  # db, read -> loa
 
 
 def add_import_commands(group: typer.Typer, run: ImportRun) -> None:
-    """Add an import command to `group` for each benchmark with an importer."""
-    for name, benchmark in benchmarks().items():
-        if (importer := benchmark.importer) is not None:
+    """Add an import command to `group` for each importer of each benchmark."""
+    for benchmark in benchmarks().values():
+        for command, importer in benchmark.importers().items():
             group.command(
-                importer.command or name,
+                command,
                 help=importer.help,
                 short_help=importer.help.split("\n")[0],
-            )(_command(benchmark, importer, run))
+            )(_command(command, importer, run))
 
 
-def _command(benchmark: Benchmark, importer: Importer, run: ImportRun) -> Callable[..., None]:
+def _command(name: str, importer: Importer, run: ImportRun) -> Callable[..., None]:
     """A function whose signature typer reads: DB, the importer's argument and options,
     then --dataset."""
 
@@ -47,7 +47,7 @@ def _command(benchmark: Benchmark, importer: Importer, run: ImportRun) -> Callab
     ]
     command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     command.__annotations__ = {p.name: p.annotation for p in parameters}
-    command.__name__ = f"import_{benchmark.name}"
+    command.__name__ = f"import_{name.replace('-', '_')}"
     return command
 
 

@@ -15,9 +15,11 @@ from typing import Any
 
 from lmmreview.db.importers.batch import (
     AnswerRecord,
+    GroupVerdict,
     ImportBatch,
     ImportFailure,
     ImportRequest,
+    JudgmentRecord,
     check_batch,
     listed,
 )
@@ -27,12 +29,15 @@ from lmmreview.db.importers.mmmu import read_mmmu
 from lmmreview.db.importers.mmvet import read_mmvet
 from lmmreview.db.store import Store, new_database
 from lmmreview.engine.benchmark import Importer
+from lmmreview.engine.scoring import Judgment
 
 __all__ = [
+    "GroupVerdict",
     "ImportBatch",
     "ImportFailure",
     "ImportRequest",
     "ImportSummary",
+    "JudgmentRecord",
     "import_batch",
     "import_target",
     "load",
@@ -53,6 +58,8 @@ class ImportSummary:
     samples_total: int = 0
     images_added: int = 0
     answers_added: dict[str, int] = field(default_factory=dict)  # model -> new answers
+    judgments_added: int = 0  # imported judgments (another tool's judge results)
+    group_verdicts_added: int = 0
     warnings: list[str] = field(default_factory=list)
 
 
@@ -105,7 +112,52 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
             summary.answers_added[model] = _load_answers(
                 store, dataset_id, ids, model, records, summary
             )
+        if batch.judgments or batch.group_verdicts:
+            _load_judged(store, batch, summary)
     return summary
+
+
+def _load_judged(store: Store, batch: ImportBatch, summary: ImportSummary) -> None:
+    """Add another tool's judgments and group verdicts to the answers they judge.
+
+    Each must judge an answer in the file (imported now or before). One equal to what
+    is already latest for its answer and run is left out, so importing a file again
+    changes nothing.
+    """
+    answers = store.answer_ids(batch.dataset)
+    latest = store.latest_judgments(batch.dataset)
+    new: list[tuple[int, Judgment]] = []
+    for record in batch.judgments:
+        answer = _answer_of(answers, record.model, record.key, record.judgment.source)
+        if _same(latest.get((answer, record.judgment.run)), record.judgment):
+            continue
+        latest[answer, record.judgment.run] = record.judgment
+        new.append((answer, record.judgment))
+    store.add_judgments(new)
+    summary.judgments_added = len(new)
+    verdicts = [(_answer_of(answers, v.model, v.key, v.source), v) for v in batch.group_verdicts]
+    summary.group_verdicts_added = store.add_group_verdicts(verdicts)
+
+
+def _answer_of(answers: dict[tuple[str, str], int], model: str, key: str, source: str) -> int:
+    answer = answers.get((model, key))
+    if answer is None:
+        raise ImportFailure(
+            source,
+            f"a judgment of model {model!r}'s answer, and the file has no such answer: "
+            "import the model's answers first (or name the model with --model)",
+            f"id {key}",
+        )
+    return answer
+
+
+def _same(stored: Judgment | None, new: Judgment) -> bool:
+    """Whether a stored judgment says what `new` says (where it came from aside)."""
+    return stored is not None and _said(stored) == _said(new)
+
+
+def _said(j: Judgment) -> tuple[object, ...]:
+    return (j.kind, j.judge_model, j.score, j.choice, j.status, j.reply, j.error)
 
 
 def _dataset(store: Store, batch: ImportBatch) -> int:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from lmmreview.db.store import StoredImage
+from lmmreview.engine.scoring import GroupVerdict, Judgment
 from lmmreview.engine.types import Sample
 
 
@@ -42,6 +43,15 @@ class AnswerRecord:
     source: str  # file name, for messages
 
 
+@dataclass(frozen=True, slots=True)
+class JudgmentRecord:
+    """A judgment another tool made of one model's answer (kind IMPORTED, with its file)."""
+
+    key: str
+    model: str
+    judgment: Judgment
+
+
 @dataclass(slots=True)
 class ImportBatch:
     """A dataset's samples, their images and any answers, ready to load in one transaction."""
@@ -53,6 +63,8 @@ class ImportBatch:
     images: dict[str, StoredImage] = field(default_factory=dict)  # by content hash
     sample_images: dict[str, list[str]] = field(default_factory=dict)  # key -> hashes, in order
     answers: list[AnswerRecord] = field(default_factory=list)
+    judgments: list[JudgmentRecord] = field(default_factory=list)
+    group_verdicts: list[GroupVerdict] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def add_image(self, key: str, image: StoredImage) -> None:
