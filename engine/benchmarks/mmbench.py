@@ -99,13 +99,38 @@ class MMBench(Benchmark):
     title = "MMBench"
     importer = Importer(
         "lmmreview.db.importers.mmbench:read_request",
-        "MMBench: the TSV, and optionally one model's predictions.",
+        "MMBench: the TSV, and optionally predictions.\n\n"
+        "The MMBench TSV, and one model's predictions with --answers and --model.",
         Option("data", "TSV", "MMBench TSV (base64 images, circular copies).", required=True),
         (
             Option("answers", "FILE", "Predictions with index, prediction: .tsv, .csv, .xlsx."),
             Option("model", "NAME", "Model name for --answers.", text=True),
         ),
         demo="lmmreview.db.importers.mmbench:demo_requests",
+    )
+    tool_importers: tuple[Importer, ...] = (
+        Importer(
+            "lmmreview.db.importers.vlmevalkit:read_mmbench",
+            "MMBench: VLMEvalKit predictions or result workbook.\n\n"
+            "A prediction workbook ({model}_MMBench_DEV_EN.xlsx, or .tsv, .json; every "
+            "circular row) as answers, and as questions when no --questions TSV is given "
+            "(rows without a category count in Overall only); a result workbook (hit, log, "
+            "g_index) as VLMEvalKit's own circular verdicts, shown beside lmmreview's.",
+            Option("file", "FILE", "Prediction or result workbook.", required=True),
+            (
+                Option("questions", "TSV", "The MMBench TSV (categories and images)."),
+                Option("model", "NAME", "Model name (default: from the file name).", text=True),
+                Option("judge", "NAME", "Judge model (default: from the file name).", text=True),
+            ),
+            command="mmbench-vlmevalkit",
+        ),
+        Importer(
+            "lmmreview.db.importers.lmms_eval:read_mmbench",
+            "MMBench: lmms-eval --log_samples JSONL.\n\nThe v0.3 or v0.4 layout.",
+            Option("samples", "JSONL", "*_samples_mmbench_*.jsonl.", required=True),
+            (Option("model", "NAME", "Model name (default: from the file name).", text=True),),
+            command="mmbench-lmms-eval",
+        ),
     )
 
     def tables(self, dataset: str, samples: list[Sample]) -> Tables:

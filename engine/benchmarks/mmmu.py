@@ -39,6 +39,15 @@ class MMMU(Benchmark):
         ),
         demo="lmmreview.db.importers.mmmu:demo_requests",
     )
+    tool_importers: tuple[Importer, ...] = (
+        Importer(
+            "lmmreview.db.importers.lmms_eval:read_mmmu",
+            "MMMU: lmms-eval --log_samples JSONL.\n\nThe v0.3 or v0.4 layout.",
+            Option("samples", "JSONL", "*_samples_mmmu_val.jsonl.", required=True),
+            (Option("model", "NAME", "Model name (default: from the file name).", text=True),),
+            command="mmmu-lmms-eval",
+        ),
+    )
 
     def tables(self, dataset: str, samples: list[Sample]) -> Tables:
         present = {s.first(DISCIPLINE) for s in samples}

@@ -90,6 +90,59 @@ class MMVet(Benchmark):
         ),
         demo="lmmreview.db.importers.mmvet:demo_requests",
     )
+    tool_importers: tuple[Importer, ...] = (
+        Importer(
+            "lmmreview.db.importers.mmvet_grades:read_request",
+            "MM-Vet: the official grader's grade JSON.\n\n"
+            "The grader's *-grade-Nruns.json (id -> model, content, score per run) for "
+            "answers already imported: run j becomes judge run j, labelled imported. A run "
+            "whose content is not a score in [0, 1] (the grader's give-up) is imported as "
+            "failed, never as 0. --check compares the tables with the grader's CSVs.",
+            Option("grades", "GRADES", "The grader's *-grade-Nruns.json.", required=True),
+            (
+                Option(
+                    "model",
+                    "NAME",
+                    "The model whose answers were graded (default: from the file name, "
+                    "MODEL_JUDGE-grade-Nruns.json).",
+                    text=True,
+                ),
+                Option(
+                    "check",
+                    "CSV",
+                    "The grader's cap-score or cap-int-score CSV: report every cell where "
+                    "the tables differ at the file's rounding; repeatable.",
+                    many=True,
+                ),
+            ),
+            command="mmvet-grades",
+        ),
+        Importer(
+            "lmmreview.db.importers.vlmevalkit:read_mmvet",
+            "MM-Vet: VLMEvalKit predictions or judge workbook.\n\n"
+            "VLMEvalKit's {model}_MMVet.xlsx (or .tsv, .json) as answers, and as questions "
+            "when no --questions TSV is given; its judge workbook {model}_MMVet_{judge}.xlsx "
+            "(score and log columns) also as imported judgments ('All 5 retries failed.' is "
+            "failed, not 0).",
+            Option("file", "FILE", "Prediction file or judge workbook.", required=True),
+            (
+                Option("questions", "TSV", "VLMEvalKit's MMVet.tsv (questions and images)."),
+                Option("model", "NAME", "Model name (default: from the file name).", text=True),
+                Option("judge", "NAME", "Judge model (default: from the file name).", text=True),
+            ),
+            command="mmvet-vlmevalkit",
+        ),
+        Importer(
+            "lmmreview.db.importers.lmms_eval:read_mmvet",
+            "MM-Vet: lmms-eval --log_samples JSONL.\n\n"
+            "The v0.3 or v0.4 layout. "
+            "Questions, answers and lmms-eval's GPT grades; a grade of 0.0 with no judge "
+            "reply (how lmms-eval stores an API failure) is flagged for review.",
+            Option("samples", "JSONL", "*_samples_mmvet.jsonl.", required=True),
+            (Option("model", "NAME", "Model name (default: from the file name).", text=True),),
+            command="mmvet-lmms-eval",
+        ),
+    )
 
     def tables(self, dataset: str, samples: list[Sample]) -> Tables:
         capabilities = tuple(self.capability_titles)

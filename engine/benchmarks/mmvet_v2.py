@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import replace
 
 from lmmreview.engine import mmvet
-from lmmreview.engine.benchmark import JudgeWork, Option
+from lmmreview.engine.benchmark import Importer, JudgeWork, Option
 from lmmreview.engine.benchmarks.mmvet import Grading, MMVet
 from lmmreview.engine.types import Sample
 
@@ -126,7 +126,7 @@ class MMVetV2(MMVet):
     importer = replace(
         MMVet.importer,
         reader="lmmreview.db.importers.mmvet_v2:read_request",
-        help="MM-Vet v2: question JSON with inline images, images, result JSONs.\n\n"
+        help="MM-Vet v2: questions with inline images, results.\n\n"
         "The official mm-vet-v2.json (each question names its images between <IMG> "
         "markers), its images folder, and one or more result JSONs.",
         argument=Option(
@@ -138,6 +138,14 @@ class MMVetV2(MMVet):
             *MMVet.importer.options[1:],
         ),
         demo="lmmreview.db.importers.mmvet_v2:demo_requests",
+    )
+    # The v2 grader writes v1's grade JSON ("BadRequestError" is its give-up).
+    tool_importers: tuple[Importer, ...] = (
+        replace(
+            MMVet.tool_importers[0],
+            help=MMVet.tool_importers[0].help.replace("MM-Vet:", "MM-Vet v2:", 1),
+            command="mmvet-v2-grades",
+        ),
     )
 
     def question_text(self, sample: Sample) -> str:
