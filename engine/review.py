@@ -55,7 +55,7 @@ class Entry:
 AxesOf = Callable[[Sample], dict[str, list[str]]]
 
 DISAGREEMENT = 0.3  # the |judge - human| filter's default threshold
-SPREAD = 0.15  # the run-variance filter's default threshold
+SPREAD = 0.0  # the run-variance filter's default threshold: runs that disagree at all
 
 
 def _member_of(ids: frozenset[int]) -> Callable[[Entry, Sample], bool]:

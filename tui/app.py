@@ -347,7 +347,7 @@ class ReviewScreen(Screen[None]):
             ("fallback", "Fallback extractions"),
             ("flagged", "Flagged"),
             ("disagreement", f"|judge - human| > {app.disagreement:g}"),
-            ("spread", f"High variance across runs (std > {app.spread:g})"),
+            ("spread", f"Judge runs disagree (std > {app.spread:g})"),
             ("axis", "By breakdown axis…"),
             ("model", "By model…"),
             ("clear", "Clear all filters"),

@@ -19,6 +19,7 @@ from lmmreview.db.demo import build_demo, demo_batches, installed_demo_batches
 from lmmreview.db.files import write_export
 from lmmreview.db.importers import ImportBatch, ImportSummary, import_batch
 from lmmreview.db.scoring import dataset_scores, score_offline
+from lmmreview.engine.checks import Expected, compare
 from lmmreview.engine.export import RENDERERS, Notes
 from lmmreview.engine.registry import benchmarks, origin, problems
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
@@ -90,17 +91,47 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
             batch = read()
         summary = import_batch(db, batch)
     _report(db, summary)
+    if batch.checks:
+        _check(db, batch.dataset, batch.checks)
 
 
 def _report(db: Path, summary: ImportSummary) -> None:
     answers = ", ".join(f"{m} {n} new" for m, n in summary.answers_added.items())
+    judged = [
+        f"{n} {what}"
+        for n, what in (
+            (summary.judgments_added, "imported judgments"),
+            (summary.group_verdicts_added, "imported circular verdicts"),
+        )
+        if n
+    ]
     say(
         f"{db}: dataset {summary.dataset}: {summary.samples_total} samples "
         f"({summary.samples_added} new), {summary.images_added} new images"
         + (f"; answers: {answers}" if answers else "")
+        + (f"; {', '.join(judged)}" if judged else "")
     )
     for warning in summary.warnings:
         say(f"warning: {warning}", style="yellow", console=err)
+
+
+def _check(db: Path, dataset: str, expected: list[Expected]) -> None:
+    """Compare the dataset's tables with the numbers of the --check files, cell by cell,
+    counting unscored answers as 0 as the official grader does. The import is kept;
+    the exit code is 1 when a number differs."""
+    tables, _ = _tables(db, [dataset], unscored_as_zero=True)
+    differences = compare(expected, dataset, tables)
+    for file in dict.fromkeys(e.file for e in expected):
+        total = sum(e.file == file for e in expected)
+        wrong = [d for d in differences if d.expected.file == file]
+        if not wrong:
+            say(f"check {file}: all {total} numbers equal at the file's rounding")
+            continue
+        say(f"check {file}: {len(wrong)} of {total} numbers differ:", style="red")
+        for difference in wrong:
+            say(f"  {difference.sentence()}", style="red")
+    if differences:
+        raise typer.Exit(1)
 
 
 add_import_commands(import_app, _import)

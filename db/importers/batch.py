@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from lmmreview.db.store import StoredImage
+from lmmreview.engine.checks import Expected
 from lmmreview.engine.scoring import GroupVerdict, Judgment
 from lmmreview.engine.types import Sample
 
@@ -65,6 +66,7 @@ class ImportBatch:
     answers: list[AnswerRecord] = field(default_factory=list)
     judgments: list[JudgmentRecord] = field(default_factory=list)
     group_verdicts: list[GroupVerdict] = field(default_factory=list)
+    checks: list[Expected] = field(default_factory=list)  # numbers to compare the tables with
     warnings: list[str] = field(default_factory=list)
 
     def add_image(self, key: str, image: StoredImage) -> None:

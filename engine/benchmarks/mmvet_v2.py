@@ -143,6 +143,7 @@ class MMVetV2(MMVet):
     tool_importers: tuple[Importer, ...] = (
         replace(
             MMVet.tool_importers[0],
+            reader="lmmreview.db.importers.mmvet_grades:read_v2_request",
             help=MMVet.tool_importers[0].help.replace("MM-Vet:", "MM-Vet v2:", 1),
             command="mmvet-v2-grades",
         ),

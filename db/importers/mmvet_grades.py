@@ -1,0 +1,166 @@
+"""The official MM-Vet grader's files: its grade JSON as imported judgments, and the
+capability tables it wrote as numbers to check ours against.
+
+The grade JSON maps each id to ``{"model": [...], "content": [...], "score": [...]}``,
+one entry per run. `content` is the judge's reply as the grader read it: a score for a
+valid run; for a run where the judge never gave one, whatever it said last (or
+"BadRequestError" in v2), stored by the grader with a score of 0.0. Those runs are
+imported as failed, with their content, never as a score.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from lmmreview.db.importers.batch import (
+    ImportBatch,
+    ImportFailure,
+    ImportRequest,
+    JudgmentRecord,
+    check_model_argument,
+)
+from lmmreview.db.importers.read import read_json, read_table
+from lmmreview.engine import mmvet
+from lmmreview.engine.benchmarks.mmvet import MMVET
+from lmmreview.engine.benchmarks.mmvet_v2 import MMVET_V2
+from lmmreview.engine.checks import STD, VALUE, Expected
+from lmmreview.engine.scoring import IMPORTED, Judgment, Status
+
+PROMPT = "official grader"  # the prompt version an imported grade is recorded with
+GAVE_UP = "the official grader got no valid score and recorded 0.0"
+# MODEL_JUDGE-grade-Nruns.json, as the grader names its output
+_GRADE_FILE = re.compile(r"(?P<model>.+)_(?P<judge>[^_]+)-grade-(?P<runs>\d+)runs")
+_NUMBER = re.compile(r"-?\d+(?:\.(\d+))?")
+_CALL = re.compile(r"[A-Za-z_][\w.]*\(")  # np.float64( around a number in a runs list
+
+
+def read_request(request: ImportRequest) -> ImportBatch:
+    """`lmmreview import mmvet-grades`."""
+    return read_grades(request, MMVET.name, MMVET.capability_titles)
+
+
+def read_v2_request(request: ImportRequest) -> ImportBatch:
+    """`lmmreview import mmvet-v2-grades`."""
+    return read_grades(request, MMVET_V2.name, MMVET_V2.capability_titles)
+
+
+def read_grades(request: ImportRequest, kind: str, capabilities: dict[str, str]) -> ImportBatch:
+    """The grade file's runs as imported judgments of one model's answers (imported
+    before), and the --check tables as expected cells."""
+    path = request.path("grades")
+    assert path is not None  # the command's required argument
+    model = request.text("model")
+    if model is None:
+        named = _GRADE_FILE.fullmatch(path.stem)
+        if named is None:
+            raise ImportFailure(
+                path, "the file name does not say which model was graded: give --model NAME"
+            )
+        model = named["model"]
+    check_model_argument(model)
+    batch = ImportBatch(request.dataset or kind, kind, str(path))
+    document = read_json(path)
+    if not isinstance(document, dict):
+        raise ImportFailure(path, "expected a JSON object: id -> model, content, score")
+    for key, entry in document.items():
+        for judgment in _runs(entry, path, f"id {key}"):
+            batch.judgments.append(JudgmentRecord(str(key), model, judgment))
+    for table in request.paths("check"):
+        batch.checks.extend(read_grader_table(table, model, tuple(capabilities)))
+    return batch
+
+
+def _runs(entry: object, path: Path, where: str) -> list[Judgment]:
+    """One judgment per run of an entry; a run whose content is no valid score failed."""
+    if not isinstance(entry, dict) or not all(
+        isinstance(entry.get(name), list) for name in ("model", "content", "score")
+    ):
+        raise ImportFailure(path, "expected lists 'model', 'content' and 'score'", where)
+    models, contents, scores = entry["model"], entry["content"], entry["score"]
+    if not len(models) == len(contents) == len(scores):
+        raise ImportFailure(path, "'model', 'content' and 'score' differ in length", where)
+    runs = []
+    for run, (judge, content, recorded) in enumerate(zip(models, contents, scores, strict=True)):
+        if not isinstance(judge, str) or not isinstance(content, str):
+            raise ImportFailure(path, f"run {run + 1}: model and content must be text", where)
+        score = mmvet.parse_score(content) if content.split() == [content] else None
+        if score is not None and (
+            not isinstance(recorded, int | float) or abs(recorded - score) > 1e-9
+        ):
+            raise ImportFailure(
+                path, f"run {run + 1}: content {content!r} and score {recorded!r} disagree", where
+            )
+        status, error = (Status.OK, "") if score is not None else (Status.ERROR, GAVE_UP)
+        runs.append(
+            Judgment(
+                run,
+                score,
+                None,
+                status,
+                "imported",
+                IMPORTED,
+                judge,
+                PROMPT,
+                content,
+                error=error,
+                source=str(path),
+            )
+        )
+    return runs
+
+
+def read_grader_table(path: Path, model: str, capabilities: tuple[str, ...]) -> list[Expected]:
+    """Every number of a grader CSV (cap-score or cap-int-score): one row per model, a
+    column per capability or integration (named by joining a set: any order of its
+    parts), then total, std, and runs (a list, e.g. ``[31.2, 30.8]``)."""
+    rows = list(read_table(path, ("total",)))
+    integrations = "cap-int" in path.name or any(
+        "_" in column for column in (rows[0][1] if rows else {})
+    )
+    table = "integrations" if integrations else "capabilities"
+    expected = []
+    for line, row in rows:
+        label = next(iter(row.values()))  # the first column: the model
+        shown = model if len(rows) == 1 else label  # one row: the graded model's
+        for name, text in list(row.items())[1:]:
+            if not text.strip():
+                continue
+            where = f"line {line}, column {name!r}"
+            for statistic, number in _numbers(name, text, path, where):
+                column = _column(name, capabilities, path, where)
+                value, decimals = number
+                expected.append(
+                    Expected(str(path), shown, table, column, name, statistic, value, decimals)
+                )
+    return expected
+
+
+def _column(name: str, capabilities: tuple[str, ...], path: Path, where: str) -> str:
+    """Our column key for a grader column: an integration is a set, so `know_gen_rec` is
+    our `rec_know_gen`; std and runs belong to the total."""
+    if name in ("total", "std", "runs"):
+        return "total"
+    try:
+        return "_".join(mmvet.canonical_capabilities(name.split("_"), capabilities))
+    except ValueError as exc:
+        raise ImportFailure(path, str(exc), where) from None
+
+
+def _numbers(name: str, text: str, path: Path, where: str) -> list[tuple[str, tuple[float, int]]]:
+    """(statistic, (value, decimals)) of one cell; `runs` holds one number per run, in
+    any of the list forms pandas writes (``[31.2, 30.8]``, ``[np.float64(31.2)]``)."""
+    if name == "runs":
+        found = [m.group(0) for m in _NUMBER.finditer(_CALL.sub("", text))]
+        if not found:
+            raise ImportFailure(path, f"no numbers in {text!r}", where)
+        return [(str(run), _number(value, path, where)) for run, value in enumerate(found)]
+    return [(STD if name == "std" else VALUE, _number(text.strip(), path, where))]
+
+
+def _number(text: str, path: Path, where: str) -> tuple[float, int]:
+    """A number and how many decimals the file wrote it with."""
+    match = _NUMBER.fullmatch(text)
+    if match is None:
+        raise ImportFailure(path, f"not a number: {text!r}", where)
+    return float(text), len(match.group(1) or "")

@@ -1,0 +1,226 @@
+"""`lmmreview import mmvet-grades`: the official MM-Vet grader's grade JSON as imported
+judge runs, and `--check` against the capability tables it wrote."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, needs_fixture, write_json
+from tui_harness import drive, pick, text_of, until
+
+REAL = FIXTURES / "mmvet-real"
+LLAVA = REAL / "llava-v1.5-7b"
+CAPABILITIES = ("rec", "ocr", "know", "gen", "spat", "math")
+
+
+def _import_real(cli, db: Path) -> None:
+    result = cli("import", "mmvet", db, REAL / "mm-vet.json", "--images", REAL / "images",
+                 "--answers", LLAVA / "llava-v1.5-7b.json")  # fmt: skip
+    assert result.code == 0, result.stderr
+
+
+def _official(path: Path) -> dict[str, str]:
+    """The one model row of a grader CSV: column -> text."""
+    with path.open(newline="") as handle:
+        header, row = list(csv.reader(handle))
+    return dict(zip(header[1:], row[1:], strict=True))
+
+
+def _ours(cli, db: Path) -> dict[str, dict[str, tuple[float, float | None]]]:
+    """table ("capabilities" / "integrations") -> column -> (value, std), from the JSON export."""
+    result = cli("export", db, "--format", "json")
+    assert result.code == 0, result.stderr
+    tables = {}
+    for table in json.loads(result.stdout)["tables"]:
+        (row,) = table["rows"]
+        cells = {c: (row["values"][c], row["std"].get(c)) for c in table["columns"]}
+        tables[table["name"].split(".")[1]] = cells
+    return tables
+
+
+def _column(name: str) -> str:
+    """Our key of a grader column: a capability, or an integration named by its set."""
+    if name in ("total", "std", "runs"):
+        return "total"
+    return "_".join(c for c in CAPABILITIES if c in name.split("_"))
+
+
+@needs_fixture("mmvet-real/llava-v1.5-7b")
+@pytest.mark.parametrize("runs", [1, 3])
+def test_the_official_grades_reproduce_the_official_tables(cli, tmp_path: Path, runs: int) -> None:
+    db = tmp_path / "r.db"
+    _import_real(cli, db)
+    grades = LLAVA / f"llava-v1.5-7b_gpt-4-grade-{runs}runs.json"
+    cap = LLAVA / f"llava-v1.5-7b_gpt-4-cap-score-{runs}runs.csv"
+    cap_int = LLAVA / f"llava-v1.5-7b_gpt-4-cap-int-score-{runs}runs.csv"
+    result = cli("import", "mmvet-grades", db, grades, "--check", cap, "--check", cap_int)
+    assert result.code == 0, result.stderr
+    assert f"{218 * runs} imported judgments" in result.stdout
+    # six capabilities or sixteen integrations, total, std, and each run's total
+    assert f"cap-score-{runs}runs.csv: all {8 + runs} numbers equal" in result.stdout
+    assert f"cap-int-score-{runs}runs.csv: all {18 + runs} numbers equal" in result.stdout
+    ours = _ours(cli, db)
+    for table, path in (("capabilities", cap), ("integrations", cap_int)):
+        official = _official(path)
+        for name, text in official.items():
+            value, std = ours[table][_column(name)]
+            if name == "runs":
+                continue  # per-run totals: held by --check above
+            shown = std if name == "std" else value
+            assert f"{(shown or 0.0):.1f}" == text, (table, name)
+    with sqlite3.connect(db) as conn:
+        kinds = conn.execute(
+            "SELECT DISTINCT judge_kind, judge_model, source FROM judgments"
+        ).fetchall()
+    assert kinds == [("imported", "gpt-4", str(grades))]
+    notes = cli("report", db).stdout
+    assert "judge gpt-4 (imported)" in notes and f"({runs} run" in notes
+
+
+@needs_fixture("mmvet-real/llava-v1.5-7b")
+def test_check_names_every_cell_that_differs_and_keeps_the_import(cli, tmp_path: Path) -> None:
+    db = tmp_path / "r.db"
+    _import_real(cli, db)
+    official = (LLAVA / "llava-v1.5-7b_gpt-4-cap-int-score-3runs.csv").read_text()
+    changed = tmp_path / "llava-v1.5-7b_gpt-4-cap-int-score-3runs.csv"
+    # the first integration (know_gen_rec, 17.8) and the second run (30.8) altered
+    changed.write_text(official.replace(",17.8,", ",17.9,").replace("30.8", "30.6"))
+    grades = LLAVA / "llava-v1.5-7b_gpt-4-grade-3runs.json"
+    result = cli("import", "mmvet-grades", db, grades, "--check", changed)
+    assert result.code == 1
+    assert "2 of 21 numbers differ" in result.stdout
+    assert "integrations know_gen_rec: file 17.9, ours 17.796" in result.stdout
+    assert "integrations run 2: file 30.6, ours 30.826" in result.stdout
+    with sqlite3.connect(db) as conn:  # the import itself stands
+        assert conn.execute("SELECT COUNT(*) FROM judgments").fetchone() == (654,)
+    again = cli("import", "mmvet-grades", db, grades)  # the same file again adds nothing
+    assert again.code == 0 and "imported judgments" not in again.stdout
+
+
+def _small(cli, mmvet_files: dict[str, Path], db: Path) -> None:
+    f = mmvet_files
+    result = cli("import", "mmvet", db, f["questions"], "--images", f["images"],
+                 "--answers", f["alpha"], "--model", "alpha")  # fmt: skip
+    assert result.code == 0, result.stderr
+
+
+def test_a_give_up_is_imported_as_failed_never_as_a_score(
+    cli, mmvet_files: dict[str, Path], tmp_path: Path
+) -> None:
+    db = tmp_path / "r.db"
+    _small(cli, mmvet_files, db)
+    grades = write_json(tmp_path / "alpha_gpt-4-0613-grade-2runs.json", {
+        "v1_0": {"model": ["gpt-4-0613"] * 2, "content": ["0.5", "0.6"], "score": [0.5, 0.6]},
+        "v1_1": {"model": ["gpt-4-0613"] * 2, "content": ["The prediction is right", "1.0"],
+                 "score": [0.0, 1.0]},
+        "v1_2": {"model": ["gpt-4-0613"] * 2, "content": ["BadRequestError", "1.5"],
+                 "score": [0.0, 0.0]},
+    })  # fmt: skip
+    result = cli("import", "mmvet-grades", db, grades)  # the model from the file name
+    assert result.code == 0, result.stderr
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT s.key, j.run, j.status, j.score, j.raw_reply FROM judgments j "
+            "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
+            "ORDER BY s.key, j.run"
+        ).fetchall()
+    assert rows == [
+        ("v1_0", 0, "ok", 0.5, "0.5"), ("v1_0", 1, "ok", 0.6, "0.6"),
+        ("v1_1", 0, "error", None, "The prediction is right"), ("v1_1", 1, "ok", 1.0, "1.0"),
+        ("v1_2", 0, "error", None, "BadRequestError"), ("v1_2", 1, "error", None, "1.5"),
+    ]  # fmt: skip
+    report = cli("report", db).stdout
+    # v1_2 has no score in any run; v1_1 only in one
+    assert "1 unscored" in report and "1 scored in only some runs" in report
+
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("v")
+        await pick(app, pilot, "Judge failed")
+        await until(pilot, lambda: app.session.filter.failed)
+        seen["keys"] = [app.session.entries[i].key for i in app.session.visible]
+
+    drive(db, steps)
+    assert seen["keys"] == ["v1_1", "v1_2"]
+
+
+@pytest.mark.parametrize(
+    ("document", "name", "problem"),
+    [
+        ({"v1_0": {"model": ["g"], "content": ["0.5"], "score": [0.4]}}, "alpha_g-grade-1runs",
+         "id v1_0: run 1: content '0.5' and score 0.4 disagree"),
+        ({"v1_0": {"model": ["g"], "content": ["0.5"]}}, "alpha_g-grade-1runs",
+         "id v1_0: expected lists 'model', 'content' and 'score'"),
+        ({"v1_9": {"model": ["g"], "content": ["0.5"], "score": [0.5]}}, "alpha_g-grade-1runs",
+         "id v1_9: a judgment of model 'alpha'"),
+        ({"v1_0": {"model": ["g"], "content": ["0.5"], "score": [0.5]}}, "grades",
+         "the file name does not say which model was graded: give --model NAME"),
+    ],
+)  # fmt: skip
+def test_bad_grade_files_name_the_file_and_id_and_change_nothing(
+    cli, mmvet_files: dict[str, Path], tmp_path: Path, document: dict, name: str, problem: str
+) -> None:
+    db = tmp_path / "r.db"
+    _small(cli, mmvet_files, db)
+    before = tmp_path / "before.db"
+    shutil.copy(db, before)
+    grades = write_json(tmp_path / f"{name}.json", document)
+    result = cli("import", "mmvet-grades", db, grades)
+    assert result.code == 1
+    assert f"{grades}: {problem}" in result.stderr
+    with sqlite3.connect(db) as conn, sqlite3.connect(before) as old:
+        assert conn.execute("SELECT COUNT(*) FROM judgments").fetchone() == (0,)
+        assert (
+            old.execute("SELECT COUNT(*) FROM answers").fetchone()
+            == conn.execute("SELECT COUNT(*) FROM answers").fetchone()
+        )
+
+
+@needs_fixture("mmvet-real/llava-v1.5-7b")
+def test_the_screen_audits_the_imported_runs(cli, tmp_path: Path) -> None:
+    """The real MM-Vet database with the official 3-run grades: each answer shows its
+    GPT-4 runs with their raw content, the run-variance filter finds exactly the answers
+    whose runs disagree, and grading one of them moves the tables."""
+    db = tmp_path / "r.db"
+    _import_real(cli, db)
+    grades_file = LLAVA / "llava-v1.5-7b_gpt-4-grade-3runs.json"
+    assert cli("import", "mmvet-grades", db, grades_file).code == 0
+    grades = json.loads(grades_file.read_text())
+    disagree = sorted(k for k, g in grades.items() if len(set(g["score"])) > 1)
+    assert disagree  # the real runs do disagree, on a few answers
+
+    seen: dict[str, object] = {}
+
+    def total(app) -> float:
+        tables = app.session.tables.breakdown.tables()
+        (table,) = [t for t in tables if t.name == "mmvet.capabilities"]
+        return table.rows[0].cells["total"].value
+
+    async def steps(app, pilot) -> None:
+        seen["judges"] = text_of(app, "#judges")
+        await pilot.press("v")
+        await pick(app, pilot, "Judge runs disagree (std > 0)")
+        await until(pilot, lambda: app.session.filter.spread is not None)
+        seen["keys"] = sorted(app.session.entries[i].key for i in app.session.visible)
+        await until(pilot, lambda: app.current().key in disagree)
+        seen["shown"] = app.current().key
+        seen["before"] = total(app)
+        await pilot.press("equals_sign")  # the reviewer says it is fully right: 1.0
+        await until(pilot, lambda: app.current().reviewed)
+        seen["after"] = total(app)
+
+    drive(db, steps)
+    first = grades["v1_0"]
+    judges = str(seen["judges"])
+    assert judges.count("gpt-4 (imported)") == 3 and f"from {grades_file}" in judges
+    assert all(content in judges for content in first["content"])
+    assert seen["keys"] == disagree
+    key = str(seen["shown"])
+    mean = sum(grades[key]["score"]) / 3  # one answer of 218 moves from its mean to 1.0
+    assert seen["after"] == pytest.approx(seen["before"] + 100 * (1.0 - mean) / 218)
