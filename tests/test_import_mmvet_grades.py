@@ -100,6 +100,9 @@ def test_check_names_every_cell_that_differs_and_keeps_the_import(cli, tmp_path:
         assert conn.execute("SELECT COUNT(*) FROM judgments").fetchone() == (654,)
     again = cli("import", "mmvet-grades", db, grades)  # the same file again adds nothing
     assert again.code == 0 and "imported judgments" not in again.stdout
+    one = LLAVA / "llava-v1.5-7b_gpt-4-grade-1runs.json"
+    fewer = cli("import", "mmvet-grades", db, one)
+    assert fewer.code == 0 and "holds 1 judge run(s), and the dataset has 3" in fewer.stderr
 
 
 def _small(cli, mmvet_files: dict[str, Path], db: Path) -> None:
@@ -224,3 +227,29 @@ def test_the_screen_audits_the_imported_runs(cli, tmp_path: Path) -> None:
     key = str(seen["shown"])
     mean = sum(grades[key]["score"]) / 3  # one answer of 218 moves from its mean to 1.0
     assert seen["after"] == pytest.approx(seen["before"] + 100 * (1.0 - mean) / 218)
+
+
+def test_the_v2_grader_refusal_imports_as_failed(cli, tmp_path: Path) -> None:
+    """The v2 grader stores a request the API refused as content "BadRequestError" with a
+    score of 0.0: `import mmvet-v2-grades` keeps it as a failed run of the v2 dataset."""
+    folder = Path(__file__).resolve().parents[1] / "sample_data" / "mmvet-v2"
+    db = tmp_path / "r.db"
+    result = cli("import", "mmvet-v2", db, folder / "mm-vet-v2.json", "--images",
+                 folder / "images", "--answers", folder / "answers" / "demo-alpha.json")  # fmt: skip
+    assert result.code == 0, result.stderr
+    grades = write_json(tmp_path / "demo-alpha_gpt-4-0613-grade-1runs.json", {
+        "v2_0": {"model": ["gpt-4-0613"], "content": ["BadRequestError"], "score": [0.0]},
+        "v2_1": {"model": ["gpt-4-0613"], "content": ["0.7"], "score": [0.7]},
+    })  # fmt: skip
+    result = cli("import", "mmvet-v2-grades", db, grades)
+    assert result.code == 0, result.stderr
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT d.name, s.key, j.status, j.score, j.raw_reply FROM judgments j "
+            "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id ORDER BY s.key"
+        ).fetchall()
+    assert rows == [
+        ("mmvet-v2", "v2_0", "error", None, "BadRequestError"),
+        ("mmvet-v2", "v2_1", "ok", 0.7, "0.7"),
+    ]

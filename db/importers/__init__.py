@@ -135,8 +135,21 @@ def _load_judged(store: Store, batch: ImportBatch, summary: ImportSummary) -> No
         new.append((answer, record.judgment))
     store.add_judgments(new)
     summary.judgments_added = len(new)
+    if batch.judgments:
+        _warn_of_other_runs(store, batch, summary)
     verdicts = [(_answer_of(answers, v.model, v.key, v.source), v) for v in batch.group_verdicts]
     summary.group_verdicts_added = store.add_group_verdicts(verdicts)
+
+
+def _warn_of_other_runs(store: Store, batch: ImportBatch, summary: ImportSummary) -> None:
+    """Say so when the dataset holds judge runs the imported file does not: the tables
+    count every run, so a 1-run file imported over 3 runs still shows 3."""
+    runs, held = store.judge_runs(batch.dataset), 1 + max(r.judgment.run for r in batch.judgments)
+    if runs > held:
+        summary.warnings.append(
+            f"{batch.source} holds {held} judge run(s), and the dataset has {runs}: runs "
+            f"{held + 1}-{runs} keep their earlier judgments and still count in the tables"
+        )
 
 
 def _answer_of(answers: dict[tuple[str, str], int], model: str, key: str, source: str) -> int:
