@@ -93,11 +93,12 @@ def judge_runs(records: list[JudgeRecord]) -> RenderableType:
         reply = safe(r.reply or r.error, limit=2000)
         if r.error and r.reply:
             reply.append_text(safe(f"  [{r.error}]", style="red"))
-        if r.source:
-            reply.append_text(safe(f"  [from {r.source}]", style="dim"))
         table.add_row(str(r.run), safe(judge), Text(r.status, style=status_style), result,
                       r.method or DASH, reply)  # fmt: skip
-    return table
+    sources = dict.fromkeys(r.source for r in records if r.source)
+    if not sources:
+        return table
+    return Group(table, *(safe(f"imported from {source}", style="dim") for source in sources))
 
 
 def verdict_line(verdict: Verdict | None, unsaved: tuple[str, ...] = (), problem: str = "") -> Text:
