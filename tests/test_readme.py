@@ -25,3 +25,17 @@ def test_every_reliability_promise_is_backed_by_a_named_test_that_exists() -> No
         for path, name in nodes:
             source = (ROOT / path).read_text(encoding="utf-8")
             assert re.search(rf"^(async )?def {name}\(", source, re.MULTILINE), f"{path}::{name}"
+
+
+def test_every_import_command_has_a_readme_example() -> None:
+    """Each `lmmreview import NAME` the installed benchmarks declare appears in the
+    README's overview of import formats and in at least one example command."""
+    from lmmreview.engine.registry import benchmarks
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    overview = readme.split("### Import formats", 1)[1].split("\n### ", 1)[0]
+    commands = [c for b in benchmarks().values() for c in b.importers()]
+    assert len(commands) >= 12
+    for command in commands:
+        assert f"| `{command}` |" in overview, command
+        assert re.search(rf"^lmmreview import {re.escape(command)} ", readme, re.MULTILINE), command
