@@ -1,7 +1,7 @@
 """Files written by earlier releases open in this one with nothing lost, and schema
 changes that rebuild a table keep every other table's foreign keys pointing at it.
 
-tests/data/releases/v3 and v4 hold a database as the releases with schema 3 and 4 wrote
+tests/data/releases/v3, v4 and v5 hold a database as the releases with schema 3, 4 and 5 wrote
 it (the demo, judged three times with some failed runs, graded, undone, noted, flagged),
 and that release's exports of it; make_release_db.py there says how they were made.
 """
@@ -50,7 +50,7 @@ def _columns(db: Path, table: str) -> list[str]:
         return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
 
 
-@pytest.mark.parametrize("release", ["v3", "v4"])
+@pytest.mark.parametrize("release", ["v3", "v4", "v5"])
 def test_a_release_file_migrates_and_exports_exactly_as_that_release_did(
     release: str, tmp_path: Path, cli
 ) -> None:
