@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from lmmreview import __version__
 from lmmreview.db import Store
@@ -158,11 +159,11 @@ def list_benchmarks(
         out.print_json(json.dumps(document), ensure_ascii=True)
         return
     table = RichTable(box=None)
-    for column in ("name", "title", "from", "import"):
+    for column in ("name", "title", "from", "lmmreview import"):
         table.add_column(column, overflow="fold")
     for name, b in installed.items():
-        command = ", ".join(f"lmmreview import {c}" for c in b.importers()) or "-"
-        table.add_row(*(safe(v, one_line=True) for v in (name, b.title, origin(name), command)))
+        commands = Text("\n").join(safe(c, one_line=True) for c in b.importers()) or "-"
+        table.add_row(*(safe(v, one_line=True) for v in (name, b.title, origin(name))), commands)
     out.print(table)
     for problem in problems():
         say(f"warning: {problem}", style="yellow", console=err)
