@@ -25,6 +25,8 @@ from lmmreview.db.importers.mmbench import (
     _sample,
     _xlsx_rows,
     _xlsx_text,
+)
+from lmmreview.db.importers.mmbench import (
     read_mmbench as read_mmbench_tsv,
 )
 from lmmreview.db.importers.mmvet import capabilities_of
@@ -242,9 +244,7 @@ def read_mmbench(request: ImportRequest) -> ImportBatch:
     with_questions = questions is None
     if predictions is not None:
         _mmbench_rows(_read_rows(predictions), predictions, names.model, batch, with_questions)
-    indices = _mmbench_rows(
-        rows, file, names.model, batch, with_questions and predictions is None
-    )
+    indices = _mmbench_rows(rows, file, names.model, batch, with_questions and predictions is None)
     if _has(rows, "hit"):
         _verdicts(rows, indices, file, names, batch, predictions is not None)
     return batch
