@@ -47,7 +47,10 @@ def write_xlsx(path: Path, header: list[str], rows: list[list[object]]) -> Path:
 
 def write_records(path: Path, header: list[str], rows: list[list[object]]) -> Path:
     """VLMEvalKit's .json layout: a list of records, indented, an empty cell a bare NaN."""
-    records = [{k: float("nan") if v is None else v for k, v in zip(header, row)} for row in rows]
+    records = [
+        {k: float("nan") if v is None else v for k, v in zip(header, row, strict=True)}
+        for row in rows
+    ]
     path.write_text(json.dumps(records, indent=4), encoding="utf-8")
     return path
 
