@@ -11,12 +11,12 @@ from pathlib import Path
 import openpyxl
 import pytest
 from conftest import FIXTURES, dump, needs_fixture, png_base64, write_tsv
-from rich.console import Console
+from textual.pilot import Pilot
+from tui_harness import drive, text_of, until
 
 from lmmreview.db import Store
-from lmmreview.db.review import ReviewStore
 from lmmreview.engine.mmbench import CIRCULAR_STRIDE, match_choice
-from lmmreview.tui.detail import judge_runs
+from lmmreview.tui.app import ReviewApp
 
 MMBENCH_COLUMNS = ["index", "question", "hint", "A", "B", "answer", "category", "split"]
 # Two questions, each with its rotated copy; the second has no category (Overall only).
@@ -136,15 +136,21 @@ def test_mmbench_result_workbook_verdicts_beside_our_circular_eval(cli, tmp_path
     assert sentence in " ".join(report.stdout.split())
     assert sentence in cli("export", db, "--format", "md").stdout.replace("\\_", "_")
     # The review screen's detail of a rotated row shows the verdict on its group.
-    with Store.open(db) as store:
-        answer = store.answer_ids("MMBench_DEV_EN")[("tiny-llava", "1000002")]
-        detail = ReviewStore(store, "me").detail(answer)
-    assert detail.group_verdict is not None and detail.group_verdict.failed_at == 1
-    console = Console(width=200, record=True)
-    console.print(judge_runs(detail.judgments, detail.group_verdict))
-    shown = console.export_text()
-    assert "failed at rotation 1" in shown and "openai (imported)" in shown
-    assert "Failed in Rolling 1" in shown and f"[from {result_file}]" in shown
+    seen: dict[str, str] = {}
+
+    async def steps(app: ReviewApp, pilot: Pilot) -> None:
+        for _ in range(len(PREDICTIONS)):
+            entry = app.current()
+            if entry is not None and entry.key == "1000002":
+                break
+            await pilot.press("down")
+        await until(pilot, lambda: "rotation" in text_of(app, "#judges"))
+        seen["judges"] = " ".join(text_of(app, "#judges").split())
+
+    drive(db, steps, dataset="MMBench_DEV_EN")
+    assert "(judge openai (imported)): failed at rotation 1" in seen["judges"]
+    assert "Failed in Rolling 1" in seen["judges"]
+    assert f"[from {result_file}]" in seen["judges"]
 
 
 def test_mmbench_result_workbook_with_its_predictions_in_one_command(cli, tmp_path: Path) -> None:
