@@ -15,6 +15,7 @@ from textual.pilot import Pilot
 from tui_harness import drive, text_of, until
 
 from lmmreview.db import Store
+from lmmreview.db.review import EntryReader
 from lmmreview.engine.mmbench import CIRCULAR_STRIDE, match_choice
 from lmmreview.tui.app import ReviewApp
 
@@ -219,6 +220,8 @@ def test_mmvet_judge_workbook_imports_judgments_and_a_give_up_as_failed(
     ]  # fmt: skip
     assert {row[7] for row in judgments} == {str(workbook)}
     assert "gave up" in judgments[1][8]
+    with Store.open(db) as store:  # what the judge-failed filter shows
+        assert {e.key for e in EntryReader(store).entries("mmvet") if e.failed} == {"v1_1"}
     document = json_tables(cli, db)
     assert values(document, ".capabilities")["total"] == 50.0  # the give-up is no 0
     assert document["notes"]["mmvet"]["unscored"] == 1
