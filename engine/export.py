@@ -268,11 +268,20 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
             }
             for table in tables
         ],
-        "notes": {n.dataset: {**asdict(n), "judges": list(n.judges)} for n in notes},
+        "notes": {n.dataset: _notes_json(n) for n in notes},
     }
     text = json.dumps(document, indent=2, ensure_ascii=False)
     # JSON keeps the data exact: an unsafe code point is written as its \u escape.
     return UNSAFE_CHAR.sub(lambda m: _json_escape(m.group()), text) + "\n"
+
+
+def _notes_json(notes: Notes) -> dict[str, object]:
+    """A dataset's notes; imported circular verdicts only where there are some (a file
+    without them exports as it did before they existed)."""
+    document = {**asdict(notes), "judges": list(notes.judges)}
+    if not notes.imported_circular:
+        del document["imported_circular"]
+    return document
 
 
 def _json_escape(char: str) -> str:

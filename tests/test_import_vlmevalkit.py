@@ -136,6 +136,8 @@ def test_mmbench_result_workbook_verdicts_beside_our_circular_eval(cli, tmp_path
     )
     assert sentence in " ".join(report.stdout.split())
     assert sentence in cli("export", db, "--format", "md").stdout.replace("\\_", "_")
+    (check,) = json_tables(cli, db)["notes"]["MMBench_DEV_EN"]["imported_circular"]
+    assert (check["groups"], check["theirs"], check["ours"], check["differ"]) == (2, 0.0, 50.0, 1)
     # The review screen's detail of a rotated row shows the verdict on its group.
     seen: dict[str, str] = {}
 
