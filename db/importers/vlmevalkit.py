@@ -241,27 +241,27 @@ def read_mmbench(request: ImportRequest) -> ImportBatch:
         _require(rows, file, _MMBENCH_QUESTION_COLUMNS, "or give the MMBench TSV with --questions")
         batch = ImportBatch(dataset, MMBENCH.name, str(file))
     predictions = request.path("predictions")
-    with_questions = questions is None
+    no_tsv = questions is None  # the files' own question columns make the samples
     if predictions is not None:
-        _mmbench_rows(_read_rows(predictions), predictions, names.model, batch, with_questions)
-    indices = _mmbench_rows(rows, file, names.model, batch, with_questions and predictions is None)
+        _mmbench_rows(_read_rows(predictions), predictions, names.model, batch, no_tsv)
+    indices = _mmbench_rows(rows, file, names.model, batch, no_tsv and predictions is None)
     if _has(rows, "hit"):
         _verdicts(rows, indices, file, names, batch, predictions is not None)
     return batch
 
 
 def _mmbench_rows(
-    rows: Rows, file: Path, model: str, batch: ImportBatch, with_questions: bool
+    rows: Rows, file: Path, model: str, batch: ImportBatch, questions: bool
 ) -> list[int]:
-    """Add each row's answer (and, when the file is to give them, its question); return
-    the rows' indices."""
+    """Add each row's answer (and, when `questions`, the question it carries); return the
+    rows' indices."""
     indices: dict[int, str] = {}
     for where, row in rows:
         index = _index(row["index"], file, where)
         if index in indices:
             raise ImportFailure(file, f"duplicate index {index} (also at {indices[index]})", where)
         indices[index] = where
-        if with_questions:  # rows without a category count in Overall only
+        if questions:  # rows without a category count in Overall only
             batch.samples.append(_sample(index, {"category": "", **row}, file, where))
         batch.answers.append(AnswerRecord(str(index), model, row["prediction"], str(file)))
     return list(indices)
