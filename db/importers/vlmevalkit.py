@@ -145,6 +145,8 @@ def read_mmvet(request: ImportRequest) -> ImportBatch:
     else:
         _require(rows, file, _MMVET_QUESTION_COLUMNS, "or give the questions with --questions")
     judged = _has(rows, "score", "log")
+    if not judged and (_has(rows, "score") or _has(rows, "log")):
+        raise ImportFailure(file, "a judge workbook needs both the score and the log column")
     judge = names.judge or ""
     if judged and not judge:
         raise ImportFailure(file, "the judge is not in the file name: give --judge")
