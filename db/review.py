@@ -14,8 +14,9 @@ from typing import NamedTuple
 
 from lmmreview.db.schema import deciding_ids
 from lmmreview.db.store import Store, now
+from lmmreview.engine.benchmarks.mmbench import CIRCULAR_GROUP
 from lmmreview.engine.review import Entry, HistoryRow, current, in_force, undo_target
-from lmmreview.engine.scoring import USABLE, Verdict
+from lmmreview.engine.scoring import USABLE, GroupVerdict, Verdict
 from lmmreview.engine.types import Sample
 
 RETRY_WAIT_MS = 100  # how long a retried write waits for another process's write lock
@@ -65,6 +66,7 @@ class Detail:
     judgments: list[JudgeRecord]
     history: list[HistoryRow]
     flagged: bool
+    group_verdict: GroupVerdict | None = None  # another tool's verdict on the row's group
 
 
 def _judged(entry: Entry, runs: list[tuple]) -> None:
@@ -217,8 +219,27 @@ class ReviewStore(EntryReader):
         ).fetchone()
         return Detail(
             answer_id, model, sample, text, hashes, judgments, self.history(answer_id),
-            bool(flag and flag[0]),
+            bool(flag and flag[0]), self._group_verdict(answer_id, sample),
         )  # fmt: skip
+
+    def _group_verdict(self, answer_id: int, sample: Sample) -> GroupVerdict | None:
+        """The latest verdict imported for the circular group of this answer's row, from
+        the same model's answer to the group's main row."""
+        group = sample.extra.get(CIRCULAR_GROUP)
+        if group is None:
+            return None
+        row = self.conn.execute(
+            "SELECT s.key, m.name, g.score, g.failed_at, COALESCE(g.judge_model, ''), "
+            "COALESCE(g.raw_reply, ''), g.source FROM group_verdicts g "
+            "JOIN answers a ON a.id = g.answer_id JOIN samples s ON s.id = a.sample_id "
+            "JOIN models m ON m.id = a.model_id JOIN answers this ON this.id = ? "
+            "JOIN samples mine ON mine.id = this.sample_id "
+            "WHERE a.model_id = this.model_id AND s.dataset_id = mine.dataset_id "
+            "AND s.split IS mine.split AND json_extract(s.extra, '$.circular_group') = ? "
+            "ORDER BY g.id DESC LIMIT 1",
+            (answer_id, group),
+        ).fetchone()
+        return None if row is None else GroupVerdict(*row)
 
     def history(self, answer_id: int) -> list[HistoryRow]:
         rows = self.conn.execute(

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
-from lmmreview.engine.export import Notes
+from lmmreview.engine.export import ImportedCircular, Notes
 from lmmreview.engine.layouts import layout_for
-from lmmreview.engine.scoring import Outcome
+from lmmreview.engine.scoring import MICRO, GroupVerdict, Outcome
 from lmmreview.engine.types import Sample
 
 
@@ -56,7 +56,14 @@ class DatasetScores:
     answers: dict[tuple[str, str], int]  # (model, sample key) -> answer id
     breakdown: Breakdown
 
-    def notes(self, judges: list[str], unscored_as_zero: bool = False) -> Notes:
+    def notes(
+        self,
+        judges: list[str],
+        unscored_as_zero: bool = False,
+        verdicts: Iterable[GroupVerdict] = (),
+    ) -> Notes:
+        """What a reader must know; `verdicts` are circular verdicts another tool computed,
+        summed per model and file beside lmmreview's own on the same groups."""
         outcomes = [o for per_key in self.breakdown.outcomes.values() for o in per_key.values()]
         return Notes(
             dataset=self.name,
@@ -69,7 +76,44 @@ class DatasetScores:
             fallback=sum(o.fallback for o in outcomes),
             unscored_as_zero=unscored_as_zero,
             partial=sum(0 < o.micro.count(None) < len(o.micro) for o in outcomes),
+            imported_circular=self._imported_circular(verdicts),
         )
+
+    def _imported_circular(self, verdicts: Iterable[GroupVerdict]) -> tuple[ImportedCircular, ...]:
+        by_file: dict[tuple[str, str, str], list[GroupVerdict]] = {}
+        for v in verdicts:
+            by_file.setdefault((v.model, v.source, v.judge_model), []).append(v)
+        return tuple(
+            self._compared(model, source, judge, group)
+            for (model, source, judge), group in sorted(by_file.items())
+        )
+
+    def _compared(
+        self, model: str, source: str, judge: str, verdicts: list[GroupVerdict]
+    ) -> ImportedCircular:
+        """One file's verdicts for a model beside lmmreview's CircularEval of each group
+        (its first run: MMBench extracts a choice once for all runs)."""
+        ours = [self._group_score(model, v.key) for v in verdicts]
+        scored = [(v.score, o) for v, o in zip(verdicts, ours, strict=True) if o is not None]
+        return ImportedCircular(
+            model, source, judge, len(verdicts),
+            theirs=100 * sum(v.score for v in verdicts) / len(verdicts),
+            ours=100 * sum(o for _, o in scored) / len(scored) if scored else None,
+            unscored=len(verdicts) - len(scored),
+            differ=sum(theirs != o for theirs, o in scored),
+        )  # fmt: skip
+
+    def _group_score(self, model: str, key: str) -> float | None:
+        """lmmreview's score of the circular group whose main row is `key` (run 1)."""
+        layout = self.breakdown.layout
+        units = layout.units_of.get(key)
+        if not units:
+            return None
+        unit = max(units, key=lambda u: len(u.members))  # the whole group, not the row alone
+        per_key = self.breakdown.outcomes.get(model, {})
+        missing = Outcome.of((None,) * self.breakdown.runs)
+        micro = layout.combine(unit)([per_key.get(k, missing) for k in unit.members]).micro[0]
+        return None if micro is None else micro / MICRO
 
 
 def dataset_scores(store: Store, name: str, benchmark: Benchmark) -> DatasetScores:

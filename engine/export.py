@@ -35,6 +35,7 @@ class Notes:
     fallback: int
     unscored_as_zero: bool = False
     partial: int = 0  # scored in some runs, not all
+    imported_circular: tuple[ImportedCircular, ...] = ()  # another tool's, beside ours
 
     def sentence(self) -> str:
         judges = ", ".join(self.judges) or "none yet"
@@ -49,6 +50,30 @@ class Notes:
             f"{self.dataset}: judge {judges} ({runs}); {self.reviewed} of {self.answers} answers "
             f"human-reviewed; {self.unscored} unscored ({unscored}); {partial}"
             f"{self.fallback} decided by a seeded random fallback."
+        ) + "".join(f" {c.sentence()}" for c in self.imported_circular)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedCircular:
+    """Another tool's CircularEval of one model's groups (VLMEvalKit's `hit`), and
+    lmmreview's own on the same groups."""
+
+    model: str
+    source: str  # the file the verdicts came from
+    judge: str
+    groups: int
+    theirs: float  # percent of the groups solved
+    ours: float | None  # percent of the groups lmmreview scored; None: none scored
+    unscored: int  # groups lmmreview cannot score (a row unanswered or unjudged)
+    differ: int  # groups both scored, with different verdicts
+
+    def sentence(self) -> str:
+        ours = DASH if self.ours is None else f"{self.ours:.1f}%"
+        unscored = f" ({self.unscored} groups unscored)" if self.unscored else ""
+        return (
+            f"{self.model}: CircularEval imported from {self.source} (judge {self.judge}): "
+            f"{self.theirs:.1f}% of {self.groups} groups; lmmreview's on the same groups: "
+            f"{ours}{unscored}; {self.differ} groups differ."
         )
 
 
@@ -243,11 +268,20 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
             }
             for table in tables
         ],
-        "notes": {n.dataset: {**asdict(n), "judges": list(n.judges)} for n in notes},
+        "notes": {n.dataset: _notes_json(n) for n in notes},
     }
     text = json.dumps(document, indent=2, ensure_ascii=False)
     # JSON keeps the data exact: an unsafe code point is written as its \u escape.
     return UNSAFE_CHAR.sub(lambda m: _json_escape(m.group()), text) + "\n"
+
+
+def _notes_json(notes: Notes) -> dict[str, object]:
+    """A dataset's notes; imported circular verdicts only where there are some (a file
+    without them exports as it did before they existed)."""
+    document = {**asdict(notes), "judges": list(notes.judges)}
+    if not notes.imported_circular:
+        del document["imported_circular"]
+    return document
 
 
 def _json_escape(char: str) -> str:

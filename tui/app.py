@@ -45,7 +45,7 @@ from lmmreview.engine.llm import OpenAIChat
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.review import DISAGREEMENT, SPREAD, Entry, Filter
 from lmmreview.engine.runner import Progress, Runner, RunnerSettings
-from lmmreview.engine.scoring import Verdict
+from lmmreview.engine.scoring import GroupVerdict, Verdict
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.engine.visible import visible
 from lmmreview.tui import detail as render
@@ -826,7 +826,11 @@ class ReviewApp(App[None]):
                 lambda: Text.assemble(("Ground truth: ", "bold"), render.ground_truth(sample)),
             ),
             ("#answer", detail.answer_id, lambda: render.answer(detail.text)),
-            ("#judges", judged, lambda: render.judge_runs(detail.judgments)),
+            (
+                "#judges",
+                (*judged, detail.group_verdict),
+                lambda: render.judge_runs(detail.judgments, detail.group_verdict),
+            ),
             (
                 "#verdict",
                 (judged, entry.verdict, unsaved, self._save_problem),
@@ -1117,26 +1121,26 @@ class ReviewApp(App[None]):
         session = self.session
         if session is None:
             return ""
-        judges = await self.read(lambda r: r.store.judge_models(session.dataset))
-        return "" if judges is None else self._notes(judges).sentence()
+        found = await self.read(lambda r: _judges_and_verdicts(r.store, session.dataset))
+        return "" if found is None else self._notes(*found).sentence()
 
-    def _notes(self, judges: list[str]) -> Notes:
+    def _notes(self, judges: list[str], verdicts: list[GroupVerdict]) -> Notes:
         session = self.session
         assert session is not None
         assert session.tables is not None
         scores = DatasetScores(
             session.dataset, session.benchmark, session.samples, {}, session.tables.breakdown
         )
-        return scores.notes(judges)
+        return scores.notes(judges, verdicts=verdicts)
 
     async def export(self, path: Path) -> tuple[Path, bool]:
         """Write the Markdown tables to `path` (never over a database): where they went, and
         whether an existing file was replaced."""
         session = self.session
         assert session is not None
-        judges = await self.in_db(lambda r: r.store.judge_models(session.dataset))
+        found = await self.in_db(lambda r: _judges_and_verdicts(r.store, session.dataset))
         assert session.tables is not None
-        text = to_markdown(session.tables.breakdown.tables(), [self._notes(judges)])
+        text = to_markdown(session.tables.breakdown.tables(), [self._notes(*found)])
         write = partial(write_export, path, text, self.db_path)
         replaced = await asyncio.wrap_future(self._db.submit(write))
         return path.resolve(), replaced
@@ -1305,6 +1309,11 @@ class ReviewApp(App[None]):
         if running is not None:
             loop, task = running
             loop.call_soon_threadsafe(task.cancel)
+
+
+def _judges_and_verdicts(store: Store, dataset: str) -> tuple[list[str], list[GroupVerdict]]:
+    """What the notes of a dataset read from the database."""
+    return store.judge_models(dataset), list(store.group_verdicts(dataset).values())
 
 
 def binding_ids() -> set[str]:

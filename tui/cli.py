@@ -242,7 +242,8 @@ def _tables(
         for name, benchmark in store.datasets(datasets or None):
             scores = dataset_scores(store, name, benchmark)
             tables += scores.breakdown.tables(unscored_as_zero)
-            notes.append(scores.notes(store.judge_models(name), unscored_as_zero))
+            verdicts = store.group_verdicts(name).values()
+            notes.append(scores.notes(store.judge_models(name), unscored_as_zero, verdicts))
     return tables, notes
 
 

@@ -16,7 +16,7 @@ from lmmreview.db.review import Detail, JudgeRecord
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.export import DASH
 from lmmreview.engine.review import Entry, HistoryRow
-from lmmreview.engine.scoring import Verdict, judge_label
+from lmmreview.engine.scoring import IMPORTED, GroupVerdict, Verdict, judge_label
 from lmmreview.engine.tables import Cell
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.tui.safe_text import plain_line, safe
@@ -75,8 +75,30 @@ def answer(text: str) -> Text:
     return shown
 
 
-def judge_runs(records: list[JudgeRecord]) -> RenderableType:
-    """Every judge call that came back: what it said, how it was read, what decided."""
+def judge_runs(records: list[JudgeRecord], group: GroupVerdict | None = None) -> RenderableType:
+    """Every judge call that came back: what it said, how it was read, what decided; then
+    the circular verdict another tool gave the answer's group, if one was imported."""
+    runs = _judge_table(records)
+    return runs if group is None else Group(runs, group_verdict(group))
+
+
+def group_verdict(verdict: GroupVerdict) -> Text:
+    """An imported verdict on a whole circular group: solved or where it failed, the tool's
+    log and the file it came from."""
+    if verdict.score >= 1:
+        outcome = Text("solved", style="green")
+    else:
+        failed = "" if verdict.failed_at is None else f" at rotation {verdict.failed_at}"
+        outcome = Text(f"failed{failed}", style="red")
+    line = Text.assemble(
+        ("Imported CircularEval of this group", "bold"), " (judge ",
+        safe(judge_label(IMPORTED, verdict.judge_model), one_line=True), "): ", outcome,
+        "\n", safe(verdict.log, limit=2000), safe(f"  [from {verdict.source}]", style="dim"),
+    )  # fmt: skip
+    return line
+
+
+def _judge_table(records: list[JudgeRecord]) -> RenderableType:
     if not records:
         return Text("not judged yet (lmmreview score, or J to run the LLM judge)", style="italic")
     table = Table(box=None, pad_edge=False, show_edge=False, expand=True)

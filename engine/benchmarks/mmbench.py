@@ -88,9 +88,8 @@ def circular_chain(sample: Sample) -> tuple[Hashable, int] | None:
 _L3_SPELLING = {name.lower(): name for name in mmbench.L3_ABILITIES}
 
 
-def _l3(sample: Sample) -> str:
+def _l3(category: str) -> str:
     """The paper's spelling of an L-3 ability (public TSVs vary in case: OCR, ocr)."""
-    category = sample.first(CATEGORY) or "unknown"
     return _L3_SPELLING.get(category.lower(), category)
 
 
@@ -119,6 +118,11 @@ class MMBench(Benchmark):
             Option("file", "FILE", "Prediction or result workbook.", required=True),
             (
                 Option("questions", "TSV", "The MMBench TSV (categories and images)."),
+                Option(
+                    "predictions",
+                    "FILE",
+                    "With a result workbook: the prediction workbook (every rotation's answer).",
+                ),
                 Option("model", "NAME", "Model name (default: from the file name).", text=True),
                 Option("judge", "NAME", "Judge model (default: from the file name).", text=True),
             ),
@@ -135,7 +139,7 @@ class MMBench(Benchmark):
 
     def tables(self, dataset: str, samples: list[Sample]) -> Tables:
         first_rows = [s for s in samples if s.extra.get(ROTATION) == 0]
-        l3_present = Counter(_l3(s) for s in first_rows)
+        l3_present = Counter(_l3(c) for s in first_rows if (c := s.first(CATEGORY)))
         l3 = [c for c in mmbench.L3_ABILITIES if c in l3_present]
         l3 += [c for c in by_count(l3_present) if c not in mmbench.L3_ABILITIES]
         l2_table, l3_table = f"{dataset}.l2", f"{dataset}.l3"
@@ -160,7 +164,9 @@ class MMBench(Benchmark):
             rows.sort(key=lambda s: int(s.extra.get(ROTATION) or 0))
             main = rows[0]
             l2 = mmbench.L2_ABBREVIATIONS.get(main.first(L2_CATEGORY) or "", "")
-            cells: Cells = ((l2_table, "overall"), (l3_table, _l3(main)))
+            cells: Cells = ((l2_table, "overall"),)
+            if category := main.first(CATEGORY):  # without one, it counts in Overall only
+                cells += ((l3_table, _l3(category)),)
             if l2:
                 cells += ((l2_table, l2),)
             name = f"circular:{split}:{group}" if split else f"circular:{group}"  # unique per split
