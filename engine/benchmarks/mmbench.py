@@ -103,7 +103,12 @@ class MMBench(Benchmark):
         "The MMBench TSV, and one model's predictions with --answers and --model.",
         Option("data", "TSV", "MMBench TSV (base64 images, circular copies).", required=True),
         (
-            Option("answers", "FILE", "Predictions with index, prediction: .tsv, .csv, .xlsx."),
+            Option(
+                "answers",
+                "FILE",
+                "Predictions with index, prediction: .tsv, .csv, .xlsx; or LLaVA model_vqa "
+                ".jsonl (question_id = index; the model defaults to its model_id).",
+            ),
             Option("model", "NAME", "Model name for --answers.", text=True),
         ),
         demo="lmmreview.db.importers.mmbench:demo_requests",

@@ -79,11 +79,18 @@ class MMVet(Benchmark):
         Option("questions", "QUESTIONS", "MM-Vet question JSON (id -> fields).", required=True),
         (
             Option("images", "FOLDER", "Folder of the images named by 'imagename'."),
-            Option("answers", "FILE", "Result JSON (id -> answer); repeatable.", many=True),
+            Option(
+                "answers",
+                "FILE",
+                "Result JSON (id -> answer), or LLaVA model_vqa .jsonl (question_id n is "
+                "v1_n); repeatable.",
+                many=True,
+            ),
             Option(
                 "model",
                 "NAME",
-                "Model name per --answers, in order (default: the file's name).",
+                "Model name per --answers, in order (default: the file's name, or a "
+                ".jsonl file's model_id).",
                 many=True,
                 text=True,
             ),
