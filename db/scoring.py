@@ -55,6 +55,7 @@ class DatasetScores:
     samples: dict[str, Sample]
     answers: dict[tuple[str, str], int]  # (model, sample key) -> answer id
     breakdown: Breakdown
+    no_reply: int = 0  # answers an imported 0.0 without a judge reply scores
 
     def notes(self, judges: list[str], unscored_as_zero: bool = False) -> Notes:
         outcomes = [o for per_key in self.breakdown.outcomes.values() for o in per_key.values()]
@@ -69,6 +70,7 @@ class DatasetScores:
             fallback=sum(o.fallback for o in outcomes),
             unscored_as_zero=unscored_as_zero,
             partial=sum(0 < o.micro.count(None) < len(o.micro) for o in outcomes),
+            no_reply=self.no_reply,
         )
 
 
@@ -79,10 +81,12 @@ def dataset_scores(store: Store, name: str, benchmark: Benchmark) -> DatasetScor
     breakdown = Breakdown(layout_for(name, benchmark, list(samples.values())), runs)
     answers: dict[tuple[str, str], int] = {}
     outcomes: dict[str, dict[str, Outcome]] = {}
+    no_reply = 0
     for entry in EntryReader(store).entries(name):  # as the review screen reads them
         answers[(entry.model, entry.key)] = entry.answer_id
+        no_reply += entry.no_reply and entry.verdict is None
         outcomes.setdefault(entry.model, {})[entry.key] = entry.outcome(
             runs, samples[entry.key].golds
         )
     breakdown.load(outcomes)
-    return DatasetScores(name, benchmark, samples, answers, breakdown)
+    return DatasetScores(name, benchmark, samples, answers, breakdown, no_reply)

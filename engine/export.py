@@ -35,6 +35,7 @@ class Notes:
     fallback: int
     unscored_as_zero: bool = False
     partial: int = 0  # scored in some runs, not all
+    no_reply: int = 0  # answers scored by an imported 0.0 that came with no judge reply
 
     def sentence(self) -> str:
         judges = ", ".join(self.judges) or "none yet"
@@ -49,6 +50,17 @@ class Notes:
             f"{self.dataset}: judge {judges} ({runs}); {self.reviewed} of {self.answers} answers "
             f"human-reviewed; {self.unscored} unscored ({unscored}); {partial}"
             f"{self.fallback} decided by a seeded random fallback."
+        ) + self._no_reply()
+
+    def _no_reply(self) -> str:
+        """The imported 0.0 scores no judge reply backs (lmms-eval's record of a failed
+        judge call), when there are any."""
+        if not self.no_reply:
+            return ""
+        return (
+            f" {self.no_reply} answer(s) scored 0 by an imported judge result without a reply "
+            "(a judge API failure, in lmms-eval's files), counted as 0: filter "
+            "'judge result without a reply' to review them."
         )
 
 
