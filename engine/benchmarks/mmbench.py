@@ -17,6 +17,7 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
+from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL_HELP
 from lmmreview.engine.judging import llm_judgment
 from lmmreview.engine.layouts import by_count, columns
 from lmmreview.engine.llm import Call, Reply
@@ -131,9 +132,12 @@ class MMBench(Benchmark):
         ),
         Importer(
             "lmmreview.db.importers.lmms_eval:read_mmbench",
-            "MMBench: lmms-eval --log_samples JSONL.\n\nThe v0.3 or v0.4 layout.",
+            "MMBench: lmms-eval --log_samples JSONL.\n\n"
+            "The v0.3 or v0.4 layout. Questions (from each line's doc, or the gpt_eval_score "
+            "dict that repeats them; circular rows by index) and answers (the filtered "
+            "response); lmms-eval records no extracted choice per line, so lmmreview extracts.",
             Option("samples", "JSONL", "*_samples_mmbench_*.jsonl.", required=True),
-            (Option("model", "NAME", "Model name (default: from the file name).", text=True),),
+            (Option("model", "NAME", LMMS_EVAL_MODEL_HELP, text=True),),
             command="mmbench-lmms-eval",
         ),
     )
