@@ -52,6 +52,14 @@ class Notes:
             f"{self.fallback} decided by a seeded random fallback."
         ) + self._no_reply()
 
+    def fields(self) -> dict[str, object]:
+        """The notes as JSON fields. The no-reply count is left out while 0, so a database
+        without such judgments exports as the releases before it did."""
+        fields = {**asdict(self), "judges": list(self.judges)}
+        if not self.no_reply:
+            del fields["no_reply"]
+        return fields
+
     def _no_reply(self) -> str:
         """The imported 0.0 scores no judge reply backs (lmms-eval's record of a failed
         judge call), when there are any."""
@@ -255,7 +263,7 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
             }
             for table in tables
         ],
-        "notes": {n.dataset: {**asdict(n), "judges": list(n.judges)} for n in notes},
+        "notes": {n.dataset: n.fields() for n in notes},
     }
     text = json.dumps(document, indent=2, ensure_ascii=False)
     # JSON keeps the data exact: an unsafe code point is written as its \u escape.

@@ -11,6 +11,7 @@ from conftest import dump, write_lines
 from tui_harness import drive, pick, text_of, until
 
 from lmmreview.db import Store
+from lmmreview.db.review import ReviewStore
 from lmmreview.engine.scoring import IMPORTED, Judgment
 
 MODEL = "llava-1.5-7b"  # the folder lmms-eval writes a model's files into
@@ -52,7 +53,11 @@ def judgments(db: Path, dataset: str, model: str = MODEL) -> dict[str, Judgment]
     with Store.open(db) as store:
         answers = store.answer_ids(dataset)
         latest = store.latest_judgments(dataset)
-    return {key: latest[answer, 0] for (m, key), answer in answers.items() if (answer, 0) in latest and m == model}
+    return {
+        key: latest[answer, 0]
+        for (m, key), answer in answers.items()
+        if (answer, 0) in latest and m == model
+    }
 
 
 @pytest.mark.parametrize("layout", ["v0.3", "v0.4"])
@@ -65,7 +70,9 @@ def test_mmvet_samples_give_questions_answers_and_grades(cli, tmp_path: Path, la
         samples = {s.key: s for s in store.samples("mmvet")}
         assert samples["v1_0"].axis("capability") == ("ocr", "math")
         assert samples["v1_2"].question == "Price?" and samples["v1_2"].answer == "$4"
-        assert store.answers("mmvet", MODEL) == dict(zip(("v1_0", "v1_1", "v1_2"), MMVET_ANSWERS, strict=True))
+        assert store.answers("mmvet", MODEL) == dict(
+            zip(("v1_0", "v1_1", "v1_2"), MMVET_ANSWERS, strict=True)
+        )
     judged = judgments(db, "mmvet")
     assert {k: (j.score, j.judge_model, j.kind) for k, j in judged.items()} == {
         "v1_0": (0.5, "gpt-4-0613", IMPORTED),
@@ -83,17 +90,25 @@ def test_mmvet_samples_give_questions_answers_and_grades(cli, tmp_path: Path, la
     assert again.code == 0 and "(0 new)" in again.stdout
 
 
-def test_the_no_reply_count_is_in_the_json_notes_and_leaves_once_a_human_grades(cli, tmp_path: Path) -> None:
+def test_the_no_reply_count_is_in_the_json_notes_and_leaves_once_a_human_grades(
+    cli, tmp_path: Path
+) -> None:
     path = samples_file(tmp_path, "mmvet", [mmvet_line(i, "v0.4") for i in range(3)])
     db = tmp_path / "r.db"
     assert cli("import", "mmvet-lmms-eval", db, path, "--model", "m").code == 0
     exported = json.loads(cli("export", db, "--format", "json").stdout)
     assert exported["notes"]["mmvet"]["no_reply"] == 1
     with Store.open(db) as store:
-        assert store.answers("mmvet", "m")  # --model names the model
+        failed = store.answer_ids("mmvet")["m", "v1_2"]  # --model names the model
+        ReviewStore(store, "tester").grade(failed, 1.0)
+    graded = json.loads(cli("export", db, "--format", "json").stdout)
+    assert "no_reply" not in graded["notes"]["mmvet"]  # a human score replaced the 0.0
+    assert "without a reply" not in cli("report", db).stdout
 
 
-def test_the_no_reply_filter_finds_the_failed_grade_and_the_screen_notes_count_it(cli, tmp_path: Path) -> None:
+def test_the_no_reply_filter_finds_the_failed_grade_and_the_screen_notes_count_it(
+    cli, tmp_path: Path
+) -> None:
     path = samples_file(tmp_path, "mmvet", [mmvet_line(i, "v0.3") for i in range(3)])
     db = tmp_path / "r.db"
     assert cli("import", "mmvet-lmms-eval", db, path).code == 0
@@ -214,7 +229,11 @@ def test_mmmu_v03_samples_give_questions_answers_and_parsed_choices(cli, tmp_pat
     assert result.code == 0, result.stderr
     with Store.open(db) as store:
         samples = {s.key: s for s in store.samples("mmmu")}
-        assert samples["validation_Art_Theory_1"].options == {"A": "Baroque", "B": "Rococo", "C": "Gothic"}
+        assert samples["validation_Art_Theory_1"].options == {
+            "A": "Baroque",
+            "B": "Rococo",
+            "C": "Gothic",
+        }
         assert samples["validation_Math_3"].axis("difficulty") == ("Hard",)
         assert store.answers("mmmu", MODEL)["validation_Math_2"] == "It is 4"
     assert_mmmu_judgments(db, path)
@@ -235,7 +254,9 @@ def test_mmmu_v04_samples_answer_the_questions_imported_before(cli, tmp_path: Pa
     result = cli("import", "mmmu-lmms-eval", db, path)
     assert result.code == 0, result.stderr
     with Store.open(db) as store:
-        assert store.answers("mmmu", MODEL) == dict(zip((d["id"] for d in MMMU_DOCS), MMMU_ANSWERS, strict=True))
+        assert store.answers("mmmu", MODEL) == dict(
+            zip((d["id"] for d in MMMU_DOCS), MMMU_ANSWERS, strict=True)
+        )
     assert_mmmu_judgments(db, path)
 
 
@@ -257,7 +278,9 @@ def test_model_vqa_answers_import_for_mmvet(cli, mmvet_files, tmp_path: Path) ->
     db = tmp_path / "r.db"
     result = cli("import", "mmvet", db, mmvet_files["questions"], "--answers", answers)
     assert result.code == 0, result.stderr
-    named = cli("import", "mmvet", db, mmvet_files["questions"], "--answers", answers, "--model", "mine")
+    named = cli(
+        "import", "mmvet", db, mmvet_files["questions"], "--answers", answers, "--model", "mine"
+    )
     assert named.code == 0, named.stderr
     with Store.open(db) as store:
         expected = {"v1_0": "x = -1", "v1_1": "green", "v1_2": "$4"}
@@ -282,17 +305,30 @@ def bad_lines(case: str) -> tuple[str, list[str]]:
     good = json.dumps(mmvet_line(0, "v0.3"))
     broken = {
         "not json": "{doc_id: 1,",
-        "missing doc field": json.dumps({**mmvet_line(1, "v0.3"), "doc": {"question_id": "v1_1", "question": "q"}}),
+        "missing doc field": json.dumps(
+            {**mmvet_line(1, "v0.3"), "doc": {"question_id": "v1_1", "question": "q"}}
+        ),
         "unknown layout": json.dumps({"question_id": "v1_1", "text": "red"}),
         "no question in v0.4": json.dumps({"doc_id": 1, "input": "q", "filtered_resps": "red"}),
-        "bad score": json.dumps(mmvet_line(1, "v0.3") | {"gpt_eval_score": {**mmvet_line(1, "v0.3")["gpt_eval_score"], "score": 5}}),  # type: ignore[dict-item]
+        "bad score": json.dumps(
+            mmvet_line(1, "v0.3")
+            | {"gpt_eval_score": {**mmvet_line(1, "v0.3")["gpt_eval_score"], "score": 5}}
+        ),  # type: ignore[dict-item]
         "repeated id": good,
     }[case]
     return "mmvet-lmms-eval", [good, broken]
 
 
 @pytest.mark.parametrize(
-    "case", ["not json", "missing doc field", "unknown layout", "no question in v0.4", "bad score", "repeated id"]
+    "case",
+    [
+        "not json",
+        "missing doc field",
+        "unknown layout",
+        "no question in v0.4",
+        "bad score",
+        "repeated id",
+    ],
 )
 def test_bad_samples_file_is_one_line_naming_file_and_line(cli, tmp_path: Path, case: str) -> None:
     db = tmp_path / "r.db"
@@ -311,7 +347,9 @@ def test_bad_samples_file_is_one_line_naming_file_and_line(cli, tmp_path: Path, 
 
 
 def test_bad_model_vqa_line_names_file_and_line(cli, mmbench_tsv, tmp_path: Path) -> None:
-    answers = write_lines(tmp_path / "a.jsonl", [{"question_id": 7, "text": "A"}, {"question_id": 9}])
+    answers = write_lines(
+        tmp_path / "a.jsonl", [{"question_id": 7, "text": "A"}, {"question_id": 9}]
+    )
     result = cli("import", "mmbench", tmp_path / "r.db", mmbench_tsv, "--answers", answers)
     assert result.code == 1
     assert f"{answers}: line 2: missing field 'text'" in result.stderr
