@@ -16,7 +16,7 @@ from lmmreview.db.schema import deciding_ids
 from lmmreview.db.store import Store, now
 from lmmreview.engine.benchmarks.mmbench import CIRCULAR_GROUP
 from lmmreview.engine.review import Entry, HistoryRow, current, in_force, undo_target
-from lmmreview.engine.scoring import USABLE, GroupVerdict, Verdict
+from lmmreview.engine.scoring import IMPORTED, USABLE, GroupVerdict, Verdict
 from lmmreview.engine.types import Sample
 
 RETRY_WAIT_MS = 100  # how long a retried write waits for another process's write lock
@@ -25,6 +25,10 @@ _IN_DATASET = (
     "JOIN answers a ON a.id = {t}.answer_id JOIN samples s ON s.id = a.sample_id "
     "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ?"
 )
+
+
+# A deciding judgment that is an imported 0.0 without the judge's reply (Entry.no_reply).
+_NO_REPLY = f"(j.judge_kind = '{IMPORTED}' AND j.score = 0 AND COALESCE(j.raw_reply, '') = '')"
 
 
 class _ReviewRow(NamedTuple):
@@ -71,11 +75,13 @@ class Detail:
 
 def _judged(entry: Entry, runs: list[tuple]) -> None:
     """Set an entry's judge results from the deciding row of each run (answer, run, score,
-    choice, status, kind); a run whose latest judgment failed is unscored, and marked."""
+    choice, status, kind, no_reply); a run whose latest judgment failed is unscored, and
+    marked."""
     if len(runs) == 1 and runs[0][1] == 0 and runs[0][4] in USABLE:  # the common case
-        _, _, score, choice, status, kind = runs[0]
+        _, _, score, choice, status, kind, no_reply = runs[0]
         entry.judged, entry.judge_choice = (score,), choice
         entry.fallback, entry.offline = status == "fallback", kind == "offline"
+        entry.no_reply = bool(no_reply)
         return
     usable = {row[1]: row for row in runs if row[4] in USABLE}
     entry.failed = len(usable) < len(runs)
@@ -84,6 +90,7 @@ def _judged(entry: Entry, runs: list[tuple]) -> None:
     entry.judge_choice = next((row[3] for row in usable.values()), None)
     entry.fallback = any(row[4] == "fallback" for row in usable.values())
     entry.offline = any(row[5] == "offline" for row in usable.values())
+    entry.no_reply = any(row[6] for row in usable.values())
 
 
 class EntryReader:
@@ -134,7 +141,8 @@ class EntryReader:
         scope = f"AND {{t}}.answer_id IN ({','.join(map(str, only))})" if only else ""
         deciding = deciding_ids(_IN_DATASET.format(t="l") + " " + scope.format(t="l"))
         latest = (
-            "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.judge_kind FROM judgments j "
+            "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.judge_kind, "
+            f"{_NO_REPLY} FROM judgments j "
             f"JOIN ({deciding}) USING (id) ORDER BY j.answer_id, j.run"
         )
         rows = self.conn.execute(

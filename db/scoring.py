@@ -55,6 +55,7 @@ class DatasetScores:
     samples: dict[str, Sample]
     answers: dict[tuple[str, str], int]  # (model, sample key) -> answer id
     breakdown: Breakdown
+    no_reply: int = 0  # answers an imported 0.0 without a judge reply scores
 
     def notes(
         self,
@@ -77,6 +78,7 @@ class DatasetScores:
             unscored_as_zero=unscored_as_zero,
             partial=sum(0 < o.micro.count(None) < len(o.micro) for o in outcomes),
             imported_circular=self._imported_circular(verdicts),
+            no_reply=self.no_reply,
         )
 
     def _imported_circular(self, verdicts: Iterable[GroupVerdict]) -> tuple[ImportedCircular, ...]:
@@ -123,10 +125,12 @@ def dataset_scores(store: Store, name: str, benchmark: Benchmark) -> DatasetScor
     breakdown = Breakdown(layout_for(name, benchmark, list(samples.values())), runs)
     answers: dict[tuple[str, str], int] = {}
     outcomes: dict[str, dict[str, Outcome]] = {}
+    no_reply = 0
     for entry in EntryReader(store).entries(name):  # as the review screen reads them
         answers[(entry.model, entry.key)] = entry.answer_id
+        no_reply += entry.no_reply and entry.verdict is None
         outcomes.setdefault(entry.model, {})[entry.key] = entry.outcome(
             runs, samples[entry.key].golds
         )
     breakdown.load(outcomes)
-    return DatasetScores(name, benchmark, samples, answers, breakdown)
+    return DatasetScores(name, benchmark, samples, answers, breakdown, no_reply)

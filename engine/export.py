@@ -36,6 +36,7 @@ class Notes:
     unscored_as_zero: bool = False
     partial: int = 0  # scored in some runs, not all
     imported_circular: tuple[ImportedCircular, ...] = ()  # another tool's, beside ours
+    no_reply: int = 0  # answers scored by an imported 0.0 that came with no judge reply
 
     def sentence(self) -> str:
         judges = ", ".join(self.judges) or "none yet"
@@ -46,11 +47,33 @@ class Notes:
             if self.partial
             else ""
         )
-        return (
+        main = (
             f"{self.dataset}: judge {judges} ({runs}); {self.reviewed} of {self.answers} answers "
             f"human-reviewed; {self.unscored} unscored ({unscored}); {partial}"
             f"{self.fallback} decided by a seeded random fallback."
-        ) + "".join(f" {c.sentence()}" for c in self.imported_circular)
+        )
+        return main + self._no_reply() + "".join(f" {c.sentence()}" for c in self.imported_circular)
+
+    def fields(self) -> dict[str, object]:
+        """The notes as JSON fields. What only imported judgments bring (a no-reply count,
+        another tool's circular verdicts) is left out while there is none, so a database
+        without them exports as the releases before it did."""
+        fields = {**asdict(self), "judges": list(self.judges)}
+        for name in ("no_reply", "imported_circular"):
+            if not fields[name]:
+                del fields[name]
+        return fields
+
+    def _no_reply(self) -> str:
+        """The imported 0.0 scores no judge reply backs (lmms-eval's record of a failed
+        judge call), when there are any."""
+        if not self.no_reply:
+            return ""
+        return (
+            f" {self.no_reply} answer(s) scored 0 by an imported judge result without a reply "
+            "(a judge API failure, in lmms-eval's files), counted as 0: filter "
+            "'judge result without a reply' to review them."
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,20 +291,11 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
             }
             for table in tables
         ],
-        "notes": {n.dataset: _notes_json(n) for n in notes},
+        "notes": {n.dataset: n.fields() for n in notes},
     }
     text = json.dumps(document, indent=2, ensure_ascii=False)
     # JSON keeps the data exact: an unsafe code point is written as its \u escape.
     return UNSAFE_CHAR.sub(lambda m: _json_escape(m.group()), text) + "\n"
-
-
-def _notes_json(notes: Notes) -> dict[str, object]:
-    """A dataset's notes; imported circular verdicts only where there are some (a file
-    without them exports as it did before they existed)."""
-    document = {**asdict(notes), "judges": list(notes.judges)}
-    if not notes.imported_circular:
-        del document["imported_circular"]
-    return document
 
 
 def _json_escape(char: str) -> str:

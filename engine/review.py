@@ -28,6 +28,8 @@ class Entry:
     failed: bool = False  # some run's latest judgment is a failure: that run is unscored
     fallback: bool = False
     offline: bool = False
+    # An imported 0.0 with no judge reply: how lmms-eval stores a judge API failure.
+    no_reply: bool = False
 
     @property
     def reviewed(self) -> bool:
@@ -71,6 +73,7 @@ class Filter:
     flagged: bool = False
     failed: bool = False
     fallback: bool = False
+    no_reply: bool = False  # judge results without a reply (see Entry.no_reply)
     disagreement: float | None = None  # |judge - human| above this
     spread: float | None = None  # std across judge runs above this
     axis: tuple[str, str] | None = None  # (axis, value)
@@ -96,6 +99,8 @@ class Filter:
             checks.append(lambda e, s: e.failed)
         if self.fallback:
             checks.append(lambda e, s: e.fallback)
+        if self.no_reply:
+            checks.append(lambda e, s: e.no_reply)
         if self.model is not None:
             checks.append(lambda e, s: e.model == self.model)
         for ids in (self.text_ids, self.cell_ids):
@@ -127,6 +132,7 @@ class Filter:
             "flagged" if self.flagged else "",
             "judge failed" if self.failed else "",
             "fallback" if self.fallback else "",
+            "judge result without a reply" if self.no_reply else "",
             f"|judge-human|>{self.disagreement:g}" if self.disagreement is not None else "",
             f"run std>{self.spread:g}" if self.spread is not None else "",
             f"{self.axis[0]}={self.axis[1]}" if self.axis else "",

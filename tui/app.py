@@ -344,6 +344,7 @@ class ReviewScreen(Screen[None]):
         choices = [
             ("unreviewed", "Unreviewed"),
             ("failed", "Judge failed"),
+            ("no_reply", "Judge result without a reply (an imported 0.0)"),
             ("fallback", "Fallback extractions"),
             ("flagged", "Flagged"),
             ("disagreement", f"|judge - human| > {app.disagreement:g}"),
@@ -353,7 +354,7 @@ class ReviewScreen(Screen[None]):
             ("clear", "Clear all filters"),
         ]
         picked = await app.push_screen_wait(Menu(f"Filter ({current.describe()})", choices))
-        if picked in ("unreviewed", "failed", "fallback", "flagged"):
+        if picked in ("unreviewed", "failed", "no_reply", "fallback", "flagged"):
             toggled: dict[str, Any] = {picked: not getattr(current, picked)}
             app.filter(replace(current, **toggled))
         elif picked == "disagreement":
@@ -1128,8 +1129,14 @@ class ReviewApp(App[None]):
         session = self.session
         assert session is not None
         assert session.tables is not None
+        no_reply = sum(e.no_reply and e.verdict is None for e in session.entries)
         scores = DatasetScores(
-            session.dataset, session.benchmark, session.samples, {}, session.tables.breakdown
+            session.dataset,
+            session.benchmark,
+            session.samples,
+            {},
+            session.tables.breakdown,
+            no_reply,
         )
         return scores.notes(judges, verdicts=verdicts)
 

@@ -12,6 +12,7 @@ from lmmreview.db.importers.batch import (
     ImportRequest,
     check_model_argument,
 )
+from lmmreview.db.importers.model_vqa import is_model_vqa, model_vqa_answers
 from lmmreview.db.importers.read import check_header, image_from_base64, read_table
 from lmmreview.db.store import StoredImage
 from lmmreview.engine.benchmarks.mmbench import (
@@ -85,7 +86,7 @@ def read_mmbench(
             )
         batch.add_image(key, images[target])
     if predictions is not None:
-        if not model:
+        if not model and not is_model_vqa(predictions):
             raise ImportFailure(predictions, "--model is required with --answers")
         batch.answers.extend(read_predictions(predictions, model))
     return batch
@@ -144,8 +145,13 @@ def _index(cell: str, file: Path, where: str) -> int:
     return int(match[1])
 
 
-def read_predictions(path: Path, model: str) -> list[AnswerRecord]:
-    """A predictions file with `index` and `prediction` columns: .tsv, .csv or .xlsx."""
+def read_predictions(path: Path, model: str | None) -> list[AnswerRecord]:
+    """A predictions file with `index` and `prediction` columns (.tsv, .csv or .xlsx), or
+    LLaVA's model_vqa lines (.jsonl: question_id is the index; the model defaults to the
+    lines' model_id)."""
+    if is_model_vqa(path):
+        return model_vqa_answers(path, model, mmbench_id)
+    assert model  # read_mmbench requires it for a table
     rows = (
         _xlsx_rows(path)
         if path.suffix.lower() == ".xlsx"
@@ -163,6 +169,13 @@ def read_predictions(path: Path, model: str) -> list[AnswerRecord]:
         seen[index] = line
         records.append(AnswerRecord(str(index), model, row["prediction"], str(path)))
     return records
+
+
+def mmbench_id(question_id: object, file: Path, where: str) -> str:
+    """A row's sample id from a model_vqa question_id: the row's index, as a number or text."""
+    if isinstance(question_id, bool) or not isinstance(question_id, int | str):
+        raise ImportFailure(file, f"question_id {question_id!r} is not an MMBench index", where)
+    return str(_index(str(question_id), file, where))
 
 
 def _xlsx_rows(path: Path) -> list[tuple[int, dict[str, str]]]:

@@ -12,6 +12,7 @@ from lmmreview.db.importers.batch import (
     ImportRequest,
     check_model_argument,
 )
+from lmmreview.db.importers.model_vqa import is_model_vqa, model_vqa_answers
 from lmmreview.db.importers.read import ImageFiles, existing, read_json
 from lmmreview.engine.benchmarks.mmvet import CAPABILITY, MMVET
 from lmmreview.engine.mmvet import CAPABILITIES, canonical_capabilities
@@ -27,7 +28,8 @@ def read_request(request: ImportRequest) -> ImportBatch:
 
 
 def request_files(request: ImportRequest) -> tuple[Path, Path | None, list[tuple[Path, str]]]:
-    """The question file, the images folder, and (result file, model) pairs."""
+    """The question file, the images folder, and (result file, model) pairs; a model left
+    unnamed is "" (the file's own name: its stem, or a model_vqa file's model_id)."""
     files, names = request.paths("answers"), request.texts("model")
     if names and len(names) != len(files):
         raise ImportFailure(
@@ -35,7 +37,7 @@ def request_files(request: ImportRequest) -> tuple[Path, Path | None, list[tuple
         )
     questions = request.path("questions")
     assert questions is not None  # the command requires it
-    pairs = list(zip(files, names or [f.stem for f in files], strict=True))
+    pairs = list(zip(files, names or [""] * len(files), strict=True))
     return questions, request.path("images"), pairs
 
 
@@ -92,13 +94,26 @@ def read_questions(
 
 
 def read_results(results: list[tuple[Path, str]]) -> list[AnswerRecord]:
-    """Every answer in the result files (id -> answer), each file's under its model."""
+    """Every answer in the result files (id -> answer, or LLaVA's model_vqa lines for a
+    .jsonl file), each file's under its model ("" for the file's own name)."""
     answers = []
     for path, model in results:
-        if model != path.stem:  # a name given with --model, not the file's name
-            check_model_argument(model)
-        answers.extend(_answers(path, model))
+        check_model_argument(model)
+        if is_model_vqa(path):
+            answers.extend(model_vqa_answers(path, model or None, mmvet_id))
+        else:
+            answers.extend(_answers(path, model or path.stem))
     return answers
+
+
+def mmvet_id(question_id: object, file: Path, where: str) -> str:
+    """An MM-Vet sample id: `v1_0` as it is; a bare number n (LLaVA's question_id) is `v1_n`."""
+    if isinstance(question_id, int) and not isinstance(question_id, bool) and question_id >= 0:
+        return f"v1_{question_id}"
+    if isinstance(question_id, str) and question_id.strip():
+        text = question_id.strip()
+        return f"v1_{text}" if text.isascii() and text.isdigit() else text
+    raise ImportFailure(file, f"question_id {question_id!r} is not an MM-Vet id", where)
 
 
 def _sample(key: str, entry: object, file: Path, where: str) -> tuple[Sample, list[str]]:

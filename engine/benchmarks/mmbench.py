@@ -17,6 +17,7 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
+from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL_HELP
 from lmmreview.engine.judging import llm_judgment
 from lmmreview.engine.layouts import by_count, columns
 from lmmreview.engine.llm import Call, Reply
@@ -102,7 +103,12 @@ class MMBench(Benchmark):
         "The MMBench TSV, and one model's predictions with --answers and --model.",
         Option("data", "TSV", "MMBench TSV (base64 images, circular copies).", required=True),
         (
-            Option("answers", "FILE", "Predictions with index, prediction: .tsv, .csv, .xlsx."),
+            Option(
+                "answers",
+                "FILE",
+                "Predictions with index, prediction: .tsv, .csv, .xlsx; or LLaVA model_vqa "
+                ".jsonl (question_id = index; the model defaults to its model_id).",
+            ),
             Option("model", "NAME", "Model name for --answers.", text=True),
         ),
         demo="lmmreview.db.importers.mmbench:demo_requests",
@@ -130,9 +136,12 @@ class MMBench(Benchmark):
         ),
         Importer(
             "lmmreview.db.importers.lmms_eval:read_mmbench",
-            "MMBench: lmms-eval --log_samples JSONL.\n\nThe v0.3 or v0.4 layout.",
+            "MMBench: lmms-eval --log_samples JSONL.\n\n"
+            "The v0.3 or v0.4 layout. Questions (from each line's doc, or the gpt_eval_score "
+            "dict that repeats them; circular rows by index) and answers (the filtered "
+            "response); lmms-eval records no extracted choice per line, so lmmreview extracts.",
             Option("samples", "JSONL", "*_samples_mmbench_*.jsonl.", required=True),
-            (Option("model", "NAME", "Model name (default: from the file name).", text=True),),
+            (Option("model", "NAME", LMMS_EVAL_MODEL_HELP, text=True),),
             command="mmbench-lmms-eval",
         ),
     )

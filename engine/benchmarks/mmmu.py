@@ -8,6 +8,7 @@ from collections import Counter
 
 from lmmreview.engine import mmmu
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
+from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL_HELP
 from lmmreview.engine.layouts import by_count, columns
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment, Status
@@ -42,9 +43,13 @@ class MMMU(Benchmark):
     tool_importers: tuple[Importer, ...] = (
         Importer(
             "lmmreview.db.importers.lmms_eval:read_mmmu",
-            "MMMU: lmms-eval --log_samples JSONL.\n\nThe v0.3 or v0.4 layout.",
+            "MMMU: lmms-eval --log_samples JSONL.\n\n"
+            "The v0.3 or v0.4 layout. Answers (the filtered response) and lmms-eval's parsed "
+            "choice of each multiple-choice answer as an imported judgment; questions from "
+            "each line's doc (v0.3). v0.4 lines carry no question text or options: import "
+            "the questions first (lmmreview import mmmu DB --questions FILE).",
             Option("samples", "JSONL", "*_samples_mmmu_val.jsonl.", required=True),
-            (Option("model", "NAME", "Model name (default: from the file name).", text=True),),
+            (Option("model", "NAME", LMMS_EVAL_MODEL_HELP, text=True),),
             command="mmmu-lmms-eval",
         ),
     )

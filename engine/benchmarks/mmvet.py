@@ -16,6 +16,7 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
+from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL_HELP
 from lmmreview.engine.judging import llm_judgment
 from lmmreview.engine.layouts import columns
 from lmmreview.engine.llm import Call, Reply
@@ -79,11 +80,18 @@ class MMVet(Benchmark):
         Option("questions", "QUESTIONS", "MM-Vet question JSON (id -> fields).", required=True),
         (
             Option("images", "FOLDER", "Folder of the images named by 'imagename'."),
-            Option("answers", "FILE", "Result JSON (id -> answer); repeatable.", many=True),
+            Option(
+                "answers",
+                "FILE",
+                "Result JSON (id -> answer), or LLaVA model_vqa .jsonl (question_id n is "
+                "v1_n); repeatable.",
+                many=True,
+            ),
             Option(
                 "model",
                 "NAME",
-                "Model name per --answers, in order (default: the file's name).",
+                "Model name per --answers, in order (default: the file's name, or a "
+                ".jsonl file's model_id).",
                 many=True,
                 text=True,
             ),
@@ -135,11 +143,12 @@ class MMVet(Benchmark):
         Importer(
             "lmmreview.db.importers.lmms_eval:read_mmvet",
             "MM-Vet: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout. "
-            "Questions, answers and lmms-eval's GPT grades; a grade of 0.0 with no judge "
-            "reply (how lmms-eval stores an API failure) is flagged for review.",
+            "The v0.3 or v0.4 layout. Questions (from each line's doc, or the "
+            "gpt_eval_score dict that repeats them), answers (the filtered response) and "
+            "lmms-eval's GPT grades as imported judgments; a grade of 0.0 with no judge reply "
+            "(how lmms-eval stores an API failure) counts as 0 and is flagged for review.",
             Option("samples", "JSONL", "*_samples_mmvet.jsonl.", required=True),
-            (Option("model", "NAME", "Model name (default: from the file name).", text=True),),
+            (Option("model", "NAME", LMMS_EVAL_MODEL_HELP, text=True),),
             command="mmvet-lmms-eval",
         ),
     )
