@@ -71,6 +71,7 @@ class _Sums:
             unscored=self.n - self.complete,
             fallback=self.fallback,
             offline=self.offline,
+            per_run=tuple(per_run),
         )
 
 

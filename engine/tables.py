@@ -22,6 +22,7 @@ class Cell:
     unscored: int = 0  # units without a usable score in some run
     fallback: int = 0  # units decided by a seeded random fallback
     offline: int = 0  # units scored by the offline rules
+    per_run: tuple[float, ...] = ()  # the percentage of each run with a score (official CSVs)
 
 
 @dataclass(frozen=True, slots=True)
