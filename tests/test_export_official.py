@@ -443,3 +443,12 @@ def test_json_values_rounded_to_one_decimal_are_the_markdown_cells(
                 assert text == expected, column
                 compared += 1
     assert compared >= 23
+
+
+def test_json_carries_the_unrounded_values(cli, mmvet_db: Path) -> None:
+    # m2's per-run totals are 170/3, 60 and 170/3 (percent): no two decimals hold them.
+    per_run = [170 / 3, 60.0, 170 / 3]
+    rows = {r["model"]: r for r in _json_tables(cli, mmvet_db)["mmvet.capabilities"]["rows"]}
+    m2 = rows["m2"]
+    assert m2["values"]["total"] == pytest.approx(statistics.fmean(per_run), abs=1e-9)
+    assert m2["std"]["total"] == pytest.approx(statistics.pstdev(per_run), abs=1e-9)
