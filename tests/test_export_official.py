@@ -283,8 +283,8 @@ PREDICTIONS = {7: "A. yes", 1000007: "=B", 9: "It is a star.", 1000009: "B", 200
 
 def _mmbench_db(cli, tmp_path: Path, tsv: Path, models: list[str]) -> Path:
     db = tmp_path / "mmbench.db"
-    for model in models:
-        predictions = tmp_path / f"{model}.tsv"
+    for number, model in enumerate(models):
+        predictions = tmp_path / f"predictions-{number}.tsv"
         lines = ["index\tprediction", *(f"{i}\t{p}" for i, p in PREDICTIONS.items())]
         predictions.write_text("\n".join(lines) + "\n", encoding="utf-8")
         result = cli("import", "mmbench", db, tsv, "--answers", predictions, "--model", model)
@@ -452,3 +452,21 @@ def test_json_carries_the_unrounded_values(cli, mmvet_db: Path) -> None:
     m2 = rows["m2"]
     assert m2["values"]["total"] == pytest.approx(statistics.fmean(per_run), abs=1e-9)
     assert m2["std"]["total"] == pytest.approx(statistics.pstdev(per_run), abs=1e-9)
+
+
+def test_mmvet_v2_csvs_have_the_seq_column(cli, demo_db: Path, tmp_path: Path) -> None:
+    (cap, integ) = _export(cli, demo_db, "mmvet-csv", tmp_path / "v2", "--dataset", "mmvet-v2")
+    assert cap.name == "mmvet-v2-cap-score-1runs.csv"
+    header = cap.read_text(encoding="utf-8").splitlines()[0]
+    assert header == ",rec,ocr,know,gen,spat,math,seq,total,std,runs"
+    assert any("seq" in column for column in next(iter(_csv(integ).values())))
+
+
+def test_a_model_name_with_a_slash_stays_in_the_out_folder(
+    cli, mmbench_tsv: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("openpyxl")
+    db = _mmbench_db(cli, tmp_path, mmbench_tsv, ["org/model", ".."])
+    written = _export(cli, db, "mmbench-submission", tmp_path / "subs")
+    assert sorted(p.name for p in written) == ["__mmbench.xlsx", "org_model_mmbench.xlsx"]
+    assert all(p.parent == tmp_path / "subs" and p.is_file() for p in written)
