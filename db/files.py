@@ -40,6 +40,15 @@ def write_export(target: Path, text: str, database: Path) -> bool:
     Returns whether an existing file was replaced (an ordinary file may be; that is what
     naming it means).
     """
+    refuse_database(target, database)
+    replaced = target.is_file()
+    target.write_text(text, encoding="utf-8")
+    return replaced
+
+
+def refuse_database(target: Path, database: Path) -> None:
+    """Raise ExportRefused when `target` is the open `database`, one of its companion
+    files or any SQLite database."""
     for suffix in ("", *COMPANIONS):
         if _same_file(target, Path(f"{database}{suffix}")):
             what = f"{database}{suffix}, a file of the database" if suffix else "the database"
@@ -49,6 +58,3 @@ def write_export(target: Path, text: str, database: Path) -> bool:
             f"not writing the tables to {target}: it is an SQLite database, which the "
             "tables would destroy"
         )
-    replaced = target.is_file()
-    target.write_text(text, encoding="utf-8")
-    return replaced

@@ -272,15 +272,10 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
                 "rows": [
                     {
                         "model": row.label,
-                        "values": {
-                            k: None if v is None else round(v, 2)
-                            for k, v in stat(row.cells, "value").items()
-                        },
+                        # Unrounded: a reader rounding to one decimal gets the Markdown.
+                        "values": stat(row.cells, "value"),
                         "n": stat(row.cells, "n"),
-                        "std": {
-                            k: None if v is None else round(v, 2)
-                            for k, v in stat(row.cells, "std").items()
-                        },
+                        "std": stat(row.cells, "std"),
                         "reviewed": stat(row.cells, "reviewed"),
                         "unscored": stat(row.cells, "unscored"),
                         "fallback": stat(row.cells, "fallback"),

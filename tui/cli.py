@@ -26,6 +26,7 @@ from lmmreview.engine.registry import benchmarks, origin, problems
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.engine.tables import Table
 from lmmreview.tui.crash import run_guarded, run_screen
+from lmmreview.tui.export_official import OFFICIAL, export_official
 from lmmreview.tui.import_commands import add_import_commands
 from lmmreview.tui.judge_cli import judge
 from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, ZeroOpt
@@ -42,6 +43,10 @@ class Format(StrEnum):
     csv = "csv"
     json = "json"
     latex = "latex"
+    mmvet_csv = "mmvet-csv"
+    mmvet_grades = "mmvet-grades"
+    mmbench_submission = "mmbench-submission"
+    mmmu_submission = "mmmu-submission"
 
 
 app = typer.Typer(
@@ -267,12 +272,32 @@ def export(
     format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.md,
     output: Annotated[
         Path | None,
-        typer.Option("--out", metavar="FILE", help="Write here instead of standard output."),
+        typer.Option(
+            "--out",
+            metavar="FILE|DIR",
+            help="Write here instead of standard output (a folder for the official formats "
+            "that write several files).",
+        ),
     ] = None,
     dataset: DatasetsOpt = None,
     unscored_as_zero: ZeroOpt = False,
 ) -> None:
-    """Export the breakdown tables: Markdown, CSV, JSON or LaTeX."""
+    """Export the breakdown tables, or a benchmark's official files.
+
+    \b
+    Formats:
+      md                  the tables in Markdown (the default)
+      csv                 one line per table cell, every statistic in a column
+      json                the tables with unrounded values, N and counts, and the notes
+      latex               booktabs tables
+      mmvet-csv           MM-Vet grader's cap-score and cap-int-score CSVs (--out DIR)
+      mmvet-grades        MM-Vet grader's grade JSON per model (--out DIR)
+      mmbench-submission  MMBench submission workbook per model (--out FILE.xlsx or DIR)
+      mmmu-submission     MMMU test-server JSON (id -> answer) per model (--out FILE or DIR)
+    """
+    if format.value in OFFICIAL:
+        export_official(db, format.value, output, dataset, unscored_as_zero)
+        return
     tables, notes = _tables(db, dataset, unscored_as_zero)
     text = RENDERERS[format.value](tables, notes)
     if output is None:

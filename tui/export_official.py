@@ -1,0 +1,116 @@
+"""`lmmreview export --format mmvet-csv|mmvet-grades|mmbench-submission|mmmu-submission`:
+the benchmarks' official files, one or several per dataset, written to --out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from lmmreview.db import Store
+from lmmreview.db.files import write_export
+from lmmreview.db.official import grade_files, mmbench_workbooks, mmmu_submissions, write_workbook
+from lmmreview.db.scoring import dataset_scores
+from lmmreview.engine import official
+from lmmreview.engine.benchmark import Benchmark
+from lmmreview.engine.benchmarks.mmbench import MMBench
+from lmmreview.engine.benchmarks.mmmu import MMMU
+from lmmreview.engine.benchmarks.mmvet import MMVet
+from lmmreview.tui.output import clear_errors, fail, say
+
+Workbook = tuple[list[str], list[list]]  # header, rows
+Content = str | Workbook
+Files = dict[str, Content]  # file name -> what goes in it
+
+
+@dataclass(frozen=True, slots=True)
+class Official:
+    """One official format: the benchmark it is for, how its files are made, and whether a
+    single file may be named by --out (else --out is a folder)."""
+
+    benchmark: type[Benchmark]
+    title: str
+    files: Callable[[Store, str, Benchmark, bool], Files]
+    one_file_allowed: bool
+
+
+def _mmvet_csvs(store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool) -> Files:
+    tables = {
+        t.name: t for t in dataset_scores(store, name, benchmark).breakdown.tables(unscored_as_zero)
+    }
+    capabilities, integrations = tables[f"{name}.capabilities"], tables[f"{name}.integrations"]
+    names = official.grader_csv_names(name, capabilities.runs)
+    return dict(zip(names, map(official.grader_csv, (capabilities, integrations)), strict=True))
+
+
+def _mmvet_grades(store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool) -> Files:
+    return {
+        official.grade_file_name(model, grades): official.grade_json(grades)
+        for model, grades in grade_files(store, name).items()
+    }
+
+
+def _mmbench(store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool) -> Files:
+    return {
+        f"{official.file_part(model)}_{official.file_part(name)}.xlsx": book
+        for model, book in mmbench_workbooks(store, name).items()
+    }
+
+
+def _mmmu(store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool) -> Files:
+    return {
+        f"{official.file_part(model)}_{official.file_part(name)}.json": official.submission_json(
+            answers
+        )
+        for model, answers in mmmu_submissions(store, name).items()
+    }
+
+
+OFFICIAL: dict[str, Official] = {
+    "mmvet-csv": Official(MMVet, "MM-Vet", _mmvet_csvs, one_file_allowed=False),
+    "mmvet-grades": Official(MMVet, "MM-Vet", _mmvet_grades, one_file_allowed=False),
+    "mmbench-submission": Official(MMBench, "MMBench", _mmbench, one_file_allowed=True),
+    "mmmu-submission": Official(MMMU, "MMMU", _mmmu, one_file_allowed=True),
+}
+
+
+def export_official(
+    db: Path, fmt: str, output: Path | None, datasets: list[str] | None, unscored_as_zero: bool
+) -> None:
+    """Write a format's files for every dataset of its benchmark and say where."""
+    spec = OFFICIAL[fmt]
+    if output is None:
+        where = "FILE or DIR" if spec.one_file_allowed else "DIR"
+        raise fail(f"--format {fmt} writes files: --out {where} is needed")
+    files: Files = {}
+    with clear_errors(db), Store.open(db, create=False) as store:
+        store.require_datasets(datasets or [])
+        for name, benchmark in store.datasets(datasets or None):
+            if isinstance(benchmark, spec.benchmark):
+                files.update(spec.files(store, name, benchmark, unscored_as_zero))
+    if not files:
+        raise fail(f"{db}: no {spec.title} answers to write as {fmt}")
+    with clear_errors(db):
+        for path, content in _destinations(output, files, spec.one_file_allowed, fmt).items():
+            if isinstance(content, str):
+                write_export(path, content, db)
+            else:
+                write_workbook(path, *content, db)
+            say(f"wrote {path}")
+
+
+def _destinations(
+    output: Path, files: Files, one_file_allowed: bool, fmt: str
+) -> dict[Path, Content]:
+    """Where each file goes: into the folder --out (made if missing), or, for a format that
+    allows it, to the file --out names when there is one file to write."""
+    names_a_file = one_file_allowed and output.suffix and not output.is_dir()
+    if names_a_file:
+        if len(files) > 1:
+            raise fail(
+                f"{output}: --format {fmt} writes {len(files)} files here (one per model); "
+                "give --out a folder"
+            )
+        return {output: next(iter(files.values()))}
+    output.mkdir(parents=True, exist_ok=True)
+    return {output / name: content for name, content in files.items()}
