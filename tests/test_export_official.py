@@ -1,10 +1,8 @@
 """`lmmreview export --format mmvet-csv|mmvet-grades|mmbench-submission|mmmu-submission`
 through the real command line on real SQLite files, and the JSON export's full precision.
 
-The grade JSON's reading side (`lmmreview import mmvet-grades`) is not on main yet: the
-helper `load_grades` here reads a grade file by its contract (content that is a number in
-[0, 1] is that run's score; anything else is a failed run keeping the content), and loads
-the runs as imported judgments.
+A grade JSON written here is read back by `lmmreview import mmvet-grades`: the round trip
+gives the same judgments.
 """
 
 from __future__ import annotations
@@ -22,8 +20,7 @@ from conftest import FIXTURES, dump, needs_fixture, png_bytes, write_json
 from lmmreview.db import Store
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine import mmmu
-from lmmreview.engine.mmvet import parse_score
-from lmmreview.engine.scoring import IMPORTED, USABLE, Judgment, Status
+from lmmreview.engine.scoring import USABLE, Judgment, Status
 
 JUDGE = "gpt-4-0613"
 REAL = FIXTURES / "mmvet-real"
@@ -91,22 +88,10 @@ def mmvet_db(cli, tmp_path: Path) -> Path:
     return db
 
 
-def load_grades(db: Path, model: str, grades: Path, dataset: str = "mmvet") -> None:
-    """Read a grade file by the import contract and store its runs as imported judgments."""
-    document = json.loads(grades.read_text(encoding="utf-8"))
-    with Store.open(db, create=False) as store:
-        ids = store.answer_ids(dataset)
-        rows = []
-        for key, record in document.items():
-            runs = zip(record["model"], record["content"], strict=True)
-            for run, (judge, content) in enumerate(runs):
-                score = parse_score(content) if content.strip() == content else None
-                status = Status.OK if score is not None else Status.ERROR
-                error = "" if score is not None else "the grader's content is not a score"
-                rows.append((ids[model, key], Judgment(run, score, None, status, "imported",
-                             IMPORTED, judge, "", content, error, source=str(grades))))  # fmt: skip
-        with store.transaction():
-            store.add_judgments(rows)
+def load_grades(cli, db: Path, model: str, grades: Path) -> None:
+    """`lmmreview import mmvet-grades`: a grade file's runs as imported judgments."""
+    result = cli("import", "mmvet-grades", db, grades, "--model", model)
+    assert result.code == 0, result.stderr
 
 
 def _real_db(cli, tmp_path: Path) -> Path:
@@ -200,7 +185,7 @@ def _official_cells(path: Path) -> dict[frozenset[str] | str, object]:
 def test_the_real_mmvet_grades_export_as_the_official_csvs(cli, tmp_path: Path, runs: int) -> None:
     db = _real_db(cli, tmp_path)
     stem = f"{REAL_MODEL}_gpt-4"
-    load_grades(db, REAL_MODEL, REAL / REAL_MODEL / f"{stem}-grade-{runs}runs.json")
+    load_grades(cli, db, REAL_MODEL, REAL / REAL_MODEL / f"{stem}-grade-{runs}runs.json")
     written = _export(cli, db, "mmvet-csv", tmp_path / "out", "--unscored-as-zero")
     for path, kind in zip(written, ("cap-score", "cap-int-score"), strict=True):
         ours = _official_cells(path)
@@ -264,7 +249,7 @@ def test_the_grade_json_round_trips_through_the_import_contract(
     first = _export(cli, mmvet_db, "mmvet-grades", tmp_path / "first")
     copy = _import_mmvet(cli, tmp_path, "copy.db")  # the same answers, nothing judged
     for path in first:
-        load_grades(copy, path.name.split("_")[0], path)
+        load_grades(cli, copy, path.name.split("_")[0], path)
     original, back = _judged_runs(mmvet_db), _judged_runs(copy)
     human = {k: v for k, v in back.items() if k[:2] == ("m2", "v1_0")}
     assert set(human.values()) == {(0.7, True, "human:ada", "0.7")}
@@ -429,7 +414,7 @@ def test_json_values_rounded_to_one_decimal_are_the_markdown_cells(
     if scoring == "offline":
         assert cli("score", db).code == 0
     else:
-        load_grades(db, REAL_MODEL, REAL / REAL_MODEL / f"{REAL_MODEL}_gpt-4-grade-3runs.json")
+        load_grades(cli, db, REAL_MODEL, REAL / REAL_MODEL / f"{REAL_MODEL}_gpt-4-grade-3runs.json")
     markdown = _markdown_cells(cli("export", db).stdout)
     compared = 0
     for table in _json_tables(cli, db).values():
