@@ -17,7 +17,7 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL_HELP
+from lmmreview.engine.benchmarks import JUDGE_FROM_FILE_NAME, LMMS_EVAL_MODEL, MODEL_FROM_FILE_NAME
 from lmmreview.engine.judging import llm_judgment
 from lmmreview.engine.layouts import by_count, columns
 from lmmreview.engine.llm import Call, Reply
@@ -129,8 +129,8 @@ class MMBench(Benchmark):
                     "FILE",
                     "With a result workbook: the prediction workbook (every rotation's answer).",
                 ),
-                Option("model", "NAME", "Model name (default: from the file name).", text=True),
-                Option("judge", "NAME", "Judge model (default: from the file name).", text=True),
+                MODEL_FROM_FILE_NAME,
+                JUDGE_FROM_FILE_NAME,
             ),
             command="mmbench-vlmevalkit",
         ),
@@ -141,7 +141,7 @@ class MMBench(Benchmark):
             "dict that repeats them; circular rows by index) and answers (the filtered "
             "response); lmms-eval records no extracted choice per line, so lmmreview extracts.",
             Option("samples", "JSONL", "*_samples_mmbench_*.jsonl.", required=True),
-            (Option("model", "NAME", LMMS_EVAL_MODEL_HELP, text=True),),
+            (LMMS_EVAL_MODEL,),
             command="mmbench-lmms-eval",
         ),
     )

@@ -8,7 +8,7 @@ from collections import Counter
 
 from lmmreview.engine import mmmu
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
-from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL_HELP
+from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL
 from lmmreview.engine.layouts import by_count, columns
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment, Status
@@ -49,7 +49,7 @@ class MMMU(Benchmark):
             "each line's doc (v0.3). v0.4 lines carry no question text or options: import "
             "the questions first (lmmreview import mmmu DB --questions FILE).",
             Option("samples", "JSONL", "*_samples_mmmu_val.jsonl.", required=True),
-            (Option("model", "NAME", LMMS_EVAL_MODEL_HELP, text=True),),
+            (LMMS_EVAL_MODEL,),
             command="mmmu-lmms-eval",
         ),
     )

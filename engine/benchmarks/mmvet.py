@@ -16,7 +16,7 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL_HELP
+from lmmreview.engine.benchmarks import JUDGE_FROM_FILE_NAME, LMMS_EVAL_MODEL, MODEL_FROM_FILE_NAME
 from lmmreview.engine.judging import llm_judgment
 from lmmreview.engine.layouts import columns
 from lmmreview.engine.llm import Call, Reply
@@ -135,8 +135,8 @@ class MMVet(Benchmark):
             Option("file", "FILE", "Prediction file or judge workbook.", required=True),
             (
                 Option("questions", "TSV", "VLMEvalKit's MMVet.tsv (questions and images)."),
-                Option("model", "NAME", "Model name (default: from the file name).", text=True),
-                Option("judge", "NAME", "Judge model (default: from the file name).", text=True),
+                MODEL_FROM_FILE_NAME,
+                JUDGE_FROM_FILE_NAME,
             ),
             command="mmvet-vlmevalkit",
         ),
@@ -148,7 +148,7 @@ class MMVet(Benchmark):
             "lmms-eval's GPT grades as imported judgments; a grade of 0.0 with no judge reply "
             "(how lmms-eval stores an API failure) counts as 0 and is flagged for review.",
             Option("samples", "JSONL", "*_samples_mmvet.jsonl.", required=True),
-            (Option("model", "NAME", LMMS_EVAL_MODEL_HELP, text=True),),
+            (LMMS_EVAL_MODEL,),
             command="mmvet-lmms-eval",
         ),
     )
