@@ -247,7 +247,7 @@ def _mmbench_line(line: Line, path: Path) -> Read:
     for letter in OPTION_LETTERS:  # lmms-eval writes "nan" for an option the row lacks
         row[letter] = "" if row.get(letter, "nan") == "nan" else row[letter]
     index = mmbench_files.mmbench_id(fields["index"], path, line.where)
-    return Read(index, mmbench_files._sample(int(index), row, path, line.where))
+    return Read(index, mmbench_files.row_sample(int(index), row, path, line.where))
 
 
 def _cell(value: object) -> str:
@@ -268,10 +268,10 @@ def _mmmu_line(line: Line, path: Path) -> Read:
     acc = line.metric(MMMU_ACC, path) or {}
     sample = None
     if line.doc is not None:
-        key, draft = mmmu_files._question(line.doc, path, line.number)
-        sample = mmmu_files._sample(key, draft)
+        key, draft = mmmu_files.question_draft(line.doc, path, line.number)
+        sample = mmmu_files.draft_sample(key, draft)
     elif acc.get("id") not in (None, ""):
-        key = mmmu_files._id(acc["id"], path, line.where)
+        key = mmmu_files.mmmu_key(acc["id"], path, line.where)
     else:
         raise ImportFailure(
             path, f"neither doc nor {MMMU_ACC} with an id: no MMMU question", line.where
@@ -287,7 +287,7 @@ def _mmmu_choice(
     kind = acc.get("question_type")
     qtype = sample.question_type if sample else None
     if qtype is None and isinstance(kind, str):
-        qtype = mmmu_files._question_type(kind, path, where)
+        qtype = mmmu_files.file_question_type(kind, path, where)
     parsed = acc.get("parsed_pred")
     choice = parsed[0] if isinstance(parsed, list) and parsed else parsed
     if qtype is not QuestionType.CHOICE or not isinstance(choice, str) or not choice:
@@ -295,7 +295,7 @@ def _mmmu_choice(
     if sample is not None:
         golds = sample.golds
     elif acc.get("answer") is not None:
-        golds = mmmu_files._gold_list(acc["answer"], path, where)
+        golds = mmmu_files.gold_list(acc["answer"], path, where)
     else:
         return None
     return Judgment(

@@ -62,18 +62,20 @@ def read_mmbench(
     lines: dict[int, int] = {}
     for line, row in read_table(data, _REQUIRED, _DATASET_EXPECTED):
         where = f"line {line}"
-        index = _index(row["index"], data, where)
+        index = row_index(row["index"], data, where)
         if index in lines:
             raise ImportFailure(
                 data, f"duplicate index {index} (also on line {lines[index]})", where
             )
         lines[index] = line
-        batch.samples.append(_sample(index, row, data, where))
+        batch.samples.append(row_sample(index, row, data, where))
         cell = row["image"].strip()
         if not cell:
             raise ImportFailure(data, "empty image cell", where)
         if len(cell) <= _IMAGE_REFERENCE_MAX:
-            references.append((index, str(index), _index(cell, data, where + " (image reference)")))
+            references.append(
+                (index, str(index), row_index(cell, data, where + " (image reference)"))
+            )
         else:
             images[index] = image_from_base64(cell, data, where)
             batch.add_image(str(index), images[index])
@@ -92,7 +94,7 @@ def read_mmbench(
     return batch
 
 
-def _sample(index: int, row: dict[str, str], file: Path, where: str) -> Sample:
+def row_sample(index: int, row: dict[str, str], file: Path, where: str) -> Sample:
     options = {
         letter: row[letter].strip() for letter in OPTION_LETTERS if row.get(letter, "").strip()
     }
@@ -133,7 +135,7 @@ _INDEX_MAX = 2**53  # every whole number up to here is exact as a float (pandas'
 _INDEX = re.compile(r"([0-9]{1,16})(?:\.0+)?")
 
 
-def _index(cell: str, file: Path, where: str) -> int:
+def row_index(cell: str, file: Path, where: str) -> int:
     """A row index: a whole number from 0 to 2**53 in ASCII digits, as 12 or 12.0."""
     match = _INDEX.fullmatch(cell)
     if match is None or int(match[1]) > _INDEX_MAX:
@@ -153,15 +155,13 @@ def read_predictions(path: Path, model: str | None) -> list[AnswerRecord]:
         return model_vqa_answers(path, model, mmbench_id)
     assert model  # read_mmbench requires it for a table
     rows = (
-        _xlsx_rows(path)
-        if path.suffix.lower() == ".xlsx"
-        else read_table(path, _PREDICTION_COLUMNS)
+        xlsx_rows(path) if path.suffix.lower() == ".xlsx" else read_table(path, _PREDICTION_COLUMNS)
     )
     seen: dict[int, int] = {}
     records = []
     for line, row in rows:
         where = f"line {line}"
-        index = _index(row["index"], path, where)
+        index = row_index(row["index"], path, where)
         if index in seen:
             raise ImportFailure(
                 path, f"duplicate index {index} (also on line {seen[index]})", where
@@ -175,10 +175,10 @@ def mmbench_id(question_id: object, file: Path, where: str) -> str:
     """A row's sample id from a model_vqa question_id: the row's index, as a number or text."""
     if isinstance(question_id, bool) or not isinstance(question_id, int | str):
         raise ImportFailure(file, f"question_id {question_id!r} is not an MMBench index", where)
-    return str(_index(str(question_id), file, where))
+    return str(row_index(str(question_id), file, where))
 
 
-def _xlsx_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
+def xlsx_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
     try:
         import openpyxl
     except ImportError:
@@ -196,14 +196,14 @@ def _xlsx_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
     check_header(header, path, _PREDICTION_COLUMNS)
     rows = []
     for number, values in enumerate(sheet_rows, start=2):
-        cells = {name: _xlsx_text(value) for name, value in zip(header, values, strict=False)}
+        cells = {name: xlsx_text(value) for name, value in zip(header, values, strict=False)}
         if any(cells.values()):
             rows.append((number, cells))
     book.close()
     return rows
 
 
-def _xlsx_text(value: object) -> str:
+def xlsx_text(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, float) and value.is_integer():

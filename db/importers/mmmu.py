@@ -30,7 +30,7 @@ MAX_IMAGES = 7
 
 
 @dataclass(slots=True)
-class _Draft:
+class Draft:
     """What the sources said about one sample so far."""
 
     question: str | None = None
@@ -87,7 +87,7 @@ def read_mmmu(
     check_model_argument(model)
     if outputs is not None and not model:
         raise ImportFailure(outputs, "--model is required with model outputs")
-    drafts: dict[str, _Draft] = {}
+    drafts: dict[str, Draft] = {}
     responses: list[tuple[str, str, str]] = []  # key, text, file
     golds = _answer_dict(answer_dict) if answer_dict else {}
     if questions is not None:
@@ -99,7 +99,7 @@ def read_mmmu(
             if outside(path, outputs):
                 strays.append(str(path.relative_to(outputs)))
             for key, draft, text in records:
-                drafts.setdefault(key, _Draft(origin=str(path))).take(**_fields(draft))
+                drafts.setdefault(key, Draft(origin=str(path))).take(**_fields(draft))
                 responses.append((key, text, str(path)))
     _check_unique(responses)
     batch = ImportBatch(dataset, MMMU_BENCHMARK.name, str(outputs or questions))
@@ -109,7 +109,7 @@ def read_mmmu(
         if key in golds:
             qtype, gold = golds[key]
             draft.question_type, draft.golds = qtype, gold
-        sample = _sample(key, draft)
+        sample = draft_sample(key, draft)
         if sample.first(DISCIPLINE) is None:
             unknown_subjects.add(sample.first(SUBJECT) or "?")
         batch.samples.append(sample)
@@ -130,13 +130,13 @@ def read_mmmu(
     return batch
 
 
-def _fields(draft: _Draft) -> dict[str, Any]:
+def _fields(draft: Draft) -> dict[str, Any]:
     return {
         name: getattr(draft, name) for name in ("question", "question_type", "golds", "options")
     }
 
 
-def _sample(key: str, draft: _Draft) -> Sample:
+def draft_sample(key: str, draft: Draft) -> Sample:
     where = f"id {key}"
     try:
         subject = subject_of(key)
@@ -180,12 +180,12 @@ def _answer_dict(path: Path) -> dict[str, tuple[QuestionType, list[str]]]:
         where = f"id {key}"
         if not isinstance(entry, dict) or "ground_truth" not in entry:
             raise ImportFailure(path, "missing field 'ground_truth'", where)
-        qtype = _question_type(entry.get("question_type"), path, where)
-        golds[key] = (qtype, _gold_list(entry["ground_truth"], path, where))
+        qtype = file_question_type(entry.get("question_type"), path, where)
+        golds[key] = (qtype, gold_list(entry["ground_truth"], path, where))
     return golds
 
 
-def _question_type(value: object, file: Path | str, where: str) -> QuestionType:
+def file_question_type(value: object, file: Path | str, where: str) -> QuestionType:
     if not isinstance(value, str):
         raise ImportFailure(file, "missing field 'question_type'", where)
     try:
@@ -194,7 +194,7 @@ def _question_type(value: object, file: Path | str, where: str) -> QuestionType:
         raise ImportFailure(file, str(exc), where) from None
 
 
-def _gold_list(value: object, file: Path, where: str) -> list[str]:
+def gold_list(value: object, file: Path, where: str) -> list[str]:
     """A gold answer as a list: one string, a list, or a string holding a list literal."""
     if isinstance(value, str) and value.strip().startswith("["):
         value = _literal_list(value, "answer", file, where)
@@ -225,7 +225,7 @@ def _literal_list(text: str, name: str, file: Path, where: str) -> list[Any]:
 # -- the questions file (Hugging Face layout) -------------------------------------------
 
 
-def _questions(path: Path) -> dict[str, _Draft]:
+def _questions(path: Path) -> dict[str, Draft]:
     if path.suffix.lower() == ".jsonl":
         rows = list(read_jsonl(path))
     else:
@@ -233,22 +233,22 @@ def _questions(path: Path) -> dict[str, _Draft]:
         if not isinstance(data, list):
             raise ImportFailure(path, "expected a JSON list of questions (or a .jsonl file)")
         rows = list(enumerate(data, start=1))
-    drafts: dict[str, _Draft] = {}
+    drafts: dict[str, Draft] = {}
     for number, row in rows:
-        key, draft = _question(row, path, number)
+        key, draft = question_draft(row, path, number)
         if key in drafts:
             raise ImportFailure(path, f"duplicate id {key!r}", f"row {number}")
         drafts[key] = draft
     return drafts
 
 
-def _question(row: Any, path: Path, number: int) -> tuple[str, _Draft]:
+def question_draft(row: Any, path: Path, number: int) -> tuple[str, Draft]:
     if not isinstance(row, dict):
         raise ImportFailure(path, "expected a JSON object", f"row {number}")
     for name in ("id", "question", "question_type"):
         if row.get(name) in (None, ""):
             raise ImportFailure(path, f"missing field {name!r}", f"row {number}")
-    key = _id(row["id"], path, f"row {number}")
+    key = mmmu_key(row["id"], path, f"row {number}")
     where = f"id {key}"
     options = row.get("options") or []
     if isinstance(options, str):
@@ -257,10 +257,10 @@ def _question(row: Any, path: Path, number: int) -> tuple[str, _Draft]:
         raise ImportFailure(path, "options must be a list of text", where)
     if not isinstance(row["question"], str):
         raise ImportFailure(path, "question must be text", where)
-    draft = _Draft(
+    draft = Draft(
         question=row["question"],
-        question_type=_question_type(row["question_type"], path, where),
-        golds=_gold_list(row["answer"], path, where) if row.get("answer") is not None else None,
+        question_type=file_question_type(row["question_type"], path, where),
+        golds=gold_list(row["answer"], path, where) if row.get("answer") is not None else None,
         options={chr(ord("A") + i): str(text) for i, text in enumerate(options)} or None,
         subfield=_optional(row.get("subfield"), "subfield", path, where),
         difficulty=_optional(row.get("topic_difficulty"), "topic_difficulty", path, where),
@@ -274,7 +274,7 @@ def _question(row: Any, path: Path, number: int) -> tuple[str, _Draft]:
     return key, draft
 
 
-def _id(value: object, path: Path, where: str) -> str:
+def mmmu_key(value: object, path: Path, where: str) -> str:
     """A sample id: text or a whole number."""
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise ImportFailure(path, "id must be text or a whole number", where)
@@ -304,7 +304,7 @@ def _img_type(value: object, path: Path, where: str) -> str | None:
 # -- model outputs ------------------------------------------------------------------------
 
 
-def _output_files(outputs: Path) -> list[tuple[Path, list[tuple[str, _Draft, str]]]]:
+def _output_files(outputs: Path) -> list[tuple[Path, list[tuple[str, Draft, str]]]]:
     if not outputs.exists():
         raise ImportFailure(outputs, "no such file or folder")
     if outputs.is_dir():
@@ -316,7 +316,7 @@ def _output_files(outputs: Path) -> list[tuple[Path, list[tuple[str, _Draft, str
     return [(path, _output_records(path)) for path in files]
 
 
-def _output_records(path: Path) -> list[tuple[str, _Draft, str]]:
+def _output_records(path: Path) -> list[tuple[str, Draft, str]]:
     """(id, what the record says of the sample, response) for each record of a file.
 
     A file is a list of records (id, question_type, answer, all_choices, index2ans,
@@ -335,10 +335,10 @@ def _output_records(path: Path) -> list[tuple[str, _Draft, str]]:
     return [_output_record(record, path, number) for number, record in enumerate(data, start=1)]
 
 
-def _output_record(record: Any, path: Path, number: int) -> tuple[str, _Draft, str]:
+def _output_record(record: Any, path: Path, number: int) -> tuple[str, Draft, str]:
     if not isinstance(record, dict) or record.get("id") in (None, ""):
         raise ImportFailure(path, "missing field 'id'", f"record {number}")
-    key = _id(record["id"], path, f"record {number}")
+    key = mmmu_key(record["id"], path, f"record {number}")
     where = f"id {key}"
     response = record.get("response")
     if not isinstance(response, str):
@@ -353,13 +353,13 @@ def _output_record(record: Any, path: Path, number: int) -> tuple[str, _Draft, s
         raise ImportFailure(
             path, "all_choices must be a list of text and index2ans an object of text", where
         )
-    draft = _Draft(
+    draft = Draft(
         question_type=(
-            _question_type(record["question_type"], path, where)
+            file_question_type(record["question_type"], path, where)
             if "question_type" in record
             else None
         ),
-        golds=_gold_list(record["answer"], path, where)
+        golds=gold_list(record["answer"], path, where)
         if record.get("answer") is not None
         else None,
         options={str(c): str(index2ans.get(c, "")) for c in choices} or None,

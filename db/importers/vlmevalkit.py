@@ -21,13 +21,13 @@ from lmmreview.db.importers.batch import (
     check_model_argument,
 )
 from lmmreview.db.importers.mmbench import (
-    _index,
-    _sample,
-    _xlsx_rows,
-    _xlsx_text,
+    read_mmbench as read_mmbench_tsv,
 )
 from lmmreview.db.importers.mmbench import (
-    read_mmbench as read_mmbench_tsv,
+    row_index,
+    row_sample,
+    xlsx_rows,
+    xlsx_text,
 )
 from lmmreview.db.importers.mmvet import capabilities_of
 from lmmreview.db.importers.read import image_from_base64, parse_json, read_table, read_text
@@ -86,7 +86,7 @@ def _rows(path: Path) -> Rows:
     of records; every cell as text ("" when empty)."""
     suffix = path.suffix.lower()
     if suffix == ".xlsx":
-        return [(f"line {line}", row) for line, row in _xlsx_rows(path)]
+        return [(f"line {line}", row) for line, row in xlsx_rows(path)]
     if suffix == ".json":
         return _json_rows(path)
     return [(f"line {line}", row) for line, row in read_table(path, _KEY_COLUMNS)]
@@ -106,7 +106,7 @@ def _json_rows(path: Path) -> Rows:
             raise ImportFailure(path, f"missing field {missing[0]!r}", where)
         if any(isinstance(v, dict | list) for v in record.values()):
             raise ImportFailure(path, "a cell holds a list or an object, not a value", where)
-        rows.append((where, {name: _xlsx_text(value) for name, value in record.items()}))
+        rows.append((where, {name: xlsx_text(value) for name, value in record.items()}))
     return rows
 
 
@@ -170,7 +170,7 @@ def _mmvet_dataset(names: _Names) -> str:
 
 def _mmvet_key(cell: str, file: Path, where: str) -> str:
     """VLMEvalKit's MMVet.tsv numbers the questions 0..217 in mm-vet.json's order v1_0..."""
-    return f"v1_{_index(cell, file, where)}"
+    return f"v1_{row_index(cell, file, where)}"
 
 
 def _mmvet_sample(key: str, row: dict[str, str], file: Path, where: str) -> Sample:
@@ -259,12 +259,12 @@ def _mmbench_rows(
     rows' indices."""
     indices: dict[int, str] = {}
     for where, row in rows:
-        index = _index(row["index"], file, where)
+        index = row_index(row["index"], file, where)
         if index in indices:
             raise ImportFailure(file, f"duplicate index {index} (also at {indices[index]})", where)
         indices[index] = where
         if questions:  # rows without a category count in Overall only
-            batch.samples.append(_sample(index, {"category": "", **row}, file, where))
+            batch.samples.append(row_sample(index, {"category": "", **row}, file, where))
         batch.answers.append(AnswerRecord(str(index), model, row["prediction"], str(file)))
     return list(indices)
 
@@ -289,7 +289,7 @@ def _verdicts(
     groups = _groups(answered | {int(s.key) for s in batch.samples})
     for (where, row), index in zip(rows, indices, strict=True):
         group, rotation = circular_position(index)
-        if rotation or _index(row["g_index"], file, where) != group:
+        if rotation or row_index(row["g_index"], file, where) != group:
             raise ImportFailure(
                 file, f"index {index} is not the main row of group {row['g_index']}", where
             )
