@@ -253,3 +253,36 @@ def test_the_v2_grader_refusal_imports_as_failed(cli, tmp_path: Path) -> None:
         ("mmvet-v2", "v2_0", "error", None, "BadRequestError"),
         ("mmvet-v2", "v2_1", "ok", 0.7, "0.7"),
     ]
+
+
+@needs_fixture("mmvet-real/llava-v1.5-7b")
+def test_check_reads_several_models_any_part_order_and_either_runs_form(
+    cli, tmp_path: Path
+) -> None:
+    """A grader CSV with two model rows, integration names with their parts in another
+    order, and runs written as pandas writes numpy floats: every number is checked, each
+    against its own model's row."""
+    db = tmp_path / "r.db"
+    _import_real(cli, db)
+    grades = LLAVA / "llava-v1.5-7b_gpt-4-grade-3runs.json"
+    copy = ("--answers", LLAVA / "llava-v1.5-7b.json", "--model", "llava-copy")
+    assert cli("import", "mmvet", db, REAL / "mm-vet.json", *copy).code == 0
+    for model in ("llava-v1.5-7b", "llava-copy"):
+        assert cli("import", "mmvet-grades", db, grades, "--model", model).code == 0
+    out = tmp_path / "csv"
+    assert cli("export", db, "--format", "mmvet-csv", "--out", out).code == 0
+    with (out / "mmvet-cap-int-score-3runs.csv").open(newline="") as handle:
+        header, *rows = list(csv.reader(handle))
+    assert [row[0] for row in rows] == ["llava-copy", "llava-v1.5-7b"]
+    header = [header[0], *("_".join(reversed(name.split("_"))) for name in header[1:-3]),
+              *header[-3:]]  # fmt: skip
+    for row in rows:
+        row[-1] = "[" + ", ".join(f"np.float64({v})" for v in row[-1][1:-1].split(", ")) + "]"
+    rows[0][1] = "99.9"  # the copy's first integration, only
+    written = tmp_path / "two-models-cap-int-score-3runs.csv"
+    with written.open("w", newline="") as handle:
+        csv.writer(handle).writerows([header, *rows])
+    result = cli("import", "mmvet-grades", db, grades, "--check", written)
+    assert result.code == 1
+    assert "1 of 42 numbers differ" in result.stdout  # 2 x (16 integrations, total, std, 3 runs)
+    assert "llava-copy: integrations gen_know_rec: file 99.9, ours 17.796" in result.stdout
