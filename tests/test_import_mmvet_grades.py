@@ -43,6 +43,16 @@ def _ours(cli, db: Path) -> dict[str, dict[str, tuple[float, float | None]]]:
     return tables
 
 
+def _judgments(db: Path, first: str) -> list[tuple]:
+    """Every judgment as (`first` columns..., status, score, raw reply), in that order."""
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            f"SELECT {first}, j.status, j.score, j.raw_reply FROM judgments j "
+            "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
+            f"JOIN datasets d ON d.id = s.dataset_id ORDER BY {first}"
+        ).fetchall()
+
+
 def _column(name: str) -> str:
     """Our key of a grader column: a capability, or an integration named by its set."""
     if name in ("total", "std", "runs"):
@@ -126,13 +136,7 @@ def test_a_give_up_is_imported_as_failed_never_as_a_score(
     })  # fmt: skip
     result = cli("import", "mmvet-grades", db, grades)  # the model from the file name
     assert result.code == 0, result.stderr
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute(
-            "SELECT s.key, j.run, j.status, j.score, j.raw_reply FROM judgments j "
-            "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
-            "ORDER BY s.key, j.run"
-        ).fetchall()
-    assert rows == [
+    assert _judgments(db, "s.key, j.run") == [
         ("v1_0", 0, "ok", 0.5, "0.5"), ("v1_0", 1, "ok", 0.6, "0.6"),
         ("v1_1", 0, "error", None, "The prediction is right"), ("v1_1", 1, "ok", 1.0, "1.0"),
         ("v1_2", 0, "error", None, "BadRequestError"), ("v1_2", 1, "error", None, "1.5"),
@@ -243,13 +247,7 @@ def test_the_v2_grader_refusal_imports_as_failed(cli, tmp_path: Path) -> None:
     })  # fmt: skip
     result = cli("import", "mmvet-v2-grades", db, grades)
     assert result.code == 0, result.stderr
-    with sqlite3.connect(db) as conn:
-        rows = conn.execute(
-            "SELECT d.name, s.key, j.status, j.score, j.raw_reply FROM judgments j "
-            "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
-            "JOIN datasets d ON d.id = s.dataset_id ORDER BY s.key"
-        ).fetchall()
-    assert rows == [
+    assert _judgments(db, "d.name, s.key") == [
         ("mmvet-v2", "v2_0", "error", None, "BadRequestError"),
         ("mmvet-v2", "v2_1", "ok", 0.7, "0.7"),
     ]
