@@ -15,11 +15,17 @@ from typing import NamedTuple
 from lmmreview.db.schema import deciding_ids
 from lmmreview.db.store import Store, now
 from lmmreview.engine.benchmarks.mmbench import CIRCULAR_GROUP
+from lmmreview.engine.causes import CauseChange
 from lmmreview.engine.review import Entry, HistoryRow, current, in_force, undo_target
 from lmmreview.engine.scoring import IMPORTED, USABLE, GroupVerdict, Verdict
 from lmmreview.engine.types import Sample
 
 RETRY_WAIT_MS = 100  # how long a retried write waits for another process's write lock
+
+# The tables another process can add rows to while the screen is open.
+_WATCHED = ("judgments", "reviews", "flags", "causes")
+Marks = tuple[int, ...]  # the newest id of each table of _WATCHED
+NO_MARKS: Marks = (0,) * len(_WATCHED)
 
 _IN_DATASET = (
     "JOIN answers a ON a.id = {t}.answer_id JOIN samples s ON s.id = a.sample_id "
@@ -32,12 +38,13 @@ _NO_REPLY = f"(j.judge_kind = '{IMPORTED}' AND j.score = 0 AND COALESCE(j.raw_re
 
 
 class _ReviewRow(NamedTuple):
-    """A review row as far as "whose verdict is in force" needs it."""
+    """A review or cause row as far as "whose change is in force" needs it."""
 
     id: int
     answer_id: int
     action: str
     reviewer: str
+    created_at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +78,12 @@ class Detail:
     history: list[HistoryRow]
     flagged: bool
     group_verdict: GroupVerdict | None = None  # another tool's verdict on the row's group
+    causes: tuple[CauseChange, ...] = ()  # the error cause's history, oldest first
+
+    @property
+    def cause(self) -> str | None:
+        """The current error cause: the latest change's."""
+        return self.causes[-1].cause if self.causes else None
 
 
 def _judged(entry: Entry, runs: list[tuple]) -> None:
@@ -155,6 +168,7 @@ class EntryReader:
         for table, columns, apply in (
             ("reviews", "r.answer_id, r.score, r.choice", self._apply_review),
             ("flags", "r.answer_id, r.flagged", self._apply_flag),
+            ("causes", "r.answer_id, r.cause", self._apply_cause),
         ):
             query = (
                 f"SELECT {columns} FROM {table} r {_IN_DATASET.format(t='r')} "
@@ -172,6 +186,10 @@ class EntryReader:
     @staticmethod
     def _apply_flag(entry: Entry, row: tuple) -> None:
         entry.flagged = bool(row[1])
+
+    @staticmethod
+    def _apply_cause(entry: Entry, row: tuple) -> None:
+        entry.cause = row[1]
 
 
 class ReviewStore(EntryReader):
@@ -228,6 +246,7 @@ class ReviewStore(EntryReader):
         return Detail(
             answer_id, model, sample, text, hashes, judgments, self.history(answer_id),
             bool(flag and flag[0]), self._group_verdict(answer_id, sample),
+            tuple(self.cause_history(answer_id)),
         )  # fmt: skip
 
     def _group_verdict(self, answer_id: int, sample: Sample) -> GroupVerdict | None:
@@ -256,6 +275,15 @@ class ReviewStore(EntryReader):
             (answer_id,),
         )
         return [HistoryRow(*row) for row in rows]
+
+    def cause_history(self, answer_id: int) -> list[CauseChange]:
+        """Every change of an answer's error cause, oldest first."""
+        rows = self.conn.execute(
+            "SELECT id, cause, previous, action, reviewer, created_at FROM causes "
+            "WHERE answer_id = ? ORDER BY id",
+            (answer_id,),
+        )
+        return [CauseChange(*row) for row in rows]
 
     def answers_to(self, dataset: str, key: str) -> list[tuple[int, str, str]]:
         """(answer id, model, text) of every model's answer to one sample."""
@@ -289,13 +317,26 @@ class ReviewStore(EntryReader):
             return verdict
 
     def undo_last(self, dataset: str) -> int | None:
-        """Undo this reviewer's latest verdict in `dataset` that is still in force (as a new
-        row); the answer it was on, or None when there is none."""
+        """Undo this reviewer's latest change in `dataset` still in force, a verdict or an
+        error cause (as a new row); the answer it was on, or None when there is none."""
+        undone = self.undo_change(dataset)
+        return None if undone is None else undone[0]
+
+    def undo_change(self, dataset: str) -> tuple[int, str] | None:
+        """As `undo_last`, also saying what was undone: "verdict" or "cause". Of the two
+        newest changes in force, the later one (by time, then by being a cause) goes."""
         with self.store.transaction():
-            answer_id = self._last_verdict(dataset)
-            if answer_id is not None:
+            verdict = self._last_verdict(dataset)
+            cause = self._last_cause(dataset)
+            newest = max((found for found in (verdict, cause) if found is not None), default=None)
+            if newest is None:
+                return None
+            _, kind, answer_id = newest
+            if kind == "verdict":
                 self._undo(answer_id)
-            return answer_id
+            else:
+                self._undo_cause(answer_id)
+            return answer_id, kind
 
     def _undo(self, answer_id: int) -> None:
         """Restore the verdict before the one in force on an answer, as a new row."""
@@ -304,16 +345,28 @@ class ReviewStore(EntryReader):
         if possible:
             self._append(answer_id, restored or Verdict(None), current(history), "undo", None)
 
-    def _last_verdict(self, dataset: str) -> int | None:
+    def _last_verdict(self, dataset: str) -> tuple[str, str, int] | None:
         """The answer whose verdict in force is this reviewer's newest one.
 
         Each answer's verdicts stack as in `engine.review` (a verdict pushes, an undo pops);
         only the top of a stack is in force, so a verdict someone else has since replaced is
         not undone from here.
         """
+        return self._newest_in_force("reviews", "verdict", "r.action != 'note'", dataset)
+
+    def _last_cause(self, dataset: str) -> tuple[str, str, int] | None:
+        """The answer whose error cause in force is this reviewer's newest change; its
+        changes stack as verdicts do."""
+        return self._newest_in_force("causes", "cause", "1", dataset)
+
+    def _newest_in_force(
+        self, table: str, kind: str, where: str, dataset: str
+    ) -> tuple[str, str, int] | None:
+        """(created_at, kind, answer) of this reviewer's newest row of `table` on top of
+        its answer's stack (see `engine.review.in_force`), or None."""
         rows = self.conn.execute(
-            f"SELECT r.id, r.answer_id, r.action, r.reviewer FROM reviews r "
-            f"{_IN_DATASET.format(t='r')} AND r.action != 'note' ORDER BY r.answer_id, r.id",
+            f"SELECT r.id, r.answer_id, r.action, r.reviewer, r.created_at FROM {table} r "
+            f"{_IN_DATASET.format(t='r')} AND {where} ORDER BY r.answer_id, r.id",
             (dataset,),
         )
         tops = [
@@ -322,7 +375,10 @@ class ReviewStore(EntryReader):
             if (stack := in_force(history))
         ]
         mine = [top for top in tops if top.reviewer == self.reviewer]
-        return max(mine, key=attrgetter("id")).answer_id if mine else None
+        if not mine:
+            return None
+        top = max(mine, key=attrgetter("id"))
+        return top.created_at, kind, top.answer_id
 
     def note(self, answer_id: int, text: str) -> None:
         """Attach a note to the answer's current verdict (as a history row)."""
@@ -341,6 +397,36 @@ class ReviewStore(EntryReader):
                 old.choice if old else None, action, self.reviewer, note, now(),
             ),
         )  # fmt: skip
+
+    def set_cause(self, answer_id: int, cause: str | None) -> str | None:
+        """Give an answer an error cause (None clears it), committed on return; the cause
+        already in force adds no row. Returns the cause now in force."""
+        with self.store.transaction():
+            before = self._cause(answer_id)
+            if cause != before:
+                self._append_cause(answer_id, cause, before, "set")
+            return cause
+
+    def _undo_cause(self, answer_id: int) -> None:
+        """Restore the cause before the one in force on an answer, as a new row."""
+        stack = in_force(self.cause_history(answer_id))
+        if stack:
+            self._append_cause(answer_id, stack[-1].previous, stack[-1].cause, "undo")
+
+    def _cause(self, answer_id: int) -> str | None:
+        row = self.conn.execute(
+            "SELECT cause FROM causes WHERE answer_id = ? ORDER BY id DESC LIMIT 1", (answer_id,)
+        ).fetchone()
+        return None if row is None else row[0]
+
+    def _append_cause(
+        self, answer_id: int, cause: str | None, previous: str | None, action: str
+    ) -> None:
+        self.conn.execute(
+            "INSERT INTO causes (answer_id, cause, previous, action, reviewer, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (answer_id, cause, previous, action, self.reviewer, now()),
+        )
 
     def set_flag(self, answer_id: int, flagged: bool) -> None:
         with self.store.transaction():
@@ -366,21 +452,16 @@ class ReviewStore(EntryReader):
         """Changes whenever another connection commits to the file."""
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
-    def marks(self) -> tuple[int, int, int]:
-        """The newest judgment, review and flag ids: where to look for changes from."""
+    def marks(self) -> Marks:
+        """The newest judgment, review, flag and cause ids: where to look for changes from."""
         row = self.conn.execute(
-            "SELECT (SELECT COALESCE(MAX(id), 0) FROM judgments), "
-            "(SELECT COALESCE(MAX(id), 0) FROM reviews), (SELECT COALESCE(MAX(id), 0) FROM flags)"
+            "SELECT " + ", ".join(f"(SELECT COALESCE(MAX(id), 0) FROM {t})" for t in _WATCHED)
         ).fetchone()
-        return int(row[0]), int(row[1]), int(row[2])
+        return tuple(int(mark) for mark in row)
 
-    def touched_since(self, marks: tuple[int, int, int]) -> set[int]:
-        """Answers with a judgment, review or flag newer than `marks`."""
-        judgment, review, flag = marks
+    def touched_since(self, marks: Marks) -> set[int]:
+        """Answers with a judgment, review, flag or cause newer than `marks`."""
         rows = self.conn.execute(
-            "SELECT answer_id FROM judgments WHERE id > ? UNION "
-            "SELECT answer_id FROM reviews WHERE id > ? UNION "
-            "SELECT answer_id FROM flags WHERE id > ?",
-            (judgment, review, flag),
+            " UNION ".join(f"SELECT answer_id FROM {t} WHERE id > ?" for t in _WATCHED), marks
         )
         return {row[0] for row in rows}

@@ -275,6 +275,25 @@ MIGRATIONS: tuple[Migration, ...] = (
     DROP VIEW effective_scores;
     {_effective_scores_view("WHEN j.judge_kind = 'imported' THEN 'imported'")}
     """,
+    # 7: why a model got an answer wrong (MMMU §5), append-only like reviews: one row per
+    # change, the latest row of an answer holds its cause (NULL: none). An undo appends the
+    # cause it restores, marked 'undo', so undo can go back more than one step.
+    """
+    CREATE TABLE causes (
+        id          INTEGER PRIMARY KEY,
+        answer_id   INTEGER NOT NULL REFERENCES answers(id),
+        cause       TEXT,
+        previous    TEXT,
+        action      TEXT NOT NULL DEFAULT 'set' CHECK (action IN ('set', 'undo')),
+        reviewer    TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+    );
+    CREATE INDEX causes_answer ON causes(answer_id, id);
+    CREATE TRIGGER causes_no_update BEFORE UPDATE ON causes
+        BEGIN SELECT RAISE(ABORT, 'causes are append-only'); END;
+    CREATE TRIGGER causes_no_delete BEFORE DELETE ON causes
+        BEGIN SELECT RAISE(ABORT, 'causes are append-only'); END;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

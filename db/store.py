@@ -504,6 +504,16 @@ class Store:
             added += 1
         return added
 
+    def causes(self, dataset: str) -> list[tuple[str, str]]:
+        """(model, cause) of every answer in a dataset whose latest cause row gives one."""
+        query = (
+            "SELECT m.name, c.cause FROM causes c JOIN answers a ON a.id = c.answer_id "
+            "JOIN models m ON m.id = a.model_id JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? AND c.cause IS NOT NULL "
+            "AND c.id = (SELECT MAX(l.id) FROM causes l WHERE l.answer_id = c.answer_id)"
+        )
+        return self.conn.execute(query, (dataset,)).fetchall()
+
     def group_verdicts(self, dataset: str) -> dict[int, GroupVerdict]:
         """answer id of a group's main row -> the latest verdict imported for the group."""
         query = (

@@ -30,6 +30,7 @@ class Entry:
     offline: bool = False
     # An imported 0.0 with no judge reply: how lmms-eval stores a judge API failure.
     no_reply: bool = False
+    cause: str | None = None  # the current error cause (engine.causes), if any
 
     @property
     def reviewed(self) -> bool:
@@ -78,6 +79,7 @@ class Filter:
     spread: float | None = None  # std across judge runs above this
     axis: tuple[str, str] | None = None  # (axis, value)
     model: str | None = None
+    cause: str | None = None  # the answer's current error cause is this
     text: str | None = None  # searched in question and answer (the store finds the ids)
     text_ids: frozenset[int] | None = None
     cell_ids: frozenset[int] | None = None  # the answers counted in one table cell
@@ -103,6 +105,8 @@ class Filter:
             checks.append(lambda e, s: e.no_reply)
         if self.model is not None:
             checks.append(lambda e, s: e.model == self.model)
+        if self.cause is not None:
+            checks.append(lambda e, s: e.cause == self.cause)
         for ids in (self.text_ids, self.cell_ids):
             if ids is not None:
                 checks.append(_member_of(ids))
@@ -137,6 +141,7 @@ class Filter:
             f"run std>{self.spread:g}" if self.spread is not None else "",
             f"{self.axis[0]}={self.axis[1]}" if self.axis else "",
             f"model={self.model}" if self.model else "",
+            f"cause={self.cause}" if self.cause else "",
             f"text~{self.text!r}" if self.text else "",
             f"cell {self.cell_title}" if self.cell_ids is not None else "",
         ]

@@ -37,9 +37,10 @@ from textual.widgets import Footer, Static
 from lmmreview.db import Store, StoreError
 from lmmreview.db.files import ExportRefused, write_export
 from lmmreview.db.judging import JudgeStore
-from lmmreview.db.review import Detail, ReviewStore
+from lmmreview.db.review import NO_MARKS, Detail, Marks, ReviewStore
 from lmmreview.db.scoring import DatasetScores
 from lmmreview.db.store import is_read_only
+from lmmreview.engine.causes import MMMU_CAUSES
 from lmmreview.engine.export import Notes, to_markdown
 from lmmreview.engine.llm import OpenAIChat
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
@@ -109,6 +110,14 @@ class PendingWrite:
 
 
 OPTION_KEYS = "ABCDEFGHI"  # MMMU questions have up to nine options; these letters choose
+NO_CAUSE = "(none)"  # the cause picker's choice that clears the cause; no cause id has "("
+
+
+def _cause_choices(causes: Mapping[str, str], entries: Iterable[Entry]) -> list[tuple[str, str]]:
+    """(id, title) of every cause of the taxonomy, then of any other cause an answer has
+    (given under an older taxonomy)."""
+    others = sorted({e.cause for e in entries if e.cause} - causes.keys())
+    return [*causes.items(), *((c, c) for c in others)]
 
 
 def _score_keys() -> list[Binding]:
@@ -150,6 +159,7 @@ class ReviewScreen(Screen[None]):
         Binding("u", "undo", "undo", id="undo"),
         Binding("m", "note", "note", show=False, id="note"),
         Binding("f", "flag", "flag", id="flag"),
+        Binding("x", "cause", "error cause", show=False, id="cause"),
         Binding("slash", "search", "search", key_display="/", show=False, id="search"),
         Binding("v", "filters", "filter", id="filter"),
         Binding("escape", "clear_filters", "clear filters", show=False, id="clear-filters"),
@@ -309,6 +319,21 @@ class ReviewScreen(Screen[None]):
             self.review_app.write(entry, lambda r, a: r.set_flag(a, flagged), label)
 
     @work(group="prompt")
+    async def action_cause(self) -> None:
+        """Give the answer an error cause from the taxonomy, or clear it."""
+        app = self.review_app
+        entry = app.current()
+        if entry is None:
+            return
+        choices = [*app.causes.items(), (NO_CAUSE, "(no cause: clear it)")]
+        picked = await app.push_screen_wait(Menu("Why is this answer wrong?", choices))
+        if picked is None:
+            return
+        cause = None if picked == NO_CAUSE else picked
+        label = f"cause {picked}" if cause else "clear cause"
+        app.write(entry, lambda r, a: r.set_cause(a, cause), label)
+
+    @work(group="prompt")
     async def action_note(self) -> None:
         entry = self.review_app.current()
         if entry is None:
@@ -351,6 +376,7 @@ class ReviewScreen(Screen[None]):
             ("spread", f"Judge runs disagree (std > {app.spread:g})"),
             ("axis", "By breakdown axis…"),
             ("model", "By model…"),
+            ("cause", "By error cause…"),
             ("clear", "Clear all filters"),
         ]
         picked = await app.push_screen_wait(Menu(f"Filter ({current.describe()})", choices))
@@ -368,6 +394,11 @@ class ReviewScreen(Screen[None]):
             model = await app.push_screen_wait(Menu("Model", [(m, m) for m in models]))
             if model:
                 app.filter(replace(current, model=model))
+        elif picked == "cause":
+            causes = _cause_choices(app.causes, session.entries)
+            cause = await app.push_screen_wait(Menu("Error cause", causes))
+            if cause:
+                app.filter(replace(current, cause=cause))
         elif picked == "axis":
             await self._pick_axis(current)
         elif picked == "clear":
@@ -480,6 +511,7 @@ class ReviewApp(App[None]):
         judge_timeout: float = 60.0,
         disagreement: float = DISAGREEMENT,
         spread: float = SPREAD,
+        causes: Mapping[str, str] = MMMU_CAUSES,
         keymap: Mapping[str, str] | None = None,
         theme: str | None = None,
         settings_path: Path | None = None,
@@ -495,6 +527,7 @@ class ReviewApp(App[None]):
         self.db_path = db
         self.disagreement = disagreement  # the filters' thresholds
         self.spread = spread
+        self.causes = causes  # the error-cause taxonomy: id -> title
         self.reviewer = reviewer
         self.dataset = dataset
         self.image_renderer = image_renderer
@@ -517,7 +550,7 @@ class ReviewApp(App[None]):
         self._shown: dict[str, object] = {}  # panel -> what it shows, to skip repeats
         self._showing: int | None = None  # the answer the detail panels are for
         self._version = 0
-        self._marks = (0, 0, 0)
+        self._marks = NO_MARKS
         self._judge: tuple[asyncio.AbstractEventLoop, asyncio.Task[Progress]] | None = None
         self._judge_screen: JudgeScreen | None = None
         self.failure: str | None = None  # why the app stopped itself, for `open` to print
@@ -528,7 +561,7 @@ class ReviewApp(App[None]):
         self._stale: set[int] = set()  # saved, but not read back yet: the next poll reads them
         self._quit_warned = False
         # Start reading at once, while Textual starts: the first screen comes sooner.
-        self._opening: Future[tuple[Session, int, tuple[int, int, int]]] | None = self._db.submit(
+        self._opening: Future[tuple[Session, int, Marks]] | None = self._db.submit(
             self._read, dataset
         )
 
@@ -561,7 +594,7 @@ class ReviewApp(App[None]):
 
     # -- the database thread ---------------------------------------------------------------
 
-    def _read(self, dataset: str | None) -> tuple[Session, int, tuple[int, int, int]]:
+    def _read(self, dataset: str | None) -> tuple[Session, int, Marks]:
         review = self._open()
         return Session.open(review, dataset), review.data_version(), review.marks()
 
@@ -837,7 +870,11 @@ class ReviewApp(App[None]):
                 (judged, entry.verdict, unsaved, self._save_problem),
                 lambda: render.verdict_line(entry.verdict, unsaved, self._save_problem),
             ),
-            ("#history", judged, lambda: render.history(detail.history)),
+            (
+                "#history",
+                (judged, detail.causes),
+                lambda: render.history(detail.history, detail.causes, self.causes),
+            ),
         ]
         with self.batch_update():  # one repaint for the whole answer
             for selector, key, make in panels:
@@ -1043,11 +1080,14 @@ class ReviewApp(App[None]):
             return
         dataset = session.dataset
 
-        def take_back(review: ReviewStore) -> tuple[int, tuple[Entry, Detail] | None] | None:
-            answer_id = review.undo_last(dataset)
-            if answer_id is None:
+        def take_back(
+            review: ReviewStore,
+        ) -> tuple[int, str, tuple[Entry, Detail] | None] | None:
+            undone = review.undo_change(dataset)
+            if undone is None:
                 return None
-            return answer_id, self._read_back(review, dataset, answer_id)
+            answer_id, kind = undone
+            return answer_id, kind, self._read_back(review, dataset, answer_id)
 
         try:
             undone = await self.in_db(take_back)
@@ -1055,13 +1095,16 @@ class ReviewApp(App[None]):
             self.tell(f"Could not undo ({reason(exc)}); nothing changed.", "error")
             return
         if undone is None:
-            self.tell("Nothing to undo: no verdict of yours is in force in this dataset.")
+            self.tell(
+                "Nothing to undo: no verdict or error cause of yours is in force in this dataset."
+            )
             return
-        answer_id, shown = undone
+        answer_id, kind, shown = undone
         self._landed(answer_id, shown)
         self.reveal(answer_id)
         entry = session.entries[session.by_id[answer_id]]
-        self.tell(f"Undid your last verdict, on {entry.key} ({entry.model}).")
+        what = "verdict" if kind == "verdict" else "error cause"
+        self.tell(f"Undid your last {what}, on {entry.key} ({entry.model}).")
 
     def reveal(self, answer_id: int) -> None:
         """Put the cursor on an answer and show it; clear the filters if they hide it."""
@@ -1096,7 +1139,7 @@ class ReviewApp(App[None]):
             self.save_pending()
         stale, self._stale = self._stale, set()
 
-        def changes(review: ReviewStore) -> tuple[int, tuple[int, int, int], list[Entry]]:
+        def changes(review: ReviewStore) -> tuple[int, Marks, list[Entry]]:
             version = review.data_version()
             if version == self._version and not stale:
                 return version, self._marks, []
@@ -1344,6 +1387,7 @@ def review_app(db: Path, settings: Settings, dataset: str | None = None) -> Revi
         judge_timeout=settings.judge_timeout,
         disagreement=settings.disagreement,
         spread=settings.spread,
+        causes=settings.causes,
         keymap=settings.keymap,
         theme=settings.theme,
         settings_path=settings.path,

@@ -20,6 +20,7 @@ from lmmreview.db.demo import build_demo, demo_batches, installed_demo_batches
 from lmmreview.db.files import write_export
 from lmmreview.db.importers import ImportBatch, ImportSummary, import_batch
 from lmmreview.db.scoring import dataset_scores, score_offline
+from lmmreview.engine.causes import cause_table
 from lmmreview.engine.checks import Expected, compare
 from lmmreview.engine.export import RENDERERS, Notes
 from lmmreview.engine.registry import benchmarks, origin, problems
@@ -247,6 +248,9 @@ def _tables(
         for name, benchmark in store.datasets(datasets or None):
             scores = dataset_scores(store, name, benchmark)
             tables += scores.breakdown.tables(unscored_as_zero)
+            tagged = store.causes(name)
+            if tagged:  # a dataset without error causes exports as it always did
+                tables.append(cause_table(name, tagged, for_command().causes))
             verdicts = store.group_verdicts(name).values()
             notes.append(scores.notes(store.judge_models(name), unscored_as_zero, verdicts))
     return tables, notes

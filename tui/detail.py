@@ -7,6 +7,8 @@ literally, never as markup or terminal control.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from operator import itemgetter
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -14,6 +16,7 @@ from rich.text import Text
 
 from lmmreview.db.review import Detail, JudgeRecord
 from lmmreview.engine.benchmark import Benchmark
+from lmmreview.engine.causes import MMMU_CAUSES, CauseChange, cause_title
 from lmmreview.engine.export import DASH
 from lmmreview.engine.review import Entry, HistoryRow
 from lmmreview.engine.scoring import IMPORTED, GroupVerdict, Verdict, judge_label
@@ -139,23 +142,49 @@ def verdict_line(verdict: Verdict | None, unsaved: tuple[str, ...] = (), problem
     return line
 
 
-def history(rows: list[HistoryRow]) -> RenderableType:
-    """Who changed what, when, from what, and why."""
-    if not rows:
-        return Text("")
-    lines = []
-    for row in reversed(rows[-12:]):
-        old = _value(row.previous_score, row.previous_choice)
-        new = _value(row.score, row.choice)
-        line = Text(f"{row.created_at[:19].replace('T', ' ')}  ", style="dim")
-        line.append_text(safe(row.reviewer))
-        line.append(f"  {row.action}: {old} → {new}" if row.action != "note" else "  note")
-        if row.note:
-            line.append("  “")
-            line.append_text(safe(row.note, limit=500))
-            line.append("”")
-        lines.append(line)
-    return Group(*lines)
+def history(
+    rows: list[HistoryRow],
+    causes: tuple[CauseChange, ...] = (),
+    taxonomy: Mapping[str, str] = MMMU_CAUSES,
+) -> RenderableType:
+    """The current error cause, then who changed what (verdicts and causes), when, from
+    what, and why; newest first."""
+    # (time, order within its own history, line): rows of one millisecond stay in order.
+    lines = [(r.created_at, i, _verdict_change(r)) for i, r in enumerate(rows[-12:])]
+    lines += [(c.created_at, i, _cause_change(c, taxonomy)) for i, c in enumerate(causes[-12:])]
+    lines.sort(key=itemgetter(0, 1), reverse=True)
+    shown = [line for *_, line in lines[:12]]
+    if causes and causes[-1].cause is not None:
+        title = cause_title(causes[-1].cause, taxonomy)
+        shown.insert(0, Text.assemble(("error cause: ", "bold"), safe(title, one_line=True)))
+    return Group(*shown) if shown else Text("")
+
+
+def _stamp(created_at: str, reviewer: str) -> Text:
+    """A history line's start: when, and who."""
+    line = Text(f"{created_at[:19].replace('T', ' ')}  ", style="dim")
+    line.append_text(safe(reviewer))
+    return line
+
+
+def _verdict_change(row: HistoryRow) -> Text:
+    old = _value(row.previous_score, row.previous_choice)
+    new = _value(row.score, row.choice)
+    line = _stamp(row.created_at, row.reviewer)
+    line.append(f"  {row.action}: {old} → {new}" if row.action != "note" else "  note")
+    if row.note:
+        line.append("  “")
+        line.append_text(safe(row.note, limit=500))
+        line.append("”")
+    return line
+
+
+def _cause_change(change: CauseChange, taxonomy: Mapping[str, str]) -> Text:
+    line = _stamp(change.created_at, change.reviewer)
+    action = "cause" if change.action == "set" else "undo cause"
+    old, new = (cause_title(c, taxonomy) for c in (change.previous, change.cause))
+    line.append_text(safe(f"  {action}: {old} → {new}", one_line=True))
+    return line
 
 
 def _value(score: float | None, choice: str | None) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 
 import platformdirs
 
+from lmmreview.engine.causes import MMMU_CAUSES
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.tui.options import url_problem
@@ -30,7 +31,9 @@ from lmmreview.tui.output import fail
 
 IMAGE_RENDERERS = ("auto", "tgp", "sixel", "halfcell", "unicode", "off")
 DEFAULT_THEME = "textual-dark"
+CAUSES = "causes"  # the file's table of error causes
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_CAUSE_ID = re.compile(r"[A-Za-z0-9_-]+")
 _TABLE_HEADER = re.compile(r"^\s*\[")
 _THEME_LINE = re.compile(r"^\s*theme\s*=")
 
@@ -57,6 +60,7 @@ class Settings:
     disagreement: float = DISAGREEMENT
     spread: float = SPREAD
     keymap: Mapping[str, str] = field(default_factory=dict)
+    causes: Mapping[str, str] = field(default_factory=lambda: dict(MMMU_CAUSES))  # id -> title
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def merged(self, **flags: Any) -> Settings:
@@ -66,10 +70,13 @@ class Settings:
         return replace(self, **given, sources=sources)
 
     def rows(self) -> list[tuple[str, object, str]]:
-        """(file key, effective value, source) for every setting, keymap entries last."""
+        """(file key, effective value, source) for every setting, then the keymap entries,
+        then the error causes."""
         listed = [(key, getattr(self, _SPECS[key].attribute), self.sources[key]) for key in _SPECS]
         keymap = [(f"keymap.{b}", keys, "file") for b, keys in sorted(self.keymap.items())]
-        return listed + keymap
+        source = self.sources.get(CAUSES, "default")
+        causes = [(f"{CAUSES}.{cause}", title, source) for cause, title in self.causes.items()]
+        return listed + keymap + causes
 
     def check_screen(self, binding_ids: Collection[str], themes: Collection[str]) -> None:
         """Fail, naming the file and the key, on a keymap id or theme the screen lacks."""
@@ -155,12 +162,31 @@ def _read(path: Path) -> dict[str, Any]:
         raise SettingsError(f"{path}: not valid TOML: {exc}") from None
 
 
-def _flatten(document: Mapping[str, Any], path: Path) -> tuple[dict[str, object], dict[str, str]]:
-    """The file's values by dotted key, and its keymap; unknown or bad keys are errors."""
+def _causes(value: object, path: Path) -> dict[str, str]:
+    """The `[causes]` table (id = title, in the file's order) replacing the default
+    taxonomy; an empty table, a bad id or a title that is not text is an error."""
+    if not isinstance(value, dict) or not value:
+        raise _error(path, CAUSES, 'expected a table of cause id = title, e.g. perceptual = "..."')
+    for cause, title in value.items():
+        if not _CAUSE_ID.fullmatch(cause):
+            raise _error(path, f"{CAUSES}.{cause}", "a cause id is letters, digits, _ and -")
+        if not _text(title):
+            raise _error(path, f"{CAUSES}.{cause}", "expected a title")
+    return dict(value)
+
+
+def _flatten(
+    document: Mapping[str, Any], path: Path
+) -> tuple[dict[str, object], dict[str, str], dict[str, str] | None]:
+    """The file's values by dotted key, its keymap and its causes (None: the default);
+    unknown or bad keys are errors."""
     values: dict[str, object] = {}
     keymap: dict[str, str] = {}
+    causes = None
     for name, value in document.items():
-        if name == "keymap":
+        if name == CAUSES:
+            causes = _causes(value, path)
+        elif name == "keymap":
             if not isinstance(value, dict):
                 raise _error(path, name, "expected a table of binding id = keys")
             for binding_id, keys in value.items():
@@ -177,7 +203,7 @@ def _flatten(document: Mapping[str, Any], path: Path) -> tuple[dict[str, object]
             raise _error(path, key, "unknown setting (lmmreview config lists them)")
         if not spec.check(value):
             raise _error(path, key, f"expected {spec.expected}")
-    return values, keymap
+    return values, keymap, causes
 
 
 def _login_name() -> str:
@@ -192,9 +218,9 @@ def load(path: Path | None = None) -> Settings:
     """The settings from `path` (default: `config_path()`) over the defaults and the
     environment. Raises SettingsError for a malformed file or an unknown key."""
     path = path if path is not None else config_path()
-    values, keymap = _flatten(_read(path), path)
-    chosen: dict[str, Any] = {}
-    sources = {key: "default" for key in _SPECS}
+    values, keymap, causes = _flatten(_read(path), path)
+    chosen: dict[str, Any] = {} if causes is None else {"causes": causes}
+    sources = {key: "default" for key in _SPECS} | {CAUSES: "default" if causes is None else "file"}
     for key, value in values.items():
         chosen[_SPECS[key].attribute] = value
         sources[key] = "file"
