@@ -54,7 +54,7 @@ class _Read:
 def merge(store: Store, others: Sequence[Path]) -> list[FileMerge]:
     """Append the history rows of `others` that `store` lacks, in time order, in one
     transaction; a file that cannot be read raises StoreError naming it, before any write."""
-    answers = {key: answer for answer, *key in store.conn.execute(_ANSWER_KEYS)}
+    answers = _answer_keys(store.conn)
     reads = [_read(path, answers) for path in others]
     with store.transaction():
         for table in HISTORY_TABLES:
@@ -62,7 +62,7 @@ def merge(store: Store, others: Sequence[Path]) -> list[FileMerge]:
     return [read.merge for read in reads]
 
 
-def _read(path: Path, answers: dict[tuple, int]) -> _Read:
+def _read(path: Path, answers: dict[AnswerKey, int]) -> _Read:
     """The history rows of the file at `path` (only read, through a migrated copy)."""
     read = _Read(FileMerge(path))
     with _opened_copy(path) as other:
@@ -73,10 +73,10 @@ def _read(path: Path, answers: dict[tuple, int]) -> _Read:
     return read
 
 
-def _read_tables(other: Store, read: _Read, answers: dict[tuple, int]) -> None:
+def _read_tables(other: Store, read: _Read, answers: dict[AnswerKey, int]) -> None:
     """Fill `read` with each history table's rows, answer ids translated; a row whose
     answer this file lacks is counted in `read.merge` instead."""
-    keys = {answer: tuple(key) for answer, *key in other.conn.execute(_ANSWER_KEYS)}
+    keys = {answer: key for key, answer in _answer_keys(other.conn).items()}
     for table in HISTORY_TABLES:
         columns = _columns(other.conn, table)
         if not columns:
@@ -92,6 +92,13 @@ def _read_tables(other: Store, read: _Read, answers: dict[tuple, int]) -> None:
                     read.merge.missing.append(key)
                 continue
             read.rows[table].append((*row[:at], mine, *row[at + 1 :]))
+
+
+def _answer_keys(conn: sqlite3.Connection) -> dict[AnswerKey, int]:
+    """(dataset, sample key, model) -> answer id, for every answer of a file."""
+    return {
+        (dataset, key, model): answer for answer, dataset, key, model in conn.execute(_ANSWER_KEYS)
+    }
 
 
 def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
