@@ -32,8 +32,9 @@ def merge_command(
         typer.Argument(metavar="OTHER.db...", help="Other reviewers' copies to bring in."),
     ],
 ) -> None:
-    """Bring other reviewers' verdicts, notes, flags and error causes into DB.
+    """Merge other reviewers' verdicts, notes, flags and causes.
 
+    Their files' history rows that DB lacks are appended to DB, each with its reviewer.
     Answers are matched by dataset, sample key and model; rows on answers DB lacks are
     counted and left out. All files or none: a file that cannot be read leaves DB as it
     was. Merging the same file again adds nothing.
@@ -72,8 +73,10 @@ def reviewers_command(
         bool, typer.Option("--list", help="List the answers on which reviewers disagree.")
     ] = False,
 ) -> None:
-    """Inter-reviewer agreement per dataset: answers reviewed, Cohen's kappa per pair,
-    Krippendorff's alpha (interval on scores, nominal on chosen options), disagreements.
+    """Agreement between reviewers: kappa, alpha, disagreements.
+
+    Per dataset: answers reviewed, Cohen's kappa per pair, Krippendorff's alpha (interval
+    on scores, nominal on chosen options), the answers on which reviewers disagree.
 
     Each reviewer's own verdict in force counts (their undo takes it back). JSON output
     always lists the disagreements.
