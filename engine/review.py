@@ -83,6 +83,7 @@ class Filter:
     text: str | None = None  # searched in question and answer (the store finds the ids)
     text_ids: frozenset[int] | None = None
     cell_ids: frozenset[int] | None = None  # the answers counted in one table cell
+    reviewers_disagree: frozenset[int] | None = None  # the store finds them (db/reviewers.py)
     cell_title: str = ""
 
     def matches(self, entry: Entry, sample: Sample, axes_of: AxesOf) -> bool:
@@ -107,7 +108,7 @@ class Filter:
             checks.append(lambda e, s: e.model == self.model)
         if self.cause is not None:
             checks.append(lambda e, s: e.cause == self.cause)
-        for ids in (self.text_ids, self.cell_ids):
+        for ids in (self.text_ids, self.cell_ids, self.reviewers_disagree):
             if ids is not None:
                 checks.append(_member_of(ids))
         if (limit := self.disagreement) is not None:
@@ -144,6 +145,7 @@ class Filter:
             f"cause={self.cause}" if self.cause else "",
             f"text~{self.text!r}" if self.text else "",
             f"cell {self.cell_title}" if self.cell_ids is not None else "",
+            "reviewers disagree" if self.reviewers_disagree is not None else "",
         ]
         return " & ".join(p for p in parts if p) or "all answers"
 

@@ -38,6 +38,7 @@ from lmmreview.db import Store, StoreError
 from lmmreview.db.files import ExportRefused, write_export
 from lmmreview.db.judging import JudgeStore
 from lmmreview.db.review import NO_MARKS, Detail, Marks, ReviewStore
+from lmmreview.db.reviewers import disagreeing_answers
 from lmmreview.db.scoring import DatasetScores
 from lmmreview.db.store import is_read_only
 from lmmreview.engine.causes import MMMU_CAUSES
@@ -374,6 +375,7 @@ class ReviewScreen(Screen[None]):
             ("flagged", "Flagged"),
             ("disagreement", f"|judge - human| > {app.disagreement:g}"),
             ("spread", f"Judge runs disagree (std > {app.spread:g})"),
+            ("reviewers", "Reviewers disagree"),
             ("axis", "By breakdown axis…"),
             ("model", "By model…"),
             ("cause", "By error cause…"),
@@ -389,6 +391,8 @@ class ReviewScreen(Screen[None]):
         elif picked == "spread":
             limit = None if current.spread is not None else app.spread
             app.filter(replace(current, spread=limit))
+        elif picked == "reviewers":
+            await self._toggle_reviewers_disagree(current)
         elif picked == "model":
             models = sorted({e.model for e in session.entries})
             model = await app.push_screen_wait(Menu("Model", [(m, m) for m in models]))
@@ -403,6 +407,16 @@ class ReviewScreen(Screen[None]):
             await self._pick_axis(current)
         elif picked == "clear":
             app.filter(Filter())
+
+    async def _toggle_reviewers_disagree(self, current: Filter) -> None:
+        """Show only the answers whose reviewers' own verdicts differ, or stop doing so."""
+        app, ids = self.review_app, None
+        if current.reviewers_disagree is None and app.session is not None:
+            dataset = app.session.dataset
+            ids = await app.read(lambda r: disagreeing_answers(r.store, dataset))
+            if ids is None:
+                return
+        app.filter(replace(current, reviewers_disagree=ids))
 
     async def _pick_axis(self, current: Filter) -> None:
         app = self.review_app

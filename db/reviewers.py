@@ -1,0 +1,38 @@
+"""Each reviewer's own verdicts, read from the review history of one dataset."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from lmmreview.db.store import Store
+from lmmreview.engine.reviewers import disagreements, own_verdicts
+from lmmreview.engine.scoring import Verdict
+
+
+class _Row(NamedTuple):
+    answer_id: int
+    reviewer: str
+    action: str
+    score: float | None
+    choice: str | None
+
+
+def reviewer_verdicts(store: Store, dataset: str) -> dict[int, dict[str, Verdict]]:
+    """answer id -> reviewer -> that reviewer's own verdict in force (engine.reviewers).
+
+    Each reviewer's rows are read in time order, not row order: rows merged from another
+    file come after this file's own, whatever their time.
+    """
+    rows = store.conn.execute(
+        "SELECT r.answer_id, r.reviewer, r.action, r.score, r.choice FROM reviews r "
+        "JOIN answers a ON a.id = r.answer_id JOIN samples s ON s.id = a.sample_id "
+        "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? "
+        "ORDER BY r.answer_id, r.reviewer, r.created_at, r.id",
+        (dataset,),
+    )
+    return own_verdicts(map(_Row._make, rows))
+
+
+def disagreeing_answers(store: Store, dataset: str) -> frozenset[int]:
+    """The answers of a dataset on which reviewers' own verdicts differ."""
+    return frozenset(disagreements(reviewer_verdicts(store, dataset)))

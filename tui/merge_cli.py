@@ -1,0 +1,163 @@
+"""`lmmreview merge` and `lmmreview reviewers`: several reviewers on one file."""
+
+from __future__ import annotations
+
+import json
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lmmreview.db import Store
+from lmmreview.db.merge import FileMerge, merge
+from lmmreview.db.reviewers import reviewer_verdicts
+from lmmreview.engine.reviewers import Measure, ReviewerAgreement, agreement
+from lmmreview.engine.scoring import Verdict
+from lmmreview.tui.options import DatasetsOpt, DbArg
+from lmmreview.tui.output import clear_errors, err, out, say
+
+EXAMPLES = 3  # answers named when a file holds rows on answers this one lacks
+
+
+class ReviewersFormat(StrEnum):
+    md = "md"
+    json = "json"
+
+
+def merge_command(
+    db: DbArg,
+    others: Annotated[
+        list[Path],
+        typer.Argument(metavar="OTHER.db...", help="Other reviewers' copies to bring in."),
+    ],
+) -> None:
+    """Merge other reviewers' verdicts, notes, flags and causes.
+
+    Their files' history rows that DB lacks are appended to DB, each with its reviewer.
+    Answers are matched by dataset, sample key and model; rows on answers DB lacks are
+    counted and left out. All files or none: a file that cannot be read leaves DB as it
+    was. Merging the same file again adds nothing.
+    """
+    with clear_errors(db), Store.open(db, create=False, migrate=False) as store:
+        merged = merge(store, others)
+    for file in merged:
+        _report(db, file)
+
+
+def _report(db: Path, file: FileMerge) -> None:
+    """One line per merged file, and a warning when some of its rows were left out."""
+    added = ", ".join(f"{n} {table}" for table, n in file.added.items() if n) or "nothing new"
+    present = sum(file.present.values())
+    say(
+        f"{file.path}: merged {added} into {db}"
+        + (f" ({present} rows already there)" if present else "")
+    )
+    if file.left_out:
+        examples = "; ".join(" / ".join(key) for key in file.missing[:EXAMPLES])
+        say(
+            f"warning: {file.path}: {file.left_out} rows on {len(file.missing)} answers that "
+            f"{db} lacks were left out (import those answers first), e.g. {examples}",
+            style="yellow",
+            console=err,
+        )
+
+
+def reviewers_command(
+    db: DbArg,
+    dataset: DatasetsOpt = None,
+    format: Annotated[
+        ReviewersFormat, typer.Option("--format", help="Output format.")
+    ] = ReviewersFormat.md,
+    listed: Annotated[
+        bool, typer.Option("--list", help="List the answers on which reviewers disagree.")
+    ] = False,
+) -> None:
+    """Agreement between reviewers: kappa, alpha, disagreements.
+
+    Per dataset: answers reviewed, Cohen's kappa per pair, Krippendorff's alpha (interval
+    on scores, nominal on chosen options), the answers on which reviewers disagree.
+
+    Each reviewer's own verdict in force counts (their undo takes it back). JSON output
+    always lists the disagreements.
+    """
+    documents = []
+    with clear_errors(db), Store.open(db, create=False) as store:
+        store.require_datasets(dataset or [])
+        for name, _ in store.datasets(dataset or None):
+            verdicts = reviewer_verdicts(store, name)
+            found = agreement(verdicts)
+            keys = {answer: (key, model) for answer, model, key in store.answer_keys(name)}
+            disagreeing = [
+                {"answer_id": a, "sample_key": keys[a][0], "model": keys[a][1],
+                 "verdicts": {r: _verdict(v) for r, v in sorted(verdicts[a].items())}}
+                for a in found.disagreements
+            ]  # fmt: skip
+            documents.append((name, found, disagreeing))
+    if format is ReviewersFormat.json:
+        datasets = [_json(name, found, listed) for name, found, listed in documents]
+        out.print_json(json.dumps({"datasets": datasets}), ensure_ascii=True)
+        return
+    for name, found, disagreeing in documents:
+        for line in _markdown(name, found, disagreeing if listed else None):
+            say(line)
+
+
+def _verdict(verdict: Verdict) -> dict[str, float | str | None]:
+    return {"score": verdict.score, "choice": verdict.choice}
+
+
+def _measure_json(measure: Measure) -> dict[str, object]:
+    return {
+        "answers": measure.answers,
+        "alpha": measure.alpha,
+        "pairs": [
+            {"first": p.first, "second": p.second, "answers": p.answers, "kappa": p.kappa}
+            for p in measure.pairs
+        ],
+    }
+
+
+def _json(name: str, found: ReviewerAgreement, disagreeing: list[dict]) -> dict[str, object]:
+    return {
+        "dataset": name,
+        "reviewers": found.reviewed,
+        "scores": _measure_json(found.scores),
+        "choices": _measure_json(found.choices),
+        "disagreements": disagreeing,
+    }
+
+
+def _number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def _markdown(name: str, found: ReviewerAgreement, disagreeing: list[dict] | None) -> list[str]:
+    """One dataset's section: reviewers, kappa per pair, alpha, disagreements."""
+    lines = [f"## Reviewers of {name}", ""]
+    if not found.reviewed:
+        return [*lines, "No reviewer's verdict yet.", ""]
+    lines += ["| reviewer | answers reviewed |", "|---|---:|"]
+    lines += [f"| {reviewer} | {n} |" for reviewer, n in found.reviewed.items()]
+    lines += ["", "| verdicts | reviewers | answers | Cohen's kappa |", "|---|---|---:|---:|"]
+    for measure in (found.scores, found.choices):
+        for p in measure.pairs:
+            lines.append(
+                f"| {measure.kind} | {p.first} / {p.second} | {p.answers} | {_number(p.kappa)} |"
+            )
+    lines += [
+        "",
+        f"Krippendorff's alpha: scores {_number(found.scores.alpha)} (interval, "
+        f"{found.scores.answers} answers), choices {_number(found.choices.alpha)} (nominal, "
+        f"{found.choices.answers} answers).",
+        f"Reviewers disagree on {len(found.disagreements)} answers"
+        + ("." if disagreeing is not None or not found.disagreements else " (--list names them)."),
+    ]
+    for row in disagreeing or []:
+        said = ", ".join(f"{r} {_shown(v)}" for r, v in row["verdicts"].items())
+        lines.append(f"- {row['sample_key']} / {row['model']}: {said}")
+    return [*lines, ""]
+
+
+def _shown(verdict: dict[str, float | str | None]) -> str:
+    return str(verdict["choice"]) if verdict["choice"] is not None else f"{verdict['score']:g}"
