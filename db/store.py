@@ -10,10 +10,11 @@ import json
 import os
 import secrets
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import sqlite_utils
@@ -71,9 +72,22 @@ class DatasetCounts:
     models: list[ModelCounts]
 
 
+_last_stamp = ""
+_stamp_lock = threading.Lock()
+
+
 def now() -> str:
-    """A UTC timestamp as stored in every `created_at`."""
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    """A UTC timestamp as stored in every `created_at`, in milliseconds, and strictly
+    increasing within this process: changes written one after another to different tables
+    (a verdict, then an error cause) keep their order even within one millisecond."""
+    global _last_stamp
+    with _stamp_lock:
+        stamp = datetime.now(UTC).isoformat(timespec="milliseconds")
+        if stamp <= _last_stamp:
+            later = datetime.fromisoformat(_last_stamp) + timedelta(milliseconds=1)
+            stamp = later.isoformat(timespec="milliseconds")
+        _last_stamp = stamp
+        return stamp
 
 
 # Sample fields stored as plain columns, and those stored as JSON text.
