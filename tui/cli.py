@@ -29,6 +29,7 @@ from lmmreview.tui.crash import run_guarded, run_screen
 from lmmreview.tui.export_official import OFFICIAL, export_official
 from lmmreview.tui.import_commands import add_import_commands
 from lmmreview.tui.judge_cli import judge
+from lmmreview.tui.judges_cli import judges
 from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, ZeroOpt
 from lmmreview.tui.output import clear_errors, err, fail, out, say
 from lmmreview.tui.report import render
@@ -253,6 +254,7 @@ def _tables(
 
 
 app.command()(judge)
+app.command()(judges)
 
 
 @app.command()
