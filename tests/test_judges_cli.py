@@ -7,13 +7,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, needs_fixture, write_tsv
+from conftest import FIXTURES, dump, needs_fixture, write_tsv
 
 from lmmreview.db import Store
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine.agreement import kappa, mean_abs_difference
 from lmmreview.engine.mmbench import EXTRACTION_PROMPT_VERSION
-from lmmreview.engine.mmvet import PROMPT_VERSION
+from lmmreview.engine.mmvet import FEW_SHOT, PROMPT_VERSION
 from lmmreview.engine.scoring import Judgment, Status
 
 REAL = FIXTURES / "mmvet-real"
@@ -204,3 +204,47 @@ def test_real_mmvet_official_grades_and_offline_rules_against_30_human_verdicts(
         assert (row["low"], row["high"]) == pytest.approx((expected.low, expected.high))
         assert row["low"] < row["value"] < row["high"]
     assert judges["offline rules"]["baseline"] is True
+
+
+# -- prompt variants (MM-Vet Table 8) --------------------------------------------------------
+
+
+def test_a_prompt_variant_is_asked_with_its_rows_only_and_is_a_judge_of_its_own(
+    cli, judge_env, fake_judge, mmvet_files, tmp_path: Path
+) -> None:
+    db = tmp_path / "v.db"
+    files = mmvet_files
+    assert cli("import", "mmvet", db, files["questions"], "--answers", files["alpha"]).code == 0
+    result = cli("judge", db, "--runs", "1", "--model", "judge-x",
+                 "--prompt-variant", "shots=5,1,2")  # fmt: skip
+    assert result.code == 0, result.stderr
+    assert fake_judge.requests == 3
+    rows = [" | ".join(example) + "\n" for example in FEW_SHOT]
+    for prompt in fake_judge.prompts:
+        assert [row in prompt for row in rows] == [True, True, False, False, True, False, False]
+    variant = f"{PROMPT_VERSION}+shots=1,2,5"
+    with Store.open(db) as store, store.transaction():
+        with sqlite3.connect(db) as conn:
+            assert {row[0] for row in conn.execute("SELECT prompt_hash FROM judgments")} == {
+                variant
+            }
+        answer = store.answer_ids("mmvet")["alpha", "v1_1"]
+        store.add_judgments([(answer, _llm(0, 1.0, "judge-x"))])  # the reference prompt
+    judges = _report(cli, db)["mmvet"]
+    assert judges[f"judge-x [{variant}]"]["prompt"] == variant
+    assert judges[f"judge-x [{PROMPT_VERSION}]"]["prompt"] == PROMPT_VERSION
+
+
+@pytest.mark.parametrize("name", ["shots=0,2", "shots=8", "shots=", "rows=1", "shots=1;2"])
+def test_an_unknown_prompt_variant_is_one_line_and_exit_1(
+    cli, judge_env, fake_judge, mmvet_files, tmp_path: Path, name: str
+) -> None:
+    db = tmp_path / "v.db"
+    assert cli("import", "mmvet", db, mmvet_files["questions"],
+               "--answers", mmvet_files["alpha"]).code == 0  # fmt: skip
+    before = dump(db)
+    result = cli("judge", db, "--prompt-variant", name)
+    assert result.code == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith(f"error: prompt variant {name!r}")
+    assert fake_judge.requests == 0 and dump(db) == before
