@@ -69,10 +69,10 @@ def judges(
         typer.Option("--out", metavar="FILE", help="Write here instead of standard output."),
     ] = None,
 ) -> None:
-    """Each judge against the human verdicts (MM-Vet Tables 6 and 7, MMBench §4.2 and
-    Table 2).
+    """Measure each judge against the human verdicts.
 
-    Per dataset and judge: N answers with a human score that the judge scored, Δ̄ (the
+    MM-Vet Tables 6 and 7, MMBench §4.2 and Table 2, on this database. Per dataset and
+    judge: N answers with a human score that the judge scored, Δ̄ (the
     mean |judge score - human score|, the judge's score being the mean of its runs) with
     a bootstrap 95 % interval, Cohen's kappa on correct/incorrect (score >= 0.5), the mean
     std across runs; for choice benchmarks the alignment with human choices on answers
