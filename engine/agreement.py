@@ -54,9 +54,7 @@ def bootstrap(
         return Estimate(None, 0)
     draw = random.Random(SEED)
     size = len(items)
-    values = sorted(
-        statistic([items[draw.randrange(size)] for _ in range(size)]) for _ in range(resamples)
-    )
+    values = sorted(statistic(draw.choices(items, k=size)) for _ in range(resamples))
     tail = (1 - CONFIDENCE) / 2
     return Estimate(
         statistic(items), size, _percentile(values, tail), _percentile(values, 1 - tail)

@@ -91,12 +91,25 @@ def test_combined_judges_are_scored_as_one(cli, mmvet_db: Path) -> None:
     assert both["kind"] == "combined"
 
 
-def test_an_unknown_judge_to_combine_is_one_line_and_exit_1(cli, mmvet_db: Path) -> None:
-    result = cli("judges", mmvet_db, "--combine", "j1", "--combine", "nobody")
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--combine", "j1", "--combine", "nobody"],
+         "no dataset has every judge of --combine: j1, nobody"),
+        (["--combine", "j1", "--combine", "j1"], "--combine needs at least two different judges"),
+        (["--dataset", "nope"], "no dataset 'nope'"),
+        (["--out", "DB"], "that is the database"),
+    ],
+)  # fmt: skip
+def test_bad_arguments_are_one_line_and_exit_1_leaving_the_file_as_it_was(
+    cli, mmvet_db: Path, args: list[str], message: str
+) -> None:
+    before = dump(mmvet_db)
+    result = cli("judges", mmvet_db, *(mmvet_db if a == "DB" else a for a in args))
     assert result.code == 1
-    assert result.stderr.strip().splitlines() == [
-        "error: no dataset has every judge of --combine: j1, nobody"
-    ]
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: ") and message in line
+    assert dump(mmvet_db) == before
 
 
 def test_markdown_and_latex_show_every_judge_and_no_control_character(
