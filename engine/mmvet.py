@@ -207,14 +207,19 @@ def _row(*cells: str) -> str:
     return " | ".join(cells)
 
 
-JUDGE_PROMPT: str = (
-    f"{INSTRUCTION}\n\n"
-    + _row("Question", "Ground truth", "Prediction", "Correctness")
-    + "\n"
-    + _row("---", "---", "---", "---")
-    + "\n"
-    + "".join(_row(*example) + "\n" for example in FEW_SHOT)
-)
+def _template(examples: Iterable[tuple[str, str, str, str]]) -> str:
+    """The prompt's instruction and table, with these few-shot rows."""
+    return (
+        f"{INSTRUCTION}\n\n"
+        + _row("Question", "Ground truth", "Prediction", "Correctness")
+        + "\n"
+        + _row("---", "---", "---", "---")
+        + "\n"
+        + "".join(_row(*example) + "\n" for example in examples)
+    )
+
+
+JUDGE_PROMPT: str = _template(FEW_SHOT)
 # Recorded with every judgment so a score can be traced to the exact prompt text.
 PROMPT_VERSION: str = hashlib.sha256(JUDGE_PROMPT.encode("utf-8")).hexdigest()[:12]
 # Appended to the filled prompt when the judge's reply could not be read as a score.
@@ -240,14 +245,48 @@ def retry_ladder() -> list[tuple[bool, float]]:
     ]
 
 
-def judge_prompt(question: str, ground_truth: str, prediction: str) -> str:
-    """The user message for one answer: the template, a newline, the query row.
+SHOTS_VARIANT = "shots="  # a prompt variant keeping some few-shot rows: shots=1,2,5
+
+
+def shots_variant(name: str) -> tuple[int, ...]:
+    """The few-shot rows (1-based, ascending, each once) a variant name such as
+    ``shots=1,2,5`` keeps; ValueError saying what a valid name is."""
+    numbers = name.removeprefix(SHOTS_VARIANT).split(",")
+    valid = range(1, len(FEW_SHOT) + 1)
+    if not name.startswith(SHOTS_VARIANT) or not all(n.isdecimal() for n in numbers):
+        raise ValueError(
+            f"prompt variant {name!r}: expected {SHOTS_VARIANT}N,N,... with few-shot row "
+            f"numbers from 1 to {len(FEW_SHOT)}"
+        )
+    shots = tuple(sorted({int(n) for n in numbers}))
+    if not set(shots) <= set(valid):
+        raise ValueError(
+            f"prompt variant {name!r}: the prompt has few-shot rows 1 to {len(FEW_SHOT)}"
+        )
+    return shots
+
+
+def variant_template(shots: Sequence[int]) -> str:
+    """The prompt with only the few-shot rows numbered in `shots` (MM-Vet Table 8)."""
+    return _template(FEW_SHOT[n - 1] for n in shots)
+
+
+def variant_version(shots: Sequence[int]) -> str:
+    """A variant's prompt version: the reference prompt's, then the rows it keeps."""
+    return f"{PROMPT_VERSION}+{SHOTS_VARIANT}{','.join(map(str, shots))}"
+
+
+def judge_prompt(
+    question: str, ground_truth: str, prediction: str, template: str = JUDGE_PROMPT
+) -> str:
+    """The user message for one answer: the template (the reference's, or a variant's), a
+    newline, the query row.
 
     Every ``<AND>`` / ``<OR>`` of the ground truth becomes `` <AND> `` / `` <OR> `` by a
     literal replace, as the reference does (so ``a <OR> b`` gets doubled spaces). The question
     and prediction go in as they are, newlines and bars included, also as the reference does.
     """
-    return f"{JUDGE_PROMPT}\n{_row(question, spaced(ground_truth), prediction, '')}"
+    return f"{template}\n{_row(question, spaced(ground_truth), prediction, '')}"
 
 
 def spaced(ground_truth: str) -> str:

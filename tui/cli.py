@@ -30,6 +30,7 @@ from lmmreview.tui.crash import run_guarded, run_screen
 from lmmreview.tui.export_official import OFFICIAL, export_official
 from lmmreview.tui.import_commands import add_import_commands
 from lmmreview.tui.judge_cli import judge
+from lmmreview.tui.judges_cli import judges
 from lmmreview.tui.merge_cli import merge_command, reviewers_command
 from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, ZeroOpt
 from lmmreview.tui.output import clear_errors, err, fail, out, say
@@ -260,6 +261,7 @@ def _tables(
 app.command()(judge)
 app.command("merge")(merge_command)
 app.command("reviewers")(reviewers_command)
+app.command()(judges)
 
 
 @app.command()

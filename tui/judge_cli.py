@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -19,12 +20,13 @@ from rich.progress import (
 from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore, Plan
 from lmmreview.db.scoring import score_offline
+from lmmreview.engine.benchmarks.mmvet import Grading
 from lmmreview.engine.llm import OpenAIChat
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.runner import Progress as RunProgress
 from lmmreview.engine.runner import Runner, RunnerSettings
 from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeUrlOpt
-from lmmreview.tui.output import clear_errors, err, say
+from lmmreview.tui.output import clear_errors, err, fail, say
 from lmmreview.tui.settings import for_command
 
 DUMMY_KEY = "not-needed"  # local servers (vLLM, Ollama) ignore the key, but one is required
@@ -74,6 +76,16 @@ def judge(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Count the calls and tokens; ask nothing.")
     ] = False,
+    prompt_variant: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            help="Grade MM-Vet answers with a variant of the prompt: shots=1,2,5 keeps only "
+            "those few-shot rows (1 to 7). Recorded as a prompt version of its own, so "
+            "`lmmreview judges` compares it as a judge.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Judge with an LLM: MM-Vet grading, MMBench extraction.
 
@@ -94,10 +106,12 @@ def judge(
     api_key_env, timeout = effective.judge_api_key_env, effective.judge_timeout
     concurrency = effective.judge_concurrency
     api_key = os.environ.get(api_key_env) or (DUMMY_KEY if base_url else None)
+    grading = _grading(prompt_variant)
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
         if dry_run:  # before anything writes: a dry run leaves the file as it was
-            _describe(JudgeStore(store, model).plan(runs, dataset, model_filter), model)
+            plan = JudgeStore(store, model).plan(runs, dataset, model_filter)
+            _describe(_graded_by(plan, grading), model)
             if api_key is None:
                 say(
                     f"No LLM judge configured (set {api_key_env} or --base-url): a real "
@@ -105,6 +119,8 @@ def judge(
                 )
             return
         if api_key is None:
+            if grading is not None:
+                raise fail(f"--prompt-variant needs an LLM judge: set {api_key_env} or --base-url")
             say(
                 f"No LLM judge configured (set {api_key_env} or --base-url): "
                 "running the offline rules instead."
@@ -113,7 +129,7 @@ def judge(
                 say(f"{result.dataset}: {result.judged} scored by the offline rules")
             return
         storage = JudgeStore(store, model)
-        plan = storage.plan(runs, dataset, model_filter)
+        plan = _graded_by(storage.plan(runs, dataset, model_filter), grading)
         if not plan.items:
             say(f"Nothing to judge with {model}: every item has a judgment.")
             return
@@ -125,6 +141,32 @@ def judge(
             say("Stopped. What was judged is stored; run again to resume.", console=err)
             raise typer.Exit(130) from None
     _summary(done, model)
+
+
+def _grading(variant: str | None) -> Grading | None:
+    """The MM-Vet grading of a prompt variant (None: the reference prompt); an unknown
+    variant ends the command with one line, before the database is opened."""
+    if variant is None:
+        return None
+    try:
+        return Grading.variant(variant)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+
+
+def _graded_by(plan: Plan, grading: Grading | None) -> Plan:
+    """The plan with every MM-Vet grading item asked with `grading` instead (a variant).
+
+    The token estimate stays the reference prompt's: an upper bound for a variant, which
+    only leaves few-shot rows out.
+    """
+    if grading is None:
+        return plan
+    chains = [
+        [replace(item, work=grading) if type(item.work) is Grading else item for item in chain]
+        for chain in plan.chains
+    ]
+    return replace(plan, chains=chains)
 
 
 def _run_with_progress(runner: Runner, plan: Plan, client: OpenAIChat) -> RunProgress:

@@ -38,11 +38,24 @@ class Grading(JudgeWork):
 
     retry_suffix: str = mmvet.RETRY_SUFFIX  # appended to the prompt on the retry ladder
 
+    def __init__(self, shots: tuple[int, ...] | None = None) -> None:
+        """The reference prompt, or (MM-Vet Table 8) a variant keeping only the few-shot
+        rows numbered in `shots`, recorded under a prompt version of its own."""
+        self.shots = shots
+
+    @classmethod
+    def variant(cls, name: str) -> Grading:
+        """The grading of a named prompt variant (``shots=1,2,5``); ValueError if unknown."""
+        return cls(mmvet.shots_variant(name))
+
     def prompt(self, question: str, gold: str, prediction: str) -> str:
-        return mmvet.judge_prompt(question, gold, prediction)
+        if self.shots is None:
+            return mmvet.judge_prompt(question, gold, prediction)
+        template = mmvet.variant_template(self.shots)
+        return mmvet.judge_prompt(question, gold, prediction, template)
 
     def prompt_version(self) -> str:
-        return mmvet.PROMPT_VERSION
+        return mmvet.PROMPT_VERSION if self.shots is None else mmvet.variant_version(self.shots)
 
     def ladder(self, item: JudgeItem, model: str) -> list[Call]:
         plain = self.prompt(item.question, ground_truth(item.golds), item.prediction)

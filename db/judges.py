@@ -1,0 +1,189 @@
+"""Every judge's own judgments beside the human verdicts, for `lmmreview judges`.
+
+A judge is (judge_kind, judge_model, prompt_hash). Each judge keeps its own latest
+judgment per (answer, run), whoever judged after it: this reading compares judges, it
+decides no score. A failed judgment leaves that run unscored for its judge. An option
+match (method 'matched') needs no LLM, so it counts for every judge of its dataset, as in
+db/judging.py.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from lmmreview.db.review import EntryReader
+from lmmreview.db.store import Store
+from lmmreview.engine.agreement import (
+    Alignment,
+    Estimate,
+    alignment,
+    answer_score,
+    combined,
+    correct,
+    kappa_estimate,
+    mean_abs_difference,
+    mean_run_std,
+    settled_shares,
+)
+from lmmreview.engine.scoring import USABLE, Verdict, human_score, judge_label
+
+MATCHED = "matched"
+
+_OWN_LATEST = """
+SELECT j.answer_id, j.run, j.judge_kind, COALESCE(j.judge_model, ''),
+       COALESCE(j.prompt_hash, ''), j.score, j.choice, j.status, COALESCE(j.method, '')
+FROM judgments j JOIN (
+    SELECT MAX(l.id) AS id FROM judgments l
+    JOIN answers a ON a.id = l.answer_id JOIN samples s ON s.id = a.sample_id
+    JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ?
+    GROUP BY l.answer_id, l.run, l.judge_kind, l.judge_model, l.prompt_hash
+) USING (id) ORDER BY j.answer_id, j.run
+"""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class JudgeId:
+    """A judge as the judgments table names it."""
+
+    kind: str
+    model: str
+    prompt: str  # the prompt version (a hash, or a variant's name)
+
+    @property
+    def label(self) -> str:
+        return judge_label(self.kind, self.model)
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One judge's latest judgment of one run; score and choice are None when it failed."""
+
+    score: float | None
+    choice: str | None
+    method: str
+
+
+@dataclass(frozen=True, slots=True)
+class Human:
+    """The human verdict in force on an answer: the score it gives and the option chosen."""
+
+    score: float | None
+    choice: str | None
+
+
+@dataclass(slots=True)
+class DatasetJudges:
+    """One dataset's judges, their calls per answer and run, and the human verdicts."""
+
+    dataset: str
+    models: dict[int, str]  # answer id -> model
+    humans: dict[int, Human]
+    calls: dict[JudgeId, dict[int, dict[int, Call]]] = field(default_factory=dict)
+
+    @property
+    def choices(self) -> bool:
+        """Whether judges extract choices here (MMBench, multiple choice)."""
+        return any(
+            c.choice is not None for runs in self.calls.values() for a in runs.values()
+            for c in a.values()
+        )  # fmt: skip
+
+
+def read_judges(store: Store, dataset: str) -> DatasetJudges:
+    """Every judge's latest judgment per (answer, run) of a dataset, the human verdict in
+    force per answer (the review screen's own reading), and each answer's model."""
+    golds = {s.key: s.golds for s in store.samples(dataset)}
+    entries = EntryReader(store).entries(dataset)
+    found = DatasetJudges(
+        dataset,
+        {e.answer_id: e.model for e in entries},
+        {e.answer_id: _human(e.verdict, golds[e.key]) for e in entries if e.verdict is not None},
+    )
+    matched: dict[int, dict[int, Call]] = defaultdict(dict)
+    calls: dict[JudgeId, dict[int, dict[int, Call]]] = defaultdict(lambda: defaultdict(dict))
+    for answer, run, kind, model, prompt, score, choice, status, method in store.conn.execute(
+        _OWN_LATEST, (dataset,)
+    ):
+        usable = status in USABLE
+        call = Call(score if usable else None, choice if usable else None, method)
+        calls[JudgeId(kind, model, prompt)][answer][run] = call
+        if usable and method == MATCHED:
+            matched[answer][run] = call
+    for judge, answers in calls.items():
+        for answer, runs in matched.items():
+            answers[answer] = {**runs, **answers.get(answer, {})}
+        found.calls[judge] = dict(answers)
+    found.calls = dict(sorted(found.calls.items()))
+    return found
+
+
+def _human(verdict: Verdict, golds: list[str]) -> Human:
+    return Human(human_score(verdict, golds), verdict.choice)
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeReport:
+    """One judge measured against the human verdicts of a dataset."""
+
+    delta: Estimate  # MM-Vet Table 6's Δ̄
+    kappa_correct: Estimate  # correct/incorrect, the judge's mean score against the human's
+    kappa_choice: Estimate  # the option chosen (choice benchmarks only; else n = 0)
+    run_std: float | None
+    alignment: Alignment | None  # None where judges extract no choices
+    settled: dict[str, dict[str, float]]  # model -> step -> share (choice benchmarks)
+
+
+def _scores(runs: dict[int, Call]) -> list[float]:
+    return [c.score for _, c in sorted(runs.items()) if c.score is not None]
+
+
+def _choice(runs: dict[int, Call]) -> Call | None:
+    """The judge's call that gave a choice, in its first run that did."""
+    return next((c for _, c in sorted(runs.items()) if c.choice is not None), None)
+
+
+def report(found: DatasetJudges, calls: dict[int, dict[int, Call]]) -> JudgeReport:
+    """Δ̄, kappas, run std, alignment and Table 2 shares of one judge's calls."""
+    scored = {answer: s for answer, runs in calls.items() if (s := _scores(runs))}
+    humans = found.humans
+    graded = [
+        (answer_score(scored[a]), h.score)
+        for a, h in humans.items()
+        if h.score is not None and a in scored
+    ]
+    chosen = {a: c for a, runs in calls.items() if (c := _choice(runs)) is not None}
+    picked = [(chosen[a], h.choice) for a, h in humans.items() if h.choice and a in chosen]
+    choices = found.choices
+    return JudgeReport(
+        mean_abs_difference(graded),
+        kappa_estimate([(correct(j), correct(h)) for j, h in graded]),
+        kappa_estimate([(c.choice, human) for c, human in picked]),
+        mean_run_std(scored.values()),
+        alignment((str(c.choice), human) for c, human in picked if c.method != MATCHED)
+        if choices
+        else None,
+        _settled(found.models, chosen) if choices else {},
+    )
+
+
+def _settled(models: dict[int, str], chosen: dict[int, Call]) -> dict[str, dict[str, float]]:
+    """Per model, the share of its answers with a choice settled by each step."""
+    methods: dict[str, list[str]] = defaultdict(list)
+    for answer, call in chosen.items():
+        methods[models[answer]].append(call.method)
+    return {model: settled_shares(methods[model]) for model in sorted(methods)}
+
+
+def combine(found: DatasetJudges, judges: list[JudgeId]) -> dict[int, dict[int, Call]]:
+    """MM-Vet Table 7: the judges' scores averaged per answer, as one judge with one run,
+    on the answers every one of them scored."""
+    per_judge = [
+        {a: answer_score(s) for a, runs in found.calls[j].items() if (s := _scores(runs))}
+        for j in judges
+    ]
+    common = set.intersection(*(set(scores) for scores in per_judge)) if per_judge else set()
+    return {
+        a: {0: Call(combined([scores[a] for scores in per_judge]), None, "combined")}
+        for a in sorted(common)
+    }

@@ -1,0 +1,275 @@
+"""`lmmreview judges`: every judge of a database measured against the human verdicts."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lmmreview.db import Store
+from lmmreview.db.files import write_export
+from lmmreview.db.judges import DatasetJudges, JudgeId, JudgeReport, combine, read_judges, report
+from lmmreview.engine.agreement import SETTLED_BY, Estimate
+from lmmreview.engine.export import DASH, _md_escape, _tex
+from lmmreview.tui.options import DatasetsOpt, DbArg
+from lmmreview.tui.output import clear_errors, err, fail, say
+
+OFFLINE = "offline"
+BASELINE = " (keyword-matching baseline)"  # how the offline rules' row is labelled
+COMBINED = "combined: "
+
+
+class JudgesFormat(StrEnum):
+    md = "md"
+    latex = "latex"
+    json = "json"
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One row of the judges table: a judge (None: a combination) and its measures."""
+
+    name: str
+    judge: JudgeId | None
+    report: JudgeReport
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    dataset: str
+    choices: bool
+    lines: list[Line]
+
+
+def judges(
+    db: DbArg,
+    dataset: DatasetsOpt = None,
+    combine_names: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--combine",
+            metavar="JUDGE",
+            help="A judge to average into a combined row, by its name in the Judge column "
+            "(repeat: at least two).",
+            show_default=False,
+        ),
+    ] = None,
+    format: Annotated[
+        JudgesFormat, typer.Option("--format", help="Output format.")
+    ] = JudgesFormat.md,
+    output: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="FILE", help="Write here instead of standard output."),
+    ] = None,
+) -> None:
+    """Measure each judge against the human verdicts.
+
+    MM-Vet Tables 6 and 7, MMBench §4.2 and Table 2, on this database. Per dataset and
+    judge: N answers with a human score that the judge scored, Δ̄ (the
+    mean |judge score - human score|, the judge's score being the mean of its runs) with
+    a bootstrap 95 % interval, Cohen's kappa on correct/incorrect (score >= 0.5), the mean
+    std across runs; for choice benchmarks the alignment with human choices on answers
+    option matching could not settle (Case I, Case II), kappa on choices, and per model
+    the share settled by matching, by the LLM and by the seeded fallback.
+    """
+    with clear_errors(db), Store.open(db, create=False) as store:
+        store.require_datasets(dataset or [])
+        found = [read_judges(store, name) for name, _ in store.datasets(dataset or None)]
+    sections = [_section(one, combine_names or []) for one in found]
+    _check_combined(combine_names or [], sections)
+    text = RENDERERS[format](sections)
+    if output is None:
+        sys.stdout.write(text)
+        return
+    with clear_errors():
+        write_export(output, text, db)
+    say(f"wrote {output}", console=err)
+
+
+def _names(judges: list[JudgeId]) -> dict[JudgeId, str]:
+    """Each judge's name: its label, with the prompt version where two judges share one."""
+    shared = Counter(j.label for j in judges)
+    return {j: j.label if shared[j.label] == 1 else f"{j.label} [{j.prompt}]" for j in judges}
+
+
+def _section(found: DatasetJudges, wanted: list[str]) -> Section:
+    """A dataset's judges table; a combined row when every judge in `wanted` judged here."""
+    names = _names(list(found.calls))
+    lines = [Line(names[j], j, report(found, calls)) for j, calls in found.calls.items()]
+    by_name = {name: judge for judge, name in names.items()}
+    if wanted and all(name in by_name for name in wanted):
+        calls = combine(found, [by_name[name] for name in wanted])
+        lines.append(Line(COMBINED + " + ".join(wanted), None, report(found, calls)))
+    return Section(found.dataset, found.choices, lines)
+
+
+def _check_combined(wanted: list[str], sections: list[Section]) -> None:
+    """--combine needs two judges or more, and a dataset where all of them judged."""
+    if not wanted:
+        return
+    if len(set(wanted)) < 2:
+        raise fail("--combine needs at least two different judges")
+    if not any(line.judge is None for s in sections for line in s.lines):
+        raise fail(f"no dataset has every judge of --combine: {', '.join(wanted)}")
+
+
+# -- cells ------------------------------------------------------------------------------
+
+
+def _shown_name(line: Line) -> str:
+    return line.name + (BASELINE if line.judge and line.judge.kind == OFFLINE else "")
+
+
+def _number(value: float | None, digits: int = 3) -> str:
+    return DASH if value is None else f"{value:.{digits}f}"
+
+
+def _interval(estimate: Estimate) -> str:
+    if estimate.low is None or estimate.high is None:
+        return DASH
+    return f"{estimate.low:.3f} to {estimate.high:.3f}"
+
+
+def _percent(share: float | None) -> str:
+    return DASH if share is None else f"{100 * share:.1f}"
+
+
+Grid = tuple[str, list[str], list[list[str]]]  # title, headers, rows
+
+
+def _grids(section: Section) -> list[Grid]:
+    """The tables of one dataset as strings: judges, and for choices alignment and Table 2."""
+    grids: list[Grid] = [
+        (
+            "judges against human verdicts",
+            ["Judge", "Prompt", "N", "Δ̄", "95% CI", "κ correct", "95% CI", "Run std"],
+            [
+                [
+                    _shown_name(line), line.judge.prompt if line.judge else DASH,
+                    str(r.delta.n), _number(r.delta.value), _interval(r.delta),
+                    _number(r.kappa_correct.value), _interval(r.kappa_correct),
+                    _number(r.run_std),
+                ]
+                for line in section.lines
+                if (r := line.report)
+            ],
+        )
+    ]  # fmt: skip
+    if not section.choices:
+        return grids
+    grids.append(
+        (
+            "alignment with human choices where option matching failed",
+            ["Judge", "N", "Aligned %", "Case I", "Case II", "κ choice", "95% CI"],
+            [
+                [
+                    _shown_name(line),
+                    str(a.n),
+                    _percent(a.rate),
+                    str(a.case_one),
+                    str(a.case_two),
+                    _number(line.report.kappa_choice.value),
+                    _interval(line.report.kappa_choice),
+                ]
+                for line in section.lines
+                if (a := line.report.alignment) is not None
+            ],
+        )
+    )
+    grids.append(
+        (
+            "share of answers settled by each step (%)",
+            ["Judge", "Model", "Matched", "LLM", "Fallback"],
+            [
+                [_shown_name(line), model, *(_percent(shares.get(s)) for s in SETTLED_BY)]
+                for line in section.lines
+                for model, shares in line.report.settled.items()
+            ],
+        )
+    )
+    return grids
+
+
+# -- renderers ----------------------------------------------------------------------------
+
+
+def to_markdown(sections: list[Section]) -> str:
+    """Each dataset's tables in Markdown."""
+    parts = []
+    for section in sections:
+        for title, headers, rows in _grids(section):
+            lines = [
+                f"### {_md_escape(section.dataset)}: {title}",
+                "",
+                "| " + " | ".join(headers) + " |",
+                "|" + "---|" * len(headers),
+                *("| " + " | ".join(map(_md_escape, row)) + " |" for row in rows),
+            ]
+            parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def to_latex(sections: list[Section]) -> str:
+    """Each dataset's tables as booktabs tables (\\usepackage{booktabs})."""
+    parts = []
+    for section in sections:
+        for title, headers, rows in _grids(section):
+            lines = [
+                r"\begin{table}[t]",
+                r"\centering",
+                rf"\caption{{{_tex(section.dataset)}: {title}}}",
+                r"\begin{tabular}{ll" + "r" * (len(headers) - 2) + "}",
+                r"\toprule",
+                " & ".join(_tex(h).replace("Δ̄", r"$\bar{\Delta}$").replace("κ", r"$\kappa$")
+                           for h in headers) + r" \\",
+                r"\midrule",
+                *(" & ".join(_tex(cell).replace(DASH, "--") for cell in row) + r" \\"
+                  for row in rows),
+                r"\bottomrule",
+                r"\end{tabular}",
+                r"\end{table}",
+            ]  # fmt: skip
+            parts.append("\n".join(lines))
+    return "\n\n".join(parts) + "\n"
+
+
+def to_json(sections: list[Section]) -> str:
+    """Every measure unrounded; non-ASCII text as \\u escapes, so nothing can drive a
+    terminal that shows the file."""
+    document = {
+        "datasets": [
+            {
+                "dataset": section.dataset,
+                "judges": [
+                    {
+                        "judge": line.name,
+                        "kind": line.judge.kind if line.judge else "combined",
+                        "model": line.judge.model if line.judge else None,
+                        "prompt": line.judge.prompt if line.judge else None,
+                        "baseline": bool(line.judge and line.judge.kind == OFFLINE),
+                        **asdict(line.report),
+                        "alignment_rate": line.report.alignment.rate
+                        if line.report.alignment
+                        else None,
+                    }
+                    for line in section.lines
+                ],
+            }
+            for section in sections
+        ]
+    }
+    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
+
+
+RENDERERS: dict[str, Callable[[list[Section]], str]] = {
+    "md": to_markdown,
+    "latex": to_latex,
+    "json": to_json,
+}
