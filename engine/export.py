@@ -179,7 +179,7 @@ _MD_HTML = re.compile(r"<|>|&(?=#?\w+;)")
 _HTML_ENTITY = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 
 
-def _md_escape(text: str) -> str:
+def md_escape(text: str) -> str:
     """A name as literal Markdown text on one line (a table cell or a heading)."""
     text = _MD_SYNTAX.sub(lambda m: "\\" + m.group(), visible(text, one_line=True))
     return _MD_HTML.sub(lambda m: _HTML_ENTITY[m.group()], text)
@@ -197,16 +197,16 @@ def to_markdown(tables: list[Table], notes: list[Notes]) -> str:
             continue
         header = ["Model", *(c.title for c in table.columns)]
         lines = [
-            f"### {_md_escape(table.title)} ({_md_escape(table.dataset)})",
+            f"### {md_escape(table.title)} ({md_escape(table.dataset)})",
             "",
-            "| " + " | ".join(_md_escape(h) for h in header) + " |",
+            "| " + " | ".join(md_escape(h) for h in header) + " |",
             "|" + "---|" + "---:|" * len(table.columns),
         ]
         for label, *cells in _marked(table, _md_mark):
-            lines.append("| " + " | ".join([_md_escape(label), *cells]) + " |")
+            lines.append("| " + " | ".join([md_escape(label), *cells]) + " |")
         lines.append("| N | " + " | ".join(counts_row(table)) + " |")
         parts.append("\n".join(lines))
-    parts.append("\n".join(f"- {_md_escape(n.sentence())}" for n in notes))
+    parts.append("\n".join(f"- {md_escape(n.sentence())}" for n in notes))
     return "\n\n".join(parts) + "\n"
 
 
@@ -310,7 +310,7 @@ _LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {
 }
 
 
-def _tex(text: str) -> str:
+def tex(text: str) -> str:
     """A name as literal LaTeX text on one line (no blank line ends the table)."""
     return "".join(_LATEX_SPECIAL.get(c, c) for c in visible(text, one_line=True))
 
@@ -329,14 +329,14 @@ def to_latex(tables: list[Table], notes: list[Notes]) -> str:
         lines = [
             r"\begin{table}[t]",
             r"\centering",
-            rf"\caption{{{_tex(table.title)} ({_tex(table.dataset)})}}",
+            rf"\caption{{{tex(table.title)} ({tex(table.dataset)})}}",
             r"\begin{tabular}{l" + "r" * len(table.columns) + "}",
             r"\toprule",
-            " & ".join(["Model", *(_tex(c.title) for c in table.columns)]) + r" \\",
+            " & ".join(["Model", *(tex(c.title) for c in table.columns)]) + r" \\",
             r"\midrule",
         ]
         for label, *cells in _marked(table, _tex_mark):
-            lines.append(" & ".join([_tex(label), *cells]) + r" \\")
+            lines.append(" & ".join([tex(label), *cells]) + r" \\")
         lines += [
             r"\midrule",
             " & ".join(["N", *(n.replace(DASH, "--") for n in counts_row(table))]) + r" \\",
@@ -345,7 +345,7 @@ def to_latex(tables: list[Table], notes: list[Notes]) -> str:
             r"\end{table}",
         ]
         parts.append("\n".join(lines))
-    parts.append("\n".join(f"% {_tex(n.sentence())}" for n in notes))
+    parts.append("\n".join(f"% {tex(n.sentence())}" for n in notes))
     return "\n\n".join(parts) + "\n"
 
 

@@ -13,6 +13,7 @@ from itertools import combinations, groupby
 from operator import attrgetter
 from typing import Protocol, TypeVar
 
+from lmmreview.engine.agreement import kappa
 from lmmreview.engine.review import in_force
 from lmmreview.engine.scoring import Verdict
 
@@ -52,16 +53,11 @@ def own_verdicts(rows: Iterable[ReviewRow]) -> dict[int, dict[str, Verdict]]:
 
 
 def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
-    """Cohen's kappa of two raters' labels on the same items, (first's, second's) per item:
-    (observed - chance agreement) / (1 - chance). None when undefined: no items, or chance
-    agreement is 1 (both gave one and the same label throughout)."""
-    if not pairs:
-        return None
-    n = len(pairs)
-    observed = sum(a == b for a, b in pairs) / n
-    firsts, seconds = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
-    chance = sum(firsts[label] * seconds[label] for label in firsts) / (n * n)
-    return None if chance == 1 else (observed - chance) / (1 - chance)
+    """Cohen's kappa of two raters' labels on the same items (engine.agreement.kappa);
+    None when undefined: no items, or one and the same label throughout (chance
+    agreement 1)."""
+    labels = {label for pair in pairs for label in pair}
+    return kappa(pairs) if len(labels) > 1 else None
 
 
 def nominal(a: Hashable, b: Hashable) -> float:

@@ -17,7 +17,7 @@ from lmmreview.db import Store
 from lmmreview.db.files import write_export
 from lmmreview.db.judges import DatasetJudges, JudgeId, JudgeReport, combine, read_judges, report
 from lmmreview.engine.agreement import SETTLED_BY, Estimate
-from lmmreview.engine.export import DASH, _md_escape, _tex
+from lmmreview.engine.export import DASH, md_escape, tex
 from lmmreview.tui.options import DatasetsOpt, DbArg
 from lmmreview.tui.output import clear_errors, err, fail, say
 
@@ -206,11 +206,11 @@ def to_markdown(sections: list[Section]) -> str:
     for section in sections:
         for title, headers, rows in _grids(section):
             lines = [
-                f"### {_md_escape(section.dataset)}: {title}",
+                f"### {md_escape(section.dataset)}: {title}",
                 "",
                 "| " + " | ".join(headers) + " |",
                 "|" + "---|" * len(headers),
-                *("| " + " | ".join(map(_md_escape, row)) + " |" for row in rows),
+                *("| " + " | ".join(map(md_escape, row)) + " |" for row in rows),
             ]
             parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
@@ -224,13 +224,13 @@ def to_latex(sections: list[Section]) -> str:
             lines = [
                 r"\begin{table}[t]",
                 r"\centering",
-                rf"\caption{{{_tex(section.dataset)}: {title}}}",
+                rf"\caption{{{tex(section.dataset)}: {title}}}",
                 r"\begin{tabular}{ll" + "r" * (len(headers) - 2) + "}",
                 r"\toprule",
-                " & ".join(_tex(h).replace("Δ̄", r"$\bar{\Delta}$").replace("κ", r"$\kappa$")
+                " & ".join(tex(h).replace("Δ̄", r"$\bar{\Delta}$").replace("κ", r"$\kappa$")
                            for h in headers) + r" \\",
                 r"\midrule",
-                *(" & ".join(_tex(cell).replace(DASH, "--") for cell in row) + r" \\"
+                *(" & ".join(tex(cell).replace(DASH, "--") for cell in row) + r" \\"
                   for row in rows),
                 r"\bottomrule",
                 r"\end{tabular}",
