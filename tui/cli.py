@@ -17,7 +17,6 @@ from rich.text import Text
 from lmmreview import __version__
 from lmmreview.db import Store
 from lmmreview.db.demo import build_demo, demo_batches, installed_demo_batches
-from lmmreview.db.files import write_export
 from lmmreview.db.importers import ImportBatch, ImportSummary, import_batch
 from lmmreview.db.scoring import dataset_scores, score_offline
 from lmmreview.engine.causes import cause_table
@@ -33,7 +32,7 @@ from lmmreview.tui.judge_cli import judge
 from lmmreview.tui.judges_cli import judges
 from lmmreview.tui.merge_cli import merge_command, reviewers_command
 from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, ZeroOpt
-from lmmreview.tui.output import clear_errors, err, fail, out, say
+from lmmreview.tui.output import clear_errors, deliver, err, fail, out, say
 from lmmreview.tui.report import render
 from lmmreview.tui.safe_text import safe
 from lmmreview.tui.settings import IMAGE_RENDERERS, Settings, SettingsError, for_command
@@ -309,12 +308,7 @@ def export(
         return
     tables, notes = _tables(db, dataset, unscored_as_zero)
     text = RENDERERS[format.value](tables, notes)
-    if output is None:
-        sys.stdout.write(text)
-        return
-    with clear_errors():
-        write_export(output, text, db)
-    say(f"wrote {output}", console=err)
+    deliver(text, output, db)
 
 
 @app.command("open")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -14,12 +13,11 @@ from typing import Annotated
 import typer
 
 from lmmreview.db import Store
-from lmmreview.db.files import write_export
 from lmmreview.db.judges import DatasetJudges, JudgeId, JudgeReport, combine, read_judges, report
 from lmmreview.engine.agreement import SETTLED_BY, Estimate
 from lmmreview.engine.export import DASH, md_escape, tex
 from lmmreview.tui.options import DatasetsOpt, DbArg
-from lmmreview.tui.output import clear_errors, err, fail, say
+from lmmreview.tui.output import clear_errors, deliver, fail
 
 OFFLINE = "offline"
 BASELINE = " (keyword-matching baseline)"  # how the offline rules' row is labelled
@@ -85,12 +83,7 @@ def judges(
     sections = [_section(one, combine_names or []) for one in found]
     _check_combined(combine_names or [], sections)
     text = RENDERERS[format](sections)
-    if output is None:
-        sys.stdout.write(text)
-        return
-    with clear_errors():
-        write_export(output, text, db)
-    say(f"wrote {output}", console=err)
+    deliver(text, output, db)
 
 
 def _names(judges: list[JudgeId]) -> dict[JudgeId, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,6 +13,7 @@ from rich.console import Console
 from rich.style import StyleType
 
 from lmmreview.db import StoreError
+from lmmreview.db.files import write_export
 from lmmreview.db.importers import ImportFailure
 from lmmreview.db.store import is_busy, is_read_only, read_only_error
 from lmmreview.engine.llm import JudgeUnavailable
@@ -53,3 +55,13 @@ def clear_errors(db: Path | None = None) -> Iterator[None]:
         hint = "; another process is writing to it, try again when it is done"
         locked = is_busy(exc)
         raise fail(f"{db or 'the database'}: {exc}{hint if locked else ''}") from None
+
+
+def deliver(text: str, output: Path | None, db: Path) -> None:
+    """Print `text`, or write it to `output` (never over the database) and say so."""
+    if output is None:
+        sys.stdout.write(text)
+        return
+    with clear_errors():
+        write_export(output, text, db)
+    say(f"wrote {output}", console=err)
