@@ -15,7 +15,7 @@ from lmmreview.engine import official
 from lmmreview.engine.mmmu import Candidate
 from lmmreview.engine.official import GradeRun
 from lmmreview.engine.review import in_force
-from lmmreview.engine.scoring import Verdict
+from lmmreview.engine.scoring import Judge, Verdict
 
 
 class _VerdictRow(NamedTuple):
@@ -44,11 +44,13 @@ def verdicts_in_force(store: Store, dataset: str) -> dict[int, tuple[Verdict, st
     return found
 
 
-def grade_files(store: Store, dataset: str) -> dict[str, dict[str, list[GradeRun]]]:
+def grade_files(
+    store: Store, dataset: str, judge: Judge | None
+) -> dict[str, dict[str, list[GradeRun]]]:
     """model -> sample key -> its grade runs, for every answer judged or human-scored (an
     answer with neither has nothing to say to the grader and is left out)."""
-    runs = store.judge_runs(dataset)
-    latest = store.latest_judgments(dataset)
+    runs = store.judge_runs(dataset, judge)
+    latest = store.latest_judgments(dataset, judge)
     verdicts = verdicts_in_force(store, dataset)
     files: dict[str, dict[str, list[GradeRun]]] = {}
     for answer, model, key in store.answer_keys(dataset):
@@ -74,12 +76,14 @@ def mmbench_workbooks(store: Store, dataset: str) -> dict[str, tuple[list[str], 
     return books
 
 
-def mmmu_submissions(store: Store, dataset: str) -> dict[str, dict[str, str | list[Candidate]]]:
+def mmmu_submissions(
+    store: Store, dataset: str, judge: Judge | None
+) -> dict[str, dict[str, str | list[Candidate]]]:
     """model -> id -> the answer the MMMU test server reads (reviewed choices win)."""
     samples = {s.key: s for s in store.samples(dataset)}
     texts = {answer: text for answer, _, _, text in store.answer_rows(dataset)}
     submissions: dict[str, dict[str, str | list[Candidate]]] = {}
-    for entry in EntryReader(store).entries(dataset):
+    for entry in EntryReader(store, judge).entries(dataset):
         submissions.setdefault(entry.model, {})[entry.key] = official.mmmu_answer(
             samples[entry.key], texts[entry.answer_id], entry.judge_choice, entry.verdict
         )

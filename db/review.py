@@ -12,12 +12,12 @@ from itertools import groupby
 from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
-from lmmreview.db.schema import deciding_ids
-from lmmreview.db.store import Store, now
+from lmmreview.db.schema import JUDGE_READS, deciding_ids
+from lmmreview.db.store import Store, judge_parameters, now
 from lmmreview.engine.benchmarks.mmbench import CIRCULAR_GROUP
 from lmmreview.engine.causes import CauseChange
 from lmmreview.engine.review import Entry, HistoryRow, current, in_force, undo_target
-from lmmreview.engine.scoring import IMPORTED, USABLE, GroupVerdict, Verdict
+from lmmreview.engine.scoring import IMPORTED, USABLE, GroupVerdict, Judge, Verdict
 from lmmreview.engine.types import Sample
 
 RETRY_WAIT_MS = 100  # how long a retried write waits for another process's write lock
@@ -110,9 +110,10 @@ class EntryReader:
     """A dataset's answers as review entries, read one way for the review screen's list
     and for the tables, exports and notes of the command line."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, judge: Judge | None = None) -> None:
         self.store = store
         self.conn = store.conn
+        self.judge = judge  # whose judgments the entries show (None: the latest of any)
 
     # -- the list ----------------------------------------------------------------------
 
@@ -152,15 +153,15 @@ class EntryReader:
     def _fill(self, dataset: str, entries: dict[int, Entry], only: set[int] | None = None) -> None:
         """Judge scores per run (its latest judgment decides), failures, verdicts, flags."""
         scope = f"AND {{t}}.answer_id IN ({','.join(map(str, only))})" if only else ""
-        deciding = deciding_ids(_IN_DATASET.format(t="l") + " " + scope.format(t="l"))
+        chosen = f" AND {JUDGE_READS}" if self.judge else ""
+        deciding = deciding_ids(_IN_DATASET.format(t="l") + " " + scope.format(t="l") + chosen)
         latest = (
             "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.judge_kind, "
             f"{_NO_REPLY} FROM judgments j "
             f"JOIN ({deciding}) USING (id) ORDER BY j.answer_id, j.run"
         )
-        rows = self.conn.execute(
-            latest, (dataset,)
-        )  # streamed: 100,000 rows need not sit in memory
+        # streamed: 100,000 rows need not sit in memory
+        rows = self.conn.execute(latest, judge_parameters(dataset, self.judge))
         for answer, group in groupby(rows, itemgetter(0)):
             entry = entries.get(answer)
             if entry is not None:

@@ -21,6 +21,13 @@ def deciding_ids(where: str) -> str:
     return f"SELECT MAX(l.id) AS id FROM judgments l {where} GROUP BY l.answer_id, l.run"
 
 
+# The judgments one judge's tables read (`l`; parameters: Judge.parameters()): its own, and
+# option matches (an MMBench row step 1 settles needs no judge, so it counts for every one).
+JUDGE_READS = (
+    "((l.judge_kind = ? AND COALESCE(l.judge_model, '') = ? "
+    "AND (? = '*' OR COALESCE(l.prompt_hash, '') = ?)) OR l.method = 'matched')"
+)
+
 # `j` decides its run: for queries that test judgments one at a time.
 DECIDES_RUN = f"j.id = ({deciding_ids('WHERE l.answer_id = j.answer_id AND l.run = j.run')})"
 

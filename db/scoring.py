@@ -11,7 +11,8 @@ from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.export import ImportedCircular, Notes
 from lmmreview.engine.layouts import layout_for
-from lmmreview.engine.scoring import MICRO, GroupVerdict, Outcome
+from lmmreview.engine.offline import OFFLINE
+from lmmreview.engine.scoring import MICRO, GroupVerdict, Judge, Outcome
 from lmmreview.engine.types import Sample
 
 
@@ -26,11 +27,11 @@ class OfflineRun:
 
 
 def score_offline(store: Store, datasets: list[str] | None = None) -> Iterator[OfflineRun]:
-    """Judge by rule every answer with no usable judgment deciding any run (none yet, or
-    the latest failed); one transaction each."""
+    """Judge by rule every answer the rules have not scored yet (or whose latest offline
+    judgment failed), whatever other judges said; one transaction each."""
     for name, benchmark in store.datasets(datasets or None):
         samples = {s.key: s for s in store.samples(name)}
-        judged = store.deciding_judgments(name)
+        judged = store.deciding_judgments(name, OFFLINE)  # other judges' scores stand beside
         results, left = [], 0
         for answer_id, _, key, text in store.answer_rows(name):
             if answer_id in judged:
@@ -118,15 +119,18 @@ class DatasetScores:
         return None if micro is None else micro / MICRO
 
 
-def dataset_scores(store: Store, name: str, benchmark: Benchmark) -> DatasetScores:
-    """Read a dataset's answers, judgments and verdicts; compute every table."""
+def dataset_scores(
+    store: Store, name: str, benchmark: Benchmark, judge: Judge | None = None
+) -> DatasetScores:
+    """Read a dataset's answers, `judge`'s judgments (None: the latest of any judge) and
+    the verdicts; compute every table."""
     samples = {s.key: s for s in store.samples(name)}
-    runs = store.judge_runs(name)  # the screen counts runs alike: failed ones included
+    runs = store.judge_runs(name, judge)  # the screen counts runs alike: failed ones included
     breakdown = Breakdown(layout_for(name, benchmark, list(samples.values())), runs)
     answers: dict[tuple[str, str], int] = {}
     outcomes: dict[str, dict[str, Outcome]] = {}
     no_reply = 0
-    for entry in EntryReader(store).entries(name):  # as the review screen reads them
+    for entry in EntryReader(store, judge).entries(name):  # as the review screen reads them
         answers[(entry.model, entry.key)] = entry.answer_id
         no_reply += entry.no_reply and entry.verdict is None
         outcomes.setdefault(entry.model, {})[entry.key] = entry.outcome(

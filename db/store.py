@@ -21,6 +21,7 @@ import sqlite_utils
 
 from lmmreview.db.schema import (
     DECIDES_RUN,
+    JUDGE_READS,
     MIGRATIONS,
     SCHEMA_VERSION,
     deciding_ids,
@@ -29,7 +30,15 @@ from lmmreview.db.schema import (
 )
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.registry import UnknownBenchmark, benchmark
-from lmmreview.engine.scoring import USABLE, GroupVerdict, Judgment, Status, judge_label
+from lmmreview.engine.scoring import (
+    ANY_PROMPT,
+    USABLE,
+    GroupVerdict,
+    Judge,
+    Judgment,
+    Status,
+    judge_label,
+)
 from lmmreview.engine.types import QuestionType, Sample
 
 BUSY_TIMEOUT_MS = 10_000
@@ -134,10 +143,21 @@ def _axes(text: str) -> dict[str, tuple[str, ...]]:
 
 
 # The ids of the judgments that decide the runs of dataset ?.
-DECIDING_IN_DATASET = deciding_ids(
+_L_IN_DATASET = (
     "JOIN answers a ON a.id = l.answer_id JOIN samples s ON s.id = a.sample_id "
     "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ?"
 )
+DECIDING_IN_DATASET = deciding_ids(_L_IN_DATASET)
+
+
+def deciding_in_dataset(judge: Judge | None) -> str:
+    """The ids of the judgments deciding each (answer, run) of a dataset: among one judge's
+    (parameters: the dataset, then `judge_parameters`), or among all when `judge` is None."""
+    return deciding_ids(_L_IN_DATASET + (f" AND {JUDGE_READS}" if judge else ""))
+
+
+def judge_parameters(dataset: str, judge: Judge | None) -> tuple[str, ...]:
+    return (dataset, *judge.parameters()) if judge else (dataset,)
 
 
 class Store:
@@ -424,59 +444,100 @@ class Store:
         )
         return self.conn.execute(query, (dataset,)).fetchall()
 
-    def deciding_judgments(self, dataset: str) -> dict[int, dict[int, Judgment]]:
-        """answer id -> run -> the run's latest judgment, where that one is usable (the raw
-        reply is left out). A run whose latest judgment failed is left out: it is unscored
-        until a new judgment replaces the failure, never scored by an older one."""
+    def deciding_judgments(
+        self, dataset: str, judge: Judge | None = None
+    ) -> dict[int, dict[int, Judgment]]:
+        """answer id -> run -> the run's latest judgment (of `judge`, or of any judge), where
+        that one is usable (the raw reply is left out). A run whose latest judgment failed is
+        left out: it is unscored until a new judgment replaces the failure, never scored by
+        an older one."""
         query = (
             "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.method, j.judge_kind, "
-            f"j.judge_model, j.prompt_hash FROM judgments j JOIN ({DECIDING_IN_DATASET}) "
+            f"j.judge_model, j.prompt_hash FROM judgments j JOIN ({deciding_in_dataset(judge)}) "
             f"USING (id) WHERE j.status IN {USABLE}"
         )
         deciding: dict[int, dict[int, Judgment]] = {}
         for answer, run, score, choice, status, method, kind, model, version in self.conn.execute(
-            query, (dataset,)
+            query, judge_parameters(dataset, judge)
         ):
             deciding.setdefault(answer, {})[run] = Judgment(
                 run, score, choice, Status(status), method or "", kind, model or "", version or ""
             )
         return deciding
 
-    def judge_runs(self, dataset: str) -> int:
-        """How many judge runs a dataset's tables have: every run any judgment is for,
-        failed ones too (a failed run is an unscored run, not a missing one); at least 1."""
-        query = (
-            "SELECT MAX(j.run) FROM judgments j JOIN answers a ON a.id = j.answer_id "
-            "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
-            "WHERE d.name = ?"
-        )
-        (top,) = self.conn.execute(query, (dataset,)).fetchone()
+    def judge_runs(self, dataset: str, judge: Judge | None = None) -> int:
+        """How many judge runs a dataset's tables have: every run a judgment (of `judge`, or
+        of any) is for, failed ones too (a failed run is an unscored run, not a missing
+        one); at least 1."""
+        where = _L_IN_DATASET + (f" AND {JUDGE_READS}" if judge else "")
+        query = f"SELECT MAX(l.run) FROM judgments l {where}"
+        (top,) = self.conn.execute(query, judge_parameters(dataset, judge)).fetchone()
         return 1 if top is None else top + 1
 
-    def judge_models(self, dataset: str) -> list[str]:
+    def judge_models(self, dataset: str, judge: Judge | None = None) -> list[str]:
         """The judges behind a dataset's scores: those whose judgment decides some run."""
         query = (
             "SELECT DISTINCT j.judge_kind, COALESCE(j.judge_model, '') FROM judgments j "
-            f"JOIN ({DECIDING_IN_DATASET}) USING (id) WHERE j.status IN {USABLE}"
+            f"JOIN ({deciding_in_dataset(judge)}) USING (id) WHERE j.status IN {USABLE}"
         )
-        return sorted(
-            {judge_label(kind, model) for kind, model in self.conn.execute(query, (dataset,))}
+        rows = self.conn.execute(query, judge_parameters(dataset, judge))
+        return sorted({judge_label(kind, model) for kind, model in rows})
+
+    def judges(self, dataset: str) -> list[Judge]:
+        """Every judge with a usable judgment in a dataset, the default first: an LLM or
+        imported judge before the offline rules, then the one that scored the most answers,
+        then the one that came first (so a second judge never displaces the first)."""
+        query = (
+            "SELECT l.judge_kind, COALESCE(l.judge_model, ''), COALESCE(l.prompt_hash, ''), "
+            f"COUNT(DISTINCT l.answer_id), MIN(l.id) FROM judgments l {_L_IN_DATASET} "
+            f"AND l.status IN {USABLE} GROUP BY 1, 2, 3"
         )
+        found: dict[Judge, tuple[int, int]] = {}
+        for kind, model, prompt, answers, first in self.conn.execute(query, (dataset,)):
+            judge = Judge(kind, model, ANY_PROMPT if kind == "offline" else prompt)
+            known = found.get(judge, (0, first))
+            found[judge] = (max(known[0], answers), min(known[1], first))
+        return sorted(found, key=lambda j: (j.kind == "offline", -found[j][0], found[j][1]))
+
+    def default_judge(self, dataset: str) -> Judge | None:
+        """The judge a dataset's tables show unless one is chosen (see `judges`)."""
+        judges = self.judges(dataset)
+        return judges[0] if judges else None
+
+    def chosen_judge(self, dataset: str, name: str | None) -> Judge | None:
+        """The judge `name` names (`find_judge`), or the default when no name is given."""
+        return self.find_judge(dataset, name) if name else self.default_judge(dataset)
+
+    def find_judge(self, dataset: str, name: str) -> Judge:
+        """The judge of a dataset that `name` names (its label, model, or label @prompt);
+        StoreError lists the judges when none or several match."""
+        judges = self.judges(dataset)
+        matches = [j for j in judges if name in (j.full_label, j.label, j.model)]
+        if len(matches) == 1:
+            return matches[0]
+        listed = ", ".join(repr(j.full_label) for j in judges) or "none yet"
+        why = "several judges match" if matches else "no judge"
+        raise StoreError(f"{self.path}: dataset {dataset!r}: {why} {name!r}; judges: {listed}")
 
     def answer_ids(self, dataset: str) -> dict[tuple[str, str], int]:
         """(model, sample key) -> answer id, for every answer in a dataset."""
         return {(model, key): answer for answer, model, key in self.answer_keys(dataset)}
 
-    def latest_judgments(self, dataset: str) -> dict[tuple[int, int], Judgment]:
-        """(answer id, run) -> the run's latest judgment, failed ones too, as stored."""
+    def latest_judgments(
+        self, dataset: str, judge: Judge | None = None
+    ) -> dict[tuple[int, int], Judgment]:
+        """(answer id, run) -> the run's latest judgment (of `judge`, or of any), failed ones
+        too, as stored."""
         query = (
             "SELECT j.answer_id, j.run, j.score, j.choice, j.status, COALESCE(j.method, ''), "
             "j.judge_kind, COALESCE(j.judge_model, ''), COALESCE(j.prompt_hash, ''), "
             "COALESCE(j.raw_reply, ''), COALESCE(j.error, ''), COALESCE(j.source, '') "
-            f"FROM judgments j JOIN ({DECIDING_IN_DATASET}) USING (id)"
+            f"FROM judgments j JOIN ({deciding_in_dataset(judge)}) USING (id)"
         )
         latest = {}
-        for answer, run, *fields, source in self.conn.execute(query, (dataset,)):
+        for answer, run, *fields, source in self.conn.execute(
+            query, judge_parameters(dataset, judge)
+        ):
             score, choice, status, method, kind, model, version, reply, error = fields
             latest[answer, run] = Judgment(
                 run,

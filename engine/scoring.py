@@ -53,6 +53,33 @@ def judge_label(kind: str, model: str) -> str:
     return f"{model or 'unnamed judge'} (imported)" if kind == IMPORTED else model
 
 
+ANY_PROMPT = "*"  # the offline rules are one judge whatever their version
+
+
+@dataclass(frozen=True, slots=True)
+class Judge:
+    """One judge: a model with a prompt version (an LLM, or another tool's imported
+    results), or the offline rules. Several judges' runs live side by side; a table
+    shows one judge's."""
+
+    kind: str  # llm | offline | imported
+    model: str
+    prompt: str = ANY_PROMPT
+
+    @property
+    def label(self) -> str:
+        return judge_label(self.kind, self.model)
+
+    @property
+    def full_label(self) -> str:
+        """The label with the prompt version: tells apart two prompts of one model."""
+        return self.label if self.prompt == ANY_PROMPT else f"{self.label} @{self.prompt}"
+
+    def parameters(self) -> tuple[str, str, str, str]:
+        """The values of schema.JUDGE_READS' placeholders, in order."""
+        return (self.kind, self.model, self.prompt, self.prompt)
+
+
 @dataclass(frozen=True, slots=True)
 class GroupVerdict:
     """A whole circular group's verdict as another tool computed it (VLMEvalKit's `hit`),

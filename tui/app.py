@@ -1377,7 +1377,8 @@ class ReviewApp(App[None]):
 
 def _judges_and_verdicts(store: Store, dataset: str) -> tuple[list[str], list[GroupVerdict]]:
     """What the notes of a dataset read from the database."""
-    return store.judge_models(dataset), list(store.group_verdicts(dataset).values())
+    judge = store.default_judge(dataset)
+    return store.judge_models(dataset, judge), list(store.group_verdicts(dataset).values())
 
 
 def binding_ids() -> set[str]:

@@ -24,6 +24,7 @@ from lmmreview.engine.checks import Expected, compare
 from lmmreview.engine.export import RENDERERS, Notes
 from lmmreview.engine.registry import benchmarks, origin, problems
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
+from lmmreview.engine.scoring import Judge
 from lmmreview.engine.tables import Table
 from lmmreview.tui.crash import run_guarded, run_screen
 from lmmreview.tui.export_official import OFFICIAL, export_official
@@ -31,7 +32,7 @@ from lmmreview.tui.import_commands import add_import_commands
 from lmmreview.tui.judge_cli import judge
 from lmmreview.tui.judges_cli import judges
 from lmmreview.tui.merge_cli import merge_command, reviewers_command
-from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeUrlOpt, ZeroOpt
+from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeOpt, JudgeUrlOpt, ZeroOpt
 from lmmreview.tui.output import clear_errors, deliver, err, fail, out, say
 from lmmreview.tui.report import render
 from lmmreview.tui.safe_text import safe
@@ -100,7 +101,9 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
         summary = import_batch(db, batch)
     _report(db, summary)
     if batch.checks:
-        _check(db, batch.dataset, batch.checks)
+        first = batch.judgments[0].judgment if batch.judgments else None
+        judge = Judge(first.kind, first.judge_model, first.prompt_version) if first else None
+        _check(db, batch.dataset, batch.checks, judge)
 
 
 def _report(db: Path, summary: ImportSummary) -> None:
@@ -123,11 +126,12 @@ def _report(db: Path, summary: ImportSummary) -> None:
         say(f"warning: {warning}", style="yellow", console=err)
 
 
-def _check(db: Path, dataset: str, expected: list[Expected]) -> None:
-    """Compare the dataset's tables with the numbers of the --check files, cell by cell,
-    counting unscored answers as 0 as the official grader does. The import is kept;
-    the exit code is 1 when a number differs."""
-    tables, _ = _tables(db, [dataset], unscored_as_zero=True)
+def _check(db: Path, dataset: str, expected: list[Expected], judge: Judge | None) -> None:
+    """Compare the tables of the imported judge with the numbers of the --check files, cell
+    by cell, counting unscored answers as 0 as the official grader does. The import is
+    kept; the exit code is 1 when a number differs."""
+    name = judge.full_label if judge else None
+    tables, _ = _tables(db, [dataset], unscored_as_zero=True, judge_name=name)
     differences = compare(expected, dataset, tables)
     for file in dict.fromkeys(e.file for e in expected):
         total = sum(e.file == file for e in expected)
@@ -240,20 +244,23 @@ def score(
 
 
 def _tables(
-    db: Path, datasets: list[str] | None, unscored_as_zero: bool
+    db: Path, datasets: list[str] | None, unscored_as_zero: bool, judge_name: str | None = None
 ) -> tuple[list[Table], list[Notes]]:
+    """Each dataset's tables and notes, by the judge `judge_name` names (or the default)."""
     tables: list[Table] = []
     notes: list[Notes] = []
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(datasets or [])
         for name, benchmark in store.datasets(datasets or None):
-            scores = dataset_scores(store, name, benchmark)
+            judge = store.chosen_judge(name, judge_name)
+            scores = dataset_scores(store, name, benchmark, judge)
             tables += scores.breakdown.tables(unscored_as_zero)
             tagged = store.causes(name)
             if tagged:  # a dataset without error causes exports as it always did
                 tables.append(cause_table(name, tagged, for_command().causes))
             verdicts = store.group_verdicts(name).values()
-            notes.append(scores.notes(store.judge_models(name), unscored_as_zero, verdicts))
+            judges = store.judge_models(name, judge)
+            notes.append(scores.notes(judges, unscored_as_zero, verdicts))
     return tables, notes
 
 
@@ -268,9 +275,10 @@ def report(
     db: DbArg,
     dataset: DatasetsOpt = None,
     unscored_as_zero: ZeroOpt = False,
+    judge_name: JudgeOpt = None,
 ) -> None:
     """Print the breakdown tables in the terminal."""
-    tables, notes = _tables(db, dataset, unscored_as_zero)
+    tables, notes = _tables(db, dataset, unscored_as_zero, judge_name)
     out.print(render(tables, notes))
 
 
@@ -289,6 +297,7 @@ def export(
     ] = None,
     dataset: DatasetsOpt = None,
     unscored_as_zero: ZeroOpt = False,
+    judge_name: JudgeOpt = None,
 ) -> None:
     """Export the breakdown tables, or a benchmark's official files.
 
@@ -304,9 +313,9 @@ def export(
       mmmu-submission     MMMU test-server JSON (id -> answer) per model (--out FILE or DIR)
     """
     if format.value in OFFICIAL:
-        export_official(db, format.value, output, dataset, unscored_as_zero)
+        export_official(db, format.value, output, dataset, unscored_as_zero, judge_name)
         return
-    tables, notes = _tables(db, dataset, unscored_as_zero)
+    tables, notes = _tables(db, dataset, unscored_as_zero, judge_name)
     text = RENDERERS[format.value](tables, notes)
     deliver(text, output, db)
 

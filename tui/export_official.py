@@ -16,6 +16,7 @@ from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.benchmarks.mmbench import MMBench
 from lmmreview.engine.benchmarks.mmmu import MMMU
 from lmmreview.engine.benchmarks.mmvet import MMVet
+from lmmreview.engine.scoring import Judge
 from lmmreview.tui.output import clear_errors, fail, say
 
 Workbook = tuple[list[str], list[list]]  # header, rows
@@ -30,39 +31,48 @@ class Official:
 
     benchmark: type[Benchmark]
     title: str
-    files: Callable[[Store, str, Benchmark, bool], Files]
+    files: Callable[[Store, str, Benchmark, bool, Judge | None], Files]
     one_file_allowed: bool
 
 
-def _mmvet_csvs(store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool) -> Files:
+def _mmvet_csvs(
+    store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
+) -> Files:
     tables = {
-        t.name: t for t in dataset_scores(store, name, benchmark).breakdown.tables(unscored_as_zero)
+        t.name: t
+        for t in dataset_scores(store, name, benchmark, judge).breakdown.tables(unscored_as_zero)
     }
     capabilities, integrations = tables[f"{name}.capabilities"], tables[f"{name}.integrations"]
     names = official.grader_csv_names(name, capabilities.runs)
     return dict(zip(names, map(official.grader_csv, (capabilities, integrations)), strict=True))
 
 
-def _mmvet_grades(store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool) -> Files:
+def _mmvet_grades(
+    store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
+) -> Files:
     return {
         official.grade_file_name(model, grades): official.grade_json(grades)
-        for model, grades in grade_files(store, name).items()
+        for model, grades in grade_files(store, name, judge).items()
     }
 
 
-def _mmbench(store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool) -> Files:
+def _mmbench(
+    store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
+) -> Files:
     return {
         f"{official.file_part(model)}_{official.file_part(name)}.xlsx": book
         for model, book in mmbench_workbooks(store, name).items()
     }
 
 
-def _mmmu(store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool) -> Files:
+def _mmmu(
+    store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
+) -> Files:
     return {
         f"{official.file_part(model)}_{official.file_part(name)}.json": official.submission_json(
             answers
         )
-        for model, answers in mmmu_submissions(store, name).items()
+        for model, answers in mmmu_submissions(store, name, judge).items()
     }
 
 
@@ -75,7 +85,12 @@ OFFICIAL: dict[str, Official] = {
 
 
 def export_official(
-    db: Path, fmt: str, output: Path | None, datasets: list[str] | None, unscored_as_zero: bool
+    db: Path,
+    fmt: str,
+    output: Path | None,
+    datasets: list[str] | None,
+    unscored_as_zero: bool,
+    judge_name: str | None = None,
 ) -> None:
     """Write a format's files for every dataset of its benchmark and say where."""
     spec = OFFICIAL[fmt]
@@ -87,7 +102,8 @@ def export_official(
         store.require_datasets(datasets or [])
         for name, benchmark in store.datasets(datasets or None):
             if isinstance(benchmark, spec.benchmark):
-                files.update(spec.files(store, name, benchmark, unscored_as_zero))
+                judge = store.chosen_judge(name, judge_name)
+                files.update(spec.files(store, name, benchmark, unscored_as_zero, judge))
     if not files:
         raise fail(f"{db}: no {spec.title} answers to write as {fmt}")
     with clear_errors(db):

@@ -49,6 +49,17 @@ DatasetsOpt = Annotated[
         show_default=False,
     ),
 ]
+JudgeOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--judge",
+        metavar="NAME",
+        help="Show this judge's scores (a model, 'offline rules', 'gpt-4 (imported)'; "
+        "default: the first LLM or imported judge, else the offline rules; "
+        "`lmmreview judges` lists them).",
+        show_default=False,
+    ),
+]
 ZeroOpt = Annotated[
     bool,
     typer.Option(

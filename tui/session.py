@@ -53,6 +53,7 @@ class Session:
         if dataset is not None and dataset not in names:
             raise LookupError(f"{review.store.path}: no dataset {dataset!r}")
         name, kind = next((n, k) for n, k in known if n == (dataset or names[0]))
+        review.judge = review.store.default_judge(name)  # several judges: the default's scores
         entries = review.bare_entries(name)  # scores come with the tables, a moment later
         by_id = {e.answer_id: i for i, e in enumerate(entries)}
         return cls(name, kind, names, entries, by_id, list(range(len(entries))))
