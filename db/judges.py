@@ -1,6 +1,6 @@
 """Every judge's own judgments beside the human verdicts, for `lmmreview judges`.
 
-A judge is (judge_kind, judge_model, prompt_hash). Each judge keeps its own latest
+A judge is engine.scoring.Judge (its kind, model and prompt). Each judge keeps its own latest
 judgment per (answer, run), whoever judged after it: this reading compares judges, it
 decides no score. A failed judgment leaves that run unscored for its judge. An option
 match (method 'matched') needs no LLM, so it counts for every judge of its dataset, as in
@@ -13,7 +13,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from lmmreview.db.review import EntryReader
-from lmmreview.db.store import Store
+from lmmreview.db.schema import JUDGE_MODEL, JUDGE_PROMPT
+from lmmreview.db.store import IN_DATASET, Store
 from lmmreview.engine.agreement import (
     Alignment,
     Estimate,
@@ -26,33 +27,18 @@ from lmmreview.engine.agreement import (
     mean_run_std,
     settled_shares,
 )
-from lmmreview.engine.scoring import USABLE, Verdict, human_score, judge_label
+from lmmreview.engine.scoring import USABLE, Judge, Verdict, human_score
 
 MATCHED = "matched"
 
-_OWN_LATEST = """
+_OWN_LATEST = f"""
 SELECT j.answer_id, j.run, j.judge_kind, COALESCE(j.judge_model, ''),
        COALESCE(j.prompt_hash, ''), j.score, j.choice, j.status, COALESCE(j.method, '')
 FROM judgments j JOIN (
-    SELECT MAX(l.id) AS id FROM judgments l
-    JOIN answers a ON a.id = l.answer_id JOIN samples s ON s.id = a.sample_id
-    JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ?
-    GROUP BY l.answer_id, l.run, l.judge_kind, l.judge_model, l.prompt_hash
+    SELECT MAX(l.id) AS id FROM judgments l {IN_DATASET}
+    GROUP BY l.answer_id, l.run, l.judge_kind, {JUDGE_MODEL}, {JUDGE_PROMPT}
 ) USING (id) ORDER BY j.answer_id, j.run
 """
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class JudgeId:
-    """A judge as the judgments table names it."""
-
-    kind: str
-    model: str
-    prompt: str  # the prompt version (a hash, or a variant's name)
-
-    @property
-    def label(self) -> str:
-        return judge_label(self.kind, self.model)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +65,7 @@ class DatasetJudges:
     dataset: str
     models: dict[int, str]  # answer id -> model
     humans: dict[int, Human]
-    calls: dict[JudgeId, dict[int, dict[int, Call]]] = field(default_factory=dict)
+    calls: dict[Judge, dict[int, dict[int, Call]]] = field(default_factory=dict)
 
     @property
     def choices(self) -> bool:
@@ -98,16 +84,16 @@ def read_judges(store: Store, dataset: str) -> DatasetJudges:
     found = DatasetJudges(
         dataset,
         {e.answer_id: e.model for e in entries},
-        {e.answer_id: _human(e.verdict, golds[e.key]) for e in entries if e.verdict is not None},
+        {e.answer_id: human_of(e.verdict, golds[e.key]) for e in entries if e.verdict is not None},
     )
     matched: dict[int, dict[int, Call]] = defaultdict(dict)
-    calls: dict[JudgeId, dict[int, dict[int, Call]]] = defaultdict(lambda: defaultdict(dict))
+    calls: dict[Judge, dict[int, dict[int, Call]]] = defaultdict(lambda: defaultdict(dict))
     for answer, run, kind, model, prompt, score, choice, status, method in store.conn.execute(
         _OWN_LATEST, (dataset,)
     ):
         usable = status in USABLE
         call = Call(score if usable else None, choice if usable else None, method)
-        calls[JudgeId(kind, model, prompt)][answer][run] = call
+        calls[Judge.of(kind, model, prompt)][answer][run] = call
         if usable and method == MATCHED:
             matched[answer][run] = call
     for judge, answers in calls.items():
@@ -118,7 +104,8 @@ def read_judges(store: Store, dataset: str) -> DatasetJudges:
     return found
 
 
-def _human(verdict: Verdict, golds: list[str]) -> Human:
+def human_of(verdict: Verdict, golds: list[str]) -> Human:
+    """What a verdict says to the judges measure: its score and the option chosen."""
     return Human(human_score(verdict, golds), verdict.choice)
 
 
@@ -175,7 +162,7 @@ def _settled(models: dict[int, str], chosen: dict[int, Call]) -> dict[str, dict[
     return {model: settled_shares(methods[model]) for model in sorted(methods)}
 
 
-def combine(found: DatasetJudges, judges: list[JudgeId]) -> dict[int, dict[int, Call]]:
+def combine(found: DatasetJudges, judges: list[Judge]) -> dict[int, dict[int, Call]]:
     """MM-Vet Table 7: the judges' scores averaged per answer, as one judge with one run,
     on the answers every one of them scored."""
     per_judge = [

@@ -9,23 +9,34 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from lmmreview.db.store import DECIDES_RUN, DECIDING_IN_DATASET, Store, now
+from lmmreview.db.schema import JUDGE_PROMPT
+from lmmreview.db.store import IN_DATASET, Store, now
 from lmmreview.engine.benchmark import JudgeItem, JudgeWork
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.runner import Cached
-from lmmreview.engine.scoring import USABLE, Judgment
+from lmmreview.engine.scoring import USABLE, Judgment, prompt_variant
 from lmmreview.engine.types import Sample
 
-# A run is settled for this judge (the ? is its model) when its latest judgment (`j`, one
-# that decides its run) is usable and is this judge's, or an option match that needs no
-# LLM; a newer failure, from any judge, makes it worth asking again.
-_SETTLED_FOR_THIS_JUDGE = (
-    f"j.status IN {USABLE} AND ((j.judge_kind = 'llm' AND j.judge_model = ?) "
-    "OR j.method = 'matched')"
-)
+
+def _own_latest(where: str) -> str:
+    """This model's latest judgment of each (answer, run) per prompt variant, and the option
+    matches (they need no LLM, so they settle a run for every judge), among the judgments
+    `where` selects (`l`); the last placeholder is the judge model."""
+    return f"""
+    SELECT j.answer_id, j.run, j.score, COALESCE(j.prompt_hash, ''), j.method = 'matched'
+    FROM judgments j JOIN (
+        SELECT MAX(l.id) AS id FROM judgments l {where}
+        AND ((l.judge_kind = 'llm' AND l.judge_model = ?) OR l.method = 'matched')
+        GROUP BY l.answer_id, l.run, {JUDGE_PROMPT}
+    ) USING (id) WHERE j.status IN {USABLE}
+    """
+
+
+MATCHED = "matched"  # the prompt key under which an option match settles a run
 
 OWNER = f"{socket.gethostname()}:{os.getpid()}"
 STALE_AFTER_S = 3600  # a claim from another host is given up after an hour
@@ -46,6 +57,23 @@ def _alive(owner: str) -> bool:
 
 
 _Row = tuple[int, JudgeItem | None, float | None]  # place in chain, item to ask, decided score
+_Done = dict[tuple[int, int, str], float | None]  # (answer, run, variant) -> score
+
+
+def _done(rows: Iterable[tuple[int, int, float | None, str, bool]]) -> _Done:
+    return {
+        (a, run, MATCHED if matched else prompt_variant(prompt)): score
+        for a, run, score, prompt, matched in rows
+    }
+
+
+def _settled(done: _Done, answer: int, run: int, work: JudgeWork) -> tuple[float | None] | None:
+    """The score (in a 1-tuple: it may be None) that settles a run for a judge asking with
+    `work`'s prompt, or None while the run is pending."""
+    for key in ((answer, run, prompt_variant(work.prompt_version())), (answer, run, MATCHED)):
+        if key in done:
+            return (done[key],)
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,11 +87,15 @@ class Plan:
 
 
 class JudgeStore:
-    """`JudgeStorage` over a Store, for one judge model."""
+    """`JudgeStorage` over a Store, for one judge: a model, and the prompt each item's work
+    asks with (MM-Vet answers with `grading` when given: a prompt variant). A run is
+    pending until this judge's own latest judgment of it, with that prompt, is usable;
+    another judge's judgments change nothing here."""
 
-    def __init__(self, store: Store, judge_model: str) -> None:
+    def __init__(self, store: Store, judge_model: str, grading: JudgeWork | None = None) -> None:
         self.store = store
         self.judge_model = judge_model
+        self.grading = grading
 
     # -- planning ------------------------------------------------------------------
 
@@ -82,19 +114,19 @@ class JudgeStore:
                 if models and model not in models:
                     continue
                 sample = samples[key]
-                work = benchmark.judge_work(sample)
+                work = self._work(benchmark.judge_work(sample))
                 if work is None:
                     continue
                 if work.every_run:
                     chains.extend(
                         [_item(answer_id, run, work, sample, text)]
                         for run in range(runs)
-                        if (answer_id, run) not in done
+                        if _settled(done, answer_id, run, work) is None
                     )
                     continue
                 group, place = benchmark.chain(sample) or (("alone", answer_id), 0)
-                settled = (answer_id, 0) in done  # with no gold, settled has no score
-                decided = done.get((answer_id, 0))
+                settled = _settled(done, answer_id, 0, work)
+                decided = settled[0] if settled else None  # with no gold, no score
                 item = None if settled else _item(answer_id, 0, work, sample, text)
                 groups.setdefault((model, group), []).append((place, item, decided))
             for rows in groups.values():
@@ -115,15 +147,16 @@ class JudgeStore:
         )
         return Plan(chains, len(items), len(needing), tokens)
 
-    def _done(self, dataset: str) -> dict[tuple[int, int], float | None]:
-        """(answer id, run) -> score of the items this judge need not ask again: decided
-        (latest judgment) by this judge model, or settled by option matching."""
-        query = (
-            f"SELECT j.answer_id, j.run, j.score FROM judgments j JOIN ({DECIDING_IN_DATASET}) "
-            f"USING (id) WHERE {_SETTLED_FOR_THIS_JUDGE} ORDER BY j.id"
-        )
-        rows = self.store.conn.execute(query, (dataset, self.judge_model))
-        return {(answer, run): score for answer, run, score in rows}
+    def _work(self, work: JudgeWork | None) -> JudgeWork | None:
+        """The work an item is asked with: MM-Vet grading swapped for the variant's."""
+        if self.grading is not None and type(work) is type(self.grading):
+            return self.grading
+        return work
+
+    def _done(self, dataset: str) -> _Done:
+        """(answer id, run, prompt variant or MATCHED) -> score, for the runs this judge's
+        latest judgment with that prompt settled, and the option matches."""
+        return _done(self.store.conn.execute(_own_latest(IN_DATASET), (dataset, self.judge_model)))
 
     # -- JudgeStorage ----------------------------------------------------------------
 
@@ -148,13 +181,9 @@ class JudgeStore:
         return True
 
     def _judged(self, item: JudgeItem) -> bool:
-        query = (
-            "SELECT 1 FROM judgments j WHERE j.answer_id = ? AND j.run = ? "
-            f"AND {_SETTLED_FOR_THIS_JUDGE} AND {DECIDES_RUN} LIMIT 1"
-        )
-        return bool(
-            self.store.conn.execute(query, (item.answer_id, item.run, self.judge_model)).fetchone()
-        )
+        query = _own_latest("WHERE l.answer_id = ? AND l.run = ?")
+        rows = self.store.conn.execute(query, (item.answer_id, item.run, self.judge_model))
+        return _settled(_done(rows), item.answer_id, item.run, item.work) is not None
 
     def cached(self, key: str, item: JudgeItem) -> Cached | None:
         # Timestamps compare as text (one ISO format); a tie counts as not newer, so a

@@ -113,7 +113,7 @@ class EntryReader:
     def __init__(self, store: Store, judge: Judge | None = None) -> None:
         self.store = store
         self.conn = store.conn
-        self.judge = judge  # whose judgments the entries show (None: the latest of any)
+        self.judge = judge  # whose judgments the entries show (None: the dataset's default)
 
     # -- the list ----------------------------------------------------------------------
 
@@ -153,7 +153,8 @@ class EntryReader:
     def _fill(self, dataset: str, entries: dict[int, Entry], only: set[int] | None = None) -> None:
         """Judge scores per run (its latest judgment decides), failures, verdicts, flags."""
         scope = f"AND {{t}}.answer_id IN ({','.join(map(str, only))})" if only else ""
-        chosen = f" AND {JUDGE_READS}" if self.judge else ""
+        judge = self.judge or self.store.chosen_judge(dataset, None)
+        chosen = f" AND {JUDGE_READS}" if judge else ""
         deciding = deciding_ids(_IN_DATASET.format(t="l") + " " + scope.format(t="l") + chosen)
         latest = (
             "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.judge_kind, "
@@ -161,7 +162,7 @@ class EntryReader:
             f"JOIN ({deciding}) USING (id) ORDER BY j.answer_id, j.run"
         )
         # streamed: 100,000 rows need not sit in memory
-        rows = self.conn.execute(latest, judge_parameters(dataset, self.judge))
+        rows = self.conn.execute(latest, judge_parameters(dataset, judge))
         for answer, group in groupby(rows, itemgetter(0)):
             entry = entries.get(answer)
             if entry is not None:
@@ -309,13 +310,18 @@ class ReviewStore(EntryReader):
         The verdict already in force adds no row: a repeated key would otherwise take as
         many undos as presses to take back.
         """
+        verdict = Verdict(score, choice)
         with self.store.transaction():
-            before = current(self.history(answer_id))
-            verdict = Verdict(score, choice)
-            if verdict == before:
-                return before
+            self.put(answer_id, verdict, action)
+        return verdict
+
+    def put(self, answer_id: int, verdict: Verdict, action: str) -> bool:
+        """`grade` inside the caller's transaction: append the verdict unless it is the one
+        in force; whether it was appended."""
+        before = current(self.history(answer_id))
+        if verdict != before:
             self._append(answer_id, verdict, before, action, None)
-            return verdict
+        return verdict != before
 
     def undo_last(self, dataset: str) -> int | None:
         """Undo this reviewer's latest change in `dataset` still in force, a verdict or an

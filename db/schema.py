@@ -9,7 +9,7 @@ import json
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 
-from lmmreview.engine.scoring import USABLE
+from lmmreview.engine.scoring import OFFLINE_RULES, USABLE
 
 
 def deciding_ids(where: str) -> str:
@@ -21,11 +21,26 @@ def deciding_ids(where: str) -> str:
     return f"SELECT MAX(l.id) AS id FROM judgments l {where} GROUP BY l.answer_id, l.run"
 
 
+# The prompt part of the judge of judgment `l` (engine.scoring.Judge.of says the same):
+# any for the offline rules, the variant for an LLM (after "+"; "" for the reference
+# prompts, whatever the question type asks), the tool's prompt for an imported judge.
+JUDGE_PROMPT = (
+    "(CASE l.judge_kind WHEN 'offline' THEN '*' "
+    "WHEN 'llm' THEN CASE WHEN instr(l.prompt_hash, '+') > 0 "
+    "THEN substr(l.prompt_hash, instr(l.prompt_hash, '+') + 1) ELSE '' END "
+    "ELSE COALESCE(l.prompt_hash, '') END)"
+)
+
+# The model of the judge of judgment `l`: the offline rules are one, whatever recorded them.
+JUDGE_MODEL = (
+    f"(CASE l.judge_kind WHEN 'offline' THEN '{OFFLINE_RULES}' "
+    "ELSE COALESCE(l.judge_model, '') END)"
+)
+
 # The judgments one judge's tables read (`l`; parameters: Judge.parameters()): its own, and
 # option matches (an MMBench row step 1 settles needs no judge, so it counts for every one).
 JUDGE_READS = (
-    "((l.judge_kind = ? AND COALESCE(l.judge_model, '') = ? "
-    "AND (? = '*' OR COALESCE(l.prompt_hash, '') = ?)) OR l.method = 'matched')"
+    f"((l.judge_kind = ? AND {JUDGE_MODEL} = ? AND {JUDGE_PROMPT} = ?) OR l.method = 'matched')"
 )
 
 # `j` decides its run: for queries that test judgments one at a time.
@@ -37,17 +52,29 @@ DECIDES = (
 )
 
 
-def _effective_scores_view(imported: str = "") -> str:
+def _effective_scores_view(imported: str = "", shown_judge: bool = False) -> str:
     """The view of every answer's effective score per run; `imported` is the CASE branch
-    that labels imported judgments (migration 6 adds it; migration 4 shipped without)."""
+    that labels imported judgments (migration 6 adds it; migration 4 shipped without);
+    `shown_judge` reads only the judgments of each dataset's default judge (migration 8:
+    the `judges` view's `shown` one, as `lmmreview report` shows without --judge)."""
     labels = "\n                " + imported if imported else ""
+    if shown_judge:
+        reads = f"""(SELECT l.* FROM judgments l JOIN answers a ON a.id = l.answer_id
+            JOIN samples s ON s.id = a.sample_id JOIN judges h ON h.dataset_id = s.dataset_id
+            AND h.shown WHERE (l.judge_kind = h.judge_kind
+            AND {JUDGE_MODEL} = h.judge_model AND {JUDGE_PROMPT} = h.prompt)
+            OR l.method = 'matched')"""
+        decides = "j.id IN (SELECT MAX(r.id) FROM read r GROUP BY r.answer_id, r.run)"
+        judged = "read"
+    else:
+        reads, decides, judged = "", DECIDES, "judgments"
     return f"""
     -- A dataset has as many runs as its highest judged run (failed ones too), at least one.
     -- A human score holds for every run; else the run's latest judgment decides it, and
     -- a failed one leaves the run unscored.
     CREATE VIEW effective_scores AS
-    WITH RECURSIVE top (dataset_id, runs) AS (
-        SELECT d.id, 1 + COALESCE((SELECT MAX(j.run) FROM judgments j
+    WITH RECURSIVE {f"read AS {reads}, " if reads else ""}top (dataset_id, runs) AS (
+        SELECT d.id, 1 + COALESCE((SELECT MAX(j.run) FROM {judged} j
             JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id
             WHERE s.dataset_id = d.id), 0)
         FROM datasets d
@@ -71,9 +98,11 @@ def _effective_scores_view(imported: str = "") -> str:
     JOIN datasets d ON d.id = s.dataset_id JOIN dataset_runs n ON n.dataset_id = d.id
     LEFT JOIN current_verdicts v ON v.answer_id = a.id
     LEFT JOIN judgments j ON j.answer_id = a.id AND j.run = n.run
-        AND j.status IN {USABLE} AND {DECIDES};
+        AND j.status IN {USABLE} AND {decides};
     """.strip()
 
+
+_IMPORTED_LABEL = "WHEN j.judge_kind = 'imported' THEN 'imported'"
 
 # A migration is an SQL script, or a function for what SQL alone cannot do well.
 Migration = str | Callable[[sqlite3.Connection], None]
@@ -280,7 +309,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     CREATE INDEX group_verdicts_answer ON group_verdicts(answer_id, id);
 
     DROP VIEW effective_scores;
-    {_effective_scores_view("WHEN j.judge_kind = 'imported' THEN 'imported'")}
+    {_effective_scores_view(_IMPORTED_LABEL)}
     """,
     # 7: why a model got an answer wrong (MMMU §5), append-only like reviews: one row per
     # change, the latest row of an answer holds its cause (NULL: none). An undo appends the
@@ -300,6 +329,29 @@ MIGRATIONS: tuple[Migration, ...] = (
         BEGIN SELECT RAISE(ABORT, 'causes are append-only'); END;
     CREATE TRIGGER causes_no_delete BEFORE DELETE ON causes
         BEGIN SELECT RAISE(ABORT, 'causes are append-only'); END;
+    """,
+    # 8: judges side by side. Each judge's runs stand apart; a table shows one judge's. The
+    # `judges` view lists each dataset's judges, the default (`shown`) first as Store.judges
+    # orders them, and `effective_scores` reads only the shown judge's judgments.
+    f"""
+    CREATE VIEW judges AS
+    SELECT dataset_id, dataset, judge_kind, judge_model, prompt, judgments, usable,
+           first_judgment_id, rank = 1 AS shown FROM (
+        SELECT *, ROW_NUMBER() OVER (PARTITION BY dataset_id
+            ORDER BY usable = 0, judge_kind = 'offline', first_judgment_id) AS rank
+        FROM (
+            SELECT s.dataset_id, d.name AS dataset, l.judge_kind,
+                   {JUDGE_MODEL} AS judge_model, {JUDGE_PROMPT} AS prompt,
+                   COUNT(*) AS judgments, SUM(l.status IN {USABLE}) AS usable,
+                   MIN(l.id) AS first_judgment_id
+            FROM judgments l JOIN answers a ON a.id = l.answer_id
+            JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id
+            GROUP BY 1, 2, 3, 4, 5
+        )
+    );
+
+    DROP VIEW effective_scores;
+    {_effective_scores_view(_IMPORTED_LABEL, shown_judge=True)}
     """,
 )
 

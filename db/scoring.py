@@ -11,8 +11,7 @@ from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.export import ImportedCircular, Notes
 from lmmreview.engine.layouts import layout_for
-from lmmreview.engine.offline import OFFLINE
-from lmmreview.engine.scoring import MICRO, GroupVerdict, Judge, Outcome
+from lmmreview.engine.scoring import MICRO, OFFLINE, GroupVerdict, Judge, Outcome
 from lmmreview.engine.types import Sample
 
 
@@ -63,9 +62,11 @@ class DatasetScores:
         judges: list[str],
         unscored_as_zero: bool = False,
         verdicts: Iterable[GroupVerdict] = (),
+        other_judges: Iterable[str] = (),
     ) -> Notes:
         """What a reader must know; `verdicts` are circular verdicts another tool computed,
-        summed per model and file beside lmmreview's own on the same groups."""
+        summed per model and file beside lmmreview's own on the same groups;
+        `other_judges` the file's judges these numbers leave out."""
         outcomes = [o for per_key in self.breakdown.outcomes.values() for o in per_key.values()]
         return Notes(
             dataset=self.name,
@@ -80,6 +81,7 @@ class DatasetScores:
             partial=sum(0 < o.micro.count(None) < len(o.micro) for o in outcomes),
             imported_circular=self._imported_circular(verdicts),
             no_reply=self.no_reply,
+            other_judges=tuple(other_judges),
         )
 
     def _imported_circular(self, verdicts: Iterable[GroupVerdict]) -> tuple[ImportedCircular, ...]:
@@ -120,10 +122,10 @@ class DatasetScores:
 
 
 def dataset_scores(
-    store: Store, name: str, benchmark: Benchmark, judge: Judge | None = None
+    store: Store, name: str, benchmark: Benchmark, judge: Judge | None
 ) -> DatasetScores:
-    """Read a dataset's answers, `judge`'s judgments (None: the latest of any judge) and
-    the verdicts; compute every table."""
+    """Read a dataset's answers, `judge`'s judgments (see Store.chosen_judge) and the
+    verdicts; compute every table."""
     samples = {s.key: s for s in store.samples(name)}
     runs = store.judge_runs(name, judge)  # the screen counts runs alike: failed ones included
     breakdown = Breakdown(layout_for(name, benchmark, list(samples.values())), runs)

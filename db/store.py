@@ -20,7 +20,8 @@ from pathlib import Path
 import sqlite_utils
 
 from lmmreview.db.schema import (
-    DECIDES_RUN,
+    JUDGE_MODEL,
+    JUDGE_PROMPT,
     JUDGE_READS,
     MIGRATIONS,
     SCHEMA_VERSION,
@@ -31,13 +32,13 @@ from lmmreview.db.schema import (
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.registry import UnknownBenchmark, benchmark
 from lmmreview.engine.scoring import (
-    ANY_PROMPT,
     USABLE,
     GroupVerdict,
     Judge,
     Judgment,
     Status,
-    judge_label,
+    judge_names,
+    names_judge,
 )
 from lmmreview.engine.types import QuestionType, Sample
 
@@ -78,6 +79,7 @@ class DatasetCounts:
     kind: str
     samples: int
     images: int
+    judge: str | None  # the judge whose judgments the counts read (None: none yet)
     models: list[ModelCounts]
 
 
@@ -142,18 +144,17 @@ def _axes(text: str) -> dict[str, tuple[str, ...]]:
     return axes
 
 
-# The ids of the judgments that decide the runs of dataset ?.
-_L_IN_DATASET = (
+# `l` is a judgment of dataset ?.
+IN_DATASET = (
     "JOIN answers a ON a.id = l.answer_id JOIN samples s ON s.id = a.sample_id "
     "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ?"
 )
-DECIDING_IN_DATASET = deciding_ids(_L_IN_DATASET)
 
 
 def deciding_in_dataset(judge: Judge | None) -> str:
     """The ids of the judgments deciding each (answer, run) of a dataset: among one judge's
     (parameters: the dataset, then `judge_parameters`), or among all when `judge` is None."""
-    return deciding_ids(_L_IN_DATASET + (f" AND {JUDGE_READS}" if judge else ""))
+    return deciding_ids(IN_DATASET + (f" AND {JUDGE_READS}" if judge else ""))
 
 
 def judge_parameters(dataset: str, judge: Judge | None) -> tuple[str, ...]:
@@ -469,53 +470,62 @@ class Store:
         """How many judge runs a dataset's tables have: every run a judgment (of `judge`, or
         of any) is for, failed ones too (a failed run is an unscored run, not a missing
         one); at least 1."""
-        where = _L_IN_DATASET + (f" AND {JUDGE_READS}" if judge else "")
+        where = IN_DATASET + (f" AND {JUDGE_READS}" if judge else "")
         query = f"SELECT MAX(l.run) FROM judgments l {where}"
         (top,) = self.conn.execute(query, judge_parameters(dataset, judge)).fetchone()
         return 1 if top is None else top + 1
 
-    def judge_models(self, dataset: str, judge: Judge | None = None) -> list[str]:
-        """The judges behind a dataset's scores: those whose judgment decides some run."""
+    def judge_names(self, dataset: str, judge: Judge | None) -> tuple[list[str], list[str]]:
+        """The names of the judges behind the scores `judge`'s tables show (itself, and the
+        offline rules where an option match settled a row), and of the dataset's other
+        judges, which those tables leave out."""
+        names = judge_names(self.judges(dataset))
         query = (
-            "SELECT DISTINCT j.judge_kind, COALESCE(j.judge_model, '') FROM judgments j "
+            "SELECT DISTINCT j.judge_kind, COALESCE(j.judge_model, ''), "
+            "COALESCE(j.prompt_hash, '') FROM judgments j "
             f"JOIN ({deciding_in_dataset(judge)}) USING (id) WHERE j.status IN {USABLE}"
         )
         rows = self.conn.execute(query, judge_parameters(dataset, judge))
-        return sorted({judge_label(kind, model) for kind, model in rows})
+        shown = {Judge.of(kind, model, prompt) for kind, model, prompt in rows}
+        others = [name for j, name in names.items() if j not in shown and j != judge]
+        first = names.get(judge) if judge else None
+        return sorted(
+            (names[j] for j in shown if j in names), key=lambda n: (n != first, n)
+        ), others
 
     def judges(self, dataset: str) -> list[Judge]:
-        """Every judge with a usable judgment in a dataset, the default first: an LLM or
-        imported judge before the offline rules, then the one that scored the most answers,
-        then the one that came first (so a second judge never displaces the first)."""
+        """Every judge of a dataset, the default first: a judge with a usable judgment
+        before one whose every call failed, an LLM or imported judge before the offline
+        rules, then the one that came first, so a second judge never displaces the first."""
         query = (
-            "SELECT l.judge_kind, COALESCE(l.judge_model, ''), COALESCE(l.prompt_hash, ''), "
-            f"COUNT(DISTINCT l.answer_id), MIN(l.id) FROM judgments l {_L_IN_DATASET} "
-            f"AND l.status IN {USABLE} GROUP BY 1, 2, 3"
+            f"SELECT l.judge_kind, {JUDGE_MODEL}, {JUDGE_PROMPT}, "
+            f"MAX(l.status IN {USABLE}), MIN(l.id) FROM judgments l {IN_DATASET} "
+            "GROUP BY 1, 2, 3"
         )
-        found: dict[Judge, tuple[int, int]] = {}
-        for kind, model, prompt, answers, first in self.conn.execute(query, (dataset,)):
-            judge = Judge(kind, model, ANY_PROMPT if kind == "offline" else prompt)
-            known = found.get(judge, (0, first))
-            found[judge] = (max(known[0], answers), min(known[1], first))
-        return sorted(found, key=lambda j: (j.kind == "offline", -found[j][0], found[j][1]))
+        found = {
+            Judge(kind, model, prompt): (bool(usable), first)
+            for kind, model, prompt, usable, first in self.conn.execute(query, (dataset,))
+        }
+        return sorted(found, key=lambda j: (not found[j][0], j.kind == "offline", found[j][1]))
 
-    def default_judge(self, dataset: str) -> Judge | None:
-        """The judge a dataset's tables show unless one is chosen (see `judges`)."""
+    def chosen_judge(
+        self, dataset: str, name: str | None, preferred: str | None = None
+    ) -> Judge | None:
+        """The judge whose scores a dataset's tables show: the one `name` names (StoreError
+        lists the judges when none or several match), else the one `preferred` names (a
+        setting: ignored where it names none), else the default (see `judges`); None when
+        the dataset has no judgment yet."""
         judges = self.judges(dataset)
-        return judges[0] if judges else None
+        if name:
+            return self._named(dataset, judges, name)
+        liked = [j for j in judges if preferred and names_judge(j, preferred)]
+        return next(iter(liked or judges), None)
 
-    def chosen_judge(self, dataset: str, name: str | None) -> Judge | None:
-        """The judge `name` names (`find_judge`), or the default when no name is given."""
-        return self.find_judge(dataset, name) if name else self.default_judge(dataset)
-
-    def find_judge(self, dataset: str, name: str) -> Judge:
-        """The judge of a dataset that `name` names (its label, model, or label @prompt);
-        StoreError lists the judges when none or several match."""
-        judges = self.judges(dataset)
-        matches = [j for j in judges if name in (j.full_label, j.label, j.model)]
+    def _named(self, dataset: str, judges: list[Judge], name: str) -> Judge:
+        matches = [j for j in judges if names_judge(j, name)]
         if len(matches) == 1:
             return matches[0]
-        listed = ", ".join(repr(j.full_label) for j in judges) or "none yet"
+        listed = ", ".join(repr(n) for n in judge_names(judges).values()) or "none yet"
         why = "several judges match" if matches else "no judge"
         raise StoreError(f"{self.path}: dataset {dataset!r}: {why} {name!r}; judges: {listed}")
 
@@ -639,8 +649,11 @@ class Store:
 
     # -- overview ----------------------------------------------------------------------
 
-    def counts(self) -> list[DatasetCounts]:
-        """Per dataset: samples and images; per model: answers, judged, reviewed, unscored."""
+    def counts(
+        self, judge_name: str | None = None, preferred: str | None = None
+    ) -> list[DatasetCounts]:
+        """Per dataset: samples, images and the judge read (see `chosen_judge`); per model:
+        answers, judged, reviewed, unscored."""
         datasets = self.db.query(
             "SELECT d.id, d.name, d.kind, "
             "(SELECT COUNT(*) FROM samples s WHERE s.dataset_id = d.id) AS samples, "
@@ -648,22 +661,22 @@ class Store:
             " JOIN samples s ON s.id = si.sample_id WHERE s.dataset_id = d.id) AS images "
             "FROM datasets d ORDER BY d.name"
         )
-        per_model = self.db.query(_MODEL_COUNTS)
-        models: dict[int, list[ModelCounts]] = {}
-        for row in per_model:
-            models.setdefault(row["dataset_id"], []).append(
-                ModelCounts(
-                    model=row["model"],
-                    answers=row["answers"],
-                    judged=row["judged"],
-                    reviewed=row["reviewed"],
-                    unscored=row["answers"] - row["scored"],
-                )
+        counts = []
+        for d in datasets:
+            judge = self.chosen_judge(d["name"], judge_name, preferred)
+            names = judge_names(self.judges(d["name"]))
+            rows = self.conn.execute(
+                _model_counts(judge), (*judge_parameters(d["name"], judge), d["id"])
             )
-        return [
-            DatasetCounts(d["name"], d["kind"], d["samples"], d["images"], models.get(d["id"], []))
-            for d in datasets
-        ]
+            models = [
+                ModelCounts(model, answers, judged, reviewed, answers - scored)
+                for model, answers, judged, reviewed, scored in rows
+            ]
+            named = names[judge] if judge else None
+            counts.append(
+                DatasetCounts(d["name"], d["kind"], d["samples"], d["images"], named, models)
+            )
+        return counts
 
 
 @contextmanager
@@ -721,28 +734,35 @@ def _link_new(temp: Path, target: Path, path: Path) -> None:
         ) from None
 
 
-# An answer is judged when a usable judgment decides one of its runs (is the run's
-# latest), reviewed when its latest review carries a verdict (an undo back to "no
-# verdict" leaves it unreviewed); unscored when neither a judge nor a human gives it a
-# score (a choice with no gold to score it against gives none), as engine.scoring.effective
-# has it. The tables' notes and the review screen count it the same way.
-_MODEL_COUNTS = f"""
-WITH flags AS (
-    SELECT a.id, s.dataset_id, m.name AS model,
-        EXISTS (SELECT 1 FROM judgments j WHERE j.answer_id = a.id AND j.status IN {USABLE}
-                AND {DECIDES_RUN}) AS judged,
-        EXISTS (SELECT 1 FROM judgments j WHERE j.answer_id = a.id AND j.status IN {USABLE}
-                AND j.score IS NOT NULL AND {DECIDES_RUN}) AS judge_scored,
-        COALESCE(r.score IS NOT NULL OR r.choice IS NOT NULL, 0) AS reviewed,
-        COALESCE(CASE WHEN r.choice IS NULL THEN r.score IS NOT NULL
-                      ELSE s.answer IS NOT NULL END, 0) AS human_scored
-    FROM answers a JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id
-    LEFT JOIN reviews r ON r.id = (SELECT MAX(l.id) FROM reviews l WHERE l.answer_id = a.id)
-)
-SELECT dataset_id, model, COUNT(*) AS answers, SUM(judged) AS judged,
-       SUM(reviewed) AS reviewed, SUM(judge_scored OR human_scored) AS scored
-FROM flags GROUP BY dataset_id, model ORDER BY dataset_id, model
-"""
+def _model_counts(judge: Judge | None) -> str:
+    """Per model of one dataset (parameters: `judge_parameters`, then the dataset id):
+    answers, judged, reviewed, scored.
+
+    An answer is judged when a usable judgment of `judge` decides one of its runs (is the
+    judge's latest for the run), reviewed when its latest review carries a verdict (an
+    undo back to "no verdict" leaves it unreviewed); unscored when neither the judge nor a
+    human gives it a score (a choice with no gold to score it against gives none), as
+    engine.scoring.effective has it. The tables' notes and the review screen count alike.
+    """
+    return f"""
+    WITH decided AS (
+        SELECT j.answer_id, MAX(j.score IS NOT NULL) AS scored FROM judgments j
+        JOIN ({deciding_in_dataset(judge)}) USING (id)
+        WHERE j.status IN {USABLE} GROUP BY j.answer_id
+    ), flags AS (
+        SELECT m.name AS model, c.answer_id IS NOT NULL AS judged,
+            COALESCE(c.scored, 0) AS judge_scored,
+            COALESCE(r.score IS NOT NULL OR r.choice IS NOT NULL, 0) AS reviewed,
+            COALESCE(CASE WHEN r.choice IS NULL THEN r.score IS NOT NULL
+                          ELSE s.answer IS NOT NULL END, 0) AS human_scored
+        FROM answers a JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id
+        LEFT JOIN decided c ON c.answer_id = a.id
+        LEFT JOIN reviews r ON r.id = (SELECT MAX(l.id) FROM reviews l WHERE l.answer_id = a.id)
+        WHERE s.dataset_id = ?
+    )
+    SELECT model, COUNT(*), SUM(judged), SUM(reviewed), SUM(judge_scored OR human_scored)
+    FROM flags GROUP BY model ORDER BY model
+    """
 
 
 def _check_file(path: Path, create: bool) -> None:

@@ -37,6 +37,7 @@ class Notes:
     partial: int = 0  # scored in some runs, not all
     imported_circular: tuple[ImportedCircular, ...] = ()  # another tool's, beside ours
     no_reply: int = 0  # answers scored by an imported 0.0 that came with no judge reply
+    other_judges: tuple[str, ...] = ()  # the file's judges these numbers leave out
 
     def sentence(self) -> str:
         judges = ", ".join(self.judges) or "none yet"
@@ -52,14 +53,25 @@ class Notes:
             f"human-reviewed; {self.unscored} unscored ({unscored}); {partial}"
             f"{self.fallback} decided by a seeded random fallback."
         )
-        return main + self._no_reply() + "".join(f" {c.sentence()}" for c in self.imported_circular)
+        others = (
+            f" Other judges in the file, not in these numbers: {', '.join(self.other_judges)} "
+            "(--judge NAME shows one)."
+            if self.other_judges
+            else ""
+        )
+        circular = "".join(f" {c.sentence()}" for c in self.imported_circular)
+        return main + self._no_reply() + others + circular
 
     def fields(self) -> dict[str, object]:
-        """The notes as JSON fields. What only imported judgments bring (a no-reply count,
-        another tool's circular verdicts) is left out while there is none, so a database
-        without them exports as the releases before it did."""
-        fields = {**asdict(self), "judges": list(self.judges)}
-        for name in ("no_reply", "imported_circular"):
+        """The notes as JSON fields. What older releases never had (a no-reply count,
+        another tool's circular verdicts, other judges) is left out while there is none, so
+        a database without them exports as the releases before it did."""
+        fields = {
+            **asdict(self),
+            "judges": list(self.judges),
+            "other_judges": list(self.other_judges),
+        }
+        for name in ("no_reply", "imported_circular", "other_judges"):
             if not fields[name]:
                 del fields[name]
         return fields

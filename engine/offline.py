@@ -9,12 +9,11 @@ answers stay unscored for a human or an LLM judge).
 from __future__ import annotations
 
 from lmmreview.engine import mmbench, mmvet
-from lmmreview.engine.scoring import Judge, Judgment, Status, choice_score
+from lmmreview.engine.scoring import OFFLINE_RULES, Judgment, Status, choice_score
 from lmmreview.engine.types import Sample
 
-OFFLINE_JUDGE = "offline rules"
+OFFLINE_JUDGE = OFFLINE_RULES  # the model the rules' judgments are recorded with
 RULES_VERSION = "rules-2"  # bump when a rule changes, so old results can be told apart
-OFFLINE = Judge("offline", OFFLINE_JUDGE)  # the offline rules as a judge, any version
 
 
 def rules_judgment(

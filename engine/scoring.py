@@ -6,6 +6,7 @@ run. An answer without a usable score stays *unscored* (None), never a silent 0.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -53,10 +54,12 @@ def judge_label(kind: str, model: str) -> str:
     return f"{model or 'unnamed judge'} (imported)" if kind == IMPORTED else model
 
 
+OFFLINE_RULES = "offline rules"  # the offline rules as a judge's model
 ANY_PROMPT = "*"  # the offline rules are one judge whatever their version
+VARIANT = "+"  # a prompt version's variant follows it: "<reference>+shots=1,2"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, order=True)
 class Judge:
     """One judge: a model with a prompt version (an LLM, or another tool's imported
     results), or the offline rules. Several judges' runs live side by side; a table
@@ -66,6 +69,18 @@ class Judge:
     model: str
     prompt: str = ANY_PROMPT
 
+    @classmethod
+    def of(cls, kind: str, model: str, prompt_version: str) -> Judge:
+        """The judge of a judgment stored with these fields: the offline rules whatever
+        their version; an LLM by its prompt variant ("" for the reference prompts, which
+        differ by question type); an imported judge by the tool's prompt. (SQL:
+        db.schema.JUDGE_MODEL and JUDGE_PROMPT.)"""
+        if kind == "offline":
+            return OFFLINE
+        if kind == "llm":
+            return cls(kind, model, prompt_variant(prompt_version))
+        return cls(kind, model, prompt_version)
+
     @property
     def label(self) -> str:
         return judge_label(self.kind, self.model)
@@ -73,11 +88,32 @@ class Judge:
     @property
     def full_label(self) -> str:
         """The label with the prompt version: tells apart two prompts of one model."""
-        return self.label if self.prompt == ANY_PROMPT else f"{self.label} @{self.prompt}"
+        return self.label if self.prompt in (ANY_PROMPT, "") else f"{self.label} [{self.prompt}]"
 
-    def parameters(self) -> tuple[str, str, str, str]:
+    def parameters(self) -> tuple[str, str, str]:
         """The values of schema.JUDGE_READS' placeholders, in order."""
-        return (self.kind, self.model, self.prompt, self.prompt)
+        return (self.kind, self.model, self.prompt)
+
+
+OFFLINE = Judge("offline", OFFLINE_RULES)  # the offline rules, any version
+
+
+def prompt_variant(prompt_version: str) -> str:
+    """The variant part of an LLM judge's prompt version ("" for a reference prompt)."""
+    return prompt_version.partition(VARIANT)[2]
+
+
+def judge_names(judges: Iterable[Judge]) -> dict[Judge, str]:
+    """Each judge's name: its label, with the prompt version where two judges share one."""
+    listed = list(judges)
+    shared = Counter(j.label for j in listed)
+    return {j: j.label if shared[j.label] == 1 else j.full_label for j in listed}
+
+
+def names_judge(judge: Judge, name: str) -> bool:
+    """Whether `name` (as a user types it) names this judge: its label, its model, or its
+    label with the prompt version."""
+    return name in (judge.label, judge.model, judge.full_label)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,9 @@
 """One effective score: `info`, the exports' notes and the review screen count alike.
 
-A database with a tricky history (failed judgments, a failure replaced and a success
-replaced by a failure, verdicts undone, a chosen option on a question with no gold) is
-read through every path a user meets, and each must give the same counts per model.
+A database with a tricky history (two judges, failed judgments, a failure replaced and a
+success replaced by a failure, verdicts undone, a chosen option on a question with no gold)
+is read through every path a user meets, by either judge, and each must give the same
+counts per model.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import write_lines
-from tui_harness import drive
+from tui_harness import drive, until
 
 from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore
@@ -30,14 +31,25 @@ QUESTIONS = [
 LLM = {"kind": "llm", "judge_model": "gpt-test"}
 FAILED = {"status": Status.ERROR, "error": "500", **LLM}
 
-# What each model's answers went through, and what must come of it.
+# What each model's answers went through, and what must come of it, by each judge.
 EXPECTED = {
-    # judged: o1, o3, c1, c2; reviewed: c1, c2; unscored: o2, o4, and c2 (a choice with
-    # no gold scores nothing, and neither does the judge's extraction of it)
-    "m1": {"answers": 6, "judged": 4, "reviewed": 2, "unscored": 3},
-    # judged: o3, c1; reviewed: o1, o2; unscored: o4, c2 (its verdict undone)
-    "m2": {"answers": 6, "judged": 2, "reviewed": 2, "unscored": 2},
+    "gpt-test": {  # the default: the first LLM judge
+        # judged: o3, c1, c2; reviewed: c1, c2; unscored: o1 (the LLM's run failed; the
+        # rules' score is another judge's), o2, o4, and c2 (a choice with no gold scores
+        # nothing, and neither does the judge's extraction of it)
+        "m1": {"answers": 6, "judged": 3, "reviewed": 2, "unscored": 4},
+        # judged: o3, c1 (an option match counts for every judge); reviewed: o1, o2;
+        # unscored: o4, c2 (its verdict undone)
+        "m2": {"answers": 6, "judged": 2, "reviewed": 2, "unscored": 2},
+    },
+    "offline rules": {
+        # judged: o1; reviewed: c1, c2; unscored: o2, o3, o4, c2
+        "m1": {"answers": 6, "judged": 1, "reviewed": 2, "unscored": 4},
+        # judged: c1 (the match); reviewed: o1, o2; unscored: o3, o4, c2
+        "m2": {"answers": 6, "judged": 1, "reviewed": 2, "unscored": 3},
+    },
 }
+PARTIAL = {"gpt-test": 3, "offline rules": 2}  # answers scored in one of the judge's 2 runs
 
 
 def _history(db: Path) -> None:
@@ -77,7 +89,7 @@ def tricky_db(cli, tmp_path: Path) -> Path:
     db = tmp_path / "r.db"
     questions = write_lines(tmp_path / "bench.jsonl", QUESTIONS)
     assert cli("import", "jsonl", db, questions).code == 0
-    for model in EXPECTED:
+    for model in EXPECTED["gpt-test"]:
         answers = [{"id": q["id"], "prediction": "A"} for q in QUESTIONS]
         file = write_lines(tmp_path / f"{model}.jsonl", answers)
         result = cli("import", "jsonl", db, file, "--dataset", "bench", "--model", model)
@@ -86,11 +98,14 @@ def tricky_db(cli, tmp_path: Path) -> Path:
     return db
 
 
-def _screen_counts(db: Path) -> dict[str, dict[str, int]]:
-    """Per model, what the review screen holds: its entries and its live tables."""
+def _screen_counts(db: Path, judge: str) -> dict[str, dict[str, int]]:
+    """Per model, what the review screen holds, showing `judge`: its entries and tables."""
     counts: dict[str, dict[str, int]] = {}
 
     async def read(app, pilot) -> None:
+        if app.session.judge_name != judge:
+            app.show_judge(judge)
+            await until(pilot, lambda: app.session.judge_name == judge and app.session.tables)
         session = app.session
         for model, outcomes in session.tables.breakdown.outcomes.items():
             entries = [e for e in session.entries if e.model == model]
@@ -106,19 +121,27 @@ def _screen_counts(db: Path) -> dict[str, dict[str, int]]:
     return counts
 
 
-def test_info_the_export_notes_and_the_screen_count_alike(cli, tricky_db: Path) -> None:
-    info = json.loads(cli("info", tricky_db, "--json").stdout)
+@pytest.mark.parametrize("judge", ["gpt-test", "offline rules"])
+def test_info_the_export_notes_and_the_screen_count_alike(cli, tricky_db: Path, judge) -> None:
+    chosen = [] if judge == "gpt-test" else ["--judge", judge]  # the default, or chosen
+    info = json.loads(cli("info", tricky_db, "--json", *chosen).stdout)
     (dataset,) = info["datasets"]
+    assert dataset["judge"] == judge
     by_model = {m.pop("model"): m for m in dataset["models"]}
-    assert by_model == EXPECTED
+    assert by_model == EXPECTED[judge]
 
-    notes = json.loads(cli("export", tricky_db, "--format", "json").stdout)["notes"]["bench"]
+    export = cli("export", tricky_db, "--format", "json", *chosen)
+    notes = json.loads(export.stdout)["notes"]["bench"]
     for count in ("answers", "reviewed", "unscored"):
-        assert notes[count] == sum(m[count] for m in EXPECTED.values()), count
-    assert notes["partial"] == 4  # o1, o3 of m1, o3 and c1 of m2: scored in one of two runs
+        assert notes[count] == sum(m[count] for m in EXPECTED[judge].values()), count
+    assert notes["partial"] == PARTIAL[judge]
+    if judge == "gpt-test":  # the rules' option match of c1 counts for it; nothing else
+        assert (notes["judges"], "other_judges" in notes) == (["gpt-test", "offline rules"], False)
+    else:
+        assert (notes["judges"], notes["other_judges"]) == (["offline rules"], ["gpt-test"])
 
-    screen = _screen_counts(tricky_db)
-    for model, expected in EXPECTED.items():
+    screen = _screen_counts(tricky_db, judge)
+    for model, expected in EXPECTED[judge].items():
         assert screen[model]["answers"] == expected["answers"]
         assert screen[model]["reviewed"] == expected["reviewed"]
         assert screen[model]["reviewed in the tables"] == expected["reviewed"]
@@ -128,19 +151,23 @@ def test_info_the_export_notes_and_the_screen_count_alike(cli, tricky_db: Path) 
 
 def test_every_query_takes_the_latest_judgment_of_a_run(tricky_db: Path) -> None:
     """The judge's plan, its claims, the judges named in the notes and the offline scorer
-    all let a run's latest judgment decide it, a failure included."""
+    all let a run's latest judgment (of their judge) decide it, a failure included."""
     with Store.open(tricky_db) as store:
         ids = {(m, k): a for a, m, k in store.answer_keys("bench")}
-        assert store.judge_models("bench") == ["", "gpt-test"]  # offline rules, and the LLM
-        assert set(store.deciding_judgments("bench")) == {
-            ids[key] for key in [("m1", "o1"), ("m1", "o3"), ("m1", "c1"), ("m1", "c2")]
+        gpt, rules = store.judges("bench")
+        assert (gpt.model, rules.model) == ("gpt-test", "offline rules")  # the LLM first
+        assert store.judge_names("bench", gpt) == (["gpt-test", "offline rules"], [])
+        assert store.judge_names("bench", rules) == (["offline rules"], ["gpt-test"])
+        assert set(store.deciding_judgments("bench", gpt)) == {
+            ids[key] for key in [("m1", "o3"), ("m1", "c1"), ("m1", "c2")]
         } | {ids["m2", "o3"], ids["m2", "c1"]}
+        assert set(store.deciding_judgments("bench", rules)) == {ids["m1", "o1"], ids["m2", "c1"]}
         judge = JudgeStore(store, "gpt-test")
         asked = {
             (item.answer_id, item.run) for c in judge.plan(2, models=["m1"]).chains for item in c
         }
         open_runs = {(ids["m1", k], r) for k in ("o1", "o2", "o3", "o4") for r in (0, 1)}
-        assert asked & open_runs == open_runs - {(ids["m1", "o3"], 0)}  # o1's offline run 0
+        assert asked & open_runs == open_runs - {(ids["m1", "o3"], 0)}  # the rules' o1 too
         assert (ids["m1", "c1"], 0) not in asked  # is not this judge's; c1's is
         (o4,) = [
             i

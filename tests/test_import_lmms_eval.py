@@ -77,7 +77,7 @@ def test_mmvet_samples_give_questions_answers_and_grades(cli, tmp_path: Path, la
     assert {k: (j.score, j.judge_model, j.kind) for k, j in judged.items()} == {
         "v1_0": (0.5, "gpt-4-0613", IMPORTED),
         "v1_1": (0.0, "gpt-4-0613", IMPORTED),
-        "v1_2": (0.0, "", IMPORTED),
+        "v1_2": (0.0, "gpt-4-0613", IMPORTED),  # a failed call: the same judge, no reply
     }
     assert all(j.source == str(path) and j.status == "ok" for j in judged.values())
     assert json.loads(judged["v1_1"].reply) == {"score": 0.0, "eval_model": "gpt-4-0613"}
@@ -238,9 +238,14 @@ def test_mmmu_v03_samples_give_questions_answers_and_parsed_choices(cli, tmp_pat
         assert store.answers("mmmu", MODEL)["validation_Math_2"] == "It is 4"
     assert_mmmu_judgments(db, path)
     assert cli("score", db).code == 0
-    exported = json.loads(cli("export", db, "--format", "json").stdout)
+    exported = json.loads(cli("export", db, "--format", "json").stdout)  # lmms-eval's choices
     overall = exported["tables"][0]["rows"][0]["values"]["overall"]
-    assert round(overall, 1) == 66.7  # B right, 4 right (rules), A wrong
+    assert round(overall, 1) == 50.0  # B right, A wrong; the open answer is none of its
+    assert exported["notes"]["mmmu"]["unscored"] == 1
+    assert exported["notes"]["mmmu"]["other_judges"] == ["offline rules"]
+    rules = cli("export", db, "--format", "json", "--judge", "offline rules")
+    overall = json.loads(rules.stdout)["tables"][0]["rows"][0]["values"]["overall"]
+    assert round(overall, 1) == 66.7  # B right, 4 right, A wrong
 
 
 def test_mmmu_v04_samples_answer_the_questions_imported_before(cli, tmp_path: Path) -> None:

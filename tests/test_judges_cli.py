@@ -244,8 +244,8 @@ def test_a_prompt_variant_is_asked_with_its_rows_only_and_is_a_judge_of_its_own(
         answer = store.answer_ids("mmvet")["alpha", "v1_1"]
         store.add_judgments([(answer, _llm(0, 1.0, "judge-x"))])  # the reference prompt
     judges = _report(cli, db)["mmvet"]
-    assert judges[f"judge-x [{variant}]"]["prompt"] == variant
-    assert judges[f"judge-x [{PROMPT_VERSION}]"]["prompt"] == PROMPT_VERSION
+    assert judges["judge-x [shots=1,2,5]"]["prompt"] == "shots=1,2,5"
+    assert judges["judge-x"]["prompt"] == "reference"  # the reference prompts: no suffix
 
 
 @pytest.mark.parametrize("name", ["shots=0,2", "shots=8", "shots=", "rows=1", "shots=1;2"])

@@ -59,6 +59,13 @@ def _to_two_decimals(document: dict) -> dict:
     return document
 
 
+# The releases mixed the offline rules' and the LLM's judgments of a run (the latest
+# decided); each judge's scores now stand apart, and the notes name the one left out.
+OTHER_JUDGES = (
+    " Other judges in the file, not in these numbers: offline rules (--judge NAME shows one)."
+)
+
+
 @pytest.mark.parametrize("release", ["v3", "v4", "v5"])
 def test_a_release_file_migrates_and_exports_exactly_as_that_release_did(
     release: str, tmp_path: Path, cli
@@ -73,9 +80,12 @@ def test_a_release_file_migrates_and_exports_exactly_as_that_release_did(
         assert result.code == 0, result.stderr
         expected = (RELEASES / release / f"export.{fmt}").read_text(encoding="utf-8")
         if fmt == "json":  # the releases rounded to two decimals; JSON is now unrounded
-            assert _to_two_decimals(json.loads(result.stdout)) == json.loads(expected)
-        else:
-            assert result.stdout == expected, fmt
+            document = json.loads(result.stdout)
+            assert document["notes"]["mmvet"].pop("other_judges") == ["offline rules"]
+            assert _to_two_decimals(document) == json.loads(expected)
+        else:  # the same numbers, by the same judge; the notes now name the judge left out
+            assert result.stdout.count(OTHER_JUDGES) == (fmt != "csv"), fmt
+            assert result.stdout.replace(OTHER_JUDGES, "") == expected, fmt
     with Store.open(db, create=False) as store:
         assert store.schema_version == SCHEMA_VERSION
     # Every row keeps every value it had; later migrations only add columns (left empty).
@@ -83,6 +93,8 @@ def test_a_release_file_migrates_and_exports_exactly_as_that_release_did(
     assert all(row == (None,) for row in _rows(db, "judgments", ["source"]))
     info = json.loads(cli("info", db, "--json").stdout)
     old = json.loads((RELEASES / release / "info.json").read_text(encoding="utf-8"))
+    judges = {d["name"]: d.pop("judge") for d in info["datasets"]}
+    assert judges["mmvet"] == "gpt-4-0613"
     assert info["datasets"] == old["datasets"]  # every count per dataset and model
 
 

@@ -12,7 +12,7 @@ from lmmreview.db.review import ReviewStore
 from lmmreview.db.scoring import dataset_scores, score_offline
 from lmmreview.engine.registry import benchmark
 from lmmreview.engine.review import Entry, Filter
-from lmmreview.engine.scoring import Judgment, Status, Verdict
+from lmmreview.engine.scoring import OFFLINE, Judge, Judgment, Status, Verdict
 from lmmreview.engine.types import QuestionType, Sample
 
 MMVET_AXES = benchmark("mmvet").filter_axes
@@ -151,36 +151,45 @@ def test_disagreement_and_spread_filters_compare_with_their_thresholds() -> None
     assert shown(disagreement=0.3, spread=0.05) == [2]
 
 
-def test_a_failed_llm_run_is_unscored_not_left_with_an_older_offline_score(review) -> None:
-    """A run's latest judgment decides it: an LLM failure after the offline rules leaves the
-    run unscored and marked failed (screen, report and notes alike) until a new judgment."""
+def test_an_llm_failure_leaves_its_own_run_unscored_and_the_rules_score_standing(review) -> None:
+    """Judges side by side: an LLM failure on an answer the offline rules scored leaves the
+    LLM's run unscored and marked failed (its screen, report and notes alike) until a new
+    judgment of its own; the rules' score stands in the rules' tables, and they are not
+    asked again."""
     store = review.store
     entry = _entry(review)
     assert entry.judged == (1.0,) and entry.offline  # the demo's offline rules
     answer = entry.answer_id
     llm = {"kind": "llm", "judge_model": "gpt-test"}
+    gpt = Judge("llm", "gpt-test", "")
 
-    def tables_cell() -> tuple[float | None, int]:
-        scores = dataset_scores(store, "mmvet", benchmark("mmvet"))
+    def tables_cell(judge: Judge) -> tuple[float | None, int]:
+        scores = dataset_scores(store, "mmvet", benchmark("mmvet"), judge)
         outcome = scores.breakdown.outcomes["demo-alpha"]["v1_0"]
-        return outcome.micro[0], scores.notes(store.judge_models("mmvet")).unscored
+        return outcome.micro[0], scores.notes(store.judge_names("mmvet", judge)[0]).unscored
 
-    _, unscored_before = tables_cell()
+    rules_cell = tables_cell(OFFLINE)
     with store.transaction():
         store.add_judgments([(answer, Judgment(0, None, status=Status.ERROR, error="500", **llm))])
+    review.judge = gpt
     failed = _entry(review)
     assert (failed.judged, failed.failed, failed.offline) == ((None,), True, False)
-    assert tables_cell() == (None, unscored_before + 1)
-    assert "gpt-test" not in store.judge_models("mmvet")
-    assert [r.judged for r in score_offline(store, ["mmvet"])] == [1]  # the rules may refill it
-    assert _entry(review).judged == (1.0,) and not _entry(review).failed
+    answers = len(review.entries("mmvet"))
+    assert tables_cell(gpt) == (None, answers)  # every answer unscored for this judge
+    assert store.judge_names("mmvet", gpt) == ([], ["offline rules"])
+    assert tables_cell(OFFLINE) == rules_cell  # the rules' score stands beside
+    assert [r.judged for r in score_offline(store, ["mmvet"])] == [0]  # nothing to redo
     with store.transaction():
         store.add_judgments([(answer, Judgment(0, 0.4, **llm))])
     judged = _entry(review)
     assert (judged.judged, judged.failed, judged.offline) == ((0.4,), False, False)
-    assert tables_cell() == (400_000, unscored_before)
-    assert "gpt-test" in store.judge_models("mmvet")
-    assert [r.judged for r in score_offline(store, ["mmvet"])] == [0]  # nothing left to do
+    assert tables_cell(gpt) == (400_000, answers - 1)
+    assert store.judge_names("mmvet", gpt) == (["gpt-test"], ["offline rules"])
+    assert tables_cell(OFFLINE) == rules_cell
+    review.judge = None  # the default: the first LLM judge
+    assert _entry(review).judged == (0.4,)
+    review.judge = OFFLINE
+    assert _entry(review).judged == (1.0,)
 
 
 def test_verdicts_are_synced_to_disk_at_each_commit(review) -> None:
@@ -193,8 +202,9 @@ def test_info_and_the_notes_count_unscored_alike_and_name_partly_scored(review) 
     store = review.store
     answer = _entry(review).answer_id
     with store.transaction():  # a second run for one answer: the others now have one of two
-        store.add_judgments([(answer, Judgment(1, 0.5, kind="llm", judge_model="gpt-test"))])
-    notes = dataset_scores(store, "mmvet", benchmark("mmvet")).notes(store.judge_models("mmvet"))
+        store.add_judgments([(answer, Judgment(1, 0.5, judge_model=OFFLINE.model))])
+    scores = dataset_scores(store, "mmvet", benchmark("mmvet"), OFFLINE)
+    notes = scores.notes(store.judge_names("mmvet", OFFLINE)[0])
     (mmvet,) = [d for d in store.counts() if d.name == "mmvet"]
     unscored = sum(m.unscored for m in mmvet.models)
     assert unscored > 0 and notes.unscored == unscored
@@ -208,17 +218,20 @@ def test_a_run_that_failed_everywhere_is_still_a_run_on_screen_and_in_the_report
     answers = [e.answer_id for e in review.entries("mmvet")]
     with store.transaction():
         store.add_judgments(
-            [(a, Judgment(1, None, status=Status.ERROR, error="500", **llm)) for a in answers]
+            [(a, Judgment(0, 0.5, **llm)) for a in answers]
+            + [(a, Judgment(1, None, status=Status.ERROR, error="500", **llm)) for a in answers]
         )
-    scores = dataset_scores(store, "mmvet", benchmark("mmvet"))
+    gpt = store.chosen_judge("mmvet", None)  # the LLM, first of the judges now
+    assert gpt == Judge("llm", "gpt-test", "")
+    scores = dataset_scores(store, "mmvet", benchmark("mmvet"), gpt)
     on_screen = {len(e.judged) for e in review.entries("mmvet")}
     assert scores.breakdown.runs == 2 and on_screen == {2}
     assert all(e.failed for e in review.entries("mmvet"))
-    notes = scores.notes(store.judge_models("mmvet"))
+    notes = scores.notes(store.judge_names("mmvet", gpt)[0])
     assert notes.partial + notes.unscored == notes.answers  # no answer has both runs
 
 
-def test_a_newer_failure_from_another_judge_is_asked_again(review) -> None:
+def test_only_this_judges_own_newer_failure_makes_a_run_worth_asking_again(review) -> None:
     store = review.store
     answer = _entry(review).answer_id
 
@@ -234,4 +247,9 @@ def test_a_newer_failure_from_another_judge_is_asked_again(review) -> None:
         store.add_judgments(
             [(answer, Judgment(0, None, status=Status.ERROR, kind="llm", judge_model="b"))]
         )
-    assert (answer, 0) in planned()  # its run is unscored now: worth asking "a" again
+    assert (answer, 0) not in planned()  # another judge's failure: "a"'s score stands
+    with store.transaction():
+        store.add_judgments(
+            [(answer, Judgment(0, None, status=Status.ERROR, kind="llm", judge_model="a"))]
+        )
+    assert (answer, 0) in planned()  # its own run is unscored now: worth asking again

@@ -20,6 +20,7 @@ import pytest
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.schema import MIGRATIONS, SCHEMA_VERSION
 from lmmreview.db.store import Store
+from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL, PROMPT_VERSION
 from lmmreview.engine.scoring import Judgment, Status
 
 # The table column that averages every answer of a dataset, per dataset (MMBench's
@@ -38,9 +39,13 @@ def graded_demo(cli, judge_env, demo_db: Path) -> Path:
     assert cli("judge", demo_db, "--dataset", "mmvet", "--runs", "2").code == 0
     with Store.open(demo_db) as store:
         ids = {(d, k, m): a for d, _ in store.datasets() for a, m, k in store.answer_keys(d)}
-        with store.transaction():  # run 1 of this answer: the latest judgment failed
-            failed = Judgment(1, None, status=Status.ERROR, kind="llm", judge_model="x")
-            store.add_judgments([(ids["mmvet", "v1_0", "demo-alpha"], failed)])
+        with store.transaction():  # run 1 of this answer: the judge's latest judgment failed
+            failed = Judgment(
+                1, None, status=Status.ERROR, kind="llm", judge_model=DEFAULT_JUDGE_MODEL,
+                prompt_version=PROMPT_VERSION,
+            )  # fmt: skip
+            other = Judgment(0, 0.0, kind="llm", judge_model="another-judge")
+            store.add_judgments([(ids["mmvet", "v1_0", "demo-alpha"], j) for j in (failed, other)])
         review = ReviewStore(store, "ana")
         review.grade(ids["mmvet", "v1_1", "demo-alpha"], score=0.3)
         review.grade(ids["mmvet", "v1_2", "demo-beta"], score=1.0)
@@ -107,12 +112,26 @@ def test_effective_scores_read_by_sqlite3_equal_the_export(cli, graded_demo: Pat
     _assert_equal_to_export(rows, _export(cli, graded_demo))
     by = {(r["dataset"], r["sample_key"], r["model"], r["run"]): r for r in rows}
     assert by["mmvet", "v1_0", "demo-alpha", 0]["source"] == "judge"
+    # another judge's later 0.0 is no score of the shown judge's
+    assert by["mmvet", "v1_0", "demo-alpha", 0]["judge"] == DEFAULT_JUDGE_MODEL
     failed = by["mmvet", "v1_0", "demo-alpha", 1]  # an older usable judgment does not count
     assert (failed["score"], failed["source"]) == (None, "unscored")
     human = by["mmvet", "v1_1", "demo-alpha", 1]
     assert (human["score"], human["source"], human["reviewer"]) == (0.3, "human", "ana")
     assert by["mmvet", "v1_3", "demo-beta", 0]["source"] == "judge"  # the grade was undone
     assert {r["source"] for r in rows if r["dataset"] == "mmmu"} == {"offline", "fallback"}
+
+
+def test_the_judges_view_lists_every_judge_and_marks_the_one_the_tables_show(
+    graded_demo: Path,
+) -> None:
+    judges = {(r["dataset"], r["judge_model"]): r for r in _view(graded_demo, "judges")}
+    shown = {dataset for (dataset, _), r in judges.items() if r["shown"]}
+    assert shown == {"mmvet", "mmvet-v2", "mmbench", "mmmu", "generic"}  # one each
+    assert judges["mmvet", DEFAULT_JUDGE_MODEL]["shown"]  # the first LLM judge
+    assert not judges["mmvet", "another-judge"]["shown"]  # a later one displaces nothing
+    assert not judges["mmvet", "offline rules"]["shown"]
+    assert judges["mmmu", "offline rules"]["shown"]  # the only judge there
 
 
 def test_current_verdicts_and_answers_readable(graded_demo: Path) -> None:
@@ -155,7 +174,7 @@ def test_a_version_3_database_gains_the_views(tmp_path: Path) -> None:
         r[0]
         for r in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type = 'view'")
     }
-    assert views == {"effective_scores", "current_verdicts", "answers_readable"}
+    assert views == {"effective_scores", "current_verdicts", "answers_readable", "judges"}
 
 
 def test_sources_are_stored_as_given_on_the_command_line(cli, tmp_path: Path, monkeypatch) -> None:

@@ -36,6 +36,7 @@ from textual.widgets import Footer, Static
 
 from lmmreview.db import Store, StoreError
 from lmmreview.db.files import ExportRefused, write_export
+from lmmreview.db.judges import read_judges
 from lmmreview.db.judging import JudgeStore
 from lmmreview.db.review import NO_MARKS, Detail, Marks, ReviewStore
 from lmmreview.db.reviewers import disagreeing_answers
@@ -47,7 +48,7 @@ from lmmreview.engine.llm import OpenAIChat
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.review import DISAGREEMENT, SPREAD, Entry, Filter
 from lmmreview.engine.runner import Progress, Runner, RunnerSettings
-from lmmreview.engine.scoring import GroupVerdict, Verdict
+from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.engine.visible import visible
 from lmmreview.tui import detail as render
@@ -60,6 +61,7 @@ from lmmreview.tui.images import (
     Renderer,
     SampleImages,
 )
+from lmmreview.tui.judges_view import JudgesScreen
 from lmmreview.tui.option_picker import OptionPicker
 from lmmreview.tui.safe_text import plain_line, safe
 from lmmreview.tui.screens import (
@@ -167,6 +169,8 @@ class ReviewScreen(Screen[None]):
         Binding("b", "breakdown", "tables", id="breakdown"),
         Binding("c", "compare", "compare", id="compare"),
         Binding("J", "judge", "judge", id="judge"),
+        Binding("w", "switch_judge", "show another judge's scores", show=False, id="switch-judge"),
+        Binding("W", "judges", "judges against humans", show=False, id="judges"),
         Binding("e", "export", "export", id="export"),
         Binding("d", "datasets", "dataset", show=False, id="dataset"),
     ]
@@ -490,6 +494,27 @@ class ReviewScreen(Screen[None]):
             self.notify(f"Wrote the tables to {written}{again}", title="Exported", timeout=8)
 
     @work(group="prompt")
+    async def action_switch_judge(self) -> None:
+        """Show another judge's scores in the list, the strip and the tables."""
+        app, session = self.review_app, self.review_app.session
+        if session is None:
+            return
+        if len(session.judges) < 2:
+            app.tell(f"This dataset has one judge: {session.judge_name}.")
+            return
+        choices = [
+            (name, f"{name}  (shown)" if judge == session.judge else name)
+            for judge, name in session.judges.items()
+        ]
+        picked = await app.push_screen_wait(Menu("Show the scores of the judge", choices))
+        if picked:
+            app.show_judge(picked)
+
+    @work(group="prompt")
+    async def action_judges(self) -> None:
+        await self.review_app.open_judges()
+
+    @work(group="prompt")
     async def action_datasets(self) -> None:
         app = self.review_app
         if app.session is None:
@@ -526,6 +551,7 @@ class ReviewApp(App[None]):
         disagreement: float = DISAGREEMENT,
         spread: float = SPREAD,
         causes: Mapping[str, str] = MMMU_CAUSES,
+        shown_judge: str | None = None,
         keymap: Mapping[str, str] | None = None,
         theme: str | None = None,
         settings_path: Path | None = None,
@@ -542,6 +568,7 @@ class ReviewApp(App[None]):
         self.disagreement = disagreement  # the filters' thresholds
         self.spread = spread
         self.causes = causes  # the error-cause taxonomy: id -> title
+        self.shown_judge = shown_judge  # the settings' choice of the judge shown first
         self.reviewer = reviewer
         self.dataset = dataset
         self.image_renderer = image_renderer
@@ -567,6 +594,7 @@ class ReviewApp(App[None]):
         self._marks = NO_MARKS
         self._judge: tuple[asyncio.AbstractEventLoop, asyncio.Task[Progress]] | None = None
         self._judge_screen: JudgeScreen | None = None
+        self._judges_screen: JudgesScreen | None = None  # open: verdicts move its numbers
         self.failure: str | None = None  # why the app stopped itself, for `open` to print
         self._pending: deque[PendingWrite] = deque()  # in order; the first is saved first
         self._saving = False  # a save is under way: it takes up whatever is queued
@@ -576,7 +604,7 @@ class ReviewApp(App[None]):
         self._quit_warned = False
         # Start reading at once, while Textual starts: the first screen comes sooner.
         self._opening: Future[tuple[Session, int, Marks]] | None = self._db.submit(
-            self._read, dataset
+            self._read, dataset, None
         )
 
     def compose(self) -> ComposeResult:
@@ -608,9 +636,10 @@ class ReviewApp(App[None]):
 
     # -- the database thread ---------------------------------------------------------------
 
-    def _read(self, dataset: str | None) -> tuple[Session, int, Marks]:
+    def _read(self, dataset: str | None, judge: Judge | None) -> tuple[Session, int, Marks]:
         review = self._open()
-        return Session.open(review, dataset), review.data_version(), review.marks()
+        session = Session.open(review, dataset, judge, self.shown_judge)
+        return session, review.data_version(), review.marks()
 
     async def in_db(self, call: Callable[[ReviewStore], T]) -> T:
         """Run `call(review store)` in the database thread; await it without blocking."""
@@ -641,12 +670,15 @@ class ReviewApp(App[None]):
     # -- loading -----------------------------------------------------------------------------
 
     @work(exclusive=True, group="load")
-    async def load(self, dataset: str | None) -> None:
-        """Read a dataset in the database thread, then show it."""
+    async def load(
+        self, dataset: str | None, judge: Judge | None = None, keep: int | None = None
+    ) -> None:
+        """Read a dataset in the database thread (as `judge` scored it), then show it, at
+        the answer `keep` if it is given."""
 
         opening, self._opening = self._opening, None
-        if opening is None or dataset != self.dataset:
-            opening = self._db.submit(self._read, dataset)
+        if opening is None or dataset != self.dataset or judge is not None:
+            opening = self._db.submit(self._read, dataset, judge)
         try:
             session, self._version, self._marks = await asyncio.wrap_future(opening)
         except (LookupError, *DB_ERRORS) as exc:
@@ -656,7 +688,8 @@ class ReviewApp(App[None]):
         self._details.clear()
         self._shown.clear()
         self._showing = None
-        self.refresh_list(cursor=0)  # the list is usable now; scores and tables follow
+        start = session.by_id.get(keep, 0) if keep is not None else 0
+        self.refresh_list(cursor=start)  # the list is usable now; scores and tables follow
         first = self.current()
         if first is not None:  # the first answer before the tables: they take longer
             detail = await self._detail(first.answer_id)
@@ -675,6 +708,34 @@ class ReviewApp(App[None]):
         current = self.current()
         if current is not None:
             self._show_strip(current)
+
+    async def open_judges(self) -> None:
+        """The judges view: each judge of the dataset against the human verdicts."""
+        session = self.session
+        if session is None or not self.tables_ready():
+            return
+        found = await self.read(lambda r: read_judges(r.store, session.dataset))
+        if found is None:
+            return
+        if not found.calls:
+            self.tell("No judge has scored this dataset yet: nothing to compare.")
+            return
+        self._judges_screen = JudgesScreen(found, session.judge_name)
+        try:
+            await self.push_screen_wait(self._judges_screen)
+        finally:
+            self._judges_screen = None
+
+    def show_judge(self, name: str) -> None:
+        """Show the scores of the judge of this name, staying on the answer shown."""
+        session, current = self.session, self.current()
+        if session is None:
+            return
+        judge = next((j for j, n in session.judges.items() if n == name), None)
+        if judge is None or judge == session.judge:
+            return
+        self.load(session.dataset, judge, current.answer_id if current else None)
+        self.tell(f"Showing the scores of {name}.")
 
     def stop(self, failure: str) -> None:
         """End the app over a file it cannot use; `open` prints `failure` and exits 1."""
@@ -777,6 +838,9 @@ class ReviewApp(App[None]):
             safe(where, one_line=True, style="bold"),
             f"{total} answers, {reviewed} reviewed · showing {shown}: ",
             safe(session.filter.describe(), one_line=True, style="italic"),
+            " · judge ",
+            safe(session.judge_name, one_line=True, style="bold"),
+            f" (w: one of {len(session.judges)})" if len(session.judges) > 1 else "",
         )
         if self._pending:
             text.append(f"  · {len(self._pending)} not saved yet", style="bold red")
@@ -1137,10 +1201,13 @@ class ReviewApp(App[None]):
         session = self.session
         if session is None:
             return
+        fresh = list(fresh)
         for entry in fresh:
             session.update(entry)
             self._details.pop(entry.answer_id, None)
         self.refresh_list()
+        if self._judges_screen is not None:
+            self._judges_screen.verdicts_changed(fresh, session.samples)
 
     # -- other writers to the same file ------------------------------------------------------
 
@@ -1179,10 +1246,12 @@ class ReviewApp(App[None]):
         session = self.session
         if session is None:
             return ""
-        found = await self.read(lambda r: _judges_and_verdicts(r.store, session.dataset))
+        found = await self.read(
+            lambda r: _judges_and_verdicts(r.store, session.dataset, session.judge)
+        )
         return "" if found is None else self._notes(*found).sentence()
 
-    def _notes(self, judges: list[str], verdicts: list[GroupVerdict]) -> Notes:
+    def _notes(self, judges: tuple[list[str], list[str]], verdicts: list[GroupVerdict]) -> Notes:
         session = self.session
         assert session is not None
         assert session.tables is not None
@@ -1195,14 +1264,17 @@ class ReviewApp(App[None]):
             session.tables.breakdown,
             no_reply,
         )
-        return scores.notes(judges, verdicts=verdicts)
+        shown, others = judges
+        return scores.notes(shown, verdicts=verdicts, other_judges=others)
 
     async def export(self, path: Path) -> tuple[Path, bool]:
         """Write the Markdown tables to `path` (never over a database): where they went, and
         whether an existing file was replaced."""
         session = self.session
         assert session is not None
-        found = await self.in_db(lambda r: _judges_and_verdicts(r.store, session.dataset))
+        found = await self.in_db(
+            lambda r: _judges_and_verdicts(r.store, session.dataset, session.judge)
+        )
         assert session.tables is not None
         text = to_markdown(session.tables.breakdown.tables(), [self._notes(*found)])
         write = partial(write_export, path, text, self.db_path)
@@ -1277,6 +1349,16 @@ class ReviewApp(App[None]):
                 f"key: {binding.key_display or binding.key}",
                 lambda action=binding.action: self.run_action(action, review),
             )
+        session = self.session
+        if session is None:
+            return
+        for judge, name in session.judges.items():
+            if judge != session.judge:
+                yield SystemCommand(
+                    f"Show judge: {plain_line(name, 80)}",
+                    "its scores in the list, the strip and the tables",
+                    partial(self.show_judge, name),
+                )
 
     # -- a judge run in the background ---------------------------------------------------------
 
@@ -1349,6 +1431,11 @@ class ReviewApp(App[None]):
 
         threading.Thread(target=run, name="lmmreview-judge", daemon=True).start()
         ready.wait(timeout=5)
+        running = Judge("llm", model, "")  # the reference prompts, as `lmmreview judge` asks
+        if running != session.judge:  # its scores land in the list as they come
+            current = self.current()
+            self.load(session.dataset, running, current.answer_id if current else None)
+            self.tell(f"Showing the scores of {model} as they come (w shows another judge).")
         self._status()
 
     def _from_judge_thread(self, callback: Callable[..., None], *args: object) -> None:
@@ -1375,10 +1462,12 @@ class ReviewApp(App[None]):
             loop.call_soon_threadsafe(task.cancel)
 
 
-def _judges_and_verdicts(store: Store, dataset: str) -> tuple[list[str], list[GroupVerdict]]:
-    """What the notes of a dataset read from the database."""
-    judge = store.default_judge(dataset)
-    return store.judge_models(dataset, judge), list(store.group_verdicts(dataset).values())
+def _judges_and_verdicts(
+    store: Store, dataset: str, judge: Judge | None
+) -> tuple[tuple[list[str], list[str]], list[GroupVerdict]]:
+    """What the notes of a dataset read from the database: the names of the judges behind
+    the scores shown and of the others, and the imported circular verdicts."""
+    return store.judge_names(dataset, judge), list(store.group_verdicts(dataset).values())
 
 
 def binding_ids() -> set[str]:
@@ -1403,6 +1492,7 @@ def review_app(db: Path, settings: Settings, dataset: str | None = None) -> Revi
         disagreement=settings.disagreement,
         spread=settings.spread,
         causes=settings.causes,
+        shown_judge=settings.shown_judge,
         keymap=settings.keymap,
         theme=settings.theme,
         settings_path=settings.path,

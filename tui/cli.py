@@ -102,7 +102,7 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
     _report(db, summary)
     if batch.checks:
         first = batch.judgments[0].judgment if batch.judgments else None
-        judge = Judge(first.kind, first.judge_model, first.prompt_version) if first else None
+        judge = Judge.of(first.kind, first.judge_model, first.prompt_version) if first else None
         _check(db, batch.dataset, batch.checks, judge)
 
 
@@ -113,6 +113,7 @@ def _report(db: Path, summary: ImportSummary) -> None:
         for n, what in (
             (summary.judgments_added, "imported judgments"),
             (summary.group_verdicts_added, "imported circular verdicts"),
+            (summary.verdicts_added, "human verdicts read back"),
         )
         if n
     ]
@@ -184,13 +185,16 @@ def list_benchmarks(
 def info(
     db: DbArg,
     as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    judge_name: JudgeOpt = None,
 ) -> None:
     """Counts per dataset and model: answers, judged, reviewed.
 
-    Per dataset: samples and images; per model: answers, judged, reviewed, unscored.
+    Per dataset: samples, images and the judge counted; per model: answers, judged (by that
+    judge), reviewed, unscored.
     """
+    preferred = for_command().shown_judge
     with clear_errors(db), Store.open(db, create=False) as store:
-        counts = store.counts()
+        counts = store.counts(judge_name, preferred)
         version = store.schema_version
     if as_json:
         document = {
@@ -204,7 +208,8 @@ def info(
         say(f"{db}: no datasets yet (see lmmreview import --help)")
     for dataset in counts:
         title = (
-            f"{dataset.name} ({dataset.kind}): {dataset.samples} samples, {dataset.images} images"
+            f"{dataset.name} ({dataset.kind}): {dataset.samples} samples, {dataset.images} "
+            f"images; judge {dataset.judge or 'none yet'}"
         )
         table = RichTable(
             title=safe(title, one_line=True), title_justify="left", title_style="bold"
@@ -246,21 +251,23 @@ def score(
 def _tables(
     db: Path, datasets: list[str] | None, unscored_as_zero: bool, judge_name: str | None = None
 ) -> tuple[list[Table], list[Notes]]:
-    """Each dataset's tables and notes, by the judge `judge_name` names (or the default)."""
+    """Each dataset's tables and notes, by the judge `judge_name` names (else the one the
+    settings name, else the default)."""
     tables: list[Table] = []
     notes: list[Notes] = []
+    settings = for_command()
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(datasets or [])
         for name, benchmark in store.datasets(datasets or None):
-            judge = store.chosen_judge(name, judge_name)
+            judge = store.chosen_judge(name, judge_name, settings.shown_judge)
             scores = dataset_scores(store, name, benchmark, judge)
             tables += scores.breakdown.tables(unscored_as_zero)
             tagged = store.causes(name)
             if tagged:  # a dataset without error causes exports as it always did
-                tables.append(cause_table(name, tagged, for_command().causes))
+                tables.append(cause_table(name, tagged, settings.causes))
             verdicts = store.group_verdicts(name).values()
-            judges = store.judge_models(name, judge)
-            notes.append(scores.notes(judges, unscored_as_zero, verdicts))
+            judges, others = store.judge_names(name, judge)
+            notes.append(scores.notes(judges, unscored_as_zero, verdicts, others))
     return tables, notes
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-from dataclasses import replace
 from typing import Annotated
 
 import typer
@@ -110,8 +109,7 @@ def judge(
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
         if dry_run:  # before anything writes: a dry run leaves the file as it was
-            plan = JudgeStore(store, model).plan(runs, dataset, model_filter)
-            _describe(_graded_by(plan, grading), model)
+            _describe(JudgeStore(store, model, grading).plan(runs, dataset, model_filter), model)
             if api_key is None:
                 say(
                     f"No LLM judge configured (set {api_key_env} or --base-url): a real "
@@ -128,8 +126,8 @@ def judge(
             for result in score_offline(store, dataset):
                 say(f"{result.dataset}: {result.judged} scored by the offline rules")
             return
-        storage = JudgeStore(store, model)
-        plan = _graded_by(storage.plan(runs, dataset, model_filter), grading)
+        storage = JudgeStore(store, model, grading)
+        plan = storage.plan(runs, dataset, model_filter)
         if not plan.items:
             say(f"Nothing to judge with {model}: every item has a judgment.")
             return
@@ -152,21 +150,6 @@ def _grading(variant: str | None) -> Grading | None:
         return Grading.variant(variant)
     except ValueError as exc:
         raise fail(str(exc)) from None
-
-
-def _graded_by(plan: Plan, grading: Grading | None) -> Plan:
-    """The plan with every MM-Vet grading item asked with `grading` instead (a variant).
-
-    The token estimate stays the reference prompt's: an upper bound for a variant, which
-    only leaves few-shot rows out.
-    """
-    if grading is None:
-        return plan
-    chains = [
-        [replace(item, work=grading) if type(item.work) is Grading else item for item in chain]
-        for chain in plan.chains
-    ]
-    return replace(plan, chains=chains)
 
 
 def _run_with_progress(runner: Runner, plan: Plan, client: OpenAIChat) -> RunProgress:

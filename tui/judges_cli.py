@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from enum import StrEnum
@@ -13,13 +12,15 @@ from typing import Annotated
 import typer
 
 from lmmreview.db import Store
-from lmmreview.db.judges import DatasetJudges, JudgeId, JudgeReport, combine, read_judges, report
+from lmmreview.db.judges import DatasetJudges, JudgeReport, combine, read_judges, report
 from lmmreview.engine.agreement import SETTLED_BY, Estimate
 from lmmreview.engine.export import DASH, md_escape, tex
+from lmmreview.engine.scoring import ANY_PROMPT, Judge, judge_names
 from lmmreview.tui.options import DatasetsOpt, DbArg
 from lmmreview.tui.output import clear_errors, deliver, fail
 
 OFFLINE = "offline"
+REFERENCE = "reference"  # an LLM judge asked with the papers' own prompts
 BASELINE = " (keyword-matching baseline)"  # how the offline rules' row is labelled
 COMBINED = "combined: "
 
@@ -35,7 +36,7 @@ class Line:
     """One row of the judges table: a judge (None: a combination) and its measures."""
 
     name: str
-    judge: JudgeId | None
+    judge: Judge | None
     report: JudgeReport
 
 
@@ -80,21 +81,15 @@ def judges(
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
         found = [read_judges(store, name) for name, _ in store.datasets(dataset or None)]
-    sections = [_section(one, combine_names or []) for one in found]
+    sections = [judge_section(one, combine_names or []) for one in found]
     _check_combined(combine_names or [], sections)
     text = RENDERERS[format](sections)
     deliver(text, output, db)
 
 
-def _names(judges: list[JudgeId]) -> dict[JudgeId, str]:
-    """Each judge's name: its label, with the prompt version where two judges share one."""
-    shared = Counter(j.label for j in judges)
-    return {j: j.label if shared[j.label] == 1 else f"{j.label} [{j.prompt}]" for j in judges}
-
-
-def _section(found: DatasetJudges, wanted: list[str]) -> Section:
+def judge_section(found: DatasetJudges, wanted: list[str]) -> Section:
     """A dataset's judges table; a combined row when every judge in `wanted` judged here."""
-    names = _names(list(found.calls))
+    names = judge_names(found.calls)
     lines = [Line(names[j], j, report(found, calls)) for j, calls in found.calls.items()]
     by_name = {name: judge for judge, name in names.items()}
     if wanted and all(name in by_name for name in wanted):
@@ -120,6 +115,14 @@ def _shown_name(line: Line) -> str:
     return line.name + (BASELINE if line.judge and line.judge.kind == OFFLINE else "")
 
 
+def _prompt(judge: Judge | None) -> str:
+    """A judge's prompt as the tables name it: the LLM's reference prompts, a variant, the
+    tool an imported judge's results came from, or the rules' own (none)."""
+    if judge is None or judge.prompt == ANY_PROMPT:
+        return DASH
+    return judge.prompt or REFERENCE
+
+
 def _number(value: float | None, digits: int = 3) -> str:
     return DASH if value is None else f"{value:.{digits}f}"
 
@@ -137,7 +140,7 @@ def _percent(share: float | None) -> str:
 Grid = tuple[str, list[str], list[list[str]]]  # title, headers, rows
 
 
-def _grids(section: Section) -> list[Grid]:
+def judge_grids(section: Section) -> list[Grid]:
     """The tables of one dataset as strings: judges, and for choices alignment and Table 2."""
     grids: list[Grid] = [
         (
@@ -145,7 +148,7 @@ def _grids(section: Section) -> list[Grid]:
             ["Judge", "Prompt", "N", "Δ̄", "95% CI", "κ correct", "95% CI", "Run std"],
             [
                 [
-                    _shown_name(line), line.judge.prompt if line.judge else DASH,
+                    _shown_name(line), _prompt(line.judge),
                     str(r.delta.n), _number(r.delta.value), _interval(r.delta),
                     _number(r.kappa_correct.value), _interval(r.kappa_correct),
                     _number(r.run_std),
@@ -197,7 +200,7 @@ def to_markdown(sections: list[Section]) -> str:
     """Each dataset's tables in Markdown."""
     parts = []
     for section in sections:
-        for title, headers, rows in _grids(section):
+        for title, headers, rows in judge_grids(section):
             lines = [
                 f"### {md_escape(section.dataset)}: {title}",
                 "",
@@ -213,7 +216,7 @@ def to_latex(sections: list[Section]) -> str:
     """Each dataset's tables as booktabs tables (\\usepackage{booktabs})."""
     parts = []
     for section in sections:
-        for title, headers, rows in _grids(section):
+        for title, headers, rows in judge_grids(section):
             lines = [
                 r"\begin{table}[t]",
                 r"\centering",
@@ -245,7 +248,7 @@ def to_json(sections: list[Section]) -> str:
                         "judge": line.name,
                         "kind": line.judge.kind if line.judge else "combined",
                         "model": line.judge.model if line.judge else None,
-                        "prompt": line.judge.prompt if line.judge else None,
+                        "prompt": _prompt(line.judge) if line.judge else None,
                         "baseline": bool(line.judge and line.judge.kind == OFFLINE),
                         **asdict(line.report),
                         "alignment_rate": line.report.alignment.rate

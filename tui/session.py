@@ -16,7 +16,7 @@ from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.layouts import Layout, layout_for
 from lmmreview.engine.review import Agreement, Entry, Filter
-from lmmreview.engine.scoring import Outcome
+from lmmreview.engine.scoring import Judge, Outcome, judge_names
 from lmmreview.engine.tables import Cell
 from lmmreview.engine.types import Sample
 
@@ -42,10 +42,19 @@ class Session:
     tables: Tables | None = None  # None until `compute` has run
     changed: set[int] = field(default_factory=set)  # answers updated before the tables came
     reviewed: int = 0  # kept as entries change: counting 100,000 per verdict is too slow
+    judge: Judge | None = None  # whose scores the list and the tables show
+    judges: dict[Judge, str] = field(default_factory=dict)  # the dataset's, by name
 
     @classmethod
-    def open(cls, review: ReviewStore, dataset: str | None = None) -> Session:
-        """Read a dataset's answers (the first dataset by name, unless one is given)."""
+    def open(
+        cls,
+        review: ReviewStore,
+        dataset: str | None = None,
+        judge: Judge | None = None,
+        preferred: str | None = None,
+    ) -> Session:
+        """Read a dataset's answers (the first dataset by name, unless one is given), as
+        `judge` scored them (else the judge `preferred` names, else the default)."""
         known = review.store.datasets()
         if not known:
             raise LookupError(f"{review.store.path}: no datasets (see lmmreview import --help)")
@@ -53,10 +62,15 @@ class Session:
         if dataset is not None and dataset not in names:
             raise LookupError(f"{review.store.path}: no dataset {dataset!r}")
         name, kind = next((n, k) for n, k in known if n == (dataset or names[0]))
-        review.judge = review.store.default_judge(name)  # several judges: the default's scores
+        found = review.store.judges(name)
+        judge = judge or review.store.chosen_judge(name, None, preferred)
+        review.judge = judge
         entries = review.bare_entries(name)  # scores come with the tables, a moment later
         by_id = {e.answer_id: i for i, e in enumerate(entries)}
-        return cls(name, kind, names, entries, by_id, list(range(len(entries))))
+        judges = judge_names([*found, *([judge] if judge and judge not in found else [])])
+        return cls(
+            name, kind, names, entries, by_id, list(range(len(entries))), judge=judge, judges=judges
+        )
 
     @staticmethod
     def compute(
@@ -78,6 +92,10 @@ class Session:
         for answer_id in self.changed:
             self.update(self.entries[self.by_id[answer_id]])
         self.changed.clear()
+
+    @property
+    def judge_name(self) -> str:
+        return self.judges.get(self.judge, "none yet") if self.judge else "none yet"
 
     @property
     def samples(self) -> dict[str, Sample]:

@@ -59,6 +59,7 @@ class Settings:
     judge_timeout: float = 60.0
     disagreement: float = DISAGREEMENT
     spread: float = SPREAD
+    shown_judge: str | None = None  # the judge tables show by default (None: the first)
     keymap: Mapping[str, str] = field(default_factory=dict)
     causes: Mapping[str, str] = field(default_factory=lambda: dict(MMMU_CAUSES))  # id -> title
     sources: Mapping[str, str] = field(default_factory=dict)
@@ -133,6 +134,7 @@ _SPECS: dict[str, _Spec] = {
     "judge.timeout": _Spec("judge_timeout", _number(0.1), "seconds >= 0.1"),
     "review.disagreement": _Spec("disagreement", _number(0.0, 1.0), "a number from 0 to 1"),
     "review.spread": _Spec("spread", _number(0.0, 0.5), "a number from 0 to 0.5"),
+    "review.judge": _Spec("shown_judge", _text, "a judge's name (lmmreview judges lists them)"),
 }
 _KEY_OF = {spec.attribute: key for key, spec in _SPECS.items()}
 

@@ -27,9 +27,12 @@ from lmmreview.db.importers.jsonl import read_generic
 from lmmreview.db.importers.mmbench import read_mmbench
 from lmmreview.db.importers.mmmu import read_mmmu
 from lmmreview.db.importers.mmvet import read_mmvet
+from lmmreview.db.review import ReviewStore
 from lmmreview.db.store import Store, new_database
 from lmmreview.engine.benchmark import Importer
-from lmmreview.engine.scoring import Judgment
+from lmmreview.engine.scoring import Judgment, Verdict
+
+IMPORT_ACTION = "import"  # the action of a verdict read back from a file
 
 __all__ = [
     "GroupVerdict",
@@ -60,6 +63,7 @@ class ImportSummary:
     answers_added: dict[str, int] = field(default_factory=dict)  # model -> new answers
     judgments_added: int = 0  # imported judgments (another tool's judge results)
     group_verdicts_added: int = 0
+    verdicts_added: int = 0  # human verdicts read back from lmmreview's own export
     warnings: list[str] = field(default_factory=list)
 
 
@@ -92,6 +96,7 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
     """
     answers = check_batch(batch)
     summary = ImportSummary(batch.dataset, warnings=list(batch.warnings))
+    reviewers = {v.reviewer: ReviewStore(store, v.reviewer) for v in batch.verdicts}
     with store.transaction():
         dataset_id = _dataset(store, batch)
         known = len(store.sample_ids(dataset_id))
@@ -114,7 +119,20 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
             )
         if batch.judgments or batch.group_verdicts:
             _load_judged(store, batch, summary)
+        _load_verdicts(store, batch, reviewers, summary)
     return summary
+
+
+def _load_verdicts(
+    store: Store, batch: ImportBatch, reviewers: dict[str, ReviewStore], summary: ImportSummary
+) -> None:
+    """Add the human verdicts a file brings back; one already in force adds nothing."""
+    answers = store.answer_ids(batch.dataset) if batch.verdicts else {}
+    for v in batch.verdicts:
+        answer = _answer_of(answers, v.model, v.key, v.source)
+        summary.verdicts_added += reviewers[v.reviewer].put(
+            answer, Verdict(v.score), IMPORT_ACTION
+        )
 
 
 def _load_judged(store: Store, batch: ImportBatch, summary: ImportSummary) -> None:

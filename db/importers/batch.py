@@ -45,6 +45,18 @@ class AnswerRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class VerdictRecord:
+    """A human verdict lmmreview exported into another tool's format (a grade run named
+    "human:<reviewer>"), read back as the verdict it was."""
+
+    key: str
+    model: str
+    score: float
+    reviewer: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
 class JudgmentRecord:
     """A judgment another tool made of one model's answer (kind IMPORTED, with its file)."""
 
@@ -65,6 +77,7 @@ class ImportBatch:
     sample_images: dict[str, list[str]] = field(default_factory=dict)  # key -> hashes, in order
     answers: list[AnswerRecord] = field(default_factory=list)
     judgments: list[JudgmentRecord] = field(default_factory=list)
+    verdicts: list[VerdictRecord] = field(default_factory=list)  # lmmreview's own, exported
     group_verdicts: list[GroupVerdict] = field(default_factory=list)
     checks: list[Expected] = field(default_factory=list)  # numbers to compare the tables with
     warnings: list[str] = field(default_factory=list)

@@ -18,7 +18,7 @@ import json
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -124,7 +124,21 @@ def _read(request: ImportRequest, kind: str, dataset: str, read_line: LineReader
             batch.judgments.append(JudgmentRecord(read.key, model, read.judgment))
     if not lines:
         raise ImportFailure(path, "no lines: an lmms-eval samples file holds one per question")
+    batch.judgments = _one_judge(batch.judgments)
     return batch
+
+
+def _one_judge(records: list[JudgmentRecord]) -> list[JudgmentRecord]:
+    """A grade whose call failed names no judge model; it came from the same judge as the
+    file's other grades, so it is that judge's when they name exactly one."""
+    named = {r.judgment.judge_model for r in records} - {""}
+    if len(named) != 1:
+        return records
+    (judge,) = named
+    return [
+        r if r.judgment.judge_model else replace(r, judgment=replace(r.judgment, judge_model=judge))
+        for r in records
+    ]
 
 
 def default_model(path: Path) -> str:

@@ -18,6 +18,7 @@ from lmmreview.db.importers.batch import (
     ImportFailure,
     ImportRequest,
     JudgmentRecord,
+    VerdictRecord,
     check_model_argument,
 )
 from lmmreview.db.importers.read import read_json, read_table
@@ -25,6 +26,7 @@ from lmmreview.engine import mmvet
 from lmmreview.engine.benchmarks.mmvet import MMVET
 from lmmreview.engine.benchmarks.mmvet_v2 import MMVET_V2
 from lmmreview.engine.checks import STD, VALUE, Expected
+from lmmreview.engine.official import HUMAN
 from lmmreview.engine.scoring import IMPORTED, Judgment, Status
 
 PROMPT = "official grader"  # the prompt version an imported grade is recorded with
@@ -64,11 +66,29 @@ def read_grades(request: ImportRequest, kind: str, capabilities: dict[str, str])
     if not isinstance(document, dict):
         raise ImportFailure(path, "expected a JSON object: id -> model, content, score")
     for key, entry in document.items():
-        for judgment in _runs(entry, path, f"id {key}"):
-            batch.judgments.append(JudgmentRecord(str(key), model, judgment))
+        runs = _runs(entry, path, f"id {key}")
+        verdict = _human_verdict(runs)
+        if verdict is not None:  # lmmreview's own export of a reviewer's verdict
+            score, reviewer = verdict
+            batch.verdicts.append(VerdictRecord(str(key), model, score, reviewer, str(path)))
+            continue
+        batch.judgments.extend(JudgmentRecord(str(key), model, j) for j in runs)
     for table in request.paths("check"):
         batch.checks.extend(read_grader_table(table, model, tuple(capabilities)))
     return batch
+
+
+def _human_verdict(runs: list[Judgment]) -> tuple[float, str] | None:
+    """(score, reviewer) when every run is one reviewer's verdict ("human:<reviewer>", as
+    `export --format mmvet-grades` writes a reviewed answer), else None."""
+    judges = {j.judge_model for j in runs}
+    scores = {j.score for j in runs}
+    if len(judges) != 1 or len(scores) != 1:
+        return None
+    (judge,), (score,) = judges, scores
+    if not judge.startswith(HUMAN) or score is None or judge == HUMAN:
+        return None
+    return score, judge.removeprefix(HUMAN)
 
 
 def _runs(entry: object, path: Path, where: str) -> list[Judgment]:
