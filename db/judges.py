@@ -174,3 +174,18 @@ def combine(found: DatasetJudges, judges: list[Judge]) -> dict[int, dict[int, Ca
         a: {0: Call(combined([scores[a] for scores in per_judge]), None, "combined")}
         for a in sorted(common)
     }
+
+
+def disagreeing_judges(found: DatasetJudges, limit: float) -> frozenset[int]:
+    """The answers whose judges' scores (each judge's mean over its runs) spread by more
+    than `limit`: the highest minus the lowest, among two judges or more."""
+    per_answer: dict[int, list[float]] = defaultdict(list)
+    for calls in found.calls.values():
+        for answer, runs in calls.items():
+            if scores := _scores(runs):
+                per_answer[answer].append(answer_score(scores))
+    return frozenset(
+        answer
+        for answer, scores in per_answer.items()
+        if len(scores) > 1 and max(scores) - min(scores) > limit
+    )

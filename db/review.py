@@ -63,6 +63,11 @@ class JudgeRecord:
     error: str
     created_at: str
     source: str  # the file an imported judgment was read from
+    prompt: str = ""  # the prompt version it was asked with
+
+    @property
+    def judge(self) -> Judge:
+        return Judge.of(self.kind, self.model, self.prompt)
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,7 +242,7 @@ class ReviewStore(EntryReader):
             for row in self.conn.execute(
                 "SELECT id, run, judge_kind, judge_model, status, score, choice, "
                 "COALESCE(method, ''), COALESCE(raw_reply, ''), COALESCE(error, ''), created_at, "
-                "COALESCE(source, '') "
+                "COALESCE(source, ''), COALESCE(prompt_hash, '') "
                 "FROM judgments WHERE answer_id = ? ORDER BY run, id",
                 (answer_id,),
             )

@@ -84,6 +84,7 @@ class Filter:
     text_ids: frozenset[int] | None = None
     cell_ids: frozenset[int] | None = None  # the answers counted in one table cell
     reviewers_disagree: frozenset[int] | None = None  # the store finds them (db/reviewers.py)
+    judges_disagree: frozenset[int] | None = None  # the store finds them (db/judges.py)
     cell_title: str = ""
 
     def matches(self, entry: Entry, sample: Sample, axes_of: AxesOf) -> bool:
@@ -108,7 +109,7 @@ class Filter:
             checks.append(lambda e, s: e.model == self.model)
         if self.cause is not None:
             checks.append(lambda e, s: e.cause == self.cause)
-        for ids in (self.text_ids, self.cell_ids, self.reviewers_disagree):
+        for ids in (self.text_ids, self.cell_ids, self.reviewers_disagree, self.judges_disagree):
             if ids is not None:
                 checks.append(_member_of(ids))
         if (limit := self.disagreement) is not None:
@@ -146,6 +147,7 @@ class Filter:
             f"text~{self.text!r}" if self.text else "",
             f"cell {self.cell_title}" if self.cell_ids is not None else "",
             "reviewers disagree" if self.reviewers_disagree is not None else "",
+            "judges disagree" if self.judges_disagree is not None else "",
         ]
         return " & ".join(p for p in parts if p) or "all answers"
 

@@ -324,8 +324,7 @@ def test_hiding_the_judge_screen_keeps_the_run_going(demo_db: Path, monkeypatch)
         drive(demo_db, steps, judge_runs=1, judge_base_url=server.base_url)
         requests = server.requests
     assert seen["told"] == (
-        "Showing the scores of gpt-4-0613 as they come (w shows another judge). "
-        "Judge run finished."
+        "Showing the scores of gpt-4-0613 as they come (w shows another judge). Judge run finished."
     )
     assert "Judge run finished." in str(seen["status"])
     assert requests == 58, seen  # every MM-Vet answer once

@@ -36,7 +36,7 @@ from textual.widgets import Footer, Static
 
 from lmmreview.db import Store, StoreError
 from lmmreview.db.files import ExportRefused, write_export
-from lmmreview.db.judges import read_judges
+from lmmreview.db.judges import disagreeing_judges, read_judges
 from lmmreview.db.judging import JudgeStore
 from lmmreview.db.review import NO_MARKS, Detail, Marks, ReviewStore
 from lmmreview.db.reviewers import disagreeing_answers
@@ -61,7 +61,7 @@ from lmmreview.tui.images import (
     Renderer,
     SampleImages,
 )
-from lmmreview.tui.judges_view import JudgesScreen
+from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.option_picker import OptionPicker
 from lmmreview.tui.safe_text import plain_line, safe
 from lmmreview.tui.screens import (
@@ -170,7 +170,7 @@ class ReviewScreen(Screen[None]):
         Binding("c", "compare", "compare", id="compare"),
         Binding("J", "judge", "judge", id="judge"),
         Binding("w", "switch_judge", "show another judge's scores", show=False, id="switch-judge"),
-        Binding("W", "judges", "judges against humans", show=False, id="judges"),
+        Binding("W", "judges", "judges view (against humans)", show=False, id="judges"),
         Binding("e", "export", "export", id="export"),
         Binding("d", "datasets", "dataset", show=False, id="dataset"),
     ]
@@ -198,6 +198,7 @@ class ReviewScreen(Screen[None]):
                 yield Static(id="judges")
                 yield Static(id="verdict")
                 yield Static(id="history")
+        yield JudgesPanel(id="judges-view")
         yield Static(id="strip")
         yield Footer()
 
@@ -380,6 +381,7 @@ class ReviewScreen(Screen[None]):
             ("disagreement", f"|judge - human| > {app.disagreement:g}"),
             ("spread", f"Judge runs disagree (std > {app.spread:g})"),
             ("reviewers", "Reviewers disagree"),
+            ("judges", f"Judges disagree (|judge - judge| > {app.disagreement:g})"),
             ("axis", "By breakdown axis…"),
             ("model", "By model…"),
             ("cause", "By error cause…"),
@@ -397,6 +399,8 @@ class ReviewScreen(Screen[None]):
             app.filter(replace(current, spread=limit))
         elif picked == "reviewers":
             await self._toggle_reviewers_disagree(current)
+        elif picked == "judges":
+            await self._toggle_judges_disagree(current)
         elif picked == "model":
             models = sorted({e.model for e in session.entries})
             model = await app.push_screen_wait(Menu("Model", [(m, m) for m in models]))
@@ -421,6 +425,16 @@ class ReviewScreen(Screen[None]):
             if ids is None:
                 return
         app.filter(replace(current, reviewers_disagree=ids))
+
+    async def _toggle_judges_disagree(self, current: Filter) -> None:
+        """Show only the answers whose judges' scores spread by more than the threshold."""
+        app, ids = self.review_app, None
+        if current.judges_disagree is None and app.session is not None:
+            dataset, limit = app.session.dataset, app.disagreement
+            ids = await app.read(lambda r: disagreeing_judges(read_judges(r.store, dataset), limit))
+            if ids is None:
+                return
+        app.filter(replace(current, judges_disagree=ids))
 
     async def _pick_axis(self, current: Filter) -> None:
         app = self.review_app
@@ -510,9 +524,9 @@ class ReviewScreen(Screen[None]):
         if picked:
             app.show_judge(picked)
 
-    @work(group="prompt")
+    @work(group="judges-view")
     async def action_judges(self) -> None:
-        await self.review_app.open_judges()
+        await self.review_app.toggle_judges()
 
     @work(group="prompt")
     async def action_datasets(self) -> None:
@@ -594,7 +608,6 @@ class ReviewApp(App[None]):
         self._marks = NO_MARKS
         self._judge: tuple[asyncio.AbstractEventLoop, asyncio.Task[Progress]] | None = None
         self._judge_screen: JudgeScreen | None = None
-        self._judges_screen: JudgesScreen | None = None  # open: verdicts move its numbers
         self.failure: str | None = None  # why the app stopped itself, for `open` to print
         self._pending: deque[PendingWrite] = deque()  # in order; the first is saved first
         self._saving = False  # a save is under way: it takes up whatever is queued
@@ -705,26 +718,33 @@ class ReviewApp(App[None]):
             return
         session.complete(tables)
         self.refresh_list()
+        screen = self.review_screen
+        if screen is not None and screen.query_one(JudgesPanel).is_open:  # another judge shown
+            await self._open_judges(screen.query_one(JudgesPanel), session)
         current = self.current()
         if current is not None:
             self._show_strip(current)
 
-    async def open_judges(self) -> None:
-        """The judges view: each judge of the dataset against the human verdicts."""
-        session = self.session
-        if session is None or not self.tables_ready():
+    async def toggle_judges(self) -> None:
+        """Show or hide the judges view: each judge of the dataset against the humans."""
+        session, screen = self.session, self.review_screen
+        if session is None or screen is None:
             return
+        panel = screen.query_one(JudgesPanel)
+        if panel.is_open:
+            panel.close()
+        else:
+            await self._open_judges(panel, session)
+
+    async def _open_judges(self, panel: JudgesPanel, session: Session) -> None:
+        """Read every judge's calls (again) into the judges view."""
         found = await self.read(lambda r: read_judges(r.store, session.dataset))
         if found is None:
             return
         if not found.calls:
             self.tell("No judge has scored this dataset yet: nothing to compare.")
             return
-        self._judges_screen = JudgesScreen(found, session.judge_name)
-        try:
-            await self.push_screen_wait(self._judges_screen)
-        finally:
-            self._judges_screen = None
+        panel.open(found, session.judge_name)
 
     def show_judge(self, name: str) -> None:
         """Show the scores of the judge of this name, staying on the answer shown."""
@@ -940,8 +960,10 @@ class ReviewApp(App[None]):
             ("#answer", detail.answer_id, lambda: render.answer(detail.text)),
             (
                 "#judges",
-                (*judged, detail.group_verdict),
-                lambda: render.judge_runs(detail.judgments, detail.group_verdict),
+                (*judged, detail.group_verdict, session.judge),
+                lambda: render.judge_runs(
+                    detail.judgments, detail.group_verdict, session.judges, session.judge
+                ),
             ),
             (
                 "#verdict",
@@ -1206,8 +1228,9 @@ class ReviewApp(App[None]):
             session.update(entry)
             self._details.pop(entry.answer_id, None)
         self.refresh_list()
-        if self._judges_screen is not None:
-            self._judges_screen.verdicts_changed(fresh, session.samples)
+        screen = self.review_screen
+        if screen is not None:
+            screen.query_one(JudgesPanel).verdicts_changed(fresh, session.samples)
 
     # -- other writers to the same file ------------------------------------------------------
 

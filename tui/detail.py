@@ -19,7 +19,7 @@ from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.causes import MMMU_CAUSES, CauseChange, cause_title
 from lmmreview.engine.export import DASH
 from lmmreview.engine.review import Entry, HistoryRow
-from lmmreview.engine.scoring import IMPORTED, GroupVerdict, Verdict, judge_label
+from lmmreview.engine.scoring import IMPORTED, USABLE, GroupVerdict, Judge, Verdict, judge_label
 from lmmreview.engine.tables import Cell
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.tui.safe_text import plain_line, safe
@@ -78,11 +78,58 @@ def answer(text: str) -> Text:
     return shown
 
 
-def judge_runs(records: list[JudgeRecord], group: GroupVerdict | None = None) -> RenderableType:
-    """Every judge call that came back: what it said, how it was read, what decided; then
-    the circular verdict another tool gave the answer's group, if one was imported."""
-    runs = _judge_table(records)
-    return runs if group is None else Group(runs, group_verdict(group))
+def judge_runs(
+    records: list[JudgeRecord],
+    group: GroupVerdict | None = None,
+    names: Mapping[Judge, str] | None = None,
+    shown: Judge | None = None,
+) -> RenderableType:
+    """Every judge's runs side by side (when several judged this answer; `names` names
+    them, `shown` is the one the tables show); every judge call that came back: what it
+    said, how it was read, what decided; then the circular verdict another tool gave the
+    answer's group, if one was imported."""
+    parts = [_judge_table(records)]
+    judges = {r.judge for r in records if not (r.kind == "offline" and r.method == "matched")}
+    if len(judges) > 1:
+        parts.insert(0, side_by_side(records, names or {}, shown))
+    if group is not None:
+        parts.append(group_verdict(group))
+    return parts[0] if len(parts) == 1 else Group(*parts)
+
+
+def side_by_side(
+    records: list[JudgeRecord], names: Mapping[Judge, str], shown: Judge | None
+) -> Table:
+    """One row per judge: its latest result in each run and their mean; ▶ marks the judge
+    whose scores the list and the tables show."""
+    latest: dict[Judge, dict[int, JudgeRecord]] = {}
+    for r in sorted(records, key=lambda r: r.id):
+        latest.setdefault(r.judge, {})[r.run] = r
+    runs = sorted({r.run for r in records})
+    table = Table(box=None, pad_edge=False, show_edge=False, title_justify="left")
+    table.title = Text("Every judge, run by run", style="bold")
+    table.add_column("judge", no_wrap=True)
+    for run in runs:
+        table.add_column(f"run {run}", justify="right")
+    table.add_column("mean", justify="right")
+    for judge, by_run in sorted(latest.items(), key=lambda item: item[0] != shown):
+        name = names.get(judge, judge.full_label)
+        scores = [r.score for r in by_run.values() if r.status in USABLE and r.score is not None]
+        mean = f"{sum(scores) / len(scores):.2f}" if scores else DASH
+        cells = [_result(by_run[run]) if run in by_run else Text(DASH) for run in runs]
+        mark = "▶ " if judge == shown else "  "
+        table.add_row(safe(mark + name, one_line=True), *cells, mean)
+    return table
+
+
+def _result(record: JudgeRecord) -> Text:
+    """A run's result as the side-by-side table shows it: the choice or score, red if it
+    failed."""
+    if record.status not in USABLE:
+        return Text("failed", style="red")
+    if record.choice is not None:
+        return safe(record.choice, one_line=True)
+    return Text(DASH if record.score is None else f"{record.score:.1f}")
 
 
 def group_verdict(verdict: GroupVerdict) -> Text:

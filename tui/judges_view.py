@@ -1,16 +1,16 @@
 """The judges view: each judge against the human verdicts (MM-Vet Table 6), live.
 
-It shows the tables `lmmreview judges` prints. The app keeps the dataset's judge calls
-read once and moves only the human verdicts as they land, so a grade moves Δ̄ at once.
+A panel of the review screen, shown and hidden with W. It shows the tables `lmmreview
+judges` prints. The judges' calls are read once when it opens; the human verdicts move as
+they land, so grading an answer moves Δ̄ at once, right under the reviewer's eyes.
 """
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import VerticalScroll
-from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
 
 from lmmreview.db.judges import DatasetJudges, human_of
 from lmmreview.engine.review import Entry
@@ -19,61 +19,63 @@ from lmmreview.tui.judges_cli import Grid, judge_grids, judge_section
 from lmmreview.tui.safe_text import safe
 
 
-class JudgesScreen(Screen[None]):
+class JudgesPanel(Static):
     """Every judge of the dataset measured against the human verdicts, kept live."""
 
-    BINDINGS = [Binding("escape,W", "dismiss(None)", "Back", id="judges-back")]
     DEFAULT_CSS = """
-    JudgesScreen DataTable { height: auto; max-height: 16; margin-bottom: 1; }
-    JudgesScreen .title { text-style: bold; margin-top: 1; }
-    JudgesScreen #about { color: $text-muted; }
+    JudgesPanel { display: none; height: auto; max-height: 16; padding: 0 1;
+                  background: $boost; border-top: solid $primary; }
+    JudgesPanel.open { display: block; }
     """
 
-    def __init__(self, found: DatasetJudges, shown: str) -> None:
-        super().__init__()
-        self.found = found
-        self.shown = shown  # the name of the judge the review screen shows
-        self.grids = judge_grids(judge_section(found, []))
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.found: DatasetJudges | None = None
+        self.shown = ""  # the name of the judge the list and the tables show
 
-    def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield Static(
-                safe(
-                    f"{self.found.dataset}: each judge against the human verdicts "
-                    f"(the screen shows {self.shown}; w switches). Grading moves these at once.",
-                    one_line=True,
-                ),
-                id="about",
-            )
-            for number, (title, _, _) in enumerate(self.grids):
-                yield Static(safe(title.capitalize(), one_line=True), classes="title")
-                yield DataTable(id=f"grid-{number}", zebra_stripes=True, cursor_type="row")
-        yield Footer()
+    @property
+    def is_open(self) -> bool:
+        return self.has_class("open")
 
-    def on_mount(self) -> None:
-        self._fill()
+    def open(self, found: DatasetJudges, shown: str) -> None:
+        self.found, self.shown = found, shown
+        self.add_class("open")
+        self._render_tables()
+
+    def close(self) -> None:
+        self.found = None
+        self.remove_class("open")
 
     def verdicts_changed(self, entries: list[Entry], samples: dict[str, Sample]) -> None:
-        """Take the verdicts in force on these answers, and show the tables again."""
+        """Take the verdicts now in force on these answers, and show the tables again."""
+        if self.found is None:
+            return
         humans = self.found.humans
         for entry in entries:
             if entry.verdict is None:
                 humans.pop(entry.answer_id, None)
             elif entry.key in samples:
                 humans[entry.answer_id] = human_of(entry.verdict, samples[entry.key].golds)
-        self.grids = judge_grids(judge_section(self.found, []))
-        self._fill()
+        self._render_tables()
 
-    def _fill(self) -> None:
-        for number, grid in enumerate(self.grids):
-            tables = self.query(f"#grid-{number}")
-            if tables:
-                _show(tables.first(DataTable), grid)
+    def _render_tables(self) -> None:
+        assert self.found is not None
+        grids = judge_grids(judge_section(self.found, []))
+        about = safe(
+            f"Judges against the human verdicts ({len(self.found.humans)} reviewed; the list "
+            f"shows {self.shown}, w switches; W hides this)",
+            one_line=True,
+            style="bold",
+        )
+        self.update(Group(about, *(_table(grid) for grid in grids)))
 
 
-def _show(view: DataTable[object], grid: Grid) -> None:
-    _, headers, rows = grid
-    view.clear(columns=True)
-    view.add_columns(*(safe(h, one_line=True) for h in headers))
+def _table(grid: Grid) -> RenderableType:
+    title, headers, rows = grid
+    table = Table(box=None, pad_edge=False, title_justify="left", expand=False)
+    table.title = Text(title, style="italic")
+    for header in headers:
+        table.add_column(safe(header, one_line=True), no_wrap=True)
     for row in rows:
-        view.add_row(*(safe(cell, one_line=True) for cell in row))
+        table.add_row(*(safe(cell, one_line=True) for cell in row))
+    return table

@@ -130,9 +130,7 @@ def _load_verdicts(
     answers = store.answer_ids(batch.dataset) if batch.verdicts else {}
     for v in batch.verdicts:
         answer = _answer_of(answers, v.model, v.key, v.source)
-        summary.verdicts_added += reviewers[v.reviewer].put(
-            answer, Verdict(v.score), IMPORT_ACTION
-        )
+        summary.verdicts_added += reviewers[v.reviewer].put(answer, Verdict(v.score), IMPORT_ACTION)
 
 
 def _load_judged(store: Store, batch: ImportBatch, summary: ImportSummary) -> None:
