@@ -61,15 +61,20 @@ def question(sample: Sample, benchmark: Benchmark) -> RenderableType:
     return Group(*parts)
 
 
+def score_label(score: float | None, choice: str | None = None) -> str:
+    """A score as the screen shows it everywhere (list, runs, verdicts, history): a choice
+    as its letter, a number with two decimals (a mean of five runs needs them), none as a
+    dash."""
+    if choice is not None:
+        return choice
+    return DASH if score is None else f"{score:.2f}"
+
+
 def score_text(entry: Entry) -> str:
     """The list's score column: the human's verdict, else the judge's mean."""
     if entry.verdict is not None:
-        verdict = entry.verdict
-        return verdict.choice if verdict.choice is not None else f"{verdict.score:.1f}"
-    if entry.judge_choice is not None:
-        return entry.judge_choice
-    mean = entry.judge_mean()
-    return DASH if mean is None else f"{mean:.2f}"
+        return score_label(entry.verdict.score, entry.verdict.choice)
+    return score_label(entry.judge_mean(), entry.judge_choice)
 
 
 def answer(text: str) -> Text:
@@ -78,11 +83,27 @@ def answer(text: str) -> Text:
     return shown
 
 
-def judge_runs(records: list[JudgeRecord], group: GroupVerdict | None = None) -> RenderableType:
+def judge_runs(detail: Detail, benchmark: Benchmark) -> RenderableType:
     """Every judge call that came back: what it said, how it was read, what decided; then
     the circular verdict another tool gave the answer's group, if one was imported."""
-    runs = _judge_table(records)
+    runs = _judge_table(detail.judgments) if detail.judgments else not_judged(detail, benchmark)
+    group = detail.group_verdict
     return runs if group is None else Group(runs, group_verdict(group))
+
+
+def not_judged(detail: Detail, benchmark: Benchmark) -> Text:
+    """Who can judge an answer no judge has judged: `lmmreview score` only where the
+    offline rules can score it (they leave long answers, and any with no gold)."""
+    if benchmark.offline(detail.sample, detail.text) is not None:
+        return Text("not judged yet (lmmreview score, or J to run the LLM judge)", style="italic")
+    who = (
+        "an LLM judge (J) or a human verdict"
+        if benchmark.judge_work(detail.sample)
+        else "a human verdict"
+    )
+    return Text(
+        f"not judged: the offline rules cannot score this answer; {who} can", style="italic"
+    )
 
 
 def group_verdict(verdict: GroupVerdict) -> Text:
@@ -102,17 +123,13 @@ def group_verdict(verdict: GroupVerdict) -> Text:
 
 
 def _judge_table(records: list[JudgeRecord]) -> RenderableType:
-    if not records:
-        return Text("not judged yet (lmmreview score, or J to run the LLM judge)", style="italic")
     table = Table(box=None, pad_edge=False, show_edge=False, expand=True)
     for name in ("run", "judge", "status", "result", "decided by", "reply / reason"):
         table.add_column(
             name, no_wrap=name != "reply / reason", ratio=3 if name.startswith("reply") else None
         )
     for r in records:
-        result = (
-            r.choice if r.choice is not None else (DASH if r.score is None else f"{r.score:.1f}")
-        )
+        result = score_label(r.score, r.choice)
         status_style = {"ok": "green", "fallback": "yellow"}.get(r.status, "red")
         judge = f"{r.model} ({r.kind})" if r.kind == "offline" else judge_label(r.kind, r.model)
         reply = safe(r.reply or r.error, limit=2000)
@@ -131,7 +148,7 @@ def verdict_line(verdict: Verdict | None, unsaved: tuple[str, ...] = (), problem
     if verdict is None:
         line = Text("no human verdict", style="italic")
     else:
-        value = verdict.choice if verdict.choice is not None else f"{verdict.score:.1f}"
+        value = score_label(verdict.score, verdict.choice)
         line = Text.assemble(("human verdict: ", "bold"), (value, "bold cyan"))
     if unsaved:
         line.append("\nnot saved yet: ", style="bold red")
@@ -168,8 +185,8 @@ def _stamp(created_at: str, reviewer: str) -> Text:
 
 
 def _verdict_change(row: HistoryRow) -> Text:
-    old = _value(row.previous_score, row.previous_choice)
-    new = _value(row.score, row.choice)
+    old = score_label(row.previous_score, row.previous_choice)
+    new = score_label(row.score, row.choice)
     line = _stamp(row.created_at, row.reviewer)
     line.append(f"  {row.action}: {old} → {new}" if row.action != "note" else "  note")
     if row.note:
@@ -185,12 +202,6 @@ def _cause_change(change: CauseChange, taxonomy: Mapping[str, str]) -> Text:
     old, new = (cause_title(c, taxonomy) for c in (change.previous, change.cause))
     line.append_text(safe(f"  {action}: {old} → {new}", one_line=True))
     return line
-
-
-def _value(score: float | None, choice: str | None) -> str:
-    if choice is not None:
-        return choice
-    return DASH if score is None else f"{score:.1f}"
 
 
 def breakdown_strip(
