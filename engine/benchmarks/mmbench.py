@@ -163,7 +163,7 @@ class MMBench(Benchmark):
         l3_present = Counter(_l3(c) for s in first_rows if (c := s.first(CATEGORY)))
         l3 = [c for c in mmbench.L3_ABILITIES if c in l3_present]
         l3 += [c for c in by_count(l3_present) if c not in mmbench.L3_ABILITIES]
-        l2_present = Counter(c for s in first_rows if (c := s.first(L2_CATEGORY)))
+        l2_present = Counter(c for s in samples if (c := s.first(L2_CATEGORY)))
         l2_others = [c for c in by_count(l2_present) if c not in mmbench.L2_ABBREVIATIONS]
         l2_table, l3_table = f"{dataset}.l2", f"{dataset}.l3"
         tables = [
