@@ -226,7 +226,7 @@ def test_the_judge_started_from_the_screen_reads_the_key_variable_the_settings_n
     run_screen(demo_db, for_command(), open_judge, dataset="mmvet")
     monkeypatch.setenv("MY_JUDGE_KEY", "sk-from-my-variable")
     run_screen(demo_db, for_command(), open_judge, dataset="mmvet")
-    assert "No LLM judge configured: set MY_JUDGE_KEY" in said[0]
+    assert "Set the environment variable MY_JUDGE_KEY" in said[0]
     assert "LLM judge gpt-4-0613 at the OpenAI API on mmvet" in said[1]
 
 

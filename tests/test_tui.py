@@ -56,7 +56,7 @@ def test_grading_a_sample_changes_the_tables_and_undo_restores_them(demo_db: Pat
     assert "58 answers, 0 reviewed" in seen["status_undone"]
     assert "✓" in "".join(text for text, _ in seen["list"])
     assert _reviews(demo_db) == [("grade", 0.0, None, "tester"), ("undo", None, None, "tester")]
-    assert "undo: 0.0 → –" in seen["history"]
+    assert "undo: 0.00 → –" in seen["history"]
 
 
 def test_choices_accept_note_and_flag_on_a_multiple_choice_dataset(demo_db: Path) -> None:

@@ -114,7 +114,7 @@ def test_a_read_only_file_keeps_the_verdict_pending_and_quit_says_so(
     assert app.return_code == 1
     assert app.failure == (
         f"{demo_db}: quit with 1 change not saved (attempt to write a readonly database): "
-        "v1_0 (demo-alpha): score 0.7"
+        "v1_0 (demo-alpha): score 0.70"
     )
     assert _reviews(demo_db) == []
 
@@ -416,7 +416,7 @@ def test_quitting_with_changes_not_saved_names_them_literally(
         await pilot.press("q")
 
     app = drive(path, steps, dataset="h", poll_seconds=0.1)
-    named = "; ".join(f"q␛[31m{i} (m[b]⟨U+200B⟩): score 0.5" for i in range(5))
+    named = "; ".join(f"q␛[31m{i} (m[b]⟨U+200B⟩): score 0.50" for i in range(5))
     assert app.failure == (
         f"{path}: quit with 7 changes not saved (attempt to write a readonly database): "
         f"{named}; and 2 more"

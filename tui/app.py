@@ -961,9 +961,7 @@ class ReviewApp(App[None]):
             (
                 "#judges",
                 (*judged, detail.group_verdict, session.judge),
-                lambda: render.judge_runs(
-                    detail.judgments, detail.group_verdict, session.judges, session.judge
-                ),
+                lambda: render.judge_runs(detail, session.benchmark, session.judges, session.judge),
             ),
             (
                 "#verdict",
@@ -1036,7 +1034,7 @@ class ReviewApp(App[None]):
     def grade(self, entry: Entry, verdict: Verdict, action: str = "grade") -> None:
         """Queue a verdict on `entry`, unless it is the one in force already (saved or
         pending): a repeated key adds no history row, so one undo takes the verdict back."""
-        value = verdict.choice if verdict.choice is not None else f"{verdict.score:.1f}"
+        value = render.score_label(verdict.score, verdict.choice)
         if verdict == self._verdict_in_force(entry):
             self.tell(f"{entry.key} ({entry.model}) is already {value}: nothing to save.")
             return
@@ -1399,13 +1397,14 @@ class ReviewApp(App[None]):
             f"graded {runs} run{'s' if runs != 1 else ''} each, choice rows extracted where "
             "matching fails."
             if configured
-            else f"No LLM judge configured: set {self.judge_api_key_env} (and OPENAI_BASE_URL or "
-            "--judge-base-url for a local server) before starting lmmreview. "
-            "`lmmreview score` runs the offline rules."
+            else f"No LLM judge configured. Set the environment variable "
+            f"{self.judge_api_key_env} to the API key, then start lmmreview again. "
+            f"That name is the setting judge.api_key_env in {self.settings_path or 'the settings'}"
+            "; a local server needs no key: set judge.base_url there instead."
         )
         self._judge_screen = JudgeScreen(
             description,
-            lambda: self.start_judge(model, base_url, runs) if configured else None,
+            (lambda: self.start_judge(model, base_url, runs)) if configured else None,
             self.stop_judge,
         )
         self.push_screen(self._judge_screen)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from dataclasses import asdict
 from enum import StrEnum
@@ -33,7 +32,7 @@ from lmmreview.tui.judge_cli import judge
 from lmmreview.tui.judges_cli import judges
 from lmmreview.tui.merge_cli import merge_command, reviewers_command
 from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeOpt, JudgeUrlOpt, ZeroOpt
-from lmmreview.tui.output import clear_errors, deliver, err, fail, out, say
+from lmmreview.tui.output import clear_errors, deliver, err, fail, out, require_terminal, say
 from lmmreview.tui.report import render
 from lmmreview.tui.safe_text import safe
 from lmmreview.tui.settings import IMAGE_RENDERERS, Settings, SettingsError, for_command
@@ -389,12 +388,7 @@ def open_db(
     ] = None,
 ) -> None:
     """Review and grade answers in the terminal, with live tables."""
-    # Textual reads keys from stdin and draws on stderr; checked before the file is touched.
-    if not all(stream.isatty() for stream in (sys.stdin, sys.stdout, sys.stderr)):
-        raise fail(
-            "lmmreview open needs an interactive terminal (stdin, stdout and stderr); "
-            "for the tables without one, use lmmreview report or lmmreview export"
-        )
+    require_terminal()  # checked before the file is touched
     settings = for_command(
         reviewer=reviewer,
         judge_model=judge_model,

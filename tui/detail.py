@@ -61,15 +61,20 @@ def question(sample: Sample, benchmark: Benchmark) -> RenderableType:
     return Group(*parts)
 
 
+def score_label(score: float | None, choice: str | None = None) -> str:
+    """A score as the screen shows it everywhere (list, runs, verdicts, history): a choice
+    as its letter, a number with two decimals (a mean of five runs needs them), none as a
+    dash."""
+    if choice is not None:
+        return choice
+    return DASH if score is None else f"{score:.2f}"
+
+
 def score_text(entry: Entry) -> str:
     """The list's score column: the human's verdict, else the judge's mean."""
     if entry.verdict is not None:
-        verdict = entry.verdict
-        return verdict.choice if verdict.choice is not None else f"{verdict.score:.1f}"
-    if entry.judge_choice is not None:
-        return entry.judge_choice
-    mean = entry.judge_mean()
-    return DASH if mean is None else f"{mean:.2f}"
+        return score_label(entry.verdict.score, entry.verdict.choice)
+    return score_label(entry.judge_mean(), entry.judge_choice)
 
 
 def answer(text: str) -> Text:
@@ -79,8 +84,8 @@ def answer(text: str) -> Text:
 
 
 def judge_runs(
-    records: list[JudgeRecord],
-    group: GroupVerdict | None = None,
+    detail: Detail,
+    benchmark: Benchmark,
     names: Mapping[Judge, str] | None = None,
     shown: Judge | None = None,
 ) -> RenderableType:
@@ -88,12 +93,13 @@ def judge_runs(
     them, `shown` is the one the tables show); every judge call that came back: what it
     said, how it was read, what decided; then the circular verdict another tool gave the
     answer's group, if one was imported."""
-    parts = [_judge_table(records)]
+    records = detail.judgments
+    parts = [_judge_table(records) if records else not_judged(detail, benchmark)]
     judges = {r.judge for r in records if not (r.kind == "offline" and r.method == "matched")}
     if len(judges) > 1:
         parts.insert(0, side_by_side(records, names or {}, shown))
-    if group is not None:
-        parts.append(group_verdict(group))
+    if detail.group_verdict is not None:
+        parts.append(group_verdict(detail.group_verdict))
     return parts[0] if len(parts) == 1 else Group(*parts)
 
 
@@ -115,7 +121,7 @@ def side_by_side(
     for judge, by_run in sorted(latest.items(), key=lambda item: item[0] != shown):
         name = names.get(judge, judge.full_label)
         scores = [r.score for r in by_run.values() if r.status in USABLE and r.score is not None]
-        mean = f"{sum(scores) / len(scores):.2f}" if scores else DASH
+        mean = score_label(sum(scores) / len(scores) if scores else None)
         cells = [_result(by_run[run]) if run in by_run else Text(DASH) for run in runs]
         mark = "▶ " if judge == shown else "  "
         table.add_row(safe(mark + name, one_line=True), *cells, mean)
@@ -127,9 +133,22 @@ def _result(record: JudgeRecord) -> Text:
     failed."""
     if record.status not in USABLE:
         return Text("failed", style="red")
-    if record.choice is not None:
-        return safe(record.choice, one_line=True)
-    return Text(DASH if record.score is None else f"{record.score:.1f}")
+    return safe(score_label(record.score, record.choice), one_line=True)
+
+
+def not_judged(detail: Detail, benchmark: Benchmark) -> Text:
+    """Who can judge an answer no judge has judged: `lmmreview score` only where the
+    offline rules can score it (they leave long answers, and any with no gold)."""
+    if benchmark.offline(detail.sample, detail.text) is not None:
+        return Text("not judged yet (lmmreview score, or J to run the LLM judge)", style="italic")
+    who = (
+        "an LLM judge (J) or a human verdict"
+        if benchmark.judge_work(detail.sample)
+        else "a human verdict"
+    )
+    return Text(
+        f"not judged: the offline rules cannot score this answer; {who} can", style="italic"
+    )
 
 
 def group_verdict(verdict: GroupVerdict) -> Text:
@@ -149,17 +168,13 @@ def group_verdict(verdict: GroupVerdict) -> Text:
 
 
 def _judge_table(records: list[JudgeRecord]) -> RenderableType:
-    if not records:
-        return Text("not judged yet (lmmreview score, or J to run the LLM judge)", style="italic")
     table = Table(box=None, pad_edge=False, show_edge=False, expand=True)
     for name in ("run", "judge", "status", "result", "decided by", "reply / reason"):
         table.add_column(
             name, no_wrap=name != "reply / reason", ratio=3 if name.startswith("reply") else None
         )
     for r in records:
-        result = (
-            r.choice if r.choice is not None else (DASH if r.score is None else f"{r.score:.1f}")
-        )
+        result = score_label(r.score, r.choice)
         status_style = {"ok": "green", "fallback": "yellow"}.get(r.status, "red")
         judge = f"{r.model} ({r.kind})" if r.kind == "offline" else judge_label(r.kind, r.model)
         reply = safe(r.reply or r.error, limit=2000)
@@ -178,7 +193,7 @@ def verdict_line(verdict: Verdict | None, unsaved: tuple[str, ...] = (), problem
     if verdict is None:
         line = Text("no human verdict", style="italic")
     else:
-        value = verdict.choice if verdict.choice is not None else f"{verdict.score:.1f}"
+        value = score_label(verdict.score, verdict.choice)
         line = Text.assemble(("human verdict: ", "bold"), (value, "bold cyan"))
     if unsaved:
         line.append("\nnot saved yet: ", style="bold red")
@@ -215,8 +230,8 @@ def _stamp(created_at: str, reviewer: str) -> Text:
 
 
 def _verdict_change(row: HistoryRow) -> Text:
-    old = _value(row.previous_score, row.previous_choice)
-    new = _value(row.score, row.choice)
+    old = score_label(row.previous_score, row.previous_choice)
+    new = score_label(row.score, row.choice)
     line = _stamp(row.created_at, row.reviewer)
     line.append(f"  {row.action}: {old} → {new}" if row.action != "note" else "  note")
     if row.note:
@@ -232,12 +247,6 @@ def _cause_change(change: CauseChange, taxonomy: Mapping[str, str]) -> Text:
     old, new = (cause_title(c, taxonomy) for c in (change.previous, change.cause))
     line.append_text(safe(f"  {action}: {old} → {new}", one_line=True))
     return line
-
-
-def _value(score: float | None, choice: str | None) -> str:
-    if choice is not None:
-        return choice
-    return DASH if score is None else f"{score:.1f}"
 
 
 def breakdown_strip(

@@ -36,6 +36,25 @@ def fail(message: str) -> typer.Exit:
     return typer.Exit(1)
 
 
+NO_TERMINAL = (
+    "lmmreview open needs an interactive terminal (stdin, stdout and stderr); "
+    "for the tables without one, use lmmreview report or lmmreview export"
+)
+
+
+def require_terminal() -> None:
+    """End `open` in one line unless stdin, stdout and stderr are all a terminal: Textual
+    reads keys from stdin and draws on stderr. With only stderr redirected, the line goes
+    to the terminal on stdout too, or the reviewer would see nothing at all."""
+    if sys.stderr.isatty() and sys.stdin.isatty() and sys.stdout.isatty():
+        return
+    if sys.stdin.isatty() and sys.stdout.isatty():  # only stderr is redirected
+        message = f"{NO_TERMINAL}; stderr is redirected, and the screen is drawn there"
+        say(f"error: {message}", style="red")
+        raise fail(message)
+    raise fail(NO_TERMINAL)
+
+
 @contextmanager
 def clear_errors(db: Path | None = None) -> Iterator[None]:
     """Bad input, a file that cannot be written, a busy database: the command ends with

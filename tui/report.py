@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.table import Table as RichTable
 from rich.text import Text
 
@@ -11,48 +12,72 @@ from lmmreview.engine.tables import Table
 from lmmreview.tui.safe_text import safe
 
 _RANK_STYLE = {1: "bold", 2: "underline", 0: ""}
-WIDE = 9  # tables with more columns than this are shown turned, one line per column
+HEADER_MAX = 16  # a longer column title wraps rather than widening its column
+PADDING = 3  # a column's padding and its border
 
 
 def render(tables: list[Table], notes: list[Notes]) -> RenderableType:
     """Every non-empty table (best per column bold, second underlined), then the notes."""
-    parts: list[RenderableType] = [
-        (_turned if len(t.columns) > WIDE else _upright)(t) for t in tables if t.rows
-    ]
+    parts: list[RenderableType] = [Upright(t) for t in tables if t.rows]
     parts.extend(safe(n.sentence(), one_line=True, style="italic") for n in notes)
     return Group(*parts)
 
 
-def _view(table: Table, first: str, headers: list[str]) -> RichTable:
-    title = safe(f"{table.title} ({table.dataset})", one_line=True)
-    view = RichTable(title=title, title_justify="left")
-    view.add_column(first, no_wrap=True)
-    for header in headers:
-        # Model names and tags are what a user typed: shown literally, never as markup.
-        view.add_column(
-            safe(header, one_line=True), justify="right", min_width=min(len(header), 16)
-        )
-    return view
+class Upright:
+    """A table with models as rows, as in the papers and the exports. Columns that do not
+    fit the terminal's width continue in another table below, the model column repeated."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        rows, counts = grid(self.table), counts_row(self.table)
+        labels = [safe(label, one_line=True) for label, _ in rows]
+        first = max(cell_len(text.plain) for text in [*labels, Text("Model")]) + PADDING
+        widths = [
+            max(
+                min(cell_len(column.title), HEADER_MAX),
+                cell_len(counts[index]),
+                *(cell_len(cells[index][0]) for _, cells in rows),
+            )
+            + PADDING
+            for index, column in enumerate(self.table.columns)
+        ]
+        spans = _spans(widths, options.max_width - first - 1)
+        for span in spans:
+            part = f", columns {span.start + 1}–{span.stop} of {len(widths)}"
+            view = self._view(part if len(spans) > 1 else "", span)
+            for label, (_, cells) in zip(labels, rows, strict=True):
+                view.add_row(label, *(_cell(*cells[i]) for i in span))
+            view.add_row(Text("N", style="dim"), *(Text(counts[i], style="dim") for i in span))
+            yield view
+
+    def _view(self, part: str, span: range) -> RichTable:
+        """An empty table of the columns in `span`, titled with the table and `part`."""
+        title = safe(f"{self.table.title} ({self.table.dataset}){part}", one_line=True)
+        view = RichTable(title=title, title_justify="left")
+        view.add_column("Model", no_wrap=True)
+        for index in span:
+            header = self.table.columns[index].title
+            # Model names and tags are what a user typed: shown literally, never as markup.
+            view.add_column(
+                safe(header, one_line=True), justify="right", min_width=min(len(header), HEADER_MAX)
+            )
+        return view
+
+
+def _spans(widths: list[int], room: int) -> list[range]:
+    """Consecutive runs of columns whose widths fit in `room` (at least one column each)."""
+    spans: list[range] = []
+    start, used = 0, 0
+    for index, width in enumerate(widths):
+        if used + width > room and index > start:
+            spans.append(range(start, index))
+            start, used = index, 0
+        used += width
+    spans.append(range(start, len(widths)))
+    return spans
 
 
 def _cell(text: str, rank: int) -> Text:
     return Text(text, style=_RANK_STYLE[rank])
-
-
-def _upright(table: Table) -> RichTable:
-    """Models as rows, as in the papers."""
-    view = _view(table, "Model", [c.title for c in table.columns])
-    for label, cells in grid(table):
-        view.add_row(safe(label, one_line=True), *(_cell(text, rank) for text, rank in cells))
-    view.add_row(Text("N", style="dim"), *(Text(n, style="dim") for n in counts_row(table)))
-    return view
-
-
-def _turned(table: Table) -> RichTable:
-    """Models as columns: a table with many columns stays readable in a terminal."""
-    rows = grid(table)
-    view = _view(table, "", [label for label, _ in rows] + ["N"])
-    for index, (column, n) in enumerate(zip(table.columns, counts_row(table), strict=True)):
-        cells = [_cell(*cells[index]) for _, cells in rows]
-        view.add_row(safe(column.title, one_line=True), *cells, Text(n, style="dim"))
-    return view

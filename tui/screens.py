@@ -206,8 +206,10 @@ class JudgeScreen(ModalScreen[None]):
     """
 
     def __init__(
-        self, description: str, start: Callable[[], None], stop: Callable[[], None]
+        self, description: str, start: Callable[[], None] | None, stop: Callable[[], None]
     ) -> None:
+        """`start` is None when no judge is configured: the screen then only says what to
+        set (the description), with no key, bar or status promising a run."""
         super().__init__()
         self.description = description
         self._start = start
@@ -217,13 +219,21 @@ class JudgeScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(safe(self.description), id="judge-description")
+            if self._start is None:
+                yield Static(Text("Esc closes this."), id="judge-close")
+                return
             yield ProgressBar(id="judge-bar", show_eta=True)
             yield Static(
                 Text("Enter starts; s stops; Esc hides this (the run goes on)."), id="judge-status"
             )
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Start and stop exist only where a run can start."""
+        return self._start is not None or action not in ("start", "stop")
+
     def action_start(self) -> None:
-        self._start()
+        if self._start is not None:
+            self._start()
 
     def action_stop(self) -> None:
         self._stop()

@@ -158,6 +158,14 @@ def check_model_argument(model: str | None) -> None:
         )
 
 
+def model_name(model: str | None, path: Path) -> str:
+    """The model an import files answers under: --model if given, else the file's name
+    without its extension (a folder's whole name, as MMMU's outputs folder is the model's)."""
+    if model:
+        return model
+    return path.name if path.is_dir() else path.stem
+
+
 def _texts(value: object) -> Iterator[str]:
     """Every string in a field value: text, or lists, tuples and dicts of them."""
     if isinstance(value, str):

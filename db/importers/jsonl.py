@@ -11,7 +11,8 @@ as A, B, C, ...; 2 to 26 options, letters A to Z; makes it multiple choice), ``i
 breakdown tags: text or a list of text), ``split``, and optionally ``prediction`` with
 ``model`` (a model's answer on the same line).
 
-Answer line fields: ``id``, ``prediction``, ``model`` (--model is the default).
+Answer line fields: ``id``, ``prediction``, ``model`` (default: --model, else the file's
+name without its extension).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from lmmreview.db.importers.batch import (
     ImportFailure,
     ImportRequest,
     check_model_argument,
+    model_name,
 )
 from lmmreview.db.importers.read import ImageFiles, read_jsonl
 from lmmreview.engine.benchmarks.generic import GENERIC
@@ -179,9 +181,9 @@ def _answer(
     text = row["prediction"]
     if not isinstance(text, str):
         raise ImportFailure(path, "prediction must be text", where)
-    name = row.get("model") or model
-    if not isinstance(name, str) or not name:
-        raise ImportFailure(path, "a prediction needs a 'model' field or --model", where)
+    name = row.get("model") or model_name(model, path)
+    if not isinstance(name, str):
+        raise ImportFailure(path, "model must be text", where)
     return AnswerRecord(key, name, text, str(path))
 
 

@@ -90,7 +90,9 @@ def read_mmvet(request: ImportRequest) -> ImportBatch:
 def read_mmbench(request: ImportRequest) -> ImportBatch:
     """`lmmreview import mmbench-lmms-eval`: questions and answers (lmms-eval extracts
     choices only when it aggregates, so the lines hold no judgment)."""
-    return _read(request, MMBENCH.name, "mmbench", _mmbench_line)
+    batch = _read(request, MMBENCH.name, "mmbench", _mmbench_line)
+    mmbench_files.warn_unknown_l2(batch, Path(batch.source))
+    return batch
 
 
 def read_mmmu(request: ImportRequest) -> ImportBatch:

@@ -11,6 +11,7 @@ from lmmreview.db.importers.batch import (
     ImportFailure,
     ImportRequest,
     check_model_argument,
+    model_name,
 )
 from lmmreview.db.importers.model_vqa import is_model_vqa, model_vqa_answers
 from lmmreview.db.importers.read import check_header, image_from_base64, read_table
@@ -22,7 +23,7 @@ from lmmreview.engine.benchmarks.mmbench import (
     MMBENCH,
     ROTATION,
 )
-from lmmreview.engine.mmbench import OPTION_LETTERS, circular_position
+from lmmreview.engine.mmbench import L2_ABBREVIATIONS, OPTION_LETTERS, circular_position
 from lmmreview.engine.types import Axes, QuestionType, Sample
 
 _REQUIRED = ("index", "question", "A", "B", "category", "image")
@@ -88,10 +89,25 @@ def read_mmbench(
             )
         batch.add_image(key, images[target])
     if predictions is not None:
-        if not model and not is_model_vqa(predictions):
-            raise ImportFailure(predictions, "--model is required with --answers")
         batch.answers.extend(read_predictions(predictions, model))
+    warn_unknown_l2(batch, data)
     return batch
+
+
+def warn_unknown_l2(batch: ImportBatch, file: Path) -> None:
+    """Warn of each `l2-category` outside the paper's six L-2 abilities, naming the first
+    row (index) that has it: the L-2 table gives it a column of its own."""
+    rows: dict[str, list[str]] = {}
+    for sample in batch.samples:
+        category = sample.first(L2_CATEGORY)
+        if category is not None and category not in L2_ABBREVIATIONS:
+            rows.setdefault(category, []).append(sample.key)
+    for category, keys in rows.items():
+        more = f" (and {len(keys) - 1} more rows)" if len(keys) > 1 else ""
+        batch.warnings.append(
+            f"{file}: index {keys[0]}{more}: l2-category {category!r} is not one of MMBench's "
+            "six L-2 abilities; the L-2 table shows it in a column of its own"
+        )
 
 
 def row_sample(index: int, row: dict[str, str], file: Path, where: str) -> Sample:
@@ -153,7 +169,7 @@ def read_predictions(path: Path, model: str | None) -> list[AnswerRecord]:
     lines' model_id)."""
     if is_model_vqa(path):
         return model_vqa_answers(path, model, mmbench_id)
-    assert model  # read_mmbench requires it for a table
+    model = model_name(model, path)
     rows = (
         xlsx_rows(path) if path.suffix.lower() == ".xlsx" else read_table(path, _PREDICTION_COLUMNS)
     )

@@ -20,6 +20,7 @@ from lmmreview.db.importers.batch import (
     ImportRequest,
     check_model_argument,
     listed,
+    model_name,
 )
 from lmmreview.db.importers.read import ImageFiles, outside, read_json, read_jsonl
 from lmmreview.engine.benchmarks.mmmu import DISCIPLINE, MMMU_BENCHMARK, SUBJECT
@@ -85,8 +86,6 @@ def read_mmmu(
     if outputs is None and questions is None:
         raise ImportFailure("mmmu", "give model outputs, a --questions file, or both")
     check_model_argument(model)
-    if outputs is not None and not model:
-        raise ImportFailure(outputs, "--model is required with model outputs")
     drafts: dict[str, Draft] = {}
     responses: list[tuple[str, str, str]] = []  # key, text, file
     golds = _answer_dict(answer_dict) if answer_dict else {}
@@ -126,7 +125,8 @@ def read_mmmu(
         batch.warnings.append(
             f"{len(strays)} output file(s) lead outside {outputs}, read anyway: {listed(strays)}"
         )
-    batch.answers = [AnswerRecord(key, model or "", text, file) for key, text, file in responses]
+    name = model_name(model, outputs) if outputs else ""  # no outputs: no answers either
+    batch.answers = [AnswerRecord(key, name, text, file) for key, text, file in responses]
     return batch
 
 

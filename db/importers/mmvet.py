@@ -11,6 +11,7 @@ from lmmreview.db.importers.batch import (
     ImportFailure,
     ImportRequest,
     check_model_argument,
+    model_name,
 )
 from lmmreview.db.importers.model_vqa import is_model_vqa, model_vqa_answers
 from lmmreview.db.importers.read import ImageFiles, existing, read_json
@@ -102,7 +103,7 @@ def read_results(results: list[tuple[Path, str]]) -> list[AnswerRecord]:
         if is_model_vqa(path):
             answers.extend(model_vqa_answers(path, model or None, mmvet_id))
         else:
-            answers.extend(_answers(path, model or path.stem))
+            answers.extend(_answers(path, model_name(model, path)))
     return answers
 
 

@@ -26,6 +26,7 @@ from lmmreview.db.importers.mmbench import (
 from lmmreview.db.importers.mmbench import (
     row_index,
     row_sample,
+    warn_unknown_l2,
     xlsx_rows,
     xlsx_text,
 )
@@ -249,6 +250,8 @@ def read_mmbench(request: ImportRequest) -> ImportBatch:
     indices = _mmbench_rows(rows, file, names.model, batch, no_tsv and predictions is None)
     if _has(rows, "hit"):
         _verdicts(rows, indices, file, names, batch, predictions is not None)
+    if no_tsv:  # else the TSV's reader warned
+        warn_unknown_l2(batch, predictions or file)
     return batch
 
 

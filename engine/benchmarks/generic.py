@@ -32,7 +32,15 @@ class Generic(Benchmark):
         "Any benchmark, in lmmreview's JSONL format.\n\n"
         "Sample lines and answer lines; the README documents the fields.",
         Option("file", "FILE", "lmmreview JSONL: sample lines and/or answer lines.", required=True),
-        (Option("model", "NAME", "Model name for lines without a 'model' field.", text=True),),
+        (
+            Option(
+                "model",
+                "NAME",
+                "Model name for lines without a 'model' field (default: the file's name "
+                "without its extension).",
+                text=True,
+            ),
+        ),
         command="jsonl",
         demo="lmmreview.db.importers.jsonl:demo_requests",
     )

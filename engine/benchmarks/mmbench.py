@@ -89,6 +89,12 @@ def circular_chain(sample: Sample) -> tuple[Hashable, int] | None:
 _L3_SPELLING = {name.lower(): name for name in mmbench.L3_ABILITIES}
 
 
+def _l2_key(category: str) -> str:
+    """An L-2 ability's column: the paper's abbreviation, or one of its own for a category
+    outside the paper's six (kept visible: the import warns of it)."""
+    return mmbench.L2_ABBREVIATIONS.get(category) or f"l2:{category}"
+
+
 def _l3(category: str) -> str:
     """The paper's spelling of an L-3 ability (public TSVs vary in case: OCR, ocr)."""
     return _L3_SPELLING.get(category.lower(), category)
@@ -100,7 +106,7 @@ class MMBench(Benchmark):
     importer = Importer(
         "lmmreview.db.importers.mmbench:read_request",
         "MMBench: the TSV, and optionally predictions.\n\n"
-        "The MMBench TSV, and one model's predictions with --answers and --model.",
+        "The MMBench TSV, and one model's predictions with --answers.",
         Option("data", "TSV", "MMBench TSV (base64 images, circular copies).", required=True),
         (
             Option(
@@ -109,7 +115,13 @@ class MMBench(Benchmark):
                 "Predictions with index, prediction: .tsv, .csv, .xlsx; or LLaVA model_vqa "
                 ".jsonl (question_id = index; the model defaults to its model_id).",
             ),
-            Option("model", "NAME", "Model name for --answers.", text=True),
+            Option(
+                "model",
+                "NAME",
+                "Model name for --answers (default: the file's name without its extension, "
+                "or a .jsonl file's model_id).",
+                text=True,
+            ),
         ),
         demo="lmmreview.db.importers.mmbench:demo_requests",
     )
@@ -151,6 +163,8 @@ class MMBench(Benchmark):
         l3_present = Counter(_l3(c) for s in first_rows if (c := s.first(CATEGORY)))
         l3 = [c for c in mmbench.L3_ABILITIES if c in l3_present]
         l3 += [c for c in by_count(l3_present) if c not in mmbench.L3_ABILITIES]
+        l2_present = Counter(c for s in samples if (c := s.first(L2_CATEGORY)))
+        l2_others = [c for c in by_count(l2_present) if c not in mmbench.L2_ABBREVIATIONS]
         l2_table, l3_table = f"{dataset}.l2", f"{dataset}.l3"
         tables = [
             TableSpec(
@@ -159,6 +173,7 @@ class MMBench(Benchmark):
                 columns(
                     [("overall", "Overall"), ("vanilla", "Vanilla")]
                     + [(abbr, abbr) for abbr in mmbench.L2_ABBREVIATIONS.values()]
+                    + [(_l2_key(c), c) for c in l2_others]
                 ),
             ),
             TableSpec(
@@ -172,12 +187,11 @@ class MMBench(Benchmark):
         for (split, group), rows in groups.items():
             rows.sort(key=lambda s: int(s.extra.get(ROTATION) or 0))
             main = rows[0]
-            l2 = mmbench.L2_ABBREVIATIONS.get(main.first(L2_CATEGORY) or "", "")
             cells: Cells = ((l2_table, "overall"),)
             if category := main.first(CATEGORY):  # without one, it counts in Overall only
                 cells += ((l3_table, _l3(category)),)
-            if l2:
-                cells += ((l2_table, l2),)
+            if l2 := main.first(L2_CATEGORY):
+                cells += ((l2_table, _l2_key(l2)),)
             name = f"circular:{split}:{group}" if split else f"circular:{group}"  # unique per split
             circular = Unit(name, cells, tuple(s.key for s in rows))
             for s in rows:

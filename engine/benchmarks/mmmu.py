@@ -36,7 +36,13 @@ class MMMU(Benchmark):
                 "answer_dict", "FILE", "answer_dict_val.json: id -> question_type, ground_truth."
             ),
             Option("questions", "FILE", "Questions in the Hugging Face layout (.json or .jsonl)."),
-            Option("model", "NAME", "Model name for the outputs.", text=True),
+            Option(
+                "model",
+                "NAME",
+                "Model name for the outputs (default: the outputs folder's name, or the "
+                "file's name without its extension).",
+                text=True,
+            ),
         ),
         demo="lmmreview.db.importers.mmmu:demo_requests",
     )

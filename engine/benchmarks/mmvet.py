@@ -103,8 +103,8 @@ class MMVet(Benchmark):
             Option(
                 "model",
                 "NAME",
-                "Model name per --answers, in order (default: the file's name, or a "
-                ".jsonl file's model_id).",
+                "Model name per --answers, in order (default: the file's name without its "
+                "extension, or a .jsonl file's model_id).",
                 many=True,
                 text=True,
             ),
