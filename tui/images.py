@@ -39,7 +39,7 @@ IMAGES_OFF = 'images off (--images, or images = "..." in the settings, turns the
 # No bound but MAX_PIXELS: `thumbnail` at this size keeps every pixel (the zoom view's crop).
 FULL_SIZE = (MAX_PIXELS, MAX_PIXELS)
 # A Python object's repr in an error text, e.g. Pillow's "<_io.BytesIO object at 0x7f...>".
-_OBJECT_REPR = re.compile(r"<[\w.]+ object at 0x[0-9a-fA-F]+>")
+_OBJECT_REPR = re.compile(r"\s*<[\w.]+ object at 0x[0-9a-fA-F]+>")
 
 Renderer = Callable[[PILImage.Image], Widget]
 # `--images` choices: textual-image's widget classes; "auto" is the one it detected for
@@ -72,7 +72,7 @@ class ImageProblem:
 def broken(error: BaseException) -> ImageProblem:
     """The problem an exception from decoding or reading an image stands for, in words:
     the object reprs Pillow puts in its messages (our in-memory file) are left out."""
-    text = _OBJECT_REPR.sub("the image", str(error)) or type(error).__name__
+    text = _OBJECT_REPR.sub("", str(error)) or type(error).__name__
     return ImageProblem(f"broken image: {text}")
 
 

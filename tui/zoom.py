@@ -39,6 +39,7 @@ from lmmreview.tui.viewer import open_outside
 
 ZOOM_STEP = 2.0  # `+` doubles the size of an original pixel, `-` halves it
 MAX_ZOOM = 64.0
+SHARP_FROM = 2.0  # from this scale on, a crop is enlarged pixel by pixel
 PAN_SHARE = 0.25  # a pan key moves the region by this share of its width or height
 
 
@@ -84,7 +85,11 @@ def cut(image: PILImage.Image, shown: Region, area: tuple[int, int]) -> PILImage
     """Blocking: the region of `image`, scaled to fill `area` pixels, keeping its shape."""
     scale = min(area[0] / shown.width, area[1] / shown.height)
     size = (max(1, round(shown.width * scale)), max(1, round(shown.height * scale)))
-    return image.crop(shown.box).resize(size, PILImage.Resampling.LANCZOS)
+    # Blown up, original pixels stay sharp squares (small print reads best so); shrunk,
+    # they are averaged.
+    sharp = scale >= SHARP_FROM
+    resample = PILImage.Resampling.NEAREST if sharp else PILImage.Resampling.LANCZOS
+    return image.crop(shown.box).resize(size, resample)
 
 
 def full_resolution(images: ImageSet, index: int) -> Decoded:
@@ -135,6 +140,7 @@ class ZoomScreen(Screen[None]):
         self.zoom = 1.0
         self._centre: tuple[float, float] | None = None  # None: the image's centre
         self._picture: PILImage.Image | None = None  # the full-resolution image shown
+        self._aimed: Region | None = None  # what the keys asked for last
         self.shown: Region | None = None  # what is on screen now, once it is
 
     def compose(self) -> ComposeResult:
@@ -147,7 +153,7 @@ class ZoomScreen(Screen[None]):
         self._load()
 
     def on_resize(self) -> None:
-        self._draw()
+        self._aim()
 
     # -- showing ---------------------------------------------------------------------------
 
@@ -169,27 +175,32 @@ class ZoomScreen(Screen[None]):
     @work(exclusive=True, group="zoom-load")
     async def _load(self) -> None:
         """Decode the image at full resolution in a worker thread, then draw it."""
-        self._picture = None
+        self._picture = self._aimed = None
         await self._say("loading…", f"{self._position()} · loading…")
         decoded = await asyncio.to_thread(full_resolution, self.images, self.index)
         if isinstance(decoded, Thumbnail):
             self._picture = decoded.image
-            self._draw()
+            self._aim()
         else:
             problem = named(decoded, self.images.key)
             await self._say(problem, f"{self._position()} · {problem}")
 
-    @work(exclusive=True, group="zoom-draw")
-    async def _draw(self) -> None:
-        """Cut the region the zoom and centre ask for (in a worker thread) and show it."""
+    def _aim(self) -> None:
+        """Work out the region the zoom and centre ask for, at once (the next key moves on
+        from it), and have it drawn."""
         picture, frame = self._picture, self.query_one("#zoom-frame", Container)
         if picture is None or not frame.size.area:
             return
         cell = get_cell_size()
         area = (frame.size.width * cell.width, frame.size.height * cell.height)
         centre = self._centre or (picture.width / 2, picture.height / 2)
-        shown = region(picture.size, area, self.zoom, centre)
-        self._centre = shown.centre  # at an edge, further presses do not pile up
+        self._aimed = region(picture.size, area, self.zoom, centre)
+        self._centre = self._aimed.centre  # at an edge, further presses do not pile up
+        self._draw(picture, self._aimed, area)
+
+    @work(exclusive=True, group="zoom-draw")
+    async def _draw(self, picture: PILImage.Image, shown: Region, area: tuple[int, int]) -> None:
+        """Cut the region out in a worker thread and show it."""
         cropped = await asyncio.to_thread(cut, picture, shown, area)
         await self._put(self._renderer(cropped))
         self.shown = shown
@@ -204,20 +215,20 @@ class ZoomScreen(Screen[None]):
 
     def action_zoom(self, factor: float) -> None:
         self.zoom = min(max(self.zoom * factor, 1.0), MAX_ZOOM)
-        self._draw()
+        self._aim()
 
     def action_fit(self) -> None:
         self.zoom, self._centre = 1.0, None
-        self._draw()
+        self._aim()
 
     def action_pan(self, across: int, down: int) -> None:
-        shown = self.shown
+        shown = self._aimed
         if shown is None:
             return
         x, y = shown.centre
         step = (shown.width * PAN_SHARE, shown.height * PAN_SHARE)
         self._centre = (x + across * step[0], y + down * step[1])
-        self._draw()
+        self._aim()
 
     def action_step(self, step: int) -> None:
         count = len(self.images.hashes)
