@@ -238,3 +238,38 @@ def test_pillow_object_reprs_never_reach_the_reason(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(PILImage, "open", failing_open)
     problem = thumbnail(b"data", (10, 10))
     assert problem == ImageProblem("broken image: cannot read image file")
+
+
+def test_zoom_view_goes_through_a_samples_images_and_opens_the_one_shown(
+    demo_db: Path, temporary_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    seen: list[str] = []
+
+    async def steps(app, pilot) -> None:
+        assert app.current().key == "v2_0"  # two images
+        await pilot.press("z")
+        await until(pilot, lambda: isinstance(app.screen, ZoomScreen) and app.screen.shown)
+        zoom = app.screen
+        status = zoom.query_one("#zoom-status")
+        for key in ("right_square_bracket", "right_square_bracket", "left_square_bracket"):
+            seen.append(str(status.content).split(" · ")[0])
+            await pilot.press(key)
+            await until(pilot, lambda: zoom.shown and zoom.shown.box[:2] == (0, 0))
+            await until(pilot, lambda: not str(status.content).startswith(seen[-1]))
+        seen.append(str(status.content).split(" · ")[0])
+        await pilot.press("o")
+        await until(pilot, lambda: app._notifications)
+
+    drive(demo_db, steps, dataset="mmvet-v2")
+    assert seen == ["image 1/2", "image 2/2", "image 1/2", "image 2/2"]
+    (written,) = temporary_folder.iterdir()
+    assert written.name.startswith("lmmreview-v2_0-2-")
+    with sqlite3.connect(demo_db) as conn:
+        (second,) = conn.execute(
+            "SELECT i.bytes FROM images i JOIN sample_images si ON si.image_hash = i.hash "
+            "JOIN samples s ON s.id = si.sample_id JOIN datasets d ON d.id = s.dataset_id "
+            "WHERE d.name = 'mmvet-v2' AND s.key = 'v2_0' AND si.position = 2"
+        ).fetchone()
+    assert pixels(written.read_bytes()) == pixels(bytes(second))

@@ -132,11 +132,11 @@ class ZoomScreen(Screen[None]):
     }
     """
 
-    def __init__(self, images: ImageSet, renderer: Renderer, index: int = 0) -> None:
+    def __init__(self, images: ImageSet, renderer: Renderer) -> None:
         super().__init__()
         self.images = images
         self._renderer = renderer
-        self.index = index
+        self.index = 0  # which of the sample's images is shown
         self.zoom = 1.0
         self._centre: tuple[float, float] | None = None  # None: the image's centre
         self._picture: PILImage.Image | None = None  # the full-resolution image shown
