@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 from conftest import matches_golden
-from tui_harness import drive, until
+from PIL import Image as PILImage
+from PIL import ImageDraw, ImageFont
+from tui_harness import drive, set_first_image, until
 
 from lmmreview.tui.images import SampleImages
 from lmmreview.tui.screens import BreakdownScreen, HelpScreen
+from lmmreview.tui.zoom import ZoomScreen
 
 
 def test_review_breakdown_and_help_screens(cli, tmp_path: Path) -> None:
@@ -33,3 +37,37 @@ def test_review_breakdown_and_help_screens(cli, tmp_path: Path) -> None:
     drive(db, steps)
     for name, svg in shots.items():
         matches_golden(svg, f"tui/{name}.svg")
+
+
+def small_print_chart() -> bytes:
+    """A white 800×500 PNG of four bars labelled in an 11-pixel bitmap font."""
+    image = PILImage.new("RGB", (800, 500), "white")
+    draw, font = ImageDraw.Draw(image), ImageFont.load_default_imagefont()
+    draw.text((20, 10), "Monthly sales (thousands)", fill="black", font=font)
+    for number, (month, value) in enumerate([("Jan", 12), ("Feb", 30), ("Mar", 41), ("Apr", 25)]):
+        left = 60 + number * 180
+        draw.rectangle((left, 460 - value * 10, left + 100, 460), fill="steelblue")
+        draw.text((left + 30, 470), f"{month}: {value}", fill="black", font=font)
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_zoom_view(cli, tmp_path: Path) -> None:
+    """The zoom view on a chart's top left corner: its small title is readable at 4×."""
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    set_first_image(db, small_print_chart())
+    shots: dict[str, str] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("z")
+        await until(pilot, lambda: isinstance(app.screen, ZoomScreen) and app.screen.shown)
+        zoom = app.screen
+        await pilot.press("plus", "plus", *["left", "up"] * 8)
+        await until(pilot, lambda: zoom.zoom == 4 and zoom.shown and zoom.shown.box[:2] == (0, 0))
+        await pilot.pause(0.2)
+        shots["zoom"] = app.export_screenshot()
+
+    drive(db, steps, size=(80, 24))  # a small terminal: every cell of a picture is in the SVG
+    matches_golden(shots["zoom"], "tui/zoom.svg")

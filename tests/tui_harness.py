@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import sqlite3
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from lmmreview.tui.app import ReviewApp
 # A fixed renderer: textual-image picks one from the terminal, and tests have none.
 RENDERER = HalfcellImage
 SIZE = (150, 48)
+FIRST = "v1_0"  # the sample of the first answer the demo's mmvet list shows
 
 
 async def until(pilot: Pilot, condition: Callable[[], object], seconds: float = 15.0) -> None:
@@ -37,10 +39,12 @@ def drive(
     dataset: str | None = "mmvet",
     poll_seconds: float = 1.5,
     notifications: bool = False,
+    size: tuple[int, int] = SIZE,
     **options: Any,
 ) -> ReviewApp:
-    """Open `db` in the review app (with ReviewApp `options`), wait for the list, run
-    `steps`, close. `notifications` shows them on screen (Textual's tests hide them)."""
+    """Open `db` in the review app (with ReviewApp `options`) in a terminal of `size`, wait
+    for the list, run `steps`, close. `notifications` shows them on screen (Textual's
+    tests hide them)."""
 
     async def main() -> ReviewApp:
         app = ReviewApp(
@@ -51,7 +55,7 @@ def drive(
             poll_seconds=poll_seconds,
             **options,
         )
-        async with app.run_test(size=SIZE, notifications=notifications) as pilot:
+        async with app.run_test(size=size, notifications=notifications) as pilot:
             await until(pilot, lambda: app.session is not None and app.session.tables is not None)
             await until(pilot, lambda: app.current() is not None)
             await until(pilot, lambda: text_of(app, "#answer").strip())
@@ -91,3 +95,21 @@ async def export_to(app: ReviewApp, pilot: Pilot, target: Path) -> None:
     assert isinstance(field, Input)
     field.value = str(target)
     await pilot.press("enter")
+
+
+def set_first_image(db: Path, data: bytes | None) -> None:
+    """Give the first sample other image bytes, or (None) no image at all."""
+    with sqlite3.connect(db) as conn:
+        (sample_id,) = conn.execute(
+            "SELECT s.id FROM samples s JOIN datasets d ON d.id = s.dataset_id "
+            "WHERE d.name = 'mmvet' AND s.key = ?",
+            (FIRST,),
+        ).fetchone()
+        if data is None:
+            conn.execute("DELETE FROM sample_images WHERE sample_id = ?", (sample_id,))
+        else:
+            conn.execute(
+                "UPDATE images SET bytes = ? WHERE hash IN "
+                "(SELECT image_hash FROM sample_images WHERE sample_id = ?)",
+                (data, sample_id),
+            )

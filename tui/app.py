@@ -54,12 +54,14 @@ from lmmreview.engine.visible import visible
 from lmmreview.tui import detail as render
 from lmmreview.tui.answer_list import AnswerList, Row
 from lmmreview.tui.images import (
+    IMAGES_OFF,
     RENDERERS,
     Decoded,
     ImagePipeline,
-    ImageProblem,
+    ImageSet,
     Renderer,
     SampleImages,
+    broken,
 )
 from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.option_picker import OptionPicker
@@ -75,6 +77,8 @@ from lmmreview.tui.screens import (
 )
 from lmmreview.tui.session import Session
 from lmmreview.tui.settings import Settings, save_theme
+from lmmreview.tui.viewer import open_outside
+from lmmreview.tui.zoom import ZoomScreen
 
 T = TypeVar("T")
 IMAGE_BOX = (480, 240)  # thumbnails are made to fit this many pixels
@@ -168,6 +172,8 @@ class ReviewScreen(Screen[None]):
         Binding("escape", "clear_filters", "clear filters", show=False, id="clear-filters"),
         Binding("b", "breakdown", "tables", id="breakdown"),
         Binding("c", "compare", "compare", id="compare"),
+        Binding("z", "zoom", "zoom into the image", show=False, id="zoom"),
+        Binding("o", "open_image", "open the image outside", show=False, id="open-image"),
         Binding("J", "judge", "judge", id="judge"),
         Binding("w", "switch_judge", "show another judge's scores", show=False, id="switch-judge"),
         Binding("W", "judges", "judges view (against humans)", show=False, id="judges"),
@@ -181,7 +187,7 @@ class ReviewScreen(Screen[None]):
     ReviewScreen #detail { width: 1fr; padding: 0 1; }
     ReviewScreen #detail > Static { margin-bottom: 1; }
     ReviewScreen SampleImages { height: 14; }
-    ReviewScreen SampleImages.off { height: 1; }
+    ReviewScreen SampleImages.off, ReviewScreen SampleImages.empty { height: 1; }
     ReviewScreen #strip { height: 3; background: $boost; padding: 0 1; }
     """
 
@@ -487,6 +493,19 @@ class ReviewScreen(Screen[None]):
 
     def action_judge(self) -> None:
         self.review_app.open_judge()
+
+    def action_zoom(self) -> None:
+        images, renderer = self.review_app.shown_images(), self.review_app.image_renderer
+        if images is not None and renderer is None:
+            self.notify(f"Nothing to zoom: {IMAGES_OFF}.")
+        elif images is not None and renderer is not None:
+            self.app.push_screen(ZoomScreen(images, renderer))
+
+    @work(group="viewer")
+    async def action_open_image(self) -> None:
+        images = self.review_app.shown_images()
+        if images is not None:
+            await open_outside(self.app, images, range(len(images.hashes)))
 
     @work(group="prompt")
     async def action_export(self) -> None:
@@ -810,6 +829,19 @@ class ReviewApp(App[None]):
         cursor = screen.query_one(AnswerList).cursor
         return session.entries[session.visible[min(cursor, len(session.visible) - 1)]]
 
+    def shown_images(self) -> ImageSet | None:
+        """The images of the answer on screen, to zoom into or open; None, and why, if none."""
+        entry = self.current()
+        detail = self._details.get(entry.answer_id) if entry is not None else None
+        if entry is None or detail is None:
+            self.notify("No answer is shown yet.")
+            return None
+        if not detail.image_hashes:
+            self.notify(f"{entry.key} has no image.")
+            return None
+        title = f"{entry.key} · {entry.model}"
+        return ImageSet(entry.key, title, detail.image_hashes, self._image_bytes)
+
     def sample_of(self, entry: Entry) -> Sample | None:
         """The entry's sample: from its shown detail, or the session once the tables came."""
         detail = self._details.get(entry.answer_id)
@@ -980,7 +1012,7 @@ class ReviewApp(App[None]):
                     self._shown[selector] = key
                     screen.query_one(selector, Static).update(make())
             self._show_strip(entry)
-            self._show_images(entry.answer_id, detail.image_hashes)
+            self._show_images(entry, detail.image_hashes)
         if self._pressed_at is not None:
             started, self._pressed_at = self._pressed_at, None
             self.call_after_refresh(lambda: self.timings.append(time.perf_counter() - started))
@@ -1001,7 +1033,7 @@ class ReviewApp(App[None]):
         )
         screen.query_one("#strip", Static).update(strip)
 
-    def _show_images(self, answer_id: int, hashes: list[str]) -> None:
+    def _show_images(self, entry: Entry, hashes: list[str]) -> None:
         screen = self.review_screen
         if screen is None:
             return
@@ -1011,23 +1043,21 @@ class ReviewApp(App[None]):
         futures = [
             self._images.request(h, partial(self._image_bytes, h), IMAGE_BOX) for h in hashes
         ]
-        widget.show([f.result() if f.done() and not f.exception() else None for f in futures])
+        shown = [f.result() if f.done() and not f.exception() else None for f in futures]
+        widget.show(shown, entry.key)
         if any(not f.done() for f in futures):
-            self._await_images(answer_id, futures)
+            self._await_images(entry.answer_id, entry.key, futures)
 
     @work(exclusive=True, group="images")
-    async def _await_images(self, answer_id: int, futures: list[Future[Decoded]]) -> None:
+    async def _await_images(self, answer_id: int, key: str, futures: list[Future[Decoded]]) -> None:
         results = await asyncio.gather(
             *(asyncio.wrap_future(f) for f in futures), return_exceptions=True
         )
         entry, screen = self.current(), self.review_screen
         if entry is None or screen is None or entry.answer_id != answer_id:
             return
-        shown = [
-            r if not isinstance(r, BaseException) else ImageProblem(f"broken image: {r}")
-            for r in results
-        ]
-        screen.query_one(SampleImages).show(shown)
+        shown = [r if not isinstance(r, BaseException) else broken(r) for r in results]
+        screen.query_one(SampleImages).show(shown, key)
 
     # -- writes ------------------------------------------------------------------------------
 

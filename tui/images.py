@@ -11,6 +11,7 @@ Textual reads stdin.
 from __future__ import annotations
 
 import io
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -35,6 +36,10 @@ MISSING = "image missing from the database"
 # EXIF orientations that turn the picture a quarter, so width and height swap.
 _QUARTER_TURNS = frozenset({5, 6, 7, 8})
 IMAGES_OFF = 'images off (--images, or images = "..." in the settings, turns them on)'
+# No bound but MAX_PIXELS: `thumbnail` at this size keeps every pixel (the zoom view's crop).
+FULL_SIZE = (MAX_PIXELS, MAX_PIXELS)
+# A Python object's repr in an error text, e.g. Pillow's "<_io.BytesIO object at 0x7f...>".
+_OBJECT_REPR = re.compile(r"\s*<[\w.]+ object at 0x[0-9a-fA-F]+>")
 
 Renderer = Callable[[PILImage.Image], Widget]
 # `--images` choices: textual-image's widget classes; "auto" is the one it detected for
@@ -62,6 +67,23 @@ class ImageProblem:
     """Why an image cannot be shown; `reason` is what the placeholder says."""
 
     reason: str
+
+
+def broken(error: BaseException) -> ImageProblem:
+    """The problem an exception from decoding or reading an image stands for, in words:
+    the object reprs Pillow puts in its messages (our in-memory file) are left out."""
+    text = _OBJECT_REPR.sub("", str(error)) or type(error).__name__
+    return ImageProblem(f"broken image: {text}")
+
+
+@dataclass(frozen=True)
+class ImageSet:
+    """One sample's images as the zoom view and the system viewer get them."""
+
+    key: str  # the sample id, named in messages and in temporary file names
+    title: str  # what the zoom view's top line says, e.g. "v1_0 · llava-13b"
+    hashes: list[str]
+    load: Callable[[str], bytes | None]  # image hash -> its bytes; call in a worker thread
 
 
 Decoded = Thumbnail | ImageProblem
@@ -118,7 +140,7 @@ def thumbnail(data: bytes, max_size: tuple[int, int]) -> Decoded:
     # Pillow's format plugins fail on malformed input with many exception types
     # (OSError, ValueError, SyntaxError, struct.error, DecompressionBombError, ...).
     except Exception as error:
-        return ImageProblem(f"broken image: {error or type(error).__name__}")
+        return broken(error)
 
 
 def _flatten(image: PILImage.Image) -> PILImage.Image:
@@ -255,7 +277,7 @@ class SampleImages(Widget):
         content-align: center middle;
         color: $text-muted;
     }
-    SampleImages.off {
+    SampleImages.off, SampleImages.empty {
         height: 1;
     }
     SampleImages .caption {
@@ -277,21 +299,24 @@ class SampleImages(Widget):
         self._renderer = renderer
         self.set_class(renderer is None, "off")
         self._items: list[Decoded | None] = []
+        self._sample = ""
 
     @property
     def pending(self) -> bool:
         """Whether an image is still on its way."""
         return any(item is None for item in self._items)
 
-    def show(self, items: Sequence[Decoded | None]) -> None:
+    def show(self, items: Sequence[Decoded | None], sample: str = "") -> None:
         """Show these images in order: a `Thumbnail`, an `ImageProblem`, or None for loading.
 
-        An empty list means the sample has no image. Call on the UI thread. With images
-        off, the one-line placeholder stays.
+        An empty list means the sample has no image: one line says so. A problem is told
+        with the `sample` id. Call on the UI thread. With images off, the one-line
+        placeholder stays.
         """
         if self.off:
             return
-        self._items = list(items)
+        self._items, self._sample = list(items), sample
+        self.set_class(not self._items, "empty")
         self.refresh(recompose=True)
 
     @property
@@ -316,7 +341,12 @@ class SampleImages(Widget):
                     with Container(classes="frame"):
                         yield renderer(item.image)
                 elif isinstance(item, ImageProblem):
-                    yield Static(safe(item.reason), classes="placeholder")
+                    yield Static(safe(named(item, self._sample)), classes="placeholder")
                 else:
                     yield Static("loading…", classes="placeholder", markup=False)
                 yield Static(caption, classes="caption", markup=False)
+
+
+def named(problem: ImageProblem, sample: str) -> str:
+    """A problem's reason with the sample it belongs to, e.g. "v1_2: broken image: ..."."""
+    return f"{sample}: {problem.reason}" if sample else problem.reason
