@@ -39,6 +39,7 @@ from lmmreview.engine.scoring import (
     Status,
     judge_names,
     names_judge,
+    preferred_judge,
 )
 from lmmreview.engine.types import QuestionType, Sample
 
@@ -516,10 +517,7 @@ class Store:
         setting: ignored where it names none), else the default (see `judges`); None when
         the dataset has no judgment yet."""
         judges = self.judges(dataset)
-        if name:
-            return self._named(dataset, judges, name)
-        liked = [j for j in judges if preferred and names_judge(j, preferred)]
-        return next(iter(liked or judges), None)
+        return self._named(dataset, judges, name) if name else preferred_judge(judges, preferred)
 
     def _named(self, dataset: str, judges: list[Judge], name: str) -> Judge:
         matches = [j for j in judges if names_judge(j, name)]

@@ -110,6 +110,13 @@ def judge_names(judges: Iterable[Judge]) -> dict[Judge, str]:
     return {j: j.label if shared[j.label] == 1 else j.full_label for j in listed}
 
 
+def preferred_judge(judges: Sequence[Judge], preferred: str | None) -> Judge | None:
+    """The first of `judges` (a dataset's, the default first) that `preferred` names, else
+    the default; None when there is none."""
+    liked = [j for j in judges if preferred and names_judge(j, preferred)]
+    return next(iter(liked or judges), None)
+
+
 def names_judge(judge: Judge, name: str) -> bool:
     """Whether `name` (as a user types it) names this judge: its label, its model, or its
     label with the prompt version."""

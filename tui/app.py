@@ -670,7 +670,7 @@ class ReviewApp(App[None]):
 
     def _read(self, dataset: str | None, judge: Judge | None) -> tuple[Session, int, Marks]:
         review = self._open()
-        session = Session.open(review, dataset, judge, self.shown_judge)
+        session = Session.open(review, dataset, judge)
         return session, review.data_version(), review.marks()
 
     async def in_db(self, call: Callable[[ReviewStore], T]) -> T:
@@ -730,7 +730,9 @@ class ReviewApp(App[None]):
         snapshot = list(session.entries)
         try:
             tables = await self.in_db(
-                lambda r: Session.compute(r, session.dataset, session.benchmark, snapshot)
+                lambda r: Session.compute(
+                    r, session.dataset, session.benchmark, snapshot, session.judge, self.shown_judge
+                )
             )
         except DB_ERRORS as exc:
             self.stop(f"{self.db_path}: {reason(exc)}")

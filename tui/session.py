@@ -9,14 +9,14 @@ time, each a delta on the live tables.
 from __future__ import annotations
 
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.layouts import Layout, layout_for
 from lmmreview.engine.review import Agreement, Entry, Filter
-from lmmreview.engine.scoring import Judge, Outcome, judge_names
+from lmmreview.engine.scoring import Judge, Outcome, judge_names, preferred_judge
 from lmmreview.engine.tables import Cell
 from lmmreview.engine.types import Sample
 
@@ -28,6 +28,8 @@ class Tables:
     samples: dict[str, Sample]
     breakdown: Breakdown
     agreement: Agreement
+    judge: Judge | None = None  # whose scores they are
+    judges: dict[Judge, str] = field(default_factory=dict)  # the dataset's, by name
 
 
 @dataclass(slots=True)
@@ -47,14 +49,10 @@ class Session:
 
     @classmethod
     def open(
-        cls,
-        review: ReviewStore,
-        dataset: str | None = None,
-        judge: Judge | None = None,
-        preferred: str | None = None,
+        cls, review: ReviewStore, dataset: str | None = None, judge: Judge | None = None
     ) -> Session:
-        """Read a dataset's answers (the first dataset by name, unless one is given), as
-        `judge` scored them (else the judge `preferred` names, else the default)."""
+        """Read a dataset's answers (the first dataset by name, unless one is given); the
+        judge (`judge`, or the one `compute` chooses) comes with the tables."""
         known = review.store.datasets()
         if not known:
             raise LookupError(f"{review.store.path}: no datasets (see lmmreview import --help)")
@@ -62,32 +60,39 @@ class Session:
         if dataset is not None and dataset not in names:
             raise LookupError(f"{review.store.path}: no dataset {dataset!r}")
         name, kind = next((n, k) for n, k in known if n == (dataset or names[0]))
-        found = review.store.judges(name)
-        judge = judge or review.store.chosen_judge(name, None, preferred)
-        review.judge = judge
+        review.judge = judge  # until `compute` chooses, a read finds the default itself
         entries = review.bare_entries(name)  # scores come with the tables, a moment later
         by_id = {e.answer_id: i for i, e in enumerate(entries)}
-        judges = judge_names([*found, *([judge] if judge and judge not in found else [])])
-        return cls(
-            name, kind, names, entries, by_id, list(range(len(entries))), judge=judge, judges=judges
-        )
+        return cls(name, kind, names, entries, by_id, list(range(len(entries))), judge=judge)
 
     @staticmethod
     def compute(
-        review: ReviewStore, dataset: str, benchmark: Benchmark, entries: list[Entry]
+        review: ReviewStore,
+        dataset: str,
+        benchmark: Benchmark,
+        entries: list[Entry],
+        judge: Judge | None = None,
+        preferred: str | None = None,
     ) -> Tables:
-        """Score the entries (in place) and build the samples and every table.
+        """Score the entries (in place) as `judge` did (else the judge `preferred` names,
+        else the default) and build the samples and every table.
 
         Safe beside the UI thread: it replaces an entry it changes with a new object, and
         `complete` replays those, so filling the old object in place loses nothing.
         """
+        found = review.store.judges(dataset)  # off the first screen's path: it reads them all
+        judge = judge or preferred_judge(found, preferred)
+        review.judge = judge
         review.fill(dataset, entries)
         samples = {s.key: s for s in review.store.samples(dataset)}
-        return _tables(samples, layout_for(dataset, benchmark, list(samples.values())), entries)
+        layout = layout_for(dataset, benchmark, list(samples.values()))
+        names = judge_names([*found, *([judge] if judge and judge not in found else [])])
+        return replace(_tables(samples, layout, entries), judge=judge, judges=names)
 
     def complete(self, tables: Tables) -> None:
         """Take the tables; replay the entries that changed while they were computed."""
         self.tables = tables
+        self.judge, self.judges = tables.judge, tables.judges
         self.reviewed = sum(e.reviewed for e in self.entries)  # `compute` filled in verdicts
         for answer_id in self.changed:
             self.update(self.entries[self.by_id[answer_id]])
@@ -133,7 +138,8 @@ class Session:
         golds = tables.samples[fresh.key].golds
         breakdown = tables.breakdown
         if len(fresh.judged) > breakdown.runs:  # a new judge run appeared: count again
-            self.tables = _tables(tables.samples, breakdown.layout, self.entries)
+            fresh_tables = _tables(tables.samples, breakdown.layout, self.entries)
+            self.tables = replace(fresh_tables, judge=tables.judge, judges=tables.judges)
         else:
             breakdown.set(fresh.model, fresh.key, fresh.outcome(breakdown.runs, golds))
             tables.agreement.set(fresh.answer_id, fresh.disagreement(golds))
