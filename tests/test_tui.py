@@ -314,8 +314,12 @@ def test_hiding_the_judge_screen_keeps_the_run_going(demo_db: Path, monkeypatch)
             await until(pilot, lambda: server.requests > 0)
             await pilot.press("escape")
             await until(pilot, lambda: app._judge is None, 60)
-            await until(pilot, lambda: app._notifications, 30)
-            seen["told"] = " ".join(str(n.message) for n in app._notifications)
+
+            def told() -> str:  # the run's end is told a moment after it ends
+                return " ".join(str(n.message) for n in app._notifications)
+
+            await until(pilot, lambda: "Judge run finished." in told(), 30)
+            seen["told"] = told()
             await pilot.press("J")
             await until(pilot, lambda: isinstance(app.screen, JudgeScreen))
             await until(pilot, lambda: app.screen.query("#judge-status"))  # composed again
