@@ -17,12 +17,29 @@ from lmmreview.engine.types import Sample
 
 @dataclass(frozen=True, slots=True)
 class OfflineRun:
-    """What `score_offline` did for one dataset."""
+    """What `score_offline` did for one dataset, and where the offline rules' scores stand
+    after it: counted as their tables, notes and `info --judge "offline rules"` count."""
 
     dataset: str
     judged: int  # new offline judgments
+    scored: int  # answers the offline rules' score decides (Notes.offline)
     fallback: int  # of which decided by the seeded fallback
-    left: int  # answers the rules leave to a human or an LLM judge
+    unscored: int  # answers with no score in any run (Notes.unscored)
+    no_gold: int  # of which to questions with no gold: nothing can score them
+
+    def summary(self) -> str:
+        """The line `lmmreview score` prints."""
+        no_gold = (
+            f"; {self.no_gold} answer questions with no gold (a test split): their choices "
+            "are read, never scored"
+            if self.no_gold
+            else ""
+        )
+        return (
+            f"{self.dataset}: {self.scored} answers scored by the offline rules "
+            f"({self.fallback} by the seeded fallback, marked); "
+            f"{self.unscored - self.no_gold} left for a human or an LLM judge{no_gold}"
+        )
 
 
 def score_offline(store: Store, datasets: list[str] | None = None) -> Iterator[OfflineRun]:
@@ -31,19 +48,17 @@ def score_offline(store: Store, datasets: list[str] | None = None) -> Iterator[O
     for name, benchmark in store.datasets(datasets or None):
         samples = {s.key: s for s in store.samples(name)}
         judged = store.deciding_judgments(name, OFFLINE)  # other judges' scores stand beside
-        results, left = [], 0
+        results = []
         for answer_id, _, key, text in store.answer_rows(name):
-            if answer_id in judged:
-                continue
-            judgment = benchmark.offline(samples[key], text)
-            if judgment is None:
-                left += 1
-            else:
+            judgment = None if answer_id in judged else benchmark.offline(samples[key], text)
+            if judgment is not None:
                 results.append((answer_id, judgment))
         with store.transaction():
             store.add_judgments(results)
-        fallback = sum(j.status == "fallback" for _, j in results)
-        yield OfflineRun(name, len(results), fallback, left)
+        notes = dataset_scores(store, name, benchmark, OFFLINE).notes([])
+        yield OfflineRun(
+            name, len(results), notes.offline, notes.fallback, notes.unscored, notes.no_gold
+        )
 
 
 @dataclass(slots=True)
@@ -67,7 +82,8 @@ class DatasetScores:
         """What a reader must know; `verdicts` are circular verdicts another tool computed,
         summed per model and file beside lmmreview's own on the same groups;
         `other_judges` the file's judges these numbers leave out."""
-        outcomes = [o for per_key in self.breakdown.outcomes.values() for o in per_key.values()]
+        keyed = [kv for per_key in self.breakdown.outcomes.values() for kv in per_key.items()]
+        outcomes = [o for _, o in keyed]
         return Notes(
             dataset=self.name,
             kind=self.benchmark.name,
@@ -75,10 +91,12 @@ class DatasetScores:
             runs=self.breakdown.runs,
             answers=len(outcomes),
             reviewed=sum(o.reviewed for o in outcomes),
-            unscored=sum(o.micro.count(None) == len(o.micro) for o in outcomes),
+            unscored=sum(o.unscored for o in outcomes),
             fallback=sum(o.fallback for o in outcomes),
             unscored_as_zero=unscored_as_zero,
-            partial=sum(0 < o.micro.count(None) < len(o.micro) for o in outcomes),
+            partial=sum(o.partial for o in outcomes),
+            offline=sum(o.offline for o in outcomes),
+            no_gold=sum(o.unscored and not self.samples[k].golds for k, o in keyed),
             imported_circular=self._imported_circular(verdicts),
             no_reply=self.no_reply,
             other_judges=tuple(other_judges),

@@ -72,6 +72,7 @@ class ModelCounts:
     judged: int  # a usable judgment decides one of its runs
     reviewed: int  # with a current human verdict
     unscored: int  # no score from either (e.g. a choice with no gold)
+    offline: int  # scored by the offline rules (no human score replaces theirs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -651,7 +652,7 @@ class Store:
         self, judge_name: str | None = None, preferred: str | None = None
     ) -> list[DatasetCounts]:
         """Per dataset: samples, images and the judge read (see `chosen_judge`); per model:
-        answers, judged, reviewed, unscored."""
+        answers, judged, reviewed, unscored, offline."""
         datasets = self.db.query(
             "SELECT d.id, d.name, d.kind, "
             "(SELECT COUNT(*) FROM samples s WHERE s.dataset_id = d.id) AS samples, "
@@ -667,8 +668,8 @@ class Store:
                 _model_counts(judge), (*judge_parameters(d["name"], judge), d["id"])
             )
             models = [
-                ModelCounts(model, answers, judged, reviewed, answers - scored)
-                for model, answers, judged, reviewed, scored in rows
+                ModelCounts(model, answers, judged, reviewed, answers - scored, offline)
+                for model, answers, judged, reviewed, scored, offline in rows
             ]
             named = names[judge] if judge else None
             counts.append(
@@ -734,22 +735,25 @@ def _link_new(temp: Path, target: Path, path: Path) -> None:
 
 def _model_counts(judge: Judge | None) -> str:
     """Per model of one dataset (parameters: `judge_parameters`, then the dataset id):
-    answers, judged, reviewed, scored.
+    answers, judged, reviewed, scored, offline.
 
     An answer is judged when a usable judgment of `judge` decides one of its runs (is the
     judge's latest for the run), reviewed when its latest review carries a verdict (an
     undo back to "no verdict" leaves it unreviewed); unscored when neither the judge nor a
-    human gives it a score (a choice with no gold to score it against gives none), as
-    engine.scoring.effective has it. The tables' notes and the review screen count alike.
+    human gives it a score (a choice with no gold to score it against gives none); offline
+    when no human score replaces a score of the judge's that a usable offline judgment
+    decides, as engine.scoring.effective has it. The tables' notes, `score` and the
+    review screen count alike (tests/test_counts.py).
     """
     return f"""
     WITH decided AS (
-        SELECT j.answer_id, MAX(j.score IS NOT NULL) AS scored FROM judgments j
+        SELECT j.answer_id, MAX(j.score IS NOT NULL) AS scored,
+            MAX(j.judge_kind = 'offline') AS offline FROM judgments j
         JOIN ({deciding_in_dataset(judge)}) USING (id)
         WHERE j.status IN {USABLE} GROUP BY j.answer_id
     ), flags AS (
         SELECT m.name AS model, c.answer_id IS NOT NULL AS judged,
-            COALESCE(c.scored, 0) AS judge_scored,
+            COALESCE(c.scored, 0) AS judge_scored, COALESCE(c.offline, 0) AS by_rules,
             COALESCE(r.score IS NOT NULL OR r.choice IS NOT NULL, 0) AS reviewed,
             COALESCE(CASE WHEN r.choice IS NULL THEN r.score IS NOT NULL
                           ELSE s.answer IS NOT NULL END, 0) AS human_scored
@@ -758,7 +762,8 @@ def _model_counts(judge: Judge | None) -> str:
         LEFT JOIN reviews r ON r.id = (SELECT MAX(l.id) FROM reviews l WHERE l.answer_id = a.id)
         WHERE s.dataset_id = ?
     )
-    SELECT model, COUNT(*), SUM(judged), SUM(reviewed), SUM(judge_scored OR human_scored)
+    SELECT model, COUNT(*), SUM(judged), SUM(reviewed), SUM(judge_scored OR human_scored),
+        SUM(by_rules AND judge_scored AND NOT human_scored)
     FROM flags GROUP BY model ORDER BY model
     """
 

@@ -26,10 +26,11 @@ from lmmreview.engine.tables import Cell, Row, Table
 class _Sums:
     """Running totals of one cell."""
 
-    __slots__ = ("complete", "fallback", "n", "offline", "reviewed", "scored", "sums")
+    __slots__ = ("blank", "complete", "fallback", "n", "offline", "reviewed", "scored", "sums")
 
     def __init__(self, runs: int) -> None:
         self.n = self.complete = self.reviewed = self.fallback = self.offline = 0
+        self.blank = 0  # units with no score in any run (Outcome.unscored)
         self.sums = [0] * runs
         self.scored = [0] * runs
 
@@ -37,6 +38,7 @@ class _Sums:
         """Count `outcome` `times` times (negative to remove it)."""
         self.n += times
         self.complete += times * outcome.complete
+        self.blank += times * outcome.unscored
         self.reviewed += times * outcome.reviewed
         self.fallback += times * outcome.fallback
         self.offline += times * outcome.offline
@@ -49,6 +51,7 @@ class _Sums:
         """Add another cell's totals (a reduced group of answers)."""
         self.n += other.n
         self.complete += other.complete
+        self.blank += other.blank
         self.reviewed += other.reviewed
         self.fallback += other.fallback
         self.offline += other.offline
@@ -68,7 +71,8 @@ class _Sums:
             n=self.n,
             std=_spread(per_run, mean) if mean is not None and len(per_run) > 1 else None,
             reviewed=self.reviewed,
-            unscored=self.n - self.complete,
+            unscored=self.blank,
+            partial=self.n - self.complete - self.blank,
             fallback=self.fallback,
             offline=self.offline,
             per_run=tuple(per_run),
@@ -99,7 +103,8 @@ class _Columns:
         n = sums.n = len(positions)
         complete = pick(self.complete)
         sums.complete = sum(complete)
-        gapped = compress(pick(self.micro), map(not_, complete))
+        gapped = list(compress(pick(self.micro), map(not_, complete)))
+        sums.blank = sum(micro.count(None) == len(micro) for micro in gapped)
         sums.reviewed = sum(pick(self.reviewed))
         sums.fallback = sum(pick(self.fallback))
         sums.offline = sum(pick(self.offline))

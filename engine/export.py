@@ -31,10 +31,12 @@ class Notes:
     runs: int
     answers: int
     reviewed: int
-    unscored: int  # no score in any run
+    unscored: int  # no score in any run (engine.scoring.Outcome.unscored)
     fallback: int
     unscored_as_zero: bool = False
     partial: int = 0  # scored in some runs, not all
+    offline: int = 0  # scored by the offline rules (Outcome.offline)
+    no_gold: int = 0  # of the unscored, answers to questions with no gold (a test split)
     imported_circular: tuple[ImportedCircular, ...] = ()  # another tool's, beside ours
     no_reply: int = 0  # answers scored by an imported 0.0 that came with no judge reply
     other_judges: tuple[str, ...] = ()  # the file's judges these numbers leave out
@@ -50,7 +52,7 @@ class Notes:
         )
         main = (
             f"{self.dataset}: judge {judges} ({runs}); {self.reviewed} of {self.answers} answers "
-            f"human-reviewed; {self.unscored} unscored ({unscored}); {partial}"
+            f"human-reviewed; {self.unscored} unscored ({unscored}{self._no_gold()}); {partial}"
             f"{self.fallback} decided by a seeded random fallback."
         )
         others = (
@@ -64,17 +66,27 @@ class Notes:
 
     def fields(self) -> dict[str, object]:
         """The notes as JSON fields. What older releases never had (a no-reply count,
-        another tool's circular verdicts, other judges) is left out while there is none, so
+        another tool's circular verdicts, other judges, a no-gold count) is left out while
+        there is none, so
         a database without them exports as the releases before it did."""
         fields = {
             **asdict(self),
             "judges": list(self.judges),
             "other_judges": list(self.other_judges),
         }
-        for name in ("no_reply", "imported_circular", "other_judges"):
+        for name in ("no_reply", "imported_circular", "other_judges", "no_gold"):
             if not fields[name]:
                 del fields[name]
         return fields
+
+    def _no_gold(self) -> str:
+        """The unscored answers no judge or verdict can score, when there are any."""
+        if not self.no_gold:
+            return ""
+        return (
+            f"; {self.no_gold} of them answer questions with no gold, as in a test split: "
+            "their choices are read, never scored"
+        )
 
     def _no_reply(self) -> str:
         """The imported 0.0 scores no judge reply backs (lmms-eval's record of a failed
@@ -229,7 +241,7 @@ def to_csv(tables: list[Table], notes: list[Notes]) -> str:
     """Long format: one line per table cell, every statistic in its own column."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    fields = ["value", "std", "n", "reviewed", "unscored", "fallback", "offline"]
+    fields = ["value", "std", "n", "reviewed", "unscored", "fallback", "offline", "partial"]
     writer.writerow(["dataset", "table", "model", "column", *fields])
     for table in tables:
         for row in table.rows:
@@ -290,6 +302,7 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
                         "std": stat(row.cells, "std"),
                         "reviewed": stat(row.cells, "reviewed"),
                         "unscored": stat(row.cells, "unscored"),
+                        "partial": stat(row.cells, "partial"),
                         "fallback": stat(row.cells, "fallback"),
                         "offline": stat(row.cells, "offline"),
                     }

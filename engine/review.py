@@ -50,9 +50,21 @@ class Entry:
         return effective(self.judged, self.verdict, runs, golds, self.fallback, self.offline)
 
     def disagreement(self, golds: list[str]) -> float | None:
-        """|judge - human| for a reviewed answer the judge scored."""
-        human, judge = human_score(self.verdict, golds), self.judge_mean()
-        return None if human is None or judge is None else abs(judge - human)
+        """How far the judge is from the human (see `judge_human_difference`)."""
+        return judge_human_difference(self.verdict, self.judge_choice, self.judge_mean(), golds)
+
+
+def judge_human_difference(
+    verdict: Verdict | None, judge_choice: str | None, judge_mean: float | None, golds: list[str]
+) -> float | None:
+    """The judge-human difference of one answer: where both chose an option, 0.0 for the
+    same one and 1.0 for another (two different wrong options disagree although both score
+    0, and no gold is needed); else |judge mean - human score|. None without a verdict, or
+    without a judge score or a human score to compare."""
+    if verdict is not None and verdict.choice is not None and judge_choice is not None:
+        return 0.0 if verdict.choice == judge_choice else 1.0
+    human = human_score(verdict, golds)
+    return None if human is None or judge_mean is None else abs(judge_mean - human)
 
 
 AxesOf = Callable[[Sample], dict[str, list[str]]]
@@ -75,7 +87,7 @@ class Filter:
     failed: bool = False
     fallback: bool = False
     no_reply: bool = False  # judge results without a reply (see Entry.no_reply)
-    disagreement: float | None = None  # |judge - human| above this
+    disagreement: float | None = None  # `judge_human_difference` above this
     spread: float | None = None  # std across judge runs above this
     axis: tuple[str, str] | None = None  # (axis, value)
     model: str | None = None
@@ -210,7 +222,8 @@ def _states(history: list[HistoryRow]) -> list[Verdict | None]:
 
 @dataclass(slots=True)
 class Agreement:
-    """The paper's judge-quality measure, live: mean |judge - human| over reviewed answers."""
+    """The paper's judge-quality measure, live: the mean `judge_human_difference` over
+    reviewed answers (for chosen options: the share where the judge chose another)."""
 
     total: float = 0.0
     count: int = 0

@@ -152,6 +152,11 @@ _SHARED: dict[int, int] = {}  # one object per score value: a recompute then rea
 class Outcome(NamedTuple):
     """The effective result of one answer (or one circular group), one score per run.
 
+    It is the one source of the counts every path shows (tables, strip, notes, `info`,
+    `score`): an answer is *unscored* when no run has a score, *partial* when some runs
+    have one and others not, *reviewed* when a human verdict is in force, *offline* when
+    its score is the offline rules' (see `effective`).
+
     Scores are whole millionths (None: unscored), so that table sums are exact under
     add and subtract, and a full recompute can sum them in C. Build one with `of`: it
     also fills `complete` (no run unscored), a field so a recompute reads it with the rest.
@@ -174,6 +179,16 @@ class Outcome(NamedTuple):
         """An outcome from scores in [0, 1], rounded to the nearest millionth."""
         micro = tuple(None if score is None else _shared(round(score * MICRO)) for score in scores)
         return cls(micro, None not in micro, reviewed, fallback, offline)
+
+    @property
+    def unscored(self) -> bool:
+        """No run has a score."""
+        return self.micro.count(None) == len(self.micro)
+
+    @property
+    def partial(self) -> bool:
+        """Some runs have a score, others not."""
+        return 0 < self.micro.count(None) < len(self.micro)
 
 
 def _shared(micro: int) -> int:
@@ -212,10 +227,13 @@ def effective(
     `fallback` and `offline` say whether a usable deciding judgment was a seeded fallback
     or the offline rules'. A human score replaces the judge's in every run; a human choice
     is scored against the golds. A verdict that gives no score (a choice with no gold)
-    leaves the judge's scores, and the answer still counts as reviewed.
+    leaves the judge's scores, and the answer still counts as reviewed. `fallback` and
+    `offline` say where a score came from, so an answer with no score in any run (a
+    choice read from an answer to a question with no gold) is neither: it is unscored.
     """
     human = human_score(verdict, golds)
     if human is not None:
         return Outcome.of((human,) * runs, reviewed=True)
     scores = tuple(judged[:runs]) + (None,) * (runs - len(judged))
-    return Outcome.of(scores, verdict is not None, fallback, offline)
+    scored = any(score is not None for score in scores)
+    return Outcome.of(scores, verdict is not None, fallback and scored, offline and scored)

@@ -19,9 +19,10 @@ class Cell:
     n: int  # units counted in the cell (samples, or circular groups)
     std: float | None = None  # population std over runs, when there are several
     reviewed: int = 0  # units with a human verdict
-    unscored: int = 0  # units without a usable score in some run
+    unscored: int = 0  # units with no score in any run (engine.scoring.Outcome.unscored)
+    partial: int = 0  # units scored in some runs only (Outcome.partial)
     fallback: int = 0  # units decided by a seeded random fallback
-    offline: int = 0  # units scored by the offline rules
+    offline: int = 0  # units scored by the offline rules (Outcome.offline)
     per_run: tuple[float, ...] = ()  # percent in each run that scored any unit
 
 

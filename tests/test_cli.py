@@ -50,8 +50,8 @@ def test_info_json_shape(cli, mmvet_files, tmp_path: Path) -> None:
         "name": "mmvet", "kind": "mmvet", "samples": 3, "images": 3,
     }  # fmt: skip
     assert dataset["models"] == [
-        {"model": "alpha", "answers": 3, "judged": 0, "reviewed": 0, "unscored": 3},
-        {"model": "beta", "answers": 2, "judged": 0, "reviewed": 0, "unscored": 2},
+        {"model": "alpha", "answers": 3, "judged": 0, "reviewed": 0, "unscored": 3, "offline": 0},
+        {"model": "beta", "answers": 2, "judged": 0, "reviewed": 0, "unscored": 2, "offline": 0},
     ]
     table = cli("info", db).stdout
     assert "mmvet (mmvet): 3 samples, 3 images" in table and "beta" in table

@@ -37,16 +37,17 @@ EXPECTED = {
         # judged: o3, c1, c2; reviewed: c1, c2; unscored: o1 (the LLM's run failed; the
         # rules' score is another judge's), o2, o4, and c2 (a choice with no gold scores
         # nothing, and neither does the judge's extraction of it)
-        "m1": {"answers": 6, "judged": 3, "reviewed": 2, "unscored": 4},
+        # offline: none (o1's rules score is another judge's)
+        "m1": {"answers": 6, "judged": 3, "reviewed": 2, "unscored": 4, "offline": 0},
         # judged: o3, c1 (an option match counts for every judge); reviewed: o1, o2;
-        # unscored: o4, c2 (its verdict undone)
-        "m2": {"answers": 6, "judged": 2, "reviewed": 2, "unscored": 2},
+        # unscored: o4, c2 (its verdict undone); offline: c1
+        "m2": {"answers": 6, "judged": 2, "reviewed": 2, "unscored": 2, "offline": 1},
     },
     "offline rules": {
-        # judged: o1; reviewed: c1, c2; unscored: o2, o3, o4, c2
-        "m1": {"answers": 6, "judged": 1, "reviewed": 2, "unscored": 4},
-        # judged: c1 (the match); reviewed: o1, o2; unscored: o3, o4, c2
-        "m2": {"answers": 6, "judged": 1, "reviewed": 2, "unscored": 3},
+        # judged, offline: o1; reviewed: c1, c2; unscored: o2, o3, o4, c2
+        "m1": {"answers": 6, "judged": 1, "reviewed": 2, "unscored": 4, "offline": 1},
+        # judged, offline: c1 (the match); reviewed: o1, o2; unscored: o3, o4, c2
+        "m2": {"answers": 6, "judged": 1, "reviewed": 2, "unscored": 3, "offline": 1},
     },
 }
 PARTIAL = {"gpt-test": 3, "offline rules": 2}  # answers scored in one of the judge's 2 runs
@@ -132,7 +133,7 @@ def test_info_the_export_notes_and_the_screen_count_alike(cli, tricky_db: Path, 
 
     export = cli("export", tricky_db, "--format", "json", *chosen)
     notes = json.loads(export.stdout)["notes"]["bench"]
-    for count in ("answers", "reviewed", "unscored"):
+    for count in ("answers", "reviewed", "unscored", "offline"):
         assert notes[count] == sum(m[count] for m in EXPECTED[judge].values()), count
     assert notes["partial"] == PARTIAL[judge]
     if judge == "gpt-test":  # the rules' option match of c1 counts for it; nothing else

@@ -98,6 +98,7 @@ def test_json_has_the_documented_shape() -> None:
         "std": {"x": None, "total": None},
         "reviewed": {"x": 0, "total": 0},
         "unscored": {"x": 0, "total": 0},
+        "partial": {"x": 0, "total": 0},
         "fallback": {"x": 0, "total": 0},
         "offline": {"x": 10, "total": 0},
     }

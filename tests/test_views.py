@@ -89,7 +89,9 @@ def _cells(rows: list) -> dict[tuple[str, str], dict[str, float | int | None]]:
             "std": statistics.pstdev(per_run) if len(per_run) > 1 else None,
             "n": len(per_answer),
             "reviewed": sum("human" in s for s in per_answer.values()),
-            "unscored": sum("unscored" in s for s in per_answer.values()),
+            # the one definition (engine.scoring.Outcome): no score in any run, or some
+            "unscored": sum(set(s) == {"unscored"} for s in per_answer.values()),
+            "partial": sum("unscored" in s and set(s) != {"unscored"} for s in per_answer.values()),
         }
     return cells
 
@@ -103,7 +105,7 @@ def _assert_equal_to_export(rows: list, document: dict) -> None:
             assert row["values"][column] == pytest.approx(mine["value"], abs=0.005), row
             std = row.get("std", {}).get(column)
             assert std == (None if mine["std"] is None else pytest.approx(mine["std"], abs=0.005))
-            for count in ("n", "reviewed", "unscored"):
+            for count in ("n", "reviewed", "unscored", "partial"):
                 assert row[count][column] == mine[count], (dataset, row["model"], count)
 
 

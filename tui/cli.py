@@ -189,7 +189,7 @@ def info(
     """Counts per dataset and model: answers, judged, reviewed.
 
     Per dataset: samples, images and the judge counted; per model: answers, judged (by that
-    judge), reviewed, unscored.
+    judge), reviewed, unscored, offline (scored by the offline rules).
     """
     preferred = for_command().shown_judge
     with clear_errors(db), Store.open(db, create=False) as store:
@@ -214,12 +214,12 @@ def info(
             title=safe(title, one_line=True), title_justify="left", title_style="bold"
         )
         table.add_column("model", overflow="fold")
-        for name in ("answers", "judged", "reviewed", "unscored"):
+        counted = ("answers", "judged", "reviewed", "unscored", "offline")
+        for name in counted:
             table.add_column(name, justify="right")
         for model in dataset.models:
             table.add_row(
-                safe(model.model, one_line=True),
-                *(str(n) for n in (model.answers, model.judged, model.reviewed, model.unscored)),
+                safe(model.model, one_line=True), *(str(getattr(model, n)) for n in counted)
             )
         out.print(table)
 
@@ -233,18 +233,15 @@ def score(
 
     MMMU: rule-based parsing (the official method). MMBench and multiple choice: option
     matching, then a seeded random fallback (marked). MM-Vet and open answers: a grader for
-    short ground truths; long answers are left for a human or an LLM judge.
+    short ground truths; long answers are left for a human or an LLM judge. Then says
+    where the rules' scores stand, counted as `info --judge "offline rules"` counts them.
     """
     status = err.status("Scoring by the offline rules")
     with clear_errors(db), Store.open(db, create=False) as store, status:
         store.require_datasets(dataset or [])
         runs = list(score_offline(store, dataset))
     for run in runs:
-        say(
-            f"{run.dataset}: {run.judged} answers scored by the offline rules "
-            f"({run.fallback} by the seeded fallback, marked); "
-            f"{run.left} left for a human or an LLM judge"
-        )
+        say(run.summary())
 
 
 def _tables(

@@ -265,8 +265,12 @@ def breakdown_strip(
             value += f"±{cell.std:.1f}"
         text.append_text(safe(f"{title} ", one_line=True, style="bold"))
         text.append(f"{value} ")
-        offline = f", {cell.offline} offline" if cell.offline else ""
-        text.append(f"(n={cell.n}, {cell.reviewed} reviewed{offline})   ", style="dim")
+        counts = [f"n={cell.n}", f"{cell.reviewed} reviewed"] + [
+            f"{count} {name}"  # the notes' and `info`'s counts, said where there are any
+            for name, count in (("unscored", cell.unscored), ("offline", cell.offline))
+            if count
+        ]
+        text.append(f"({', '.join(counts)})   ", style="dim")
     text.append("\n")
     agreement = DASH if delta is None else f"{delta:.3f}"
     text.append(f"judge-human Δ {agreement} over {reviewed} reviewed", style="bold")

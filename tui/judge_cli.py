@@ -124,7 +124,7 @@ def judge(
                 "running the offline rules instead."
             )
             for result in score_offline(store, dataset):
-                say(f"{result.dataset}: {result.judged} scored by the offline rules")
+                say(result.summary())
             return
         storage = JudgeStore(store, model, grading)
         plan = storage.plan(runs, dataset, model_filter)
