@@ -18,7 +18,12 @@ from lmmreview.tui.writes import PendingWrite
 Shown = tuple[Entry, Detail] | None  # a saved answer read back; None if it could not be
 
 
-class Opened(Message):
+class WorkerMessage(Message, bubble=False):
+    """A result of one of the screen's workers, for the screen alone: it does not bubble
+    up to the app (each kind says so, as Textual asks it of every subclass)."""
+
+
+class Opened(WorkerMessage, bubble=False):
     """A dataset's answers are read: the list can be shown, at the answer `keep`."""
 
     def __init__(self, session: Session, version: int, marks: Marks, keep: int | None) -> None:
@@ -26,7 +31,7 @@ class Opened(Message):
         self.session, self.version, self.marks, self.keep = session, version, marks, keep
 
 
-class OpenFailed(Message):
+class OpenFailed(WorkerMessage, bubble=False):
     """The file cannot be used at all: the app stops and `open` prints why."""
 
     def __init__(self, failure: str) -> None:
@@ -34,7 +39,7 @@ class OpenFailed(Message):
         self.failure = failure
 
 
-class TablesReady(Message):
+class TablesReady(WorkerMessage, bubble=False):
     """The session's tables are computed: filters, the strip and exports can use them."""
 
     def __init__(self, session: Session, tables: Tables) -> None:
@@ -42,7 +47,7 @@ class TablesReady(Message):
         self.session, self.tables = session, tables
 
 
-class DetailLoaded(Message):
+class DetailLoaded(WorkerMessage, bubble=False):
     """One answer's details are read (for the answer shown, or ahead of the cursor)."""
 
     def __init__(self, session: Session, detail: Detail, ahead: bool = False) -> None:
@@ -50,7 +55,7 @@ class DetailLoaded(Message):
         self.session, self.detail, self.ahead = session, detail, ahead
 
 
-class ReadFailed(Message):
+class ReadFailed(WorkerMessage, bubble=False):
     """A read could not be done: told once, and the screen goes on with what it has."""
 
     def __init__(self, problem: str) -> None:
@@ -58,7 +63,7 @@ class ReadFailed(Message):
         self.problem = problem
 
 
-class EntriesChanged(Message):
+class EntriesChanged(WorkerMessage, bubble=False):
     """Another process (or a judge run) changed answers: show them as the file has them."""
 
     def __init__(self, session: Session, version: int, marks: Marks, fresh: list[Entry]) -> None:
@@ -66,7 +71,7 @@ class EntriesChanged(Message):
         self.session, self.version, self.marks, self.fresh = session, version, marks, fresh
 
 
-class Saved(Message):
+class Saved(WorkerMessage, bubble=False):
     """The first pending change is committed; `shown` is its answer read back."""
 
     def __init__(self, pending: PendingWrite, shown: Shown) -> None:
@@ -74,7 +79,7 @@ class Saved(Message):
         self.pending, self.shown = pending, shown
 
 
-class SaveFailed(Message):
+class SaveFailed(WorkerMessage, bubble=False):
     """The first pending change could not be committed: it stays pending and is retried."""
 
     def __init__(self, pending: PendingWrite, problem: str) -> None:
@@ -82,7 +87,7 @@ class SaveFailed(Message):
         self.pending, self.problem = pending, problem
 
 
-class Undone(Message):
+class Undone(WorkerMessage, bubble=False):
     """The reviewer's newest verdict or cause (`kind`) on an answer is taken back."""
 
     def __init__(self, session: Session, answer_id: int, kind: str, shown: Shown) -> None:
@@ -90,7 +95,7 @@ class Undone(Message):
         self.session, self.answer_id, self.kind, self.shown = session, answer_id, kind, shown
 
 
-class JudgeProgress(Message):
+class JudgeProgress(WorkerMessage, bubble=False):
     """A background judge run decided another item."""
 
     def __init__(self, done: int, total: int, status: str) -> None:
@@ -98,7 +103,7 @@ class JudgeProgress(Message):
         self.done, self.total, self.status = done, total, status
 
 
-class JudgeFinished(Message):
+class JudgeFinished(WorkerMessage, bubble=False):
     """A background judge run ended: "finished", "stopped" or "failed: why"."""
 
     def __init__(self, outcome: str) -> None:
