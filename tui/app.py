@@ -55,6 +55,12 @@ class ReviewApp(App[None]):
         """`image_renderer` None turns images off; a theme chosen in the command palette is
         saved to `settings_path`, if given (`open` gives the settings file)."""
         super().__init__()
+        self.database = Database(db, settings.reviewer)
+        # Start reading at once, while Textual starts: the first screen comes sooner.
+        preferred = settings.shown_judge
+        self._opening: Future[Opening] | None = self.database.submit(
+            lambda r: read_dataset(r, dataset, None, preferred)
+        )
         self.settings = settings
         self.settings_path = settings_path
         self._saved_theme = settings.theme  # what the file has: setting it saves nothing
@@ -63,15 +69,9 @@ class ReviewApp(App[None]):
         self.dataset = dataset
         self.image_renderer = image_renderer
         self.poll_seconds = poll_seconds
-        self.database = Database(db, settings.reviewer)
         self.failure: str | None = None  # why the app stopped itself, for `open` to print
         self.review_screen = ReviewScreen()
         self._quit_warned_about = ""  # the unsaved changes the last q warned about
-        # Start reading at once, while Textual starts: the first screen comes sooner.
-        preferred = settings.shown_judge
-        self._opening: Future[Opening] | None = self.database.submit(
-            lambda r: read_dataset(r, dataset, None, preferred)
-        )
 
     def compose(self) -> ComposeResult:
         return iter(())

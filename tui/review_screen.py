@@ -1112,10 +1112,14 @@ class ReviewScreen(Screen[None]):
             return
         self.save_pending()
         self._polling = True
-        self._look_for_changes(self.session)
+        self._look_for_changes()
 
+    # No argument: a worker's description holds the repr of its arguments (a session's is
+    # every answer).
     @work(group="poll")
-    async def _look_for_changes(self, session: Session) -> None:
+    async def _look_for_changes(self) -> None:
+        session = self.session
+        assert session is not None
         stale, self._stale = self._stale, set()
         version, marks = self._version, self._marks
         try:
