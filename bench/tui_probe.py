@@ -20,11 +20,13 @@ from textual_image.widget import HalfcellImage
 
 from lmmreview.tui.app import ReviewApp
 from lmmreview.tui.images import SampleImages
+from lmmreview.tui.settings import Settings
 
 
 async def probe(db: Path, mode: str, presses: int) -> dict[str, object]:
     opened = time.perf_counter()
-    app = ReviewApp(db, reviewer="bench", image_renderer=HalfcellImage)
+    settings = Settings(path=db.with_suffix(".toml"), reviewer="bench")
+    app = ReviewApp(db, settings, image_renderer=HalfcellImage)
     async with app.run_test(size=(150, 48)) as pilot:
         while app.current() is None or not app.screen.query_one("#answer", Static).content:
             await pilot.pause(0.005)
@@ -43,7 +45,7 @@ async def probe(db: Path, mode: str, presses: int) -> dict[str, object]:
                 await pilot.pause(0.05)  # a quick reviewer: 20 samples a second
             while images.pending:
                 await pilot.pause(0.01)
-            result["timings_s"] = app.timings
+            result["timings_s"] = app.review_screen.timings
     result["peak_rss_bytes"] = _peak_rss()
     return result
 

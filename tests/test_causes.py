@@ -58,15 +58,18 @@ def test_three_causes_tagged_by_key_export_as_tagged_and_undo_takes_the_last_bac
     async def steps(app, pilot) -> None:
         wrong = _wrong_answers(app, len(TAGS))
         for entry, cause in zip(wrong, TAGS, strict=True):
-            app.reveal(entry.answer_id)
+            app.review_screen.reveal(entry.answer_id)
             await until(pilot, lambda e=entry: app.current().answer_id == e.answer_id)
             await pilot.press("x")
             await pick(app, pilot, MMMU_CAUSES[cause])
-            await until(pilot, lambda c=cause: app.current().cause == c and not app._pending)
+            await until(
+                pilot, lambda c=cause: app.current().cause == c and not app.review_screen.pending
+            )
         seen["tags"] = [(e.model, c) for e, c in zip(wrong, TAGS, strict=True)]
         seen["tagged"] = _cause_table(cli, demo_db)
         seen["history_tagged"] = text_of(app, "#history")
-        app.reveal(wrong[0].answer_id)  # undo finds the latest change wherever the cursor is
+        # undo finds the latest change wherever the cursor is
+        app.review_screen.reveal(wrong[0].answer_id)
         await pilot.press("u")
         await until(pilot, lambda: app.current().answer_id == wrong[-1].answer_id)
         await until(pilot, lambda: app.current().cause is None)
@@ -193,11 +196,13 @@ def test_the_cause_filter_keeps_the_answers_with_that_cause(demo_db: Path) -> No
 
     async def steps(app, pilot) -> None:
         target = _wrong_answers(app, 1)[0]
-        app.reveal(target.answer_id)
+        app.review_screen.reveal(target.answer_id)
         await until(pilot, lambda: app.current().answer_id == target.answer_id)
         await pilot.press("x")
         await pick(app, pilot, MMMU_CAUSES["knowledge"])
-        await until(pilot, lambda: app.current().cause == "knowledge" and not app._pending)
+        await until(
+            pilot, lambda: app.current().cause == "knowledge" and not app.review_screen.pending
+        )
         await pilot.press("v")
         await pick(app, pilot, "By error cause…")
         await pick(app, pilot, MMMU_CAUSES["knowledge"])

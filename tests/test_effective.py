@@ -105,7 +105,7 @@ def _screen_counts(db: Path, judge: str) -> dict[str, dict[str, int]]:
 
     async def read(app, pilot) -> None:
         if app.session.judge_name != judge:
-            app.show_judge(judge)
+            app.review_screen.show_judge(judge)
             await until(pilot, lambda: app.session.judge_name == judge and app.session.tables)
         session = app.session
         for model, outcomes in session.tables.breakdown.outcomes.items():

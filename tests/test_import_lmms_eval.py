@@ -115,7 +115,7 @@ def test_the_no_reply_filter_finds_the_failed_grade_and_the_screen_notes_count_i
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
-        seen["notes"] = await app.notes_text()
+        seen["notes"] = await app.review_screen.notes_text()
         await pilot.press("v")
         await pick(app, pilot, "Judge result without a reply (an imported 0.0)")
         await until(pilot, lambda: app.session.filter.no_reply)

@@ -53,7 +53,7 @@ def test_the_judge_dialog_without_a_key_says_what_to_set_and_offers_no_run(
         seen["shown"] = app.export_screenshot()
         await pilot.press("enter")  # nothing may start
         await pilot.pause(0.2)
-        seen["running"] = app._judge is not None
+        seen["running"] = app.review_screen.judge_running
 
     drive(demo_db, steps, judge_api_key_env="MY_JUDGE_KEY", settings_path=settings)
     said = str(seen["said"])
@@ -244,12 +244,12 @@ def test_every_score_on_the_screen_has_one_format(demo_db: Path) -> None:
         )
         app.screen.query_one(AnswerList).cursor = scored
         await until(pilot, lambda: "offline rules" in text_of(app, "#judges"))
-        seen["list, judged"] = app._row(scored)[2][0]
+        seen["list, judged"] = app.review_screen._row(scored)[2][0]
         seen["runs"] = text_of(app, "#judges").splitlines()[1]
         await pilot.press("8")
         await until(pilot, lambda: app.current().reviewed)
         await until(pilot, lambda: "grade" in text_of(app, "#history"))
-        seen["list, graded"] = app._row(scored)[2][0]
+        seen["list, graded"] = app.review_screen._row(scored)[2][0]
         seen["verdict"] = text_of(app, "#verdict")
         seen["history"] = text_of(app, "#history")
 

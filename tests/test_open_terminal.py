@@ -103,7 +103,7 @@ def test_open_exits_non_zero_after_a_crash(
     log, which holds the traceback (Textual's own, with local variables, is not shown)."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     inject = (
-        "from lmmreview.tui.app import ReviewScreen\n"
+        "from lmmreview.tui.review_screen import ReviewScreen\n"
         "def broken(self): raise RuntimeError('injected fault')\n"
         "ReviewScreen.action_compare = broken"
     )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.widgets import DataTable, Input, OptionList
+from textual.worker import Worker
 from tui_harness import cursor, drive, export_to, pick, text_of, until
 
 from bench.fake_judge import FakeJudge
@@ -41,7 +42,7 @@ def test_grading_a_sample_changes_the_tables_and_undo_restores_them(demo_db: Pat
         seen["graded"] = _total(app)
         seen["strip"] = text_of(app, "#strip")
         seen["status_graded"] = text_of(app, "#status")
-        seen["list"] = app._row(cursor(app))
+        seen["list"] = app.review_screen._row(cursor(app))
         await pilot.press("u")
         await until(pilot, lambda: not app.current().reviewed)
         seen["undone"] = _total(app)
@@ -285,7 +286,7 @@ def test_a_background_judge_run_lands_scores_in_the_list(demo_db: Path, monkeypa
             await until(pilot, lambda: isinstance(app.screen, JudgeScreen))
             await pilot.press("enter")
             await until(pilot, lambda: all(len(e.judged) == 2 for e in app.session.entries), 60)
-            await until(pilot, lambda: app._judge is None, 30)
+            await until(pilot, lambda: not app.review_screen.judge_running, 30)
             # the run's thread ends, then tells the screen: wait for the telling
             await until(pilot, lambda: "Judge run" in text_of(app, "#judge-status"), 30)
             seen["status"] = text_of(app, "#judge-status")
@@ -313,7 +314,7 @@ def test_hiding_the_judge_screen_keeps_the_run_going(demo_db: Path, monkeypatch)
             await pilot.press("enter")
             await until(pilot, lambda: server.requests > 0)
             await pilot.press("escape")
-            await until(pilot, lambda: app._judge is None, 60)
+            await until(pilot, lambda: not app.review_screen.judge_running, 60)
 
             def told() -> str:  # the run's end is told a moment after it ends
                 return " ".join(str(n.message) for n in app._notifications)
@@ -335,31 +336,30 @@ def test_hiding_the_judge_screen_keeps_the_run_going(demo_db: Path, monkeypatch)
 
 
 def test_quitting_during_a_judge_run_ends_cleanly(demo_db: Path, monkeypatch) -> None:
-    """The run's thread ends after the app has gone: it must not raise telling a dead app
-    (it printed a traceback after every quit during a run)."""
+    """The run's worker ends with the app: it must not raise telling a dead app (it printed
+    a traceback after every quit during a run), nor keep asking once the app has gone."""
     crashes: list[threading.ExceptHookArgs] = []
     monkeypatch.setattr(threading, "excepthook", crashes.append)
     with FakeJudge(latency=2.0) as server:
         monkeypatch.setenv("OPENAI_API_KEY", "k")
         monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-        threads: list[threading.Thread] = []
+        workers: list[Worker[None]] = []
 
         async def steps(app, pilot) -> None:
             await pilot.press("J")
             await until(pilot, lambda: isinstance(app.screen, JudgeScreen))
             await pilot.press("enter")
             await until(pilot, lambda: server.requests > 0)  # replies are in flight
-            threads.extend(t for t in threading.enumerate() if t.name == "lmmreview-judge")
+            workers.extend(w for w in app.workers if w.group == "judge")
 
         app = drive(demo_db, steps, judge_runs=1, judge_base_url=server.base_url)
-        for thread in threads:
-            thread.join(timeout=30)
-    assert threads and not any(t.is_alive() for t in threads)
+    assert workers and all(w.is_finished for w in workers)
     assert crashes == [] and app.return_code in (None, 0)
 
 
 def test_every_key_does_one_thing() -> None:
-    from lmmreview.tui.app import ReviewApp, ReviewScreen
+    from lmmreview.tui.app import ReviewApp
+    from lmmreview.tui.review_screen import ReviewScreen
 
     keys = [k for b in ReviewScreen.BINDINGS + ReviewApp.BINDINGS for k in b.key.split(",")]
     assert len(keys) == len(set(keys))

@@ -13,7 +13,7 @@ from tui_harness import cursor, drive, export_to, pick, text_of, until
 
 from lmmreview.db import store
 from lmmreview.tui.answer_list import AnswerList
-from lmmreview.tui.app import PENDING_MARK
+from lmmreview.tui.writes import PENDING_MARK
 
 
 def _reviews(db: Path) -> list[tuple]:
@@ -27,7 +27,7 @@ def _told(app) -> str:
 
 
 def _row_text(app, index: int) -> str:
-    return "".join(text for text, _ in app._row(index))
+    return "".join(text for text, _ in app.review_screen._row(index))
 
 
 # -- 15: a write the file refuses stays pending, is said, and is retried ----------------------
@@ -410,7 +410,7 @@ def test_quitting_with_changes_not_saved_names_them_literally(
     async def steps(app, pilot) -> None:
         for _ in range(7):
             await pilot.press("5", "j")
-        await until(pilot, lambda: len(app._pending) == 7)
+        await until(pilot, lambda: len(app.review_screen.pending) == 7)
         await pilot.press("q")
         await until(pilot, lambda: "Press q again" in _told(app))
         await pilot.press("q")
@@ -457,7 +457,7 @@ def test_a_repeated_grade_waiting_to_be_saved_is_not_queued_twice(
         await until(pilot, lambda: "not saved yet" in _told(app))
         await pilot.press("5")
         await until(pilot, lambda: "is already 0.5" in _told(app))
-        seen["pending"] = len(app._pending)
+        seen["pending"] = len(app.review_screen.pending)
         other.execute("ROLLBACK")
         await until(pilot, lambda: app.current().reviewed)
 

@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import Input, OptionList
 from textual_image.widget import HalfcellImage
 
 from lmmreview.tui.answer_list import AnswerList
 from lmmreview.tui.app import ReviewApp
+from lmmreview.tui.settings import Settings
 
 # A fixed renderer: textual-image picks one from the terminal, and tests have none.
 RENDERER = HalfcellImage
@@ -40,22 +42,26 @@ def drive(
     poll_seconds: float = 1.5,
     notifications: bool = False,
     size: tuple[int, int] = SIZE,
-    **options: Any,
+    settings_path: Path | None = None,
+    message_hook: Callable[[Message], None] | None = None,
+    **settings: Any,
 ) -> ReviewApp:
-    """Open `db` in the review app (with ReviewApp `options`) in a terminal of `size`, wait
-    for the list, run `steps`, close. `notifications` shows them on screen (Textual's
-    tests hide them)."""
+    """Open `db` in the review app (with these `settings`, e.g. judge_runs=1) in a terminal
+    of `size`, wait for the list, run `steps`, close. `notifications` shows them on screen
+    (Textual's tests hide them); `message_hook` sees every message the app handles."""
 
     async def main() -> ReviewApp:
         app = ReviewApp(
             db,
-            reviewer="tester",
+            Settings(path=db.with_suffix(".toml"), reviewer="tester", **settings),
             dataset=dataset,
             image_renderer=RENDERER,
             poll_seconds=poll_seconds,
-            **options,
+            settings_path=settings_path,
         )
-        async with app.run_test(size=size, notifications=notifications) as pilot:
+        async with app.run_test(
+            size=size, notifications=notifications, message_hook=message_hook
+        ) as pilot:
             await until(pilot, lambda: app.session is not None and app.session.tables is not None)
             await until(pilot, lambda: app.current() is not None)
             await until(pilot, lambda: text_of(app, "#answer").strip())

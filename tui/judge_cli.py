@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from typing import Annotated
 
 import typer
@@ -20,15 +19,12 @@ from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore, Plan
 from lmmreview.db.scoring import score_offline
 from lmmreview.engine.benchmarks.mmvet import Grading
-from lmmreview.engine.llm import OpenAIChat
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.runner import Progress as RunProgress
-from lmmreview.engine.runner import Runner, RunnerSettings
+from lmmreview.tui.judge_run import JudgeSetup, judge_setup, run_judge
 from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeUrlOpt
 from lmmreview.tui.output import clear_errors, err, fail, say
 from lmmreview.tui.settings import for_command
-
-DUMMY_KEY = "not-needed"  # local servers (vLLM, Ollama) ignore the key, but one is required
 
 
 def judge(
@@ -66,11 +62,13 @@ def judge(
         typer.Option(min=0.1, metavar="SECONDS", help="Seconds per request (default: 60)."),
     ] = None,
     max_attempts: Annotated[
-        int,
+        int | None,
         typer.Option(
-            min=1, metavar="N", help="Requests per item, retries included, before it fails."
+            min=1,
+            metavar="N",
+            help="Requests per item, retries included, before it fails (default: 10).",
         ),
-    ] = 10,
+    ] = None,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Ask again even if cached.")] = False,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Count the calls and tokens; ask nothing.")
@@ -100,29 +98,25 @@ def judge(
         judge_base_url=base_url,
         judge_api_key_env=api_key_env,
         judge_timeout=timeout,
+        judge_max_attempts=max_attempts,
     )
-    model, runs, base_url = effective.judge_model, effective.judge_runs, effective.judge_base_url
-    api_key_env, timeout = effective.judge_api_key_env, effective.judge_timeout
-    concurrency = effective.judge_concurrency
-    api_key = os.environ.get(api_key_env) or (DUMMY_KEY if base_url else None)
+    setup = judge_setup(effective, use_cache=not no_cache)
+    model, runs = setup.model, setup.runs
+    unconfigured = f"No LLM judge configured (set {setup.api_key_env} or --base-url)"
     grading = _grading(prompt_variant)
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
         if dry_run:  # before anything writes: a dry run leaves the file as it was
             _describe(JudgeStore(store, model, grading).plan(runs, dataset, model_filter), model)
-            if api_key is None:
-                say(
-                    f"No LLM judge configured (set {api_key_env} or --base-url): a real "
-                    "run would use the offline rules instead."
-                )
+            if setup.api_key is None:
+                say(f"{unconfigured}: a real run would use the offline rules instead.")
             return
-        if api_key is None:
+        if setup.api_key is None:
             if grading is not None:
-                raise fail(f"--prompt-variant needs an LLM judge: set {api_key_env} or --base-url")
-            say(
-                f"No LLM judge configured (set {api_key_env} or --base-url): "
-                "running the offline rules instead."
-            )
+                raise fail(
+                    f"--prompt-variant needs an LLM judge: set {setup.api_key_env} or --base-url"
+                )
+            say(f"{unconfigured}: running the offline rules instead.")
             for result in score_offline(store, dataset):
                 say(result.summary())
             return
@@ -131,10 +125,8 @@ def judge(
         if not plan.items:
             say(f"Nothing to judge with {model}: every item has a judgment.")
             return
-        settings = RunnerSettings(model, concurrency, max_attempts, use_cache=not no_cache)
-        client = OpenAIChat(api_key=api_key, base_url=base_url, timeout=timeout)
         try:
-            done = _run_with_progress(Runner(client, storage, settings), plan, client)
+            done = _run_with_progress(setup, storage, plan)
         except KeyboardInterrupt:
             say("Stopped. What was judged is stored; run again to resume.", console=err)
             raise typer.Exit(130) from None
@@ -152,7 +144,7 @@ def _grading(variant: str | None) -> Grading | None:
         raise fail(str(exc)) from None
 
 
-def _run_with_progress(runner: Runner, plan: Plan, client: OpenAIChat) -> RunProgress:
+def _run_with_progress(setup: JudgeSetup, storage: JudgeStore, plan: Plan) -> RunProgress:
     columns = (
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),
@@ -163,15 +155,9 @@ def _run_with_progress(runner: Runner, plan: Plan, client: OpenAIChat) -> RunPro
     )
     with Progress(*columns, console=err, transient=False) as bar:
         task = bar.add_task("judging", total=plan.items, rate=0.0, failed=0, tokens=0)
-        runner.on_progress = lambda progress: _update(bar, task, progress)
-
-        async def main() -> RunProgress:
-            try:
-                return await runner.run(plan.chains)
-            finally:
-                await client.close()
-
-        return asyncio.run(main())
+        return asyncio.run(
+            run_judge(setup, storage, plan.chains, lambda progress: _update(bar, task, progress))
+        )
 
 
 def _update(bar: Progress, task: TaskID, progress: RunProgress) -> None:

@@ -57,6 +57,7 @@ class Settings:
     judge_runs: int = 5
     judge_concurrency: int = 16
     judge_timeout: float = 60.0
+    judge_max_attempts: int = 10  # requests per item, retries included, before it fails
     disagreement: float = DISAGREEMENT
     spread: float = SPREAD
     shown_judge: str | None = None  # the judge tables show by default (None: the first)
@@ -132,6 +133,9 @@ _SPECS: dict[str, _Spec] = {
     "judge.runs": _Spec("judge_runs", _number(1, whole=True), "a whole number >= 1"),
     "judge.concurrency": _Spec("judge_concurrency", _number(1, whole=True), "a whole number >= 1"),
     "judge.timeout": _Spec("judge_timeout", _number(0.1), "seconds >= 0.1"),
+    "judge.max_attempts": _Spec(
+        "judge_max_attempts", _number(1, whole=True), "a whole number >= 1"
+    ),
     "review.disagreement": _Spec("disagreement", _number(0.0, 1.0), "a number from 0 to 1"),
     "review.spread": _Spec("spread", _number(0.0, 0.5), "a number from 0 to 0.5"),
     "review.judge": _Spec("shown_judge", _text, "a judge's name (lmmreview judges lists them)"),

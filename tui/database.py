@@ -1,0 +1,142 @@
+"""The screen's one database thread, and the work the screen's workers do in it.
+
+SQLite connections are not shared across threads here: every call on the review
+connection runs in this one thread, in order (so a verdict is committed before the screen
+reads it back). The workers of the review screen await these calls and post what they
+found as messages (tui/messages.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
+from pathlib import Path
+from typing import TypeVar
+
+from lmmreview.db import Store, StoreError
+from lmmreview.db.review import Marks, ReviewStore
+from lmmreview.db.store import is_read_only
+from lmmreview.engine.review import Entry
+from lmmreview.engine.scoring import Judge
+from lmmreview.tui.messages import Shown
+from lmmreview.tui.session import Session
+from lmmreview.tui.writes import PendingWrite
+
+T = TypeVar("T")
+
+# What the file can raise while the screen is open: another process holds the write lock
+# or dropped a table, the file is read-only, the disk is full, a folder is missing.
+DB_ERRORS = (sqlite3.Error, OSError, StoreError)
+
+Opening = tuple[Session, int, Marks]  # a dataset read: its session, data version and marks
+
+
+def reason(exc: BaseException) -> str:
+    """What went wrong, in a few words (an OSError's message without its errno)."""
+    return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+
+
+class Database:
+    """One file, one thread: the review connection, and the images' connection (read by
+    the image pipeline's threads under a lock)."""
+
+    def __init__(self, path: Path, reviewer: str) -> None:
+        self.path = path
+        self.reviewer = reviewer
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="lmmreview-db")
+        self._review: ReviewStore | None = None
+        self._image_store: Store | None = None
+        self._image_lock = threading.Lock()
+
+    def submit(self, call: Callable[[ReviewStore], T]) -> Future[T]:
+        """Run `call(review store)` in the database thread."""
+        return self._thread.submit(lambda: call(self._open()))
+
+    async def run(self, call: Callable[[ReviewStore], T]) -> T:
+        """`submit`, awaited without blocking the UI thread."""
+        return await asyncio.wrap_future(self.submit(call))
+
+    def _open(self) -> ReviewStore:
+        if self._image_store is None:
+            self._image_store = Store.open(self.path, create=False)
+        if self._review is None:
+            self._review = ReviewStore(Store.open(self.path, create=False), self.reviewer)
+        return self._review
+
+    def reconnect(self) -> None:
+        """In the database thread: close the review connection; the next call opens anew."""
+        if self._review is not None:
+            self._review.store.close()
+            self._review = None
+
+    def close(self) -> None:
+        """Close both connections, after the calls queued before."""
+
+        def close_all() -> None:
+            self.reconnect()
+            if self._image_store is not None:
+                self._image_store.close()
+
+        self._thread.submit(close_all)
+        self._thread.shutdown(wait=True)
+
+    def image_bytes(self, image_hash: str) -> bytes | None:
+        with self._image_lock:  # one connection, shared by the image threads
+            return self._image_store.image_bytes(image_hash) if self._image_store else None
+
+    def commit(self, pending: PendingWrite, review: ReviewStore) -> Shown:
+        """In the database thread: apply one change (an error means it is not saved), then
+        read the answer back. A retry waits only briefly for another process's lock."""
+        try:
+            with review.impatient() if pending.tries else nullcontext():
+                pending.change(review, pending.answer_id)
+        except sqlite3.Error as exc:
+            if is_read_only(exc):
+                # SQLite decides read-only when it opens the file: only a new connection
+                # can write once the file is writable again.
+                self.reconnect()
+            raise
+        return read_back(review, pending.dataset, pending.answer_id)
+
+
+def read_dataset(review: ReviewStore, dataset: str | None, judge: Judge | None) -> Opening:
+    """A dataset's answers, for `judge` if one is chosen (see Session.open), with the
+    file's data version and marks to poll from."""
+    session = Session.open(review, dataset, judge)
+    return session, review.data_version(), review.marks()
+
+
+def read_back(review: ReviewStore, dataset: str, answer_id: int) -> Shown:
+    """A saved answer's fresh entry and details; None if they cannot be read now (the
+    change is saved all the same, and the next poll reads them)."""
+    try:
+        (fresh,) = review.refresh(dataset, {answer_id})
+        return fresh, review.detail(answer_id)
+    except DB_ERRORS:
+        return None
+
+
+def changed_since(
+    review: ReviewStore, dataset: str, version: int, marks: Marks, stale: set[int]
+) -> tuple[int, Marks, list[Entry]]:
+    """What another process (or a judge run) wrote since `version` and `marks`, plus the
+    `stale` answers saved here but not read back: the new version, marks and entries."""
+    now = review.data_version()
+    if now == version and not stale:
+        return now, marks, []
+    new_marks = review.marks()
+    touched = review.touched_since(marks) | stale
+    return now, new_marks, review.refresh(dataset, touched) if touched else []
+
+
+def take_back(review: ReviewStore, dataset: str) -> tuple[int, str, Shown] | None:
+    """Undo the reviewer's newest verdict or cause in force: (answer, kind, read back)."""
+    undone = review.undo_change(dataset)
+    if undone is None:
+        return None
+    answer_id, kind = undone
+    return answer_id, kind, read_back(review, dataset, answer_id)

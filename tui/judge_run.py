@@ -1,0 +1,76 @@
+"""One judge-run setup for `lmmreview judge` and the screen's background run (J).
+
+Both take the model, runs, base URL, key variable, concurrency, timeout and maximum
+attempts from the effective settings, read the key alike (a local server needs none) and
+run the same Runner; only the progress display differs (a bar, or the judge screen).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from lmmreview.db.judging import JudgeStore
+from lmmreview.engine.benchmark import JudgeItem
+from lmmreview.engine.llm import OpenAIChat
+from lmmreview.engine.runner import Progress, Runner, RunnerSettings
+from lmmreview.tui.settings import Settings
+
+DUMMY_KEY = "not-needed"  # local servers (vLLM, Ollama) ignore the key, but one is required
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeSetup:
+    """What a judge run asks with. `api_key` None: no LLM judge is configured."""
+
+    runs: int
+    base_url: str | None
+    api_key_env: str  # the variable's name, never the key
+    api_key: str | None
+    timeout: float
+    runner: RunnerSettings
+
+    @property
+    def model(self) -> str:
+        return self.runner.model
+
+    def client(self) -> OpenAIChat:
+        assert self.api_key is not None, "no LLM judge is configured"
+        return OpenAIChat(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout)
+
+
+def judge_setup(settings: Settings, *, use_cache: bool = True) -> JudgeSetup:
+    """The judge run the effective settings ask for, with the key read from the variable
+    they name (or the dummy key a local server at `judge.base_url` needs)."""
+    base_url = settings.judge_base_url
+    api_key = os.environ.get(settings.judge_api_key_env) or (DUMMY_KEY if base_url else None)
+    runner = RunnerSettings(
+        settings.judge_model,
+        settings.judge_concurrency,
+        settings.judge_max_attempts,
+        use_cache=use_cache,
+    )
+    return JudgeSetup(
+        settings.judge_runs,
+        base_url,
+        settings.judge_api_key_env,
+        api_key,
+        settings.judge_timeout,
+        runner,
+    )
+
+
+async def run_judge(
+    setup: JudgeSetup,
+    storage: JudgeStore,
+    chains: list[list[JudgeItem]],
+    on_progress: Callable[[Progress], None] | None = None,
+) -> Progress:
+    """Judge `chains` with the setup's client and runner settings; the client is closed
+    however the run ends."""
+    client = setup.client()
+    try:
+        return await Runner(client, storage, setup.runner, on_progress).run(chains)
+    finally:
+        await client.close()

@@ -1,0 +1,1263 @@
+"""The review screen: the answer list on the left; the answer shown and everything about
+it on the right; the status line, the judges view and the tables' strip.
+
+It renders its own widgets. Its workers do the slow parts (database calls in the one
+database thread of tui/database.py, image decoding, a judge run in tui/judge_worker.py)
+and post messages (tui/messages.py); its `on_<message>` handlers change what is shown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Future
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from lmmreview.db import Store
+from lmmreview.db.files import ExportRefused, write_export
+from lmmreview.db.judges import disagreeing_judges, read_judges
+from lmmreview.db.review import NO_MARKS, Detail, ReviewStore
+from lmmreview.db.reviewers import disagreeing_answers
+from lmmreview.db.scoring import DatasetScores
+from lmmreview.engine.export import Notes, to_markdown
+from lmmreview.engine.review import Entry, Filter
+from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
+from lmmreview.engine.types import QuestionType, Sample
+from lmmreview.tui import detail as render
+from lmmreview.tui.answer_list import AnswerList, Row
+from lmmreview.tui.database import (
+    DB_ERRORS,
+    changed_since,
+    read_dataset,
+    reason,
+    take_back,
+)
+from lmmreview.tui.images import IMAGES_OFF, Decoded, ImagePipeline, ImageSet, SampleImages, broken
+from lmmreview.tui.judge_run import JudgeSetup, judge_setup
+from lmmreview.tui.judge_worker import BackgroundJudge
+from lmmreview.tui.judges_view import JudgesPanel
+from lmmreview.tui.messages import (
+    DetailLoaded,
+    EntriesChanged,
+    JudgeFinished,
+    JudgeProgress,
+    Opened,
+    OpenFailed,
+    ReadFailed,
+    Saved,
+    SaveFailed,
+    Shown,
+    TablesReady,
+    Undone,
+)
+from lmmreview.tui.option_picker import OptionPicker
+from lmmreview.tui.safe_text import plain_line, safe
+from lmmreview.tui.screens import Answer, BreakdownScreen, CompareScreen, JudgeScreen, Menu, Prompt
+from lmmreview.tui.session import Session
+from lmmreview.tui.settings import Settings
+from lmmreview.tui.viewer import open_outside
+from lmmreview.tui.writes import PENDING_MARK, PendingWrite, PendingWrites, changes
+from lmmreview.tui.zoom import ZoomScreen
+
+if TYPE_CHECKING:
+    from lmmreview.tui.app import ReviewApp
+
+T = TypeVar("T")
+IMAGE_BOX = (480, 240)  # thumbnails are made to fit this many pixels
+DETAIL_CACHE = 128
+PANELS = ("#title", "#question", "#gold", "#answer", "#judges", "#verdict", "#history")
+
+
+OPTION_KEYS = "ABCDEFGHI"  # MMMU questions have up to nine options; these letters choose
+NO_CAUSE = "(none)"  # the cause picker's choice that clears the cause; no cause id has "("
+
+
+def _cause_choices(causes: Mapping[str, str], entries: Iterable[Entry]) -> list[tuple[str, str]]:
+    """(id, title) of every cause of the taxonomy, then of any other cause an answer has
+    (given under an older taxonomy)."""
+    others = sorted({e.cause for e in entries if e.cause} - causes.keys())
+    return [*causes.items(), *((c, c) for c in others)]
+
+
+def _score_keys() -> list[Binding]:
+    keys = [
+        Binding(str(d), f"score({d / 10})", f"score {d / 10:.1f}", show=False, id=f"score-{d}")
+        for d in range(10)
+    ]
+    keys.append(
+        Binding(
+            "equals_sign", "score(1.0)", "score 1.0", key_display="=", show=False, id="score-10"
+        )
+    )
+    keys += [
+        Binding(
+            letter, f"choose('{letter}')", f"choose {letter}", show=False, id=f"choose-{letter}"
+        )
+        for letter in OPTION_KEYS
+    ]
+    return keys
+
+
+class ReviewScreen(Screen[None]):
+    """The sample list on the left; the selected answer and everything about it on the right."""
+
+    BINDINGS = [
+        Binding("j,down", "move(1)", "next", show=False, id="next"),
+        Binding("k,up", "move(-1)", "previous", show=False, id="previous"),
+        Binding("g,home", "jump_to(0)", "first", show=False, id="first"),
+        Binding("end", "jump_to(-1)", "last", show=False, id="last"),
+        Binding("pagedown", "page(1)", "page down", show=False, id="page-down"),
+        Binding("pageup", "page(-1)", "page up", show=False, id="page-up"),
+        Binding("n", "next_where('unreviewed')", "unreviewed", id="next-unreviewed"),
+        Binding("N", "next_where('flagged')", "next flagged", show=False, id="next-flagged"),
+        Binding("colon", "goto", "jump to id", key_display=":", show=False, id="jump"),
+        *_score_keys(),
+        Binding("X", "choose('X')", "none of the options", show=False, id="choose-none"),
+        Binding("p", "pick_option", "pick any option from a list", show=False, id="pick-option"),
+        Binding("a", "accept", "accept", id="accept"),
+        Binding("u", "undo", "undo", id="undo"),
+        Binding("m", "note", "note", show=False, id="note"),
+        Binding("f", "flag", "flag", id="flag"),
+        Binding("x", "cause", "error cause", show=False, id="cause"),
+        Binding("slash", "search", "search", key_display="/", show=False, id="search"),
+        Binding("v", "filters", "filter", id="filter"),
+        Binding("escape", "clear_filters", "clear filters", show=False, id="clear-filters"),
+        Binding("b", "breakdown", "tables", id="breakdown"),
+        Binding("c", "compare", "compare", id="compare"),
+        Binding("z", "zoom", "zoom into the image", show=False, id="zoom"),
+        Binding("o", "open_image", "open the image outside", show=False, id="open-image"),
+        Binding("J", "judge", "judge", id="judge"),
+        Binding("w", "switch_judge", "show another judge's scores", show=False, id="switch-judge"),
+        Binding("W", "judges", "judges view (against humans)", show=False, id="judges"),
+        Binding("e", "export", "export", id="export"),
+        Binding("d", "datasets", "dataset", show=False, id="dataset"),
+    ]
+    DEFAULT_CSS = """
+    ReviewScreen #status { height: 1; background: $primary-background; padding: 0 1; }
+    ReviewScreen #body { height: 1fr; }
+    ReviewScreen AnswerList { width: 46; border-right: solid $primary; }  /* 43 + bar + border */
+    ReviewScreen #detail { width: 1fr; padding: 0 1; }
+    ReviewScreen #detail > Static { margin-bottom: 1; }
+    ReviewScreen SampleImages { height: 14; }
+    ReviewScreen SampleImages.off, ReviewScreen SampleImages.empty { height: 1; }
+    ReviewScreen #strip { height: 3; background: $boost; padding: 0 1; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.session: Session | None = None
+        self.pending = PendingWrites()  # the reviewer's changes not in the database yet
+        self.timings: list[float] = []  # seconds from key press to the next sample shown
+        self._pressed_at: float | None = None
+        self._images = ImagePipeline()
+        self._details: OrderedDict[int, Detail] = OrderedDict()
+        self._shown: dict[str, object] = {}  # panel -> what it shows, to skip repeats
+        self._showing: int | None = None  # the answer the detail panels are for
+        self._version = 0  # the file's data version and marks, as last read: polls start there
+        self._marks = NO_MARKS
+        self._stale: set[int] = set()  # saved, but not read back yet: the next poll reads them
+        self._polling = False
+        self._saving = False  # a save is under way: its end saves whatever is queued
+        self._save_problem = ""  # why the first pending change failed, as last seen
+        self._problems: dict[str, str] = {}  # "save"/"read" -> the problem last told
+        self._judge: BackgroundJudge | None = None
+        self._judge_screen: JudgeScreen | None = None
+
+    def on_unmount(self) -> None:
+        self.stop_judge()
+        self._images.shutdown()
+
+    @property
+    def judge_running(self) -> bool:
+        """A background judge run is under way (until its JudgeFinished is handled)."""
+        return self._judge is not None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("opening…"), id="status")
+        with Horizontal(id="body"):
+            yield AnswerList(id="list")
+            with VerticalScroll(id="detail"):
+                yield Static(id="title")
+                yield SampleImages(self.review_app.image_renderer, id="images")
+                yield Static(id="question")
+                yield Static(id="gold")
+                yield Static(id="answer")
+                yield Static(id="judges")
+                yield Static(id="verdict")
+                yield Static(id="history")
+        yield JudgesPanel(id="judges-view")
+        yield Static(id="strip")
+        yield Footer()
+
+    @property
+    def review_app(self) -> ReviewApp:
+        return self.app  # type: ignore[return-value]
+
+    @property
+    def settings(self) -> Settings:
+        return self.review_app.settings
+
+    def on_mount(self) -> None:
+        self.query_one(AnswerList).focus()
+
+    # -- navigation ----------------------------------------------------------------------
+
+    def action_move(self, step: int) -> None:
+        answers = self.query_one(AnswerList)
+        self._go(min(max(answers.cursor + step, 0), max(answers.count - 1, 0)))
+
+    def action_page(self, direction: int) -> None:
+        """A screenful down (1) or up (-1): the list's height, less a line of context."""
+        answers = self.query_one(AnswerList)
+        self.action_move(direction * max(answers.size.height - 1, 1))
+
+    def action_jump_to(self, index: int) -> None:
+        answers = self.query_one(AnswerList)
+        self._go(index % answers.count if answers.count else 0)
+
+    def _go(self, index: int) -> None:
+        """Move the cursor and show the answer in the same frame (timed for the benchmark)."""
+        self.pressed()
+        self.query_one(AnswerList).cursor = index
+        self.show_current()
+
+    def action_next_where(self, what: str) -> None:
+        session = self.session
+        if session is None:
+            return
+        answers = self.query_one(AnswerList)
+        wanted = (lambda e: not e.reviewed) if what == "unreviewed" else (lambda e: e.flagged)
+        count = len(session.visible)
+        for step in range(1, count + 1):
+            index = (answers.cursor + step) % count
+            if wanted(session.entries[session.visible[index]]):
+                self._go(index)
+                return
+        self.notify(f"No {what} answer in this list.")
+
+    @work(group="prompt")
+    async def action_goto(self) -> None:
+        session = self.session
+        key = await self.app.push_screen_wait(Prompt("Jump to sample id (e.g. v1_12):"))
+        if not key or session is None:
+            return
+        for index, entry_index in enumerate(session.visible):
+            if session.entries[entry_index].key == key.strip():
+                self.query_one(AnswerList).cursor = index
+                return
+        self.notify(f"No answer to {key!r} in this list.", severity="warning")
+
+    @on(AnswerList.Moved)
+    def moved(self, event: AnswerList.Moved) -> None:
+        self.show_current()
+
+    # -- grading ---------------------------------------------------------------------------
+
+    def _gradable(self, kind: QuestionType) -> tuple[Entry, Sample] | None:
+        """The current answer and its sample, if a key for `kind` questions can grade it."""
+        entry = self.current()
+        sample = self.sample_of(entry) if entry is not None else None
+        if entry is None or sample is None:
+            return None
+        if sample.question_type is not kind:
+            hint = {
+                QuestionType.OPEN: "A multiple-choice answer: press the option's letter (X: none).",
+                QuestionType.CHOICE: "An open answer: grade with 0-9 and = (1.0).",
+            }[kind]
+            self.notify(hint)
+            return None
+        return entry, sample
+
+    def action_score(self, value: float) -> None:
+        found = self._gradable(QuestionType.OPEN)
+        if found is not None:
+            self.grade(found[0], Verdict(round(value, 1)))
+
+    def action_choose(self, letter: str) -> None:
+        found = self._gradable(QuestionType.CHOICE)
+        if found is None:
+            return
+        entry, sample = found
+        if letter != "X" and letter not in sample.options:
+            self.notify(f"No option {letter} here.", severity="warning")
+            return
+        self.grade(entry, Verdict(None, letter))
+
+    @work(group="prompt")
+    async def action_pick_option(self) -> None:
+        """Options past I have no key of their own: choose any option from a list."""
+        found = self._gradable(QuestionType.CHOICE)
+        if found is None:
+            return
+        letter = await self.app.push_screen_wait(OptionPicker(found[1].options))
+        if letter is not None:
+            self.action_choose(letter)
+
+    def action_accept(self) -> None:
+        entry = self.current()
+        if entry is None:
+            return
+        mean = entry.judge_mean()
+        if entry.judge_choice is None and mean is None:
+            self.notify("Nothing to accept: the judge has no usable result.", severity="warning")
+            return
+        choice, score = entry.judge_choice, None if entry.judge_choice else round(mean or 0.0, 1)
+        self.grade(entry, Verdict(score, choice), "accept")
+
+    def action_undo(self) -> None:
+        self.undo()
+
+    def action_flag(self) -> None:
+        entry = self.current()
+        if entry is not None:
+            flagged = not entry.flagged
+            label = "flag" if flagged else "unflag"
+            self.write(entry, lambda r, a: r.set_flag(a, flagged), label)
+
+    @work(group="prompt")
+    async def action_cause(self) -> None:
+        """Give the answer an error cause from the taxonomy, or clear it."""
+        entry = self.current()
+        if entry is None:
+            return
+        choices = [*self.settings.causes.items(), (NO_CAUSE, "(no cause: clear it)")]
+        picked = await self.app.push_screen_wait(Menu("Why is this answer wrong?", choices))
+        if picked is None:
+            return
+        cause = None if picked == NO_CAUSE else picked
+        label = f"cause {picked}" if cause else "clear cause"
+        self.write(entry, lambda r, a: r.set_cause(a, cause), label)
+
+    @work(group="prompt")
+    async def action_note(self) -> None:
+        entry = self.current()
+        if entry is None:
+            return
+        text = await self.app.push_screen_wait(Prompt("Note on this answer:"))
+        if text:
+            self.write(entry, lambda r, a: r.note(a, text), "note")
+
+    # -- filters ---------------------------------------------------------------------------
+
+    @work(group="prompt")
+    async def action_search(self) -> None:
+        text = await self.app.push_screen_wait(Prompt("Search questions and answers for:"))
+        if not text or self.session is None:
+            return
+        dataset = self.session.dataset
+        ids = await self._read(lambda r: r.search(dataset, text))
+        if ids is None:
+            return
+        self.filter(replace(self.session.filter, text=text, text_ids=ids))
+
+    def action_clear_filters(self) -> None:
+        self.filter(Filter())
+
+    @work(group="prompt")
+    async def action_filters(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        current = session.filter
+        choices = [
+            ("unreviewed", "Unreviewed"),
+            ("failed", "Judge failed"),
+            ("no_reply", "Judge result without a reply (an imported 0.0)"),
+            ("fallback", "Fallback extractions"),
+            ("flagged", "Flagged"),
+            ("disagreement", f"|judge - human| > {self.settings.disagreement:g}"),
+            ("spread", f"Judge runs disagree (std > {self.settings.spread:g})"),
+            ("reviewers", "Reviewers disagree"),
+            ("judges", f"Judges disagree (|judge - judge| > {self.settings.disagreement:g})"),
+            ("axis", "By breakdown axis…"),
+            ("model", "By model…"),
+            ("cause", "By error cause…"),
+            ("clear", "Clear all filters"),
+        ]
+        picked = await self.app.push_screen_wait(Menu(f"Filter ({current.describe()})", choices))
+        if picked in ("unreviewed", "failed", "no_reply", "fallback", "flagged"):
+            toggled: dict[str, Any] = {picked: not getattr(current, picked)}
+            self.filter(replace(current, **toggled))
+        elif picked == "disagreement":
+            limit = None if current.disagreement is not None else self.settings.disagreement
+            self.filter(replace(current, disagreement=limit))
+        elif picked == "spread":
+            limit = None if current.spread is not None else self.settings.spread
+            self.filter(replace(current, spread=limit))
+        elif picked == "reviewers":
+            await self._toggle_reviewers_disagree(current)
+        elif picked == "judges":
+            await self._toggle_judges_disagree(current)
+        elif picked == "model":
+            models = sorted({e.model for e in session.entries})
+            model = await self.app.push_screen_wait(Menu("Model", [(m, m) for m in models]))
+            if model:
+                self.filter(replace(current, model=model))
+        elif picked == "cause":
+            causes = _cause_choices(self.settings.causes, session.entries)
+            cause = await self.app.push_screen_wait(Menu("Error cause", causes))
+            if cause:
+                self.filter(replace(current, cause=cause))
+        elif picked == "axis":
+            await self._pick_axis(current)
+        elif picked == "clear":
+            self.filter(Filter())
+
+    async def _toggle_reviewers_disagree(self, current: Filter) -> None:
+        """Show only the answers whose reviewers' own verdicts differ, or stop doing so."""
+        ids = None
+        if current.reviewers_disagree is None and self.session is not None:
+            dataset = self.session.dataset
+            ids = await self._read(lambda r: disagreeing_answers(r.store, dataset))
+            if ids is None:
+                return
+        self.filter(replace(current, reviewers_disagree=ids))
+
+    async def _toggle_judges_disagree(self, current: Filter) -> None:
+        """Show only the answers whose judges' scores spread by more than the threshold."""
+        ids = None
+        if current.judges_disagree is None and self.session is not None:
+            dataset, limit = self.session.dataset, self.settings.disagreement
+            ids = await self._read(
+                lambda r: disagreeing_judges(read_judges(r.store, dataset), limit)
+            )
+            if ids is None:
+                return
+        self.filter(replace(current, judges_disagree=ids))
+
+    async def _pick_axis(self, current: Filter) -> None:
+        session = self.session
+        if session is None:
+            return
+        values: dict[str, set[str]] = {}
+        for sample in session.samples.values():
+            for name, found in session.benchmark.filter_axes(sample).items():
+                values.setdefault(name, set()).update(found)
+        axis = await self.app.push_screen_wait(Menu("Axis", [(a, a) for a in sorted(values)]))
+        if not axis:
+            return
+        value = await self.app.push_screen_wait(Menu(axis, [(v, v) for v in sorted(values[axis])]))
+        if value:
+            self.filter(replace(current, axis=(axis, value)))
+
+    # -- other screens -----------------------------------------------------------------------
+
+    @work(group="prompt")
+    async def action_breakdown(self) -> None:
+        session = self.session
+        if session is None or session.tables is None or not self.tables_ready():
+            return
+        notes = await self.notes_text()
+        picked = await self.app.push_screen_wait(
+            BreakdownScreen(session.tables.breakdown.tables(), notes)
+        )
+        if picked:
+            row, table, column = picked
+            ids = session.cell_answers(row, table, column)
+            title = f"{row} / {table.split('.', 1)[-1]} / {column}"
+            self.filter(Filter(cell_ids=ids, cell_title=title))
+
+    @work(group="prompt")
+    async def action_compare(self) -> None:
+        entry, session = self.current(), self.session
+        if entry is None or session is None:
+            return
+        rows = await self._read(lambda r: r.answers_to(session.dataset, entry.key))
+        if rows is None:
+            return
+        answers = []
+        for answer_id, model, text in rows:
+            other = session.entries[session.by_id[answer_id]]
+            answers.append(Answer(model, render.score_text(other), text))
+        await self.app.push_screen_wait(
+            CompareScreen(f"{entry.key}: every model's answer", answers)
+        )
+
+    def action_judge(self) -> None:
+        self.open_judge()
+
+    def action_zoom(self) -> None:
+        images, renderer = self.shown_images(), self.review_app.image_renderer
+        if images is not None and renderer is None:
+            self.notify(f"Nothing to zoom: {IMAGES_OFF}.")
+        elif images is not None and renderer is not None:
+            self.app.push_screen(ZoomScreen(images, renderer))
+
+    @work(group="viewer")
+    async def action_open_image(self) -> None:
+        images = self.shown_images()
+        if images is not None:
+            await open_outside(self.app, images, range(len(images.hashes)))
+
+    @work(group="prompt")
+    async def action_export(self) -> None:
+        app = self.review_app
+        if not self.tables_ready():
+            return
+        default = str(app.db_path.with_suffix(".tables.md"))
+        path = await self.app.push_screen_wait(Prompt("Write the Markdown tables to:", default))
+        if path:
+            try:
+                written, replaced = await self.export(Path(path).expanduser())
+            except ExportRefused as exc:
+                app.tell(f"{exc}.", "error")
+                return
+            except DB_ERRORS as exc:
+                app.tell(f"Could not write the tables to {path}: {reason(exc)}", "error")
+                return
+            again = " (it replaced the file that was there)" if replaced else ""
+            self.notify(f"Wrote the tables to {written}{again}", title="Exported", timeout=8)
+
+    @work(group="prompt")
+    async def action_switch_judge(self) -> None:
+        """Show another judge's scores in the list, the strip and the tables."""
+        app, session = self.review_app, self.session
+        if session is None:
+            return
+        if len(session.judges) < 2:
+            app.tell(f"This dataset has one judge: {session.judge_name}.")
+            return
+        choices = [
+            (name, f"{name}  (shown)" if judge == session.judge else name)
+            for judge, name in session.judges.items()
+        ]
+        picked = await self.app.push_screen_wait(Menu("Show the scores of the judge", choices))
+        if picked:
+            self.show_judge(picked)
+
+    @work(group="judges-view")
+    async def action_judges(self) -> None:
+        await self.toggle_judges()
+
+    @work(group="prompt")
+    async def action_datasets(self) -> None:
+        if self.session is None:
+            return
+        names = self.session.datasets
+        picked = await self.app.push_screen_wait(Menu("Dataset", [(n, n) for n in names]))
+        if picked and picked != self.session.dataset:
+            self.load(picked)
+
+    # -- loading: the load worker and what it posts ------------------------------------------
+
+    @work(exclusive=True, group="load")
+    async def load(
+        self, dataset: str | None, judge: Judge | None = None, keep: int | None = None
+    ) -> None:
+        """Read a dataset in the database thread (as `judge` scored it): the answers, the
+        first answer's details, then the tables, each posted as it comes. The list shows
+        the answer `keep` if it is given."""
+        app = self.review_app
+        opening = app.take_opening(dataset) if judge is None else None
+        if opening is None:
+            opening = app.database.submit(lambda r: read_dataset(r, dataset, judge))
+        try:
+            session, version, marks = await asyncio.wrap_future(opening)
+        except (LookupError, *DB_ERRORS) as exc:
+            self.post_message(OpenFailed(str(exc)))
+            return
+        self.post_message(Opened(session, version, marks, keep))
+        start = session.by_id.get(keep, 0) if keep is not None else 0
+        if session.visible:  # the first answer before the tables: they take longer
+            first = session.entries[session.visible[start]]
+            detail = await self._read(lambda r: r.detail(first.answer_id))
+            if detail is not None:
+                self.post_message(DetailLoaded(session, detail))
+        snapshot, preferred = list(session.entries), self.settings.shown_judge
+        try:
+            tables = await app.database.run(
+                lambda r: Session.compute(
+                    r, session.dataset, session.benchmark, snapshot, session.judge, preferred
+                )
+            )
+        except DB_ERRORS as exc:
+            self.post_message(OpenFailed(f"{app.db_path}: {reason(exc)}"))
+            return
+        self.post_message(TablesReady(session, tables))
+
+    def on_opened(self, message: Opened) -> None:
+        session = self.session = message.session
+        self._version, self._marks = message.version, message.marks
+        self._details.clear()
+        self._shown.clear()
+        self._showing = None
+        keep = message.keep
+        self.refresh_list(cursor=session.by_id.get(keep, 0) if keep is not None else 0)
+
+    def on_open_failed(self, message: OpenFailed) -> None:
+        self.review_app.stop(message.failure)
+
+    async def on_tables_ready(self, message: TablesReady) -> None:
+        session = self.session
+        if message.session is not session or session is None:
+            return  # another dataset or judge was opened since
+        session.complete(message.tables)
+        self.refresh_list()
+        panel = self.query_one(JudgesPanel)
+        if panel.is_open:  # another judge shown: the view names it
+            await self._open_judges(panel, session)
+        current = self.current()
+        if current is not None:
+            self._show_strip(current)
+
+    def on_detail_loaded(self, message: DetailLoaded) -> None:
+        if message.session is not self.session:
+            return
+        detail = message.detail
+        self._details[detail.answer_id] = detail
+        while len(self._details) > DETAIL_CACHE:
+            self._details.popitem(last=False)
+        if message.ahead:
+            self._prefetch_images(detail)
+        entry = self.current()
+        if entry is not None and entry.answer_id == detail.answer_id:
+            self._show(entry, detail)
+
+    def on_read_failed(self, message: ReadFailed) -> None:
+        self._report("read", message.problem)
+
+    async def _read(self, call: Callable[[ReviewStore], T]) -> T | None:
+        """Run a read in the database thread: its result, or None when it failed (then a
+        ReadFailed is posted: told once, never fatal)."""
+        try:
+            result = await self.review_app.database.run(call)
+        except DB_ERRORS as exc:
+            db = self.review_app.db_path
+            self.post_message(ReadFailed(f"Could not read {db.name}: {reason(exc)}"))
+            return None
+        self._problems.pop("read", None)
+        return result
+
+    def _report(self, source: str, problem: str) -> None:
+        """Tell a problem with the file once: a retry that fails alike stays quiet."""
+        if self._problems.get(source) != problem:
+            self._problems[source] = problem
+            self.review_app.tell(problem, "error")
+
+    async def toggle_judges(self) -> None:
+        """Show or hide the judges view: each judge of the dataset against the humans."""
+        session = self.session
+        if session is None:
+            return
+        panel = self.query_one(JudgesPanel)
+        if panel.is_open:
+            panel.close()
+        else:
+            await self._open_judges(panel, session)
+
+    async def _open_judges(self, panel: JudgesPanel, session: Session) -> None:
+        """Read every judge's calls (again) into the judges view."""
+        found = await self._read(lambda r: read_judges(r.store, session.dataset))
+        if found is None:
+            return
+        if not found.calls:
+            self.review_app.tell("No judge has scored this dataset yet: nothing to compare.")
+            return
+        panel.open(found, session.judge_name)
+
+    def show_judge(self, name: str) -> None:
+        """Show the scores of the judge of this name, staying on the answer shown."""
+        session, current = self.session, self.current()
+        if session is None:
+            return
+        judge = next((j for j, n in session.judges.items() if n == name), None)
+        if judge is None or judge == session.judge:
+            return
+        self.load(session.dataset, judge, current.answer_id if current else None)
+        self.review_app.tell(f"Showing the scores of {name}.")
+
+    def tables_ready(self) -> bool:
+        """Filters, tables and exports need the tables; say so while they are computed."""
+        ready = self.session is not None and self.session.tables is not None
+        if not ready:
+            self.notify("The tables are still being computed; a moment…")
+        return ready
+
+    def filter(self, flt: Filter) -> None:
+        if self.session is None or not self.tables_ready():
+            return
+        self.session.apply(flt)
+        self.refresh_list(cursor=0)
+        if not self.session.visible:
+            self.notify("No answer matches this filter.", severity="warning")
+
+    # -- what the screen shows ---------------------------------------------------------------
+
+    def current(self) -> Entry | None:
+        """The answer under the cursor, if the list has one."""
+        session = self.session
+        if session is None or not session.visible or not self.is_mounted:
+            return None
+        cursor = self.query_one(AnswerList).cursor
+        return session.entries[session.visible[min(cursor, len(session.visible) - 1)]]
+
+    def shown_images(self) -> ImageSet | None:
+        """The images of the answer on screen, to zoom into or open; None, and why, if none."""
+        entry = self.current()
+        detail = self._details.get(entry.answer_id) if entry is not None else None
+        if entry is None or detail is None:
+            self.notify("No answer is shown yet.")
+            return None
+        if not detail.image_hashes:
+            self.notify(f"{entry.key} has no image.")
+            return None
+        title = f"{entry.key} · {entry.model}"
+        return ImageSet(entry.key, title, detail.image_hashes, self.review_app.database.image_bytes)
+
+    def sample_of(self, entry: Entry) -> Sample | None:
+        """The entry's sample: from its shown detail, or the session once the tables came."""
+        detail = self._details.get(entry.answer_id)
+        if detail is not None:
+            return detail.sample
+        return self.session.samples.get(entry.key) if self.session else None
+
+    def _row(self, index: int) -> Row:
+        session = self.session
+        assert session is not None
+        entry = session.entries[session.visible[index]]
+        marks = (
+            (
+                PENDING_MARK
+                if self.pending.labels(entry.answer_id)
+                else "✓"
+                if entry.reviewed
+                else " "
+            )
+            + ("⚑" if entry.flagged else " ")
+            + ("!" if entry.failed else " ")
+            + ("~" if entry.fallback else " ")
+            + ("°" if entry.offline and not entry.reviewed else " ")  # scored by the rules
+        )
+        score = render.score_text(entry)
+        style = "answer-list--good" if entry.reviewed else ""
+        return [
+            (f"{plain_line(entry.key, 16):<16} ", ""),
+            (f"{plain_line(entry.model, 14):<14} ", "answer-list--dim"),
+            (f"{score:>5} ", style),
+            (marks, "answer-list--mark"),
+        ]
+
+    def refresh_list(self, cursor: int | None = None) -> None:
+        session = self.session
+        if session is None:
+            return
+        answers = self.query_one(AnswerList)
+        if cursor is not None:
+            answers.show(len(session.visible), self._row, cursor)
+        else:
+            answers.refresh()
+        self._status()
+
+    def _status(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        total, reviewed, shown = session.counts()
+        where = f"{self.review_app.db_path.name} · {session.dataset} ({session.benchmark.name}) · "
+        text = Text.assemble(
+            safe(where, one_line=True, style="bold"),
+            f"{total} answers, {reviewed} reviewed · showing {shown}: ",
+            safe(session.filter.describe(), one_line=True, style="italic"),
+            " · judge ",
+            safe(session.judge_name, one_line=True, style="bold"),
+            f" (w: one of {len(session.judges)})" if len(session.judges) > 1 else "",
+        )
+        if self.pending:
+            text.append(f"  · {len(self.pending)} not saved yet", style="bold red")
+        if self._judge is not None:
+            text.append("  · judge running", style="bold yellow")
+        self.query_one("#status", Static).update(text)
+
+    def pressed(self) -> None:
+        """A navigation key: time it until the next sample is on screen."""
+        self._pressed_at = time.perf_counter()
+
+    def show_current(self, force: bool = False) -> None:
+        """Show the current answer: at once from the caches, else after a fetch."""
+        entry = self.current()
+        if entry is None:
+            return
+        if entry.answer_id == self._showing and self._pressed_at is None and not force:
+            return  # already on screen (the cursor's message after a key that showed it)
+        self._showing = entry.answer_id
+        cached = self._details.get(entry.answer_id)
+        if cached is not None:
+            self._show(entry, cached)
+        else:
+            self._show_loading(entry)
+            self._fetch_detail(entry.answer_id)
+        self._prefetch()
+
+    def _show_loading(self, entry: Entry) -> None:
+        """Name the answer the keys now act on at once; its details follow."""
+        title = f"{plain_line(entry.key, 60)} · {plain_line(entry.model, 60)} · loading…"
+        with self.app.batch_update():
+            for selector in PANELS:
+                self._shown.pop(selector, None)  # repainted when the details come
+                shown = Text(title, style="bold") if selector == "#title" else Text("")
+                self.query_one(selector, Static).update(shown)
+            self.query_one(SampleImages).show([None])
+
+    @work(exclusive=True, group="detail")
+    async def _fetch_detail(self, answer_id: int) -> None:
+        session = self.session
+        detail = await self._read(lambda r: r.detail(answer_id))
+        if detail is not None and session is not None:
+            self.post_message(DetailLoaded(session, detail))
+
+    @work(exclusive=True, group="prefetch")  # a newer key press makes older prefetches moot
+    async def _prefetch(self) -> None:
+        """Fetch the next answers' details and start decoding their images."""
+        session = self.session
+        if session is None:
+            return
+        cursor = self.query_one(AnswerList).cursor
+        for index in (cursor + 1, cursor + 2, cursor - 1):
+            if 0 <= index < len(session.visible):
+                answer_id = session.entries[session.visible[index]].answer_id
+                cached = self._details.get(answer_id)
+                if cached is not None:
+                    self._prefetch_images(cached)
+                    continue
+                detail = await self._read(partial(ReviewStore.detail, answer_id=answer_id))
+                if detail is None:
+                    return  # told already; the answer shows the problem when it is reached
+                self.post_message(DetailLoaded(session, detail, ahead=True))
+
+    def _prefetch_images(self, detail: Detail) -> None:
+        """Start decoding an answer's images, unless images are off."""
+        if self.review_app.image_renderer is None:
+            return
+        load = self.review_app.database.image_bytes
+        for image_hash in detail.image_hashes:
+            self._images.prefetch(image_hash, partial(load, image_hash), IMAGE_BOX)
+
+    def _show(self, entry: Entry, detail: Detail) -> None:
+        session = self.session
+        if session is None:
+            return
+        sample = detail.sample
+        judged = (detail.answer_id, len(detail.judgments), len(detail.history))
+        unsaved = self.pending.labels(entry.answer_id)
+        causes = self.settings.causes
+        panels: list[tuple[str, object, Callable[[], RenderableType]]] = [
+            (
+                "#title",
+                detail.answer_id,
+                lambda: Text(render.describe(detail, session.benchmark), style="bold"),
+            ),
+            ("#question", sample.key, lambda: render.question(sample, session.benchmark)),
+            (
+                "#gold",
+                sample.key,
+                lambda: Text.assemble(("Ground truth: ", "bold"), render.ground_truth(sample)),
+            ),
+            ("#answer", detail.answer_id, lambda: render.answer(detail.text)),
+            (
+                "#judges",
+                (*judged, detail.group_verdict, session.judge),
+                lambda: render.judge_runs(detail, session.benchmark, session.judges, session.judge),
+            ),
+            (
+                "#verdict",
+                (judged, entry.verdict, unsaved, self._save_problem),
+                lambda: render.verdict_line(entry.verdict, unsaved, self._save_problem),
+            ),
+            (
+                "#history",
+                (judged, detail.causes),
+                lambda: render.history(detail.history, detail.causes, causes),
+            ),
+        ]
+        with self.app.batch_update():  # one repaint for the whole answer
+            for selector, key, make in panels:
+                if self._shown.get(selector) != key:  # the same sample, another model: keep
+                    self._shown[selector] = key
+                    self.query_one(selector, Static).update(make())
+            self._show_strip(entry)
+            self._show_images(entry, detail.image_hashes)
+        if self._pressed_at is not None:
+            started, self._pressed_at = self._pressed_at, None
+            self.call_after_refresh(lambda: self.timings.append(time.perf_counter() - started))
+
+    def _show_strip(self, entry: Entry) -> None:
+        session = self.session
+        if session is None:
+            return
+        tables = session.tables
+        if tables is None:
+            self.query_one("#strip", Static).update(Text("computing the tables…", style="italic"))
+            return
+        strip = render.breakdown_strip(
+            session.strip(entry),
+            tables.breakdown.layout.titles,
+            tables.agreement.delta,
+            tables.agreement.count,
+        )
+        self.query_one("#strip", Static).update(strip)
+
+    def _show_images(self, entry: Entry, hashes: list[str]) -> None:
+        widget = self.query_one(SampleImages)
+        if widget.off:
+            return
+        load = self.review_app.database.image_bytes
+        futures = [self._images.request(h, partial(load, h), IMAGE_BOX) for h in hashes]
+        shown = [f.result() if f.done() and not f.exception() else None for f in futures]
+        widget.show(shown, entry.key)
+        if any(not f.done() for f in futures):
+            self._await_images(entry.answer_id, entry.key, futures)
+
+    @work(exclusive=True, group="images")
+    async def _await_images(self, answer_id: int, key: str, futures: list[Future[Decoded]]) -> None:
+        results = await asyncio.gather(
+            *(asyncio.wrap_future(f) for f in futures), return_exceptions=True
+        )
+        entry = self.current()
+        if entry is None or entry.answer_id != answer_id:
+            return
+        shown = [r if not isinstance(r, BaseException) else broken(r) for r in results]
+        self.query_one(SampleImages).show(shown, key)
+
+    # -- writes: queued, saved by a worker one at a time, in order ---------------------------
+
+    def grade(self, entry: Entry, verdict: Verdict, action: str = "grade") -> None:
+        """Queue a verdict on `entry`, unless it is the one in force already (saved or
+        pending): a repeated key adds no history row, so one undo takes the verdict back."""
+        value = render.score_label(verdict.score, verdict.choice)
+        if verdict == self.pending.verdict_in_force(entry):
+            self.review_app.tell(
+                f"{entry.key} ({entry.model}) is already {value}: nothing to save."
+            )
+            return
+        change = partial(
+            ReviewStore.grade, score=verdict.score, choice=verdict.choice, action=action
+        )
+        kind = action if action != "grade" else "score" if verdict.choice is None else "choice"
+        self.write(entry, change, f"{kind} {value}", verdict)
+
+    def write(
+        self,
+        entry: Entry,
+        change: Callable[[ReviewStore, int], object],
+        label: str,
+        verdict: Verdict | None = None,
+    ) -> None:
+        """Queue a verdict, flag or note on `entry` and save it; it shows as pending, never as
+        saved, until it is committed."""
+        session = self.session
+        if session is None:
+            return
+        self.pending.append(
+            PendingWrite(
+                session.dataset, entry.answer_id, entry.key, entry.model, change, label, verdict
+            )
+        )
+        self._pending_changed(entry.answer_id)
+        self.save_pending()
+
+    def save_pending(self) -> None:
+        """Save the first queued change, unless a save is under way (its end saves the next).
+        The first that fails stays queued, with those behind it, and is retried at the next
+        poll or change."""
+        if self._saving or not self.pending:
+            return
+        self._saving = True
+        self._save_first(self.pending.first())
+
+    @work(group="write")
+    async def _save_first(self, first: PendingWrite) -> None:
+        database = self.review_app.database
+        try:
+            shown = await database.run(partial(database.commit, first))
+        except DB_ERRORS as exc:
+            self.post_message(SaveFailed(first, reason(exc)))
+            return
+        self.post_message(Saved(first, shown))
+
+    def on_saved(self, message: Saved) -> None:
+        self._saving = False
+        if self.pending and self.pending.first() is message.pending:
+            self.pending.drop_first()
+        self._landed(message.pending.answer_id, message.shown)
+        if self.pending:
+            self.save_pending()
+            return
+        self._save_problem = ""
+        if self._problems.pop("save", None) is not None:
+            self.review_app.tell("Every change that was waiting is saved now.")
+
+    def on_save_failed(self, message: SaveFailed) -> None:
+        self._saving = False
+        message.pending.tries += 1
+        self._save_problem = message.problem
+        self._report(
+            "save",
+            f"{changes(len(self.pending))} not saved yet ({message.problem}): kept, marked "
+            f"{PENDING_MARK}, and retried.",
+        )
+        self._pending_changed(message.pending.answer_id)
+
+    def unsaved(self) -> str:
+        """The changes not saved yet and why, for quitting ("" when every one is saved)."""
+        if not self.pending:
+            return ""
+        why = self._save_problem or "saving"
+        return f"{changes(len(self.pending))} not saved ({why}): {self.pending.described()}"
+
+    def _landed(self, answer_id: int, shown: Shown) -> None:
+        """A change is saved: show the answer as the database now has it."""
+        session = self.session
+        if shown is None:
+            self._stale.add(answer_id)
+            self._pending_changed(answer_id)
+            return
+        fresh, detail = shown
+        if session is None or fresh.answer_id not in session.by_id:
+            return  # another dataset is open now
+        self._apply([fresh])
+        self._details[answer_id] = detail
+        current = self.current()
+        if current is not None and current.answer_id == answer_id:
+            self._show(current, detail)
+
+    def _pending_changed(self, answer_id: int) -> None:
+        """Show where a change stands: its mark in the list, the status, the verdict panel."""
+        self.refresh_list()
+        current = self.current()
+        if current is not None and current.answer_id == answer_id:
+            self.show_current(force=True)
+
+    @work(group="write")
+    async def undo(self) -> None:
+        """Take back the reviewer's last change: one not saved yet, else their newest verdict
+        in force in this dataset, wherever it is; the cursor goes there."""
+        session, tell = self.session, self.review_app.tell
+        if session is None:
+            return
+        if self.pending:
+            if self._saving and len(self.pending) == 1:
+                tell("That change is being saved; press u again once it is.")
+                return
+            withdrawn = self.pending.withdraw_last()
+            tell(
+                f"Withdrew {withdrawn.label} on {withdrawn.key} ({withdrawn.model}): "
+                "it was never saved."
+            )
+            self._pending_changed(withdrawn.answer_id)
+            self.reveal(withdrawn.answer_id)
+            return
+        try:
+            undone = await self.review_app.database.run(lambda r: take_back(r, session.dataset))
+        except DB_ERRORS as exc:
+            tell(f"Could not undo ({reason(exc)}); nothing changed.", "error")
+            return
+        if undone is None:
+            tell("Nothing to undo: no verdict or error cause of yours is in force in this dataset.")
+            return
+        self.post_message(Undone(session, *undone))
+
+    def on_undone(self, message: Undone) -> None:
+        session = self.session
+        if message.session is not session or session is None:
+            return
+        self._landed(message.answer_id, message.shown)
+        self.reveal(message.answer_id)
+        entry = session.entries[session.by_id[message.answer_id]]
+        what = "verdict" if message.kind == "verdict" else "error cause"
+        self.review_app.tell(f"Undid your last {what}, on {entry.key} ({entry.model}).")
+
+    def reveal(self, answer_id: int) -> None:
+        """Put the cursor on an answer and show it; clear the filters if they hide it."""
+        session = self.session
+        if session is None or answer_id not in session.by_id:
+            return
+        row = session.reveal(answer_id)
+        if row is None:
+            session.apply(Filter())
+            self.review_app.tell("Cleared the filters to show it.")
+            row = session.by_id[answer_id]  # every answer is listed, in order
+        self.refresh_list(cursor=row)
+        self.show_current(force=True)
+
+    def _apply(self, fresh: Iterable[Entry]) -> None:
+        session = self.session
+        if session is None:
+            return
+        fresh = list(fresh)
+        for entry in fresh:
+            session.update(entry)
+            self._details.pop(entry.answer_id, None)
+        self.refresh_list()
+        self.query_one(JudgesPanel).verdicts_changed(fresh, session.samples)
+
+    # -- other writers to the same file: the poll worker -------------------------------------
+
+    def poll(self) -> None:
+        """Pick up what another process (or a judge run) wrote since the last look; retry
+        the changes not saved yet."""
+        if self.session is None or self._polling:
+            return
+        self.save_pending()
+        self._polling = True
+        self._look_for_changes()
+
+    # No argument: a worker's description holds the repr of its arguments (a session's is
+    # every answer).
+    @work(group="poll")
+    async def _look_for_changes(self) -> None:
+        session = self.session
+        assert session is not None
+        stale, self._stale = self._stale, set()
+        version, marks = self._version, self._marks
+        try:
+            found = await self._read(
+                lambda r: changed_since(r, session.dataset, version, marks, stale)
+            )
+        finally:
+            self._polling = False
+        if found is None:
+            self._stale |= stale  # read them at the next poll that can
+            return
+        self.post_message(EntriesChanged(session, *found))
+
+    def on_entries_changed(self, message: EntriesChanged) -> None:
+        session = self.session
+        if message.session is not session or session is None:
+            return
+        self._version, self._marks = message.version, message.marks
+        fresh = [e for e in message.fresh if e.answer_id in session.by_id]
+        if fresh:
+            self._apply(fresh)
+            current = self.current()
+            if current is not None and any(e.answer_id == current.answer_id for e in fresh):
+                self.show_current(force=True)
+
+    # -- notes and exports -------------------------------------------------------------------
+
+    async def notes_text(self) -> str:
+        session = self.session
+        if session is None:
+            return ""
+        found = await self._read(
+            lambda r: _judges_and_verdicts(r.store, session.dataset, session.judge)
+        )
+        return "" if found is None else self._notes(*found).sentence()
+
+    def _notes(self, judges: tuple[list[str], list[str]], verdicts: list[GroupVerdict]) -> Notes:
+        session = self.session
+        assert session is not None
+        assert session.tables is not None
+        no_reply = sum(e.no_reply and e.verdict is None for e in session.entries)
+        scores = DatasetScores(
+            session.dataset,
+            session.benchmark,
+            session.samples,
+            {},
+            session.tables.breakdown,
+            no_reply,
+        )
+        shown, others = judges
+        return scores.notes(shown, verdicts=verdicts, other_judges=others)
+
+    async def export(self, path: Path) -> tuple[Path, bool]:
+        """Write the Markdown tables to `path` (never over a database): where they went, and
+        whether an existing file was replaced."""
+        session, database = self.session, self.review_app.database
+        assert session is not None
+        found = await database.run(
+            lambda r: _judges_and_verdicts(r.store, session.dataset, session.judge)
+        )
+        assert session.tables is not None
+        text = to_markdown(session.tables.breakdown.tables(), [self._notes(*found)])
+        replaced = await database.run(lambda _: write_export(path, text, database.path))
+        return path.resolve(), replaced
+
+    # -- a judge run in the background: a thread worker that posts its progress ------------
+
+    def open_judge(self) -> None:
+        if self._judge_screen is not None:
+            self.app.push_screen(self._judge_screen)
+            return
+        setup = judge_setup(self.settings)
+        self._judge_screen = JudgeScreen(
+            self._judge_description(setup),
+            partial(self.start_judge, setup) if setup.api_key is not None else None,
+            self.stop_judge,
+        )
+        self.app.push_screen(self._judge_screen)
+
+    def _judge_description(self, setup: JudgeSetup) -> str:
+        """What J would run, or, with no judge configured, what to set."""
+        if setup.api_key is None:
+            return (
+                f"No LLM judge configured. Set the environment variable {setup.api_key_env} "
+                "to the API key, then start lmmreview again. That name is the setting "
+                f"judge.api_key_env in {self.review_app.settings_path or 'the settings'}"
+                "; a local server needs no key: set judge.base_url there instead."
+            )
+        runs = setup.runs
+        dataset = self.session.dataset if self.session else "?"
+        return (
+            f"LLM judge {setup.model} at {setup.base_url or 'the OpenAI API'} on {dataset}: "
+            f"open answers graded {runs} run{'s' if runs != 1 else ''} each, choice rows "
+            "extracted where matching fails."
+        )
+
+    def start_judge(self, setup: JudgeSetup) -> None:
+        """Start a judge run of the current dataset in a thread worker."""
+        session = self.session
+        if session is None or self._judge is not None:
+            return
+        self._judge = BackgroundJudge(setup, self.review_app.db_path, session.dataset)
+        self.run_worker(
+            partial(self._judge.run, self.post_message),
+            name="judge",
+            group="judge",
+            description=f"judge run of {session.dataset} with {setup.model}",
+            thread=True,
+        )
+        running = Judge("llm", setup.model, "")  # the reference prompts, as `judge` asks
+        if running != session.judge:  # its scores land in the list as they come
+            current = self.current()
+            self.load(session.dataset, running, current.answer_id if current else None)
+            self.review_app.tell(
+                f"Showing the scores of {setup.model} as they come (w shows another judge)."
+            )
+        self._status()
+
+    def on_judge_progress(self, message: JudgeProgress) -> None:
+        if self._judge_screen is not None:
+            self._judge_screen.progress(message.done, message.total, message.status)
+
+    def on_judge_finished(self, message: JudgeFinished) -> None:
+        self._judge = None
+        self.notify(f"Judge run {message.outcome}.", title="Judge")
+        if self._judge_screen is not None:
+            self._judge_screen.progress(1, 1, f"Judge run {message.outcome}.")
+        self._status()
+
+    def stop_judge(self) -> None:
+        if self._judge is not None:
+            self._judge.stop()
+
+
+def _judges_and_verdicts(
+    store: Store, dataset: str, judge: Judge | None
+) -> tuple[tuple[list[str], list[str]], list[GroupVerdict]]:
+    """What the notes of a dataset read from the database: the names of the judges behind
+    the scores shown and of the others, and the imported circular verdicts."""
+    return store.judge_names(dataset, judge), list(store.group_verdicts(dataset).values())
