@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from textual.content import Content
 from tui_harness import drive, pick, text_of, until
 
 from lmmreview.db import Store
@@ -133,6 +134,31 @@ def test_the_palette_offers_the_other_judges(two_judges) -> None:
     drive(two_judges, steps)
     assert "Show judge: judge-b" in seen["commands"]
     assert "Show judge: judge-a" not in seen["commands"]  # the one shown
+
+
+def test_a_hostile_judge_name_is_shown_literally_in_the_palette_and_the_header(
+    two_judges,
+) -> None:
+    """A judge model is data: markup in it is text, and an escape is a visible stand-in."""
+    hostile = "[bold red]evil[/] \x1b[2J"
+    with Store.open(two_judges) as store:
+        answer = store.answer_ids("mmvet")["alpha", "v1_1"]
+        judgment = Judgment(0, 0.5, kind="llm", judge_model=hostile, prompt_version=PROMPT_VERSION)
+        with store.transaction():
+            store.add_judgments([(answer, judgment)])
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        (title,) = [c.title for c in app.get_system_commands(app.screen) if "evil" in c.title]
+        seen["shown"] = Content.from_markup(title).plain  # as the palette reads it
+        app.review_screen.show_judge(hostile)
+        await until(pilot, lambda: app.session.judge_name == hostile and app.session.tables)
+        seen["status"] = text_of(app, "#status")
+
+    drive(two_judges, steps)
+    assert seen["shown"] == "Show judge: [bold red]evil[/] ␛[2J"
+    assert "judge [bold red]evil[/] ␛[2J (w: one of 3)" in str(seen["status"])
+    assert "\x1b" not in str(seen["status"])
 
 
 def test_the_judges_view_moves_with_each_verdict(two_judges) -> None:

@@ -27,7 +27,7 @@ from lmmreview.engine.visible import visible
 from lmmreview.tui.database import Database, Opening, read_dataset, reason
 from lmmreview.tui.images import RENDERERS, Renderer
 from lmmreview.tui.review_screen import ReviewScreen
-from lmmreview.tui.safe_text import plain_line
+from lmmreview.tui.safe_text import markup_line, plain_line
 from lmmreview.tui.screens import HelpScreen
 from lmmreview.tui.session import Session
 from lmmreview.tui.settings import Settings, save_theme
@@ -181,7 +181,7 @@ class ReviewApp(App[None]):
         for judge, name in session.judges.items():
             if judge != session.judge:
                 yield SystemCommand(
-                    f"Show judge: {plain_line(name, 80)}",
+                    f"Show judge: {markup_line(name, 80)}",
                     "its scores in the list, the strip and the tables",
                     partial(review.show_judge, name),
                 )

@@ -11,6 +11,7 @@ from __future__ import annotations
 from rich.cells import cell_len, set_cell_size
 from rich.style import StyleType
 from rich.text import Span, Text
+from textual.markup import escape
 
 from lmmreview.engine.visible import reveal, visible
 
@@ -55,3 +56,9 @@ def plain_line(text: str, width: int) -> str:
         return line
     # set_cell_size pads with a space where it splits a wide character.
     return set_cell_size(line, width - 1).rstrip(" ") + "…"
+
+
+def markup_line(text: str, width: int) -> str:
+    """`plain_line` for a place that reads Textual markup (the command palette's titles):
+    its square brackets are escaped, so they show as they are."""
+    return escape(plain_line(text, width))
