@@ -70,6 +70,14 @@ class JudgeRecord:
         return Judge.of(self.kind, self.model, self.prompt)
 
 
+class FlagChange(NamedTuple):
+    """One flag or unflag of an answer, as its history shows it."""
+
+    flagged: bool
+    reviewer: str
+    created_at: str
+
+
 @dataclass(frozen=True, slots=True)
 class Detail:
     """Everything the review screen shows about one answer."""
@@ -84,6 +92,7 @@ class Detail:
     flagged: bool
     group_verdict: GroupVerdict | None = None  # another tool's verdict on the row's group
     causes: tuple[CauseChange, ...] = ()  # the error cause's history, oldest first
+    flags: tuple[FlagChange, ...] = ()  # flagged and unflagged, oldest first
 
     @property
     def cause(self) -> str | None:
@@ -173,7 +182,7 @@ class EntryReader:
             if entry is not None:
                 _judged(entry, list(group))
         for table, columns, apply in (
-            ("reviews", "r.answer_id, r.score, r.choice", self._apply_review),
+            ("reviews", "r.answer_id, r.score, r.choice, r.action", self._apply_review),
             ("flags", "r.answer_id, r.flagged", self._apply_flag),
             ("causes", "r.answer_id, r.cause", self._apply_cause),
         ):
@@ -187,8 +196,9 @@ class EntryReader:
 
     @staticmethod
     def _apply_review(entry: Entry, row: tuple) -> None:
-        _, score, choice = row
+        _, score, choice, action = row
         entry.verdict = Verdict(score, choice) if score is not None or choice is not None else None
+        entry.noted = entry.noted or action == "note"
 
     @staticmethod
     def _apply_flag(entry: Entry, row: tuple) -> None:
@@ -247,13 +257,17 @@ class ReviewStore(EntryReader):
                 (answer_id,),
             )
         ]
-        flag = self.conn.execute(
-            "SELECT flagged FROM flags WHERE answer_id = ? ORDER BY id DESC LIMIT 1", (answer_id,)
-        ).fetchone()
+        flags = tuple(
+            FlagChange(bool(flagged), reviewer, created_at)
+            for flagged, reviewer, created_at in self.conn.execute(
+                "SELECT flagged, reviewer, created_at FROM flags WHERE answer_id = ? ORDER BY id",
+                (answer_id,),
+            )
+        )
         return Detail(
             answer_id, model, sample, text, hashes, judgments, self.history(answer_id),
-            bool(flag and flag[0]), self._group_verdict(answer_id, sample),
-            tuple(self.cause_history(answer_id)),
+            bool(flags and flags[-1].flagged), self._group_verdict(answer_id, sample),
+            tuple(self.cause_history(answer_id)), flags,
         )  # fmt: skip
 
     def _group_verdict(self, answer_id: int, sample: Sample) -> GroupVerdict | None:

@@ -31,6 +31,7 @@ class Entry:
     # An imported 0.0 with no judge reply: how lmms-eval stores a judge API failure.
     no_reply: bool = False
     cause: str | None = None  # the current error cause (engine.causes), if any
+    noted: bool = False  # a reviewer attached a note
 
     @property
     def reviewed(self) -> bool:

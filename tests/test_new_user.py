@@ -255,7 +255,7 @@ def test_every_score_on_the_screen_has_one_format(demo_db: Path) -> None:
 
     drive(demo_db, steps)
     assert seen["list, judged"].strip() == "1.00"
-    assert re.search(r"\bok\s+1\.00\s", seen["runs"]), seen["runs"]
+    assert re.match(r"\s*0\s+1\.00\s", seen["runs"]), seen["runs"]  # run, result
     assert seen["list, graded"].strip() == "0.80"
     assert "human verdict: 0.80" in seen["verdict"]
     assert "grade: – → 0.80" in seen["history"]

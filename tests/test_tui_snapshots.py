@@ -11,7 +11,7 @@ from PIL import ImageDraw, ImageFont
 from tui_harness import drive, set_first_image, until
 
 from lmmreview.tui.images import SampleImages
-from lmmreview.tui.screens import BreakdownScreen, HelpScreen
+from lmmreview.tui.screens import BreakdownScreen, CompareScreen, HelpScreen
 from lmmreview.tui.zoom import ZoomScreen
 
 
@@ -34,7 +34,31 @@ def test_review_breakdown_and_help_screens(cli, tmp_path: Path) -> None:
         await pilot.pause(0.2)
         shots["help"] = app.export_screenshot()
 
-    drive(db, steps)
+    drive(db, steps, size=(160, 48))
+    for name, svg in shots.items():
+        matches_golden(svg, f"tui/{name}.svg")
+
+
+def test_review_screen_at_80x24_and_the_compare_view(cli, tmp_path: Path) -> None:
+    """A small terminal: the image shrinks, the answer and its runs stay, `? help` and
+    `q quit` too; the compare view with every model's answer under question and image."""
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    shots: dict[str, str] = {}
+
+    async def steps(app, pilot) -> None:
+        images = app.screen.query_one(SampleImages)
+        await until(pilot, lambda: not images.pending and images.children)
+        await pilot.pause(0.1)
+        shots["review-80x24"] = app.export_screenshot()
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen))
+        shown = app.screen.query_one(SampleImages)
+        await until(pilot, lambda: not shown.pending and shown.children)
+        await pilot.pause(0.2)
+        shots["compare"] = app.export_screenshot()
+
+    drive(db, steps, size=(80, 24))
     for name, svg in shots.items():
         matches_golden(svg, f"tui/{name}.svg")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -18,7 +19,61 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from lmmreview.engine.review import Entry
+from lmmreview.engine.visible import visible
+from lmmreview.tui.safe_text import plain_line
+from lmmreview.tui.writes import PENDING_MARK
+
 Row = list[tuple[str, str]]  # (text, component class) cells of one row
+SCORE_WIDTH = 5
+MARKS = 6  # reviewed or pending, flagged, judge failed, fallback, offline, noted
+NOTE_MARK = "✎"
+# The colour of the score column by the effective score (Session.rightness).
+RIGHTNESS_STYLES = {
+    "right": "answer-list--good",
+    "wrong": "answer-list--bad",
+    "partial": "answer-list--partial",
+}
+
+
+def short_key(key: str, width: int) -> str:
+    """A sample id cut to `width` from the left: ids such as MMMU's
+    `validation_Art_Theory_12` end in the part that tells them apart."""
+    line = visible(key, one_line=True)
+    if cell_len(line) <= width:
+        return line
+    tail = ""
+    for char in reversed(line):  # wide characters take two cells
+        if cell_len(char + tail) > width - 1:
+            break
+        tail = char + tail
+    return "…" + tail
+
+
+def marks(entry: Entry, pending: bool) -> str:
+    """The list's marks of one answer, one character each (see the README's list)."""
+    return (
+        (PENDING_MARK if pending else "✓" if entry.reviewed else " ")
+        + ("⚑" if entry.flagged else " ")
+        + ("!" if entry.failed else " ")
+        + ("~" if entry.fallback else " ")
+        + ("°" if entry.offline and not entry.reviewed else " ")  # scored by the rules
+        + (NOTE_MARK if entry.noted else " ")
+    )
+
+
+def entry_row(entry: Entry, score: str, rightness: str | None, pending: bool, width: int) -> Row:
+    """One answer's line in a list `width` cells wide: its sample id and model share what
+    the score and the marks leave (the id 16 cells at most, the model 14)."""
+    free = max(width - SCORE_WIDTH - MARKS - 3, 8)  # three separating spaces
+    key_width = min(16, max(free * 8 // 15, 4))
+    model_width = min(14, free - key_width)
+    return [
+        (f"{short_key(entry.key, key_width):<{key_width}} ", ""),
+        (f"{plain_line(entry.model, model_width):<{model_width}} ", "answer-list--dim"),
+        (f"{score:>{SCORE_WIDTH}} ", RIGHTNESS_STYLES.get(rightness or "", "")),
+        (marks(entry, pending), "answer-list--mark"),
+    ]
 
 
 class AnswerList(ScrollView, can_focus=True, inherit_bindings=False):
@@ -34,6 +89,7 @@ class AnswerList(ScrollView, can_focus=True, inherit_bindings=False):
         "answer-list--dim",
         "answer-list--good",
         "answer-list--bad",
+        "answer-list--partial",
         "answer-list--mark",
     }
     DEFAULT_CSS = """
@@ -43,6 +99,7 @@ class AnswerList(ScrollView, can_focus=True, inherit_bindings=False):
     AnswerList > .answer-list--dim { color: $text-muted; }
     AnswerList > .answer-list--good { color: $success; }
     AnswerList > .answer-list--bad { color: $error; }
+    AnswerList > .answer-list--partial { color: $warning; }
     AnswerList > .answer-list--mark { color: $secondary; }
     """
 

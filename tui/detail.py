@@ -7,14 +7,14 @@ literally, never as markup or terminal control.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from operator import itemgetter
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from lmmreview.db.review import Detail, JudgeRecord
+from lmmreview.db.review import Detail, FlagChange, JudgeRecord
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.causes import MMMU_CAUSES, CauseChange, cause_title
 from lmmreview.engine.export import DASH
@@ -22,7 +22,9 @@ from lmmreview.engine.review import Entry, HistoryRow
 from lmmreview.engine.scoring import IMPORTED, USABLE, GroupVerdict, Judge, Verdict, judge_label
 from lmmreview.engine.tables import Cell
 from lmmreview.engine.types import QuestionType, Sample
+from lmmreview.tui.images import Decoded, Renderer
 from lmmreview.tui.safe_text import plain_line, safe
+from lmmreview.tui.screens import Compared
 
 _PARTS = re.compile(r"\s*(<AND>|<OR>)\s*")
 
@@ -169,9 +171,13 @@ def group_verdict(verdict: GroupVerdict) -> Text:
 
 def _judge_table(records: list[JudgeRecord]) -> RenderableType:
     table = Table(box=None, pad_edge=False, show_edge=False, expand=True)
-    for name in ("run", "judge", "status", "result", "decided by", "reply / reason"):
+    # Run and result first, never squeezed: on a narrow screen the judge's name gives way.
+    for name in ("run", "result", "judge", "status", "decided by", "reply / reason"):
         table.add_column(
-            name, no_wrap=name != "reply / reason", ratio=3 if name.startswith("reply") else None
+            name,
+            no_wrap=name != "reply / reason",
+            ratio=3 if name.startswith("reply") else None,
+            min_width=len(name) if name in ("run", "result") else None,
         )
     for r in records:
         result = score_label(r.score, r.choice)
@@ -180,7 +186,7 @@ def _judge_table(records: list[JudgeRecord]) -> RenderableType:
         reply = safe(r.reply or r.error, limit=2000)
         if r.error and r.reply:
             reply.append_text(safe(f"  [{r.error}]", style="red"))
-        table.add_row(str(r.run), safe(judge), Text(r.status, style=status_style), result,
+        table.add_row(str(r.run), result, safe(judge), Text(r.status, style=status_style),
                       r.method or DASH, reply)  # fmt: skip
     sources = dict.fromkeys(r.source for r in records if r.source)
     if not sources:
@@ -208,12 +214,14 @@ def history(
     rows: list[HistoryRow],
     causes: tuple[CauseChange, ...] = (),
     taxonomy: Mapping[str, str] = MMMU_CAUSES,
+    flags: tuple[FlagChange, ...] = (),
 ) -> RenderableType:
-    """The current error cause, then who changed what (verdicts and causes), when, from
-    what, and why; newest first."""
+    """The current error cause, then who changed what (verdicts, notes, causes, flags),
+    when, from what, and why; newest first."""
     # (time, order within its own history, line): rows of one millisecond stay in order.
     lines = [(r.created_at, i, _verdict_change(r)) for i, r in enumerate(rows[-12:])]
     lines += [(c.created_at, i, _cause_change(c, taxonomy)) for i, c in enumerate(causes[-12:])]
+    lines += [(f.created_at, i, _flag_change(f)) for i, f in enumerate(flags[-12:])]
     lines.sort(key=itemgetter(0, 1), reverse=True)
     shown = [line for *_, line in lines[:12]]
     if causes and causes[-1].cause is not None:
@@ -238,6 +246,12 @@ def _verdict_change(row: HistoryRow) -> Text:
         line.append("  “")
         line.append_text(safe(row.note, limit=500))
         line.append("”")
+    return line
+
+
+def _flag_change(change: FlagChange) -> Text:
+    line = _stamp(change.created_at, change.reviewer)
+    line.append("  flagged" if change.flagged else "  unflagged", style="bold")
     return line
 
 
@@ -275,6 +289,38 @@ def breakdown_strip(
     agreement = DASH if delta is None else f"{delta:.3f}"
     text.append(f"judge-human Δ {agreement} over {reviewed} reviewed", style="bold")
     return text
+
+
+def where(file_name: str, datasets: list[str], dataset: str, benchmark: str) -> str:
+    """The status line's start: the file, how many datasets it holds (d switches), and
+    the one open."""
+    count = f"{len(datasets)} dataset{'s' if len(datasets) != 1 else ''}"
+    return f"{file_name} · {count} · {dataset} ({benchmark}) · "
+
+
+def compared(
+    detail: Detail,
+    benchmark: Benchmark,
+    images: Sequence[Decoded | None],
+    renderer: Renderer | None,
+) -> Compared:
+    """What the compare view shows above every model's answer: the sample's question with
+    its options, the ground truth, its images."""
+    sample = detail.sample
+    text = Group(
+        question(sample, benchmark),
+        Text.assemble(("Ground truth: ", "bold"), ground_truth(sample)),
+    )
+    title = f"{plain_line(sample.key, 60)}: every model's answer (←/→ picks one; keys grade it)"
+    return Compared(title, sample, text, images, renderer)
+
+
+def loading_title(entry: Entry | None) -> Text:
+    """The title while an answer's details are read: the answer the keys act on ("" for
+    none)."""
+    if entry is None:
+        return Text("")
+    return Text(f"{plain_line(entry.key, 60)} · {plain_line(entry.model, 60)} · loading…", "bold")
 
 
 def describe(detail: Detail, benchmark: Benchmark) -> str:

@@ -10,11 +10,12 @@ Textual reads stdin.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -74,6 +75,14 @@ def broken(error: BaseException) -> ImageProblem:
     the object reprs Pillow puts in its messages (our in-memory file) are left out."""
     text = _OBJECT_REPR.sub("", str(error)) or type(error).__name__
     return ImageProblem(f"broken image: {text}")
+
+
+async def settled(futures: Iterable[Future[Decoded]]) -> list[Decoded]:
+    """The decoded images, once every future is done: a problem in place of a failure."""
+    results = await asyncio.gather(
+        *(asyncio.wrap_future(f) for f in futures), return_exceptions=True
+    )
+    return [r if not isinstance(r, BaseException) else broken(r) for r in results]
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from lmmreview.db import Store
 from lmmreview.db.files import ExportRefused, write_export
@@ -38,7 +38,7 @@ from lmmreview.engine.review import Entry, Filter
 from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.tui import detail as render
-from lmmreview.tui.answer_list import AnswerList, Row
+from lmmreview.tui.answer_list import AnswerList, Row, entry_row
 from lmmreview.tui.database import (
     DB_ERRORS,
     changed_since,
@@ -46,7 +46,9 @@ from lmmreview.tui.database import (
     reason,
     take_back,
 )
-from lmmreview.tui.images import IMAGES_OFF, Decoded, ImagePipeline, ImageSet, SampleImages, broken
+from lmmreview.tui.footer import ReviewFooter
+from lmmreview.tui.grade_keys import score_keys
+from lmmreview.tui.images import IMAGES_OFF, Decoded, ImagePipeline, ImageSet, SampleImages, settled
 from lmmreview.tui.judge_run import JudgeSetup, judge_setup
 from lmmreview.tui.judge_worker import BackgroundJudge
 from lmmreview.tui.judges_view import JudgesPanel
@@ -65,7 +67,7 @@ from lmmreview.tui.messages import (
     Undone,
 )
 from lmmreview.tui.option_picker import OptionPicker
-from lmmreview.tui.safe_text import plain_line, safe
+from lmmreview.tui.safe_text import safe
 from lmmreview.tui.screens import Answer, BreakdownScreen, CompareScreen, JudgeScreen, Menu, Prompt
 from lmmreview.tui.session import Session
 from lmmreview.tui.settings import Settings
@@ -82,7 +84,6 @@ DETAIL_CACHE = 128
 PANELS = ("#title", "#question", "#gold", "#answer", "#judges", "#verdict", "#history")
 
 
-OPTION_KEYS = "ABCDEFGHI"  # MMMU questions have up to nine options; these letters choose
 NO_CAUSE = "(none)"  # the cause picker's choice that clears the cause; no cause id has "("
 
 
@@ -91,25 +92,6 @@ def _cause_choices(causes: Mapping[str, str], entries: Iterable[Entry]) -> list[
     (given under an older taxonomy)."""
     others = sorted({e.cause for e in entries if e.cause} - causes.keys())
     return [*causes.items(), *((c, c) for c in others)]
-
-
-def _score_keys() -> list[Binding]:
-    keys = [
-        Binding(str(d), f"score({d / 10})", f"score {d / 10:.1f}", show=False, id=f"score-{d}")
-        for d in range(10)
-    ]
-    keys.append(
-        Binding(
-            "equals_sign", "score(1.0)", "score 1.0", key_display="=", show=False, id="score-10"
-        )
-    )
-    keys += [
-        Binding(
-            letter, f"choose('{letter}')", f"choose {letter}", show=False, id=f"choose-{letter}"
-        )
-        for letter in OPTION_KEYS
-    ]
-    return keys
 
 
 class ReviewScreen(Screen[None]):
@@ -125,7 +107,7 @@ class ReviewScreen(Screen[None]):
         Binding("n", "next_where('unreviewed')", "unreviewed", id="next-unreviewed"),
         Binding("N", "next_where('flagged')", "next flagged", show=False, id="next-flagged"),
         Binding("colon", "goto", "jump to id", key_display=":", show=False, id="jump"),
-        *_score_keys(),
+        *score_keys(),
         Binding("X", "choose('X')", "none of the options", show=False, id="choose-none"),
         Binding("p", "pick_option", "pick any option from a list", show=False, id="pick-option"),
         Binding("a", "accept", "accept", id="accept"),
@@ -144,18 +126,26 @@ class ReviewScreen(Screen[None]):
         Binding("w", "switch_judge", "show another judge's scores", show=False, id="switch-judge"),
         Binding("W", "judges", "judges view (against humans)", show=False, id="judges"),
         Binding("e", "export", "export", id="export"),
-        Binding("d", "datasets", "dataset", show=False, id="dataset"),
+        Binding("d", "datasets", "dataset", id="dataset"),
     ]
     DEFAULT_CSS = """
     ReviewScreen #status { height: 1; background: $primary-background; padding: 0 1; }
     ReviewScreen #body { height: 1fr; }
-    ReviewScreen AnswerList { width: 46; border-right: solid $primary; }  /* 43 + bar + border */
+    ReviewScreen AnswerList { width: 47; border-right: solid $primary; }  /* 44 + bar + border */
+    ReviewScreen.-narrow AnswerList { width: 36; }  /* shorter ids and models */
     ReviewScreen #detail { width: 1fr; padding: 0 1; }
     ReviewScreen #detail > Static { margin-bottom: 1; }
     ReviewScreen SampleImages { height: 14; }
     ReviewScreen SampleImages.off, ReviewScreen SampleImages.empty { height: 1; }
     ReviewScreen #strip { height: 3; background: $boost; padding: 0 1; }
+    /* A short terminal: the image gives up its room first, so question, gold, answer and
+       the judge's runs fit without scrolling. */
+    ReviewScreen.-short SampleImages { height: 1fr; min-height: 3; max-height: 14; }
+    ReviewScreen.-short #detail > Static { margin-bottom: 0; }
+    ReviewScreen.-short #strip { height: 2; }
     """
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
 
     def __init__(self) -> None:
         super().__init__()
@@ -176,6 +166,7 @@ class ReviewScreen(Screen[None]):
         self._problems: dict[str, str] = {}  # "save"/"read" -> the problem last told
         self._judge: BackgroundJudge | None = None
         self._judge_screen: JudgeScreen | None = None
+        self._before_search: int | None = None  # the answer shown when a search began
 
     def on_unmount(self) -> None:
         self.stop_judge()
@@ -201,7 +192,7 @@ class ReviewScreen(Screen[None]):
                 yield Static(id="history")
         yield JudgesPanel(id="judges-view")
         yield Static(id="strip")
-        yield Footer()
+        yield ReviewFooter()
 
     @property
     def review_app(self) -> ReviewApp:
@@ -362,10 +353,17 @@ class ReviewScreen(Screen[None]):
         ids = await self._read(lambda r: r.search(dataset, text))
         if ids is None:
             return
+        shown = self.current()
         self.filter(replace(self.session.filter, text=text, text_ids=ids))
+        if self._before_search is None and shown is not None:
+            self._before_search = shown.answer_id
 
     def action_clear_filters(self) -> None:
+        """Show every answer again, back on the one shown before a search, if one was."""
+        back, self._before_search = self._before_search, None
         self.filter(Filter())
+        if back is not None:
+            self.reveal(back)
 
     @work(group="prompt")
     async def action_filters(self) -> None:
@@ -477,14 +475,39 @@ class ReviewScreen(Screen[None]):
         if entry is None or session is None:
             return
         rows = await self._read(lambda r: r.answers_to(session.dataset, entry.key))
-        if rows is None:
+        detail = await self._read(lambda r: r.detail(entry.answer_id))
+        if rows is None or detail is None:
             return
-        answers = []
-        for answer_id, model, text in rows:
-            other = session.entries[session.by_id[answer_id]]
-            answers.append(Answer(model, render.score_text(other), text))
+        images = await self._decoded(detail.image_hashes)
+        compared = render.compared(
+            detail, session.benchmark, images, self.review_app.image_renderer
+        )
+        answers = [Answer(answer_id, model, text) for answer_id, model, text in rows]
         await self.app.push_screen_wait(
-            CompareScreen(f"{entry.key}: every model's answer", answers)
+            CompareScreen(compared, answers, self._grade_answer, self._score_of)
+        )
+
+    def _grade_answer(self, answer_id: int, verdict: Verdict) -> None:
+        """A grade from the compare view: the review screen's write path."""
+        session = self.session
+        if session is not None and answer_id in session.by_id:
+            self.grade(session.entries[session.by_id[answer_id]], verdict)
+
+    def _score_of(self, answer_id: int) -> str:
+        """An answer's score as the list shows it, with a mark while it is not saved."""
+        session = self.session
+        if session is None or answer_id not in session.by_id:
+            return ""
+        pending = f" {PENDING_MARK}" if self.pending.labels(answer_id) else ""
+        return render.score_text(session.entries[session.by_id[answer_id]]) + pending
+
+    async def _decoded(self, hashes: list[str]) -> list[Decoded]:
+        """The images of these hashes, decoded (a problem in place of one that fails)."""
+        if self.review_app.image_renderer is None:
+            return []
+        load = self.review_app.database.image_bytes
+        return list(
+            await settled(self._images.request(h, partial(load, h), IMAGE_BOX) for h in hashes)
         )
 
     def action_judge(self) -> None:
@@ -693,6 +716,7 @@ class ReviewScreen(Screen[None]):
         self.session.apply(flt)
         self.refresh_list(cursor=0)
         if not self.session.visible:
+            self._show_nothing()
             self.notify("No answer matches this filter.", severity="warning")
 
     # -- what the screen shows ---------------------------------------------------------------
@@ -729,27 +753,9 @@ class ReviewScreen(Screen[None]):
         session = self.session
         assert session is not None
         entry = session.entries[session.visible[index]]
-        marks = (
-            (
-                PENDING_MARK
-                if self.pending.labels(entry.answer_id)
-                else "✓"
-                if entry.reviewed
-                else " "
-            )
-            + ("⚑" if entry.flagged else " ")
-            + ("!" if entry.failed else " ")
-            + ("~" if entry.fallback else " ")
-            + ("°" if entry.offline and not entry.reviewed else " ")  # scored by the rules
-        )
-        score = render.score_text(entry)
-        style = "answer-list--good" if entry.reviewed else ""
-        return [
-            (f"{plain_line(entry.key, 16):<16} ", ""),
-            (f"{plain_line(entry.model, 14):<14} ", "answer-list--dim"),
-            (f"{score:>5} ", style),
-            (marks, "answer-list--mark"),
-        ]
+        pending = bool(self.pending.labels(entry.answer_id))
+        width = self.query_one(AnswerList).scrollable_content_region.width
+        return entry_row(entry, render.score_text(entry), session.rightness(entry), pending, width)
 
     def refresh_list(self, cursor: int | None = None) -> None:
         session = self.session
@@ -767,7 +773,8 @@ class ReviewScreen(Screen[None]):
         if session is None:
             return
         total, reviewed, shown = session.counts()
-        where = f"{self.review_app.db_path.name} · {session.dataset} ({session.benchmark.name}) · "
+        name, datasets = self.review_app.db_path.name, session.datasets
+        where = render.where(name, datasets, session.dataset, session.benchmark.name)
         text = Text.assemble(
             safe(where, one_line=True, style="bold"),
             f"{total} answers, {reviewed} reviewed · showing {shown}: ",
@@ -802,15 +809,22 @@ class ReviewScreen(Screen[None]):
             self._fetch_detail(entry.answer_id)
         self._prefetch()
 
-    def _show_loading(self, entry: Entry) -> None:
-        """Name the answer the keys now act on at once; its details follow."""
-        title = f"{plain_line(entry.key, 60)} · {plain_line(entry.model, 60)} · loading…"
+    def _show_loading(self, entry: Entry | None) -> None:
+        """Name the answer the keys now act on at once; its details follow (None: no
+        answer, every panel empty)."""
+        title = render.loading_title(entry)
         with self.app.batch_update():
             for selector in PANELS:
                 self._shown.pop(selector, None)  # repainted when the details come
-                shown = Text(title, style="bold") if selector == "#title" else Text("")
+                shown = title if selector == "#title" else Text("")
                 self.query_one(selector, Static).update(shown)
-            self.query_one(SampleImages).show([None])
+            self.query_one(SampleImages).show([None] if entry is not None else [])
+
+    def _show_nothing(self) -> None:
+        """An empty list: no answer is shown, so none seems to be the one a key grades."""
+        self._showing = None
+        self._show_loading(None)
+        self.query_one("#strip", Static).update(Text(""))
 
     @work(exclusive=True, group="detail")
     async def _fetch_detail(self, answer_id: int) -> None:
@@ -879,8 +893,8 @@ class ReviewScreen(Screen[None]):
             ),
             (
                 "#history",
-                (judged, detail.causes),
-                lambda: render.history(detail.history, detail.causes, causes),
+                (judged, detail.causes, detail.flags),
+                lambda: render.history(detail.history, detail.causes, causes, detail.flags),
             ),
         ]
         with self.app.batch_update():  # one repaint for the whole answer
@@ -923,13 +937,10 @@ class ReviewScreen(Screen[None]):
 
     @work(exclusive=True, group="images")
     async def _await_images(self, answer_id: int, key: str, futures: list[Future[Decoded]]) -> None:
-        results = await asyncio.gather(
-            *(asyncio.wrap_future(f) for f in futures), return_exceptions=True
-        )
+        shown = await settled(futures)
         entry = self.current()
         if entry is None or entry.answer_id != answer_id:
             return
-        shown = [r if not isinstance(r, BaseException) else broken(r) for r in results]
         self.query_one(SampleImages).show(shown, key)
 
     # -- writes: queued, saved by a worker one at a time, in order ---------------------------
@@ -1103,6 +1114,8 @@ class ReviewScreen(Screen[None]):
             self._details.pop(entry.answer_id, None)
         self.refresh_list()
         self.query_one(JudgesPanel).verdicts_changed(fresh, session.samples)
+        if isinstance(self.app.screen, CompareScreen):  # grades given there land there too
+            self.app.screen.refresh_scores()
 
     # -- other writers to the same file: the poll worker -------------------------------------
 

@@ -6,21 +6,27 @@ sample ids) and server text: each is shown through `safe()`, never as a markup s
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from rich.console import RenderableType
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Input, Label, OptionList, ProgressBar, Static
 from textual.widgets.option_list import Option
 
 from lmmreview.engine.export import counts_row, grid
+from lmmreview.engine.scoring import Verdict
 from lmmreview.engine.tables import Table
+from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.engine.visible import visible
+from lmmreview.tui.grade_keys import score_keys
+from lmmreview.tui.images import Decoded, Renderer, SampleImages
 from lmmreview.tui.safe_text import safe
 
 
@@ -88,6 +94,7 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
     """The paper's tables, live; select a cell to review the answers behind it."""
 
     BINDINGS = [Binding("escape,b", "dismiss(None)", "Back", id="breakdown-back")]
+    AUTO_FOCUS = "DataTable"  # the first table: arrows move over its cells at once
     DEFAULT_CSS = """
     BreakdownScreen DataTable { height: auto; max-height: 24; margin-bottom: 1; }
     BreakdownScreen .title { text-style: bold; margin-top: 1; }
@@ -140,35 +147,111 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
 
 @dataclass(frozen=True, slots=True)
 class Answer:
+    answer_id: int
     model: str
-    score: str
     text: str
 
 
-class CompareScreen(Screen[None]):
-    """Every model's answer to the current sample, side by side."""
+@dataclass(frozen=True, slots=True)
+class Compared:
+    """What the compare view shows above the answers: the sample and its images."""
 
-    BINDINGS = [Binding("escape,c", "dismiss(None)", "Back", id="compare-back")]
+    title: str
+    sample: Sample
+    question: RenderableType
+    images: Sequence[Decoded | None]
+    renderer: Renderer | None
+
+
+class CompareScreen(Screen[None]):
+    """Every model's answer to the current sample, side by side, under its question, gold
+    and image. Left/right (or Tab) highlight a model's answer; the grading keys grade it
+    through `grade` (the review screen's write path); `score_of` says its score now."""
+
+    BINDINGS = [
+        Binding("escape,c", "dismiss(None)", "Back", id="compare-back"),
+        Binding(
+            "left,h", "app.focus_previous", "previous model", key_display="←", id="compare-previous"
+        ),
+        Binding("right,l", "app.focus_next", "next model", key_display="→", id="compare-next"),
+        *score_keys(),
+        Binding("X", "choose('X')", "none of the options", show=False, id="choose-none"),
+    ]
     DEFAULT_CSS = """
-    CompareScreen Horizontal { height: 1fr; }
-    CompareScreen VerticalScroll { width: 1fr; border: round $primary; padding: 0 1; }
+    CompareScreen #compare-top { height: auto; max-height: 50%; }
+    CompareScreen SampleImages { width: 1fr; height: 10; }
+    CompareScreen SampleImages.off, CompareScreen SampleImages.empty { height: 1; }
+    CompareScreen #compare-question { width: 1fr; padding: 0 1; }
+    CompareScreen #compare-answers { height: 1fr; }
+    CompareScreen .answer { width: 1fr; border: round $primary; padding: 0 1; }
+    CompareScreen .answer:focus { border: double $accent; }
     """
 
-    def __init__(self, title: str, answers: list[Answer]) -> None:
+    def __init__(
+        self,
+        compared: Compared,
+        answers: list[Answer],
+        grade: Callable[[int, Verdict], None],
+        score_of: Callable[[int], str],
+    ) -> None:
         super().__init__()
-        self.title_text = title
+        self.compared = compared
         self.answers = answers
+        self._grade = grade
+        self._score_of = score_of
 
     def compose(self) -> ComposeResult:
-        yield Static(safe(self.title_text, one_line=True, style="bold"))
-        with Horizontal():
+        compared = self.compared
+        yield Static(safe(compared.title, one_line=True, style="bold"))
+        with Horizontal(id="compare-top"):
+            images = SampleImages(compared.renderer, id="compare-images")
+            images.show(compared.images, compared.sample.key)
+            yield images
+            yield Static(compared.question, id="compare-question")
+        with Horizontal(id="compare-answers"):
             for answer in self.answers:
-                with VerticalScroll() as column:
+                with VerticalScroll(classes="answer") as column:
                     # A str title would be read as markup; a model named "[/]" crashed it.
                     column.border_title = safe(answer.model, one_line=True)
-                    column.border_subtitle = answer.score
+                    column.border_subtitle = self._score_of(answer.answer_id)
                     yield Static(safe(answer.text))
         yield Footer()
+
+    def refresh_scores(self) -> None:
+        """Show each answer's score as it is now (a grade given here, saved or pending)."""
+        for answer, column in zip(self.answers, self.query(".answer"), strict=True):
+            column.border_subtitle = self._score_of(answer.answer_id)
+
+    def highlighted(self) -> Answer | None:
+        """The answer whose column has the focus: the one the grading keys grade."""
+        columns = list(self.query(".answer"))
+        focused = self.focused
+        while focused is not None and focused not in columns:
+            focused = focused.parent if isinstance(focused.parent, Widget) else None
+        return self.answers[columns.index(focused)] if focused is not None else None
+
+    def action_score(self, value: float) -> None:
+        if self.compared.sample.question_type is not QuestionType.OPEN:
+            self.notify("A multiple-choice answer: press the option's letter (X: none).")
+            return
+        self._grade_highlighted(Verdict(round(value, 1)))
+
+    def action_choose(self, letter: str) -> None:
+        sample = self.compared.sample
+        if sample.question_type is not QuestionType.CHOICE:
+            self.notify("An open answer: grade with 0-9 and = (1.0).")
+        elif letter != "X" and letter not in sample.options:
+            self.notify(f"No option {letter} here.", severity="warning")
+        else:
+            self._grade_highlighted(Verdict(None, letter))
+
+    def _grade_highlighted(self, verdict: Verdict) -> None:
+        answer = self.highlighted()
+        if answer is None:
+            self.notify("Highlight a model's answer first (left/right).")
+            return
+        self._grade(answer.answer_id, verdict)
+        self.refresh_scores()
 
 
 class HelpScreen(Screen[None]):

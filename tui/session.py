@@ -16,7 +16,7 @@ from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.layouts import Layout, layout_for
 from lmmreview.engine.review import Agreement, Entry, Filter
-from lmmreview.engine.scoring import Judge, Outcome, judge_names, preferred_judge
+from lmmreview.engine.scoring import MICRO, Judge, Outcome, judge_names, preferred_judge
 from lmmreview.engine.tables import Cell
 from lmmreview.engine.types import Sample
 
@@ -160,6 +160,22 @@ class Session:
         return frozenset(
             e.answer_id for e in self.entries if e.key in keys and layout.row(e.model, e.key) == row
         )
+
+    def rightness(self, entry: Entry) -> str | None:
+        """ "right", "wrong" or "partial" by the answer's effective score, as the tables
+        count it (a chosen option is right when it is the gold); None while unscored or
+        before the tables came."""
+        tables = self.tables
+        sample = tables.samples.get(entry.key) if tables else None
+        if tables is None or sample is None:
+            return None
+        scores = [
+            s for s in entry.outcome(tables.breakdown.runs, sample.golds).micro if s is not None
+        ]
+        if not scores:
+            return None
+        mean = sum(scores) / len(scores) / MICRO
+        return "right" if mean >= 1 else "wrong" if mean <= 0 else "partial"
 
     def counts(self) -> tuple[int, int, int]:
         """(answers, reviewed, shown)."""
