@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import RenderableType
@@ -28,7 +27,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from lmmreview.db import Store
-from lmmreview.db.files import ExportRefused, write_export
 from lmmreview.db.judges import disagreeing_judges, read_judges
 from lmmreview.db.review import NO_MARKS, Detail, ReviewStore
 from lmmreview.db.reviewers import disagreeing_answers
@@ -47,6 +45,7 @@ from lmmreview.tui.database import (
     reason,
     take_back,
 )
+from lmmreview.tui.exporting import THIS, all_datasets, ask_scope, ask_target, export
 from lmmreview.tui.images import IMAGES_OFF, Decoded, ImagePipeline, ImageSet, SampleImages, broken
 from lmmreview.tui.judge_run import JudgeSetup, judge_setup
 from lmmreview.tui.judge_worker import BackgroundJudge
@@ -512,22 +511,17 @@ class ReviewScreen(Screen[None]):
 
     @work(group="prompt")
     async def action_export(self) -> None:
-        app = self.review_app
-        if not self.tables_ready():
+        """Write this dataset's tables, or every dataset's, to a file the reviewer names."""
+        app, session = self.review_app, self.session
+        if session is None or not self.tables_ready():
             return
-        default = str(app.db_path.with_suffix(".tables.md"))
-        path = await self.app.push_screen_wait(Prompt("Write the Markdown tables to:", default))
-        if path:
-            try:
-                written, replaced = await self.export(Path(path).expanduser())
-            except ExportRefused as exc:
-                app.tell(f"{exc}.", "error")
-                return
-            except DB_ERRORS as exc:
-                app.tell(f"Could not write the tables to {path}: {reason(exc)}", "error")
-                return
-            again = " (it replaced the file that was there)" if replaced else ""
-            self.notify(f"Wrote the tables to {written}{again}", title="Exported", timeout=8)
+        scope = await ask_scope(app, session.dataset, session.judge_name, len(session.datasets))
+        if scope is None:
+            return
+        suffix = ".tables.md" if scope == THIS else ".all-datasets.tables.md"
+        target = await ask_target(app, app.db_path.with_suffix(suffix))
+        if target is not None:
+            await export(app, target, self.markdown if scope == THIS else all_datasets(app))
 
     @work(group="prompt")
     async def action_switch_judge(self) -> None:
@@ -1254,18 +1248,15 @@ class ReviewScreen(Screen[None]):
         shown, others = judges
         return scores.notes(shown, verdicts=verdicts, other_judges=others)
 
-    async def export(self, path: Path) -> tuple[Path, bool]:
-        """Write the Markdown tables to `path` (never over a database): where they went, and
-        whether an existing file was replaced."""
+    async def markdown(self) -> str:
+        """The Markdown tables of the dataset shown, as the screen has them, and its notes."""
         session, database = self.session, self.review_app.database
         assert session is not None
         found = await database.run(
             lambda r: _judges_and_verdicts(r.store, session.dataset, session.judge)
         )
         assert session.tables is not None
-        text = to_markdown(session.tables.breakdown.tables(), [self._notes(*found)])
-        replaced = await database.run(lambda _: write_export(path, text, database.path))
-        return path.resolve(), replaced
+        return to_markdown(session.tables.breakdown.tables(), [self._notes(*found)])
 
     # -- a judge run in the background: a thread worker that posts its progress ------------
 
