@@ -24,8 +24,8 @@ RETRY_WAIT_MS = 100  # how long a retried write waits for another process's writ
 
 # The tables another process can add rows to while the screen is open.
 _WATCHED = ("judgments", "reviews", "flags", "causes")
-Marks = tuple[int, ...]  # the newest id of each table of _WATCHED
-NO_MARKS: Marks = (0,) * len(_WATCHED)
+Marks = tuple[int, ...]  # the newest id of each table of _WATCHED, then of answers
+NO_MARKS: Marks = (0,) * (len(_WATCHED) + 1)
 
 _IN_DATASET = (
     "JOIN answers a ON a.id = {t}.answer_id JOIN samples s ON s.id = a.sample_id "
@@ -479,15 +479,31 @@ class ReviewStore(EntryReader):
         return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
 
     def marks(self) -> Marks:
-        """The newest judgment, review, flag and cause ids: where to look for changes from."""
+        """The newest judgment, review, flag, cause and answer ids: where to look for
+        changes from."""
+        tables = (*_WATCHED, "answers")
         row = self.conn.execute(
-            "SELECT " + ", ".join(f"(SELECT COALESCE(MAX(id), 0) FROM {t})" for t in _WATCHED)
+            "SELECT " + ", ".join(f"(SELECT COALESCE(MAX(id), 0) FROM {t})" for t in tables)
         ).fetchone()
         return tuple(int(mark) for mark in row)
 
     def touched_since(self, marks: Marks) -> set[int]:
         """Answers with a judgment, review, flag or cause newer than `marks`."""
         rows = self.conn.execute(
-            " UNION ".join(f"SELECT answer_id FROM {t} WHERE id > ?" for t in _WATCHED), marks
+            " UNION ".join(f"SELECT answer_id FROM {t} WHERE id > ?" for t in _WATCHED),
+            marks[: len(_WATCHED)],
         )
         return {row[0] for row in rows}
+
+    def added_since(self, dataset: str, marks: Marks) -> set[int]:
+        """The dataset's answers imported after `marks` (by another process)."""
+        rows = self.conn.execute(
+            "SELECT a.id FROM answers a JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? AND a.id > ?",
+            (dataset, marks[-1]),
+        )
+        return {row[0] for row in rows}
+
+    def dataset_names(self) -> list[str]:
+        """Every dataset of the file, by name (as `Store.datasets` lists them)."""
+        return [row[0] for row in self.conn.execute("SELECT name FROM datasets ORDER BY name")]

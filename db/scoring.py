@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
+from lmmreview.engine.causes import cause_table
 from lmmreview.engine.export import ImportedCircular, Notes
 from lmmreview.engine.layouts import layout_for
 from lmmreview.engine.scoring import MICRO, OFFLINE, GroupVerdict, Judge, Outcome
+from lmmreview.engine.tables import Table
 from lmmreview.engine.types import Sample
 
 
@@ -158,3 +160,29 @@ def dataset_scores(
         )
     breakdown.load(outcomes)
     return DatasetScores(name, benchmark, samples, answers, breakdown, no_reply)
+
+
+def tables_and_notes(
+    store: Store,
+    datasets: list[str] | None,
+    unscored_as_zero: bool,
+    judge_name: str | None,
+    preferred: str | None,
+    causes: Mapping[str, str],
+) -> tuple[list[Table], list[Notes]]:
+    """Each dataset's tables (every dataset's, without `datasets`) and notes, by the judge
+    `judge_name` names, else the one `preferred` names, else the default; the error
+    causes' table where a dataset has causes (`causes` titles them)."""
+    tables: list[Table] = []
+    notes: list[Notes] = []
+    for name, benchmark in store.datasets(datasets):
+        judge = store.chosen_judge(name, judge_name, preferred)
+        scores = dataset_scores(store, name, benchmark, judge)
+        tables += scores.breakdown.tables(unscored_as_zero)
+        tagged = store.causes(name)
+        if tagged:  # a dataset without error causes exports as it always did
+            tables.append(cause_table(name, tagged, causes))
+        verdicts = store.group_verdicts(name).values()
+        judges, others = store.judge_names(name, judge)
+        notes.append(scores.notes(judges, unscored_as_zero, verdicts, others))
+    return tables, notes

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import write_lines
 from textual.widgets import Input
-from tui_harness import cursor, drive, export_to, pick, text_of, until
+from tui_harness import choose, cursor, drive, export_to, pick, text_of, until
 
 from lmmreview.db import store
 from lmmreview.tui.answer_list import AnswerList
@@ -322,7 +322,7 @@ def test_export_from_the_screen_says_it_replaced_a_file(demo_db: Path, tmp_path:
     seen = {}
 
     async def steps(app, pilot) -> None:
-        await export_to(app, pilot, target)
+        await export_to(app, pilot, target, replace=True)
         await until(pilot, lambda: "Wrote the tables" in _told(app))
         seen["told"] = _told(app)
 
@@ -340,6 +340,7 @@ def test_the_export_default_is_the_real_database_name(demo_template: Path, tmp_p
 
     async def steps(app, pilot) -> None:
         await pilot.press("e")
+        await choose(app, pilot, "this")  # the file holds several datasets
         await until(pilot, lambda: isinstance(app.screen.focused, Input))
         seen["shown"] = app.screen.focused.value
         await pilot.press("enter")

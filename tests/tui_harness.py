@@ -93,14 +93,37 @@ async def pick(app: ReviewApp, pilot: Pilot, label: str) -> None:
     await pilot.press("enter")
 
 
-async def export_to(app: ReviewApp, pilot: Pilot, target: Path) -> None:
-    """Press `e` and give `target` as the file to write the tables to."""
+async def choose(app: ReviewApp, pilot: Pilot, option_id: str) -> None:
+    """Choose the option with this id in the menu that has the focus."""
+    await until(pilot, lambda: isinstance(app.screen.focused, OptionList))
+    options = app.screen.focused
+    assert isinstance(options, OptionList)
+    ids = [options.get_option_at_index(i).id for i in range(options.option_count)]
+    assert option_id in ids, ids
+    options.highlighted = ids.index(option_id)
+    await pilot.press("enter")
+
+
+async def export_to(
+    app: ReviewApp,
+    pilot: Pilot,
+    target: Path | str,
+    scope: str = "this",
+    replace: bool | None = None,
+) -> None:
+    """Press `e`, choose this dataset's tables (or `scope` "all"), and give `target` as
+    the file to write them to; `replace` answers the question an existing file asks."""
     await pilot.press("e")
+    await until(pilot, lambda: isinstance(app.screen.focused, Input | OptionList))
+    if isinstance(app.screen.focused, OptionList):
+        await choose(app, pilot, scope)
     await until(pilot, lambda: isinstance(app.screen.focused, Input))
     field = app.screen.focused
     assert isinstance(field, Input)
     field.value = str(target)
     await pilot.press("enter")
+    if replace is not None:
+        await choose(app, pilot, "yes" if replace else "no")
 
 
 def set_first_image(db: Path, data: bytes | None) -> None:

@@ -17,8 +17,7 @@ from lmmreview import __version__
 from lmmreview.db import Store
 from lmmreview.db.demo import build_demo, demo_batches, installed_demo_batches
 from lmmreview.db.importers import ImportBatch, ImportSummary, import_batch
-from lmmreview.db.scoring import dataset_scores, score_offline
-from lmmreview.engine.causes import cause_table
+from lmmreview.db.scoring import score_offline, tables_and_notes
 from lmmreview.engine.checks import Expected, compare
 from lmmreview.engine.export import RENDERERS, Notes
 from lmmreview.engine.registry import benchmarks, origin, problems
@@ -249,22 +248,13 @@ def _tables(
 ) -> tuple[list[Table], list[Notes]]:
     """Each dataset's tables and notes, by the judge `judge_name` names (else the one the
     settings name, else the default)."""
-    tables: list[Table] = []
-    notes: list[Notes] = []
     settings = for_command()
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(datasets or [])
-        for name, benchmark in store.datasets(datasets or None):
-            judge = store.chosen_judge(name, judge_name, settings.shown_judge)
-            scores = dataset_scores(store, name, benchmark, judge)
-            tables += scores.breakdown.tables(unscored_as_zero)
-            tagged = store.causes(name)
-            if tagged:  # a dataset without error causes exports as it always did
-                tables.append(cause_table(name, tagged, settings.causes))
-            verdicts = store.group_verdicts(name).values()
-            judges, others = store.judge_names(name, judge)
-            notes.append(scores.notes(judges, unscored_as_zero, verdicts, others))
-    return tables, notes
+        return tables_and_notes(
+            store, datasets or None, unscored_as_zero, judge_name, settings.shown_judge,
+            settings.causes,
+        )  # fmt: skip
 
 
 app.command()(judge)

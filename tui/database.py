@@ -15,7 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import nullcontext
 from pathlib import Path
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from lmmreview.db import Store, StoreError
 from lmmreview.db.review import Marks, ReviewStore
@@ -120,17 +120,37 @@ def read_back(review: ReviewStore, dataset: str, answer_id: int) -> Shown:
         return None
 
 
+class Changes(NamedTuple):
+    """What the poll found: the file's new data version and marks, fresh entries of the
+    answers listed, the answers added to the dataset, and every dataset's name (None when
+    the file did not change)."""
+
+    version: int
+    marks: Marks
+    fresh: list[Entry]
+    added: frozenset[int] = frozenset()
+    datasets: list[str] | None = None
+
+
 def changed_since(
-    review: ReviewStore, dataset: str, version: int, marks: Marks, stale: set[int]
-) -> tuple[int, Marks, list[Entry]]:
+    review: ReviewStore,
+    dataset: str,
+    version: int,
+    marks: Marks,
+    stale: set[int],
+    unlisted: frozenset[int] = frozenset(),
+) -> Changes:
     """What another process (or a judge run) wrote since `version` and `marks`, plus the
-    `stale` answers saved here but not read back: the new version, marks and entries."""
+    `stale` answers saved here but not read back, and the `unlisted` ones found before but
+    not added to the list yet."""
     now = review.data_version()
-    if now == version and not stale:
-        return now, marks, []
+    if now == version and not stale and not unlisted:
+        return Changes(now, marks, [])
     new_marks = review.marks()
     touched = review.touched_since(marks) | stale
-    return now, new_marks, review.refresh(dataset, touched) if touched else []
+    added = frozenset(review.added_since(dataset, marks)) | unlisted
+    fresh = review.refresh(dataset, touched - added) if touched - added else []
+    return Changes(now, new_marks, fresh, added, review.dataset_names())
 
 
 def take_back(review: ReviewStore, dataset: str) -> tuple[int, str, Shown] | None:

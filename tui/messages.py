@@ -66,9 +66,29 @@ class ReadFailed(WorkerMessage, bubble=False):
 class EntriesChanged(WorkerMessage, bubble=False):
     """Another process (or a judge run) changed answers: show them as the file has them."""
 
-    def __init__(self, session: Session, version: int, marks: Marks, fresh: list[Entry]) -> None:
+    def __init__(
+        self,
+        session: Session,
+        version: int,
+        marks: Marks,
+        fresh: list[Entry],
+        added: frozenset[int] = frozenset(),
+        datasets: list[str] | None = None,
+    ) -> None:
         super().__init__()
         self.session, self.version, self.marks, self.fresh = session, version, marks, fresh
+        self.added = added  # answers imported into the dataset: not listed yet
+        self.datasets = datasets  # every dataset of the file, when it changed at all
+
+
+class Grown(WorkerMessage, bubble=False):
+    """Answers imported by another process are read, with the tables they join."""
+
+    def __init__(
+        self, session: Session, snapshot: list[Entry], fresh: list[Entry], tables: Tables
+    ) -> None:
+        super().__init__()
+        self.session, self.snapshot, self.fresh, self.tables = session, snapshot, fresh, tables
 
 
 class Saved(WorkerMessage, bubble=False):

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Future
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import RenderableType
@@ -28,12 +27,12 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from lmmreview.db import Store
-from lmmreview.db.files import ExportRefused, write_export
 from lmmreview.db.judges import disagreeing_judges, read_judges
 from lmmreview.db.review import NO_MARKS, Detail, ReviewStore
 from lmmreview.db.reviewers import disagreeing_answers
 from lmmreview.db.scoring import DatasetScores
 from lmmreview.engine.export import Notes, to_markdown
+from lmmreview.engine.ordering import LIST_ORDER, ORDERS
 from lmmreview.engine.review import Entry, Filter
 from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
 from lmmreview.engine.types import QuestionType, Sample
@@ -46,15 +45,24 @@ from lmmreview.tui.database import (
     reason,
     take_back,
 )
+from lmmreview.tui.exporting import THIS, all_datasets, ask_scope, ask_target, export
 from lmmreview.tui.footer import ReviewFooter
 from lmmreview.tui.grade_keys import score_keys
-from lmmreview.tui.images import IMAGES_OFF, Decoded, ImagePipeline, ImageSet, SampleImages, settled
+from lmmreview.tui.images import (
+    IMAGES_OFF,
+    Decoded,
+    ImagePipeline,
+    ImageSet,
+    SampleImages,
+    settled,
+)
 from lmmreview.tui.judge_run import JudgeSetup, judge_setup
 from lmmreview.tui.judge_worker import BackgroundJudge
 from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.messages import (
     DetailLoaded,
     EntriesChanged,
+    Grown,
     JudgeFinished,
     JudgeProgress,
     Opened,
@@ -126,6 +134,8 @@ class ReviewScreen(Screen[None]):
         Binding("w", "switch_judge", "show another judge's scores", show=False, id="switch-judge"),
         Binding("W", "judges", "judges view (against humans)", show=False, id="judges"),
         Binding("e", "export", "export", id="export"),
+        Binding("s", "sort", "sort the list", show=False, id="sort"),
+        Binding("t", "toggle_advance", "advance after a grade (on/off)", show=False, id="advance"),
         Binding("d", "datasets", "dataset", id="dataset"),
     ]
     DEFAULT_CSS = """
@@ -160,6 +170,8 @@ class ReviewScreen(Screen[None]):
         self._version = 0  # the file's data version and marks, as last read: polls start there
         self._marks = NO_MARKS
         self._stale: set[int] = set()  # saved, but not read back yet: the next poll reads them
+        self._unlisted: frozenset[int] = frozenset()  # imported elsewhere, not listed yet
+        self._growing = False  # they are being read: the next ones wait for the next poll
         self._polling = False
         self._saving = False  # a save is under way: its end saves whatever is queued
         self._save_problem = ""  # why the first pending change failed, as last seen
@@ -203,6 +215,7 @@ class ReviewScreen(Screen[None]):
         return self.review_app.settings
 
     def on_mount(self) -> None:
+        self.auto_advance = self.settings.auto_advance  # t toggles it for this session
         self.query_one(AnswerList).focus()
 
     # -- navigation ----------------------------------------------------------------------
@@ -528,22 +541,17 @@ class ReviewScreen(Screen[None]):
 
     @work(group="prompt")
     async def action_export(self) -> None:
-        app = self.review_app
-        if not self.tables_ready():
+        """Write this dataset's tables, or every dataset's, to a file the reviewer names."""
+        app, session = self.review_app, self.session
+        if session is None or not self.tables_ready():
             return
-        default = str(app.db_path.with_suffix(".tables.md"))
-        path = await self.app.push_screen_wait(Prompt("Write the Markdown tables to:", default))
-        if path:
-            try:
-                written, replaced = await self.export(Path(path).expanduser())
-            except ExportRefused as exc:
-                app.tell(f"{exc}.", "error")
-                return
-            except DB_ERRORS as exc:
-                app.tell(f"Could not write the tables to {path}: {reason(exc)}", "error")
-                return
-            again = " (it replaced the file that was there)" if replaced else ""
-            self.notify(f"Wrote the tables to {written}{again}", title="Exported", timeout=8)
+        scope = await ask_scope(app, session.dataset, session.judge_name, len(session.datasets))
+        if scope is None:
+            return
+        suffix = ".tables.md" if scope == THIS else ".all-datasets.tables.md"
+        target = await ask_target(app, app.db_path.with_suffix(suffix))
+        if target is not None:
+            await export(app, target, self.markdown if scope == THIS else all_datasets(app))
 
     @work(group="prompt")
     async def action_switch_judge(self) -> None:
@@ -783,6 +791,10 @@ class ReviewScreen(Screen[None]):
             safe(session.judge_name, one_line=True, style="bold"),
             f" (w: one of {len(session.judges)})" if len(session.judges) > 1 else "",
         )
+        if session.order != LIST_ORDER:
+            text.append(f" · sorted by {session.order_name}")
+        if self.auto_advance:
+            text.append(" · advance after a grade")
         if self.pending:
             text.append(f"  · {len(self.pending)} not saved yet", style="bold red")
         if self._judge is not None:
@@ -959,6 +971,27 @@ class ReviewScreen(Screen[None]):
         )
         kind = action if action != "grade" else "score" if verdict.choice is None else "choice"
         self.write(entry, change, f"{kind} {value}", verdict)
+        if self.auto_advance:
+            self.action_move(1)
+
+    def action_toggle_advance(self) -> None:
+        self.auto_advance = not self.auto_advance
+        state = "on: a grade moves to the next answer" if self.auto_advance else "off"
+        self.review_app.tell(f"Advance after a grade is {state}.")
+        self._status()
+
+    @work(group="prompt")
+    async def action_sort(self) -> None:
+        """Sort the visible answers by score, disagreement or run spread, or list order."""
+        session = self.session
+        if session is None or not self.tables_ready():
+            return
+        picked = await self.app.push_screen_wait(Menu("Sort the list by", list(ORDERS.items())))
+        if picked is None or self.session is not session:
+            return
+        session.sort(picked)
+        self.refresh_list(cursor=0)  # the top of the new order: where the reviewer starts
+        self.show_current(force=True)
 
     def write(
         self,
@@ -1135,15 +1168,17 @@ class ReviewScreen(Screen[None]):
         session = self.session
         assert session is not None
         stale, self._stale = self._stale, set()
+        unlisted, self._unlisted = self._unlisted, frozenset()
         version, marks = self._version, self._marks
         try:
             found = await self._read(
-                lambda r: changed_since(r, session.dataset, version, marks, stale)
+                lambda r: changed_since(r, session.dataset, version, marks, stale, unlisted)
             )
         finally:
             self._polling = False
         if found is None:
             self._stale |= stale  # read them at the next poll that can
+            self._unlisted |= unlisted
             return
         self.post_message(EntriesChanged(session, *found))
 
@@ -1152,12 +1187,59 @@ class ReviewScreen(Screen[None]):
         if message.session is not session or session is None:
             return
         self._version, self._marks = message.version, message.marks
+        if message.datasets is not None and message.datasets != session.datasets:
+            self._datasets_changed(session, message.datasets)
+        if message.added:
+            self._grow(session, message.added)
         fresh = [e for e in message.fresh if e.answer_id in session.by_id]
         if fresh:
             self._apply(fresh)
             current = self.current()
             if current is not None and any(e.answer_id == current.answer_id for e in fresh):
                 self.show_current(force=True)
+
+    def _datasets_changed(self, session: Session, names: list[str]) -> None:
+        """Another process imported (or removed) a dataset: `d` lists the file's datasets."""
+        new = [name for name in names if name not in session.datasets]
+        session.datasets = names
+        if new:
+            self.review_app.tell(f"New in the file: {', '.join(new)} (d switches datasets).")
+
+    @work(group="grow")
+    async def _grow(self, session: Session, added: frozenset[int]) -> None:
+        """Read answers another process imported into the dataset, and the tables with
+        them; kept for the next poll while the tables are computed or the read fails."""
+        if session.tables is None or self._growing:  # tables made now would lack them
+            self._unlisted |= added
+            return
+        self._growing = True
+        snapshot = list(session.entries)
+        found = await self._read(
+            lambda r: Session.grow(
+                r, session.dataset, session.benchmark, snapshot, added, session.judge
+            )
+        )
+        if found is None:
+            self._growing = False
+            self._unlisted |= added
+            return
+        self.post_message(Grown(session, snapshot, *found))
+
+    def on_grown(self, message: Grown) -> None:
+        self._growing = False
+        session = self.session
+        if message.session is not session or session is None:
+            return
+        session.add(message.snapshot, message.fresh, message.tables)
+        self.refresh_list(cursor=self.query_one(AnswerList).cursor)
+        models = sorted({e.model for e in message.fresh})
+        self.review_app.tell(
+            f"{len(message.fresh)} new answers imported ({', '.join(models)}): "
+            "added at the end of the list."
+        )
+        current = self.current()
+        if current is not None:
+            self._show_strip(current)
 
     # -- notes and exports -------------------------------------------------------------------
 
@@ -1186,18 +1268,15 @@ class ReviewScreen(Screen[None]):
         shown, others = judges
         return scores.notes(shown, verdicts=verdicts, other_judges=others)
 
-    async def export(self, path: Path) -> tuple[Path, bool]:
-        """Write the Markdown tables to `path` (never over a database): where they went, and
-        whether an existing file was replaced."""
+    async def markdown(self) -> str:
+        """The Markdown tables of the dataset shown, as the screen has them, and its notes."""
         session, database = self.session, self.review_app.database
         assert session is not None
         found = await database.run(
             lambda r: _judges_and_verdicts(r.store, session.dataset, session.judge)
         )
         assert session.tables is not None
-        text = to_markdown(session.tables.breakdown.tables(), [self._notes(*found)])
-        replaced = await database.run(lambda _: write_export(path, text, database.path))
-        return path.resolve(), replaced
+        return to_markdown(session.tables.breakdown.tables(), [self._notes(*found)])
 
     # -- a judge run in the background: a thread worker that posts its progress ------------
 

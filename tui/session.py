@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass, field, replace
+from operator import attrgetter
 
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.layouts import Layout, layout_for
+from lmmreview.engine.ordering import LIST_ORDER, ORDERS, sorted_rows
 from lmmreview.engine.review import Agreement, Entry, Filter
 from lmmreview.engine.scoring import MICRO, Judge, Outcome, judge_names, preferred_judge
 from lmmreview.engine.tables import Cell
@@ -46,6 +48,7 @@ class Session:
     reviewed: int = 0  # kept as entries change: counting 100,000 per verdict is too slow
     judge: Judge | None = None  # whose scores the list and the tables show
     judges: dict[Judge, str] = field(default_factory=dict)  # the dataset's, by name
+    order: str = LIST_ORDER  # how the visible entries are sorted (engine.ordering)
 
     @classmethod
     def open(
@@ -84,10 +87,37 @@ class Session:
         judge = judge or preferred_judge(found, preferred)
         review.judge = judge
         review.fill(dataset, entries)
-        samples = {s.key: s for s in review.store.samples(dataset)}
-        layout = layout_for(dataset, benchmark, list(samples.values()))
-        names = judge_names([*found, *([judge] if judge and judge not in found else [])])
-        return replace(_tables(samples, layout, entries), judge=judge, judges=names)
+        return _read_tables(review, dataset, benchmark, entries, judge, found)
+
+    @staticmethod
+    def grow(
+        review: ReviewStore,
+        dataset: str,
+        benchmark: Benchmark,
+        entries: list[Entry],
+        added: frozenset[int],
+        judge: Judge | None,
+    ) -> tuple[list[Entry], Tables]:
+        """In the database thread: the answers `added` to the dataset since it was read
+        (another process imported them), and the tables over `entries` and them; samples
+        and judges are read again, as a new answer can bring a new sample or judge."""
+        fresh = sorted(review.refresh(dataset, set(added)), key=attrgetter("answer_id"))
+        found = review.store.judges(dataset)
+        return fresh, _read_tables(review, dataset, benchmark, [*entries, *fresh], judge, found)
+
+    def add(self, snapshot: list[Entry], fresh: list[Entry], tables: Tables) -> None:
+        """Add the answers `grow` read at the end of the list, and take its tables (made
+        from `snapshot`: the entries that changed since are replayed)."""
+        new = [e for e in fresh if e.answer_id not in self.by_id]
+        # `snapshot` is a prefix of `entries`: replaced entries are not the same objects
+        replaced = zip(snapshot, self.entries, strict=False)
+        self.changed |= {e.answer_id for old, e in replaced if e is not old}
+        for entry in new:
+            self.by_id[entry.answer_id] = len(self.entries)
+            self.entries.append(entry)
+        self.complete(tables)
+        test = self.filter.predicate(self.benchmark.filter_axes)
+        self.visible += [self.by_id[e.answer_id] for e in new if test(e, self.samples[e.key])]
 
     def complete(self, tables: Tables) -> None:
         """Take the tables; replay the entries that changed while they were computed."""
@@ -111,19 +141,32 @@ class Session:
         samples, test = self.samples, flt.predicate(self.benchmark.filter_axes)
         self.filter = flt
         self.visible = [i for i, e in enumerate(self.entries) if test(e, samples[e.key])]
+        if self.order != LIST_ORDER:
+            self.sort(self.order)
+
+    def sort(self, order: str) -> None:
+        """Sort the visible entries (needs the tables' samples); the scores as they are
+        now: a grade does not move its answer until the list is sorted again."""
+        self.visible = sorted_rows(self.visible, self.entries, self.samples, order)
+        self.order = order
+
+    @property
+    def order_name(self) -> str:
+        return ORDERS[self.order]
 
     def reveal(self, answer_id: int) -> int | None:
         """The answer's row in the list, added in its place if the filter now lets it
         through (an undone verdict makes an answer unreviewed again); None if it hides it."""
         index = self.by_id[answer_id]
-        row = bisect_left(self.visible, index)  # the list keeps the entries' order
+        listed = self.order == LIST_ORDER
+        row = bisect_left(self.visible, index) if listed else _find(self.visible, index)
         if row < len(self.visible) and self.visible[row] == index:
             return row
         entry = self.entries[index]
         sample = self.samples.get(entry.key)
         if sample is None or not self.filter.matches(entry, sample, self.benchmark.filter_axes):
             return None
-        self.visible.insert(row, index)
+        self.visible.insert(row, index)  # a sorted list: at the end, where it is seen
         return row
 
     def update(self, fresh: Entry) -> None:
@@ -180,6 +223,30 @@ class Session:
     def counts(self) -> tuple[int, int, int]:
         """(answers, reviewed, shown)."""
         return len(self.entries), self.reviewed, len(self.visible)
+
+
+def _find(rows: list[int], index: int) -> int:
+    """Where `index` is in `rows`, else len(rows)."""
+    try:
+        return rows.index(index)
+    except ValueError:
+        return len(rows)
+
+
+def _read_tables(
+    review: ReviewStore,
+    dataset: str,
+    benchmark: Benchmark,
+    entries: list[Entry],
+    judge: Judge | None,
+    found: list[Judge],
+) -> Tables:
+    """The samples and every table of the dataset's `entries` as `judge` scored them;
+    `found` are the dataset's judges."""
+    samples = {s.key: s for s in review.store.samples(dataset)}
+    layout = layout_for(dataset, benchmark, list(samples.values()))
+    names = judge_names([*found, *([judge] if judge and judge not in found else [])])
+    return replace(_tables(samples, layout, entries), judge=judge, judges=names)
 
 
 def _tables(samples: dict[str, Sample], layout: Layout, entries: list[Entry]) -> Tables:

@@ -61,6 +61,7 @@ class Settings:
     disagreement: float = DISAGREEMENT
     spread: float = SPREAD
     shown_judge: str | None = None  # the judge tables show by default (None: the first)
+    auto_advance: bool = False  # after a grade, the cursor moves to the next answer
     keymap: Mapping[str, str] = field(default_factory=dict)
     causes: Mapping[str, str] = field(default_factory=lambda: dict(MMMU_CAUSES))  # id -> title
     sources: Mapping[str, str] = field(default_factory=dict)
@@ -139,6 +140,7 @@ _SPECS: dict[str, _Spec] = {
     "review.disagreement": _Spec("disagreement", _number(0.0, 1.0), "a number from 0 to 1"),
     "review.spread": _Spec("spread", _number(0.0, 0.5), "a number from 0 to 0.5"),
     "review.judge": _Spec("shown_judge", _text, "a judge's name (lmmreview judges lists them)"),
+    "review.auto_advance": _Spec("auto_advance", lambda v: isinstance(v, bool), "true or false"),
 }
 _KEY_OF = {spec.attribute: key for key, spec in _SPECS.items()}
 

@@ -1,0 +1,79 @@
+"""Issue 14 item 6, live: answers, models and datasets that another process imports while
+the screen is open join the list, the tables and the dataset switcher."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+from conftest import write_lines
+from textual.widgets import OptionList
+from tui_harness import drive, text_of, until
+
+from lmmreview.db.demo import sample_data
+
+NEW_MODEL = "demo-delta"
+NEW_KEYS = ("v1_0", "v1_1", "v1_2")
+
+
+async def _lmmreview(*args: str | Path) -> None:
+    """Run the real CLI in another process (it opens its own connection to the file)."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "lmmreview", *map(str, args),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await process.communicate()
+    assert process.returncode == 0, (out + err).decode()
+
+
+def test_answers_of_a_new_model_join_the_list_and_the_tables(demo_db: Path, tmp_path) -> None:
+    data = sample_data() / "mmvet"
+    alpha = json.loads((data / "answers" / "demo-alpha.json").read_text())
+    answers = tmp_path / f"{NEW_MODEL}.json"
+    answers.write_text(json.dumps({key: alpha[key] for key in NEW_KEYS}))
+    seen: dict = {}
+
+    async def steps(app, pilot) -> None:
+        session = app.session
+        seen["before"] = len(session.entries)
+        shown = app.current().answer_id
+        await _lmmreview(
+            "import", "mmvet", demo_db, data / "mm-vet.json", "--images", data / "images",
+            "--answers", answers, "--dataset", "mmvet",
+        )  # fmt: skip
+        await until(pilot, lambda: len(app.session.entries) == seen["before"] + len(NEW_KEYS))
+        seen["kept"] = app.current().answer_id == shown  # the reviewer stays where they were
+        seen["status"] = text_of(app, "#status")
+        tables = app.session.tables.breakdown.tables()
+        seen["rows"] = {row.label for table in tables for row in table.rows}
+        await pilot.press("end")
+        await until(pilot, lambda: text_of(app, "#answer").strip())
+        seen["last"] = (app.current().model, app.current().key, text_of(app, "#answer"))
+
+    drive(demo_db, steps, poll_seconds=0.1)
+    total = seen["before"] + len(NEW_KEYS)
+    assert seen["kept"] and f"{total} answers" in seen["status"]
+    assert NEW_MODEL in seen["rows"]
+    model, key, text = seen["last"]
+    assert (model, key) == (NEW_MODEL, NEW_KEYS[-1]) and alpha[key] in text
+
+
+def test_a_new_dataset_appears_in_the_dataset_switcher(demo_db: Path, tmp_path) -> None:
+    lines = [{"id": "q1", "question": "Two plus two?", "answer": "4", "prediction": "4"}]
+    fresh = write_lines(tmp_path / "fresh.jsonl", lines)
+    seen: dict = {}
+
+    async def steps(app, pilot) -> None:
+        await _lmmreview("import", "jsonl", demo_db, fresh, "--model", "m1")
+        await until(pilot, lambda: "fresh" in app.session.datasets)
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen.focused, OptionList))
+        options = app.screen.focused
+        seen["menu"] = [
+            str(options.get_option_at_index(i).prompt) for i in range(options.option_count)
+        ]
+
+    drive(demo_db, steps, poll_seconds=0.1)
+    assert "fresh" in seen["menu"] and "mmvet" in seen["menu"]
