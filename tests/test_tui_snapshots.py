@@ -15,16 +15,21 @@ from lmmreview.tui.screens import BreakdownScreen, CompareScreen, HelpScreen
 from lmmreview.tui.zoom import ZoomScreen
 
 
+async def _once_the_images_are_drawn(app, pilot, settle: float = 0.1) -> str:
+    """The screen's SVG, taken when its images are decoded and drawn."""
+    images = app.screen.query_one(SampleImages)
+    await until(pilot, lambda: not images.pending and images.children)
+    await pilot.pause(settle)
+    return app.export_screenshot()
+
+
 def test_review_breakdown_and_help_screens(cli, tmp_path: Path) -> None:
     db = tmp_path / "demo.db"  # the status line shows the file name
     cli("demo", db, "--no-open")
     shots: dict[str, str] = {}
 
     async def steps(app, pilot) -> None:
-        images = app.screen.query_one(SampleImages)
-        await until(pilot, lambda: not images.pending and images.children)
-        await pilot.pause(0.1)
-        shots["review"] = app.export_screenshot()
+        shots["review"] = await _once_the_images_are_drawn(app, pilot)
         await pilot.press("b")
         await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
         await pilot.pause(0.2)
@@ -47,16 +52,10 @@ def test_review_screen_at_80x24_and_the_compare_view(cli, tmp_path: Path) -> Non
     shots: dict[str, str] = {}
 
     async def steps(app, pilot) -> None:
-        images = app.screen.query_one(SampleImages)
-        await until(pilot, lambda: not images.pending and images.children)
-        await pilot.pause(0.1)
-        shots["review-80x24"] = app.export_screenshot()
+        shots["review-80x24"] = await _once_the_images_are_drawn(app, pilot)
         await pilot.press("c")
         await until(pilot, lambda: isinstance(app.screen, CompareScreen))
-        shown = app.screen.query_one(SampleImages)
-        await until(pilot, lambda: not shown.pending and shown.children)
-        await pilot.pause(0.2)
-        shots["compare"] = app.export_screenshot()
+        shots["compare"] = await _once_the_images_are_drawn(app, pilot, 0.2)
 
     drive(db, steps, size=(80, 24))
     for name, svg in shots.items():
