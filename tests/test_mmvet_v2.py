@@ -78,7 +78,8 @@ def test_interleaved_images_import_show_on_screen_and_make_seq_tables(cli, tmp_p
 
     async def look(app: ReviewApp, pilot: Pilot) -> None:
         widget = app.screen.query_one(SampleImages)
-        await until(pilot, lambda: not widget.pending and widget.query(HalfcellImage))
+        # images are mounted one by one: wait for both (never reached: the test fails)
+        await until(pilot, lambda: not widget.pending and len(widget.query(HalfcellImage)) == 2)
         seen["key"] = app.current().key
         seen["drawn"] = len(widget.query(HalfcellImage))
         seen["captions"] = [str(s.content) for s in widget.query(Static) if s.has_class("caption")]
