@@ -47,16 +47,19 @@ class JudgesPanel(Static):
         self.remove_class("open")
 
     def verdicts_changed(self, entries: list[Entry], samples: dict[str, Sample]) -> None:
-        """Take the verdicts now in force on these answers, and show the tables again."""
+        """Take the verdicts now in force on these answers, and show the tables again if
+        one changed (a poll brings judgments too: the bootstraps are not redone for them)."""
         if self.found is None:
             return
         humans = self.found.humans
+        before = dict(humans)
         for entry in entries:
             if entry.verdict is None:
                 humans.pop(entry.answer_id, None)
             elif entry.key in samples:
                 humans[entry.answer_id] = human_of(entry.verdict, samples[entry.key].golds)
-        self._render_tables()
+        if humans != before:
+            self._render_tables()
 
     def _render_tables(self) -> None:
         assert self.found is not None
