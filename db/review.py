@@ -146,7 +146,12 @@ class EntryReader:
             "ORDER BY s.id, a.model_id",
             (dataset,),
         )
-        return [Entry(answer, models[model], key) for answer, model, key in rows]
+        entries = []
+        shared = ""  # one key string per sample, not one per answer (rows come by sample)
+        for answer, model, key in rows:
+            shared = shared if key == shared else key
+            entries.append(Entry(answer, models[model], shared))
+        return entries
 
     def fill(self, dataset: str, entries: list[Entry]) -> None:
         """Add judge scores, failures, verdicts and flags to entries made by bare_entries."""

@@ -38,6 +38,13 @@ def test_entries_carry_offline_scores_and_nothing_reviewed(review) -> None:
     assert first.judged and first.offline and not first.reviewed
 
 
+def test_the_answers_of_one_sample_share_one_key_string(review) -> None:
+    # 100,000 answers of 20,000 samples would otherwise hold 80,000 copies of their keys.
+    entries = [e for e in review.entries("mmvet") if e.key == "v1_0"]
+    assert len(entries) > 1
+    assert all(e.key is entries[0].key for e in entries)
+
+
 def test_grade_undo_undo_and_history(review) -> None:
     answer = _entry(review).answer_id
     assert review.grade(answer, 0.3) == Verdict(0.3)
