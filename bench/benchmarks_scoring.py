@@ -10,8 +10,10 @@ import json
 import random
 import statistics
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+import numpy as np
 
 from bench.harness import Context, Measurement, Skipped, benchmark, timed
 from bench.mmbench_data import ABILITIES, CIRCULAR_STRIDE, LETTERS
@@ -20,9 +22,10 @@ from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.benchmarks.mmbench import MMBENCH
 from lmmreview.engine.benchmarks.mmvet import MMVET
 from lmmreview.engine.breakdown import Breakdown
+from lmmreview.engine.columns import AnswerColumns
 from lmmreview.engine.layouts import layout_for
 from lmmreview.engine.mmmu import judge, question_type_of
-from lmmreview.engine.scoring import Outcome
+from lmmreview.engine.scoring import Outcome, Verdict
 from lmmreview.engine.types import QuestionType, Sample
 
 ANSWERS = 100_000
@@ -33,11 +36,34 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "mmmu"
 
 @dataclass(frozen=True, slots=True)
 class Generated:
-    """An MM-Vet-style dataset: samples, and every model's outcome per answer."""
+    """A dataset: samples, and every model's answer to each as columns."""
 
     samples: list[Sample]
-    outcomes: dict[str, dict[str, Outcome]]  # model -> sample key -> outcome
-    answers: list[tuple[str, str]]  # (model, sample key)
+    answers: AnswerColumns
+    runs: int
+
+    def golds(self, index: int) -> list[str]:
+        return self.samples[index].golds
+
+
+def _answers(
+    samples: list[Sample], models: int, runs: int, grades: list[float], rng: random.Random
+) -> AnswerColumns:
+    """Every model answers every sample (by sample, then model, as the store reads them);
+    1 % of the runs unscored, 5 % of the answers reviewed (a verdict that gives no score)."""
+    n = len(samples) * models
+    sample = np.repeat(np.arange(len(samples)), models)
+    model = np.tile(np.arange(models), len(samples))
+    answers = AnswerColumns.of(
+        np.arange(1, n + 1), sample, model, [s.key for s in samples],
+        [f"model-{m}" for m in range(models)], runs,
+    )  # fmt: skip
+    answers.judged[:] = [
+        [rng.choice(grades) if rng.random() > 0.01 else np.nan for _ in range(runs)]
+        for _ in range(n)
+    ]
+    answers.reviewed[:] = [rng.random() < 0.05 for _ in range(n)]
+    return answers
 
 
 def _generate(_: Path) -> Generated:
@@ -49,41 +75,28 @@ def _generate(_: Path) -> Generated:
         for i in range(ANSWERS // MODELS)
     ]
     grades = [i / 10 for i in range(11)]
-    outcomes: dict[str, dict[str, Outcome]] = {}
-    for m in range(MODELS):
-        for s in samples:
-            runs = tuple(rng.choice(grades) if rng.random() > 0.01 else None for _ in range(RUNS))
-            outcome = Outcome.of(runs, reviewed=rng.random() < 0.05)
-            outcomes.setdefault(f"model-{m}", {})[s.key] = outcome
-    answers = [(model, key) for model, per_key in outcomes.items() for key in per_key]
-    return Generated(samples, outcomes, answers)
-
-
-def _copy(outcomes: dict[str, dict[str, Outcome]]) -> dict[str, dict[str, Outcome]]:
-    return {model: dict(per_key) for model, per_key in outcomes.items()}
+    return Generated(samples, _answers(samples, MODELS, RUNS, grades, rng), RUNS)
 
 
 def _dataset(ctx: Context) -> Generated:
     return ctx.fixture(f"mmvet-{ANSWERS}-answers", _generate)
 
 
-def _recompute(data: Generated, benchmark: Benchmark, runs: int) -> Measurement:
-    """Every table of `data` from its outcomes: aggregation plus table building."""
+def _recompute(data: Generated, benchmark: Benchmark) -> Measurement:
+    """Every table of `data` from its answers: effective outcomes, aggregation, tables."""
     layout = layout_for("bench", benchmark, data.samples)
-    outcomes = _copy(data.outcomes)  # load takes its dictionaries over
     with timed() as clock:
-        breakdown = Breakdown(layout, runs)
-        breakdown.load(outcomes)
+        breakdown, _ = Breakdown.of(layout, data.answers, data.runs, data.golds)
         tables = breakdown.tables()
-    if len(tables[0].rows) != len(data.outcomes):
-        raise AssertionError(f"{len(tables[0].rows)} rows for {len(data.outcomes)} models")
+    if len(tables[0].rows) != len(data.answers.models):
+        raise AssertionError(f"{len(tables[0].rows)} rows for {len(data.answers.models)} models")
     return Measurement(clock.seconds * 1000)
 
 
 @benchmark(name=f"recompute all tables, {ANSWERS:,} answers x {RUNS} runs", unit="ms", target=150)
 def full_recompute(ctx: Context) -> Measurement:
-    """Every MM-Vet table from 100,000 answer outcomes: aggregation plus table building."""
-    return _recompute(_dataset(ctx), MMVET, RUNS)
+    """Every MM-Vet table from 100,000 answers: effective outcomes, aggregation, tables."""
+    return _recompute(_dataset(ctx), MMVET)
 
 
 MMB_QUESTIONS, MMB_MODELS = 1_100, 23  # 4,400 rows with their circular copies
@@ -104,18 +117,8 @@ def _generate_mmbench(_: Path) -> Generated:
                    extra={"circular_group": q, "rotation": k})
             for k in range(4)
         ]  # fmt: skip
-    outcomes = {
-        f"model-{m}": {
-            s.key: Outcome.of(
-                (float(rng.random() < 0.7) if rng.random() > 0.01 else None,),
-                reviewed=rng.random() < 0.05,
-            )
-            for s in samples
-        }
-        for m in range(MMB_MODELS)
-    }
-    answers = [(model, key) for model, per_key in outcomes.items() for key in per_key]
-    return Generated(samples, outcomes, answers)
+    grades = [1.0] * 7 + [0.0] * 3  # 70 % right
+    return Generated(samples, _answers(samples, MMB_MODELS, 1, grades, rng), 1)
 
 
 @benchmark(
@@ -126,7 +129,7 @@ def mmbench_recompute(ctx: Context) -> Measurement:
     """Every MMBench table (CircularEval groups of 4 rows, Vanilla, L-2, L-3) at 101,200
     answers: 23 models on a 4,400-row dev set, one run."""
     data = ctx.fixture("mmbench-101200-answers", _generate_mmbench)
-    return _recompute(data, MMBENCH, 1)
+    return _recompute(data, MMBENCH)
 
 
 @benchmark(name=f"live update after one override, {ANSWERS:,} answers", unit="ms", target=5)
@@ -135,15 +138,25 @@ def delta_update(ctx: Context) -> Measurement:
 
     The full read of every table afterwards is recorded once, as an extra figure."""
     data = _dataset(ctx)
-    breakdown = Breakdown(layout_for("mmvet", MMVET, data.samples), RUNS)
-    breakdown.load(_copy(data.outcomes))
+    answers = data.answers.copy()
+    layout = layout_for("mmvet", MMVET, data.samples)
+    breakdown, _ = Breakdown.of(layout, answers, RUNS, data.golds)
+
+    def outcome_of(model: str, key: str) -> Outcome | None:
+        row = answers.row_of(model, key)
+        return None if row is None else answers.entry(row).outcome(RUNS, ["a"])
+
     rng = random.Random(ctx.repetition)
     times = []
     for _ in range(500):
-        model, key = rng.choice(data.answers)
+        row = rng.randrange(len(answers))
+        entry = answers.entry(row)
+        fresh = replace(entry, verdict=Verdict(rng.choice([0.0, 0.5, 1.0])))
         start = time.perf_counter()
-        breakdown.set(model, key, Outcome.of((rng.choice([0.0, 0.5, 1.0]),) * RUNS, reviewed=True))
-        breakdown.row_cells(model, key)
+        before, after = entry.outcome(RUNS, ["a"]), fresh.outcome(RUNS, ["a"])
+        breakdown.set(entry.model, entry.key, before, after, outcome_of)
+        answers.put(row, fresh)
+        breakdown.row_cells(entry.model, entry.key)
         times.append(time.perf_counter() - start)
     update_only = statistics.median(times) * 1000
     start = time.perf_counter()

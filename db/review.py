@@ -9,15 +9,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import groupby
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import NamedTuple
 
-from lmmreview.db.schema import JUDGE_READS, deciding_ids
-from lmmreview.db.store import Store, judge_parameters, now
+from lmmreview.db.answer_columns import ColumnReader
+from lmmreview.db.store import Store, now
 from lmmreview.engine.benchmarks.mmbench import CIRCULAR_GROUP
 from lmmreview.engine.causes import CauseChange
+from lmmreview.engine.columns import AnswerColumns
 from lmmreview.engine.review import Entry, HistoryRow, current, in_force, undo_target
-from lmmreview.engine.scoring import IMPORTED, USABLE, GroupVerdict, Judge, Verdict
+from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
 from lmmreview.engine.types import Sample
 
 RETRY_WAIT_MS = 100  # how long a retried write waits for another process's write lock
@@ -31,10 +32,6 @@ _IN_DATASET = (
     "JOIN answers a ON a.id = {t}.answer_id JOIN samples s ON s.id = a.sample_id "
     "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ?"
 )
-
-
-# A deciding judgment that is an imported 0.0 without the judge's reply (Entry.no_reply).
-_NO_REPLY = f"(j.judge_kind = '{IMPORTED}' AND j.score = 0 AND COALESCE(j.raw_reply, '') = '')"
 
 
 class _ReviewRow(NamedTuple):
@@ -100,26 +97,6 @@ class Detail:
         return self.causes[-1].cause if self.causes else None
 
 
-def _judged(entry: Entry, runs: list[tuple]) -> None:
-    """Set an entry's judge results from the deciding row of each run (answer, run, score,
-    choice, status, kind, no_reply); a run whose latest judgment failed is unscored, and
-    marked."""
-    if len(runs) == 1 and runs[0][1] == 0 and runs[0][4] in USABLE:  # the common case
-        _, _, score, choice, status, kind, no_reply = runs[0]
-        entry.judged, entry.judge_choice = (score,), choice
-        entry.fallback, entry.offline = status == "fallback", kind == "offline"
-        entry.no_reply = bool(no_reply)
-        return
-    usable = {row[1]: row for row in runs if row[4] in USABLE}
-    entry.failed = len(usable) < len(runs)
-    top = max(row[1] for row in runs)
-    entry.judged = tuple(usable[r][2] if r in usable else None for r in range(top + 1))
-    entry.judge_choice = next((row[3] for row in usable.values()), None)
-    entry.fallback = any(row[4] == "fallback" for row in usable.values())
-    entry.offline = any(row[5] == "offline" for row in usable.values())
-    entry.no_reply = any(row[6] for row in usable.values())
-
-
 class EntryReader:
     """A dataset's answers as review entries, read one way for the review screen's list
     and for the tables, exports and notes of the command line."""
@@ -133,85 +110,36 @@ class EntryReader:
 
     def entries(self, dataset: str) -> list[Entry]:
         """One entry per answer, by sample then model, with scores, verdicts and flags."""
-        entries = self.bare_entries(dataset)
-        self.fill(dataset, entries)
-        return entries
+        return list(self.columns(dataset).entries())
 
-    def bare_entries(self, dataset: str) -> list[Entry]:
-        """One entry per answer, by sample then model (import order): ids only, quickly."""
-        models = dict(self.conn.execute("SELECT id, name FROM models"))
-        rows = self.conn.execute(
-            "SELECT a.id, a.model_id, s.key FROM samples s JOIN answers a ON a.sample_id = s.id "
-            "WHERE s.dataset_id = (SELECT id FROM datasets WHERE name = ?) "
-            "ORDER BY s.id, a.model_id",
-            (dataset,),
-        )
-        entries = []
-        shared = ""  # one key string per sample, not one per answer (rows come by sample)
-        for answer, model, key in rows:
-            shared = shared if key == shared else key
-            entries.append(Entry(answer, models[model], shared))
-        return entries
+    def columns(self, dataset: str) -> AnswerColumns:
+        """Every answer as columns, by sample then model, with scores, verdicts and flags."""
+        answers = self.bare_columns(dataset)
+        self.fill(dataset, answers)
+        return answers
 
-    def fill(self, dataset: str, entries: list[Entry]) -> None:
-        """Add judge scores, failures, verdicts and flags to entries made by bare_entries."""
-        self._fill(dataset, {e.answer_id: e for e in entries})
+    def bare_columns(self, dataset: str, keys: list[str] | None = None) -> AnswerColumns:
+        """Every answer, by sample then model (import order): ids only, quickly."""
+        return ColumnReader(self.conn, self._dataset_id(dataset)).answers(keys)
+
+    def fill(self, dataset: str, answers: AnswerColumns) -> int:
+        """Add judge scores (of `self.judge`, else the dataset's default judge), failures,
+        verdicts and flags to answers read by bare_columns; returns the judge's runs."""
+        judge = self.judge or self.store.chosen_judge(dataset, None)
+        return ColumnReader(self.conn, self._dataset_id(dataset)).fill(answers, judge)
 
     def refresh(self, dataset: str, answer_ids: set[int]) -> list[Entry]:
         """Fresh entries for some answers (after another process wrote to the file)."""
-        marks = ",".join("?" * len(answer_ids))
-        rows = self.conn.execute(
-            "SELECT a.id, m.name, s.key FROM answers a JOIN samples s ON s.id = a.sample_id "
-            f"JOIN models m ON m.id = a.model_id WHERE a.id IN ({marks})",
-            tuple(answer_ids),
-        )
-        entries = {answer: Entry(answer, model, key) for answer, model, key in rows}
-        self._fill(dataset, entries, answer_ids)
-        return list(entries.values())
+        reader = ColumnReader(self.conn, self._dataset_id(dataset), sorted(answer_ids))
+        answers = reader.answers()
+        reader.fill(answers, self.judge or self.store.chosen_judge(dataset, None))
+        return list(answers.entries())
 
-    def _fill(self, dataset: str, entries: dict[int, Entry], only: set[int] | None = None) -> None:
-        """Judge scores per run (its latest judgment decides), failures, verdicts, flags."""
-        scope = f"AND {{t}}.answer_id IN ({','.join(map(str, only))})" if only else ""
-        judge = self.judge or self.store.chosen_judge(dataset, None)
-        chosen = f" AND {JUDGE_READS}" if judge else ""
-        deciding = deciding_ids(_IN_DATASET.format(t="l") + " " + scope.format(t="l") + chosen)
-        latest = (
-            "SELECT j.answer_id, j.run, j.score, j.choice, j.status, j.judge_kind, "
-            f"{_NO_REPLY} FROM judgments j "
-            f"JOIN ({deciding}) USING (id) ORDER BY j.answer_id, j.run"
-        )
-        # streamed: 100,000 rows need not sit in memory
-        rows = self.conn.execute(latest, judge_parameters(dataset, judge))
-        for answer, group in groupby(rows, itemgetter(0)):
-            entry = entries.get(answer)
-            if entry is not None:
-                _judged(entry, list(group))
-        for table, columns, apply in (
-            ("reviews", "r.answer_id, r.score, r.choice, r.action", self._apply_review),
-            ("flags", "r.answer_id, r.flagged", self._apply_flag),
-            ("causes", "r.answer_id, r.cause", self._apply_cause),
-        ):
-            query = (
-                f"SELECT {columns} FROM {table} r {_IN_DATASET.format(t='r')} "
-                f"{scope.format(t='r')} ORDER BY r.id"
-            )
-            for row in self.conn.execute(query, (dataset,)):
-                if row[0] in entries:
-                    apply(entries[row[0]], row)
-
-    @staticmethod
-    def _apply_review(entry: Entry, row: tuple) -> None:
-        _, score, choice, action = row
-        entry.verdict = Verdict(score, choice) if score is not None or choice is not None else None
-        entry.noted = entry.noted or action == "note"
-
-    @staticmethod
-    def _apply_flag(entry: Entry, row: tuple) -> None:
-        entry.flagged = bool(row[1])
-
-    @staticmethod
-    def _apply_cause(entry: Entry, row: tuple) -> None:
-        entry.cause = row[1]
+    def _dataset_id(self, dataset: str) -> int:
+        found = self.conn.execute("SELECT id FROM datasets WHERE name = ?", (dataset,)).fetchone()
+        if found is None:
+            raise LookupError(f"{self.store.path}: no dataset {dataset!r}")
+        return int(found[0])
 
 
 class ReviewStore(EntryReader):

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.causes import cause_table
+from lmmreview.engine.columns import AnswerColumns, Outcomes
 from lmmreview.engine.export import ImportedCircular, Notes
 from lmmreview.engine.layouts import layout_for
 from lmmreview.engine.scoring import MICRO, OFFLINE, GroupVerdict, Judge, Outcome
@@ -65,14 +68,19 @@ def score_offline(store: Store, datasets: list[str] | None = None) -> Iterator[O
 
 @dataclass(slots=True)
 class DatasetScores:
-    """A dataset's samples, the answer ids behind each (model, key), and its breakdown."""
+    """A dataset's samples, its answers as columns, their outcomes and its breakdown."""
 
     name: str
     benchmark: Benchmark
     samples: dict[str, Sample]
-    answers: dict[tuple[str, str], int]  # (model, sample key) -> answer id
+    answers: AnswerColumns
+    outcomes: Outcomes
     breakdown: Breakdown
-    no_reply: int = 0  # answers an imported 0.0 without a judge reply scores
+
+    @property
+    def no_reply(self) -> int:
+        """Answers an imported 0.0 without a judge reply scores (no verdict over it)."""
+        return int(np.sum(self.answers.no_reply & ~self.answers.reviewed))
 
     def notes(
         self,
@@ -84,25 +92,33 @@ class DatasetScores:
         """What a reader must know; `verdicts` are circular verdicts another tool computed,
         summed per model and file beside lmmreview's own on the same groups;
         `other_judges` the file's judges these numbers leave out."""
-        keyed = [kv for per_key in self.breakdown.outcomes.values() for kv in per_key.items()]
-        outcomes = [o for _, o in keyed]
+        found, answers = self.outcomes, self.answers
+        unscored = found.unscored
+        no_gold = np.array([not self.samples[key].golds for key in answers.keys], np.bool_)
         return Notes(
             dataset=self.name,
             kind=self.benchmark.name,
             judges=tuple(judges),
             runs=self.breakdown.runs,
-            answers=len(outcomes),
-            reviewed=sum(o.reviewed for o in outcomes),
-            unscored=sum(o.unscored for o in outcomes),
-            fallback=sum(o.fallback for o in outcomes),
+            answers=len(answers),
+            reviewed=int(found.reviewed.sum()),
+            unscored=int(unscored.sum()),
+            fallback=int(found.fallback.sum()),
             unscored_as_zero=unscored_as_zero,
-            partial=sum(o.partial for o in outcomes),
-            offline=sum(o.offline for o in outcomes),
-            no_gold=sum(o.unscored and not self.samples[k].golds for k, o in keyed),
+            partial=int(np.sum(~found.complete & ~unscored)),
+            offline=int(found.offline.sum()),
+            no_gold=int(np.sum(unscored & no_gold[answers.sample])),
             imported_circular=self._imported_circular(verdicts),
             no_reply=self.no_reply,
             other_judges=tuple(other_judges),
         )
+
+    def outcome_of(self, model: str, key: str) -> Outcome | None:
+        """One answer's outcome (None: the model did not answer the sample)."""
+        row = self.answers.row_of(model, key)
+        if row is None:
+            return None
+        return self.answers.entry(row).outcome(self.breakdown.runs, self.samples[key].golds)
 
     def _imported_circular(self, verdicts: Iterable[GroupVerdict]) -> tuple[ImportedCircular, ...]:
         by_file: dict[tuple[str, str, str], list[GroupVerdict]] = {}
@@ -135,9 +151,8 @@ class DatasetScores:
         if not units:
             return None
         unit = max(units, key=lambda u: len(u.members))  # the whole group, not the row alone
-        per_key = self.breakdown.outcomes.get(model, {})
-        missing = Outcome.of((None,) * self.breakdown.runs)
-        micro = layout.combine(unit)([per_key.get(k, missing) for k in unit.members]).micro[0]
+        outcome = self.breakdown.group_outcome(model, unit, self.outcome_of)
+        micro = None if outcome is None else outcome.micro[0]
         return None if micro is None else micro / MICRO
 
 
@@ -145,21 +160,14 @@ def dataset_scores(
     store: Store, name: str, benchmark: Benchmark, judge: Judge | None
 ) -> DatasetScores:
     """Read a dataset's answers, `judge`'s judgments (see Store.chosen_judge) and the
-    verdicts; compute every table."""
-    samples = {s.key: s for s in store.samples(name)}
-    runs = store.judge_runs(name, judge)  # the screen counts runs alike: failed ones included
-    breakdown = Breakdown(layout_for(name, benchmark, list(samples.values())), runs)
-    answers: dict[tuple[str, str], int] = {}
-    outcomes: dict[str, dict[str, Outcome]] = {}
-    no_reply = 0
-    for entry in EntryReader(store, judge).entries(name):  # as the review screen reads them
-        answers[(entry.model, entry.key)] = entry.answer_id
-        no_reply += entry.no_reply and entry.verdict is None
-        outcomes.setdefault(entry.model, {})[entry.key] = entry.outcome(
-            runs, samples[entry.key].golds
-        )
-    breakdown.load(outcomes)
-    return DatasetScores(name, benchmark, samples, answers, breakdown, no_reply)
+    verdicts, as the review screen reads them; compute every table."""
+    samples = store.samples(name)
+    reader = EntryReader(store, judge)
+    answers = reader.bare_columns(name, [s.key for s in samples])
+    runs = reader.fill(name, answers)  # failed runs count: a failed run is unscored
+    layout = layout_for(name, benchmark, samples)
+    breakdown, found = Breakdown.of(layout, answers, runs, lambda i: samples[i].golds)
+    return DatasetScores(name, benchmark, {s.key: s for s in samples}, answers, found, breakdown)
 
 
 def tables_and_notes(

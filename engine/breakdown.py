@@ -1,11 +1,10 @@
 """Live breakdown tables: a full recompute, and delta updates one override at a time.
 
 Each cell keeps running sums per judge run, so an override subtracts the unit's old
-outcome and adds its new one without touching anything else. The full recompute turns
-each model's outcomes into columns once, in the order they were made (their order in
-memory), then reduces every group of its answers sharing a split and a set of cells in C,
-by picking the group's positions from the columns (sums of whole millionths: exact), and
-adds each group to its few cells once.
+outcome and adds its new one without touching anything else. The full recompute works on
+columns (engine.columns.Outcomes): the answers sharing a table row and a set of cells are
+summed in C (np.bincount, whole millionths: exact), and each sum is added to its few
+cells once.
 """
 
 from __future__ import annotations
@@ -13,12 +12,20 @@ from __future__ import annotations
 import gc
 import math
 import statistics
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from itertools import compress, repeat
-from operator import itemgetter, not_
 
-from lmmreview.engine.layouts import Cells, Layout, Positions, Unit, circular_outcome, circular_run
+import numpy as np
+
+from lmmreview.engine.columns import (
+    AnswerColumns,
+    Bools,
+    GoldsOf,
+    Ints,
+    Outcomes,
+    outcomes,
+)
+from lmmreview.engine.layouts import Cells, Layout, Unit
 from lmmreview.engine.scoring import MICRO, Outcome
 from lmmreview.engine.tables import Cell, Row, Table
 
@@ -33,6 +40,15 @@ class _Sums:
         self.blank = 0  # units with no score in any run (Outcome.unscored)
         self.sums = [0] * runs
         self.scored = [0] * runs
+
+    @classmethod
+    def of(cls, totals: list[int], runs: int) -> _Sums:
+        """Totals in the order `_values` gives them."""
+        sums = cls(runs)
+        sums.n, sums.complete, sums.blank, sums.reviewed, sums.fallback, sums.offline = totals[:6]
+        sums.sums = totals[6 : 6 + runs]
+        sums.scored = totals[6 + runs :]
+        return sums
 
     def add(self, outcome: Outcome, times: int) -> None:
         """Count `outcome` `times` times (negative to remove it)."""
@@ -79,64 +95,30 @@ class _Sums:
         )
 
 
-class _Columns:
-    """Outcomes turned into columns, read once in their own order (outcomes made one after
-    another sit in memory that way: far faster than hopping from group to group). Each
-    group is then reduced by picking its positions."""
-
-    __slots__ = ("complete", "fallback", "micro", "offline", "reviewed", "runs")
-
-    def __init__(self, outcomes: Iterable[Outcome], runs: int) -> None:
-        columns = zip(*outcomes, strict=True)
-        self.micro, self.complete, self.reviewed, self.fallback, self.offline = columns
-        try:
-            self.runs = list(zip(*self.micro, strict=True))
-        except ValueError:  # outcomes with different numbers of runs
-            self.runs = []
-        if len(self.runs) != runs:
-            raise ValueError(f"every outcome must have the tables' {runs} runs")
-
-    def sums(self, positions: list[int]) -> _Sums:
-        """The totals of the outcomes at `positions`."""
-        pick = _picker(positions)
-        sums = _Sums(len(self.runs))
-        n = sums.n = len(positions)
-        complete = pick(self.complete)
-        sums.complete = sum(complete)
-        gapped = list(compress(pick(self.micro), map(not_, complete)))
-        sums.blank = sum(micro.count(None) == len(micro) for micro in gapped)
-        sums.reviewed = sum(pick(self.reviewed))
-        sums.fallback = sum(pick(self.fallback))
-        sums.offline = sum(pick(self.offline))
-        # Only an incomplete outcome holds an unscored run: count them there, among few.
-        unscored = [run.count(None) for run in zip(*gapped, strict=True)] or [0] * len(self.runs)
-        for run, column in enumerate(self.runs):
-            sums.scored[run] = n - unscored[run]
-            sums.sums[run] = sum(filter(None, pick(column)))  # None and 0 add nothing
-        return sums
+def _flags(outcomes: Outcomes) -> tuple[Bools, Bools, Bools]:
+    return outcomes.reviewed, outcomes.fallback, outcomes.offline
 
 
-def _picker(positions: list[int]) -> Callable[[Sequence[object]], tuple]:
-    """itemgetter that always gives a tuple (given one position, itemgetter does not)."""
-    if len(positions) == 1:
-        (position,) = positions
-        return lambda column: (column[position],)
-    return itemgetter(*positions)
+def _flatten(outcomes: Outcomes) -> Outcomes:
+    """(models, groups, ...) outcome columns as one row per (model, group)."""
+    runs = outcomes.micro.shape[-1]
+    return Outcomes(
+        outcomes.micro.reshape(-1, runs), outcomes.scored.reshape(-1, runs),
+        *(flag.ravel() for flag in _flags(outcomes)),
+    )  # fmt: skip
 
 
-def _circular_in_order(layout: Layout, columns: _Columns) -> Iterator[Outcome]:
-    """Every circular group's outcome, for a model that answered each row in dataset
-    order: the rule runs over whole columns at once, one size of group at a time.
-
-    (Row by row, for delta updates and other orders, the same is layouts._circular.)"""
-    for slots in layout.multi_slots:
-        picks = [_picker(at) for at in slots]
-        runs = [map(circular_run, *(pick(run) for pick in picks)) for run in columns.runs]
-        flags = [
-            map(max, *(pick(flag) for pick in picks))  # a group has a flag if a row has it
-            for flag in (columns.reviewed, columns.fallback, columns.offline)
-        ]
-        yield from map(circular_outcome, zip(*runs, strict=True), *flags)
+def _values(outcomes: Outcomes) -> list[np.ndarray]:
+    """What a cell sums, one column each, in `_Sums.of`'s order: the count (None: one per
+    answer), complete, unscored, reviewed, fallback, offline, each run's sum and each run's
+    scored count."""
+    scored = outcomes.scored
+    sums = np.where(scored, outcomes.micro, 0)
+    return [
+        None, outcomes.complete, outcomes.unscored, *_flags(outcomes),
+        *(sums[:, run] for run in range(scored.shape[1])),
+        *(scored[:, run] for run in range(scored.shape[1])),
+    ]  # fmt: skip
 
 
 @contextmanager
@@ -158,6 +140,9 @@ def _spread(values: list[float], mean: float) -> float:
     return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
 
+OutcomeOf = Callable[[str, str], Outcome | None]  # (model, key) -> outcome; None: no answer
+
+
 class Breakdown:
     """One dataset's tables for every model, from the effective outcome of each answer."""
 
@@ -166,100 +151,120 @@ class Breakdown:
             raise ValueError(f"a breakdown needs at least one run, not {runs}")
         self.layout = layout
         self.runs = runs
-        self.outcomes: dict[str, dict[str, Outcome]] = {}  # model -> sample key -> outcome
-        self._groups: dict[tuple[str, str], Outcome] = {}  # (model, unit key), multi-row units
         self._cells: dict[tuple[str, str, str], _Sums] = {}  # (row, table, column)
+
+    @classmethod
+    def of(
+        cls, layout: Layout, answers: AnswerColumns, runs: int, golds_of: GoldsOf
+    ) -> tuple[Breakdown, Outcomes]:
+        """Every table of `answers` (their samples: `layout`'s), and each answer's outcome."""
+        found = outcomes(answers, runs, golds_of)
+        breakdown = cls(layout, runs)
+        to_layout = np.array([layout.index[key] for key in answers.keys], np.int64)
+        breakdown.load(answers.models, answers.model, to_layout[answers.sample], found)
+        return breakdown, found
 
     # -- building ------------------------------------------------------------------
 
-    def load(self, outcomes: dict[str, dict[str, Outcome]]) -> None:
-        """Recompute everything from each model's outcome per sample key.
-
-        Takes the dictionaries over (no copy: they can hold 100,000 outcomes); `set` then
-        keeps them current.
-        """
+    def load(self, models: Sequence[str], model: Ints, sample: Ints, outcomes: Outcomes) -> None:
+        """Recompute every cell from each answer's outcome; `model` gives each answer's
+        model (an index into `models`), `sample` its sample (its place in layout.order)."""
+        if outcomes.micro.shape[1] != self.runs:
+            raise ValueError(f"every outcome must have the tables' {self.runs} runs")
         with _collector_paused():
-            self._load(outcomes)
+            self._cells.clear()
+            layout = self.layout
+            row = model * len(layout.split_names) + layout.split_of[sample]
+            values = _values(outcomes)
+            for slot in range(layout.single_sets.shape[1]):
+                self._add_groups(models, row, layout.single_sets[sample, slot], values)
+            if layout.multi_members:
+                self._load_groups(models, model, sample, outcomes)
 
-    def _load(self, outcomes: dict[str, dict[str, Outcome]]) -> None:
-        self.outcomes = outcomes
-        self._groups.clear()
-        self._cells.clear()
+    def _load_groups(
+        self, models: Sequence[str], model: Ints, sample: Ints, outcomes: Outcomes
+    ) -> None:
+        """Every circular group of every model: CircularEval over whole columns, one size
+        of group at a time (one row at a time, `set` uses layouts._circular)."""
         layout = self.layout
-        for model, per_key in outcomes.items():
-            if not per_key:
-                continue
-            order = tuple(per_key)
-            answered_in_order = order == layout.order  # the usual case: all precomputed
-            columns = _Columns(per_key.values(), self.runs)
-            positions = layout.order_positions if answered_in_order else layout.positions_of(order)
-            self._reduce(model, positions, columns)
-            if answered_in_order:
-                groups = list(_circular_in_order(layout, columns))
-                self._reduce_groups(model, range(len(groups)), groups)
-            elif layout.multi:
-                answered = self._answered_groups(model)
-                self._reduce_groups(
-                    model, answered, [self._unit_outcome(model, layout.multi[i]) for i in answered]
-                )
+        where = np.full((len(models), len(layout.order)), -1, np.int64)
+        where[model, sample] = np.arange(len(model))
+        for members, splits, sets in zip(
+            layout.multi_members, layout.multi_split, layout.multi_set, strict=True
+        ):
+            rows = where[:, members]  # (models, rotations, groups)
+            present = rows >= 0
+            scored = outcomes.scored[rows] & present[..., None]
+            wrong = scored & (outcomes.micro[rows] < MICRO)
+            failed = wrong.any(axis=1)  # (models, groups, runs): a wrong row fails the group
+            decided = failed | ~(~scored).any(axis=1)  # else an unknown row leaves it unknown
+            flags = [np.asarray((f[rows] & present).any(axis=1)) for f in _flags(outcomes)]
+            grouped = Outcomes(np.where(failed, 0, MICRO), np.asarray(decided), *flags)
+            answered = present.any(axis=1)  # a group counts once a model answered a row
+            model_of = np.broadcast_to(np.arange(len(models))[:, None], answered.shape)
+            row = model_of * len(layout.split_names) + splits[None, :]
+            # a group no row of which a model answered does not count: no cell set
+            counted = np.where(answered, sets[None, :], -1)
+            self._add_groups(models, row.ravel(), counted.ravel(), _values(_flatten(grouped)))
 
-    def _reduce(self, model: str, positions: Positions, columns: _Columns) -> None:
-        """Add each (split, cell set)'s group of a model's answers to its cells."""
-        for (split, cell_set), at in positions.items():
-            totals = columns.sums(at)
-            row = self.layout.split_row(model, split)
-            for table, column in self.layout.cell_sets[cell_set]:
-                self._sums(row, table, column).merge(totals)
-
-    def _answered_groups(self, model: str) -> list[int]:
-        """The circular groups (indices in layout.multi) the model answered a row of: the
-        others do not count."""
-        per_key = self.outcomes[model]
-        return [
-            i
-            for i, unit in enumerate(self.layout.multi)
-            if any(key in per_key for key in unit.members)
-        ]
-
-    def _reduce_groups(self, model: str, groups: Sequence[int], outcomes: list[Outcome]) -> None:
-        """Keep circular groups' outcomes (for `set`) and add them to their cells; `groups`
-        are their indices in layout.multi."""
-        if not outcomes:
-            return
+    def _add_groups(
+        self, models: Sequence[str], row: Ints, sets: Ints, values: list[np.ndarray]
+    ) -> None:
+        """Sum `values` (see `_values`) per (row, cell set; -1: none) and add each sum to
+        its cells. The sums are of floats, exact for whole numbers below 2**53: a million
+        answers of a million millionths each stay far below."""
         layout = self.layout
-        unit_keys = map(layout.multi_keys.__getitem__, groups)
-        self._groups.update(zip(zip(repeat(model), unit_keys), outcomes, strict=True))
-        if len(groups) == len(layout.multi):
-            positions = layout.multi_positions
-        else:
-            positions = {}
-            for n, i in enumerate(groups):
-                positions.setdefault((layout.multi_splits[i], layout.multi_cells[i]), []).append(n)
-        self._reduce(model, positions, _Columns(outcomes, self.runs))
+        width = len(layout.cell_sets)
+        bins = len(models) * len(layout.split_names) * width
+        groups = np.where(sets >= 0, row * width + sets, bins)  # the last bin: not counted
+        sums = [np.bincount(groups, weights=v, minlength=bins + 1)[:bins] for v in values]
+        found = np.flatnonzero(sums[0])
+        totals = np.stack([column[found] for column in sums], axis=1).astype(np.int64)
+        for group, total in zip(found.tolist(), totals.tolist(), strict=True):
+            row_number, cell_set = divmod(group, len(layout.cell_sets))
+            model, split = divmod(row_number, len(layout.split_names))
+            label = layout.split_row(models[model], layout.split_names[split])
+            sums = _Sums.of(total, self.runs)
+            for table, column in layout.cell_sets[cell_set]:
+                self._sums(label, table, column).merge(sums)
 
-    def set(self, model: str, key: str, outcome: Outcome) -> None:
-        """One answer's outcome changed (a verdict, an undo, a new judgment)."""
-        per_key = self.outcomes.setdefault(model, {})
-        old = per_key.get(key)
-        per_key[key] = outcome
+    def set(
+        self, model: str, key: str, before: Outcome | None, after: Outcome, outcome_of: OutcomeOf
+    ) -> None:
+        """One answer's outcome changed from `before` (None: it was not there) to `after`
+        (a verdict, an undo, a new judgment); `outcome_of` gives the other rows of its
+        circular groups (as they are: unchanged)."""
         row = self.layout.row(model, key)
         for unit in self.layout.units_of[key]:
+            old: Outcome | None
+            new: Outcome | None
             if len(unit.members) == 1:
-                before, after = old, outcome
+                old, new = before, after
             else:
-                before = self._groups.get((model, unit.key))
-                after = self._groups[(model, unit.key)] = self._unit_outcome(model, unit)
-            if before == after:
+                old = self.group_outcome(model, unit, outcome_of, {key: before})
+                new = self.group_outcome(model, unit, outcome_of, {key: after})
+            if old == new:
                 continue
-            if before is not None:
-                self._add(row, unit.cells, before, -1)
-            self._add(row, unit.cells, after, 1)
+            if old is not None:
+                self._add(row, unit.cells, old, -1)
+            if new is not None:
+                self._add(row, unit.cells, new, 1)
 
-    def _unit_outcome(self, model: str, unit: Unit) -> Outcome:
+    def group_outcome(
+        self,
+        model: str,
+        unit: Unit,
+        outcome_of: OutcomeOf,
+        instead: dict[str, Outcome | None] | None = None,
+    ) -> Outcome | None:
+        """A unit's outcome from its rows' (`instead` replaces some); None when the model
+        answered none of them: the unit does not count."""
+        instead = instead or {}
+        members = [instead[k] if k in instead else outcome_of(model, k) for k in unit.members]
+        if all(m is None for m in members):
+            return None
         missing = Outcome.of((None,) * self.runs)  # an unanswered row of a group
-        per_key = self.outcomes.get(model, {})
-        members = [per_key.get(key, missing) for key in unit.members]
-        return Layout.combine(unit)(members)
+        return Layout.combine(unit)([missing if m is None else m for m in members])
 
     def _add(self, row: str, cells: Cells, outcome: Outcome, times: int) -> None:
         for table, column in cells:

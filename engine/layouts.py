@@ -13,13 +13,16 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import groupby
 
+import numpy as np
+import numpy.typing as npt
+
 from lmmreview.engine.benchmark import Benchmark, Cells, TableSpec, Unit
 from lmmreview.engine.mmbench import circular_verdict
 from lmmreview.engine.scoring import MICRO, Outcome
 from lmmreview.engine.tables import Column
 from lmmreview.engine.types import Sample
 
-Positions = dict[tuple[str, int], list[int]]  # (split, cell set id) -> answer indices
+Ints = npt.NDArray[np.int64]
 
 
 def _single(outcomes: list[Outcome]) -> Outcome:
@@ -58,22 +61,21 @@ class Layout:
     tables: list[TableSpec]
     units_of: dict[str, list[Unit]]  # sample key -> its units
     splits: dict[str, str]  # sample key -> split, only when a dataset has several
-    # Derived once, for the full recompute: an id per distinct set of cells, the ids of
-    # each sample's one-sample units, and where each cell set's one-sample units sit when
-    # a model answered every sample in dataset order.
+    # Derived once, for the full recompute over columns: an id per distinct set of cells;
+    # per sample (in `order`), its split's number and the cell sets of its one-sample units
+    # (-1 pads); the multi-row units (circular groups) by size, and per size the sample of
+    # each row of each unit (one array per rotation), with each unit's split and cell set.
     cell_sets: list[Cells] = field(default_factory=list)
-    single: dict[str, list[int]] = field(default_factory=dict)
     order: tuple[str, ...] = ()
-    order_positions: Positions = field(default_factory=dict)
-    # The multi-row units (circular groups), by size then dataset order; the split and
-    # cell set of each, by index; and, per size, where each row of each unit sits in
-    # `order` (one list per rotation), so a model answering in order combines in C.
+    index: dict[str, int] = field(default_factory=dict)  # sample key -> place in `order`
+    split_names: list[str] = field(default_factory=list)
+    split_of: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
+    single_sets: Ints = field(default_factory=lambda: np.zeros((0, 0), np.int64))
     multi: list[Unit] = field(default_factory=list)
     multi_keys: list[str] = field(default_factory=list)  # unique in a dataset
-    multi_splits: list[str] = field(default_factory=list)
-    multi_cells: list[int] = field(default_factory=list)
-    multi_positions: Positions = field(default_factory=dict)  # (split, cell set) -> indices
-    multi_slots: list[list[list[int]]] = field(default_factory=list)
+    multi_members: list[Ints] = field(default_factory=list)  # per size: (rows, units)
+    multi_split: list[Ints] = field(default_factory=list)  # per size: each unit's split
+    multi_set: list[Ints] = field(default_factory=list)  # per size: each unit's cell set
     titles: dict[str, str] = field(default_factory=dict)  # "table/column" -> column title
     _ids: dict[Cells, int] = field(default_factory=dict)
 
@@ -81,26 +83,31 @@ class Layout:
         self.titles = {
             f"{spec.name}/{c.key}": c.title for spec in self.tables for c in spec.columns
         }
+        self.order = tuple(self.units_of)
+        self.index = {key: i for i, key in enumerate(self.order)}
+        names = {split: i for i, split in enumerate(sorted({"", *self.splits.values()}))}
+        self.split_names = list(names)
+        self.split_of = np.array([names[self.splits.get(k, "")] for k in self.order], np.int64)
         multi: dict[str, Unit] = {}
-        for key, units in self.units_of.items():
-            self.single[key] = [self.cell_set(u.cells) for u in units if len(u.members) == 1]
+        singles = []
+        for units in self.units_of.values():
+            singles.append([self.cell_set(u.cells) for u in units if len(u.members) == 1])
             for unit in units:
                 if len(unit.members) > 1 and multi.setdefault(unit.key, unit) != unit:
                     raise ValueError(f"two multi-row units are named {unit.key!r}")
-        self.order = tuple(self.units_of)
-        self.order_positions = self.positions_of(self.order)
+        width = max(map(len, singles), default=0)
+        self.single_sets = np.array(
+            [sets + [-1] * (width - len(sets)) for sets in singles], np.int64
+        ).reshape(len(singles), width)
         self.multi = sorted(multi.values(), key=lambda u: len(u.members))  # stable
-        index = {key: i for i, key in enumerate(self.order)}
-        for i, unit in enumerate(self.multi):
-            split = self.splits.get(unit.members[0], "")  # a group's rows share a split
-            cell_set = self.cell_set(unit.cells)
-            self.multi_keys.append(unit.key)
-            self.multi_splits.append(split)
-            self.multi_cells.append(cell_set)
-            self.multi_positions.setdefault((split, cell_set), []).append(i)
-        for size, same_size in groupby(self.multi, key=lambda u: len(u.members)):
+        self.multi_keys = [unit.key for unit in self.multi]
+        for _, same_size in groupby(self.multi, key=lambda u: len(u.members)):
             units = list(same_size)
-            self.multi_slots.append([[index[u.members[j]] for u in units] for j in range(size)])
+            members = [[self.index[key] for key in u.members] for u in units]
+            self.multi_members.append(np.array(members, np.int64).T)
+            # a group's rows share a split
+            self.multi_split.append(self.split_of[[m[0] for m in members]])
+            self.multi_set.append(np.array([self.cell_set(u.cells) for u in units], np.int64))
 
     def cell_set(self, cells: Cells) -> int:
         """The id of a set of cells, given on first sight."""
@@ -109,16 +116,6 @@ class Layout:
             number = self._ids[cells] = len(self.cell_sets)
             self.cell_sets.append(cells)
         return number
-
-    def positions_of(self, order: tuple[str, ...]) -> Positions:
-        """Where each (split, cell set)'s one-sample units sit among answers to `order`, a
-        model's sample keys in its answers' order (`order_positions` for `self.order`)."""
-        positions: Positions = {}
-        for i, key in enumerate(order):
-            split = self.splits.get(key, "")
-            for cell_set in self.single[key]:
-                positions.setdefault((split, cell_set), []).append(i)
-        return positions
 
     def row(self, model: str, key: str) -> str:
         """The table row an answer counts in: its model, and its split if there are several."""

@@ -74,11 +74,6 @@ DISAGREEMENT = 0.3  # the |judge - human| filter's default threshold
 SPREAD = 0.0  # the run-variance filter's default threshold: runs that disagree at all
 
 
-def _member_of(ids: frozenset[int]) -> Callable[[Entry, Sample], bool]:
-    """A filter check: the answer is one of `ids`."""
-    return lambda entry, sample: entry.answer_id in ids
-
-
 @dataclass(frozen=True, slots=True)
 class Filter:
     """Which entries the list shows; every condition set must hold."""
@@ -99,50 +94,6 @@ class Filter:
     reviewers_disagree: frozenset[int] | None = None  # the store finds them (db/reviewers.py)
     judges_disagree: frozenset[int] | None = None  # the store finds them (db/judges.py)
     cell_title: str = ""
-
-    def matches(self, entry: Entry, sample: Sample, axes_of: AxesOf) -> bool:
-        return self.predicate(axes_of)(entry, sample)
-
-    def predicate(self, axes_of: AxesOf) -> Callable[[Entry, Sample], bool]:
-        """One test for this filter, built once: only the conditions that are set, and the
-        axis looked up once per sample (a list holds several answers to each). `axes_of`
-        gives a sample's filter axes (its benchmark's `filter_axes`)."""
-        checks: list[Callable[[Entry, Sample], bool]] = []
-        if self.unreviewed:
-            checks.append(lambda e, s: not e.reviewed)
-        if self.flagged:
-            checks.append(lambda e, s: e.flagged)
-        if self.failed:
-            checks.append(lambda e, s: e.failed)
-        if self.fallback:
-            checks.append(lambda e, s: e.fallback)
-        if self.no_reply:
-            checks.append(lambda e, s: e.no_reply)
-        if self.model is not None:
-            checks.append(lambda e, s: e.model == self.model)
-        if self.cause is not None:
-            checks.append(lambda e, s: e.cause == self.cause)
-        for ids in (self.text_ids, self.cell_ids, self.reviewers_disagree, self.judges_disagree):
-            if ids is not None:
-                checks.append(_member_of(ids))
-        if (limit := self.disagreement) is not None:
-            checks.append(lambda e, s: (e.disagreement(s.golds) or 0.0) > limit)
-        if (spread := self.spread) is not None:
-            checks.append(lambda e, s: (e.spread() or 0.0) > spread)
-        if self.axis is not None:
-            name, value = self.axis
-            seen: dict[str, bool] = {}
-
-            def on_axis(e: Entry, s: Sample) -> bool:
-                hit = seen.get(s.key)
-                if hit is None:
-                    hit = seen[s.key] = value in axes_of(s).get(name, ())
-                return hit
-
-            checks.append(on_axis)
-        if len(checks) < 2:  # the common cases, without the overhead of all()
-            return checks[0] if checks else lambda e, s: True
-        return lambda e, s: all(check(e, s) for check in checks)
 
     def describe(self) -> str:
         """The active conditions, for the header ("all answers" when none)."""

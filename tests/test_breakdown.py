@@ -5,12 +5,14 @@ from __future__ import annotations
 import statistics
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lmmreview.engine.breakdown import Breakdown
-from lmmreview.engine.layouts import layout_for
+from lmmreview.engine.columns import Outcomes
+from lmmreview.engine.layouts import Layout, layout_for
 from lmmreview.engine.registry import benchmark
 from lmmreview.engine.scoring import Outcome, Verdict, effective
 from lmmreview.engine.types import QuestionType, Sample
@@ -23,22 +25,65 @@ def _open(key: str, caps: tuple[str, ...]) -> Sample:
 MMVET = [_open("v0", ("ocr", "math")), _open("v1", ("rec",)), _open("v2", ("rec", "ocr"))]
 
 
-def _load(breakdown: Breakdown, triples: list[tuple[str, str, Outcome]]) -> None:
+class Keyed(Breakdown):
+    """A breakdown fed with Outcome objects by (model, key), as these tests write them:
+    `load_keyed` turns them into columns, `put` changes one and remembers it."""
+
+    def __init__(self, layout: Layout, runs: int) -> None:
+        super().__init__(layout, runs)
+        self.outcomes: dict[tuple[str, str], Outcome] = {}
+
+    def load_keyed(self, nested: dict[str, dict[str, Outcome]]) -> None:
+        self.outcomes = {(m, k): o for m, per_key in nested.items() for k, o in per_key.items()}
+        models = list(nested)
+        pairs = list(self.outcomes.items())
+        runs = {len(o.micro) for _, o in pairs} or {self.runs}
+        width = max(runs)
+        micro = [
+            [0 if s is None else s for s in o.micro] + [0] * (width - len(o.micro))
+            for _, o in pairs
+        ]
+        scored = [
+            [s is not None for s in o.micro] + [False] * (width - len(o.micro)) for _, o in pairs
+        ]
+        flags = [
+            [o.reviewed for _, o in pairs],
+            [o.fallback for _, o in pairs],
+            [o.offline for _, o in pairs],
+        ]
+        outcomes = Outcomes(
+            np.array(micro, np.int64).reshape(len(pairs), width),
+            np.array(scored, np.bool_).reshape(len(pairs), width),
+            *(np.array(flag, np.bool_) for flag in flags),
+        )
+        if len(runs) > 1:
+            raise ValueError(f"every outcome must have the tables' {self.runs} runs")
+        model = np.array([models.index(m) for (m, _), _ in pairs], np.int64)
+        sample = np.array([self.layout.index[k] for (_, k), _ in pairs], np.int64)
+        self.load(models, model, sample, outcomes)
+
+    def put(self, model: str, key: str, outcome: Outcome) -> None:
+        before = self.outcomes.get((model, key))
+        self.set(model, key, before, outcome, lambda m, k: self.outcomes.get((m, k)))
+        self.outcomes[(model, key)] = outcome
+
+
+def _load(breakdown: Keyed, triples: list[tuple[str, str, Outcome]]) -> None:
     """Load (model, key, outcome) triples, last one winning as in a dict."""
     nested: dict[str, dict[str, Outcome]] = {}
     for model, key, outcome in triples:
         nested.setdefault(model, {})[key] = outcome
-    breakdown.load(nested)
+    breakdown.load_keyed(nested)
 
 
-def _cells(breakdown: Breakdown, table: str, model: str = "m") -> dict:
+def _cells(breakdown: Keyed, table: str, model: str = "m") -> dict:
     (found,) = [t for t in breakdown.tables() if t.name == table]
     (row,) = [r for r in found.rows if r.label == model]
     return row.cells
 
 
 def test_mmvet_runs_are_averaged_per_run_not_per_sample() -> None:
-    breakdown = Breakdown(layout_for("mmvet", benchmark("mmvet"), MMVET), runs=2)
+    breakdown = Keyed(layout_for("mmvet", benchmark("mmvet"), MMVET), runs=2)
     _load(
         breakdown,
         [
@@ -63,7 +108,7 @@ def test_mmvet_runs_are_averaged_per_run_not_per_sample() -> None:
 
 
 def test_total_std_is_the_population_std_of_run_totals() -> None:
-    breakdown = Breakdown(layout_for("mmvet", benchmark("mmvet"), MMVET[:2]), runs=3)
+    breakdown = Keyed(layout_for("mmvet", benchmark("mmvet"), MMVET[:2]), runs=3)
     _load(
         breakdown,
         [("m", "v0", Outcome.of((1.0, 0.5, 0.0))), ("m", "v1", Outcome.of((0.0, 0.5, 0.0)))],
@@ -75,7 +120,7 @@ def test_total_std_is_the_population_std_of_run_totals() -> None:
 
 
 def test_unscored_answers_are_counted_and_left_out_unless_asked() -> None:
-    breakdown = Breakdown(layout_for("mmvet", benchmark("mmvet"), MMVET), runs=1)
+    breakdown = Keyed(layout_for("mmvet", benchmark("mmvet"), MMVET), runs=1)
     _load(
         breakdown,
         [
@@ -112,7 +157,7 @@ RIGHT, WRONG, UNKNOWN = Outcome.of((1.0,)), Outcome.of((0.0,)), Outcome.of((None
 
 
 def test_circular_groups_need_every_rotation_and_vanilla_counts_the_main_row() -> None:
-    breakdown = Breakdown(layout_for("mmb", benchmark("mmbench"), MMBENCH), runs=1)
+    breakdown = Keyed(layout_for("mmb", benchmark("mmbench"), MMBENCH), runs=1)
     _load(breakdown,
         [
             ("m", "1", RIGHT), ("m", "1000001", RIGHT),  # group 1 passes
@@ -128,14 +173,14 @@ def test_circular_groups_need_every_rotation_and_vanilla_counts_the_main_row() -
     l3 = _cells(breakdown, "mmb.l3")
     assert l3["OCR"].value == pytest.approx(0.0) and l3["image_scene"].n == 1
     # Fixing the wrong row leaves the group undecided: its last row has no score.
-    breakdown.set("m", "2000002", RIGHT)
+    breakdown.put("m", "2000002", RIGHT)
     overall = _cells(breakdown, "mmb.l2")["overall"]
     assert (overall.value, overall.unscored) == (pytest.approx(100.0), 1)
 
 
 def test_several_splits_give_one_row_each() -> None:
     samples = [_mc("1", 1, 0, "OCR", "x", "dev"), _mc("5", 5, 0, "OCR", "x", "test")]
-    breakdown = Breakdown(layout_for("mmb", benchmark("mmbench"), samples), runs=1)
+    breakdown = Keyed(layout_for("mmb", benchmark("mmbench"), samples), runs=1)
     _load(breakdown, [("m", "1", RIGHT), ("m", "5", WRONG)])
     (l2,) = [t for t in breakdown.tables() if t.name == "mmb.l2"]
     assert [r.label for r in l2.rows] == ["m (dev)", "m (test)"]
@@ -152,13 +197,13 @@ def test_the_order_answers_come_in_does_not_change_the_tables(kind: str) -> None
     assert tuple(in_order) == layout.order  # so this one takes the precomputed way
     tables = []
     for answers in (in_order, dict(reversed(in_order.items()))):
-        breakdown = Breakdown(layout, runs=2)
-        breakdown.load({"m": answers, "n": dict(answers)})
+        breakdown = Keyed(layout, runs=2)
+        breakdown.load_keyed({"m": answers, "n": dict(answers)})
         tables.append(breakdown.tables())
-    one_by_one = Breakdown(layout, runs=2)
+    one_by_one = Keyed(layout, runs=2)
     for model in ("m", "n"):
         for key, outcome in in_order.items():
-            one_by_one.set(model, key, outcome)
+            one_by_one.put(model, key, outcome)
     assert tables[0] == tables[1] == one_by_one.tables()
     assert {r.label for t in tables[0] for r in t.rows} == {
         "m (dev)",
@@ -171,18 +216,18 @@ def test_the_order_answers_come_in_does_not_change_the_tables(kind: str) -> None
 def test_outcomes_must_have_the_tables_runs() -> None:
     layout = layout_for("mmvet", benchmark("mmvet"), MMVET)
     with pytest.raises(ValueError, match="at least one run"):
-        Breakdown(layout, runs=0)
+        Keyed(layout, runs=0)
     with pytest.raises(ValueError, match="2 runs"):
-        Breakdown(layout, runs=2).load({"m": {"v0": Outcome.of((1.0,))}})
+        Keyed(layout, runs=2).load_keyed({"m": {"v0": Outcome.of((1.0,))}})
 
 
 def test_scores_count_in_whole_millionths_and_sum_exactly() -> None:
     assert Outcome.of((1 / 3, 0.1, None)).micro == (333_333, 100_000, None)
-    breakdown = Breakdown(layout_for("mmvet", benchmark("mmvet"), MMVET), runs=1)
+    breakdown = Keyed(layout_for("mmvet", benchmark("mmvet"), MMVET), runs=1)
     _load(breakdown, [("m", s.key, Outcome.of((0.1,))) for s in MMVET])
     for _ in range(1000):  # float sums would drift; millionths come back to where they were
-        breakdown.set("m", "v1", Outcome.of((0.7,)))
-        breakdown.set("m", "v1", Outcome.of((0.1,)))
+        breakdown.put("m", "v1", Outcome.of((0.7,)))
+        breakdown.put("m", "v1", Outcome.of((0.1,)))
     assert _cells(breakdown, "mmvet.capabilities")["total"].value == 10.0
 
 
@@ -232,13 +277,13 @@ def test_delta_updates_equal_a_full_recompute(kind, start, overrides) -> None:
     samples = DATASETS[kind]
     layout = layout_for("d", benchmark(kind), samples)
     key = lambda i: samples[i % len(samples)].key  # noqa: E731
-    live = Breakdown(layout, runs=2)
+    live = Keyed(layout, runs=2)
     _load(live, [(m, key(i), o) for m, i, o in start])
     final = {(m, key(i)): o for m, i, o in start}
     for model, i, outcome in overrides:
-        live.set(model, key(i), outcome)
+        live.put(model, key(i), outcome)
         final[(model, key(i))] = outcome
-    fresh = Breakdown(layout, runs=2)
+    fresh = Keyed(layout, runs=2)
     _load(fresh, [(m, k, o) for (m, k), o in final.items()])
     for unscored_as_zero in (False, True):
         assert live.tables(unscored_as_zero) == fresh.tables(unscored_as_zero)
@@ -258,24 +303,24 @@ def test_a_model_answering_everything_in_order_gives_the_same_tables(
     samples = DATASETS[kind]
     layout = layout_for("d", benchmark(kind), samples)
     answers = {s.key: first[i % len(first)] for i, s in enumerate(samples)}
-    live = Breakdown(layout, runs=2)
-    live.load({"a": dict(answers)})
+    live = Keyed(layout, runs=2)
+    live.load_keyed({"a": dict(answers)})
     for i, outcome in overrides:
         key = samples[i % len(samples)].key
-        live.set("a", key, outcome)
+        live.put("a", key, outcome)
         answers[key] = outcome
-    one_by_one = Breakdown(layout, runs=2)
+    one_by_one = Keyed(layout, runs=2)
     for key, outcome in answers.items():
-        one_by_one.set("a", key, outcome)
+        one_by_one.put("a", key, outcome)
     for ordered in (answers, dict(reversed(answers.items()))):
-        fresh = Breakdown(layout, runs=2)
-        fresh.load({"a": dict(ordered)})
+        fresh = Keyed(layout, runs=2)
+        fresh.load_keyed({"a": dict(ordered)})
         assert fresh.tables() == live.tables() == one_by_one.tables()
         assert fresh.row_cells("a", samples[0].key) == live.row_cells("a", samples[0].key)
 
 
 def test_l3_abilities_match_whatever_their_case() -> None:
     samples = [_mc("1", 1, 0, "ocr", "finegrained_perception (instance-level)")]
-    breakdown = Breakdown(layout_for("mmb", benchmark("mmbench"), samples), runs=1)
+    breakdown = Keyed(layout_for("mmb", benchmark("mmbench"), samples), runs=1)
     _load(breakdown, [("m", "1", RIGHT)])
     assert set(_cells(breakdown, "mmb.l3")) == {"OCR"}

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from tui_harness import drive, text_of, until
 
+from lmmreview.engine.columns import AnswerColumns, matching
 from lmmreview.engine.registry import benchmark
 from lmmreview.engine.review import Agreement, Entry, Filter, judge_human_difference
 from lmmreview.engine.scoring import Verdict
@@ -39,8 +40,9 @@ def test_the_filter_and_the_agreement_follow_the_choices() -> None:
     both_wrong = _entry(1, "B", Verdict(None, "C"), 0.0)
     same = _entry(2, "B", Verdict(None, "B"), 0.0)
     right = _entry(3, "A", Verdict(None, "A"), 1.0)
-    test = Filter(disagreement=0.3).predicate(benchmark("mmbench").filter_axes)
-    assert [e.answer_id for e in (both_wrong, same, right) if test(e, CHOICE)] == [1]
+    answers = AnswerColumns.from_entries([both_wrong, same, right], [CHOICE.key])
+    chosen = matching(Filter(disagreement=0.3), answers, [CHOICE], benchmark("mmbench").filter_axes)
+    assert answers.ids[chosen].tolist() == [1]
     agreement = Agreement()
     for entry in (both_wrong, same, right):
         agreement.set(entry.answer_id, entry.disagreement(CHOICE.golds))

@@ -108,13 +108,14 @@ def _screen_counts(db: Path, judge: str) -> dict[str, dict[str, int]]:
             app.review_screen.show_judge(judge)
             await until(pilot, lambda: app.session.judge_name == judge and app.session.tables)
         session = app.session
-        for model, outcomes in session.tables.breakdown.outcomes.items():
+        for model in session.answers.models:
             entries = [e for e in session.entries if e.model == model]
+            outcomes = [session.outcome_of(model, e.key) for e in entries]
             counts[model] = {
                 "answers": len(entries),
                 "reviewed": sum(e.reviewed for e in entries),
-                "unscored": sum(o.micro == (None,) * len(o.micro) for o in outcomes.values()),
-                "reviewed in the tables": sum(o.reviewed for o in outcomes.values()),
+                "unscored": sum(o.micro == (None,) * len(o.micro) for o in outcomes if o),
+                "reviewed in the tables": sum(o.reviewed for o in outcomes if o),
             }
         counts["all"] = {"reviewed": session.counts()[1]}
 

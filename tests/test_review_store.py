@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.scoring import dataset_scores, score_offline
+from lmmreview.engine.columns import AnswerColumns, matching
 from lmmreview.engine.registry import benchmark
 from lmmreview.engine.review import Entry, Filter
 from lmmreview.engine.scoring import OFFLINE, Judge, Judgment, Status, Verdict
@@ -113,18 +115,22 @@ def test_a_note_keeps_the_verdict_and_flags_toggle(review) -> None:
 def test_search_and_filters(review) -> None:
     found = review.search("mmvet", "apples")
     assert found and all(e.key == "v1_0" for e in review.entries("mmvet") if e.answer_id in found)
-    samples = {s.key: s for s in review.store.samples("mmvet")}
-    entries = review.entries("mmvet")
+    listed = review.store.samples("mmvet")
+    samples = {s.key: s for s in listed}
+    answers = review.columns("mmvet")
     only_math = Filter(axis=("capability", "math"), model="demo-beta")
-    chosen = [e for e in entries if only_math.matches(e, samples[e.key], MMVET_AXES)]
+    chosen = [
+        answers.entry(int(r))
+        for r in np.flatnonzero(matching(only_math, answers, listed, MMVET_AXES))
+    ]
     assert chosen and all(
         "math" in samples[e.key].axis("capability") and e.model == "demo-beta" for e in chosen
     )
     assert only_math.describe() == "capability=math & model=demo-beta"
     review.grade(chosen[0].answer_id, 0.0)
     unreviewed = Filter(unreviewed=True)
-    fresh = review.entries("mmvet")
-    assert sum(unreviewed.matches(e, samples[e.key], MMVET_AXES) for e in fresh) == len(fresh) - 1
+    fresh = review.columns("mmvet")
+    assert matching(unreviewed, fresh, listed, MMVET_AXES).sum() == len(fresh) - 1
 
 
 def test_changes_by_another_connection_are_found(review, tmp_path: Path) -> None:
@@ -148,8 +154,8 @@ def test_disagreement_and_spread_filters_compare_with_their_thresholds() -> None
     entries = [agree, apart, unreviewed]
 
     def shown(**limits: float) -> list[int]:
-        test = Filter(**limits).predicate(MMVET_AXES)
-        return [e.answer_id for e in entries if test(e, sample)]
+        answers = AnswerColumns.from_entries(entries, ["s"])
+        return answers.ids[matching(Filter(**limits), answers, [sample], MMVET_AXES)].tolist()
 
     assert shown(disagreement=0.3) == [2]
     assert shown(disagreement=0.5) == []
@@ -172,7 +178,8 @@ def test_an_llm_failure_leaves_its_own_run_unscored_and_the_rules_score_standing
 
     def tables_cell(judge: Judge) -> tuple[float | None, int]:
         scores = dataset_scores(store, "mmvet", benchmark("mmvet"), judge)
-        outcome = scores.breakdown.outcomes["demo-alpha"]["v1_0"]
+        outcome = scores.outcome_of("demo-alpha", "v1_0")
+        assert outcome is not None
         return outcome.micro[0], scores.notes(store.judge_names("mmvet", judge)[0]).unscored
 
     rules_cell = tables_cell(OFFLINE)

@@ -6,10 +6,13 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 from tui_harness import cursor, drive, pick, text_of, until
 
-from lmmreview.engine.ordering import ORDERS, score_of, sorted_rows
+from lmmreview.engine.columns import AnswerColumns
+from lmmreview.engine.ordering import ORDERS, sorted_rows
+from lmmreview.engine.scoring import human_score
 from lmmreview.engine.review import Entry
 from lmmreview.engine.scoring import Verdict
 from lmmreview.engine.types import QuestionType, Sample
@@ -69,11 +72,14 @@ def test_sorting_by_score_puts_the_lowest_first_and_unscored_last(demo_db: Path)
     async def steps(app, pilot) -> None:
         session = app.session
         await _order_by(app, pilot, "score")
-        rows = [session.entries[i] for i in session.visible]
-        seen["scores"] = [score_of(e, session.samples[e.key].golds) for e in rows]
+        rows = [session.listed(i) for i in range(len(session.visible))]
+        seen["scores"] = [
+            human_score(e.verdict, session.samples[e.key].golds) if e.reviewed else e.judge_mean()
+            for e in rows
+        ]
         seen["cursor"] = cursor(app)
         seen["status"] = text_of(app, "#status")
-        seen["count"] = (len(session.visible), len(session.entries))
+        seen["count"] = (len(session.visible), len(session.answers))
 
     drive(demo_db, steps, dataset="mmmu")
     scores = seen["scores"]
@@ -129,9 +135,13 @@ def test_each_order_is_stable_with_the_undefined_last() -> None:
         _entry(5, 1.0, 0.0),
     ]
     sample = Sample("k", "q", QuestionType.OPEN, answer="x")
-    samples = {e.key: sample for e in entries}
-    visible = [5, 4, 3, 2, 1, 0]  # a previous sort's order: ties go by list order anyway
-    assert sorted_rows(visible, entries, samples, "score") == [4, 0, 3, 5, 2, 1]
-    assert sorted_rows(visible, entries, samples, "disagreement") == [2, 4, 0, 1, 3, 5]
-    assert sorted_rows(visible, entries, samples, "spread") == [2, 5, 0, 3, 1, 4]
-    assert sorted_rows(visible, entries, samples, "list") == [0, 1, 2, 3, 4, 5]
+    answers = AnswerColumns.from_entries(entries, [e.key for e in entries])
+    visible = np.array([5, 4, 3, 2, 1, 0])  # a previous sort's order: ties go by list order
+
+    def rows(order: str) -> list[int]:
+        return sorted_rows(visible, answers, lambda _: sample.golds, order).tolist()
+
+    assert rows("score") == [4, 0, 3, 5, 2, 1]
+    assert rows("disagreement") == [2, 4, 0, 1, 3, 5]
+    assert rows("spread") == [2, 5, 0, 3, 1, 4]
+    assert rows("list") == [0, 1, 2, 3, 4, 5]

@@ -48,14 +48,18 @@ def test_answers_of_a_new_model_join_the_list_and_the_tables(demo_db: Path, tmp_
         seen["status"] = text_of(app, "#status")
         tables = app.session.tables.breakdown.tables()
         seen["rows"] = {row.label for table in tables for row in table.rows}
-        await pilot.press("end")
-        await until(pilot, lambda: text_of(app, "#answer").strip())
+        listed = [app.session.listed(i) for i in range(len(app.session.visible))]
+        seen["models"] = [e.model for e in listed if e.key == NEW_KEYS[-1]]
+        new = next(e for e in listed if e.model == NEW_MODEL and e.key == NEW_KEYS[-1])
+        app.review_screen.reveal(new.answer_id)
+        await until(pilot, lambda: alpha[NEW_KEYS[-1]] in text_of(app, "#answer"))
         seen["last"] = (app.current().model, app.current().key, text_of(app, "#answer"))
 
     drive(demo_db, steps, poll_seconds=0.1)
     total = seen["before"] + len(NEW_KEYS)
     assert seen["kept"] and f"{total} answers" in seen["status"]
     assert NEW_MODEL in seen["rows"]
+    assert seen["models"][-1] == NEW_MODEL  # listed in its place: after the sample's others
     model, key, text = seen["last"]
     assert (model, key) == (NEW_MODEL, NEW_KEYS[-1]) and alpha[key] in text
 

@@ -84,11 +84,9 @@ class EntriesChanged(WorkerMessage, bubble=False):
 class Grown(WorkerMessage, bubble=False):
     """Answers imported by another process are read, with the tables they join."""
 
-    def __init__(
-        self, session: Session, snapshot: list[Entry], fresh: list[Entry], tables: Tables
-    ) -> None:
+    def __init__(self, session: Session, added: frozenset[int], tables: Tables) -> None:
         super().__init__()
-        self.session, self.snapshot, self.fresh, self.tables = session, snapshot, fresh, tables
+        self.session, self.added, self.tables = session, added, tables
 
 
 class Saved(WorkerMessage, bubble=False):

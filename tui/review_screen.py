@@ -31,6 +31,7 @@ from lmmreview.db.judges import disagreeing_judges, read_judges
 from lmmreview.db.review import NO_MARKS, Detail, ReviewStore
 from lmmreview.db.reviewers import disagreeing_answers
 from lmmreview.db.scoring import DatasetScores
+from lmmreview.engine.columns import outcomes
 from lmmreview.engine.export import Notes, to_markdown
 from lmmreview.engine.ordering import LIST_ORDER, ORDERS
 from lmmreview.engine.review import Entry, Filter
@@ -95,10 +96,10 @@ PANELS = ("#title", "#question", "#gold", "#answer", "#judges", "#verdict", "#hi
 NO_CAUSE = "(none)"  # the cause picker's choice that clears the cause; no cause id has "("
 
 
-def _cause_choices(causes: Mapping[str, str], entries: Iterable[Entry]) -> list[tuple[str, str]]:
+def _cause_choices(causes: Mapping[str, str], present: Iterable[str]) -> list[tuple[str, str]]:
     """(id, title) of every cause of the taxonomy, then of any other cause an answer has
-    (given under an older taxonomy)."""
-    others = sorted({e.cause for e in entries if e.cause} - causes.keys())
+    (`present`: given under an older taxonomy)."""
+    others = sorted(set(present) - causes.keys())
     return [*causes.items(), *((c, c) for c in others)]
 
 
@@ -248,7 +249,7 @@ class ReviewScreen(Screen[None]):
         count = len(session.visible)
         for step in range(1, count + 1):
             index = (answers.cursor + step) % count
-            if wanted(session.entries[session.visible[index]]):
+            if wanted(session.listed(index)):
                 self._go(index)
                 return
         self.notify(f"No {what} answer in this list.")
@@ -259,8 +260,8 @@ class ReviewScreen(Screen[None]):
         key = await self.app.push_screen_wait(Prompt("Jump to sample id (e.g. v1_12):"))
         if not key or session is None:
             return
-        for index, entry_index in enumerate(session.visible):
-            if session.entries[entry_index].key == key.strip():
+        for index in range(len(session.visible)):
+            if session.listed(index).key == key.strip():
                 self.query_one(AnswerList).cursor = index
                 return
         self.notify(f"No answer to {key!r} in this list.", severity="warning")
@@ -414,12 +415,12 @@ class ReviewScreen(Screen[None]):
         elif picked == "judges":
             await self._toggle_judges_disagree(current)
         elif picked == "model":
-            models = sorted({e.model for e in session.entries})
+            models = sorted(session.answers.models)
             model = await self.app.push_screen_wait(Menu("Model", [(m, m) for m in models]))
             if model:
                 self.filter(replace(current, model=model))
         elif picked == "cause":
-            causes = _cause_choices(self.settings.causes, session.entries)
+            causes = _cause_choices(self.settings.causes, session.answers.causes())
             cause = await self.app.push_screen_wait(Menu("Error cause", causes))
             if cause:
                 self.filter(replace(current, cause=cause))
@@ -503,16 +504,18 @@ class ReviewScreen(Screen[None]):
     def _grade_answer(self, answer_id: int, verdict: Verdict) -> None:
         """A grade from the compare view: the review screen's write path."""
         session = self.session
-        if session is not None and answer_id in session.by_id:
-            self.grade(session.entries[session.by_id[answer_id]], verdict)
+        entry = session.find(answer_id) if session is not None else None
+        if entry is not None:
+            self.grade(entry, verdict)
 
     def _score_of(self, answer_id: int) -> str:
         """An answer's score as the list shows it, with a mark while it is not saved."""
         session = self.session
-        if session is None or answer_id not in session.by_id:
+        entry = session.find(answer_id) if session is not None else None
+        if entry is None:
             return ""
         pending = f" {PENDING_MARK}" if self.pending.labels(answer_id) else ""
-        return render.score_text(session.entries[session.by_id[answer_id]]) + pending
+        return render.score_text(entry) + pending
 
     async def _decoded(self, hashes: list[str]) -> list[Decoded]:
         """The images of these hashes, decoded (a problem in place of one that fails)."""
@@ -602,17 +605,17 @@ class ReviewScreen(Screen[None]):
             self.post_message(OpenFailed(str(exc)))
             return
         self.post_message(Opened(session, version, marks, keep))
-        start = session.by_id.get(keep, 0) if keep is not None else 0
-        if session.visible:  # the first answer before the tables: they take longer
-            first = session.entries[session.visible[start]]
+        start = (session.place(keep) if keep is not None else None) or 0
+        if len(session.visible):  # the first answer before the tables: they take longer
+            first = session.listed(start)
             detail = await self._read(lambda r: r.detail(first.answer_id))
             if detail is not None:
                 self.post_message(DetailLoaded(session, detail))
-        snapshot, preferred = list(session.entries), self.settings.shown_judge
+        bare, preferred = session.answers, self.settings.shown_judge
         try:
             tables = await app.database.run(
                 lambda r: Session.compute(
-                    r, session.dataset, session.benchmark, snapshot, session.judge, preferred
+                    r, session.dataset, session.benchmark, bare, session.judge, preferred
                 )
             )
         except DB_ERRORS as exc:
@@ -627,7 +630,7 @@ class ReviewScreen(Screen[None]):
         self._shown.clear()
         self._showing = None
         keep = message.keep
-        self.refresh_list(cursor=session.by_id.get(keep, 0) if keep is not None else 0)
+        self.refresh_list(cursor=(session.place(keep) if keep is not None else None) or 0)
 
     def on_open_failed(self, message: OpenFailed) -> None:
         self.review_app.stop(message.failure)
@@ -636,8 +639,10 @@ class ReviewScreen(Screen[None]):
         session = self.session
         if message.session is not session or session is None:
             return  # another dataset or judge was opened since
+        current = self.current()
         session.complete(message.tables)
-        self.refresh_list()
+        place = session.place(current.answer_id) if current is not None else None
+        self.refresh_list(cursor=place or 0)
         panel = self.query_one(JudgesPanel)
         if panel.is_open:  # another judge shown: the view names it
             await self._open_judges(panel, session)
@@ -723,7 +728,7 @@ class ReviewScreen(Screen[None]):
             return
         self.session.apply(flt)
         self.refresh_list(cursor=0)
-        if not self.session.visible:
+        if not len(self.session.visible):
             self._show_nothing()
             self.notify("No answer matches this filter.", severity="warning")
 
@@ -732,10 +737,10 @@ class ReviewScreen(Screen[None]):
     def current(self) -> Entry | None:
         """The answer under the cursor, if the list has one."""
         session = self.session
-        if session is None or not session.visible or not self.is_mounted:
+        if session is None or not len(session.visible) or not self.is_mounted:
             return None
         cursor = self.query_one(AnswerList).cursor
-        return session.entries[session.visible[min(cursor, len(session.visible) - 1)]]
+        return session.listed(min(cursor, len(session.visible) - 1))
 
     def shown_images(self) -> ImageSet | None:
         """The images of the answer on screen, to zoom into or open; None, and why, if none."""
@@ -760,7 +765,7 @@ class ReviewScreen(Screen[None]):
     def _row(self, index: int) -> Row:
         session = self.session
         assert session is not None
-        entry = session.entries[session.visible[index]]
+        entry = session.listed(index)
         pending = bool(self.pending.labels(entry.answer_id))
         width = self.query_one(AnswerList).scrollable_content_region.width
         return entry_row(entry, render.score_text(entry), session.rightness(entry), pending, width)
@@ -854,7 +859,7 @@ class ReviewScreen(Screen[None]):
         cursor = self.query_one(AnswerList).cursor
         for index in (cursor + 1, cursor + 2, cursor - 1):
             if 0 <= index < len(session.visible):
-                answer_id = session.entries[session.visible[index]].answer_id
+                answer_id = session.listed(index).answer_id
                 cached = self._details.get(answer_id)
                 if cached is not None:
                     self._prefetch_images(cached)
@@ -1070,7 +1075,7 @@ class ReviewScreen(Screen[None]):
             self._pending_changed(answer_id)
             return
         fresh, detail = shown
-        if session is None or fresh.answer_id not in session.by_id:
+        if session is None or not session.has(fresh.answer_id):
             return  # another dataset is open now
         self._apply([fresh])
         self._details[answer_id] = detail
@@ -1120,21 +1125,23 @@ class ReviewScreen(Screen[None]):
             return
         self._landed(message.answer_id, message.shown)
         self.reveal(message.answer_id)
-        entry = session.entries[session.by_id[message.answer_id]]
+        entry = session.find(message.answer_id)
+        if entry is None:
+            return
         what = "verdict" if message.kind == "verdict" else "error cause"
         self.review_app.tell(f"Undid your last {what}, on {entry.key} ({entry.model}).")
 
     def reveal(self, answer_id: int) -> None:
         """Put the cursor on an answer and show it; clear the filters if they hide it."""
         session = self.session
-        if session is None or answer_id not in session.by_id:
+        if session is None or not session.has(answer_id):
             return
         row = session.reveal(answer_id)
         if row is None:
             session.apply(Filter())
             self.review_app.tell("Cleared the filters to show it.")
-            row = session.by_id[answer_id]  # every answer is listed, in order
-        self.refresh_list(cursor=row)
+            row = session.place(answer_id)  # every answer is listed
+        self.refresh_list(cursor=row or 0)
         self.show_current(force=True)
 
     def _apply(self, fresh: Iterable[Entry]) -> None:
@@ -1191,7 +1198,7 @@ class ReviewScreen(Screen[None]):
             self._datasets_changed(session, message.datasets)
         if message.added:
             self._grow(session, message.added)
-        fresh = [e for e in message.fresh if e.answer_id in session.by_id]
+        fresh = [e for e in message.fresh if session.has(e.answer_id)]
         if fresh:
             self._apply(fresh)
             current = self.current()
@@ -1213,29 +1220,29 @@ class ReviewScreen(Screen[None]):
             self._unlisted |= added
             return
         self._growing = True
-        snapshot = list(session.entries)
-        found = await self._read(
-            lambda r: Session.grow(
-                r, session.dataset, session.benchmark, snapshot, added, session.judge
-            )
+        session.start_reading()
+        tables = await self._read(
+            lambda r: Session.grow(r, session.dataset, session.benchmark, session.judge)
         )
-        if found is None:
+        if tables is None:
             self._growing = False
             self._unlisted |= added
             return
-        self.post_message(Grown(session, snapshot, *found))
+        self.post_message(Grown(session, added, tables))
 
     def on_grown(self, message: Grown) -> None:
         self._growing = False
         session = self.session
         if message.session is not session or session is None:
             return
-        session.add(message.snapshot, message.fresh, message.tables)
-        self.refresh_list(cursor=self.query_one(AnswerList).cursor)
-        models = sorted({e.model for e in message.fresh})
+        current = self.current()
+        session.complete(message.tables)
+        place = session.place(current.answer_id) if current is not None else None
+        self.refresh_list(cursor=place or 0)
+        fresh = [e for e in map(session.find, sorted(message.added)) if e is not None]
+        models = sorted({e.model for e in fresh})
         self.review_app.tell(
-            f"{len(message.fresh)} new answers imported ({', '.join(models)}): "
-            "added at the end of the list."
+            f"{len(fresh)} new answers imported ({', '.join(models)}): listed in their place."
         )
         current = self.current()
         if current is not None:
@@ -1256,14 +1263,15 @@ class ReviewScreen(Screen[None]):
         session = self.session
         assert session is not None
         assert session.tables is not None
-        no_reply = sum(e.no_reply and e.verdict is None for e in session.entries)
+        tables = session.tables
+        golds = [s.golds for s in tables.samples]
         scores = DatasetScores(
             session.dataset,
             session.benchmark,
-            session.samples,
-            {},
-            session.tables.breakdown,
-            no_reply,
+            tables.by_key,
+            session.answers,
+            outcomes(session.answers, tables.breakdown.runs, golds.__getitem__),
+            tables.breakdown,
         )
         shown, others = judges
         return scores.notes(shown, verdicts=verdicts, other_judges=others)

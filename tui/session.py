@@ -8,13 +8,14 @@ time, each a delta on the live tables.
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from dataclasses import dataclass, field, replace
-from operator import attrgetter
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
+from lmmreview.engine.columns import AnswerColumns, Ints, matching
 from lmmreview.engine.layouts import Layout, layout_for
 from lmmreview.engine.ordering import LIST_ORDER, ORDERS, sorted_rows
 from lmmreview.engine.review import Agreement, Entry, Filter
@@ -25,9 +26,12 @@ from lmmreview.engine.types import Sample
 
 @dataclass(frozen=True, slots=True)
 class Tables:
-    """What `compute` makes: the samples, the live tables and the judge-human agreement."""
+    """What `compute` makes: the answers filled in (judge scores, verdicts, marks), their
+    samples, the live tables and the judge-human agreement."""
 
-    samples: dict[str, Sample]
+    answers: AnswerColumns
+    samples: list[Sample]  # by sample index (answers.keys' order)
+    by_key: dict[str, Sample]
     breakdown: Breakdown
     agreement: Agreement
     judge: Judge | None = None  # whose scores they are
@@ -39,16 +43,16 @@ class Session:
     dataset: str
     benchmark: Benchmark
     datasets: list[str]
-    entries: list[Entry]
-    by_id: dict[int, int]  # answer id -> index in entries
-    visible: list[int]  # indices into entries, in list order
+    answers: AnswerColumns
+    visible: Ints  # rows of `answers`, in list order
     filter: Filter = field(default_factory=Filter)
     tables: Tables | None = None  # None until `compute` has run
-    changed: set[int] = field(default_factory=set)  # answers updated before the tables came
-    reviewed: int = 0  # kept as entries change: counting 100,000 per verdict is too slow
+    # Answers changed while tables are being made from a copy: replayed on them.
+    replay: dict[int, Entry] | None = field(default_factory=dict)
+    reviewed: int = 0  # kept as entries change: counting a million per verdict is too slow
     judge: Judge | None = None  # whose scores the list and the tables show
     judges: dict[Judge, str] = field(default_factory=dict)  # the dataset's, by name
-    order: str = LIST_ORDER  # how the visible entries are sorted (engine.ordering)
+    order: str = LIST_ORDER  # how the visible answers are sorted (engine.ordering)
 
     @classmethod
     def open(
@@ -64,69 +68,56 @@ class Session:
             raise LookupError(f"{review.store.path}: no dataset {dataset!r}")
         name, kind = next((n, k) for n, k in known if n == (dataset or names[0]))
         review.judge = judge  # until `compute` chooses, a read finds the default itself
-        entries = review.bare_entries(name)  # scores come with the tables, a moment later
-        by_id = {e.answer_id: i for i, e in enumerate(entries)}
-        return cls(name, kind, names, entries, by_id, list(range(len(entries))), judge=judge)
+        answers = review.bare_columns(name)  # scores come with the tables, a moment later
+        return cls(name, kind, names, answers, np.arange(len(answers)), judge=judge)
 
     @staticmethod
     def compute(
         review: ReviewStore,
         dataset: str,
         benchmark: Benchmark,
-        entries: list[Entry],
+        answers: AnswerColumns,
         judge: Judge | None = None,
         preferred: str | None = None,
     ) -> Tables:
-        """Score the entries (in place) as `judge` did (else the judge `preferred` names,
-        else the default) and build the samples and every table.
+        """Fill a copy of `answers` as `judge` scored them (else the judge `preferred`
+        names, else the default) and build the samples and every table.
 
-        Safe beside the UI thread: it replaces an entry it changes with a new object, and
-        `complete` replays those, so filling the old object in place loses nothing.
-        """
+        Safe beside the UI thread: the answers it changes meanwhile are replayed on the
+        copy by `complete`."""
         found = review.store.judges(dataset)  # off the first screen's path: it reads them all
         judge = judge or preferred_judge(found, preferred)
         review.judge = judge
-        review.fill(dataset, entries)
-        return _read_tables(review, dataset, benchmark, entries, judge, found)
+        filled = answers.copy()
+        runs = review.fill(dataset, filled)
+        return _read_tables(review, dataset, benchmark, filled, runs, judge, found)
 
     @staticmethod
     def grow(
-        review: ReviewStore,
-        dataset: str,
-        benchmark: Benchmark,
-        entries: list[Entry],
-        added: frozenset[int],
-        judge: Judge | None,
-    ) -> tuple[list[Entry], Tables]:
-        """In the database thread: the answers `added` to the dataset since it was read
-        (another process imported them), and the tables over `entries` and them; samples
-        and judges are read again, as a new answer can bring a new sample or judge."""
-        fresh = sorted(review.refresh(dataset, set(added)), key=attrgetter("answer_id"))
+        review: ReviewStore, dataset: str, benchmark: Benchmark, judge: Judge | None
+    ) -> Tables:
+        """In the database thread: the dataset read again with the answers another process
+        imported, and its tables (a new answer can bring a new sample or judge)."""
+        review.judge = judge
+        answers = review.bare_columns(dataset)
+        runs = review.fill(dataset, answers)
         found = review.store.judges(dataset)
-        return fresh, _read_tables(review, dataset, benchmark, [*entries, *fresh], judge, found)
+        return _read_tables(review, dataset, benchmark, answers, runs, judge, found)
 
-    def add(self, snapshot: list[Entry], fresh: list[Entry], tables: Tables) -> None:
-        """Add the answers `grow` read at the end of the list, and take its tables (made
-        from `snapshot`: the entries that changed since are replayed)."""
-        new = [e for e in fresh if e.answer_id not in self.by_id]
-        # `snapshot` is a prefix of `entries`: replaced entries are not the same objects
-        replaced = zip(snapshot, self.entries, strict=False)
-        self.changed |= {e.answer_id for old, e in replaced if e is not old}
-        for entry in new:
-            self.by_id[entry.answer_id] = len(self.entries)
-            self.entries.append(entry)
-        self.complete(tables)
-        test = self.filter.predicate(self.benchmark.filter_axes)
-        self.visible += [self.by_id[e.answer_id] for e in new if test(e, self.samples[e.key])]
+    def start_reading(self) -> None:
+        """Tables are being made from the answers as they are now: keep what changes."""
+        self.replay = {}
 
     def complete(self, tables: Tables) -> None:
-        """Take the tables; replay the entries that changed while they were computed."""
-        self.tables = tables
+        """Take the tables and their answers; replay the answers that changed while they
+        were made, and list them again under the filter and order."""
+        replay, self.replay = self.replay or {}, None
+        self.tables, self.answers = tables, tables.answers
         self.judge, self.judges = tables.judge, tables.judges
-        self.reviewed = sum(e.reviewed for e in self.entries)  # `compute` filled in verdicts
-        for answer_id in self.changed:
-            self.update(self.entries[self.by_id[answer_id]])
-        self.changed.clear()
+        self.reviewed = int(self.answers.reviewed.sum())
+        for entry in replay.values():
+            self.update(entry)
+        self.apply(self.filter)
 
     @property
     def judge_name(self) -> str:
@@ -134,20 +125,50 @@ class Session:
 
     @property
     def samples(self) -> dict[str, Sample]:
-        return self.tables.samples if self.tables else {}
+        return self.tables.by_key if self.tables else {}
+
+    @property
+    def entries(self) -> AnswerColumns:
+        """The answers, as a sequence of entries (made one per access)."""
+        return self.answers
+
+    def listed(self, index: int) -> Entry:
+        """The answer at place `index` of the list."""
+        return self.answers.entry(int(self.visible[index]))
+
+    def place(self, answer_id: int) -> int | None:
+        """Where an answer is in the list (None: not listed)."""
+        row = self.answers.index_of(answer_id)
+        if row is None:
+            return None
+        found = np.flatnonzero(self.visible == row)
+        return int(found[0]) if len(found) else None
+
+    def has(self, answer_id: int) -> bool:
+        return self.answers.index_of(answer_id) is not None
+
+    def find(self, answer_id: int) -> Entry | None:
+        """An answer by id (None: not in this dataset)."""
+        row = self.answers.index_of(answer_id)
+        return None if row is None else self.answers.entry(row)
 
     def apply(self, flt: Filter) -> None:
-        """Show only the entries `flt` lets through (needs the tables' samples)."""
-        samples, test = self.samples, flt.predicate(self.benchmark.filter_axes)
+        """Show only the answers `flt` lets through (needs the tables' samples for any
+        condition: before them, every answer)."""
         self.filter = flt
-        self.visible = [i for i, e in enumerate(self.entries) if test(e, samples[e.key])]
+        if self.tables is None:
+            self.visible = np.arange(len(self.answers))
+            return
+        keep = matching(flt, self.answers, self.tables.samples, self.benchmark.filter_axes)
+        self.visible = np.flatnonzero(keep)
         if self.order != LIST_ORDER:
             self.sort(self.order)
 
     def sort(self, order: str) -> None:
-        """Sort the visible entries (needs the tables' samples); the scores as they are
+        """Sort the visible answers (needs the tables' samples); the scores as they are
         now: a grade does not move its answer until the list is sorted again."""
-        self.visible = sorted_rows(self.visible, self.entries, self.samples, order)
+        samples = self.tables.samples if self.tables else []
+        self.visible = sorted_rows(self.visible, self.answers, lambda i: samples[i].golds, order)
         self.order = order
 
     @property
@@ -155,37 +176,60 @@ class Session:
         return ORDERS[self.order]
 
     def reveal(self, answer_id: int) -> int | None:
-        """The answer's row in the list, added in its place if the filter now lets it
+        """The answer's place in the list, added in its place if the filter now lets it
         through (an undone verdict makes an answer unreviewed again); None if it hides it."""
-        index = self.by_id[answer_id]
-        listed = self.order == LIST_ORDER
-        row = bisect_left(self.visible, index) if listed else _find(self.visible, index)
-        if row < len(self.visible) and self.visible[row] == index:
-            return row
-        entry = self.entries[index]
-        sample = self.samples.get(entry.key)
-        if sample is None or not self.filter.matches(entry, sample, self.benchmark.filter_axes):
+        row = self.answers.index_of(answer_id)
+        if row is None:
             return None
-        self.visible.insert(row, index)  # a sorted list: at the end, where it is seen
-        return row
-
-    def update(self, fresh: Entry) -> None:
-        """Replace one entry (a verdict, a flag, a new judgment) and update the tables."""
-        index = self.by_id[fresh.answer_id]
-        self.reviewed += fresh.reviewed - self.entries[index].reviewed
-        self.entries[index] = fresh
+        listed = self.order == LIST_ORDER
+        place = self.place(answer_id)
+        if place is not None:
+            return place
         tables = self.tables
         if tables is None:
-            self.changed.add(fresh.answer_id)
+            return None
+        one = self.answers.take(np.array([row]))
+        if not matching(self.filter, one, tables.samples, self.benchmark.filter_axes)[0]:
+            return None
+        at = int(np.searchsorted(self.visible, row)) if listed else len(self.visible)
+        self.visible = np.insert(self.visible, at, row)  # a sorted list: at the end
+        return at
+
+    def update(self, fresh: Entry) -> None:
+        """Replace one answer (a verdict, a flag, a new judgment) and update the tables."""
+        row = self.answers.index_of(fresh.answer_id)
+        if row is None:
             return
-        golds = tables.samples[fresh.key].golds
+        old = self.answers.entry(row)
+        self.reviewed += fresh.reviewed - old.reviewed
+        if self.replay is not None:
+            self.replay[fresh.answer_id] = fresh
+        tables = self.tables
+        if tables is None:
+            self.answers.put(row, fresh)
+            return
+        golds = tables.by_key[fresh.key].golds
         breakdown = tables.breakdown
-        if len(fresh.judged) > breakdown.runs:  # a new judge run appeared: count again
-            fresh_tables = _tables(tables.samples, breakdown.layout, self.entries)
-            self.tables = replace(fresh_tables, judge=tables.judge, judges=tables.judges)
-        else:
-            breakdown.set(fresh.model, fresh.key, fresh.outcome(breakdown.runs, golds))
-            tables.agreement.set(fresh.answer_id, fresh.disagreement(golds))
+        runs = breakdown.runs
+        if len(fresh.judged) > runs:  # a new judge run appeared: count again
+            self.answers.put(row, fresh)
+            self.tables = _tables(
+                tables.samples, breakdown.layout, self.answers, len(fresh.judged),
+                tables.judge, tables.judges,
+            )  # fmt: skip
+            return
+        before, after = old.outcome(runs, golds), fresh.outcome(runs, golds)
+        breakdown.set(fresh.model, fresh.key, before, after, self.outcome_of)
+        self.answers.put(row, fresh)
+        tables.agreement.set(fresh.answer_id, fresh.disagreement(golds))
+
+    def outcome_of(self, model: str, key: str) -> Outcome | None:
+        """One answer's outcome as the tables count it (None: the model did not answer)."""
+        row = self.answers.row_of(model, key)
+        if row is None or self.tables is None:
+            return None
+        golds = self.tables.by_key[key].golds
+        return self.answers.entry(row).outcome(self.tables.breakdown.runs, golds)
 
     def strip(self, entry: Entry) -> dict[str, Cell]:
         """The table cells this answer counts in: the live breakdown strip."""
@@ -200,8 +244,13 @@ class Session:
             for key, units in layout.units_of.items()
             if any((table, column) in unit.cells for unit in units)
         }
+        answers = self.answers
+        in_cell = np.array([key in keys for key in answers.keys], np.bool_)
+        rows = np.flatnonzero(in_cell[answers.sample])
         return frozenset(
-            e.answer_id for e in self.entries if e.key in keys and layout.row(e.model, e.key) == row
+            int(answers.ids[r])
+            for r in rows
+            if layout.row(answers.models[answers.model[r]], answers.key(int(r))) == row
         )
 
     def rightness(self, entry: Entry) -> str | None:
@@ -209,7 +258,7 @@ class Session:
         count it (a chosen option is right when it is the gold); None while unscored or
         before the tables came."""
         tables = self.tables
-        sample = tables.samples.get(entry.key) if tables else None
+        sample = tables.by_key.get(entry.key) if tables else None
         if tables is None or sample is None:
             return None
         scores = [
@@ -222,42 +271,41 @@ class Session:
 
     def counts(self) -> tuple[int, int, int]:
         """(answers, reviewed, shown)."""
-        return len(self.entries), self.reviewed, len(self.visible)
-
-
-def _find(rows: list[int], index: int) -> int:
-    """Where `index` is in `rows`, else len(rows)."""
-    try:
-        return rows.index(index)
-    except ValueError:
-        return len(rows)
+        return len(self.answers), self.reviewed, len(self.visible)
 
 
 def _read_tables(
     review: ReviewStore,
     dataset: str,
     benchmark: Benchmark,
-    entries: list[Entry],
+    answers: AnswerColumns,
+    runs: int,
     judge: Judge | None,
     found: list[Judge],
 ) -> Tables:
-    """The samples and every table of the dataset's `entries` as `judge` scored them;
-    `found` are the dataset's judges."""
-    samples = {s.key: s for s in review.store.samples(dataset)}
-    layout = layout_for(dataset, benchmark, list(samples.values()))
+    """The samples and every table of the dataset's `answers` as `judge` scored them in
+    `runs` runs; `found` are the dataset's judges."""
+    samples = review.store.samples(dataset)
+    by_key = {s.key: s for s in samples}
+    listed = [by_key[key] for key in answers.keys]  # the answers' sample order
+    layout = layout_for(dataset, benchmark, samples)
     names = judge_names([*found, *([judge] if judge and judge not in found else [])])
-    return replace(_tables(samples, layout, entries), judge=judge, judges=names)
+    return _tables(listed, layout, answers, runs, judge, names)
 
 
-def _tables(samples: dict[str, Sample], layout: Layout, entries: list[Entry]) -> Tables:
-    runs = max((len(e.judged) for e in entries), default=1) or 1
-    breakdown = Breakdown(layout, runs)
-    outcomes: dict[str, dict[str, Outcome]] = {}
+def _tables(
+    samples: list[Sample],
+    layout: Layout,
+    answers: AnswerColumns,
+    runs: int,
+    judge: Judge | None,
+    judges: dict[Judge, str],
+) -> Tables:
+    breakdown, _ = Breakdown.of(layout, answers, runs, lambda i: samples[i].golds)
     agreement = Agreement()
-    for entry in entries:
-        golds = samples[entry.key].golds
-        outcomes.setdefault(entry.model, {})[entry.key] = entry.outcome(runs, golds)
-        if entry.reviewed:
-            agreement.set(entry.answer_id, entry.disagreement(golds))
-    breakdown.load(outcomes)
-    return Tables(samples, breakdown, agreement)
+    differences = answers.disagreement(lambda i: samples[i].golds)
+    for row in np.flatnonzero(answers.reviewed):
+        difference = differences[row]
+        agreement.set(int(answers.ids[row]), None if np.isnan(difference) else float(difference))
+    by_key = {s.key: s for s in samples}
+    return Tables(answers, samples, by_key, breakdown, agreement, judge, judges)
