@@ -199,7 +199,8 @@ def _seeded_pick(letters: list[str], seed_key: str) -> str:
 @functools.lru_cache(maxsize=16_384)
 def _seeded_index(seed_key: str, count: int) -> int:
     """`random.Random(...).choice` of an index below `count`, seeded by `seed_key` (str seeds
-    are hashed with SHA-512, so the pick does not depend on PYTHONHASHSEED).
+    are hashed with SHA-512, so the pick does not depend on PYTHONHASHSEED). `choice(seq)` takes
+    `seq[i]` for one draw `i` below `len(seq)`, so this is the index `choice(letters)` takes.
 
     Seeding costs microseconds; every model's answer to one sample draws with the same seed,
     so the draws are cached.
