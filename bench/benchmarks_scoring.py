@@ -164,9 +164,17 @@ def delta_update(ctx: Context) -> Measurement:
     return Measurement(update_only, {"all_tables_read_ms": (time.perf_counter() - start) * 1000})
 
 
-@benchmark(name="mmmu parse + verdict, 900 fixture answers, per answer", unit="us", target=None)
+# The official MMMU evaluation code's figure on this machine, measured from outside the
+# repository with the same loop over the same 900 answers (bench/README.md says how).
+OFFICIAL_MMMU_US = 1.6
+
+
+@benchmark(
+    name="mmmu parse + verdict, 900 fixture answers, per answer", unit="us", target=OFFICIAL_MMMU_US
+)
 def mmmu_parse(ctx: Context) -> Measurement:
-    """The official example outputs of LLaVA-1.5-13B (skipped when ../shared is absent)."""
+    """The official example outputs of LLaVA-1.5-13B (skipped when ../shared is absent); the
+    target is the official evaluation code's own figure for the same answers."""
     cases = ctx.fixture("mmmu-fixture-samples", _mmmu_cases)
     with timed() as clock:
         for sample, response in cases:

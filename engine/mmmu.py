@@ -6,11 +6,11 @@ per-sample fallback, and the open-answer key-response/number parser with its nor
 
 from __future__ import annotations
 
-import math
+import functools
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import NamedTuple, TypeVar
 
 from lmmreview.engine.types import QuestionType, Sample
 
@@ -83,8 +83,8 @@ def question_type_of(name: str) -> QuestionType:
 
 # Stripped from both ends of a multiple-choice answer, in this order, one character at a time.
 _EDGE_PUNCTUATION = ",.!?;:'"
-# An open answer's key response that is only one of these marks says nothing.
-_LONE_PUNCTUATION = frozenset(_EDGE_PUNCTUATION)
+# The same marks as a set: an open answer's key response that is only one of them says nothing.
+_PUNCTUATION_MARKS = frozenset(_EDGE_PUNCTUATION)
 # Answers of at most this many words are not searched for option texts.
 _SHORT_ANSWER_WORDS = 5
 _INDICATORS: tuple[str, ...] = (
@@ -97,7 +97,10 @@ _INDICATORS: tuple[str, ...] = (
     "answer ",
     "result ",
 )
-_LAST_PIECE_INDICATOR = "="
+# "=" marks a key response only in the last piece.
+_LAST_PIECE_INDICATORS = (*_INDICATORS, "=")
+# float() reads a finite number only from text holding a decimal digit (re's \d: Unicode Nd).
+_DIGIT = re.compile(r"\d")
 _GROUPED_NUMBER = re.compile(r"-?\b\d{1,3}(?:,\d{3})+\b")
 _SCIENTIFIC_NUMBER = re.compile(r"-?\d+(?:\.\d+)?[eE][+-]?\d+")
 # An integer needs a word boundary after it ("100V" and "2nd" hold none, "30 cm" holds 30); no
@@ -106,11 +109,12 @@ _SCIENTIFIC_NUMBER = re.compile(r"-?\d+(?:\.\d+)?[eE][+-]?\d+")
 _PLAIN_NUMBER = re.compile(r"-?(?:\d+\.\d+|\.\d+|\d+\b)(?![eE][+-]?\d+)(?![,\d])")
 
 Candidate = str | float
+T = TypeVar("T")
 
 
-@dataclass(frozen=True, slots=True)
-class MmmuVerdict:
-    """The parsed answer of one response and whether it is right.
+class MmmuVerdict(NamedTuple):
+    """The parsed answer of one response and whether it is right (a named tuple: immutable,
+    and built in a fraction of a frozen dataclass's time, once per answer).
 
     `prediction` is the option letter (multiple choice) or the normalised candidates (open).
     `method` says which rule found it: "paren", "spaced", "option_text" or "fallback" for
@@ -134,14 +138,15 @@ def parse_choice(response: str, options: dict[str, str], seed_key: str) -> tuple
     """
     if not options:
         raise ValueError(f"sample {seed_key!r}: a multiple-choice answer needs options")
-    padded = f" {_strip_edge_punctuation(response)} "
-    for method, forms in (
-        ("paren", {letter: f"({letter})" for letter in options}),
-        ("spaced", {letter: f" {letter} " for letter in options}),
-    ):
-        found = _last_starts(padded, forms)
-        if found:
-            return _latest(found), method
+    stripped = _strip_edge_punctuation(response)
+    if stripped in options and " " not in stripped and "(" not in stripped:
+        # The commonest answer, a bare letter: padded, it is its own spaced form, and no other
+        # form fits in it (each needs a "(" or a space inside the letter).
+        return stripped, "spaced"
+    padded = f" {stripped} "
+    if match := _letter_pattern(tuple(options)).match(padded):
+        paren, spaced = match.groups()
+        return (spaced, "spaced") if paren is None else (paren, "paren")
     if len(padded.split()) > _SHORT_ANSWER_WORDS:
         # A blank option text would "occur" everywhere; it cannot name an option.
         texts = {letter: text.lower() for letter, text in options.items() if text.strip()}
@@ -153,9 +158,26 @@ def parse_choice(response: str, options: dict[str, str], seed_key: str) -> tuple
 
 def _strip_edge_punctuation(response: str) -> str:
     """Strip each of , . ! ? ; : ' from both ends in turn; whitespace stays, as in the reference."""
+    # Most answers neither start nor end with a mark, and then every strip would be a no-op.
+    if response[:1] not in _PUNCTUATION_MARKS and response[-1:] not in _PUNCTUATION_MARKS:
+        return response
     for char in _EDGE_PUNCTUATION:
         response = response.strip(char)
     return response
+
+
+@functools.lru_cache(maxsize=256)
+def _letter_pattern(letters: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern matching the latest `(X)` among `letters` as group 1, else the latest ` X ` as
+    group 2.
+
+    The first branch is tried at every start before the second. In a branch, the greedy `.*`
+    tries the latest start first, and at one start the letters are tried in option order: the
+    rule "last occurrence wins, ties to the earlier option" in one scan. Option sets repeat
+    (A-D, A-E, ...), so the few patterns are cached.
+    """
+    alternatives = "|".join(map(re.escape, letters))
+    return re.compile(rf"(?s:.*)\(({alternatives})\)|(?s:.*) ({alternatives}) ")
 
 
 def _last_starts(text: str, forms: dict[str, str]) -> dict[str, int]:
@@ -170,8 +192,20 @@ def _latest(starts: dict[str, int]) -> str:
 
 
 def _seeded_pick(letters: list[str], seed_key: str) -> str:
-    """A random letter that depends only on `seed_key` (str seeds are hashed with SHA-512)."""
-    return random.Random(f"mmmu-fallback:{seed_key}").choice(letters)
+    """A random letter that depends only on `seed_key` and the letters."""
+    return letters[_seeded_index(seed_key, len(letters))]
+
+
+@functools.lru_cache(maxsize=16_384)
+def _seeded_index(seed_key: str, count: int) -> int:
+    """`random.Random(...).choice` of an index below `count`, seeded by `seed_key` (str seeds
+    are hashed with SHA-512, so the pick does not depend on PYTHONHASHSEED). `choice(seq)` takes
+    `seq[i]` for one draw `i` below `len(seq)`, so this is the index `choice(letters)` takes.
+
+    Seeding costs microseconds; every model's answer to one sample draws with the same seed,
+    so the draws are cached.
+    """
+    return random.Random(f"mmmu-fallback:{seed_key}").choice(range(count))
 
 
 def parse_open(response: str) -> list[Candidate]:
@@ -180,19 +214,17 @@ def parse_open(response: str) -> list[Candidate]:
     Duplicates are removed, keeping the first occurrence.
     """
     keys = _key_responses(response)
-    found = [*keys, *(number for key in keys for number in _numbers(key))]
+    # A number is often a whole key response ("24.31"): normalise each distinct text once.
+    found = _dedup([*keys, *(number for key in keys for number in _numbers(key))])
     return _dedup([value for text in found for value in _normalise(text)])
 
 
 def _key_responses(response: str) -> list[str]:
     """Per line, the key response after an indicator; the whole answer when no line has one."""
     text = response.strip().strip(".").lower()
-    pieces = text.split("\n")
-    # "=" marks a key response only in the last piece.
-    indicator_sets = [_INDICATORS] * (len(pieces) - 1) + [(*_INDICATORS, _LAST_PIECE_INDICATOR)]
-    keys = [
-        _key_of_piece(piece, found) for piece, found in zip(pieces, indicator_sets, strict=True)
-    ]
+    *pieces, last = text.split("\n")
+    keys = [_key_of_piece(piece, _INDICATORS) for piece in pieces]
+    keys.append(_key_of_piece(last, _LAST_PIECE_INDICATORS))
     return [key for key in keys if key] or [text]
 
 
@@ -208,42 +240,40 @@ def _key_of_piece(piece: str, indicators: tuple[str, ...]) -> str:
             tail = piece.rsplit(indicator, 1)[1].strip()
             if not kept or len(tail) < len(kept):
                 kept = tail
-    return "" if kept in _LONE_PUNCTUATION else kept
+    return "" if kept in _PUNCTUATION_MARKS else kept
 
 
 def _numbers(text: str) -> list[str]:
     """Comma-grouped, then scientific, then plain numbers found in `text`, as written."""
-    patterns = (_GROUPED_NUMBER, _SCIENTIFIC_NUMBER, _PLAIN_NUMBER)
-    return [match for pattern in patterns for match in pattern.findall(text)]
+    if not _DIGIT.search(text):  # every pattern needs a digit; many text answers hold none
+        return []
+    # A pattern's search is skipped where the character it needs is absent (a search costs
+    # more than the test).
+    grouped = _GROUPED_NUMBER.findall(text) if "," in text else []
+    scientific = _SCIENTIFIC_NUMBER.findall(text) if "e" in text or "E" in text else []
+    return [*grouped, *scientific, *_PLAIN_NUMBER.findall(text)]
 
 
 def _normalise(text: str) -> list[Candidate]:
-    """A number (commas removed) rounded to 2 decimals, or lowercased text.
+    """A number (commas removed, read by float()) rounded to 2 decimals, or lowercased text.
 
-    A single character becomes " x" and "x ", so it only matches as a separate word.
+    A single character becomes " x" and "x ", so it only matches as a separate word. The words
+    nan, inf and infinity stay text (nan never equals itself); digits too large for a float,
+    such as 1e350, still read as infinity, as in the reference.
     """
     text = text.strip()
-    number = _as_number(text.replace(",", ""))
-    if number is not None:
-        return [round(number, 2)]
+    # float() reads a number from digits or from those words: without a digit it is not tried,
+    # which keeps the words text and spares the exception most text answers would raise.
+    if _DIGIT.search(text):
+        try:
+            return [round(float(text.replace(",", "")), 2)]
+        except ValueError:
+            pass
     text = text.lower()
     return [f" {text}", f"{text} "] if len(text) == 1 else [text]
 
 
-def _as_number(text: str) -> float | None:
-    """`text` read by float(), else None.
-
-    The words nan, inf and infinity stay text (nan never equals itself); digits too large for a
-    float, such as 1e350, still read as infinity, as in the reference.
-    """
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return value if math.isfinite(value) or any(char.isdigit() for char in text) else None
-
-
-def _dedup(values: list[Candidate]) -> list[Candidate]:
+def _dedup(values: list[T]) -> list[T]:
     """`values` without repeats, in first-seen order."""
     return list(dict.fromkeys(values))
 
@@ -262,14 +292,15 @@ def open_correct(candidates: Sequence[Candidate], golds: Sequence[str]) -> bool:
     Text never equals a number. Any one of several acceptable golds suffices.
     """
     normalised = [value for gold in golds for value in normalize_gold(gold)]
-    text_golds = [value for value in normalised if isinstance(value, str)]
-    number_golds = {value for value in normalised if not isinstance(value, str)}
-    return any(
-        any(gold in candidate for gold in text_golds)
-        if isinstance(candidate, str)
-        else candidate in number_golds
-        for candidate in candidates
-    )
+    # Plain loops: this runs once per answer, and generators cost more than the tests.
+    for candidate in candidates:
+        if isinstance(candidate, str):
+            for gold in normalised:
+                if isinstance(gold, str) and gold in candidate:
+                    return True
+        elif candidate in normalised:  # a float never equals a str
+            return True
+    return False
 
 
 def judge(sample: Sample, response: str) -> MmmuVerdict:
@@ -278,9 +309,12 @@ def judge(sample: Sample, response: str) -> MmmuVerdict:
     A sample with unknown gold (`sample.answer is None`) is judged incorrect; callers must
     treat such samples as unscored rather than wrong.
     """
-    if sample.question_type == QuestionType.CHOICE:
+    if sample.question_type is QuestionType.CHOICE:
         letter, method = parse_choice(response, sample.options, sample.key)
-        fallback = method == "fallback"
-        return MmmuVerdict(letter, letter in sample.golds, method, fallback)
+        # `letter in sample.golds` without building that list (a letter is never None).
+        correct = letter == sample.answer or (
+            sample.answer is not None and letter in sample.alt_answers
+        )
+        return MmmuVerdict(letter, correct, method, method == "fallback")
     candidates = parse_open(response)
     return MmmuVerdict(candidates, open_correct(candidates, sample.golds), "open", False)
