@@ -375,6 +375,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     );
     CREATE TABLE judge_batch_requests (
         custom_id   TEXT PRIMARY KEY,
+        sent_as     TEXT NOT NULL,          -- the line asking its call (items share one)
         batch       INTEGER NOT NULL REFERENCES judge_batches(id),
         answer_id   INTEGER NOT NULL REFERENCES answers(id),
         run         INTEGER NOT NULL,
