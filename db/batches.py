@@ -55,7 +55,8 @@ class InFlight:
     batch_id: str | None
     judge_model: str
     status: str
-    requests: int
+    requests: int  # lines sent
+    items: int  # the items they answer (items asking one identical call share its line)
     completed: int
     failed: int
 
@@ -95,11 +96,24 @@ class _File:
 def batches_in_flight(store: Store) -> list[InFlight]:
     """Every batch not collected yet, oldest first."""
     rows = store.conn.execute(
-        "SELECT b.id, b.batch_id, b.judge_model, b.status, COUNT(r.custom_id), b.completed, "
-        "b.failed FROM judge_batches b LEFT JOIN judge_batch_requests r ON r.batch = b.id "
+        "SELECT b.id, b.batch_id, b.judge_model, b.status, COUNT(DISTINCT r.sent_as), "
+        "COUNT(r.custom_id), b.completed, b.failed FROM judge_batches b "
+        "LEFT JOIN judge_batch_requests r ON r.batch = b.id "
         "WHERE b.collected_at IS NULL GROUP BY b.id ORDER BY b.id"
     )
     return [InFlight(*row) for row in rows]
+
+
+def in_flight_lines(batches: list[InFlight]) -> list[str]:
+    """`info`'s and the review screen's lines on the batches in flight (none: none)."""
+    if not batches:
+        return []
+    requests, items = sum(b.requests for b in batches), sum(b.items for b in batches)
+    return [f"Judge batches in flight: {len(batches)} ({requests} requests, {items} items)."] + [
+        f"  {b.batch_id or 'not created yet'} ({b.judge_model}): {b.status}, "
+        f"{b.completed} of {b.requests} done, {b.failed} failed"
+        for b in batches
+    ]
 
 
 def _grading(variant: str | None) -> JudgeWork | None:

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmmreview.db import Store
-from lmmreview.db.batches import BatchJudge, Collected, Submitted, batches_in_flight
+from lmmreview.db.batches import (
+    BatchJudge,
+    Collected,
+    Submitted,
+    batches_in_flight,
+    in_flight_lines,
+)
 from lmmreview.engine.batch import BatchFailed, Limits, OpenAIBatches
 from lmmreview.engine.benchmark import JudgeItem
 from lmmreview.tui.judge_run import JudgeSetup
@@ -118,10 +124,6 @@ def _say_submitted(done: Submitted, model: str, quiet: bool) -> None:
 
 
 def _say_in_flight(store: Store) -> None:
-    flying = batches_in_flight(store)
-    if flying:
-        requests = sum(b.requests for b in flying)
-        say(
-            f"{len(flying)} batch(es) in flight ({requests} requests); collect them with "
-            f"`lmmreview judge {store.path} --batch --collect`."
-        )
+    lines = in_flight_lines(batches_in_flight(store))
+    if lines:
+        say(f"{lines[0]} Collect them with `lmmreview judge {store.path} --batch --collect`.")
