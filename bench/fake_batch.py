@@ -52,6 +52,7 @@ class _Batch:
     errors: list[str] = field(default_factory=list)
     due: float | None = None  # monotonic time the results are delivered; None: on release
     final: str = "completed"  # the status it ends in
+    counts: dict[str, int] = field(default_factory=dict)  # its request counts, once it ends
 
 
 class FakeBatchAPI(FakeJudge):
@@ -274,8 +275,9 @@ class FakeBatchAPI(FakeJudge):
                 batch.errors.append(_line(request_id, response, None))
             else:
                 batch.output.append(_line(request_id, response, None))
-        batch.info["request_counts"] = {"total": len(lines), "completed": len(batch.output),
-                                        "failed": len(batch.errors)}  # fmt: skip
+        batch.info["request_counts"] = {"total": len(lines), "completed": 0, "failed": 0}
+        batch.counts = {"total": len(lines), "completed": len(batch.output),
+                        "failed": len(batch.errors)}  # fmt: skip
 
     async def _scripted(self, body: dict[str, Any], headers: dict[str, str]) -> _Response | None:
         """One line's response by the chat server's script and fault draw."""
@@ -312,6 +314,7 @@ class FakeBatchAPI(FakeJudge):
         due = batch.due
         if info["status"] == "in_progress" and due is not None and time.monotonic() >= due:
             info["status"] = batch.final
+            info["request_counts"] = batch.counts
             self._publish(batch)
         return dict(info)
 

@@ -78,8 +78,12 @@ def test_a_live_run_and_a_batch_against_one_script_get_the_same_replies() -> Non
             for p in PROMPTS
         ]  # fmt: skip
         client = _client(batches)
-        out = _results(client, client.batches.retrieve(_run(client, _lines(PROMPTS))).output_file_id)
-        sent = [out[f"r{n}"]["response"]["body"]["choices"][0]["message"]["content"] for n in range(3)]
+        out = _results(
+            client, client.batches.retrieve(_run(client, _lines(PROMPTS))).output_file_id
+        )
+        sent = [
+            out[f"r{n}"]["response"]["body"]["choices"][0]["message"]["content"] for n in range(3)
+        ]
     assert sent == asked
 
 
