@@ -368,12 +368,7 @@ class BatchJudge:
                     "UPDATE judge_batch_requests SET outcome = ? WHERE custom_id = ?",
                     (stored, request_id),
                 )
-            self.store.conn.execute(
-                "DELETE FROM judge_claims WHERE owner = ? AND EXISTS (SELECT 1 FROM "
-                "judge_batch_requests r WHERE r.batch = ? AND r.answer_id = judge_claims.answer_id "
-                "AND r.run = judge_claims.run)",
-                (storage.owner, row),
-            )
+            self._release_claims(storage.owner, row)
             self._update(row, collected_at=now())
 
     def _settle(
@@ -444,16 +439,20 @@ class BatchJudge:
             if info is not None:
                 self._adopt(row, info)
                 return
-            self.store.conn.execute(
-                "DELETE FROM judge_claims WHERE owner = ? AND EXISTS (SELECT 1 FROM "
-                "judge_batch_requests r WHERE r.batch = ? AND r.answer_id = judge_claims.answer_id "
-                "AND r.run = judge_claims.run)",
-                (owner, row),
-            )
+            self._release_claims(owner, row)
             self.store.conn.execute("DELETE FROM judge_batch_requests WHERE batch = ?", (row,))
             self.store.conn.execute("DELETE FROM judge_batches WHERE id = ?", (row,))
         if file_id:
             client.delete_file(file_id)
+
+    def _release_claims(self, owner: str, row: int) -> None:
+        """Give back the claims a batch's items still hold (in the caller's transaction)."""
+        self.store.conn.execute(
+            "DELETE FROM judge_claims WHERE owner = ? AND EXISTS (SELECT 1 FROM "
+            "judge_batch_requests r WHERE r.batch = ? AND r.answer_id = judge_claims.answer_id "
+            "AND r.run = judge_claims.run)",
+            (owner, row),
+        )
 
     def _adopt(self, row: int, info: BatchInfo) -> None:
         self._update(row, batch_id=info.id, status=info.status, completed=info.completed,
