@@ -92,10 +92,23 @@ class JudgeStore:
     pending until this judge's own latest judgment of it, with that prompt, is usable;
     another judge's judgments change nothing here."""
 
-    def __init__(self, store: Store, judge_model: str, grading: JudgeWork | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        judge_model: str,
+        grading: JudgeWork | None = None,
+        *,
+        owner: str = OWNER,
+        held_until: str | None = None,
+    ) -> None:
+        """`owner` names the claims this store takes (a batch names itself); `held_until`
+        dates them later than now, so that the stale rule frees them only an hour after
+        that moment (a batch's claims last its completion window)."""
         self.store = store
         self.judge_model = judge_model
         self.grading = grading
+        self.owner = owner
+        self.held_until = held_until
 
     # -- planning ------------------------------------------------------------------
 
@@ -161,26 +174,31 @@ class JudgeStore:
     # -- JudgeStorage ----------------------------------------------------------------
 
     def claim(self, item: JudgeItem) -> bool:
+        with self.store.transaction():
+            return self.take(item)
+
+    def take(self, item: JudgeItem) -> bool:
+        """`claim`, in the caller's transaction."""
         conn = self.store.conn
         key = (item.answer_id, item.run, self.judge_model)
-        with self.store.transaction():
-            if self._judged(item):
-                return False
-            row = conn.execute(
-                "SELECT owner, claimed_at FROM judge_claims "
-                "WHERE answer_id = ? AND run = ? AND judge_model = ?",
-                key,
-            ).fetchone()
-            if row is not None and row[0] != OWNER and _alive(row[0]) and not _old(row[1]):
-                return False
-            conn.execute(
-                "INSERT OR REPLACE INTO judge_claims (answer_id, run, judge_model, owner, "
-                "claimed_at) VALUES (?, ?, ?, ?, ?)",
-                (*key, OWNER, now()),
-            )
+        if self.judged(item):
+            return False
+        row = conn.execute(
+            "SELECT owner, claimed_at FROM judge_claims "
+            "WHERE answer_id = ? AND run = ? AND judge_model = ?",
+            key,
+        ).fetchone()
+        if row is not None and row[0] != self.owner and _alive(row[0]) and not _old(row[1]):
+            return False
+        conn.execute(
+            "INSERT OR REPLACE INTO judge_claims (answer_id, run, judge_model, owner, "
+            "claimed_at) VALUES (?, ?, ?, ?, ?)",
+            (*key, self.owner, self.held_until or now()),
+        )
         return True
 
-    def _judged(self, item: JudgeItem) -> bool:
+    def judged(self, item: JudgeItem) -> bool:
+        """Whether this judge's latest judgment of the item, with its prompt, settles it."""
         query = _own_latest("WHERE l.answer_id = ? AND l.run = ?")
         rows = self.store.conn.execute(query, (item.answer_id, item.run, self.judge_model))
         return _settled(_done(rows), item.answer_id, item.run, item.work) is not None
@@ -199,9 +217,9 @@ class JudgeStore:
 
     def store_replies(self, replies: list[tuple[str, Call, Reply]]) -> None:
         with self.store.transaction():
-            self._cache(replies)
+            self.cache(replies)
 
-    def _cache(self, replies: list[tuple[str, Call, Reply]]) -> None:
+    def cache(self, replies: list[tuple[str, Call, Reply]]) -> None:
         """Write replies to the cache (in the caller's transaction)."""
         self.store.conn.executemany(
             "INSERT OR REPLACE INTO llm_cache (key, model, reply, prompt_tokens, "
@@ -216,16 +234,22 @@ class JudgeStore:
         self, item: JudgeItem, judgment: Judgment, replies: list[tuple[str, Call, Reply]]
     ) -> None:
         with self.store.transaction():
-            self._cache(replies)
-            self.store.add_judgments([(item.answer_id, judgment)])
-            self.store.conn.execute(
-                "DELETE FROM judge_claims WHERE answer_id = ? AND run = ? AND judge_model = ?",
-                (item.answer_id, item.run, self.judge_model),
-            )
+            self.write(item, judgment, replies)
+
+    def write(
+        self, item: JudgeItem, judgment: Judgment, replies: list[tuple[str, Call, Reply]]
+    ) -> None:
+        """`record`, in the caller's transaction."""
+        self.cache(replies)
+        self.store.add_judgments([(item.answer_id, judgment)])
+        self.store.conn.execute(
+            "DELETE FROM judge_claims WHERE answer_id = ? AND run = ? AND judge_model = ?",
+            (item.answer_id, item.run, self.judge_model),
+        )
 
     def release_all(self) -> None:
         with self.store.transaction():
-            self.store.conn.execute("DELETE FROM judge_claims WHERE owner = ?", (OWNER,))
+            self.store.conn.execute("DELETE FROM judge_claims WHERE owner = ?", (self.owner,))
 
 
 def _old(claimed_at: str) -> bool:

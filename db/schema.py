@@ -353,6 +353,39 @@ MIGRATIONS: tuple[Migration, ...] = (
     DROP VIEW effective_scores;
     {_effective_scores_view(_IMPORTED_LABEL, shown_judge=True)}
     """,
+    # 9: judge runs through a Batch API. A batch is recorded (with its requests and their
+    # claims) before its file is uploaded, so a killed process loses nothing and a request
+    # is never sent twice; `tag` goes with the batch as metadata, to find a batch whose
+    # creation a killed process did not record. The API key is never stored.
+    """
+    CREATE TABLE judge_batches (
+        id              INTEGER PRIMARY KEY,
+        tag             TEXT NOT NULL UNIQUE,
+        judge_model     TEXT NOT NULL,
+        prompt_variant  TEXT,               -- the MM-Vet prompt variant (NULL: the reference)
+        base_url        TEXT,               -- the API it went to (NULL: the default)
+        owner           TEXT NOT NULL,      -- host:pid of the process that submitted it
+        input_file_id   TEXT,
+        batch_id        TEXT,               -- the provider's id, once the batch is created
+        status          TEXT NOT NULL,      -- 'preparing', the provider's, then 'collected'
+        completed       INTEGER NOT NULL DEFAULT 0,  -- the provider's counts, last polled
+        failed          INTEGER NOT NULL DEFAULT 0,
+        created_at      TEXT NOT NULL,
+        collected_at    TEXT
+    );
+    CREATE TABLE judge_batch_requests (
+        custom_id   TEXT PRIMARY KEY,
+        sent_as     TEXT NOT NULL,          -- the line asking its call (items share one)
+        batch       INTEGER NOT NULL REFERENCES judge_batches(id),
+        answer_id   INTEGER NOT NULL REFERENCES answers(id),
+        run         INTEGER NOT NULL,
+        step        INTEGER NOT NULL,       -- the call's place on the item's ladder, from 0
+        cache_key   TEXT NOT NULL,
+        outcome     TEXT                    -- NULL in flight; 'reply', or why it failed
+    );
+    CREATE INDEX judge_batch_requests_batch ON judge_batch_requests(batch);
+    CREATE INDEX judge_batch_requests_item ON judge_batch_requests(answer_id, run);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -39,6 +39,16 @@ class Reply:
     latency_ms: float | None = None
 
 
+def chat_body(call: Call) -> dict[str, object]:
+    """The chat-completions request body of a call (live, or one line of a batch)."""
+    return {
+        "model": call.model,
+        "messages": [{"role": role, "content": text} for role, text in call.messages],
+        "temperature": call.temperature,
+        "max_tokens": call.max_tokens,
+    }
+
+
 class CallFailed(Exception):
     """A request that brought no reply. `retryable` failures may succeed later."""
 
@@ -126,12 +136,7 @@ class OpenAIChat:
             # its arguments and reply into models than a local server takes to answer.
             response = await self._client.post(
                 "/chat/completions",
-                body={
-                    "model": call.model,
-                    "messages": [{"role": role, "content": text} for role, text in call.messages],
-                    "temperature": call.temperature,
-                    "max_tokens": call.max_tokens,
-                },
+                body=chat_body(call),
                 cast_to=dict,
             )
         except json.JSONDecodeError:  # a 200 whose body is not JSON (a proxy's error page)
@@ -157,17 +162,7 @@ class OpenAIChat:
                 f"HTTP {status} {self._message(exc)}", retryable=retryable, retry_after=after
             ) from None
         latency = (time.perf_counter() - start) * 1000
-        try:
-            text = response["choices"][0]["message"]["content"] or ""
-        except (KeyError, IndexError, TypeError):
-            raise CallFailed("a reply without choices[0].message", retryable=True) from None
-        usage = response.get("usage")
-        return Reply(
-            self._clean(str(text)),
-            _tokens(usage, "prompt_tokens"),
-            _tokens(usage, "completion_tokens"),
-            latency,
-        )
+        return completion_reply(response, self._secrets, latency)
 
     async def close(self) -> None:
         await self._client.close()
@@ -178,9 +173,34 @@ class OpenAIChat:
         return redact(text, self._secrets)
 
     def _message(self, exc: openai.APIStatusError) -> str:
-        """The server's error message, without the key, cut to 200 characters (after the
-        redaction, so no part of a key survives the cut)."""
-        body = exc.body if isinstance(exc.body, dict) else {}
-        error = body.get("error", body)
-        message = error.get("message") if isinstance(error, dict) else None
-        return self._clean(str(message or exc.message))[:200]
+        """The server's error message, without the key, cut to 200 characters."""
+        return error_message(exc.body, self._secrets) or redact(exc.message, self._secrets)[:200]
+
+
+def completion_reply(
+    response: object, secrets: tuple[str, ...], latency: float | None = None
+) -> Reply:
+    """The reply a chat.completion body carries, its text without the key (a server may
+    echo the Authorization header back, and the text is stored and printed); CallFailed
+    when the body has no choices[0].message. The live judge and the Batch API read alike."""
+    try:
+        text = response["choices"][0]["message"]["content"] or ""  # type: ignore[index]
+    except (KeyError, IndexError, TypeError):
+        raise CallFailed("a reply without choices[0].message", retryable=True) from None
+    usage = response.get("usage") if isinstance(response, dict) else None
+    return Reply(
+        redact(str(text), secrets),
+        _tokens(usage, "prompt_tokens"),
+        _tokens(usage, "completion_tokens"),
+        latency,
+    )
+
+
+def error_message(body: object, secrets: tuple[str, ...]) -> str:
+    """The message of an API error body (``{"error": {"message": ...}}``), without the key,
+    cut to 200 characters (after the redaction, so no part of a key survives the cut); ""
+    when the body holds none."""
+    body = body if isinstance(body, dict) else {}
+    error = body.get("error", body)
+    message = error.get("message") if isinstance(error, dict) else None
+    return redact(str(message), secrets)[:200] if message else ""

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -96,6 +96,53 @@ class Progress:
         return self.done / elapsed if elapsed > 0 else 0.0
 
 
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """A call on an item's ladder that the cache cannot answer: it must be asked."""
+
+    key: str  # the call's cache key
+    call: Call
+    step: int  # its place on the ladder, from 0
+    last_reply: str  # the last reply before it that did not parse ("" for none)
+
+
+Lookup = Callable[[str, JudgeItem, Call], Reply | None]  # (cache key, item, call) -> reply
+
+
+def walk_ladder(item: JudgeItem, model: str, cached: Lookup) -> Generator[Ask, Reply, Judgment]:
+    """Walk an item's ladder until a reply parses: each call the cache (`cached`) cannot
+    answer is yielded as an `Ask`, and its reply sent back; returns the judgment (without
+    a call when the work needs none; `exhausted` when no reply parses). The live runner
+    asks at once; a batch run sends the call in a batch and walks again once the reply is
+    in the cache."""
+    quick = item.work.without_llm(item)
+    if quick is not None:
+        return quick
+    last = ""
+    for step, call in enumerate(item.work.ladder(item, model)):
+        key = cache_key(call, item.run)
+        reply = cached(key, item, call)
+        if reply is None:
+            reply = yield Ask(key, call, step, last)
+        judgment = item.work.interpret(item, call, reply)
+        if judgment is not None:
+            return judgment
+        last = reply.text
+    return item.work.exhausted(item, model, last)
+
+
+def usable_cached(storage: JudgeStorage, key: str, item: JudgeItem, call: Call) -> Reply | None:
+    """The stored reply to `call` when it may stand in for a new one: it parses, or it
+    belongs to this item's unfinished walk. An unparseable reply from a walk that ended
+    in a judgment is asked again, since the server may answer properly now."""
+    hit = storage.cached(key, item)
+    if hit is None or not (
+        hit.unfinished or item.work.interpret(item, call, hit.reply) is not None
+    ):
+        return None
+    return hit.reply
+
+
 class _OutOfAttempts(Exception):
     pass
 
@@ -153,40 +200,29 @@ class Runner:
 
     async def _judge(self, item: JudgeItem) -> tuple[Judgment, list[tuple[str, Call, Reply]]]:
         """Walk the item's ladder; return its judgment and the replies paid for."""
-        quick = item.work.without_llm(item)
-        if quick is not None:
-            return quick, []
+        walk = walk_ladder(item, self.settings.model, self._cached)
         attempts = [0]
-        last = ""
+        paid: list[tuple[str, Call, Reply]] = []
         try:
-            for call in item.work.ladder(item, self.settings.model):
-                key = cache_key(call, item.run)
-                reply = self._cached(key, item, call)
-                paid: list[tuple[str, Call, Reply]] = []
-                if reply is None:
-                    reply = await self._ask(call, attempts)
-                    paid.append((key, call, reply))
-                judgment = item.work.interpret(item, call, reply)
-                if judgment is not None:
-                    return judgment, paid  # stored with the judgment, in one write
+            ask = next(walk)
+            while True:
                 if paid:  # stored before the next request: a kill would not pay it again
                     self.storage.store_replies(paid)
-                last = reply.text
-        except _OutOfAttempts as exc:
-            return failed(item, self.settings.model, str(exc), last), []
-        return item.work.exhausted(item, self.settings.model, last), []
+                try:
+                    reply = await self._ask(ask.call, attempts)
+                except _OutOfAttempts as exc:
+                    return failed(item, self.settings.model, str(exc), ask.last_reply), []
+                paid = [(ask.key, ask.call, reply)]
+                ask = walk.send(reply)
+        except StopIteration as walked:
+            return walked.value, paid  # stored with the judgment, in one write
 
     def _cached(self, key: str, item: JudgeItem, call: Call) -> Reply | None:
-        """The stored reply to `call` when it may stand in for a new one: it parses, or it
-        belongs to this item's unfinished walk. An unparseable reply from a walk that ended
-        in a judgment is asked again, since the server may answer properly now."""
-        hit = self.storage.cached(key, item) if self.settings.use_cache else None
-        if hit is None or not (
-            hit.unfinished or item.work.interpret(item, call, hit.reply) is not None
-        ):
-            return None
-        self.progress.cached += 1
-        return hit.reply
+        """The stored reply that may stand in for a new one (see `usable_cached`)."""
+        reply = usable_cached(self.storage, key, item, call) if self.settings.use_cache else None
+        if reply is not None:
+            self.progress.cached += 1
+        return reply
 
     async def _ask(self, call: Call, attempts: list[int]) -> Reply:
         """One reply, retrying what may pass later, within the item's attempt cap."""

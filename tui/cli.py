@@ -15,6 +15,7 @@ from rich.text import Text
 
 from lmmreview import __version__
 from lmmreview.db import Store
+from lmmreview.db.batches import batches_in_flight, in_flight_lines
 from lmmreview.db.demo import build_demo, demo_batches, installed_demo_batches
 from lmmreview.db.importers import ImportBatch, ImportSummary, import_batch
 from lmmreview.db.scoring import score_offline, tables_and_notes
@@ -194,11 +195,13 @@ def info(
     with clear_errors(db), Store.open(db, create=False) as store:
         counts = store.counts(judge_name, preferred)
         version = store.schema_version
+        flying = batches_in_flight(store)
     if as_json:
         document = {
             "database": str(db),
             "schema_version": version,
             "datasets": [asdict(c) for c in counts],
+            "batches_in_flight": [asdict(b) for b in flying],
         }
         out.print_json(json.dumps(document), ensure_ascii=True)  # no raw control reaches it
         return
@@ -221,6 +224,8 @@ def info(
                 safe(model.model, one_line=True), *(str(getattr(model, n)) for n in counted)
             )
         out.print(table)
+    for line in in_flight_lines(flying):
+        say(line)
 
 
 @app.command()

@@ -18,9 +18,11 @@ from rich.progress import (
 from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore, Plan
 from lmmreview.db.scoring import score_offline
+from lmmreview.engine.batch import MAX_BYTES, MAX_REQUESTS, Limits
 from lmmreview.engine.benchmarks.mmvet import Grading
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.runner import Progress as RunProgress
+from lmmreview.tui.judge_batch import BatchOptions, judge_in_batches
 from lmmreview.tui.judge_run import JudgeSetup, judge_setup, run_judge
 from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeUrlOpt
 from lmmreview.tui.output import clear_errors, err, fail, say
@@ -83,6 +85,33 @@ def judge(
             show_default=False,
         ),
     ] = None,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Send the pending work through the Batch API (half the price, results "
+            "within 24 hours) and return; a later --batch collects what ended and sends "
+            "what is left.",
+        ),
+    ] = False,
+    collect: Annotated[
+        bool,
+        typer.Option("--collect", help="With --batch: only collect the batches that ended."),
+    ] = False,
+    wait: Annotated[
+        bool,
+        typer.Option("--wait", help="With --batch: poll until no batch is in flight."),
+    ] = False,
+    poll_seconds: Annotated[
+        float, typer.Option(min=0.01, metavar="SECONDS", help="With --wait: between polls.")
+    ] = 60.0,
+    per_batch: Annotated[
+        int, typer.Option(min=1, metavar="N", help="With --batch: requests per batch at most.")
+    ] = MAX_REQUESTS,
+    batch_mb: Annotated[
+        float,
+        typer.Option(min=0.001, metavar="MB", help="With --batch: megabytes per batch file."),
+    ] = MAX_BYTES / 1e6,
 ) -> None:
     """Judge with an LLM: MM-Vet grading, MMBench extraction.
 
@@ -104,6 +133,19 @@ def judge(
     model, runs = setup.model, setup.runs
     unconfigured = f"No LLM judge configured (set {setup.api_key_env} or --base-url)"
     grading = _grading(prompt_variant)
+    if batch or collect:
+        if no_cache:
+            raise fail("--no-cache does not apply to --batch (a batch continues from the cache)")
+        options = BatchOptions(
+            collect, dry_run, wait, poll_seconds, Limits(per_batch, int(batch_mb * 1e6)),
+            prompt_variant,
+        )  # fmt: skip
+        judge_in_batches(
+            db, setup, options, dataset,
+            lambda store: JudgeStore(store, model, grading)
+            .plan(runs, dataset, model_filter).chains,
+        )  # fmt: skip
+        return
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
         if dry_run:  # before anything writes: a dry run leaves the file as it was

@@ -39,6 +39,7 @@ from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.tui import detail as render
 from lmmreview.tui.answer_list import AnswerList, Row, entry_row
+from lmmreview.tui.batch_notice import BatchNotice
 from lmmreview.tui.database import (
     DB_ERRORS,
     changed_since,
@@ -178,6 +179,7 @@ class ReviewScreen(Screen[None]):
         self._save_problem = ""  # why the first pending change failed, as last seen
         self._problems: dict[str, str] = {}  # "save"/"read" -> the problem last told
         self._judge: BackgroundJudge | None = None
+        self._batches = BatchNotice(lambda text: self.review_app.tell(text))
         self._judge_screen: JudgeScreen | None = None
         self._before_search: int | None = None  # the answer shown when a search began
 
@@ -1167,6 +1169,7 @@ class ReviewScreen(Screen[None]):
         self.save_pending()
         self._polling = True
         self._look_for_changes()
+        self.run_worker(self._batches.look(self._read), group="batches", exclusive=True)
 
     # No argument: a worker's description holds the repr of its arguments (a session's is
     # every answer).

@@ -1,0 +1,207 @@
+"""Judge calls through a Batch API (OpenAI's, or a compatible provider's): the request
+lines, the split into files within the provider's limits, the result lines read back as
+replies or failures, and a thin client over the `openai` package's files and batches.
+
+A batch line's body is the live judge's request body (`chat_body`) and a result's reply is
+read as the live judge reads one (`completion_reply`), so both judge alike.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, Protocol
+
+from lmmreview.engine.llm import Call, CallFailed, Reply, chat_body, completion_reply, error_message
+from lmmreview.engine.secrets import redact
+
+if TYPE_CHECKING:
+    from openai.types import Batch
+
+ENDPOINT: Final = "/v1/chat/completions"
+COMPLETION_WINDOW: Final = "24h"  # the only window the API offers
+# OpenAI's limits per batch input file.
+MAX_REQUESTS = 50_000
+MAX_BYTES = 200 * 1000 * 1000
+TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
+TAG_KEY = "lmmreview_tag"  # the metadata key that names the batch's row in the database
+
+Outcome = Reply | str  # a request's reply, or why it brought none
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """How much one batch may hold: requests, and bytes of its input file."""
+
+    requests: int = MAX_REQUESTS
+    bytes: int = MAX_BYTES
+
+    def fits(self, requests: int, size: int) -> bool:
+        """Whether a file of `requests` lines and `size` bytes stays within the limits."""
+        return requests <= self.requests and size <= self.bytes
+
+
+@dataclass(frozen=True, slots=True)
+class BatchInfo:
+    """What the provider says about a batch."""
+
+    id: str
+    status: str
+    output_file_id: str | None = None
+    error_file_id: str | None = None
+    completed: int = 0
+    failed: int = 0
+    errors: str = ""  # why a batch failed as a whole
+
+    @property
+    def done(self) -> bool:
+        """Whether the batch has ended (its files are final)."""
+        return self.status in TERMINAL
+
+
+def custom_id(batch: int, answer_id: int, run: int, step: int) -> str:
+    """The id of one request: the answer, the judge run and the call on its ladder, and the
+    database's batch row (so an id sent twice means the same request was paid twice)."""
+    return f"answer-{answer_id}-run-{run}-call-{step + 1}-batch-{batch}"
+
+
+def request_line(request_id: str, call: Call) -> bytes:
+    """One line of a batch input file: a chat-completions request with the live body."""
+    line = {"custom_id": request_id, "method": "POST", "url": ENDPOINT, "body": chat_body(call)}
+    return json.dumps(line, ensure_ascii=False).encode() + b"\n"
+
+
+def read_results(text: str, secrets: tuple[str, ...]) -> dict[str, Outcome]:
+    """custom_id -> outcome, for every readable line of an output or error file (a line
+    that is not a JSON object with a custom_id names no request, so it is skipped)."""
+    outcomes: dict[str, Outcome] = {}
+    for raw in text.splitlines():
+        try:
+            line = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
+            outcomes[line["custom_id"]] = line_outcome(line, secrets)
+    return outcomes
+
+
+def line_outcome(line: dict[str, object], secrets: tuple[str, ...]) -> Outcome:
+    """The reply of a result line, or why there is none: the line's error, a status other
+    than 200, or a body without a message (read as the live judge reads one)."""
+    error = line.get("error")
+    if isinstance(error, dict) and error:
+        code = redact(str(error.get("code") or "error"), secrets)[:80]
+        message = redact(str(error.get("message") or ""), secrets)[:200]
+        return f"{code}: {message}".rstrip(": ")
+    response = line.get("response")
+    if not isinstance(response, dict):
+        return "a result line without a response"
+    status, body = response.get("status_code"), response.get("body")
+    if status != 200:
+        return f"HTTP {status} {error_message(body, secrets)}".rstrip()
+    try:
+        return completion_reply(body, secrets)
+    except CallFailed as exc:
+        return exc.reason
+
+
+class BatchFailed(Exception):
+    """The Batch API refused or failed a call (the reason holds no key)."""
+
+
+class BatchClient(Protocol):
+    def upload(self, data: bytes) -> str: ...
+
+    def create(self, file_id: str, tag: str) -> BatchInfo: ...
+
+    def retrieve(self, batch_id: str) -> BatchInfo: ...
+
+    def find(self, tag: str, since: float) -> BatchInfo | None: ...
+
+    def content(self, file_id: str) -> str: ...
+
+    def delete_file(self, file_id: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class OpenAIBatches:
+    """BatchClient over `openai.OpenAI`. Its own retries are off: a retried create could
+    start a second batch; a lost one is found again by its tag (`find`)."""
+
+    def __init__(self, *, api_key: str, base_url: str | None, timeout: float) -> None:
+        import openai  # here: it takes a second to import, and only a judge run needs it
+
+        self._openai = openai
+        self.secrets = (api_key,)
+        self._client = openai.OpenAI(
+            api_key=api_key, base_url=base_url, timeout=timeout, max_retries=0
+        )
+
+    def upload(self, data: bytes) -> str:
+        with self._errors("uploading a batch file"):
+            uploaded = self._client.files.create(
+                file=("lmmreview-judge.jsonl", data, "application/jsonl"), purpose="batch"
+            )
+        return uploaded.id
+
+    def create(self, file_id: str, tag: str) -> BatchInfo:
+        with self._errors("creating a batch"):
+            batch = self._client.batches.create(
+                input_file_id=file_id,
+                endpoint=ENDPOINT,
+                completion_window=COMPLETION_WINDOW,
+                metadata={TAG_KEY: tag},
+            )
+        return self._info(batch)
+
+    def retrieve(self, batch_id: str) -> BatchInfo:
+        with self._errors(f"asking about batch {batch_id}"):
+            return self._info(self._client.batches.retrieve(batch_id))
+
+    def find(self, tag: str, since: float) -> BatchInfo | None:
+        """The batch created with this tag, looking back to `since` (epoch seconds; the
+        list is newest first), or None."""
+        with self._errors("listing the batches"):
+            for batch in self._client.batches.list(limit=100):
+                if (batch.metadata or {}).get(TAG_KEY) == tag:
+                    return self._info(batch)
+                if batch.created_at < since:
+                    break
+        return None
+
+    def content(self, file_id: str) -> str:
+        with self._errors(f"downloading file {file_id}"):
+            return self._client.files.content(file_id).text
+
+    def delete_file(self, file_id: str) -> None:
+        with self._errors(f"deleting file {file_id}"):
+            self._client.files.delete(file_id)
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _info(self, batch: Batch) -> BatchInfo:
+        counts = batch.request_counts
+        errors = "; ".join(
+            f"{e.code or 'error'}: {e.message or ''}" for e in (batch.errors.data or [])
+        ) if batch.errors else ""  # fmt: skip
+        return BatchInfo(
+            batch.id, batch.status, batch.output_file_id, batch.error_file_id,
+            counts.completed if counts else 0, counts.failed if counts else 0,
+            redact(errors, self.secrets)[:300],
+        )  # fmt: skip
+
+    @contextmanager
+    def _errors(self, doing: str) -> Iterator[None]:
+        """Turn the client's failures into BatchFailed, saying what was being done."""
+        openai = self._openai
+        try:
+            yield
+        except openai.APIStatusError as exc:
+            message = error_message(exc.body, self.secrets) or redact(exc.message, self.secrets)
+            raise BatchFailed(f"{doing}: HTTP {exc.status_code} {message[:200]}") from None
+        except openai.APIError as exc:  # no connection, a timeout
+            raise BatchFailed(f"{doing}: {redact(str(exc), self.secrets)[:200]}") from None

@@ -1,0 +1,328 @@
+"""`lmmreview judge --batch` against the fake Batch API: sent once, collected by any later
+process, stored exactly as a live run stores its judgments."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import dump
+from tui_harness import drive, until
+
+from bench.fake_batch import FakeBatchAPI
+from bench.fake_judge import GARBAGE_REPLY, FakeJudge
+from lmmreview.db import Store
+from lmmreview.db.importers import load
+from lmmreview.db.importers.batch import AnswerRecord, ImportBatch
+from lmmreview.engine.mmvet import RETRY_SUFFIX
+from lmmreview.engine.types import QuestionType, Sample
+
+KEY = "sk-test-SECRET-9b8a7c6d"
+DEMO_ITEMS = 58 * 2  # the demo's MM-Vet answers, two runs
+CAPABILITIES = ("rec", "ocr", "know", "gen", "spat", "math")
+
+
+@pytest.fixture
+def batch_api(monkeypatch):
+    """A fake Batch API that the environment names as the judge, results on release."""
+    with FakeBatchAPI(delay=None) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        yield server
+
+
+def _mmvet_db(db: Path, samples: int, models: int, alike: bool = False) -> Path:
+    """An MM-Vet dataset: `samples` questions answered by `models` models, each in words
+    of its own; with `alike`, the even models word theirs alike (so that some items ask
+    one identical call)."""
+    batch = ImportBatch("mmvet", "mmvet", "generated")
+    for i in range(samples):
+        capabilities = tuple(sorted({CAPABILITIES[i % 6], CAPABILITIES[(i // 6) % 6]}))
+        gold = f"red{i} <AND> blue{i % 7} <AND> green"
+        batch.samples.append(Sample(f"v1_{i}", f"Which colours are in picture {i}?",
+                                    QuestionType.OPEN, gold, axes={"capability": capabilities}))  # fmt: skip
+        for m in range(models):
+            words = [w for k, w in enumerate((f"red{i}", f"blue{i % 7}", "green"))
+                     if (i + m + k) % (m % 3 + 2)]  # fmt: skip
+            text = " and ".join(words) or "none"
+            batch.answers.append(AnswerRecord(f"v1_{i}", f"model-{m}",
+                                              text + ("" if alike and m % 2 == 0 else f" ({m})"), "generated"))  # fmt: skip
+    with Store.open(db) as store:
+        load(store, batch)
+    return db
+
+
+def _judge(*args: str | Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "lmmreview", "judge", *map(str, args)]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+
+
+def _env(base_url: str) -> dict[str, str]:
+    return {**os.environ, "OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": base_url}
+
+
+def _query(db: Path, sql: str) -> list[tuple]:
+    with sqlite3.connect(db, timeout=30) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def _llm(db: Path) -> list[tuple]:
+    return _query(db, "SELECT answer_id, run, status, score, error, raw_reply FROM judgments "
+                      "WHERE judge_kind = 'llm' ORDER BY id")  # fmt: skip
+
+
+def _sent_everything(db: Path, items: int) -> bool:
+    """Every item is in a batch the provider created (and the process recorded)."""
+    try:
+        rows = _query(db, "SELECT COUNT(*) FROM judge_batch_requests")[0][0]
+        unsent = _query(db, "SELECT COUNT(*) FROM judge_batches WHERE batch_id IS NULL")[0][0]
+    except sqlite3.OperationalError:  # the schema is being upgraded
+        return False
+    return rows == items and unsent == 0
+
+
+def _tables(db: Path) -> tuple[str, str]:
+    export = subprocess.run([sys.executable, "-m", "lmmreview", "export", str(db), "--format",
+                             "json"], capture_output=True, text=True, check=True)  # fmt: skip
+    report = subprocess.run([sys.executable, "-m", "lmmreview", "report", str(db)],
+                            capture_output=True, text=True, check=True)  # fmt: skip
+    return export.stdout, report.stdout.replace(str(db), "DB")
+
+
+# -- acceptance c ---------------------------------------------------------------------------
+
+
+@pytest.mark.slow  # about a minute: the live run it is compared with takes most of it
+def test_ten_thousand_items_two_runs_killed_between_submission_and_collection(tmp_path) -> None:
+    """10,000 MM-Vet answers x 2 runs go out in several batches; the submitting process is
+    killed while it waits; a new one collects everything: each item judged once, each
+    custom_id sent once, and the tables equal a live run's against the same script. The
+    live run asks one call at a time, so that the script's run-to-run jitter (the n-th
+    asking of a prompt) falls on the same runs as the batch's file order gives it."""
+    db = _mmvet_db(tmp_path / "batch.db", samples=500, models=20, alike=True)
+    live = shutil.copyfile(db, tmp_path / "live.db")
+    items = 500 * 20 * 2
+    with FakeBatchAPI(delay=None) as server:
+        env = _env(server.base_url)
+        first = subprocess.Popen(
+            [sys.executable, "-m", "lmmreview", "judge", str(db), "--runs", "2", "--batch",
+             "--per-batch", "2500", "--wait", "--poll-seconds", "0.05"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 300  # a hang guard
+        while not _sent_everything(db, items) and time.monotonic() < deadline:
+            assert first.poll() is None, "the submitting process ended before the kill"
+            time.sleep(0.05)
+        assert first.poll() is None  # waiting for results, which the fake holds
+        first.kill()  # SIGKILL: no cleanup runs
+        first.wait()
+        assert _llm(db) == []
+        batches = _query(db, "SELECT COUNT(*) FROM judge_batches")[0][0]
+        assert batches == server.batch_count >= 4  # split by the per-batch limit
+        server.release()
+        second = _judge(db, "--runs", "2", "--batch", "--collect", "--wait", "--poll-seconds",
+                        "0.05", env=env)  # fmt: skip
+        assert second.returncode == 0, second.stderr
+        sent = server.custom_ids
+    lines = _query(db, "SELECT COUNT(DISTINCT sent_as) FROM judge_batch_requests")[0][0]
+    assert len(sent) == lines < items and set(sent.values()) == {1}  # none paid twice;
+    # identical calls (the models that word their answers alike) shared one request
+    judged = _llm(db)
+    assert len(judged) == items == len({(a, r) for a, r, *_ in judged})
+    assert {status for _, _, status, *_ in judged} == {"ok"}
+    assert _query(db, "SELECT COUNT(*) FROM judge_claims") == [(0,)]
+    assert _query(db, "SELECT COUNT(*) FROM judge_batches WHERE collected_at IS NULL") == [(0,)]
+    with FakeJudge() as server:
+        result = _judge(live, "--runs", "2", "--concurrency", "1", env=_env(server.base_url))
+        assert result.returncode == 0, result.stderr
+    assert _tables(db) == _tables(live)
+
+
+def test_killed_while_a_batch_is_created_the_next_run_finds_it_and_pays_nothing_twice(
+    demo_db,
+) -> None:
+    with FakeBatchAPI(create_limit=1) as server:
+        env = _env(server.base_url)
+        first = subprocess.Popen(
+            [sys.executable, "-m", "lmmreview", "judge", str(demo_db), "--dataset", "mmvet",
+             "--runs", "2", "--batch", "--per-batch", "40"],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 120
+        while server.batch_count < 2 and time.monotonic() < deadline:
+            assert first.poll() is None
+            time.sleep(0.02)
+        first.kill()  # the second batch exists, but the process never learnt its id
+        first.wait()
+        assert _query(demo_db, "SELECT COUNT(*) FROM judge_batches WHERE batch_id IS NULL") == [
+            (1,)
+        ]
+        server.create_limit = None
+        again = _judge(demo_db, "--dataset", "mmvet", "--runs", "2", "--batch", "--per-batch",
+                       "40", "--wait", "--poll-seconds", "0.05", env=env)  # fmt: skip
+        assert again.returncode == 0, again.stderr
+        sent = server.custom_ids
+        assert server.batch_count == 3
+    assert len(sent) == DEMO_ITEMS and set(sent.values()) == {1}
+    judged = _llm(demo_db)
+    assert len(judged) == DEMO_ITEMS == len({(a, r) for a, r, *_ in judged})
+
+
+# -- the parts -----------------------------------------------------------------------------
+
+
+def test_work_above_the_limits_is_split_into_several_batches(cli, batch_api, demo_db) -> None:
+    result = cli(
+        "judge", demo_db, "--dataset", "mmvet", "--runs", "2", "--batch", "--per-batch", "40"
+    )
+    assert result.code == 0, result.stderr
+    sizes = _query(demo_db, "SELECT COUNT(DISTINCT sent_as) FROM judge_batch_requests "
+                            "GROUP BY batch ORDER BY batch")  # fmt: skip
+    assert sizes == [(40,), (40,), (36,)] and batch_api.batch_count == 3
+    batch_api.max_bytes = 50_000  # a file above it fails validation at the fake
+    result = cli(
+        "judge", demo_db, "--dataset", "mmvet", "--runs", "3", "--batch", "--batch-mb", "0.05"
+    )
+    batch_api.release()
+    result = cli("judge", demo_db, "--batch", "--collect")
+    assert result.code == 0 and "0 failed" in result.stdout, result.stdout
+    assert batch_api.batch_count > 3 + 58 * 2500 // 50_000
+    assert len(_llm(demo_db)) == 58 * 3
+
+
+def test_a_dry_run_counts_requests_files_and_tokens_and_changes_nothing(
+    cli, batch_api, demo_db
+) -> None:
+    before = dump(demo_db)
+    result = cli("judge", demo_db, "--dataset", "mmvet", "--runs", "2", "--batch", "--per-batch",
+                 "40", "--dry-run")  # fmt: skip
+    assert result.code == 0, result.stderr
+    assert f"{DEMO_ITEMS} requests" in result.stdout and "3 batch file(s)" in result.stdout
+    assert "prompt tokens" in result.stdout and "Nothing was sent" in result.stdout
+    assert dump(demo_db) == before
+    assert batch_api.batch_count == 0 and batch_api.files == 0
+
+
+def test_a_failed_and_an_expired_batch_leave_failures_with_reasons_then_are_asked_again(
+    cli, batch_api, demo_db
+) -> None:
+    batch_api.outcomes = ["failed", "expired"]
+    cli("judge", demo_db, "--dataset", "mmvet", "--runs", "2", "--batch", "--per-batch", "60")
+    batch_api.release()
+    result = cli("judge", demo_db, "--batch", "--collect")
+    assert "Collected 2 batch(es): 28 judged, 88 failed" in result.stdout, result.stdout
+    errors = [error for _, _, status, _, error, _ in _llm(demo_db) if status == "error"]
+    assert errors.count("the batch failed: invalid_request: scripted failure") == 60
+    assert sum(error.startswith("batch_expired: ") for error in errors) == 28
+    batch_api.delay = 0.0
+    result = cli("judge", demo_db, "--dataset", "mmvet", "--runs", "2", "--batch", "--wait",
+                 "--poll-seconds", "0.05")  # fmt: skip
+    assert "Sent 88 requests" in result.stdout and "88 judged" in result.stdout, result.stdout
+    latest = _query(demo_db, "SELECT status FROM judgments j WHERE judge_kind = 'llm' AND id = "
+                             "(SELECT MAX(id) FROM judgments l WHERE l.answer_id = j.answer_id "
+                             "AND l.run = j.run AND l.judge_kind = 'llm')")  # fmt: skip
+    assert len(latest) == DEMO_ITEMS and {s for (s,) in latest} == {"ok"}
+
+
+def test_error_lines_are_stored_as_failures_with_their_reasons(cli, batch_api, demo_db) -> None:
+    batch_api.fault_rate, batch_api.faults = 0.3, ("500", "drop")
+    cli("judge", demo_db, "--dataset", "mmvet", "--runs", "2", "--batch")
+    batch_api.release()
+    assert cli("judge", demo_db, "--batch", "--collect").code == 0
+    judged = _llm(demo_db)
+    errors = [(score, error) for _, _, status, score, error, _ in judged if status == "error"]
+    outcomes = batch_api.by_outcome
+    assert outcomes["500"] > 0 and outcomes["drop"] > 0 and len(judged) == DEMO_ITEMS
+    assert (
+        sum(e == "HTTP 500 The server had an error (fake judge)." for _, e in errors)
+        == outcomes["500"]
+    )
+    assert sum(e == "server_error: The request was dropped." for _, e in errors) == outcomes["drop"]
+    assert all(score is None for score, _ in errors)
+
+
+def test_an_unparseable_reply_is_asked_again_in_the_next_batch(cli, batch_api, demo_db) -> None:
+    batch_api.fault_rate, batch_api.faults = 1.0, ("garbage",)
+    cli("judge", demo_db, "--dataset", "mmvet", "--runs", "1", "--batch")
+    batch_api.release()
+    result = cli("judge", demo_db, "--batch", "--collect")
+    assert "58 replies that did not parse" in result.stdout, result.stdout
+    assert _llm(demo_db) == []
+    assert _query(demo_db, "SELECT DISTINCT reply FROM llm_cache") == [(GARBAGE_REPLY,)]
+    batch_api.fault_rate = 0.0
+    first = batch_api.custom_ids
+    cli("judge", demo_db, "--dataset", "mmvet", "--runs", "1", "--batch")
+    retried = batch_api.custom_ids - first
+    assert len(retried) == 58 and all("-call-2-" in request for request in retried)
+    assert sum(RETRY_SUFFIX in prompt for prompt in batch_api.prompts) == 58
+    batch_api.release()
+    cli("judge", demo_db, "--batch", "--collect")
+    assert {status for _, _, status, *_ in _llm(demo_db)} == {"ok"} and len(_llm(demo_db)) == 58
+
+
+def test_info_shows_the_batches_in_flight_with_their_counts(cli, batch_api, demo_db) -> None:
+    cli("judge", demo_db, "--dataset", "mmvet", "--runs", "2", "--batch", "--per-batch", "60")
+    text = cli("info", demo_db).stdout
+    assert "Judge batches in flight: 2 (116 requests, 116 items)." in text
+    assert "in_progress, 0 of 60 done, 0 failed" in text
+    document = json.loads(cli("info", demo_db, "--json").stdout)
+    assert [b["requests"] for b in document["batches_in_flight"]] == [60, 56]
+    batch_api.release()
+    cli("judge", demo_db, "--batch", "--collect")
+    assert "in flight" not in cli("info", demo_db).stdout
+    assert json.loads(cli("info", demo_db, "--json").stdout)["batches_in_flight"] == []
+
+
+def test_a_live_run_leaves_the_items_in_a_batch_alone(cli, batch_api, demo_db) -> None:
+    cli("judge", demo_db, "--dataset", "mmvet", "--runs", "1", "--batch")
+    with FakeJudge() as live:
+        result = _judge(demo_db, "--dataset", "mmvet", "--runs", "1", env=_env(live.base_url))
+        assert result.returncode == 0 and "58 skipped" in result.stdout, result.stdout
+        assert live.requests == 0
+
+
+def test_the_api_key_lands_in_no_database_file_or_output(cli, batch_api, tmp_path) -> None:
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    batch_api.fault_rate, batch_api.faults = 0.5, ("echo_auth", "echo_auth_reply")
+    results = [cli("judge", db, "--dataset", "mmvet", "--runs", "2", "--batch")]
+    batch_api.release()
+    results += [cli("judge", db, "--batch", "--collect"), cli("info", db, "--json")]
+    results += [cli("export", db, "--format", "json"), cli("report", db)]
+    assert batch_api.by_outcome["echo_auth"] and batch_api.by_outcome["echo_auth_reply"]
+    assert any("[redacted]" in error for *_, error, _ in _llm(db) if error)
+    for result in results:
+        assert KEY not in result.stdout and KEY not in result.stderr
+    for path in tmp_path.rglob("*"):
+        assert not path.is_file() or KEY.encode() not in path.read_bytes(), path
+
+
+def test_batch_needs_a_judge_and_refuses_no_cache(cli, monkeypatch, demo_db) -> None:
+    before = dump(demo_db)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    result = cli("judge", demo_db, "--batch")
+    assert result.code == 1 and "--batch needs an LLM judge" in result.stderr
+    result = cli("judge", demo_db, "--batch", "--no-cache")
+    assert result.code == 1 and len(result.stderr.strip().splitlines()) == 1
+    assert dump(demo_db) == before
+
+
+def test_the_review_screen_tells_of_batches_in_flight(cli, batch_api, demo_db) -> None:
+    cli("judge", demo_db, "--dataset", "mmvet", "--runs", "2", "--batch", "--per-batch", "60")
+    told: list[str] = []
+
+    async def steps(app, pilot) -> None:
+        await until(pilot, lambda: any("batches in flight" in str(n.message)
+                                       for n in app._notifications))  # fmt: skip
+        told.extend(str(n.message) for n in app._notifications)
+
+    drive(demo_db, steps, poll_seconds=0.1)
+    assert any("Judge batches in flight: 2 (116 requests, 116 items)." in t for t in told), told

@@ -1,0 +1,129 @@
+"""`lmmreview judge --batch`: the judge's pending work through a Batch API.
+
+Each round collects the batches that ended, then (unless --collect) sends what is still
+pending; --wait repeats the rounds until no batch is in flight. The key, model, base URL
+and timeout come from `judge_setup`, as for a live run; the planning, claims, ladder and
+cache are the live judge's (db/batches.py).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from lmmreview.db import Store
+from lmmreview.db.batches import (
+    BatchJudge,
+    Collected,
+    Submitted,
+    batches_in_flight,
+    in_flight_lines,
+)
+from lmmreview.engine.batch import BatchFailed, Limits, OpenAIBatches
+from lmmreview.engine.benchmark import JudgeItem
+from lmmreview.tui.judge_run import JudgeSetup
+from lmmreview.tui.output import clear_errors, fail, say
+
+Chains = list[list[JudgeItem]]
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOptions:
+    """What `judge --batch` was asked to do."""
+
+    collect_only: bool
+    dry_run: bool
+    wait: bool
+    poll_seconds: float
+    limits: Limits
+    variant: str | None  # the MM-Vet prompt variant's name
+
+
+def judge_in_batches(
+    db: Path,
+    setup: JudgeSetup,
+    options: BatchOptions,
+    datasets: list[str] | None,
+    plan: Callable[[Store], Chains],
+) -> None:
+    """Collect, send, and (--wait) repeat; `plan` gives the pending chains of a store."""
+    with clear_errors(db), Store.open(db, create=False) as store:
+        store.require_datasets(datasets or [])
+        if options.dry_run:
+            _preview(store, setup, options, plan(store))
+            return
+        if setup.api_key is None:
+            raise fail(f"--batch needs an LLM judge: set {setup.api_key_env} or --base-url")
+        client = OpenAIBatches(api_key=setup.api_key, base_url=setup.base_url,
+                               timeout=setup.timeout)  # fmt: skip
+        judge = BatchJudge(store, client, setup.model, variant=options.variant,
+                           base_url=setup.base_url, limits=options.limits,
+                           secrets=client.secrets)  # fmt: skip
+        try:
+            _rounds(store, judge, options, plan)
+        except BatchFailed as exc:
+            raise fail(f"Batch API: {exc}. What was sent is recorded; run again.") from None
+        finally:
+            client.close()
+
+
+def _rounds(
+    store: Store, judge: BatchJudge, options: BatchOptions, plan: Callable[[Store], Chains]
+) -> None:
+    """Collect and send until nothing is in flight (--wait) or once. An item that failed
+    in this command is not sent again by it (a later command asks it again)."""
+    failed: set[tuple[int, int]] = set()
+    first = True
+    while True:
+        collected = judge.collect()
+        failed |= collected.failed_items
+        _say_collected(collected)
+        if not options.collect_only:
+            _say_submitted(judge.submit(plan(store), failed), judge.model, quiet=not first)
+        first = False
+        flying = batches_in_flight(store)
+        if not (options.wait and flying):
+            _say_in_flight(store)
+            return
+        time.sleep(options.poll_seconds)
+
+
+def _preview(store: Store, setup: JudgeSetup, options: BatchOptions, chains: Chains) -> None:
+    judge = BatchJudge(store, None, setup.model, variant=options.variant, limits=options.limits)
+    preview = judge.preview(chains)
+    say(
+        f"{preview.requests} requests to {setup.model} in {preview.files} batch file(s), "
+        f"about {preview.tokens:,} prompt tokens; {preview.answered} items settled without "
+        "a request. Nothing was sent (--dry-run)."
+    )
+    _say_in_flight(store)
+
+
+def _say_collected(done: Collected) -> None:
+    if done.batches:
+        say(
+            f"Collected {done.batches} batch(es): {done.judged} judged, {done.failed} failed "
+            f"(recorded with the reason, not scored), {done.again} replies that did not "
+            "parse (asked again in the next batch)."
+        )
+
+
+def _say_submitted(done: Submitted, model: str, quiet: bool) -> None:
+    """What a round sent; `quiet`: nothing when it sent nothing (a later round of --wait)."""
+    if done.answered:
+        say(f"{done.answered} items settled from the cache or without the judge.")
+    if done.requests:
+        say(
+            f"Sent {done.requests} requests to {model} in {len(done.batches)} batch(es): "
+            f"{', '.join(done.batches)}."
+        )
+    elif not quiet:
+        say(f"Nothing new to send to {model}.")
+
+
+def _say_in_flight(store: Store) -> None:
+    lines = in_flight_lines(batches_in_flight(store))
+    if lines:
+        say(f"{lines[0]} Collect them with `lmmreview judge {store.path} --batch --collect`.")
