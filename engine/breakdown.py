@@ -108,7 +108,7 @@ def _flatten(outcomes: Outcomes) -> Outcomes:
     )  # fmt: skip
 
 
-def _values(outcomes: Outcomes) -> list[np.ndarray]:
+def _values(outcomes: Outcomes) -> list[np.ndarray | None]:
     """What a cell sums, one column each, in `_Sums.of`'s order: the count (None: one per
     answer), complete, unscored, reviewed, fallback, offline, each run's sum and each run's
     scored count."""
@@ -208,7 +208,7 @@ class Breakdown:
             self._add_groups(models, row.ravel(), counted.ravel(), _values(_flatten(grouped)))
 
     def _add_groups(
-        self, models: Sequence[str], row: Ints, sets: Ints, values: list[np.ndarray]
+        self, models: Sequence[str], row: Ints, sets: Ints, values: list[np.ndarray | None]
     ) -> None:
         """Sum `values` (see `_values`) per (row, cell set; -1: none) and add each sum to
         its cells. The sums are of floats, exact for whole numbers below 2**53: a million
@@ -217,9 +217,9 @@ class Breakdown:
         width = len(layout.cell_sets)
         bins = len(models) * len(layout.split_names) * width
         groups = np.where(sets >= 0, row * width + sets, bins)  # the last bin: not counted
-        sums = [np.bincount(groups, weights=v, minlength=bins + 1)[:bins] for v in values]
-        found = np.flatnonzero(sums[0])
-        totals = np.stack([column[found] for column in sums], axis=1).astype(np.int64)
+        summed = [np.bincount(groups, weights=v, minlength=bins + 1)[:bins] for v in values]
+        found = np.flatnonzero(summed[0])
+        totals = np.stack([column[found] for column in summed], axis=1).astype(np.int64)
         for group, total in zip(found.tolist(), totals.tolist(), strict=True):
             row_number, cell_set = divmod(group, len(layout.cell_sets))
             model, split = divmod(row_number, len(layout.split_names))

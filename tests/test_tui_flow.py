@@ -12,9 +12,8 @@ from tui_harness import cursor, drive, pick, text_of, until
 
 from lmmreview.engine.columns import AnswerColumns
 from lmmreview.engine.ordering import ORDERS, sorted_rows
-from lmmreview.engine.scoring import human_score
 from lmmreview.engine.review import Entry
-from lmmreview.engine.scoring import Verdict
+from lmmreview.engine.scoring import Verdict, human_score
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.tui.settings import SettingsError, load
 
