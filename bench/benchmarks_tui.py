@@ -97,13 +97,13 @@ def _keys(ctx: Context) -> list[float]:
     db = ctx.fixture(
         "review-20k-images.db", lambda folder: _database(folder, 20_000 // MODELS, True)
     )
-    return _pressed(ctx, db)
+    return _pressed(ctx, "20k-images", db)
 
 
-def _pressed(ctx: Context, db: Path) -> list[float]:
+def _pressed(ctx: Context, label: str, db: Path) -> list[float]:
     """The app's timings in ms of PRESSES presses of j on `db` (one probe run per
-    repetition and database, shared by the benchmarks that read them)."""
-    cache = ctx.fixture(f"key-timings-{db}-{ctx.repetition}", lambda _: {})
+    repetition and database, which `label` names, shared by the benchmarks that read them)."""
+    cache = ctx.fixture(f"key-timings-{label}-{ctx.repetition}", lambda _: {})
     if "ms" not in cache:
         cache["ms"] = [t * 1000 for t in _probe(db, "keys", str(PRESSES))["timings_s"]]
         if len(cache["ms"]) != PRESSES:
@@ -220,7 +220,7 @@ def memory_at_scale(ctx: Context, answers: int) -> Measurement:
 def key_p95_at_scale(ctx: Context, answers: int) -> Measurement:
     """Pressing j on the generated database without images: p95 of 300 presses (one
     frame at 60 Hz); the median as an extra."""
-    timings = _pressed(ctx, _generated(ctx, answers))
+    timings = _pressed(ctx, f"{answers}", _generated(ctx, answers))
     p95 = _p95(timings)
     return Measurement(p95.value, {**p95.extra, "p50_ms": statistics.median(timings)})
 
