@@ -31,14 +31,14 @@ from lmmreview.tui.settings import Settings
 PATIENCE = 600.0
 
 
-def _rows(db: Path) -> dict[str, object]:
+def _rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
     """Schema, version and every table's rows in id order, `created_at` stamps left out."""
     with sqlite3.connect(db) as conn:
-        found: dict[str, object] = {
+        found = {
             "schema": conn.execute(
                 "SELECT type, name, sql FROM sqlite_master ORDER BY name"
             ).fetchall(),
-            "version": conn.execute("PRAGMA user_version").fetchone(),
+            "version": conn.execute("PRAGMA user_version").fetchall(),
         }
         tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
         for (table,) in tables:
@@ -56,7 +56,7 @@ def test_the_bulk_writer_makes_what_import_and_score_make(tmp_path: Path) -> Non
     imported = _database(tmp_path, 400, images=False)
     written = write_database(tmp_path / "bulk.db", 400)
     expected = _rows(imported)
-    assert len(expected["answers"]) == 400 * MODELS == len(expected["judgments"])  # type: ignore[arg-type]
+    assert len(expected["answers"]) == 400 * MODELS == len(expected["judgments"])
     assert _rows(written) == expected
 
 
@@ -166,8 +166,7 @@ def test_a_million_answers_open_grade_filter_and_show_the_tables(
             seen["totals"] = {row[0]: row[total] for row in rows}
 
     asyncio.run(main())
-    key, model = seen["answer"]  # type: ignore[misc]
-    assert _graded(db) == [("grade", 0.3, "tester", key, model)]
+    assert _graded(db) == [("grade", 0.3, "tester", *seen["answer"])]
     assert seen["shown"] == 1_000_000 - 1
     totals = seen["totals"]
     assert isinstance(totals, dict)
