@@ -3,6 +3,10 @@
 Targets (DESIGN.md): key press to the next sample on screen, 20,000 answers with
 images, p50 <= 10 ms and p95 <= 30 ms; opening 100,000 answers to the first
 interactive screen <= 1 s; memory with them open <= 300 MB RSS.
+
+At scale (issue 15), each at 1,000,000 answers beside the same figure at 100,000 from the
+same run: first screen <= 1 s, tables ready <= 2 s, memory <= 400 MB, key to the next
+sample p95 <= 16.7 ms (one frame), `lmmreview export --format md` <= 2 s.
 """
 
 from __future__ import annotations
@@ -14,10 +18,13 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from bench.benchmarks_import import lmmreview_command, repo_first_env, run_measured
+from bench.big_data import cache_folder, cached_copy
 from bench.harness import Context, Measurement, benchmark
 from lmmreview.db import Store
 from lmmreview.db.importers import ImportBatch, load
@@ -29,6 +36,9 @@ from lmmreview.engine.types import QuestionType, Sample
 REPO = Path(__file__).resolve().parent.parent
 MODELS = 5
 PRESSES = 300
+MILLION = 1_000_000
+SCALES = (100_000, MILLION)  # each scale figure is measured at both, in the same run
+CACHE_VARIABLE = "LMMREVIEW_BENCH_CACHE"  # a folder that keeps generated databases across runs
 
 
 def _png(rng: random.Random) -> bytes:
@@ -87,7 +97,13 @@ def _keys(ctx: Context) -> list[float]:
     db = ctx.fixture(
         "review-20k-images.db", lambda folder: _database(folder, 20_000 // MODELS, True)
     )
-    cache = ctx.fixture(f"key-timings-{ctx.repetition}", lambda _: {})
+    return _pressed(ctx, "20k-images", db)
+
+
+def _pressed(ctx: Context, label: str, db: Path) -> list[float]:
+    """The app's timings in ms of PRESSES presses of j on `db` (one probe run per
+    repetition and database, which `label` names, shared by the benchmarks that read them)."""
+    cache = ctx.fixture(f"key-timings-{label}-{ctx.repetition}", lambda _: {})
     if "ms" not in cache:
         cache["ms"] = [t * 1000 for t in _probe(db, "keys", str(PRESSES))["timings_s"]]
         if len(cache["ms"]) != PRESSES:
@@ -104,31 +120,123 @@ def key_p50(ctx: Context) -> Measurement:
 @benchmark(name="key to next sample, 20,000 answers with images, p95", unit="ms", target=30)
 def key_p95(ctx: Context) -> Measurement:
     """The 95th percentile of the same presses."""
-    timings = sorted(_keys(ctx))
+    return _p95(_keys(ctx))
+
+
+def _p95(timings_ms: list[float]) -> Measurement:
+    """The 95th percentile (no interpolation), with the slowest press as an extra."""
+    timings = sorted(timings_ms)
     return Measurement(timings[int(0.95 * (len(timings) - 1))], {"max_ms": timings[-1]})
 
 
-def _open(ctx: Context) -> dict:
-    db = ctx.fixture("review-100k.db", lambda folder: _database(folder, 100_000 // MODELS, False))
-    cache = ctx.fixture(f"open-{ctx.repetition}", lambda _: {})
+def _generated(ctx: Context, answers: int) -> Path:
+    """The generator's database of `answers` answers without images (bench/big_data.py
+    writes the same rows in bulk), built once per run or copied from $LMMREVIEW_BENCH_CACHE."""
+    cache = cache_folder(CACHE_VARIABLE)
+    return ctx.fixture(
+        f"review-{answers}.db",
+        lambda folder: cached_copy(answers // MODELS, folder / "review.db", cache),
+    )
+
+
+def _open(ctx: Context, answers: int = 100_000) -> dict:
+    db = _generated(ctx, answers)
+    cache = ctx.fixture(f"open-{answers}-{ctx.repetition}", lambda _: {})
     if "result" not in cache:
         cache["result"] = _probe(db, "open")
-        if cache["result"]["answers"] != 100_000:
+        if cache["result"]["answers"] != answers:
             raise AssertionError(
-                f"expected 100,000 answers, the app has {cache['result']['answers']}"
+                f"expected {answers:,} answers, the app has {cache['result']['answers']:,}"
             )
     return cache["result"]
+
+
+def _first_screen(result: dict) -> Measurement:
+    """`open_s` of a probe run, and the same moment counted from the process's launch."""
+    from_launch = result["shown_at"] - result["launched_at"]  # interpreter and imports too
+    return Measurement(result["open_s"], {"from_launch_s": from_launch})
 
 
 @benchmark(name="open 100,000 answers to the first screen", unit="s", target=1.0)
 def open_time(ctx: Context) -> Measurement:
     """From starting the app to the list and first answer on screen (in a fresh process)."""
-    result = _open(ctx)
-    from_launch = result["shown_at"] - result["launched_at"]  # interpreter and imports too
-    return Measurement(result["open_s"], {"from_launch_s": from_launch})
+    return _first_screen(_open(ctx))
 
 
 @benchmark(name="memory with 100,000 answers open", unit="MB", target=300)
 def open_memory(ctx: Context) -> Measurement:
     """Peak RSS of the process that opened them."""
     return Measurement(_open(ctx)["peak_rss_bytes"] / 1e6)
+
+
+ScaleFunction = Callable[[Context, int], Measurement]
+
+
+def _at_scales(
+    name: str, unit: str, target: float, scales: tuple[int, ...] = SCALES
+) -> Callable[[ScaleFunction], ScaleFunction]:
+    """Register `function(ctx, answers)` once per scale, named `name` with its {answers}
+    filled in ("1,000,000"): `--only 1,000,000` then picks the million figures alone."""
+
+    def register(function: ScaleFunction) -> ScaleFunction:
+        for answers in scales:
+            benchmark(
+                name=name.format(answers=f"{answers:,}"),
+                unit=unit,
+                target=target,
+                description=(function.__doc__ or "").strip(),
+            )(_bound(function, answers))
+        return function
+
+    return register
+
+
+def _bound(function: ScaleFunction, answers: int) -> Callable[[Context], Measurement]:
+    """`function` measuring at `answers` answers."""
+    return lambda ctx: function(ctx, answers)
+
+
+@_at_scales("open {answers} answers to the first screen", "s", 1.0, scales=(MILLION,))
+def open_time_at_scale(ctx: Context, answers: int) -> Measurement:
+    """From starting the app to the first answer on screen, at a million answers."""
+    return _first_screen(_open(ctx, answers))
+
+
+@_at_scales("tables ready with {answers} answers", "s", 2.0)
+def tables_time(ctx: Context, answers: int) -> Measurement:
+    """From starting the app to the tables computed (the same probe run as the first
+    screen's)."""
+    result = _open(ctx, answers)
+    return Measurement(result["tables_s"], {"open_s": result["open_s"]})
+
+
+@_at_scales("memory with {answers} answers open", "MB", 400, scales=(MILLION,))
+def memory_at_scale(ctx: Context, answers: int) -> Measurement:
+    """Peak RSS of the process that opened a million answers, tables included."""
+    return Measurement(_open(ctx, answers)["peak_rss_bytes"] / 1e6)
+
+
+@_at_scales("key to next sample, {answers} answers, p95", "ms", 16.7)
+def key_p95_at_scale(ctx: Context, answers: int) -> Measurement:
+    """Pressing j on the generated database without images: p95 of 300 presses (one
+    frame at 60 Hz); the median as an extra."""
+    timings = _pressed(ctx, f"{answers}", _generated(ctx, answers))
+    p95 = _p95(timings)
+    return Measurement(p95.value, {**p95.extra, "p50_ms": statistics.median(timings)})
+
+
+@_at_scales("export --format md, {answers} answers", "s", 2.0)
+def export_md(ctx: Context, answers: int) -> Measurement:
+    """`lmmreview export DB --format md --out FILE` as a subprocess, wall time."""
+    db, out = _generated(ctx, answers), ctx.scratch / "tables.md"
+    command = [*lmmreview_command(), "export", str(db), "--format", "md", "--out", str(out)]
+    done = run_measured(command, ctx.scratch, repo_first_env())
+    if done.returncode != 0:
+        raise RuntimeError(f"exit code {done.returncode}: {done.stderr.strip()[-500:]}")
+    missing = [f"model-{m}" for m in range(MODELS) if f"model-{m}" not in out.read_text()]
+    if missing:
+        raise AssertionError(f"the exported tables have no row for {', '.join(missing)}")
+    extra: dict[str, float] = {}
+    if done.peak_rss_bytes is not None:
+        extra["peak_rss_bytes"] = done.peak_rss_bytes
+    return Measurement(done.seconds, extra)
