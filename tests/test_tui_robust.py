@@ -376,7 +376,7 @@ def test_a_verdict_held_back_by_a_read_only_file_is_saved_once_it_is_writable(
     seen = {}
 
     async def steps(app, pilot) -> None:
-        seen["ids"] = [e.answer_id for e in app.session.entries[:2]]
+        seen["ids"] = [app.session.entries[row].answer_id for row in range(2)]
         await pilot.press("3")
         await until(pilot, lambda: "readonly" in _told(app))
         seen["while_read_only"] = _reviews(demo_db)

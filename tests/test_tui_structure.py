@@ -53,7 +53,7 @@ def test_the_screens_workers_post_typed_messages(demo_db: Path) -> None:
         with Store.open(demo_db) as other:  # another terminal, another connection
             ReviewStore(other, "someone-else").grade(other_answer, 0.4)
         await until(pilot, lambda: "EntriesChanged" in seen)
-        await until(pilot, lambda: app.session.entries[app.session.by_id[other_answer]].reviewed)
+        await until(pilot, lambda: app.session.find(other_answer).reviewed)
 
     drive(demo_db, steps, poll_seconds=0.1, message_hook=hook)
     assert {"Opened", "TablesReady", "DetailLoaded", "Saved", "EntriesChanged"} <= set(seen)
