@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input, OptionList
 from textual.worker import Worker
-from tui_harness import cursor, drive, export_to, pick, text_of, until
+from tui_harness import cursor, drive, export_to, pick, start_judge, text_of, until
 
 from bench.fake_judge import FakeJudge
 from lmmreview.db import Store
@@ -309,10 +309,7 @@ def test_hiding_the_judge_screen_keeps_the_run_going(demo_db: Path, monkeypatch)
         monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
         async def steps(app, pilot) -> None:
-            await pilot.press("J")
-            await until(pilot, lambda: isinstance(app.screen, JudgeScreen))
-            await pilot.press("enter")
-            await until(pilot, lambda: server.requests > 0)
+            await start_judge(app, pilot, lambda: server.requests)
             await pilot.press("escape")
             await until(pilot, lambda: not app.review_screen.judge_running, 60)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from textual.message import Message
-from tui_harness import cursor, drive, text_of, until
+from tui_harness import cursor, drive, start_judge, text_of, until
 
 from bench.fake_judge import FakeJudge
 from lmmreview.db import Store
@@ -122,10 +122,7 @@ def test_the_background_judge_is_a_textual_worker_that_posts_its_progress(
         monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
         async def steps(app, pilot) -> None:
-            await pilot.press("J")
-            await until(pilot, lambda: isinstance(app.screen, JudgeScreen))
-            await pilot.press("enter")
-            await until(pilot, lambda: server.requests > 0)
+            await start_judge(app, pilot, lambda: server.requests)
             seen["workers"] = [(w.name, w.group, w.is_running) for w in app.workers]
             seen["threads"] = [t.name for t in threading.enumerate()]
             await until(pilot, lambda: finished, 60)

@@ -17,6 +17,7 @@ from textual_image.widget import HalfcellImage
 
 from lmmreview.tui.answer_list import AnswerList
 from lmmreview.tui.app import ReviewApp
+from lmmreview.tui.screens import JudgeScreen
 from lmmreview.tui.settings import Settings
 
 # A fixed renderer: textual-image picks one from the terminal, and tests have none.
@@ -69,6 +70,14 @@ def drive(
         return app
 
     return asyncio.run(main())
+
+
+async def start_judge(app: ReviewApp, pilot: Pilot, requests: Callable[[], int]) -> None:
+    """Press J, start the judge run in its dialog, and wait for its first request."""
+    await pilot.press("J")
+    await until(pilot, lambda: isinstance(app.screen, JudgeScreen))
+    await pilot.press("enter")
+    await until(pilot, lambda: requests() > 0)
 
 
 def cursor(app: ReviewApp) -> int:
