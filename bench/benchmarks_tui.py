@@ -24,14 +24,22 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from bench.benchmarks_import import lmmreview_command, repo_first_env, run_measured
-from bench.big_data import cache_folder, cached_copy
+from bench.big_data import (
+    DATASET,
+    KIND,
+    SEED,
+    SOURCE,
+    answer_texts,
+    cache_folder,
+    cached_copy,
+    generated_samples,
+)
 from bench.harness import Context, Measurement, benchmark
 from lmmreview.db import Store
 from lmmreview.db.importers import ImportBatch, load
 from lmmreview.db.importers.batch import AnswerRecord
 from lmmreview.db.importers.read import image_from_bytes
 from lmmreview.db.scoring import score_offline
-from lmmreview.engine.types import QuestionType, Sample
 
 REPO = Path(__file__).resolve().parent.parent
 MODELS = 5
@@ -56,25 +64,18 @@ def _png(rng: random.Random) -> bytes:
 
 
 def _database(folder: Path, samples: int, images: bool) -> Path:
-    """An MM-Vet-style dataset answered by five models and scored by the offline rules."""
-    rng = random.Random(5)
-    batch = ImportBatch("bench", "mmvet", "generated")
-    for i in range(samples):
-        key = f"v1_{i}"
-        batch.samples.append(
-            Sample(
-                key,
-                f"What is shown in chart {i}?",
-                QuestionType.OPEN,
-                str(i % 50),
-                axes={"capability": ("ocr",)},
-            )
-        )
+    """The generated MM-Vet-style dataset (bench/big_data.py) answered by five models and
+    scored by the offline rules, through `load` and `score_offline` (with `images`: one
+    chart per sample)."""
+    rng = random.Random(SEED)
+    batch = ImportBatch(DATASET, KIND, SOURCE)
+    batch.samples = generated_samples(samples)
+    texts = answer_texts(samples)
+    for i, sample in enumerate(batch.samples):
         if images:
-            batch.add_image(key, image_from_bytes(_png(rng), "generated", key))
-        for m in range(MODELS):
-            text = f"The chart shows {rng.randrange(50)} bars. " * rng.randrange(1, 8)
-            batch.answers.append(AnswerRecord(key, f"model-{m}", text, "generated"))
+            batch.add_image(sample.key, image_from_bytes(_png(rng), SOURCE, sample.key))
+        for m, per_model in enumerate(texts):
+            batch.answers.append(AnswerRecord(sample.key, f"model-{m}", per_model[i], SOURCE))
     db = folder / "review.db"
     with Store.open(db) as store:
         load(store, batch)

@@ -108,14 +108,6 @@ class ColumnReader:
         self._reviews(answers)
         return runs
 
-    def _rows(self, answers: AnswerColumns, answer_ids: Ints) -> tuple[Ints, np.ndarray]:
-        """Where each of `answer_ids` is in `answers`, and which of them are there."""
-        order = np.argsort(answers.ids, kind="stable")
-        place = np.searchsorted(answers.ids, answer_ids, sorter=order)
-        place = np.minimum(place, len(order) - 1)
-        rows = order[place]
-        return rows, answers.ids[rows] == answer_ids
-
     def _judgments(self, answers: AnswerColumns, judge: Judge) -> int:
         scope, parameters = self._scope(answers, "l")
         where = f"WHERE {scope} AND {JUDGE_READS}"
@@ -128,7 +120,7 @@ class ColumnReader:
         ).fetchone()
         ids, answer_ids, run, bits = (_ints(text) for text in row[:4])
         scores = _parsed(row[4], np.float64)
-        rows, mine = self._rows(answers, answer_ids)
+        rows, mine = answers.locate(answer_ids)
         ids, run, bits, scores, rows = ids[mine], run[mine], bits[mine], scores[mine], rows[mine]
         if not len(ids):
             return 1
@@ -154,7 +146,8 @@ class ColumnReader:
         self, answers: AnswerColumns, ids: Ints, rows: Ints, run: Ints, where: str,
         parameters: Sequence[object],
     ) -> None:  # fmt: skip
-        """The judge's chosen option of each answer: its lowest usable run's."""
+        """The judge's chosen option of each answer: its lowest usable run's (none if that
+        run chose none)."""
         row = self.conn.execute(
             "SELECT group_concat(l.id), group_concat(length(l.choice)), "
             f"group_concat(l.choice, '') FROM judgments l {where} AND l.choice IS NOT NULL",
@@ -168,9 +161,10 @@ class ColumnReader:
         place = np.minimum(np.searchsorted(choice_ids, ids, sorter=order), len(order) - 1)
         found = choice_ids[order[place]] == ids
         code = np.where(found, codes[order[place]], NONE)
-        latest_first = np.argsort(-run, kind="stable")  # the lowest run is written last
-        chosen = latest_first[code[latest_first] != NONE]
-        answers.judge_choice[rows[chosen]] = code[chosen]
+        by_answer_then_run = np.lexsort((run, rows))
+        _, first = np.unique(rows[by_answer_then_run], return_index=True)
+        lowest = by_answer_then_run[first]  # each answer's lowest usable run decides
+        answers.judge_choice[rows[lowest]] = code[lowest]
 
     def _reviews(self, answers: AnswerColumns) -> None:
         """Verdicts in force, notes, flags and causes: rows in id order, the last one wins."""
@@ -189,7 +183,7 @@ class ColumnReader:
             ).fetchall()
             if not found:
                 continue
-            rows, mine = self._rows(answers, np.array([f[0] for f in found], np.int64))
+            rows, mine = answers.locate(np.array([f[0] for f in found], np.int64))
             for row, values in zip(rows[mine].tolist(), np.array(found, object)[mine], strict=True):
                 _apply(answers, table, row, values[1:])
 

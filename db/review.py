@@ -125,15 +125,17 @@ class EntryReader:
     def fill(self, dataset: str, answers: AnswerColumns) -> int:
         """Add judge scores (of `self.judge`, else the dataset's default judge), failures,
         verdicts and flags to answers read by bare_columns; returns the judge's runs."""
-        judge = self.judge or self.store.chosen_judge(dataset, None)
-        return ColumnReader(self.conn, self._dataset_id(dataset)).fill(answers, judge)
+        return self._fill(ColumnReader(self.conn, self._dataset_id(dataset)), dataset, answers)
 
     def refresh(self, dataset: str, answer_ids: set[int]) -> list[Entry]:
         """Fresh entries for some answers (after another process wrote to the file)."""
         reader = ColumnReader(self.conn, self._dataset_id(dataset), sorted(answer_ids))
         answers = reader.answers()
-        reader.fill(answers, self.judge or self.store.chosen_judge(dataset, None))
+        self._fill(reader, dataset, answers)
         return list(answers.entries())
+
+    def _fill(self, reader: ColumnReader, dataset: str, answers: AnswerColumns) -> int:
+        return reader.fill(answers, self.judge or self.store.chosen_judge(dataset, None))
 
     def _dataset_id(self, dataset: str) -> int:
         found = self.conn.execute("SELECT id FROM datasets WHERE name = ?", (dataset,)).fetchone()

@@ -145,14 +145,23 @@ class AnswerColumns:
         found = place < len(order) and numbers[place] == number
         return int(order[place]) if found else None
 
-    def index_of(self, answer_id: int) -> int | None:
-        """The row of an answer (None: not among these)."""
+    def locate(self, answer_ids: Ints) -> tuple[Ints, Bools]:
+        """The row of each of `answer_ids`, and which of them are among these answers (the
+        others' rows mean nothing). The first call sorts the ids once: make it off the UI
+        thread, where the answers are read."""
         if self._by_id is None:
             order = np.argsort(self.ids, kind="stable")
             self._by_id = (order, self.ids[order])
         order, ids = self._by_id
-        place = int(np.searchsorted(ids, answer_id))
-        return int(order[place]) if place < len(ids) and ids[place] == answer_id else None
+        if not len(ids):
+            return np.zeros(len(answer_ids), np.int64), np.zeros(len(answer_ids), np.bool_)
+        rows = order[np.minimum(np.searchsorted(ids, answer_ids), len(ids) - 1)]
+        return rows, self.ids[rows] == answer_ids
+
+    def index_of(self, answer_id: int) -> int | None:
+        """The row of an answer (None: not among these)."""
+        rows, found = self.locate(np.array([answer_id], np.int64))
+        return int(rows[0]) if found[0] else None
 
     def key(self, row: int) -> str:
         return self.keys[self.sample[row]]

@@ -32,7 +32,7 @@ def _single(outcomes: list[Outcome]) -> Outcome:
 def _circular(outcomes: list[Outcome]) -> Outcome:
     """A group passes a run only if every row is right; the first wrong row fails it.
 
-    (The full recompute does the same over whole columns: breakdown._circular_in_order.)"""
+    (The full recompute does the same over whole columns: Breakdown._load_groups.)"""
     micro = tuple(map(circular_run, *(o.micro for o in outcomes)))
     _, _, reviewed, fallback, offline = zip(*outcomes, strict=True)
     return circular_outcome(micro, max(reviewed), max(fallback), max(offline))

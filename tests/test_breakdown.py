@@ -188,13 +188,13 @@ def test_several_splits_give_one_row_each() -> None:
 
 @pytest.mark.parametrize("kind", ["mmbench", "generic"])
 def test_the_order_answers_come_in_does_not_change_the_tables(kind: str) -> None:
-    """A model answering in dataset order takes the layout's precomputed positions; any
-    other order finds them afresh. Splits make separate rows either way."""
+    """Answers in dataset order and in reverse give the same tables (the columns are
+    summed by sample, whatever their order). Splits make separate rows either way."""
     samples = [replace(s, split=("dev", "test")[i % 2]) for i, s in enumerate(DATASETS[kind])]
     layout = layout_for("d", benchmark(kind), samples)
     scores = [Outcome.of((i / 7, None if i == 3 else 1.0), reviewed=i % 2 == 0) for i in range(6)]
     in_order = {s.key: scores[i] for i, s in enumerate(samples)}
-    assert tuple(in_order) == layout.order  # so this one takes the precomputed way
+    assert tuple(in_order) == layout.order  # so the other one is out of dataset order
     tables = []
     for answers in (in_order, dict(reversed(in_order.items()))):
         breakdown = Keyed(layout, runs=2)
@@ -298,8 +298,8 @@ def test_delta_updates_equal_a_full_recompute(kind, start, overrides) -> None:
 def test_a_model_answering_everything_in_order_gives_the_same_tables(
     kind, first, overrides
 ) -> None:
-    """The precomputed way (every sample, in dataset order: circular groups combined over
-    whole columns) against delta updates and against the same answers in another order."""
+    """The full recompute (circular groups combined over whole columns) against delta
+    updates and against the same answers in another order."""
     samples = DATASETS[kind]
     layout = layout_for("d", benchmark(kind), samples)
     answers = {s.key: first[i % len(first)] for i, s in enumerate(samples)}

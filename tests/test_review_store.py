@@ -9,7 +9,7 @@ import pytest
 
 from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore
-from lmmreview.db.review import ReviewStore
+from lmmreview.db.review import EntryReader, ReviewStore
 from lmmreview.db.scoring import dataset_scores, score_offline
 from lmmreview.engine.columns import AnswerColumns, matching
 from lmmreview.engine.registry import benchmark
@@ -267,3 +267,17 @@ def test_only_this_judges_own_newer_failure_makes_a_run_worth_asking_again(revie
             [(answer, Judgment(0, None, status=Status.ERROR, kind="llm", judge_model="a"))]
         )
     assert (answer, 0) in planned()  # its own run is unscored now: worth asking again
+
+
+def test_the_judges_choice_is_its_lowest_runs_even_when_that_run_chose_none(review) -> None:
+    """A later run's option does not stand in for the first run's lack of one."""
+    store = review.store
+    answer = _entry(review).answer_id
+    judge = Judge("llm", "judge-x", "")
+    with store.transaction():
+        store.add_judgments(
+            (answer, Judgment(run, 0.5, choice, kind="llm", judge_model="judge-x"))
+            for run, choice in ((0, None), (1, "B"))
+        )
+    (entry,) = [e for e in EntryReader(store, judge).entries("mmvet") if e.answer_id == answer]
+    assert entry.judged == (0.5, 0.5) and entry.judge_choice is None

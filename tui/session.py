@@ -69,6 +69,7 @@ class Session:
         name, kind = next((n, k) for n, k in known if n == (dataset or names[0]))
         review.judge = judge  # until `compute` chooses, a read finds the default itself
         answers = review.bare_columns(name)  # scores come with the tables, a moment later
+        answers.locate(answers.ids[:1])  # sort the ids here, not on the UI thread's first look
         return cls(name, kind, names, answers, np.arange(len(answers)), judge=judge)
 
     @staticmethod
