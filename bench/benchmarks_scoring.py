@@ -27,6 +27,7 @@ from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.columns import AnswerColumns
 from lmmreview.engine.layouts import layout_for
 from lmmreview.engine.mmmu import judge, question_type_of
+from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import Outcome, Verdict
 from lmmreview.engine.types import QuestionType, Sample
 
@@ -88,7 +89,7 @@ def _dataset(ctx: Context) -> Generated:
 
 def _recompute(data: Generated, benchmark: Benchmark) -> Measurement:
     """Every table of `data` from its answers: effective outcomes, aggregation, tables."""
-    layout = layout_for("bench", benchmark, data.samples)
+    layout = layout_for("bench", benchmark, SampleSet.of(data.samples, benchmark.by_profile))
     with timed() as clock:
         breakdown, _ = Breakdown.of(layout, data.answers, data.runs, data.golds)
         tables = breakdown.tables()
@@ -150,7 +151,7 @@ def delta_update(ctx: Context) -> Measurement:
     The full read of every table afterwards is recorded once, as an extra figure."""
     data = _dataset(ctx)
     answers = data.answers.copy()
-    layout = layout_for("mmvet", MMVET, data.samples)
+    layout = layout_for("mmvet", MMVET, SampleSet.of(data.samples))
     breakdown, _ = Breakdown.of(layout, answers, RUNS, data.golds)
 
     def outcome_of(model: str, key: str) -> Outcome | None:

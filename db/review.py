@@ -13,11 +13,13 @@ from operator import attrgetter
 from typing import NamedTuple
 
 from lmmreview.db.answer_columns import ColumnReader
+from lmmreview.db.sample_columns import read_samples
 from lmmreview.db.store import Store, now
 from lmmreview.engine.benchmarks.mmbench import CIRCULAR_GROUP
 from lmmreview.engine.causes import CauseChange
 from lmmreview.engine.columns import AnswerColumns
 from lmmreview.engine.review import Entry, HistoryRow, current, in_force, undo_target
+from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
 from lmmreview.engine.types import Sample
 
@@ -121,6 +123,10 @@ class EntryReader:
     def bare_columns(self, dataset: str, keys: list[str] | None = None) -> AnswerColumns:
         """Every answer, by sample then model (import order): ids only, quickly."""
         return ColumnReader(self.conn, self._dataset_id(dataset)).answers(keys)
+
+    def samples(self, dataset: str, by_profile: bool) -> SampleSet:
+        """Every sample, by id, as columns (see engine.samples for `by_profile`)."""
+        return read_samples(self.conn, self._dataset_id(dataset), by_profile)
 
     def fill(self, dataset: str, answers: AnswerColumns) -> int:
         """Add judge scores (of `self.judge`, else the dataset's default judge), failures,

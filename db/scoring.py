@@ -12,12 +12,12 @@ from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.causes import cause_table
-from lmmreview.engine.columns import AnswerColumns, Outcomes
+from lmmreview.engine.columns import AnswerColumns, Ints, Outcomes
 from lmmreview.engine.export import ImportedCircular, Notes
 from lmmreview.engine.layouts import layout_for
+from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import MICRO, OFFLINE, GroupVerdict, Judge, Outcome
 from lmmreview.engine.tables import Table
-from lmmreview.engine.types import Sample
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +72,7 @@ class DatasetScores:
 
     name: str
     benchmark: Benchmark
-    samples: dict[str, Sample]
+    samples: SampleSet
     answers: AnswerColumns
     outcomes: Outcomes
     breakdown: Breakdown
@@ -94,7 +94,7 @@ class DatasetScores:
         `other_judges` the file's judges these numbers leave out."""
         found, answers = self.outcomes, self.answers
         unscored = found.unscored
-        no_gold = np.array([not self.samples[key].golds for key in answers.keys], np.bool_)
+        no_gold = ~self.samples.gold_known[self._sample_of_answer()]
         return Notes(
             dataset=self.name,
             kind=self.benchmark.name,
@@ -107,7 +107,7 @@ class DatasetScores:
             unscored_as_zero=unscored_as_zero,
             partial=int(np.sum(~found.complete & ~unscored)),
             offline=int(found.offline.sum()),
-            no_gold=int(np.sum(unscored & no_gold[answers.sample])),
+            no_gold=int(np.sum(unscored & no_gold)),
             imported_circular=self._imported_circular(verdicts),
             no_reply=self.no_reply,
             other_judges=tuple(other_judges),
@@ -118,7 +118,15 @@ class DatasetScores:
         row = self.answers.row_of(model, key)
         if row is None:
             return None
-        return self.answers.entry(row).outcome(self.breakdown.runs, self.samples[key].golds)
+        golds = self.samples.golds(self.samples.index[key])
+        return self.answers.entry(row).outcome(self.breakdown.runs, golds)
+
+    def _sample_of_answer(self) -> Ints:
+        """Each answer's sample, as an index into `samples`."""
+        answers = self.answers
+        if answers.keys == self.samples.keys:
+            return answers.sample
+        return np.array([self.samples.index[k] for k in answers.keys], np.int64)[answers.sample]
 
     def _imported_circular(self, verdicts: Iterable[GroupVerdict]) -> tuple[ImportedCircular, ...]:
         by_file: dict[tuple[str, str, str], list[GroupVerdict]] = {}
@@ -147,7 +155,7 @@ class DatasetScores:
     def _group_score(self, model: str, key: str) -> float | None:
         """lmmreview's score of the circular group whose main row is `key` (run 1)."""
         layout = self.breakdown.layout
-        units = layout.units_of.get(key)
+        units = layout.units(key) if key in self.samples.index else []
         if not units:
             return None
         unit = max(units, key=lambda u: len(u.members))  # the whole group, not the row alone
@@ -161,13 +169,13 @@ def dataset_scores(
 ) -> DatasetScores:
     """Read a dataset's answers, `judge`'s judgments (see Store.chosen_judge) and the
     verdicts, as the review screen reads them; compute every table."""
-    samples = store.samples(name)
     reader = EntryReader(store, judge)
-    answers = reader.bare_columns(name, [s.key for s in samples])
+    samples = reader.samples(name, benchmark.by_profile)
+    answers = reader.bare_columns(name, samples.keys)
     runs = reader.fill(name, answers)  # failed runs count: a failed run is unscored
     layout = layout_for(name, benchmark, samples)
-    breakdown, found = Breakdown.of(layout, answers, runs, lambda i: samples[i].golds)
-    return DatasetScores(name, benchmark, {s.key: s for s in samples}, answers, found, breakdown)
+    breakdown, found = Breakdown.of(layout, answers, runs, samples.golds)
+    return DatasetScores(name, benchmark, samples, answers, found, breakdown)
 
 
 def tables_and_notes(

@@ -106,7 +106,7 @@ def now() -> str:
 # Sample fields stored as plain columns, and those stored as JSON text.
 _PLAIN = ("question", "question_type", "answer", "hint", "split")
 _JSON = ("alt_answers", "options", "axes", "extra")
-_SAMPLE_COLUMNS = ("key", *_PLAIN, *_JSON)
+SAMPLE_COLUMNS = ("key", *_PLAIN, *_JSON)
 
 
 def _sample_row(sample: Sample) -> dict[str, object]:
@@ -124,8 +124,8 @@ def _sample_row(sample: Sample) -> dict[str, object]:
 _OPEN, _CHOICE = QuestionType.OPEN, QuestionType.CHOICE
 
 
-def _row_sample(row: tuple) -> Sample:
-    """A Sample from a row of _SAMPLE_COLUMNS (JSON decoded only where there is some)."""
+def row_sample(row: tuple) -> Sample:
+    """A Sample from a row of SAMPLE_COLUMNS (JSON decoded only where there is some)."""
     key, question, qtype, answer, hint, split, alt, options, axes, extra = row
     return Sample(
         key, question, _OPEN if qtype == "open" else _CHOICE, answer,
@@ -298,22 +298,22 @@ class Store:
 
         Returns key -> sample id for every sample of the dataset.
         """
-        columns = ", ".join(("dataset_id", *_SAMPLE_COLUMNS))
-        marks = ", ".join("?" for _ in range(len(_SAMPLE_COLUMNS) + 1))
+        columns = ", ".join(("dataset_id", *SAMPLE_COLUMNS))
+        marks = ", ".join("?" for _ in range(len(SAMPLE_COLUMNS) + 1))
         fill = ", ".join(
             f"{c} = COALESCE(NULLIF(samples.{c}, ''), excluded.{c})"
             if c not in ("axes", "extra")
             # a JSON object gains the names it lacks; the values it has are kept
             else f"{c} = NULLIF(json_patch(COALESCE(excluded.{c}, '{{}}'), "
             f"COALESCE(samples.{c}, '{{}}')), '{{}}')"
-            for c in _SAMPLE_COLUMNS[1:]
+            for c in SAMPLE_COLUMNS[1:]
         )
         sql = (
             f"INSERT INTO samples ({columns}) VALUES ({marks}) "
             f"ON CONFLICT (dataset_id, key) DO UPDATE SET {fill}"
         )
         rows = (_sample_row(s) for s in samples)
-        self.conn.executemany(sql, ((dataset_id, *(r[c] for c in _SAMPLE_COLUMNS)) for r in rows))
+        self.conn.executemany(sql, ((dataset_id, *(r[c] for c in SAMPLE_COLUMNS)) for r in rows))
         return self.sample_ids(dataset_id)
 
     def sample_ids(self, dataset_id: int) -> dict[str, int]:
@@ -323,18 +323,18 @@ class Store:
 
     def samples(self, dataset: str) -> list[Sample]:
         """Every sample of a dataset, in import order."""
-        columns = ", ".join(f"s.{c}" for c in _SAMPLE_COLUMNS)
+        columns = ", ".join(f"s.{c}" for c in SAMPLE_COLUMNS)
         query = (
             f"SELECT {columns} FROM samples s JOIN datasets d ON d.id = s.dataset_id "
             "WHERE d.name = ? ORDER BY s.id"
         )
-        return [_row_sample(row) for row in self.conn.execute(query, (dataset,))]
+        return [row_sample(row) for row in self.conn.execute(query, (dataset,))]
 
     def sample(self, sample_id: int) -> Sample:
         """One sample, by its row id."""
-        columns = ", ".join(_SAMPLE_COLUMNS)
+        columns = ", ".join(SAMPLE_COLUMNS)
         row = self.conn.execute(f"SELECT {columns} FROM samples WHERE id = ?", (sample_id,))
-        return _row_sample(row.fetchone())
+        return row_sample(row.fetchone())
 
     # -- images ----------------------------------------------------------------------
 

@@ -134,6 +134,9 @@ class Benchmark(ABC):
     # own `command` name.
     tool_importers: tuple[Importer, ...] = ()
     axis_prefix: str = ""  # put before each axis name in the reviewer's filters
+    # Whether `tables` (and `filter_axes`) read no more of a sample than its question
+    # type, split and axes, so that alike samples can share one profile (engine.samples).
+    by_profile: bool = True
 
     def importers(self) -> dict[str, Importer]:
         """Every import command this benchmark declares, by command name."""
@@ -141,8 +144,10 @@ class Benchmark(ABC):
         return own | {importer.command: importer for importer in self.tool_importers}
 
     @abstractmethod
-    def tables(self, dataset: str, samples: list[Sample]) -> Tables:
-        """The paper's tables for these samples, and the units each sample counts in."""
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
+        """The paper's tables and the units each sample counts in, for `samples` each
+        standing for `counts` alike samples (one, unless `by_profile`): the units of a
+        sample that stands for others are single-sample ones (see engine.samples)."""
 
     def offline(self, sample: Sample, answer: str) -> Judgment | None:
         """The offline rules' judgment of one answer; None when they cannot judge it."""

@@ -160,15 +160,18 @@ class Breakdown:
         """Every table of `answers` (their samples: `layout`'s), and each answer's outcome."""
         found = outcomes(answers, runs, golds_of)
         breakdown = cls(layout, runs)
-        to_layout = np.array([layout.index[key] for key in answers.keys], np.int64)
-        breakdown.load(answers.models, answers.model, to_layout[answers.sample], found)
+        sample = answers.sample
+        if answers.keys != layout.samples.keys:  # read apart: a sample index each
+            to_layout = np.array([layout.samples.index[k] for k in answers.keys], np.int64)
+            sample = to_layout[sample]
+        breakdown.load(answers.models, answers.model, sample, found)
         return breakdown, found
 
     # -- building ------------------------------------------------------------------
 
     def load(self, models: Sequence[str], model: Ints, sample: Ints, outcomes: Outcomes) -> None:
         """Recompute every cell from each answer's outcome; `model` gives each answer's
-        model (an index into `models`), `sample` its sample (its place in layout.order)."""
+        model (an index into `models`), `sample` its sample (its index in layout.samples)."""
         if outcomes.micro.shape[1] != self.runs:
             raise ValueError(f"every outcome must have the tables' {self.runs} runs")
         with _collector_paused():
@@ -187,7 +190,7 @@ class Breakdown:
         """Every circular group of every model: CircularEval over whole columns, one size
         of group at a time (one row at a time, `set` uses layouts._circular)."""
         layout = self.layout
-        where = np.full((len(models), len(layout.order)), -1, np.int64)
+        where = np.full((len(models), len(layout.samples)), -1, np.int64)
         where[model, sample] = np.arange(len(model))
         for members, splits, sets in zip(
             layout.multi_members, layout.multi_split, layout.multi_set, strict=True
@@ -235,7 +238,7 @@ class Breakdown:
         (a verdict, an undo, a new judgment); `outcome_of` gives the other rows of its
         circular groups (as they are: unchanged)."""
         row = self.layout.row(model, key)
-        for unit in self.layout.units_of[key]:
+        for unit in self.layout.units(key):
             old: Outcome | None
             new: Outcome | None
             if len(unit.members) == 1:
@@ -308,7 +311,7 @@ class Breakdown:
         row = self.layout.row(model, key)
         return {
             f"{table}/{column}": self._cells[(row, table, column)].cell(unscored_as_zero)
-            for unit in self.layout.units_of[key]
+            for unit in self.layout.units(key)
             for table, column in unit.cells
             if (row, table, column) in self._cells
         }

@@ -15,8 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 from lmmreview.engine.review import AxesOf, Entry, Filter
+from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import MICRO, Verdict, human_score
-from lmmreview.engine.types import Sample
 
 NONE = -1  # an index column's "no value" (no choice, no cause)
 
@@ -228,6 +228,12 @@ class AnswerColumns:
         taken.labels = Labels(self.labels.texts)
         return taken
 
+    def rekey(self, keys: list[str], index: dict[str, int]) -> None:
+        """Count samples by `keys` instead (`index`: key -> place there; it holds every
+        key of today's)."""
+        moved = np.array([index[key] for key in self.keys], np.int64)
+        self.sample, self.keys, self._find = moved[self.sample], keys, None
+
     def append(self, more: AnswerColumns) -> None:
         """Add answers read later (same keys and models lists; their labels are recoded)."""
         runs = max(self.runs, more.runs)
@@ -325,9 +331,7 @@ def outcomes(answers: AnswerColumns, runs: int, golds_of: GoldsOf) -> Outcomes:
     )  # fmt: skip
 
 
-def matching(
-    flt: Filter, answers: AnswerColumns, samples: Sequence[Sample], axes_of: AxesOf
-) -> Bools:
+def matching(flt: Filter, answers: AnswerColumns, samples: SampleSet, axes_of: AxesOf) -> Bools:
     """Which answers the filter lets through: every condition set, over whole columns;
     `samples` are the answers' samples (by sample index)."""
     keep = np.ones(len(answers), np.bool_)
@@ -346,17 +350,13 @@ def matching(
     for ids in (flt.text_ids, flt.cell_ids, flt.reviewers_disagree, flt.judges_disagree):
         if ids is not None:
             keep &= np.isin(answers.ids, np.fromiter(ids, np.int64, len(ids)))
-    golds_of = _golds(samples)
     if flt.disagreement is not None:
-        keep &= np.nan_to_num(answers.disagreement(golds_of), nan=0.0) > flt.disagreement
+        keep &= np.nan_to_num(answers.disagreement(samples.golds), nan=0.0) > flt.disagreement
     if flt.spread is not None:
         keep &= np.nan_to_num(answers.spread(), nan=0.0) > flt.spread
     if flt.axis is not None:
         name, value = flt.axis
-        on_axis = np.array([value in axes_of(s).get(name, ()) for s in samples], np.bool_)
-        keep &= on_axis[answers.sample]
+        # axes are alike within a profile (engine.samples)
+        found = [value in axes_of(p).get(name, ()) for p in samples.profiles]
+        keep &= np.array(found, np.bool_)[samples.profile][answers.sample]
     return keep
-
-
-def _golds(samples: Sequence[Sample]) -> GoldsOf:
-    return lambda index: samples[index].golds

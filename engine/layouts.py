@@ -18,11 +18,12 @@ import numpy.typing as npt
 
 from lmmreview.engine.benchmark import Benchmark, Cells, TableSpec, Unit
 from lmmreview.engine.mmbench import circular_verdict
+from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import MICRO, Outcome
 from lmmreview.engine.tables import Column
-from lmmreview.engine.types import Sample
 
 Ints = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
 
 
 def _single(outcomes: list[Outcome]) -> Outcome:
@@ -55,19 +56,20 @@ def circular_outcome(
 
 @dataclass(slots=True)
 class Layout:
-    """One dataset's tables and the units each of its samples counts in."""
+    """One dataset's tables and the units each of its samples counts in, kept per profile
+    (engine.samples): the units of a sample standing for others are single-sample units,
+    which every sample of its profile has alike."""
 
     dataset: str
     tables: list[TableSpec]
-    units_of: dict[str, list[Unit]]  # sample key -> its units
-    splits: dict[str, str]  # sample key -> split, only when a dataset has several
+    samples: SampleSet
+    profile_units: list[list[Unit]]  # per profile: the units of the sample standing for it
+    profile_splits: list[str]  # per profile: its split ("" unless the dataset has several)
     # Derived once, for the full recompute over columns: an id per distinct set of cells;
-    # per sample (in `order`), its split's number and the cell sets of its one-sample units
-    # (-1 pads); the multi-row units (circular groups) by size, and per size the sample of
-    # each row of each unit (one array per rotation), with each unit's split and cell set.
+    # per sample, its split's number and the cell sets of its one-sample units (-1 pads);
+    # the multi-row units (circular groups) by size, and per size the sample of each row of
+    # each unit (one array per rotation), with each unit's split and cell set.
     cell_sets: list[Cells] = field(default_factory=list)
-    order: tuple[str, ...] = ()
-    index: dict[str, int] = field(default_factory=dict)  # sample key -> place in `order`
     split_names: list[str] = field(default_factory=list)
     split_of: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
     single_sets: Ints = field(default_factory=lambda: np.zeros((0, 0), np.int64))
@@ -83,27 +85,33 @@ class Layout:
         self.titles = {
             f"{spec.name}/{c.key}": c.title for spec in self.tables for c in spec.columns
         }
-        self.order = tuple(self.units_of)
-        self.index = {key: i for i, key in enumerate(self.order)}
-        names = {split: i for i, split in enumerate(sorted({"", *self.splits.values()}))}
+        samples = self.samples
+        names = {split: i for i, split in enumerate(sorted({"", *self.profile_splits}))}
         self.split_names = list(names)
-        self.split_of = np.array([names[self.splits.get(k, "")] for k in self.order], np.int64)
+        profile_split = np.array([names[split] for split in self.profile_splits], np.int64)
+        self.split_of = profile_split[samples.profile]
+        shared = np.bincount(samples.profile, minlength=len(samples.firsts)) > 1
         multi: dict[str, Unit] = {}
         singles = []
-        for units in self.units_of.values():
+        for profile, units in enumerate(self.profile_units):
             singles.append([self.cell_set(u.cells) for u in units if len(u.members) == 1])
             for unit in units:
-                if len(unit.members) > 1 and multi.setdefault(unit.key, unit) != unit:
+                if len(unit.members) == 1:
+                    continue
+                if shared[profile]:
+                    raise ValueError(f"{unit.key!r} ties samples together: no profiles")
+                if multi.setdefault(unit.key, unit) != unit:
                     raise ValueError(f"two multi-row units are named {unit.key!r}")
         width = max(map(len, singles), default=0)
-        self.single_sets = np.array(
+        by_profile = np.array(
             [sets + [-1] * (width - len(sets)) for sets in singles], np.int64
         ).reshape(len(singles), width)
+        self.single_sets = by_profile[samples.profile]
         self.multi = sorted(multi.values(), key=lambda u: len(u.members))  # stable
         self.multi_keys = [unit.key for unit in self.multi]
         for _, same_size in groupby(self.multi, key=lambda u: len(u.members)):
             units = list(same_size)
-            members = [[self.index[key] for key in u.members] for u in units]
+            members = [[self.samples.index[key] for key in u.members] for u in units]
             self.multi_members.append(np.array(members, np.int64).T)
             # a group's rows share a split
             self.multi_split.append(self.split_of[[m[0] for m in members]])
@@ -117,9 +125,23 @@ class Layout:
             self.cell_sets.append(cells)
         return number
 
+    def units(self, key: str) -> list[Unit]:
+        """The units sample `key` counts in."""
+        samples = self.samples
+        profile = int(samples.profile[self.samples.index[key]])
+        units = self.profile_units[profile]
+        if samples.keys[samples.firsts[profile]] == key:
+            return units
+        return [Unit(key, unit.cells, (key,)) for unit in units]  # all single: see above
+
+    def in_cell(self, table: str, column: str) -> Bools:
+        """Per sample: whether one of its units counts in the cell."""
+        found = [any((table, column) in u.cells for u in units) for units in self.profile_units]
+        return np.array(found, np.bool_)[self.samples.profile]
+
     def row(self, model: str, key: str) -> str:
         """The table row an answer counts in: its model, and its split if there are several."""
-        return self.split_row(model, self.splits.get(key, ""))
+        return self.split_row(model, self.split_names[self.split_of[self.samples.index[key]]])
 
     @staticmethod
     def split_row(model: str, split: str) -> str:
@@ -130,12 +152,14 @@ class Layout:
         return _single if len(unit.members) == 1 else _circular
 
 
-def layout_for(dataset: str, benchmark: Benchmark, samples: list[Sample]) -> Layout:
+def layout_for(dataset: str, benchmark: Benchmark, samples: SampleSet) -> Layout:
     """The layout of a dataset of `benchmark` holding `samples`."""
-    tables, units_of = benchmark.tables(dataset, samples)
-    splits = {s.key: s.split or "" for s in samples}
-    several = len(set(splits.values())) > 1
-    return Layout(dataset, tables, units_of, splits if several else {})
+    profiles = samples.profiles
+    tables, units_of = benchmark.tables(dataset, profiles, samples.counts())
+    splits = [s.split or "" for s in profiles]
+    several = len(set(splits)) > 1
+    units = [units_of[s.key] for s in profiles]
+    return Layout(dataset, tables, samples, units, splits if several else [""] * len(splits))
 
 
 def columns(pairs: Iterable[tuple[str, str]]) -> list[Column]:

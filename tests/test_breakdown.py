@@ -10,16 +10,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.columns import Outcomes
 from lmmreview.engine.layouts import Layout, layout_for
 from lmmreview.engine.registry import benchmark
+from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import Outcome, Verdict, effective
 from lmmreview.engine.types import QuestionType, Sample
 
 
 def _open(key: str, caps: tuple[str, ...]) -> Sample:
     return Sample(key, "q", QuestionType.OPEN, "gold", axes={"capability": caps})
+
+
+def _layout(dataset: str, kind: Benchmark, samples: list[Sample]) -> Layout:
+    return layout_for(dataset, kind, SampleSet.of(samples, kind.by_profile))
 
 
 MMVET = [_open("v0", ("ocr", "math")), _open("v1", ("rec",)), _open("v2", ("rec", "ocr"))]
@@ -59,7 +65,7 @@ class Keyed(Breakdown):
         if len(runs) > 1:
             raise ValueError(f"every outcome must have the tables' {self.runs} runs")
         model = np.array([models.index(m) for (m, _), _ in pairs], np.int64)
-        sample = np.array([self.layout.index[k] for (_, k), _ in pairs], np.int64)
+        sample = np.array([self.layout.samples.index[k] for (_, k), _ in pairs], np.int64)
         self.load(models, model, sample, outcomes)
 
     def put(self, model: str, key: str, outcome: Outcome) -> None:
@@ -83,7 +89,7 @@ def _cells(breakdown: Keyed, table: str, model: str = "m") -> dict:
 
 
 def test_mmvet_runs_are_averaged_per_run_not_per_sample() -> None:
-    breakdown = Keyed(layout_for("mmvet", benchmark("mmvet"), MMVET), runs=2)
+    breakdown = Keyed(_layout("mmvet", benchmark("mmvet"), MMVET), runs=2)
     _load(
         breakdown,
         [
@@ -108,7 +114,7 @@ def test_mmvet_runs_are_averaged_per_run_not_per_sample() -> None:
 
 
 def test_total_std_is_the_population_std_of_run_totals() -> None:
-    breakdown = Keyed(layout_for("mmvet", benchmark("mmvet"), MMVET[:2]), runs=3)
+    breakdown = Keyed(_layout("mmvet", benchmark("mmvet"), MMVET[:2]), runs=3)
     _load(
         breakdown,
         [("m", "v0", Outcome.of((1.0, 0.5, 0.0))), ("m", "v1", Outcome.of((0.0, 0.5, 0.0)))],
@@ -120,7 +126,7 @@ def test_total_std_is_the_population_std_of_run_totals() -> None:
 
 
 def test_unscored_answers_are_counted_and_left_out_unless_asked() -> None:
-    breakdown = Keyed(layout_for("mmvet", benchmark("mmvet"), MMVET), runs=1)
+    breakdown = Keyed(_layout("mmvet", benchmark("mmvet"), MMVET), runs=1)
     _load(
         breakdown,
         [
@@ -157,7 +163,7 @@ RIGHT, WRONG, UNKNOWN = Outcome.of((1.0,)), Outcome.of((0.0,)), Outcome.of((None
 
 
 def test_circular_groups_need_every_rotation_and_vanilla_counts_the_main_row() -> None:
-    breakdown = Keyed(layout_for("mmb", benchmark("mmbench"), MMBENCH), runs=1)
+    breakdown = Keyed(_layout("mmb", benchmark("mmbench"), MMBENCH), runs=1)
     _load(breakdown,
         [
             ("m", "1", RIGHT), ("m", "1000001", RIGHT),  # group 1 passes
@@ -180,7 +186,7 @@ def test_circular_groups_need_every_rotation_and_vanilla_counts_the_main_row() -
 
 def test_several_splits_give_one_row_each() -> None:
     samples = [_mc("1", 1, 0, "OCR", "x", "dev"), _mc("5", 5, 0, "OCR", "x", "test")]
-    breakdown = Keyed(layout_for("mmb", benchmark("mmbench"), samples), runs=1)
+    breakdown = Keyed(_layout("mmb", benchmark("mmbench"), samples), runs=1)
     _load(breakdown, [("m", "1", RIGHT), ("m", "5", WRONG)])
     (l2,) = [t for t in breakdown.tables() if t.name == "mmb.l2"]
     assert [r.label for r in l2.rows] == ["m (dev)", "m (test)"]
@@ -191,10 +197,10 @@ def test_the_order_answers_come_in_does_not_change_the_tables(kind: str) -> None
     """Answers in dataset order and in reverse give the same tables (the columns are
     summed by sample, whatever their order). Splits make separate rows either way."""
     samples = [replace(s, split=("dev", "test")[i % 2]) for i, s in enumerate(DATASETS[kind])]
-    layout = layout_for("d", benchmark(kind), samples)
+    layout = _layout("d", benchmark(kind), samples)
     scores = [Outcome.of((i / 7, None if i == 3 else 1.0), reviewed=i % 2 == 0) for i in range(6)]
     in_order = {s.key: scores[i] for i, s in enumerate(samples)}
-    assert tuple(in_order) == layout.order  # so the other one is out of dataset order
+    assert list(in_order) == layout.samples.keys  # so the other one is out of dataset order
     tables = []
     for answers in (in_order, dict(reversed(in_order.items()))):
         breakdown = Keyed(layout, runs=2)
@@ -214,7 +220,7 @@ def test_the_order_answers_come_in_does_not_change_the_tables(kind: str) -> None
 
 
 def test_outcomes_must_have_the_tables_runs() -> None:
-    layout = layout_for("mmvet", benchmark("mmvet"), MMVET)
+    layout = _layout("mmvet", benchmark("mmvet"), MMVET)
     with pytest.raises(ValueError, match="at least one run"):
         Keyed(layout, runs=0)
     with pytest.raises(ValueError, match="2 runs"):
@@ -223,7 +229,7 @@ def test_outcomes_must_have_the_tables_runs() -> None:
 
 def test_scores_count_in_whole_millionths_and_sum_exactly() -> None:
     assert Outcome.of((1 / 3, 0.1, None)).micro == (333_333, 100_000, None)
-    breakdown = Keyed(layout_for("mmvet", benchmark("mmvet"), MMVET), runs=1)
+    breakdown = Keyed(_layout("mmvet", benchmark("mmvet"), MMVET), runs=1)
     _load(breakdown, [("m", s.key, Outcome.of((0.1,))) for s in MMVET])
     for _ in range(1000):  # float sums would drift; millionths come back to where they were
         breakdown.put("m", "v1", Outcome.of((0.7,)))
@@ -275,7 +281,7 @@ outcomes = st.builds(
 )
 def test_delta_updates_equal_a_full_recompute(kind, start, overrides) -> None:
     samples = DATASETS[kind]
-    layout = layout_for("d", benchmark(kind), samples)
+    layout = _layout("d", benchmark(kind), samples)
     key = lambda i: samples[i % len(samples)].key  # noqa: E731
     live = Keyed(layout, runs=2)
     _load(live, [(m, key(i), o) for m, i, o in start])
@@ -301,7 +307,7 @@ def test_a_model_answering_everything_in_order_gives_the_same_tables(
     """The full recompute (circular groups combined over whole columns) against delta
     updates and against the same answers in another order."""
     samples = DATASETS[kind]
-    layout = layout_for("d", benchmark(kind), samples)
+    layout = _layout("d", benchmark(kind), samples)
     answers = {s.key: first[i % len(first)] for i, s in enumerate(samples)}
     live = Keyed(layout, runs=2)
     live.load_keyed({"a": dict(answers)})
@@ -321,6 +327,56 @@ def test_a_model_answering_everything_in_order_gives_the_same_tables(
 
 def test_l3_abilities_match_whatever_their_case() -> None:
     samples = [_mc("1", 1, 0, "ocr", "finegrained_perception (instance-level)")]
-    breakdown = Keyed(layout_for("mmb", benchmark("mmbench"), samples), runs=1)
+    breakdown = Keyed(_layout("mmb", benchmark("mmbench"), samples), runs=1)
     _load(breakdown, [("m", "1", RIGHT)])
     assert set(_cells(breakdown, "mmb.l3")) == {"OCR"}
+
+
+def _alike(axes: dict[str, tuple[str, ...]], split: str | None, i: int) -> Sample:
+    return Sample(f"s{i}", f"question {i}", QuestionType.OPEN, str(i), split=split, axes=axes)
+
+
+PROFILED = {
+    "mmvet": st.sampled_from([("ocr",), ("rec", "know"), ("math", "ocr")]).map(
+        lambda caps: {"capability": caps}
+    ),
+    "generic": st.fixed_dictionaries(
+        {"topic": st.sampled_from([("t0",), ("t1",)]), "skills": st.sampled_from([(), ("x",)])}
+    ),
+    "mmmu": st.sampled_from(["Accounting", "Art", "Math"]).map(
+        lambda subject: {"subject": (subject,), "difficulty": ("Easy",)}
+    ),
+}
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    kind=st.sampled_from(list(PROFILED)),
+    data=st.data(),
+    answers=st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 9), outcomes)),
+    overrides=st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 9), outcomes)),
+)
+def test_samples_sharing_a_profile_count_as_if_each_had_its_own(
+    kind, data, answers, overrides
+) -> None:
+    """A layout built once per profile (engine.samples) gives the tables, the cells of each
+    answer and the delta updates of a layout built sample by sample."""
+    count = data.draw(st.integers(1, 10))
+    samples = [
+        _alike(data.draw(PROFILED[kind]), data.draw(st.sampled_from([None, "dev"])), i)
+        for i in range(count)
+    ]
+    layouts = [
+        layout_for("d", benchmark(kind), SampleSet.of(samples, by_profile))
+        for by_profile in (True, False)
+    ]
+    assert len(layouts[0].profile_units) <= len(layouts[1].profile_units) == count
+    built = []
+    for layout in layouts:
+        breakdown = Keyed(layout, runs=2)
+        _load(breakdown, [(m, samples[i % count].key, o) for m, i, o in answers])
+        for model, i, outcome in overrides:
+            breakdown.put(model, samples[i % count].key, outcome)
+        cells = [breakdown.row_cells(m, s.key) for m in ("a", "b") for s in samples]
+        built.append((breakdown.tables(), breakdown.tables(unscored_as_zero=True), cells))
+    assert built[0] == built[1]

@@ -13,6 +13,7 @@ from tui_harness import drive, text_of, until
 from lmmreview.engine.columns import AnswerColumns, matching
 from lmmreview.engine.registry import benchmark
 from lmmreview.engine.review import Agreement, Entry, Filter, judge_human_difference
+from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import Verdict
 from lmmreview.engine.types import QuestionType, Sample
 
@@ -41,7 +42,10 @@ def test_the_filter_and_the_agreement_follow_the_choices() -> None:
     same = _entry(2, "B", Verdict(None, "B"), 0.0)
     right = _entry(3, "A", Verdict(None, "A"), 1.0)
     answers = AnswerColumns.from_entries([both_wrong, same, right], [CHOICE.key])
-    chosen = matching(Filter(disagreement=0.3), answers, [CHOICE], benchmark("mmbench").filter_axes)
+    mmbench = benchmark("mmbench")
+    chosen = matching(
+        Filter(disagreement=0.3), answers, SampleSet.of([CHOICE]), mmbench.filter_axes
+    )
     assert answers.ids[chosen].tolist() == [1]
     agreement = Agreement()
     for entry in (both_wrong, same, right):
@@ -63,7 +67,7 @@ def test_the_strip_counts_another_wrong_option_as_a_disagreement(demo_db: Path) 
         await until(pilot, lambda: "over 1 reviewed" in text_of(app, "#strip"))
         seen["strip"] = text_of(app, "#strip")
         session = app.session
-        seen["outcome"] = app.current().outcome(1, session.samples["0"].golds)
+        seen["outcome"] = app.current().outcome(1, session.golds("0"))
         session.apply(Filter(disagreement=0.3))
         seen["filtered"] = [session.entries[i].model for i in session.visible]
 

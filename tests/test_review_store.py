@@ -14,6 +14,7 @@ from lmmreview.db.scoring import dataset_scores, score_offline
 from lmmreview.engine.columns import AnswerColumns, matching
 from lmmreview.engine.registry import benchmark
 from lmmreview.engine.review import Entry, Filter
+from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import OFFLINE, Judge, Judgment, Status, Verdict
 from lmmreview.engine.types import QuestionType, Sample
 
@@ -115,8 +116,8 @@ def test_a_note_keeps_the_verdict_and_flags_toggle(review) -> None:
 def test_search_and_filters(review) -> None:
     found = review.search("mmvet", "apples")
     assert found and all(e.key == "v1_0" for e in review.entries("mmvet") if e.answer_id in found)
-    listed = review.store.samples("mmvet")
-    samples = {s.key: s for s in listed}
+    listed = SampleSet.of(review.store.samples("mmvet"))
+    samples = {s.key: s for s in listed.samples}
     answers = review.columns("mmvet")
     only_math = Filter(axis=("capability", "math"), model="demo-beta")
     chosen = [
@@ -155,7 +156,9 @@ def test_disagreement_and_spread_filters_compare_with_their_thresholds() -> None
 
     def shown(**limits: float) -> list[int]:
         answers = AnswerColumns.from_entries(entries, ["s"])
-        return answers.ids[matching(Filter(**limits), answers, [sample], MMVET_AXES)].tolist()
+        return answers.ids[
+            matching(Filter(**limits), answers, SampleSet.of([sample]), MMVET_AXES)
+        ].tolist()
 
     assert shown(disagreement=0.3) == [2]
     assert shown(disagreement=0.5) == []

@@ -73,7 +73,7 @@ def test_sorting_by_score_puts_the_lowest_first_and_unscored_last(demo_db: Path)
         await _order_by(app, pilot, "score")
         rows = [session.listed(i) for i in range(len(session.visible))]
         seen["scores"] = [
-            human_score(e.verdict, session.samples[e.key].golds) if e.reviewed else e.judge_mean()
+            human_score(e.verdict, session.golds(e.key)) if e.reviewed else e.judge_mean()
             for e in rows
         ]
         seen["cursor"] = cursor(app)
@@ -105,7 +105,7 @@ def test_sorting_by_disagreement_puts_the_largest_first_and_grades_land_right(
         await until(pilot, lambda: not screen.pending and session.reviewed == 3)
         await _order_by(app, pilot, "disagreement")
         rows = [session.entries[i] for i in session.visible]
-        seen["gaps"] = [e.disagreement(session.samples[e.key].golds) for e in rows]
+        seen["gaps"] = [e.disagreement(session.golds(e.key)) for e in rows]
         await pilot.press("5")  # grades the answer now at the top
         seen["graded"] = rows[0].answer_id
         await until(pilot, lambda: not screen.pending)

@@ -88,7 +88,7 @@ def test_the_list_colours_right_and_wrong_choice_answers_included(demo_db: Path)
         session = app.session
         for row, index in enumerate(session.visible):
             entry = session.entries[index]
-            golds = session.samples[entry.key].golds
+            golds = session.golds(entry.key)
             seen["rows"].append((choice_score(entry.judge_choice, golds), _score_class(app, row)))
 
     drive(demo_db, steps, dataset="mmbench")

@@ -7,6 +7,8 @@ they land, so grading an answer moves Δ̄ at once, right under the reviewer's e
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
@@ -14,7 +16,6 @@ from textual.widgets import Static
 
 from lmmreview.db.judges import DatasetJudges, human_of
 from lmmreview.engine.review import Entry
-from lmmreview.engine.types import Sample
 from lmmreview.tui.judges_cli import Grid, judge_grids, judge_section
 from lmmreview.tui.safe_text import safe
 
@@ -46,7 +47,9 @@ class JudgesPanel(Static):
         self.found = None
         self.remove_class("open")
 
-    def verdicts_changed(self, entries: list[Entry], samples: dict[str, Sample]) -> None:
+    def verdicts_changed(
+        self, entries: list[Entry], golds_of: Callable[[str], list[str] | None]
+    ) -> None:
         """Take the verdicts now in force on these answers, and show the tables again if
         one changed (a poll brings judgments too: the bootstraps are not redone for them)."""
         if self.found is None:
@@ -56,8 +59,8 @@ class JudgesPanel(Static):
         for entry in entries:
             if entry.verdict is None:
                 humans.pop(entry.answer_id, None)
-            elif entry.key in samples:
-                humans[entry.answer_id] = human_of(entry.verdict, samples[entry.key].golds)
+            elif (golds := golds_of(entry.key)) is not None:
+                humans[entry.answer_id] = human_of(entry.verdict, golds)
         if humans != before:
             self._render_tables()
 

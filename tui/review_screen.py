@@ -455,10 +455,10 @@ class ReviewScreen(Screen[None]):
 
     async def _pick_axis(self, current: Filter) -> None:
         session = self.session
-        if session is None:
+        if session is None or session.tables is None:
             return
         values: dict[str, set[str]] = {}
-        for sample in session.samples.values():
+        for sample in session.tables.samples.profiles:  # alike in what filters read
             for name, found in session.benchmark.filter_axes(sample).items():
                 values.setdefault(name, set()).update(found)
         axis = await self.app.push_screen_wait(Menu("Axis", [(a, a) for a in sorted(values)]))
@@ -762,7 +762,7 @@ class ReviewScreen(Screen[None]):
         detail = self._details.get(entry.answer_id)
         if detail is not None:
             return detail.sample
-        return self.session.samples.get(entry.key) if self.session else None
+        return self.session.sample(entry.key) if self.session else None
 
     def _row(self, index: int) -> Row:
         session = self.session
@@ -1155,7 +1155,7 @@ class ReviewScreen(Screen[None]):
             session.update(entry)
             self._details.pop(entry.answer_id, None)
         self.refresh_list()
-        self.query_one(JudgesPanel).verdicts_changed(fresh, session.samples)
+        self.query_one(JudgesPanel).verdicts_changed(fresh, session.golds)
         if isinstance(self.app.screen, CompareScreen):  # grades given there land there too
             self.app.screen.refresh_scores()
 
@@ -1267,13 +1267,12 @@ class ReviewScreen(Screen[None]):
         assert session is not None
         assert session.tables is not None
         tables = session.tables
-        golds = [s.golds for s in tables.samples]
         scores = DatasetScores(
             session.dataset,
             session.benchmark,
-            tables.by_key,
+            tables.samples,
             session.answers,
-            outcomes(session.answers, tables.breakdown.runs, golds.__getitem__),
+            outcomes(session.answers, tables.breakdown.runs, tables.samples.golds),
             tables.breakdown,
         )
         shown, others = judges

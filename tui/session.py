@@ -19,6 +19,7 @@ from lmmreview.engine.columns import AnswerColumns, Ints, matching
 from lmmreview.engine.layouts import Layout, layout_for
 from lmmreview.engine.ordering import LIST_ORDER, ORDERS, sorted_rows
 from lmmreview.engine.review import Agreement, Entry, Filter
+from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import MICRO, Judge, Outcome, judge_names, preferred_judge
 from lmmreview.engine.tables import Cell
 from lmmreview.engine.types import Sample
@@ -30,8 +31,7 @@ class Tables:
     samples, the live tables and the judge-human agreement."""
 
     answers: AnswerColumns
-    samples: list[Sample]  # by sample index (answers.keys' order)
-    by_key: dict[str, Sample]
+    samples: SampleSet  # by sample index, as answers.sample counts them
     breakdown: Breakdown
     agreement: Agreement
     judge: Judge | None = None  # whose scores they are
@@ -100,7 +100,7 @@ class Session:
         """In the database thread: the dataset read again with the answers another process
         imported, and its tables (a new answer can bring a new sample or judge)."""
         review.judge = judge
-        answers = review.bare_columns(dataset)
+        answers = review.bare_columns(dataset)  # keys as _read_tables reads them, or rekeyed
         runs = review.fill(dataset, answers)
         found = review.store.judges(dataset)
         return _read_tables(review, dataset, benchmark, answers, runs, judge, found)
@@ -124,9 +124,20 @@ class Session:
     def judge_name(self) -> str:
         return self.judges.get(self.judge, "none yet") if self.judge else "none yet"
 
-    @property
-    def samples(self) -> dict[str, Sample]:
-        return self.tables.by_key if self.tables else {}
+    def sample(self, key: str) -> Sample | None:
+        """A sample by key (None before the tables came)."""
+        found = self._located(key)
+        return None if found is None else found[0].samples[found[1]]
+
+    def golds(self, key: str) -> list[str] | None:
+        """A sample's golds (None before the tables came)."""
+        found = self._located(key)
+        return None if found is None else found[0].golds(found[1])
+
+    def _located(self, key: str) -> tuple[SampleSet, int] | None:
+        samples = self.tables.samples if self.tables else None
+        index = samples.index.get(key) if samples else None
+        return None if samples is None or index is None else (samples, index)
 
     @property
     def entries(self) -> AnswerColumns:
@@ -168,8 +179,8 @@ class Session:
     def sort(self, order: str) -> None:
         """Sort the visible answers (needs the tables' samples); the scores as they are
         now: a grade does not move its answer until the list is sorted again."""
-        samples = self.tables.samples if self.tables else []
-        self.visible = sorted_rows(self.visible, self.answers, lambda i: samples[i].golds, order)
+        golds_of = self.tables.samples.golds if self.tables else _no_golds
+        self.visible = sorted_rows(self.visible, self.answers, golds_of, order)
         self.order = order
 
     @property
@@ -209,15 +220,14 @@ class Session:
         if tables is None:
             self.answers.put(row, fresh)
             return
-        golds = tables.by_key[fresh.key].golds
+        golds = tables.samples.golds(tables.samples.index[fresh.key])
         breakdown = tables.breakdown
         runs = breakdown.runs
         if len(fresh.judged) > runs:  # a new judge run appeared: count again
             self.answers.put(row, fresh)
             self.tables = _tables(
-                tables.samples, breakdown.layout, self.answers, len(fresh.judged),
-                tables.judge, tables.judges,
-            )  # fmt: skip
+                breakdown.layout, self.answers, len(fresh.judged), tables.judge, tables.judges
+            )
             return
         before, after = old.outcome(runs, golds), fresh.outcome(runs, golds)
         breakdown.set(fresh.model, fresh.key, before, after, self.outcome_of)
@@ -229,7 +239,7 @@ class Session:
         row = self.answers.row_of(model, key)
         if row is None or self.tables is None:
             return None
-        golds = self.tables.by_key[key].golds
+        golds = self.tables.samples.golds(self.tables.samples.index[key])
         return self.answers.entry(row).outcome(self.tables.breakdown.runs, golds)
 
     def strip(self, entry: Entry) -> dict[str, Cell]:
@@ -240,14 +250,8 @@ class Session:
         """The answers counted in one table cell (for a circular group: all its rows)."""
         assert self.tables is not None
         layout = self.tables.breakdown.layout
-        keys = {
-            key
-            for key, units in layout.units_of.items()
-            if any((table, column) in unit.cells for unit in units)
-        }
         answers = self.answers
-        in_cell = np.array([key in keys for key in answers.keys], np.bool_)
-        rows = np.flatnonzero(in_cell[answers.sample])
+        rows = np.flatnonzero(layout.in_cell(table, column)[answers.sample])
         return frozenset(
             int(answers.ids[r])
             for r in rows
@@ -258,13 +262,10 @@ class Session:
         """ "right", "wrong" or "partial" by the answer's effective score, as the tables
         count it (a chosen option is right when it is the gold); None while unscored or
         before the tables came."""
-        tables = self.tables
-        sample = tables.by_key.get(entry.key) if tables else None
-        if tables is None or sample is None:
+        tables, golds = self.tables, self.golds(entry.key)
+        if tables is None or golds is None:
             return None
-        scores = [
-            s for s in entry.outcome(tables.breakdown.runs, sample.golds).micro if s is not None
-        ]
+        scores = [s for s in entry.outcome(tables.breakdown.runs, golds).micro if s is not None]
         if not scores:
             return None
         mean = sum(scores) / len(scores) / MICRO
@@ -286,27 +287,27 @@ def _read_tables(
 ) -> Tables:
     """The samples and every table of the dataset's `answers` as `judge` scored them in
     `runs` runs; `found` are the dataset's judges."""
-    samples = review.store.samples(dataset)
-    by_key = {s.key: s for s in samples}
-    listed = [by_key[key] for key in answers.keys]  # the answers' sample order
+    samples = review.samples(dataset, benchmark.by_profile)
+    if answers.keys != samples.keys:  # a sample came since the answers were read
+        answers.rekey(samples.keys, samples.index)
     layout = layout_for(dataset, benchmark, samples)
     names = judge_names([*found, *([judge] if judge and judge not in found else [])])
-    return _tables(listed, layout, answers, runs, judge, names)
+    return _tables(layout, answers, runs, judge, names)
 
 
 def _tables(
-    samples: list[Sample],
-    layout: Layout,
-    answers: AnswerColumns,
-    runs: int,
-    judge: Judge | None,
+    layout: Layout, answers: AnswerColumns, runs: int, judge: Judge | None,
     judges: dict[Judge, str],
-) -> Tables:
-    breakdown, _ = Breakdown.of(layout, answers, runs, lambda i: samples[i].golds)
+) -> Tables:  # fmt: skip
+    samples = layout.samples
+    breakdown, _ = Breakdown.of(layout, answers, runs, samples.golds)
     agreement = Agreement()
-    differences = answers.disagreement(lambda i: samples[i].golds)
+    differences = answers.disagreement(samples.golds)
     for row in np.flatnonzero(answers.reviewed):
         difference = differences[row]
         agreement.set(int(answers.ids[row]), None if np.isnan(difference) else float(difference))
-    by_key = {s.key: s for s in samples}
-    return Tables(answers, samples, by_key, breakdown, agreement, judge, judges)
+    return Tables(answers, samples, breakdown, agreement, judge, judges)
+
+
+def _no_golds(index: int) -> list[str]:
+    return []

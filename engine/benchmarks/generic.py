@@ -45,7 +45,7 @@ class Generic(Benchmark):
         demo="lmmreview.db.importers.jsonl:demo_requests",
     )
 
-    def tables(self, dataset: str, samples: list[Sample]) -> Tables:
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
         types = Counter(s.question_type.value for s in samples)
         overall = TableSpec(
             f"{dataset}.overall",
@@ -53,9 +53,10 @@ class Generic(Benchmark):
             columns([("overall", "Overall"), *((t, t) for t in sorted(types) if len(types) > 1)]),
         )
         tags: dict[str, Counter[str]] = {}
-        for s in samples:
+        for s, count in zip(samples, counts, strict=True):
             for name, values in s.axes.items():
-                tags.setdefault(name, Counter()).update(values)
+                for value in values:
+                    tags.setdefault(name, Counter())[value] += count
         tag_tables = {
             name: TableSpec(
                 f"{dataset}.{name}", f"{dataset}: by {name}", columns((v, v) for v in by_count(c))

@@ -102,6 +102,7 @@ def _l3(category: str) -> str:
 
 class MMBench(Benchmark):
     name = "mmbench"
+    by_profile = False  # a circular group ties its rows together by their extra fields
     title = "MMBench"
     importer = Importer(
         "lmmreview.db.importers.mmbench:read_request",
@@ -158,7 +159,7 @@ class MMBench(Benchmark):
         ),
     )
 
-    def tables(self, dataset: str, samples: list[Sample]) -> Tables:
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
         first_rows = [s for s in samples if s.extra.get(ROTATION) == 0]
         l3_present = Counter(_l3(c) for s in first_rows if (c := s.first(CATEGORY)))
         l3 = [c for c in mmbench.L3_ABILITIES if c in l3_present]

@@ -60,7 +60,7 @@ class MMMU(Benchmark):
         ),
     )
 
-    def tables(self, dataset: str, samples: list[Sample]) -> Tables:
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
         present = {s.first(DISCIPLINE) for s in samples}
         disciplines = [d for d in mmmu.DISCIPLINES if d in present]
         subjects = [
@@ -87,9 +87,12 @@ class MMMU(Benchmark):
         ]
         more = []
         for axis, title in _MORE_AXES:
-            counts = Counter(v for s in samples for v in s.axis(axis))
-            if counts:
-                order = _difficulty_order(counts) if axis == "difficulty" else by_count(counts)
+            found: Counter[str] = Counter()
+            for s, count in zip(samples, counts, strict=True):
+                for value in s.axis(axis):
+                    found[value] += count
+            if found:
+                order = _difficulty_order(found) if axis == "difficulty" else by_count(found)
                 tables.append(
                     TableSpec(f"{dataset}.{axis}", title, columns([(v, v) for v in order]))
                 )

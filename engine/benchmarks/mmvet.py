@@ -166,10 +166,13 @@ class MMVet(Benchmark):
         ),
     )
 
-    def tables(self, dataset: str, samples: list[Sample]) -> Tables:
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
         capabilities = tuple(self.capability_titles)
+        sets: Counter[tuple[str, ...]] = Counter()
+        for s, count in zip(samples, counts, strict=True):
+            sets[s.axis(CAPABILITY)] += count
         order = mmvet.order_integrations(
-            dict(Counter(s.axis(CAPABILITY) for s in samples)),
+            dict(sets),
             self.integration_order,
             capabilities,
         )
@@ -189,17 +192,14 @@ class MMVet(Benchmark):
             ),
         ]
         units_of = {}
-        shared: dict[tuple[str, ...], Cells] = {}  # one tuple per capability set, not per sample
         for s in samples:
             caps = s.axis(CAPABILITY)
-            cells = shared.get(caps)
-            if cells is None:
-                cells = shared[caps] = (
-                    *((by_capability, c) for c in caps),
-                    (by_capability, "total"),
-                    (by_integration, "_".join(caps)),
-                    (by_integration, "total"),
-                )
+            cells: Cells = (
+                *((by_capability, c) for c in caps),
+                (by_capability, "total"),
+                (by_integration, "_".join(caps)),
+                (by_integration, "total"),
+            )
             units_of[s.key] = [Unit(s.key, cells, (s.key,))]
         return tables, units_of
 

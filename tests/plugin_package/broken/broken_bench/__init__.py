@@ -11,7 +11,7 @@ class Impostor(Benchmark):
     name = "mmvet"
     title = "Not MM-Vet"
 
-    def tables(self, dataset: str, samples: list[Sample]) -> Tables:
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
         return [], {}
 
 

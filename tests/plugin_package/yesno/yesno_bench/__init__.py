@@ -31,11 +31,13 @@ class YesNo(Benchmark):
         ),
     )
 
-    def tables(self, dataset: str, samples: list[Sample]) -> Tables:
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
         overall = TableSpec(
             f"{dataset}.overall", f"{dataset}: overall", columns([("overall", "Overall")])
         )
-        topics = Counter(s.first(TOPIC) or "" for s in samples)
+        topics: Counter[str] = Counter()
+        for s, count in zip(samples, counts, strict=True):  # each stands for `count` alike
+            topics[s.first(TOPIC) or ""] += count
         by_topic = TableSpec(
             f"{dataset}.topics", f"{dataset}: by topic", columns((t, t) for t in by_count(topics))
         )

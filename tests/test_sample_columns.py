@@ -1,0 +1,70 @@
+"""Samples read as columns: exactly the samples the store holds, grouped into profiles."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from lmmreview.db.review import EntryReader
+from lmmreview.db.sample_columns import SEPARATOR, in_id_order, read_text_columns
+from lmmreview.db.store import Store
+from lmmreview.engine.types import QuestionType, Sample
+
+OPEN, CHOICE = QuestionType.OPEN, QuestionType.CHOICE
+
+SAMPLES = [
+    Sample("a", "What is 1+1?", OPEN, "2", axes={"capability": ("math",)}),
+    Sample("b", "[bold]markup[/bold]\x1b[31m", OPEN, "", axes={"capability": ("math",)}),
+    Sample("c", f"a{SEPARATOR}b", CHOICE, None, options={"A": "x", "B": "y"}, split="test"),
+    Sample("d", "line\nbreak", OPEN, "\x1e", ("alt", "\x1f"), hint="h", extra={"n": 1}),
+    Sample("e", "", OPEN, "3", axes={"capability": ("math",)}),
+    Sample("f", "q", CHOICE, "A", options={"A": "x"}, split="test"),
+]
+
+
+def _store(tmp_path: Path) -> Store:
+    store = Store.open(tmp_path / "s.db")
+    other = store.dataset_id("other", "generic")
+    store.upsert_samples(other, [Sample("a", "elsewhere", OPEN, "9")])
+    store.upsert_samples(store.dataset_id("d", "generic"), SAMPLES)
+    return store
+
+
+def test_the_columns_give_back_every_sample_exactly(tmp_path: Path) -> None:
+    """Separators, the NULL marker, markup and escapes in the text; None and "" apart."""
+    with _store(tmp_path) as store:
+        read = EntryReader(store).samples("d", by_profile=True)
+        assert list(read.samples) == store.samples("d") == SAMPLES
+        assert read.keys == ["a", "b", "c", "d", "e", "f"]
+        assert read.gold_known.tolist() == [True, True, False, True, True, True]
+        assert read.golds(3) == ["\x1e", "alt", "\x1f"]
+        assert read.golds(2) == []
+
+
+def test_alike_samples_share_a_profile_and_the_first_stands_for_it(tmp_path: Path) -> None:
+    with _store(tmp_path) as store:
+        read = EntryReader(store).samples("d", by_profile=True)
+        # a, b, e: open, no split, math; c, f: choice, test, no axes; d alone
+        assert read.profile.tolist() == [0, 0, 1, 2, 0, 1]
+        assert [s.key for s in read.profiles] == ["a", "c", "d"]
+        assert read.counts() == [3, 2, 1]
+        alone = EntryReader(store).samples("d", by_profile=False)
+        assert alone.profile.tolist() == list(range(6))
+
+
+def test_a_text_column_with_the_separator_in_it_is_read_by_length(tmp_path: Path) -> None:
+    with _store(tmp_path) as store:
+        rows = "FROM samples WHERE dataset_id = 2"
+        questions, answers = read_text_columns(store.conn, ["question", "answer"], rows, ())
+        assert questions == [s.question for s in SAMPLES]
+        assert answers == [s.answer for s in SAMPLES]
+        empty = read_text_columns(store.conn, ["question"], "FROM samples WHERE 0", ())
+        assert empty == [[]]
+        assert np.array_equal(EntryReader(store).samples("other", True).profile, [0])
+
+
+def test_rows_come_back_in_id_order_whatever_order_sqlite_gave() -> None:
+    columns: list[list[str | None]] = [["b", "c", "a"], ["2", None, "1"]]
+    assert in_id_order(["20", "30", "10"], columns) == [["a", "b", "c"], ["1", "2", None]]
+    assert in_id_order(["1", "2"], [["x", "y"]]) == [["x", "y"]]
