@@ -108,9 +108,12 @@ def read_samples(conn: sqlite3.Connection, dataset_id: int, by_profile: bool) ->
     )
     samples = SampleColumns(in_id_order(ids, columns))
     keys = cast(list[str], samples.column("key"))  # NOT NULL
+    read = ("question_type", "split", "axes")  # what a profile is (engine.samples)
+    for name in read:  # few distinct values, each held once
+        column, once = samples.column(name), dict[str | None, str | None]()
+        column[:] = [once.setdefault(value, value) for value in column]
     profiles = None
     if by_profile:
-        read = ("question_type", "split", "axes")  # what a profile is (engine.samples)
         profiles = list(zip(*(samples.column(name) for name in read), strict=True))
     known = np.array([gold is not None for gold in samples.column("answer")], np.bool_)
     return SampleSet.coded(keys, samples, profiles, known)

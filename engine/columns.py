@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -215,18 +216,21 @@ class AnswerColumns:
 
     def take(self, rows: Ints) -> AnswerColumns:
         """The answers at `rows`, as columns of their own (sharing keys, models, labels)."""
-        picked = {
-            f.name: getattr(self, f.name)[rows]
-            for f in fields(self)
-            if isinstance(getattr(self, f.name), np.ndarray)
-        }
-        return AnswerColumns(**picked, keys=self.keys, models=self.models, labels=self.labels)
+        return self._each_column(lambda column: column[rows], self.labels)
 
     def copy(self) -> AnswerColumns:
         """Columns of their own (labels too), to fill beside the ones on screen."""
-        taken = self.take(np.arange(len(self)))
-        taken.labels = Labels(self.labels.texts)
-        return taken
+        return self._each_column(np.copy, Labels(self.labels.texts))
+
+    def _each_column(
+        self, change: Callable[[np.ndarray], np.ndarray], labels: Labels
+    ) -> AnswerColumns:
+        changed: dict[str, Any] = {  # the array columns, not the caches
+            f.name: change(value)
+            for f in fields(self)
+            if isinstance(value := getattr(self, f.name), np.ndarray)
+        }
+        return AnswerColumns(**changed, keys=self.keys, models=self.models, labels=labels)
 
     def rekey(self, keys: list[str], index: dict[str, int]) -> None:
         """Count samples by `keys` instead (`index`: key -> place there; it holds every

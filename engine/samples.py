@@ -53,9 +53,7 @@ class SampleSet:
             numbers = np.arange(len(keys), dtype=np.int64)
         else:
             seen: dict[Hashable, int] = {}
-            numbers = np.fromiter(
-                (seen.setdefault(p, len(seen)) for p in profiles), np.int64, len(profiles)
-            )
+            numbers = np.array([seen.setdefault(p, len(seen)) for p in profiles], np.int64)
         _, firsts = np.unique(numbers, return_index=True)
         index = {key: i for i, key in enumerate(keys)}
         return cls(keys, samples, numbers, firsts.astype(np.int64), gold_known, index)

@@ -288,7 +288,9 @@ def _read_tables(
     """The samples and every table of the dataset's `answers` as `judge` scored them in
     `runs` runs; `found` are the dataset's judges."""
     samples = review.samples(dataset, benchmark.by_profile)
-    if answers.keys != samples.keys:  # a sample came since the answers were read
+    if answers.keys == samples.keys:
+        answers.keys = samples.keys  # one list of keys, not two alike
+    else:  # a sample came since the answers were read
         answers.rekey(samples.keys, samples.index)
     layout = layout_for(dataset, benchmark, samples)
     names = judge_names([*found, *([judge] if judge and judge not in found else [])])
