@@ -17,10 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.table import Table as RichTable
+from rich.text import Text
 
 from lmmreview import __version__
 from lmmreview.db import Store
+from lmmreview.engine.registry import benchmarks, origin, problems
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
+from lmmreview.engine.scoring import Judge
 from lmmreview.tui.crash import run_guarded, run_screen
 from lmmreview.tui.import_commands import add_import_commands
 from lmmreview.tui.judge_cli import judge
@@ -35,7 +39,6 @@ if TYPE_CHECKING:
     from lmmreview.db.importers import ImportBatch, ImportSummary
     from lmmreview.engine.checks import Expected
     from lmmreview.engine.export import Notes
-    from lmmreview.engine.scoring import Judge
     from lmmreview.engine.tables import Table
 
 Images = StrEnum("Images", {name: name for name in IMAGE_RENDERERS})  # type: ignore[misc]
@@ -96,7 +99,6 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
     A failed import leaves the database as it was, and creates none.
     """
     from lmmreview.db.importers import import_batch
-    from lmmreview.engine.scoring import Judge
 
     with clear_errors(db):
         with err.status("Reading input files"):
@@ -164,11 +166,6 @@ def list_benchmarks(
     A plug-in is a package that declares a benchmark under the entry-point group
     "lmmreview.benchmarks"; one that cannot be loaded is listed with the reason.
     """
-    from rich.table import Table as RichTable
-    from rich.text import Text
-
-    from lmmreview.engine.registry import benchmarks, origin, problems
-
     installed = benchmarks()
     if as_json:
         document = {
@@ -202,8 +199,6 @@ def info(
     Per dataset: samples, images and the judge counted; per model: answers, judged (by that
     judge), reviewed, unscored, offline (scored by the offline rules).
     """
-    from rich.table import Table as RichTable
-
     from lmmreview.db.batches import batches_in_flight, in_flight_lines
 
     preferred = for_command().shown_judge
@@ -478,8 +473,6 @@ def show_config(
 
     Sources: default, file (the settings file named on top), environment, flag.
     """
-    from rich.table import Table as RichTable
-
     settings = for_command()
     _check_screen(settings)
     rows = settings.rows()
