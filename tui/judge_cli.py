@@ -5,6 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
 
 from lmmreview.db import Store
 from lmmreview.engine.batch import MAX_BYTES, MAX_REQUESTS, Limits
@@ -15,8 +23,6 @@ from lmmreview.tui.output import clear_errors, err, fail, say
 from lmmreview.tui.settings import for_command
 
 if TYPE_CHECKING:
-    from rich.progress import Progress, TaskID
-
     from lmmreview.db.judging import JudgeStore, Plan
     from lmmreview.engine.runner import Progress as RunProgress
     from lmmreview.tui.judge_run import JudgeSetup
@@ -186,14 +192,6 @@ def _grading(variant: str | None) -> Grading | None:
 
 def _run_with_progress(setup: JudgeSetup, storage: JudgeStore, plan: Plan) -> RunProgress:
     import asyncio
-
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeRemainingColumn,
-    )
 
     from lmmreview.tui.judge_run import run_judge
 
