@@ -590,8 +590,10 @@ class Store:
 
     def causes(self, dataset: str) -> list[tuple[str, str]]:
         """(model, cause) of every answer in a dataset whose latest cause row gives one."""
+        # CROSS JOIN keeps the causes as the outer loop: the cost follows the cause rows,
+        # where the planner would otherwise walk every answer of the dataset.
         query = (
-            "SELECT m.name, c.cause FROM causes c JOIN answers a ON a.id = c.answer_id "
+            "SELECT m.name, c.cause FROM causes c CROSS JOIN answers a ON a.id = c.answer_id "
             "JOIN models m ON m.id = a.model_id JOIN samples s ON s.id = a.sample_id "
             "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? AND c.cause IS NOT NULL "
             "AND c.id = (SELECT MAX(l.id) FROM causes l WHERE l.answer_id = c.answer_id)"
@@ -603,7 +605,7 @@ class Store:
         query = (
             "SELECT g.answer_id, m.name, s.key, g.score, g.failed_at, "
             "COALESCE(g.judge_model, ''), COALESCE(g.raw_reply, ''), g.source "
-            "FROM group_verdicts g JOIN answers a ON a.id = g.answer_id "
+            "FROM group_verdicts g CROSS JOIN answers a ON a.id = g.answer_id "  # as causes
             "JOIN models m ON m.id = a.model_id JOIN samples s ON s.id = a.sample_id "
             "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? ORDER BY g.id"
         )

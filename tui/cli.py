@@ -1,4 +1,11 @@
-"""The `lmmreview` command line. Every command takes the database file first."""
+"""The `lmmreview` command line. Every command takes the database file first.
+
+Start-up matters (`lmmreview export` at a million answers must take seconds), so this
+module and the command modules it registers import only what the command line needs to
+list and parse the commands; each command imports its own machinery (the screen and
+Textual, the judge's client, the importers and Pillow, the demo, the batches) in its
+body, and `export` or `report` load none of it.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table as RichTable
@@ -15,27 +22,24 @@ from rich.text import Text
 
 from lmmreview import __version__
 from lmmreview.db import Store
-from lmmreview.db.batches import batches_in_flight, in_flight_lines
-from lmmreview.db.demo import build_demo, demo_batches, installed_demo_batches
-from lmmreview.db.importers import ImportBatch, ImportSummary, import_batch
-from lmmreview.db.scoring import score_offline, tables_and_notes
-from lmmreview.engine.checks import Expected, compare
-from lmmreview.engine.export import RENDERERS, Notes
 from lmmreview.engine.registry import benchmarks, origin, problems
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.engine.scoring import Judge
-from lmmreview.engine.tables import Table
 from lmmreview.tui.crash import run_guarded, run_screen
-from lmmreview.tui.export_official import OFFICIAL, export_official
 from lmmreview.tui.import_commands import add_import_commands
 from lmmreview.tui.judge_cli import judge
 from lmmreview.tui.judges_cli import judges
 from lmmreview.tui.merge_cli import merge_command, reviewers_command
 from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeOpt, JudgeUrlOpt, ZeroOpt
 from lmmreview.tui.output import clear_errors, deliver, err, fail, out, require_terminal, say
-from lmmreview.tui.report import render
 from lmmreview.tui.safe_text import safe
 from lmmreview.tui.settings import IMAGE_RENDERERS, Settings, SettingsError, for_command
+
+if TYPE_CHECKING:
+    from lmmreview.db.importers import ImportBatch, ImportSummary
+    from lmmreview.engine.checks import Expected
+    from lmmreview.engine.export import Notes
+    from lmmreview.engine.tables import Table
 
 Images = StrEnum("Images", {name: name for name in IMAGE_RENDERERS})  # type: ignore[misc]
 
@@ -94,6 +98,8 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
 
     A failed import leaves the database as it was, and creates none.
     """
+    from lmmreview.db.importers import import_batch
+
     with clear_errors(db):
         with err.status("Reading input files"):
             batch = read()
@@ -130,6 +136,8 @@ def _check(db: Path, dataset: str, expected: list[Expected], judge: Judge | None
     """Compare the tables of the imported judge with the numbers of the --check files, cell
     by cell, counting unscored answers as 0 as the official grader does. The import is
     kept; the exit code is 1 when a number differs."""
+    from lmmreview.engine.checks import compare
+
     name = judge.full_label if judge else None
     tables, _ = _tables(db, [dataset], unscored_as_zero=True, judge_name=name)
     differences = compare(expected, dataset, tables)
@@ -191,6 +199,8 @@ def info(
     Per dataset: samples, images and the judge counted; per model: answers, judged (by that
     judge), reviewed, unscored, offline (scored by the offline rules).
     """
+    from lmmreview.db.batches import batches_in_flight, in_flight_lines
+
     preferred = for_command().shown_judge
     with clear_errors(db), Store.open(db, create=False) as store:
         counts = store.counts(judge_name, preferred)
@@ -240,6 +250,8 @@ def score(
     short ground truths; long answers are left for a human or an LLM judge. Then says
     where the rules' scores stand, counted as `info --judge "offline rules"` counts them.
     """
+    from lmmreview.db.scoring import score_offline
+
     status = err.status("Scoring by the offline rules")
     with clear_errors(db), Store.open(db, create=False) as store, status:
         store.require_datasets(dataset or [])
@@ -253,6 +265,8 @@ def _tables(
 ) -> tuple[list[Table], list[Notes]]:
     """Each dataset's tables and notes, by the judge `judge_name` names (else the one the
     settings name, else the default)."""
+    from lmmreview.db.scoring import tables_and_notes
+
     settings = for_command()
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(datasets or [])
@@ -276,6 +290,8 @@ def report(
     judge_name: JudgeOpt = None,
 ) -> None:
     """Print the breakdown tables in the terminal."""
+    from lmmreview.tui.report import render
+
     tables, notes = _tables(db, dataset, unscored_as_zero, judge_name)
     out.print(render(tables, notes))
 
@@ -310,7 +326,11 @@ def export(
       mmbench-submission  MMBench submission workbook per model (--out FILE.xlsx or DIR)
       mmmu-submission     MMMU test-server JSON (id -> answer) per model (--out FILE or DIR)
     """
-    if format.value in OFFICIAL:
+    from lmmreview.engine.export import RENDERERS
+
+    if format.value not in RENDERERS:  # a benchmark's official files
+        from lmmreview.tui.export_official import export_official
+
         export_official(db, format.value, output, dataset, unscored_as_zero, judge_name)
         return
     tables, notes = _tables(db, dataset, unscored_as_zero, judge_name)
@@ -393,7 +413,7 @@ def open_db(
     with clear_errors(db), Store.open(db, create=False) as store:
         # fail here, with one line, rather than inside the screen
         store.require_datasets([dataset] if dataset is not None else [])
-    from lmmreview.tui.app import review_app  # Textual loads only for the screen
+    from lmmreview.tui.app import review_app
 
     _check_screen(settings)
     screen = review_app(db, settings, dataset)
@@ -418,6 +438,8 @@ def demo(
     ] = None,
 ) -> None:
     """Build a demo database from the sample data and open it."""
+    from lmmreview.db.demo import build_demo, demo_batches, installed_demo_batches
+
     with clear_errors(db):
         with err.status("Reading the sample data"):
             batches = demo_batches(data) if data else installed_demo_batches()

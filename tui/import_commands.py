@@ -6,17 +6,19 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from lmmreview.db.importers import ImportBatch, ImportRequest, reader_of
 from lmmreview.engine.benchmark import Importer, Option
 from lmmreview.engine.registry import benchmarks
 from lmmreview.tui.options import DatasetOpt, NewDbArg
 
+if TYPE_CHECKING:  # the importers load when an import command runs (see tui/cli.py)
+    from lmmreview.db.importers import ImportBatch
+
 _KEYWORD = inspect.Parameter.POSITIONAL_OR_KEYWORD
-ImportRun = Callable[[Path, Callable[[], ImportBatch]], None]  # db, read -> load and report
+ImportRun = Callable[[Path, Callable[[], "ImportBatch"]], None]  # db, read -> load and report
 
 
 def add_import_commands(group: typer.Typer, run: ImportRun) -> None:
@@ -35,6 +37,8 @@ def _command(name: str, importer: Importer, run: ImportRun) -> Callable[..., Non
     then --dataset."""
 
     def command(**values: Any) -> None:
+        from lmmreview.db.importers import ImportRequest, reader_of
+
         db, dataset = values.pop("db"), values.pop("dataset")
         request = ImportRequest(values, dataset)
         run(db, lambda: reader_of(importer)(request))

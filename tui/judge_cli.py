@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import (
@@ -16,17 +15,17 @@ from rich.progress import (
 )
 
 from lmmreview.db import Store
-from lmmreview.db.judging import JudgeStore, Plan
-from lmmreview.db.scoring import score_offline
 from lmmreview.engine.batch import MAX_BYTES, MAX_REQUESTS, Limits
 from lmmreview.engine.benchmarks.mmvet import Grading
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
-from lmmreview.engine.runner import Progress as RunProgress
-from lmmreview.tui.judge_batch import BatchOptions, judge_in_batches
-from lmmreview.tui.judge_run import JudgeSetup, judge_setup, run_judge
 from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeUrlOpt
 from lmmreview.tui.output import clear_errors, err, fail, say
 from lmmreview.tui.settings import for_command
+
+if TYPE_CHECKING:
+    from lmmreview.db.judging import JudgeStore, Plan
+    from lmmreview.engine.runner import Progress as RunProgress
+    from lmmreview.tui.judge_run import JudgeSetup
 
 
 def judge(
@@ -120,6 +119,11 @@ def judge(
     Resumable: what is judged is stored at once, and a new run asks only what is left.
     Without OPENAI_API_KEY or a base URL, the offline rules run instead.
     """
+    from lmmreview.db.judging import JudgeStore
+    from lmmreview.db.scoring import score_offline
+    from lmmreview.tui.judge_batch import BatchOptions, judge_in_batches
+    from lmmreview.tui.judge_run import judge_setup
+
     effective = for_command(
         judge_runs=runs,
         judge_concurrency=concurrency,
@@ -187,6 +191,10 @@ def _grading(variant: str | None) -> Grading | None:
 
 
 def _run_with_progress(setup: JudgeSetup, storage: JudgeStore, plan: Plan) -> RunProgress:
+    import asyncio
+
+    from lmmreview.tui.judge_run import run_judge
+
     columns = (
         TextColumn("[progress.description]{task.description}"),
         BarColumn(),

@@ -7,17 +7,19 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from lmmreview.db import Store
-from lmmreview.db.judges import DatasetJudges, JudgeReport, combine, read_judges, report
-from lmmreview.engine.agreement import SETTLED_BY, Estimate
 from lmmreview.engine.export import DASH, md_escape, tex
 from lmmreview.engine.scoring import ANY_PROMPT, Judge, judge_names
 from lmmreview.tui.options import DatasetsOpt, DbArg
 from lmmreview.tui.output import clear_errors, deliver, fail
+
+if TYPE_CHECKING:
+    from lmmreview.db.judges import DatasetJudges, JudgeReport
+    from lmmreview.engine.agreement import Estimate
 
 OFFLINE = "offline"
 REFERENCE = "reference"  # an LLM judge asked with the papers' own prompts
@@ -78,6 +80,8 @@ def judges(
     option matching could not settle (Case I, Case II), kappa on choices, and per model
     the share settled by matching, by the LLM and by the seeded fallback.
     """
+    from lmmreview.db.judges import read_judges
+
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
         found = [read_judges(store, name) for name, _ in store.datasets(dataset or None)]
@@ -89,6 +93,8 @@ def judges(
 
 def judge_section(found: DatasetJudges, wanted: list[str]) -> Section:
     """A dataset's judges table; a combined row when every judge in `wanted` judged here."""
+    from lmmreview.db.judges import combine, report
+
     names = judge_names(found.calls)
     lines = [Line(names[j], j, report(found, calls)) for j, calls in found.calls.items()]
     by_name = {name: judge for judge, name in names.items()}
@@ -142,6 +148,8 @@ Grid = tuple[str, list[str], list[list[str]]]  # title, headers, rows
 
 def judge_grids(section: Section) -> list[Grid]:
     """The tables of one dataset as strings: judges, and for choices alignment and Table 2."""
+    from lmmreview.engine.agreement import SETTLED_BY
+
     grids: list[Grid] = [
         (
             "judges against human verdicts",

@@ -5,17 +5,18 @@ from __future__ import annotations
 import json
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from lmmreview.db import Store
-from lmmreview.db.merge import FileMerge, merge
-from lmmreview.db.reviewers import reviewer_verdicts
-from lmmreview.engine.reviewers import Measure, ReviewerAgreement, agreement
-from lmmreview.engine.scoring import Verdict
 from lmmreview.tui.options import DatasetsOpt, DbArg
 from lmmreview.tui.output import clear_errors, err, out, say
+
+if TYPE_CHECKING:
+    from lmmreview.db.merge import FileMerge
+    from lmmreview.engine.reviewers import Measure, ReviewerAgreement
+    from lmmreview.engine.scoring import Verdict
 
 EXAMPLES = 3  # answers named when a file holds rows on answers this one lacks
 
@@ -39,6 +40,8 @@ def merge_command(
     counted and left out. All files or none: a file that cannot be read leaves DB as it
     was. Merging the same file again adds nothing.
     """
+    from lmmreview.db.merge import merge
+
     with clear_errors(db), Store.open(db, create=False, migrate=False) as store:
         merged = merge(store, others)
     for file in merged:
@@ -81,6 +84,9 @@ def reviewers_command(
     Each reviewer's own verdict in force counts (their undo takes it back). JSON output
     always lists the disagreements.
     """
+    from lmmreview.db.reviewers import reviewer_verdicts
+    from lmmreview.engine.reviewers import agreement
+
     documents = []
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])

@@ -14,7 +14,6 @@ from rich.style import StyleType
 
 from lmmreview.db import StoreError
 from lmmreview.db.files import write_export
-from lmmreview.db.importers import ImportFailure
 from lmmreview.db.store import is_busy, is_read_only, read_only_error
 from lmmreview.engine.llm import JudgeUnavailable
 from lmmreview.tui.safe_text import safe
@@ -61,7 +60,7 @@ def clear_errors(db: Path | None = None) -> Iterator[None]:
     one line on stderr (naming the file) and exit code 1."""
     try:
         yield
-    except (ImportFailure, StoreError, JudgeUnavailable) as exc:
+    except (StoreError, JudgeUnavailable, _import_failure()) as exc:
         raise fail(str(exc)) from None
     except OSError as exc:
         if exc.strerror is None:  # raised with a message of its own
@@ -74,6 +73,14 @@ def clear_errors(db: Path | None = None) -> Iterator[None]:
         hint = "; another process is writing to it, try again when it is done"
         locked = is_busy(exc)
         raise fail(f"{db or 'the database'}: {exc}{hint if locked else ''}") from None
+
+
+def _import_failure() -> type[Exception]:
+    """The importers' bad-input error, looked up only once an error reached `clear_errors`:
+    importing the importers up front would load them, and Pillow, for every command."""
+    from lmmreview.db.importers import ImportFailure
+
+    return ImportFailure
 
 
 def deliver(text: str, output: Path | None, db: Path) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from rich.cells import cell_len, set_cell_size
 from rich.style import StyleType
 from rich.text import Span, Text
-from textual.markup import escape
 
 from lmmreview.engine.visible import reveal, visible
 
@@ -61,4 +60,6 @@ def plain_line(text: str, width: int) -> str:
 def markup_line(text: str, width: int) -> str:
     """`plain_line` for a place that reads Textual markup (the command palette's titles):
     its square brackets are escaped, so they show as they are."""
+    from textual.markup import escape  # Textual loads only with the screen
+
     return escape(plain_line(text, width))
