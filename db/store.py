@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import sqlite_utils
-
 from lmmreview.db.schema import (
     JUDGE_MODEL,
     JUDGE_PROMPT,
@@ -171,7 +169,6 @@ class Store:
     ) -> None:
         self.conn = conn
         self.path = path
-        self.db = sqlite_utils.Database(conn)  # dict rows for read queries
         # The schema version still to migrate from, until a write transaction does it.
         self._pending_from: int | None = pending_from if pending_from < SCHEMA_VERSION else None
 
@@ -655,7 +652,9 @@ class Store:
     ) -> list[DatasetCounts]:
         """Per dataset: samples, images and the judge read (see `chosen_judge`); per model:
         answers, judged, reviewed, unscored, offline."""
-        datasets = self.db.query(
+        import sqlite_utils  # dict rows; here only: the other commands need not load it
+
+        datasets = sqlite_utils.Database(self.conn).query(
             "SELECT d.id, d.name, d.kind, "
             "(SELECT COUNT(*) FROM samples s WHERE s.dataset_id = d.id) AS samples, "
             "(SELECT COUNT(DISTINCT si.image_hash) FROM sample_images si "

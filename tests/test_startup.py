@@ -14,8 +14,10 @@ import typer
 from lmmreview.tui.cli import app
 
 # What the table commands never need: the screen (Textual, its image widget), the judge's
-# client and runner, the importers (and Pillow), the demo and the batch bookkeeping.
+# client and runner, the importers (and Pillow), the demo, the batch bookkeeping and
+# sqlite-utils (`info` reads dict rows with it).
 NOT_FOR_TABLES = (
+    "sqlite_utils",
     "textual",
     "textual_image",
     "openai",
