@@ -111,9 +111,7 @@ def _scanned_names(store: Store, dataset: str, judge: Judge | None) -> tuple[lis
     shown = {Judge.of(kind, model, prompt) for kind, model, prompt in rows}
     others = [name for j, name in names.items() if j not in shown and j != judge]
     first = names.get(judge) if judge else None
-    return sorted(
-        (names[j] for j in shown if j in names), key=lambda n: (n != first, n)
-    ), others
+    return sorted((names[j] for j in shown if j in names), key=lambda n: (n != first, n)), others
 
 
 def _grouped_counts(conn: sqlite3.Connection) -> dict[tuple, tuple[int, int, int, int]]:
@@ -193,8 +191,7 @@ def test_the_migration_counts_the_judgments_a_file_already_holds(tmp_path: Path)
         conn.executescript(
             "DROP VIEW judges; DROP TABLE dataset_judges; DROP TRIGGER dataset_judges_insert; "
             "DROP TRIGGER dataset_judges_delete; DROP TRIGGER dataset_judges_update; "
-            "PRAGMA user_version = 9;"
-            + str(MIGRATIONS[7]).split("DROP VIEW effective_scores;")[0]
+            "PRAGMA user_version = 9;" + str(MIGRATIONS[7]).split("DROP VIEW effective_scores;")[0]
         )
     with Store.open(path) as store:
         assert store.schema_version == len(MIGRATIONS)
