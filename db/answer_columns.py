@@ -3,8 +3,8 @@
 A million rows fetched one tuple at a time cost about a second in Python; SQLite joins
 a column into one text just as fast as it scans it, and numpy parses that text in C. So
 each query here asks for whole columns (`group_concat`), restricted to the dataset by a
-range of ids, and numpy keeps the rows that belong. The rows few answers have (verdicts,
-flags, causes) are read as rows.
+range of ids, and numpy keeps the rows that belong; a judgment's run, kind and score come
+packed in one integer. The rows few answers have (verdicts, flags, causes) are read as rows.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from lmmreview.engine.scoring import IMPORTED, MICRO, USABLE, Judge
 # Its kind, in bits (never NULL: group_concat would skip it): usable, fallback, the offline
 # rules', an imported 0.0 without reply, and whether it chose an option.
 _USABLE, _FALLBACK, _OFFLINE, _NO_REPLY, _CHOSE = 1, 2, 4, 8, 16
+_KIND_WIDTH = 5
 _KIND_BITS = (  # CASE, not a sum of comparisons: it reads each column once
     "(CASE l.status "
     + " ".join(f"WHEN '{s}' THEN {_USABLE | (_FALLBACK * (s == 'fallback'))}" for s in USABLE)
@@ -33,7 +34,7 @@ _KIND_BITS = (  # CASE, not a sum of comparisons: it reads each column once
 # as the tables round it (engine.columns.micro; `score - whole` is exact), _NO_SCORE for none,
 # with its run and kind bits above: one number per judgment to join and parse.
 _SCORE_BITS, _NO_SCORE = 20, 2**20 - 1  # MICRO < 2**20 - 1
-_RUN_SHIFT = _SCORE_BITS + 5  # five kind bits
+_RUN_SHIFT = _SCORE_BITS + _KIND_WIDTH
 _RUN_KIND_SCORE = (
     f"((x.run_kind << {_SCORE_BITS}) + COALESCE(x.whole + (x.score - x.whole > 0.5 "
     f"OR (x.score - x.whole = 0.5 AND x.whole % 2 = 1)), {_NO_SCORE}))"
@@ -41,7 +42,8 @@ _RUN_KIND_SCORE = (
 # Judgments in the order that puts each (answer, run)'s deciding one (its latest) last:
 # the order of the index judgments_answer (answer_id, run, then id), so SQLite sorts nothing.
 _JUDGMENTS = (
-    f"SELECT l.answer_id, (l.run << 5) + {_KIND_BITS} AS run_kind, l.score * {MICRO} AS score, "
+    f"SELECT l.answer_id, (l.run << {_KIND_WIDTH}) + {_KIND_BITS} AS run_kind, "
+    f"l.score * {MICRO} AS score, "
     f"CAST(l.score * {MICRO} AS INTEGER) AS whole, l.choice FROM judgments l "
     "WHERE {where} ORDER BY l.answer_id, l.run, l.id"
 )
@@ -142,7 +144,7 @@ class ColumnReader:
         if not kept.any():
             return 1
         rows, run, packed, chosen = rows[kept], run[kept], packed[kept], chosen[kept]
-        bits, micro = (packed >> _SCORE_BITS) & 31, packed & _NO_SCORE
+        bits, micro = (packed >> _SCORE_BITS) & (2**_KIND_WIDTH - 1), packed & _NO_SCORE
         runs = int(run.max()) + 1
         answers.widen(runs)
         usable = (bits & _USABLE) > 0

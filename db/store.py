@@ -511,20 +511,28 @@ class Store:
         self, dataset: str, judge: Judge | None, candidate: Judge, counts: JudgeCounts
     ) -> bool:
         """Whether a usable judgment of `candidate` decides a run of `judge`'s tables (of
-        every judge's, when None): one is enough, so the scan from its first judgment stops
-        at the first that no later judgment read by those tables replaces. Another judge's
-        judgments count only where an option match settled a row."""
+        every judge's, when None): one is enough, so the scan in id order from its first
+        judgment stops at the first that no later judgment read by those tables replaces.
+        Another judge's judgments count only where an option match settled a row."""
         if not counts.usable or (judge and candidate != judge and not counts.matched):
             return False
         reads, later_reads = (judge_reads("l"), judge_reads("x")) if judge else ("1", "1")
-        query = (
-            f"SELECT EXISTS (SELECT 1 FROM judgments l {IN_DATASET} AND l.id >= ? "
-            f"AND l.status IN {USABLE} AND {judge_is('l')} AND {reads} AND NOT EXISTS ("
+        query = (  # the dataset tested per judgment: joined, SQLite would scan it answer by answer
+            "SELECT EXISTS (SELECT 1 FROM judgments l WHERE l.id >= ? "
+            f"AND l.status IN {USABLE} AND {judge_is('l')} AND {reads} "
+            "AND (SELECT d.name FROM answers a JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id WHERE a.id = l.answer_id) = ? AND NOT EXISTS ("
             "SELECT 1 FROM judgments x WHERE x.answer_id = l.answer_id AND x.run = l.run "
             f"AND x.id > l.id AND {later_reads}))"
         )
         reads_parameters = judge.parameters() if judge else ()
-        parameters = (dataset, counts.first, *candidate.parameters(), *reads_parameters * 2)
+        parameters = (
+            counts.first,
+            *candidate.parameters(),
+            *reads_parameters,
+            dataset,
+            *reads_parameters,
+        )
         return bool(self.conn.execute(query, parameters).fetchone()[0])
 
     def judges(self, dataset: str) -> list[Judge]:

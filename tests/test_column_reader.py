@@ -136,3 +136,23 @@ def test_a_score_counts_as_stored_not_as_its_fifteen_digit_text(tmp_path: Path) 
     assert Outcome.of((score,)).micro == (3,)
     assert math.isclose(columns.judged[0, 0] * MICRO, 3)
     assert columns.entry(0).outcome(1, ["a"]).micro == (3,)
+
+
+def test_the_reads_use_the_narrow_indexes_and_sort_nothing(tmp_path: Path) -> None:
+    """The answers come from the (sample_id, model_id) index alone, never the wide table;
+    the judgments in the order of their (answer_id, run) index, with no sort of their own."""
+    _database(tmp_path / "r.db", [(0, 0, JUDGES[3], Status.OK, 1.0, None, "rules", "")])
+    with Store.open(tmp_path / "r.db") as store:
+        statements: list[str] = []
+        store.conn.set_trace_callback(statements.append)
+        EntryReader(store, Judge.of(*JUDGES[3])).columns("d")
+        store.conn.set_trace_callback(None)
+        plans = {
+            statement: [row[3] for row in store.conn.execute("EXPLAIN QUERY PLAN " + statement)]
+            for statement in statements
+        }
+    (answers,) = [p for s, p in plans.items() if "FROM answers" in s]
+    (judgments,) = [p for s, p in plans.items() if "FROM judgments" in s]
+    assert any("COVERING INDEX sqlite_autoindex_answers_1" in step for step in answers)
+    assert any("INDEX judgments_answer" in step for step in judgments)
+    assert not any("TEMP B-TREE" in step for step in answers + judgments)
