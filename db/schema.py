@@ -438,7 +438,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 10: each dataset's judges with their counts, kept by triggers as judgments come and go
     # (plain SQL deletes too), so that listing them (Store.judges, the `judges` view) reads
-    # a few rows instead of grouping every judgment.
+    # a few rows instead of grouping every judgment. The triggers read answers and samples:
+    # a migration that rebuilds one of those drops them first and makes them again.
     f"""
     CREATE TABLE dataset_judges (
         dataset_id          INTEGER NOT NULL REFERENCES datasets(id),

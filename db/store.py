@@ -503,9 +503,7 @@ class Store:
         shown = {j for j in counts if self._shows(dataset, judge, j, counts[j])}
         others = [name for j, name in names.items() if j not in shown and j != judge]
         first = names.get(judge) if judge else None
-        return sorted(
-            (names[j] for j in shown if j in names), key=lambda n: (n != first, n)
-        ), others
+        return sorted((names[j] for j in shown), key=lambda n: (n != first, n)), others
 
     def _shows(
         self, dataset: str, judge: Judge | None, candidate: Judge, counts: JudgeCounts
