@@ -3,8 +3,8 @@
 A million rows fetched one tuple at a time cost about a second in Python; SQLite joins
 a column into one text just as fast as it scans it, and numpy parses that text in C. So
 each query here asks for whole columns (`group_concat`), restricted to the dataset by a
-range of ids, and numpy keeps the rows that belong. The rows few answers have (verdicts,
-flags, causes) are read as rows.
+range of ids, and numpy keeps the rows that belong; a judgment's run, kind and score come
+packed in one integer. The rows few answers have (verdicts, flags, causes) are read as rows.
 """
 
 from __future__ import annotations
@@ -16,14 +16,36 @@ import numpy as np
 
 from lmmreview.db.schema import JUDGE_READS
 from lmmreview.engine.columns import NONE, AnswerColumns, Ints
-from lmmreview.engine.scoring import IMPORTED, USABLE, Judge
+from lmmreview.engine.scoring import IMPORTED, MICRO, USABLE, Judge
 
 # Which judgments a table's scores may come from: the deciding one per (answer, run).
-# Its kind, in bits: usable, fallback, the offline rules', an imported 0.0 without reply.
-_USABLE, _FALLBACK, _OFFLINE, _NO_REPLY = 1, 2, 4, 8
-_KIND_BITS = (
-    f"((l.status IN {USABLE}) + 2 * (l.status = 'fallback') + 4 * (l.judge_kind = 'offline') "
-    f"+ 8 * (l.judge_kind = '{IMPORTED}' AND l.score = 0 AND COALESCE(l.raw_reply, '') = ''))"
+# Its kind, in bits (never NULL: group_concat would skip it): usable, fallback, the offline
+# rules', an imported 0.0 without reply, and whether it chose an option.
+_USABLE, _FALLBACK, _OFFLINE, _NO_REPLY, _CHOSE = 1, 2, 4, 8, 16
+_KIND_WIDTH = 5
+_KIND_BITS = (  # CASE, not a sum of comparisons: it reads each column once
+    "(CASE l.status "
+    + " ".join(f"WHEN '{s}' THEN {_USABLE | (_FALLBACK * (s == 'fallback'))}" for s in USABLE)
+    + f" ELSE 0 END + CASE l.judge_kind WHEN 'offline' THEN {_OFFLINE} WHEN '{IMPORTED}' "
+    f"THEN {_NO_REPLY} * (l.score IS 0 AND COALESCE(l.raw_reply, '') = '') ELSE 0 END "
+    f"+ {_CHOSE} * (l.choice IS NOT NULL))"
+)
+# A judgment `x` of the query below: its score in whole millionths, rounded half to even
+# as the tables round it (engine.columns.micro; `score - whole` is exact), _NO_SCORE for none,
+# with its run and kind bits above: one number per judgment to join and parse.
+_SCORE_BITS, _NO_SCORE = 20, 2**20 - 1  # MICRO < 2**20 - 1
+_RUN_SHIFT = _SCORE_BITS + _KIND_WIDTH
+_RUN_KIND_SCORE = (
+    f"((x.run_kind << {_SCORE_BITS}) + COALESCE(x.whole + (x.score - x.whole > 0.5 "
+    f"OR (x.score - x.whole = 0.5 AND x.whole % 2 = 1)), {_NO_SCORE}))"
+)
+# Judgments in the order that puts each (answer, run)'s deciding one (its latest) last:
+# the order of the index judgments_answer (answer_id, run, then id), so SQLite sorts nothing.
+_JUDGMENTS = (
+    f"SELECT l.answer_id, (l.run << {_KIND_WIDTH}) + {_KIND_BITS} AS run_kind, "
+    f"l.score * {MICRO} AS score, "
+    f"CAST(l.score * {MICRO} AS INTEGER) AS whole, l.choice FROM judgments l "
+    "WHERE {where} ORDER BY l.answer_id, l.run, l.id"
 )
 
 
@@ -43,9 +65,9 @@ def _ints(text: str | None) -> Ints:
 
 def _texts(lengths: Ints, joined: str | None) -> list[str]:
     """Texts joined with no separator, cut by their lengths (any character may be in them)."""
-    ends = np.cumsum(lengths).tolist()
-    starts = [0, *ends[:-1]]
-    return [(joined or "")[a:b] for a, b in zip(starts, ends, strict=True)]
+    ends = np.cumsum(lengths)
+    starts = ends - lengths
+    return [(joined or "")[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
 
 
 class ColumnReader:
@@ -110,61 +132,53 @@ class ColumnReader:
 
     def _judgments(self, answers: AnswerColumns, judge: Judge) -> int:
         scope, parameters = self._scope(answers, "l")
-        where = f"WHERE {scope} AND {JUDGE_READS}"
-        parameters += judge.parameters()
-        row = self.conn.execute(
-            "SELECT group_concat(l.id), group_concat(l.answer_id), group_concat(l.run), "
-            f"group_concat({_KIND_BITS}), group_concat(COALESCE(l.score, 'nan')) "
-            f"FROM judgments l {where}",
-            parameters,
-        ).fetchone()
-        ids, answer_ids, run, bits = (_ints(text) for text in row[:4])
-        scores = _parsed(row[4], np.float64)
+        answer_ids, packed, chosen, texts = self._read_judgments(
+            f"{scope} AND {JUDGE_READS}", [*parameters, *judge.parameters()]
+        )
         rows, mine = answers.locate(answer_ids)
-        ids, run, bits, scores, rows = ids[mine], run[mine], bits[mine], scores[mine], rows[mine]
-        if not len(ids):
+        run = packed >> _RUN_SHIFT
+        # The deciding judgment of each (answer, run): the last of its run in this order.
+        last = np.ones(len(packed), np.bool_)
+        last[:-1] = (answer_ids[1:] != answer_ids[:-1]) | (run[1:] != run[:-1])
+        kept = last & mine
+        if not kept.any():
             return 1
-        # The deciding judgment of each (answer, run): its latest.
-        order = np.lexsort((ids, run, rows))
-        last = np.ones(len(ids), np.bool_)
-        last[:-1] = (rows[order][1:] != rows[order][:-1]) | (run[order][1:] != run[order][:-1])
-        kept = order[last]
-        ids, run, bits, scores, rows = ids[kept], run[kept], bits[kept], scores[kept], rows[kept]
+        rows, run, packed, chosen = rows[kept], run[kept], packed[kept], chosen[kept]
+        bits, micro = (packed >> _SCORE_BITS) & (2**_KIND_WIDTH - 1), packed & _NO_SCORE
         runs = int(run.max()) + 1
         answers.widen(runs)
         usable = (bits & _USABLE) > 0
+        scores = np.where(micro == _NO_SCORE, np.nan, micro / MICRO)
         answers.judged[rows[usable], run[usable]] = scores[usable]
         answers.failed[rows[~usable]] = True
         np.maximum.at(answers.judged_runs, rows, run + 1)
         for bit, column in ((_FALLBACK, answers.fallback), (_OFFLINE, answers.offline),
                             (_NO_REPLY, answers.no_reply)):  # fmt: skip
             column[rows[usable & ((bits & bit) > 0)]] = True
-        self._choices(answers, ids[usable], rows[usable], run[usable], where, parameters)
+        # The judge's chosen option: its lowest usable run's (none if that run chose none).
+        rows, chosen = rows[usable], chosen[usable]
+        lowest = np.ones(len(rows), np.bool_)
+        lowest[1:] = rows[1:] != rows[:-1]  # runs come in order within an answer
+        codes = np.array([*(answers.labels.code(t) for t in texts), NONE], np.int64)
+        answers.judge_choice[rows[lowest]] = codes[chosen[lowest]]  # NONE: the last one
         return runs
 
-    def _choices(
-        self, answers: AnswerColumns, ids: Ints, rows: Ints, run: Ints, where: str,
-        parameters: Sequence[object],
-    ) -> None:  # fmt: skip
-        """The judge's chosen option of each answer: its lowest usable run's (none if that
-        run chose none)."""
+    def _read_judgments(
+        self, where: str, parameters: Sequence[object]
+    ) -> tuple[Ints, Ints, Ints, list[str]]:
+        """The judgments `where` keeps, in _JUDGMENTS' order: answer ids, run, kind and
+        score packed (see _RUN_KIND_SCORE), and the chosen option (its place in the texts
+        returned last; -1: none)."""
         row = self.conn.execute(
-            "SELECT group_concat(l.id), group_concat(length(l.choice)), "
-            f"group_concat(l.choice, '') FROM judgments l {where} AND l.choice IS NOT NULL",
+            "SELECT group_concat(x.answer_id), group_concat(" + _RUN_KIND_SCORE + "), "
+            "group_concat(length(x.choice)), group_concat(x.choice, '') "
+            f"FROM ({_JUDGMENTS.format(where=where)}) x",
             parameters,
         ).fetchone()
-        choice_ids = _ints(row[0])
-        if not len(choice_ids):
-            return
-        codes = np.array([answers.labels.code(t) for t in _texts(_ints(row[1]), row[2])])
-        order = np.argsort(choice_ids)
-        place = np.minimum(np.searchsorted(choice_ids, ids, sorter=order), len(order) - 1)
-        found = choice_ids[order[place]] == ids
-        code = np.where(found, codes[order[place]], NONE)
-        by_answer_then_run = np.lexsort((run, rows))
-        _, first = np.unique(rows[by_answer_then_run], return_index=True)
-        lowest = by_answer_then_run[first]  # each answer's lowest usable run decides
-        answers.judge_choice[rows[lowest]] = code[lowest]
+        answer_ids, packed = _ints(row[0]), _ints(row[1])
+        chose = ((packed >> _SCORE_BITS) & _CHOSE) > 0
+        chosen = np.where(chose, np.cumsum(chose) - 1, -1)
+        return answer_ids, packed, chosen, _texts(_ints(row[2]), row[3])
 
     def _reviews(self, answers: AnswerColumns) -> None:
         """Verdicts in force, notes, flags and causes: rows in id order, the last one wins."""

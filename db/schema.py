@@ -21,27 +21,45 @@ def deciding_ids(where: str) -> str:
     return f"SELECT MAX(l.id) AS id FROM judgments l {where} GROUP BY l.answer_id, l.run"
 
 
-# The prompt part of the judge of judgment `l` (engine.scoring.Judge.of says the same):
-# any for the offline rules, the variant for an LLM (after "+"; "" for the reference
+# A judge as its judgments' fields name it (engine.scoring.Judge.of says the same). The
+# prompt: any for the offline rules, the variant for an LLM (after "+"; "" for the reference
 # prompts, whatever the question type asks), the tool's prompt for an imported judge.
-JUDGE_PROMPT = (
-    "(CASE l.judge_kind WHEN 'offline' THEN '*' "
-    "WHEN 'llm' THEN CASE WHEN instr(l.prompt_hash, '+') > 0 "
-    "THEN substr(l.prompt_hash, instr(l.prompt_hash, '+') + 1) ELSE '' END "
-    "ELSE COALESCE(l.prompt_hash, '') END)"
-)
+def judge_prompt(row: str) -> str:
+    """The prompt of the judge of judgment `row` (an alias, or NEW/OLD in a trigger)."""
+    return (
+        f"(CASE {row}.judge_kind WHEN 'offline' THEN '*' "
+        f"WHEN 'llm' THEN CASE WHEN instr({row}.prompt_hash, '+') > 0 "
+        f"THEN substr({row}.prompt_hash, instr({row}.prompt_hash, '+') + 1) ELSE '' END "
+        f"ELSE COALESCE({row}.prompt_hash, '') END)"
+    )
 
-# The model of the judge of judgment `l`: the offline rules are one, whatever recorded them.
-JUDGE_MODEL = (
-    f"(CASE l.judge_kind WHEN 'offline' THEN '{OFFLINE_RULES}' "
-    "ELSE COALESCE(l.judge_model, '') END)"
-)
 
-# The judgments one judge's tables read (`l`; parameters: Judge.parameters()): its own, and
-# option matches (an MMBench row step 1 settles needs no judge, so it counts for every one).
-JUDGE_READS = (
-    f"((l.judge_kind = ? AND {JUDGE_MODEL} = ? AND {JUDGE_PROMPT} = ?) OR l.method = 'matched')"
-)
+def judge_model(row: str) -> str:
+    """The model of the judge of judgment `row` (an alias, or NEW/OLD in a trigger): the
+    offline rules are one, whatever recorded them."""
+    return (
+        f"(CASE {row}.judge_kind WHEN 'offline' THEN '{OFFLINE_RULES}' "
+        f"ELSE COALESCE({row}.judge_model, '') END)"
+    )
+
+
+# The same, of judgment `l`.
+JUDGE_PROMPT, JUDGE_MODEL = judge_prompt("l"), judge_model("l")
+
+
+def judge_is(row: str) -> str:
+    """Judgment `row` is one judge's (parameters: Judge.parameters())."""
+    return f"({row}.judge_kind = ? AND {judge_model(row)} = ? AND {judge_prompt(row)} = ?)"
+
+
+def judge_reads(row: str) -> str:
+    """Judgment `row` is one that a judge's tables read (parameters: Judge.parameters()):
+    its own, and option matches (an MMBench row step 1 settles needs no judge, so it counts
+    for every one)."""
+    return f"({judge_is(row)} OR {row}.method = 'matched')"
+
+
+JUDGE_READS = judge_reads("l")
 
 # `j` decides its run: for queries that test judgments one at a time.
 DECIDES_RUN = f"j.id = ({deciding_ids('WHERE l.answer_id = j.answer_id AND l.run = j.run')})"
@@ -103,6 +121,38 @@ def _effective_scores_view(imported: str = "", shown_judge: bool = False) -> str
 
 
 _IMPORTED_LABEL = "WHEN j.judge_kind = 'imported' THEN 'imported'"
+
+
+def _dataset_judge(row: str) -> str:
+    """The key of the dataset_judges row that counts judgment `row` (NEW or OLD)."""
+    return (
+        "dataset_id = (SELECT s.dataset_id FROM answers a JOIN samples s ON s.id = a.sample_id "
+        f"WHERE a.id = {row}.answer_id) AND judge_kind = {row}.judge_kind "
+        f"AND judge_model = {judge_model(row)} AND prompt = {judge_prompt(row)}"
+    )
+
+
+# Count judgment NEW in its judge's row of dataset_judges (made at its first judgment).
+_COUNT_NEW = f"""
+        INSERT INTO dataset_judges (dataset_id, judge_kind, judge_model, prompt, judgments,
+            usable, matched, first_judgment_id)
+        SELECT s.dataset_id, NEW.judge_kind, {judge_model("NEW")}, {judge_prompt("NEW")}, 1,
+            NEW.status IN {USABLE}, NEW.method IS 'matched', NEW.id
+        FROM answers a JOIN samples s ON s.id = a.sample_id WHERE a.id = NEW.answer_id
+        ON CONFLICT (dataset_id, judge_kind, judge_model, prompt) DO UPDATE SET
+            judgments = judgments + 1, usable = usable + excluded.usable,
+            matched = matched + excluded.matched,
+            first_judgment_id = MIN(first_judgment_id, excluded.first_judgment_id);"""
+
+# Uncount judgment OLD; a judge's row goes with its last judgment. Its first_judgment_id
+# stays (finding the next would read the judge's judgments): after deletions it is a lower
+# bound, so a judge keeps its place among the dataset's judges.
+_UNCOUNT_OLD = f"""
+        UPDATE dataset_judges SET judgments = judgments - 1,
+            usable = usable - (OLD.status IN {USABLE}),
+            matched = matched - (OLD.method IS 'matched')
+        WHERE {_dataset_judge("OLD")};
+        DELETE FROM dataset_judges WHERE {_dataset_judge("OLD")} AND judgments = 0;"""
 
 # A migration is an SQL script, or a function for what SQL alone cannot do well.
 Migration = str | Callable[[sqlite3.Connection], None]
@@ -385,6 +435,51 @@ MIGRATIONS: tuple[Migration, ...] = (
     );
     CREATE INDEX judge_batch_requests_batch ON judge_batch_requests(batch);
     CREATE INDEX judge_batch_requests_item ON judge_batch_requests(answer_id, run);
+    """,
+    # 10: each dataset's judges with their counts, kept by triggers as judgments come and go
+    # (plain SQL deletes too), so that listing them (Store.judges, the `judges` view) reads
+    # a few rows instead of grouping every judgment. The triggers read answers and samples:
+    # a migration that rebuilds one of those drops them first and makes them again.
+    f"""
+    CREATE TABLE dataset_judges (
+        dataset_id          INTEGER NOT NULL REFERENCES datasets(id),
+        judge_kind          TEXT NOT NULL,      -- llm | offline | imported
+        judge_model         TEXT NOT NULL,      -- as JUDGE_MODEL: 'offline rules' for any rules
+        prompt              TEXT NOT NULL,      -- as JUDGE_PROMPT: '*' for the offline rules
+        judgments           INTEGER NOT NULL,   -- its judgments of the dataset's answers
+        usable              INTEGER NOT NULL,   -- of those, usable ones (ok, fallback)
+        matched             INTEGER NOT NULL,   -- of those, option matches (count for every judge)
+        first_judgment_id   INTEGER NOT NULL,   -- its lowest id; a delete leaves it as it was
+        PRIMARY KEY (dataset_id, judge_kind, judge_model, prompt)
+    );
+    INSERT INTO dataset_judges
+    SELECT s.dataset_id, l.judge_kind, {JUDGE_MODEL}, {JUDGE_PROMPT}, COUNT(*),
+           SUM(l.status IN {USABLE}), SUM(l.method IS 'matched'), MIN(l.id)
+    FROM judgments l JOIN answers a ON a.id = l.answer_id JOIN samples s ON s.id = a.sample_id
+    GROUP BY 1, 2, 3, 4;
+
+    CREATE TRIGGER dataset_judges_insert AFTER INSERT ON judgments
+    BEGIN{_COUNT_NEW}
+    END;
+    CREATE TRIGGER dataset_judges_delete AFTER DELETE ON judgments
+    BEGIN{_UNCOUNT_OLD}
+    END;
+    CREATE TRIGGER dataset_judges_update
+    AFTER UPDATE OF id, answer_id, judge_kind, judge_model, prompt_hash, status, method
+    ON judgments
+    BEGIN{_UNCOUNT_OLD}{_COUNT_NEW}
+    END;
+
+    DROP VIEW judges;
+    CREATE VIEW judges AS
+    SELECT dataset_id, dataset, judge_kind, judge_model, prompt, judgments, usable,
+           first_judgment_id, rank = 1 AS shown FROM (
+        SELECT h.dataset_id, d.name AS dataset, h.judge_kind, h.judge_model, h.prompt,
+               h.judgments, h.usable, h.first_judgment_id,
+               ROW_NUMBER() OVER (PARTITION BY h.dataset_id
+                   ORDER BY h.usable = 0, h.judge_kind = 'offline', h.first_judgment_id) AS rank
+        FROM dataset_judges h JOIN datasets d ON d.id = h.dataset_id
+    );
     """,
 )
 

@@ -18,12 +18,12 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from lmmreview.db.schema import (
-    JUDGE_MODEL,
-    JUDGE_PROMPT,
     JUDGE_READS,
     MIGRATIONS,
     SCHEMA_VERSION,
     deciding_ids,
+    judge_is,
+    judge_reads,
     object_json,
     statements,
 )
@@ -85,6 +85,23 @@ class DatasetCounts:
 
 _last_stamp = ""
 _stamp_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class JudgeCounts:
+    """One judge's judgments of a dataset's answers (see schema migration 10)."""
+
+    judgments: int
+    usable: int
+    matched: int  # option matches: they count for every judge
+    first: int  # the lowest judgment id (deletions leave it: a lower bound)
+
+
+def _by_default(counts: dict[Judge, JudgeCounts]) -> list[Judge]:
+    """Judges in the order Store.judges gives them, the default first."""
+    return sorted(
+        counts, key=lambda j: (not counts[j].usable, j.kind == "offline", counts[j].first)
+    )
 
 
 def now() -> str:
@@ -478,34 +495,58 @@ class Store:
         """The names of the judges behind the scores `judge`'s tables show (itself, and the
         offline rules where an option match settled a row), and of the dataset's other
         judges, which those tables leave out."""
-        names = judge_names(self.judges(dataset))
-        query = (
-            "SELECT DISTINCT j.judge_kind, COALESCE(j.judge_model, ''), "
-            "COALESCE(j.prompt_hash, '') FROM judgments j "
-            f"JOIN ({deciding_in_dataset(judge)}) USING (id) WHERE j.status IN {USABLE}"
-        )
-        rows = self.conn.execute(query, judge_parameters(dataset, judge))
-        shown = {Judge.of(kind, model, prompt) for kind, model, prompt in rows}
+        counts = self._judge_counts(dataset)
+        names = judge_names(_by_default(counts))
+        shown = {j for j in counts if self._shows(dataset, judge, j, counts[j])}
         others = [name for j, name in names.items() if j not in shown and j != judge]
         first = names.get(judge) if judge else None
-        return sorted(
-            (names[j] for j in shown if j in names), key=lambda n: (n != first, n)
-        ), others
+        return sorted((names[j] for j in shown), key=lambda n: (n != first, n)), others
+
+    def _shows(
+        self, dataset: str, judge: Judge | None, candidate: Judge, counts: JudgeCounts
+    ) -> bool:
+        """Whether a usable judgment of `candidate` decides a run of `judge`'s tables (of
+        every judge's, when None): one is enough, so the scan in id order from its first
+        judgment stops at the first that no later judgment read by those tables replaces.
+        Another judge's judgments count only where an option match settled a row."""
+        if not counts.usable or (judge and candidate != judge and not counts.matched):
+            return False
+        reads, later_reads = (judge_reads("l"), judge_reads("x")) if judge else ("1", "1")
+        query = (  # the dataset tested per judgment: joined, SQLite would scan it answer by answer
+            "SELECT EXISTS (SELECT 1 FROM judgments l WHERE l.id >= ? "
+            f"AND l.status IN {USABLE} AND {judge_is('l')} AND {reads} "
+            "AND (SELECT d.name FROM answers a JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id WHERE a.id = l.answer_id) = ? AND NOT EXISTS ("
+            "SELECT 1 FROM judgments x WHERE x.answer_id = l.answer_id AND x.run = l.run "
+            f"AND x.id > l.id AND {later_reads}))"
+        )
+        reads_parameters = judge.parameters() if judge else ()
+        parameters = (
+            counts.first,
+            *candidate.parameters(),
+            *reads_parameters,
+            dataset,
+            *reads_parameters,
+        )
+        return bool(self.conn.execute(query, parameters).fetchone()[0])
 
     def judges(self, dataset: str) -> list[Judge]:
         """Every judge of a dataset, the default first: a judge with a usable judgment
         before one whose every call failed, an LLM or imported judge before the offline
         rules, then the one that came first, so a second judge never displaces the first."""
+        return _by_default(self._judge_counts(dataset))
+
+    def _judge_counts(self, dataset: str) -> dict[Judge, JudgeCounts]:
+        """Each judge of a dataset with its counts (kept by migration 10's triggers)."""
         query = (
-            f"SELECT l.judge_kind, {JUDGE_MODEL}, {JUDGE_PROMPT}, "
-            f"MAX(l.status IN {USABLE}), MIN(l.id) FROM judgments l {IN_DATASET} "
-            "GROUP BY 1, 2, 3"
+            "SELECT h.judge_kind, h.judge_model, h.prompt, h.judgments, h.usable, h.matched, "
+            "h.first_judgment_id FROM dataset_judges h JOIN datasets d ON d.id = h.dataset_id "
+            "WHERE d.name = ?"
         )
-        found = {
-            Judge(kind, model, prompt): (bool(usable), first)
-            for kind, model, prompt, usable, first in self.conn.execute(query, (dataset,))
+        return {
+            Judge(kind, model, prompt): JudgeCounts(*counts)
+            for kind, model, prompt, *counts in self.conn.execute(query, (dataset,))
         }
-        return sorted(found, key=lambda j: (not found[j][0], j.kind == "offline", found[j][1]))
 
     def chosen_judge(
         self, dataset: str, name: str | None, preferred: str | None = None
