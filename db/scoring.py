@@ -12,7 +12,7 @@ from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.causes import cause_table
-from lmmreview.engine.columns import AnswerColumns, Ints, Outcomes
+from lmmreview.engine.columns import AnswerColumns, Outcomes
 from lmmreview.engine.export import ImportedCircular, Notes
 from lmmreview.engine.layouts import layout_for
 from lmmreview.engine.samples import SampleSet
@@ -73,7 +73,7 @@ class DatasetScores:
     name: str
     benchmark: Benchmark
     samples: SampleSet
-    answers: AnswerColumns
+    answers: AnswerColumns  # numbering samples as `samples` does (AnswerColumns.share_keys)
     outcomes: Outcomes
     breakdown: Breakdown
 
@@ -94,7 +94,7 @@ class DatasetScores:
         `other_judges` the file's judges these numbers leave out."""
         found, answers = self.outcomes, self.answers
         unscored = found.unscored
-        no_gold = ~self.samples.gold_known[self._sample_of_answer()]
+        no_gold = ~self.samples.gold_known[answers.sample]
         return Notes(
             dataset=self.name,
             kind=self.benchmark.name,
@@ -120,13 +120,6 @@ class DatasetScores:
             return None
         golds = self.samples.golds(self.samples.index[key])
         return self.answers.entry(row).outcome(self.breakdown.runs, golds)
-
-    def _sample_of_answer(self) -> Ints:
-        """Each answer's sample, as an index into `samples`."""
-        answers = self.answers
-        if answers.keys == self.samples.keys:
-            return answers.sample
-        return np.array([self.samples.index[k] for k in answers.keys], np.int64)[answers.sample]
 
     def _imported_circular(self, verdicts: Iterable[GroupVerdict]) -> tuple[ImportedCircular, ...]:
         by_file: dict[tuple[str, str, str], list[GroupVerdict]] = {}

@@ -232,11 +232,13 @@ class AnswerColumns:
         }
         return AnswerColumns(**changed, keys=self.keys, models=self.models, labels=labels)
 
-    def rekey(self, keys: list[str], index: dict[str, int]) -> None:
-        """Count samples by `keys` instead (`index`: key -> place there; it holds every
-        key of today's)."""
-        moved = np.array([index[key] for key in self.keys], np.int64)
-        self.sample, self.keys, self._find = moved[self.sample], keys, None
+    def share_keys(self, samples: SampleSet) -> None:
+        """Number samples as `samples` does, holding its list of keys (not a second one
+        alike); it has every key of these answers, and more where some came since."""
+        if self.keys != samples.keys:
+            moved = np.array([samples.index[key] for key in self.keys], np.int64)
+            self.sample, self._find = moved[self.sample], None
+        self.keys = samples.keys
 
     def append(self, more: AnswerColumns) -> None:
         """Add answers read later (same keys and models lists; their labels are recoded)."""

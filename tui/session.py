@@ -86,12 +86,13 @@ class Session:
 
         Safe beside the UI thread: the answers it changes meanwhile are replayed on the
         copy by `complete`."""
-        found = review.store.judges(dataset)  # off the first screen's path: it reads them all
+        found = review.store.judges(dataset)
         judge = judge or preferred_judge(found, preferred)
         review.judge = judge
         filled = answers.copy()
         runs = review.fill(dataset, filled)
-        return _read_tables(review, dataset, benchmark, filled, runs, judge, found)
+        samples = review.samples(dataset, benchmark.by_profile)
+        return _read_tables(dataset, benchmark, samples, filled, runs, judge, found)
 
     @staticmethod
     def grow(
@@ -100,10 +101,11 @@ class Session:
         """In the database thread: the dataset read again with the answers another process
         imported, and its tables (a new answer can bring a new sample or judge)."""
         review.judge = judge
-        answers = review.bare_columns(dataset)  # keys as _read_tables reads them, or rekeyed
+        samples = review.samples(dataset, benchmark.by_profile)
+        answers = review.bare_columns(dataset, samples.keys)
         runs = review.fill(dataset, answers)
         found = review.store.judges(dataset)
-        return _read_tables(review, dataset, benchmark, answers, runs, judge, found)
+        return _read_tables(dataset, benchmark, samples, answers, runs, judge, found)
 
     def start_reading(self) -> None:
         """Tables are being made from the answers as they are now: keep what changes."""
@@ -277,21 +279,17 @@ class Session:
 
 
 def _read_tables(
-    review: ReviewStore,
     dataset: str,
     benchmark: Benchmark,
+    samples: SampleSet,
     answers: AnswerColumns,
     runs: int,
     judge: Judge | None,
     found: list[Judge],
 ) -> Tables:
-    """The samples and every table of the dataset's `answers` as `judge` scored them in
+    """Every table of the dataset's `answers` to `samples` as `judge` scored them in
     `runs` runs; `found` are the dataset's judges."""
-    samples = review.samples(dataset, benchmark.by_profile)
-    if answers.keys == samples.keys:
-        answers.keys = samples.keys  # one list of keys, not two alike
-    else:  # a sample came since the answers were read
-        answers.rekey(samples.keys, samples.index)
+    answers.share_keys(samples)
     layout = layout_for(dataset, benchmark, samples)
     names = judge_names([*found, *([judge] if judge and judge not in found else [])])
     return _tables(layout, answers, runs, judge, names)
