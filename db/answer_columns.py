@@ -1,8 +1,6 @@
 """A dataset's answers read as columns (engine.columns.AnswerColumns), fast.
 
-A million rows fetched one tuple at a time cost about a second in Python; SQLite joins
-a column into one text just as fast as it scans it, and numpy parses that text in C. So
-each query here asks for whole columns (`group_concat`), restricted to the dataset by a
+Each query here asks for whole columns (db.joined), restricted to the dataset by a
 range of ids, and numpy keeps the rows that belong; a judgment's run, kind and score come
 packed in one integer. The rows few answers have (verdicts, flags, causes) are read as rows.
 """
@@ -14,6 +12,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from lmmreview.db.joined import cut, ints
 from lmmreview.db.schema import JUDGE_READS
 from lmmreview.engine.columns import NONE, AnswerColumns, Ints
 from lmmreview.engine.scoring import IMPORTED, MICRO, USABLE, Judge
@@ -49,27 +48,6 @@ _JUDGMENTS = (
 )
 
 
-def _parsed(text: str | None, dtype: type) -> np.ndarray:
-    """A group_concat of numbers as an array (empty for no rows), parsed in C."""
-    if not text:
-        return np.zeros(0, dtype)
-    values: np.ndarray = np.fromstring(text, dtype=dtype, sep=",")
-    if len(values) != text.count(",") + 1:  # numpy stops at what it cannot read
-        raise ValueError(f"not a list of numbers: {text[:80]!r}")
-    return values
-
-
-def _ints(text: str | None) -> Ints:
-    return _parsed(text, np.int64)
-
-
-def _texts(lengths: Ints, joined: str | None) -> list[str]:
-    """Texts joined with no separator, cut by their lengths (any character may be in them)."""
-    ends = np.cumsum(lengths)
-    starts = ends - lengths
-    return [(joined or "")[a:b] for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
-
-
 class ColumnReader:
     """Reads one dataset's answers as columns from a connection (`only`: just these
     answers, for a few that another process changed)."""
@@ -88,7 +66,7 @@ class ColumnReader:
             keys = [row[0] for row in self.conn.execute(
                 "SELECT key FROM samples WHERE dataset_id = ? ORDER BY id", (self.dataset_id,)
             )]  # fmt: skip
-        sample_ids = _ints(self.conn.execute(
+        sample_ids = ints(self.conn.execute(
             "SELECT group_concat(id) FROM (SELECT id FROM samples WHERE dataset_id = ? "
             "ORDER BY id)", (self.dataset_id,)
         ).fetchone()[0])  # fmt: skip
@@ -98,7 +76,7 @@ class ColumnReader:
         if self.only is not None:
             scope += f" AND id IN ({','.join(map(str, self.only))})"
         ids, models, samples = (
-            _ints(text)
+            ints(text)
             for text in self.conn.execute(
                 "SELECT group_concat(id), group_concat(model_id), group_concat(sample_id) "
                 f"FROM answers WHERE {scope}",
@@ -165,7 +143,7 @@ class ColumnReader:
 
     def _read_judgments(
         self, where: str, parameters: Sequence[object]
-    ) -> tuple[Ints, Ints, Ints, list[str]]:
+    ) -> tuple[Ints, Ints, Ints, list[str | None]]:
         """The judgments `where` keeps, in _JUDGMENTS' order: answer ids, run, kind and
         score packed (see _RUN_KIND_SCORE), and the chosen option (its place in the texts
         returned last; -1: none)."""
@@ -175,10 +153,10 @@ class ColumnReader:
             f"FROM ({_JUDGMENTS.format(where=where)}) x",
             parameters,
         ).fetchone()
-        answer_ids, packed = _ints(row[0]), _ints(row[1])
+        answer_ids, packed = ints(row[0]), ints(row[1])
         chose = ((packed >> _SCORE_BITS) & _CHOSE) > 0
         chosen = np.where(chose, np.cumsum(chose) - 1, -1)
-        return answer_ids, packed, chosen, _texts(_ints(row[2]), row[3])
+        return answer_ids, packed, chosen, cut(ints(row[2]), row[3])
 
     def _reviews(self, answers: AnswerColumns) -> None:
         """Verdicts in force, notes, flags and causes: rows in id order, the last one wins."""

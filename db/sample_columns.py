@@ -1,9 +1,7 @@
 """A dataset's samples read as columns of text, each built into a Sample on access.
 
 200,000 Sample objects cost about a second to build and 85 MB to hold; the same fields as
-one list of strings per column cost a tenth of both. SQLite joins each column into one
-text (with each value's length, so any character may be in a value) faster than Python
-fetches the rows.
+one list of strings per column (read whole: db.joined) cost a fraction of both.
 """
 
 from __future__ import annotations
@@ -14,55 +12,10 @@ from typing import cast, overload
 
 import numpy as np
 
+from lmmreview.db.joined import read_text_columns
 from lmmreview.db.store import SAMPLE_COLUMNS, row_sample
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.types import Sample
-
-# ASCII's unit and record separators, which benchmark text does not hold; a value that
-# does is read again by length, exactly (see `_text_column`).
-SEPARATOR, NULL = "\x1f", "\x1e"
-
-
-def read_text_columns(
-    conn: sqlite3.Connection, columns: Sequence[str], rows: str, parameters: Sequence[object]
-) -> list[list[str | None]]:
-    """Text columns of the rows the query `rows` gives (a FROM clause and what follows),
-    one list each: SQLite joins each column into one text, faster than Python fetches
-    the rows, and Python cuts it."""
-    parts = ", ".join(
-        f"group_concat(COALESCE({c}, '{NULL}'), '{SEPARATOR}'), max({c} = '{NULL}')"
-        for c in columns
-    )
-    found = conn.execute(f"SELECT count(*), {parts} {rows}", parameters).fetchone()
-    count, read = found[0], []
-    for column, joined, ambiguous in zip(columns, found[1::2], found[2::2], strict=True):
-        values: list[str | None] = joined.split(SEPARATOR) if count else []
-        if len(values) != count or ambiguous:
-            values = _text_column(conn, column, rows, parameters)
-        elif values.count(NULL) == count:
-            values = [None] * count
-        elif NULL in joined:
-            values = [None if v == NULL else v for v in values]
-        read.append(values)
-    return read
-
-
-def _text_column(
-    conn: sqlite3.Connection, column: str, rows: str, parameters: Sequence[object]
-) -> list[str | None]:
-    """One text column cut by each value's length, whatever characters it holds."""
-    lengths, joined = conn.execute(
-        f"SELECT group_concat(COALESCE(length({column}), -1)), group_concat({column}, '') {rows}",
-        parameters,
-    ).fetchone()
-    if not lengths:
-        return []
-    sizes = np.fromstring(lengths, dtype=np.int64, sep=",")
-    ends = np.cumsum(np.maximum(sizes, 0)).tolist()
-    return [
-        None if size < 0 else joined[end - size : end]
-        for size, end in zip(sizes.tolist(), ends, strict=True)
-    ]
 
 
 class SampleColumns(Sequence[Sample]):

@@ -118,7 +118,7 @@ class DatasetScores:
         row = self.answers.row_of(model, key)
         if row is None:
             return None
-        golds = self.samples.golds(self.samples.index[key])
+        golds = self.samples.golds_for(key)
         return self.answers.entry(row).outcome(self.breakdown.runs, golds)
 
     def _imported_circular(self, verdicts: Iterable[GroupVerdict]) -> tuple[ImportedCircular, ...]:

@@ -160,10 +160,7 @@ class Breakdown:
         """Every table of `answers` (their samples: `layout`'s), and each answer's outcome."""
         found = outcomes(answers, runs, golds_of)
         breakdown = cls(layout, runs)
-        sample = answers.sample
-        if answers.keys != layout.samples.keys:  # read apart: a sample index each
-            to_layout = np.array([layout.samples.index[k] for k in answers.keys], np.int64)
-            sample = to_layout[sample]
+        sample = answers.samples_in(layout.samples)
         breakdown.load(answers.models, answers.model, sample, found)
         return breakdown, found
 

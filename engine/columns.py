@@ -236,9 +236,14 @@ class AnswerColumns:
         """Number samples as `samples` does, holding its list of keys (not a second one
         alike); it has every key of these answers, and more where some came since."""
         if self.keys != samples.keys:
-            moved = np.array([samples.index[key] for key in self.keys], np.int64)
-            self.sample, self._find = moved[self.sample], None
+            self.sample, self._find = self.samples_in(samples), None
         self.keys = samples.keys
+
+    def samples_in(self, samples: SampleSet) -> Ints:
+        """Each answer's sample as an index into `samples` (it has every key of these)."""
+        if self.keys == samples.keys:
+            return self.sample
+        return np.array([samples.index[key] for key in self.keys], np.int64)[self.sample]
 
     def append(self, more: AnswerColumns) -> None:
         """Add answers read later (same keys and models lists; their labels are recoded)."""

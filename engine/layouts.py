@@ -128,7 +128,7 @@ class Layout:
     def units(self, key: str) -> list[Unit]:
         """The units sample `key` counts in."""
         samples = self.samples
-        profile = int(samples.profile[self.samples.index[key]])
+        profile = int(samples.profile[samples.index[key]])
         units = self.profile_units[profile]
         if samples.keys[samples.firsts[profile]] == key:
             return units

@@ -74,6 +74,9 @@ class SampleSet:
     def golds(self, index: int) -> list[str]:
         return self.samples[index].golds
 
+    def golds_for(self, key: str) -> list[str]:
+        return self.golds(self.index[key])
+
 
 def _profile(sample: Sample) -> Hashable:
     """What a benchmark's tables read of a sample that profiles them."""

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
+from lmmreview.db.joined import SEPARATOR, read_text_columns
 from lmmreview.db.review import EntryReader
-from lmmreview.db.sample_columns import SEPARATOR, in_id_order, read_text_columns
+from lmmreview.db.sample_columns import in_id_order
 from lmmreview.db.store import Store
 from lmmreview.engine.types import QuestionType, Sample
 

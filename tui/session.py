@@ -222,7 +222,7 @@ class Session:
         if tables is None:
             self.answers.put(row, fresh)
             return
-        golds = tables.samples.golds(tables.samples.index[fresh.key])
+        golds = tables.samples.golds_for(fresh.key)
         breakdown = tables.breakdown
         runs = breakdown.runs
         if len(fresh.judged) > runs:  # a new judge run appeared: count again
@@ -241,7 +241,7 @@ class Session:
         row = self.answers.row_of(model, key)
         if row is None or self.tables is None:
             return None
-        golds = self.tables.samples.golds(self.tables.samples.index[key])
+        golds = self.tables.samples.golds_for(key)
         return self.answers.entry(row).outcome(self.tables.breakdown.runs, golds)
 
     def strip(self, entry: Entry) -> dict[str, Cell]:
