@@ -215,7 +215,12 @@ def test_a_broken_image_names_its_sample_and_the_reason(demo_db: Path) -> None:
 
     async def steps(app, pilot) -> None:
         images = app.screen.query_one(SampleImages)
-        await until(pilot, lambda: not images.pending and images.children)
+
+        def told() -> bool:  # recomposed: the loading line gave way to the reason
+            shown = images.query(".placeholder")
+            return not images.pending and "loading" not in str(shown.first().content)
+
+        await until(pilot, lambda: images.query(".placeholder") and told())
         seen["panel"] = str(images.query_one(".placeholder").content)
         await pilot.press("z")
         await until(pilot, lambda: isinstance(app.screen, ZoomScreen))
