@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from itertools import pairwise
+from typing import NamedTuple, cast
 
 import numpy as np
 
-from lmmreview.db.joined import cut, ints
+from lmmreview.db.joined import cut, in_id_order, ints, read_text_columns
 from lmmreview.db.schema import JUDGE_READS
 from lmmreview.engine.columns import NONE, AnswerColumns, Ints
 from lmmreview.engine.scoring import IMPORTED, MICRO, USABLE, Judge
@@ -34,6 +36,7 @@ _KIND_BITS = (  # CASE, not a sum of comparisons: it reads each column once
 # with its run and kind bits above: one number per judgment to join and parse.
 _SCORE_BITS, _NO_SCORE = 20, 2**20 - 1  # MICRO < 2**20 - 1
 _RUN_SHIFT = _SCORE_BITS + _KIND_WIDTH
+_PART = 1 << 18  # judgments put on the answers at a time (see _apply_judgments)
 _RUN_KIND_SCORE = (
     f"((x.run_kind << {_SCORE_BITS}) + COALESCE(x.whole + (x.score - x.whole > 0.5 "
     f"OR (x.score - x.whole = 0.5 AND x.whole % 2 = 1)), {_NO_SCORE}))"
@@ -58,29 +61,24 @@ class ColumnReader:
         self.conn = conn
         self.dataset_id = dataset_id
         self.only = sorted(only) if only is not None else None
+        self._listed = ",".join(map(str, self.only or ()))  # for SQL: integers only
 
     def answers(self, keys: list[str] | None = None) -> AnswerColumns:
         """Every answer, by sample (the samples by id; their keys are read unless given)
-        then model, with nothing judged or reviewed yet: enough for the list."""
-        if keys is None:
-            keys = [row[0] for row in self.conn.execute(
-                "SELECT key FROM samples WHERE dataset_id = ? ORDER BY id", (self.dataset_id,)
-            )]  # fmt: skip
-        sample_ids = ints(self.conn.execute(
-            "SELECT group_concat(id) FROM (SELECT id FROM samples WHERE dataset_id = ? "
-            "ORDER BY id)", (self.dataset_id,)
-        ).fetchone()[0])  # fmt: skip
+        then model, with nothing judged or reviewed yet: enough for the list. A few
+        answers (`only`) come with the keys of their own samples."""
+        sample_ids, keys = self._samples(keys if self.only is None else None)
         if not len(sample_ids):
             return AnswerColumns.empty(keys, [])
-        scope, parameters = "sample_id BETWEEN ? AND ?", [int(sample_ids[0]), int(sample_ids[-1])]
+        scope, bounds = "sample_id BETWEEN ? AND ?", (int(sample_ids[0]), int(sample_ids[-1]))
         if self.only is not None:
-            scope += f" AND id IN ({','.join(map(str, self.only))})"
+            scope += f" AND id IN ({self._listed})"
         ids, models, samples = (
             ints(text)
             for text in self.conn.execute(
                 "SELECT group_concat(id), group_concat(model_id), group_concat(sample_id) "
                 f"FROM answers WHERE {scope}",
-                parameters,
+                bounds,
             ).fetchone()
         )
         place = np.searchsorted(sample_ids, samples)
@@ -93,70 +91,60 @@ class ColumnReader:
         model_names = [names[int(m)] for m in model_ids]
         return AnswerColumns.of(ids, place, model.astype(np.int64), keys, model_names, 1)
 
-    def _scope(self, answers: AnswerColumns, alias: str) -> tuple[str, list[object]]:
-        """A WHERE condition keeping `alias`'s rows of these answers' range (or list)."""
+    def _samples(self, keys: list[str] | None) -> tuple[Ints, list[str]]:
+        """The dataset's sample ids in order (only those of the `only` answers, if given)
+        and their keys (read unless given)."""
+        # `+`: a scan in id order, not a search of the (dataset, key) index and a sort
+        rows, parameters = "FROM samples WHERE +dataset_id = ?", (self.dataset_id,)
         if self.only is not None:
-            return f"{alias}.answer_id IN ({','.join(map(str, self.only))})", []
+            rows += f" AND id IN (SELECT sample_id FROM answers WHERE id IN ({self._listed}))"
+        if keys is not None:
+            (text,) = self.conn.execute(f"SELECT group_concat(id) {rows}", parameters).fetchone()
+            return np.sort(ints(text)), keys
+        ids, found = read_text_columns(self.conn, ("id", "key"), rows, parameters)
+        sample_ids, (ordered,) = in_id_order(ids, [found])
+        return sample_ids, cast(list[str], ordered)  # NOT NULL
+
+    def _scope(self, answers: AnswerColumns | None, alias: str) -> tuple[str, list[object]]:
+        """A WHERE condition keeping `alias`'s rows of these answers' range (or list);
+        without answers, of the dataset's range of answer ids."""
+        if self.only is not None:
+            return f"{alias}.answer_id IN ({self._listed})", []
+        if answers is None:
+            lowest, highest = self.conn.execute(
+                "SELECT min(id), max(id) FROM answers WHERE sample_id IN "
+                "(SELECT id FROM samples WHERE dataset_id = ?)",
+                (self.dataset_id,),
+            ).fetchone()
+            return f"{alias}.answer_id BETWEEN ? AND ?", [lowest or 0, highest or 0]
         lowest, highest = int(answers.ids.min()), int(answers.ids.max())
         return f"{alias}.answer_id BETWEEN ? AND ?", [lowest, highest]
 
-    def fill(self, answers: AnswerColumns, judge: Judge | None) -> int:
-        """Add `judge`'s deciding judgments, the verdicts in force, flags, notes and error
-        causes; returns the judge's runs (every run a judgment is for, failed ones too; at
-        least one)."""
-        runs = self._judgments(answers, judge) if judge and len(answers) else 1
+    def fill(
+        self, answers: AnswerColumns, judge: Judge | None, read: Judgments | None = None
+    ) -> int:
+        """Add `judge`'s deciding judgments (`read` already, if they are its: see
+        `judgments`), the verdicts in force, flags, notes and error causes; returns the
+        judge's runs (every run a judgment is for, failed ones too; at least one)."""
+        runs = 1
+        if judge and len(answers):
+            if read is None or read.judge != judge:
+                read = self.judgments(judge, answers)
+            runs = _apply_judgments(answers, read)
         self._reviews(answers)
         return runs
 
-    def _judgments(self, answers: AnswerColumns, judge: Judge) -> int:
+    def judgments(self, judge: Judge, answers: AnswerColumns | None = None) -> Judgments:
+        """The judgments `judge`'s tables read of these answers (without them: of the
+        dataset's range of answer ids; `fill` keeps the dataset's own)."""
         scope, parameters = self._scope(answers, "l")
-        answer_ids, packed, chosen, texts = self._read_judgments(
-            f"{scope} AND {JUDGE_READS}", [*parameters, *judge.parameters()]
-        )
-        rows, mine = answers.locate(answer_ids)
-        run = packed >> _RUN_SHIFT
-        # The deciding judgment of each (answer, run): the last of its run in this order.
-        last = np.ones(len(packed), np.bool_)
-        last[:-1] = (answer_ids[1:] != answer_ids[:-1]) | (run[1:] != run[:-1])
-        kept = last & mine
-        if not kept.any():
-            return 1
-        rows, run, packed, chosen = rows[kept], run[kept], packed[kept], chosen[kept]
-        bits, micro = (packed >> _SCORE_BITS) & (2**_KIND_WIDTH - 1), packed & _NO_SCORE
-        runs = int(run.max()) + 1
-        answers.widen(runs)
-        usable = (bits & _USABLE) > 0
-        scores = np.where(micro == _NO_SCORE, np.nan, micro / MICRO)
-        answers.judged[rows[usable], run[usable]] = scores[usable]
-        answers.failed[rows[~usable]] = True
-        np.maximum.at(answers.judged_runs, rows, run + 1)
-        for bit, column in ((_FALLBACK, answers.fallback), (_OFFLINE, answers.offline),
-                            (_NO_REPLY, answers.no_reply)):  # fmt: skip
-            column[rows[usable & ((bits & bit) > 0)]] = True
-        # The judge's chosen option: its lowest usable run's (none if that run chose none).
-        rows, chosen = rows[usable], chosen[usable]
-        lowest = np.ones(len(rows), np.bool_)
-        lowest[1:] = rows[1:] != rows[:-1]  # runs come in order within an answer
-        codes = np.array([*(answers.labels.code(t) for t in texts), NONE], np.int64)
-        answers.judge_choice[rows[lowest]] = codes[chosen[lowest]]  # NONE: the last one
-        return runs
-
-    def _read_judgments(
-        self, where: str, parameters: Sequence[object]
-    ) -> tuple[Ints, Ints, Ints, list[str | None]]:
-        """The judgments `where` keeps, in _JUDGMENTS' order: answer ids, run, kind and
-        score packed (see _RUN_KIND_SCORE), and the chosen option (its place in the texts
-        returned last; -1: none)."""
         row = self.conn.execute(
             "SELECT group_concat(x.answer_id), group_concat(" + _RUN_KIND_SCORE + "), "
             "group_concat(length(x.choice)), group_concat(x.choice, '') "
-            f"FROM ({_JUDGMENTS.format(where=where)}) x",
-            parameters,
+            f"FROM ({_JUDGMENTS.format(where=f'{scope} AND {JUDGE_READS}')}) x",
+            [*parameters, *judge.parameters()],
         ).fetchone()
-        answer_ids, packed = ints(row[0]), ints(row[1])
-        chose = ((packed >> _SCORE_BITS) & _CHOSE) > 0
-        chosen = np.where(chose, np.cumsum(chose) - 1, -1)
-        return answer_ids, packed, chosen, cut(ints(row[2]), row[3])
+        return Judgments(judge, ints(row[0]), ints(row[1]), cut(ints(row[2]), row[3]))
 
     def _reviews(self, answers: AnswerColumns) -> None:
         """Verdicts in force, notes, flags and causes: rows in id order, the last one wins."""
@@ -178,6 +166,64 @@ class ColumnReader:
             rows, mine = answers.locate(np.array([f[0] for f in found], np.int64))
             for row, values in zip(rows[mine].tolist(), np.array(found, object)[mine], strict=True):
                 _apply(answers, table, row, values[1:])
+
+
+class Judgments(NamedTuple):
+    """A judge's judgments as read, in _JUDGMENTS' order: answer ids; run, kind and score
+    packed (see _RUN_KIND_SCORE); the options chosen, in order."""
+
+    judge: Judge
+    answer_ids: Ints
+    packed: Ints
+    choices: list[str | None]
+
+
+def _apply_judgments(answers: AnswerColumns, read: Judgments) -> int:
+    """Put each (answer, run)'s deciding judgment of `read` on `answers` (the judgments of
+    other answers are left out); the judge's runs."""
+    ids, packed = read.answer_ids, read.packed
+    # Each judgment's chosen option, as the answers' labels number it.
+    chose = ((packed >> _SCORE_BITS) & _CHOSE) > 0
+    choice = np.full(len(ids), NONE, np.int64)
+    choice[chose] = [answers.labels.code(text) for text in read.choices]
+    # A few hundred thousand judgments at a time (an answer's all in one part): the
+    # temporary arrays stay small beside a million answers.
+    bounds = [*np.unique(np.searchsorted(ids, ids[::_PART])).tolist(), len(ids)]
+    runs = 1
+    for start, end in pairwise(bounds):
+        part = slice(start, end)
+        runs = max(runs, _apply_part(answers, ids[part], packed[part], choice[part]))
+    return runs
+
+
+def _apply_part(answers: AnswerColumns, ids: Ints, packed: Ints, choice: Ints) -> int:
+    """`_apply_judgments` for every judgment of some answers: the runs they are for."""
+    rows, mine = answers.locate(ids)
+    run = packed >> _RUN_SHIFT
+    # The deciding judgment of each (answer, run): the last of its run in this order.
+    last = np.ones(len(packed), np.bool_)
+    last[:-1] = (ids[1:] != ids[:-1]) | (run[1:] != run[:-1])
+    kept = last & mine
+    if not kept.any():
+        return 1
+    rows, run, packed, choice = rows[kept], run[kept], packed[kept], choice[kept]
+    bits, micro = (packed >> _SCORE_BITS) & (2**_KIND_WIDTH - 1), packed & _NO_SCORE
+    runs = int(run.max()) + 1
+    answers.widen(runs)
+    usable = (bits & _USABLE) > 0
+    scores = np.where(micro == _NO_SCORE, np.nan, micro / MICRO)
+    answers.judged[rows[usable], run[usable]] = scores[usable]
+    answers.failed[rows[~usable]] = True
+    np.maximum.at(answers.judged_runs, rows, run + 1)
+    for bit, column in ((_FALLBACK, answers.fallback), (_OFFLINE, answers.offline),
+                        (_NO_REPLY, answers.no_reply)):  # fmt: skip
+        column[rows[usable & ((bits & bit) > 0)]] = True
+    # The judge's chosen option: its lowest usable run's (none if that run chose none).
+    rows, choice = rows[usable], choice[usable]
+    lowest = np.ones(len(rows), np.bool_)
+    lowest[1:] = rows[1:] != rows[:-1]  # runs come in order within an answer
+    answers.judge_choice[rows[lowest]] = choice[lowest]
+    return runs
 
 
 def _apply(answers: AnswerColumns, table: str, row: int, values: Sequence[object]) -> None:

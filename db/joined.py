@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -77,3 +78,15 @@ def _text_column(
         parameters,
     ).fetchone()
     return cut(ints(lengths), joined)
+
+
+def in_id_order(
+    ids: list[str | None], columns: list[list[str | None]]
+) -> tuple[Ints, list[list[str | None]]]:
+    """The ids (read as text) as numbers in order, and the columns with their rows in the
+    same order (a scan gives them so; SQLite promises no order)."""
+    numbers = np.array(list(map(int, cast(list[str], ids))), np.int64)
+    if np.all(numbers[1:] > numbers[:-1]):
+        return numbers, columns
+    order = np.argsort(numbers, kind="stable")
+    return numbers[order], [[column[i] for i in order.tolist()] for column in columns]

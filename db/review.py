@@ -12,7 +12,7 @@ from itertools import groupby
 from operator import attrgetter
 from typing import NamedTuple
 
-from lmmreview.db.answer_columns import ColumnReader
+from lmmreview.db.answer_columns import ColumnReader, Judgments
 from lmmreview.db.sample_columns import read_samples
 from lmmreview.db.store import Store, now
 from lmmreview.engine.benchmarks.mmbench import CIRCULAR_GROUP
@@ -124,24 +124,36 @@ class EntryReader:
         """Every answer, by sample then model (import order): ids only, quickly."""
         return ColumnReader(self.conn, self._dataset_id(dataset)).answers(keys)
 
-    def samples(self, dataset: str, by_profile: bool) -> SampleSet:
-        """Every sample, by id, as columns (see engine.samples for `by_profile`)."""
-        return read_samples(self.conn, self._dataset_id(dataset), by_profile)
+    def samples(self, dataset: str, by_profile: bool, known: list[str] | None = None) -> SampleSet:
+        """Every sample, by id, as columns (see engine.samples for `by_profile`; `known`:
+        keys held already, see read_samples)."""
+        return read_samples(self.conn, self._dataset_id(dataset), by_profile, known)
 
-    def fill(self, dataset: str, answers: AnswerColumns) -> int:
+    def fill(self, dataset: str, answers: AnswerColumns, read: Judgments | None = None) -> int:
         """Add judge scores (of `self.judge`, else the dataset's default judge), failures,
-        verdicts and flags to answers read by bare_columns; returns the judge's runs."""
-        return self._fill(ColumnReader(self.conn, self._dataset_id(dataset)), dataset, answers)
+        verdicts and flags to answers read by bare_columns (`read`: the judgments, if
+        read already, as `judgments` reads them); returns the judge's runs."""
+        reader = ColumnReader(self.conn, self._dataset_id(dataset))
+        return reader.fill(answers, self.judge_of(dataset), read)
+
+    def judgments(self, dataset: str) -> Judgments | None:
+        """The judgments `fill` reads, of every answer of the dataset (None: no judge): a
+        long read, which another connection can make beside this one's."""
+        judge = self.judge_of(dataset)
+        if judge is None:
+            return None
+        return ColumnReader(self.conn, self._dataset_id(dataset)).judgments(judge)
+
+    def judge_of(self, dataset: str) -> Judge | None:
+        """Whose judgments the entries show: `self.judge`, else the dataset's default."""
+        return self.judge or self.store.chosen_judge(dataset, None)
 
     def refresh(self, dataset: str, answer_ids: set[int]) -> list[Entry]:
         """Fresh entries for some answers (after another process wrote to the file)."""
         reader = ColumnReader(self.conn, self._dataset_id(dataset), sorted(answer_ids))
         answers = reader.answers()
-        self._fill(reader, dataset, answers)
+        reader.fill(answers, self.judge_of(dataset))
         return list(answers.entries())
-
-    def _fill(self, reader: ColumnReader, dataset: str, answers: AnswerColumns) -> int:
-        return reader.fill(answers, self.judge or self.store.chosen_judge(dataset, None))
 
     def _dataset_id(self, dataset: str) -> int:
         found = self.conn.execute("SELECT id FROM datasets WHERE name = ?", (dataset,)).fetchone()

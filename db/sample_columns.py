@@ -12,20 +12,26 @@ from typing import cast, overload
 
 import numpy as np
 
-from lmmreview.db.joined import read_text_columns
+from lmmreview.db.joined import in_id_order, read_text_columns
 from lmmreview.db.store import SAMPLE_COLUMNS, row_sample
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.types import Sample
 
+# A sample's fields the tables and the grading keys read: not its question and hint (the
+# longest texts; the screen shows them from the answer's details, read whole).
+READ = tuple(name for name in SAMPLE_COLUMNS if name not in ("question", "hint"))
+_LEFT_OUT: dict[str, str | None] = {"question": "", "hint": None}
+
 
 class SampleColumns(Sequence[Sample]):
-    """Samples held as one list per stored column (SAMPLE_COLUMNS, as stored)."""
+    """Samples held as one list per column of READ: each built on access, without its
+    question and hint."""
 
     def __init__(self, columns: list[list[str | None]]) -> None:
-        self.columns = columns
+        self.columns = dict(zip(READ, columns, strict=True))
 
     def __len__(self) -> int:
-        return len(self.columns[0])
+        return len(self.columns["key"])
 
     @overload
     def __getitem__(self, index: int) -> Sample: ...
@@ -34,39 +40,38 @@ class SampleColumns(Sequence[Sample]):
     def __getitem__(self, index: int | slice) -> Sample | Sequence[Sample]:
         if isinstance(index, slice):
             return [self[i] for i in range(len(self))[index]]
-        return row_sample(tuple(column[index] for column in self.columns))
+        return row_sample(
+            tuple(
+                self.columns[name][index] if name in self.columns else _LEFT_OUT[name]
+                for name in SAMPLE_COLUMNS
+            )
+        )
 
     def __iter__(self) -> Iterator[Sample]:
         return (self[i] for i in range(len(self)))
 
-    def column(self, name: str) -> list[str | None]:
-        return self.columns[SAMPLE_COLUMNS.index(name)]
 
-
-def in_id_order(ids: list[str | None], columns: list[list[str | None]]) -> list[list[str | None]]:
-    """The columns with their rows by id (a scan gives them so; SQLite promises no order)."""
-    numbers = np.array(list(map(int, cast(list[str], ids))), np.int64)
-    if np.all(numbers[1:] > numbers[:-1]):
-        return columns
-    order = np.argsort(numbers, kind="stable").tolist()
-    return [[column[i] for i in order] for column in columns]
-
-
-def read_samples(conn: sqlite3.Connection, dataset_id: int, by_profile: bool) -> SampleSet:
+def read_samples(
+    conn: sqlite3.Connection, dataset_id: int, by_profile: bool, known: list[str] | None = None
+) -> SampleSet:
     """A dataset's samples in id order (see engine.samples: `by_profile` groups those
-    equal in question type, split and axes)."""
+    equal in question type, split and axes). `known`: keys held already (the answers'),
+    kept as the samples' own if they are theirs, not held twice."""
     # `+`: a scan in id order, not a search of the (dataset, key) index and a sort
     ids, *columns = read_text_columns(
-        conn, ("id", *SAMPLE_COLUMNS), "FROM samples WHERE +dataset_id = ?", (dataset_id,)
+        conn, ("id", *READ), "FROM samples WHERE +dataset_id = ?", (dataset_id,)
     )
-    samples = SampleColumns(in_id_order(ids, columns))
-    keys = cast(list[str], samples.column("key"))  # NOT NULL
-    read = ("question_type", "split", "axes")  # what a profile is (engine.samples)
-    for name in read:  # few distinct values, each held once
-        column, once = samples.column(name), dict[str | None, str | None]()
-        column[:] = [once.setdefault(value, value) for value in column]
+    samples = SampleColumns(in_id_order(ids, columns)[1])
+    keys = cast(list[str], samples.columns["key"])  # NOT NULL
+    if keys == known:  # one list, not two alike
+        keys, samples.columns["key"] = known, cast(list[str | None], known)
+    for name, column in samples.columns.items():  # most hold few values: each held once
+        if name != "key":
+            once = dict[str | None, str | None]()
+            column[:] = [once.setdefault(value, value) for value in column]
     profiles = None
-    if by_profile:
-        profiles = list(zip(*(samples.column(name) for name in read), strict=True))
-    known = np.array([gold is not None for gold in samples.column("answer")], np.bool_)
-    return SampleSet.coded(keys, samples, profiles, known)
+    if by_profile:  # what a profile is (engine.samples)
+        read = ("question_type", "split", "axes")
+        profiles = list(zip(*(samples.columns[name] for name in read), strict=True))
+    gold_known = np.array([gold is not None for gold in samples.columns["answer"]], np.bool_)
+    return SampleSet.coded(keys, samples, profiles, gold_known)

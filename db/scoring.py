@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lmmreview.db.aside import Aside
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Benchmark
@@ -163,9 +164,12 @@ def dataset_scores(
     """Read a dataset's answers, `judge`'s judgments (see Store.chosen_judge) and the
     verdicts, as the review screen reads them; compute every table."""
     reader = EntryReader(store, judge)
+    # The judgments, the longest read, come on a second connection meanwhile.
+    judgments = Aside(store.path, lambda beside: EntryReader(beside, judge).judgments(name))
     samples = reader.samples(name, benchmark.by_profile)
     answers = reader.bare_columns(name, samples.keys)
-    runs = reader.fill(name, answers)  # failed runs count: a failed run is unscored
+    # failed runs count: a failed run is unscored
+    runs = reader.fill(name, answers, judgments.take())
     layout = layout_for(name, benchmark, samples)
     breakdown, found = Breakdown.of(layout, answers, runs, samples.golds)
     return DatasetScores(name, benchmark, samples, answers, found, breakdown)

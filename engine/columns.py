@@ -216,21 +216,20 @@ class AnswerColumns:
 
     def take(self, rows: Ints) -> AnswerColumns:
         """The answers at `rows`, as columns of their own (sharing keys, models, labels)."""
-        return self._each_column(lambda column: column[rows], self.labels)
-
-    def copy(self) -> AnswerColumns:
-        """Columns of their own (labels too), to fill beside the ones on screen."""
-        return self._each_column(np.copy, Labels(self.labels.texts))
-
-    def _each_column(
-        self, change: Callable[[np.ndarray], np.ndarray], labels: Labels
-    ) -> AnswerColumns:
-        changed: dict[str, Any] = {  # the array columns, not the caches
-            f.name: change(value)
+        taken: dict[str, Any] = {  # the array columns, not the caches
+            f.name: value[rows]
             for f in fields(self)
             if isinstance(value := getattr(self, f.name), np.ndarray)
         }
-        return AnswerColumns(**changed, keys=self.keys, models=self.models, labels=labels)
+        return AnswerColumns(**taken, keys=self.keys, models=self.models, labels=self.labels)
+
+    def unfilled(self) -> AnswerColumns:
+        """The same answers with nothing judged, reviewed or marked: columns to fill
+        beside these. Their ids, samples and models (never changed in place) and what is
+        found by them are shared."""
+        answers = AnswerColumns.of(self.ids, self.sample, self.model, self.keys, self.models, 1)
+        answers._find, answers._by_id = self._find, self._by_id
+        return answers
 
     def share_keys(self, samples: SampleSet) -> None:
         """Number samples as `samples` does, holding its list of keys (not a second one
@@ -302,7 +301,9 @@ def micro(scores: Floats) -> tuple[Ints, Bools]:
     """Scores as whole millionths, rounded as `Outcome.of` rounds (half to even), and
     where there is one."""
     scored = ~np.isnan(scores)
-    return np.rint(np.where(scored, scores, 0.0) * MICRO).astype(np.int64), scored
+    whole = np.where(scored, scores, 0.0)
+    whole *= MICRO  # in place: a million answers' columns are tens of megabytes each
+    return np.rint(whole, out=whole).astype(np.int64), scored
 
 
 @dataclass(frozen=True, slots=True)
@@ -333,7 +334,9 @@ def outcomes(answers: AnswerColumns, runs: int, golds_of: GoldsOf) -> Outcomes:
     human = answers.human(golds_of)
     by_human = ~np.isnan(human)
     scores = np.where(by_human[:, None], human[:, None], answers.judged[:, :runs])
+    del human
     whole, scored = micro(scores)
+    del scores
     any_scored = np.any(scored, axis=1)
     judge_flag = ~by_human & any_scored
     return Outcomes(

@@ -26,7 +26,9 @@ class SampleSet:
     """Samples by index (the answers' `sample` column), and the profile of each."""
 
     keys: list[str]
-    samples: Sequence[Sample]  # may build each on access (db.sample_columns holds columns)
+    # As the tables read them: read from the store, built on access, without question
+    # and hint (db.sample_columns).
+    samples: Sequence[Sample]
     profile: Ints  # per sample: its profile's number
     firsts: Ints  # per profile: its first sample, which stands for all
     gold_known: Bools  # per sample: it has a gold (a test split's has none)

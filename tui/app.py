@@ -58,7 +58,7 @@ class ReviewApp(App[None]):
         self.database = Database(db, settings.reviewer)
         # Start reading at once, while Textual starts: the first screen comes sooner.
         self._opening: Future[Opening] | None = self.database.submit(
-            lambda r: read_dataset(r, dataset, None)
+            lambda r: read_dataset(r, dataset, None, settings.shown_judge)
         )
         self.settings = settings
         self.settings_path = settings_path

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from lmmreview.db import Store, StoreError
+from lmmreview.db.answer_columns import Judgments
+from lmmreview.db.aside import Aside
 from lmmreview.db.review import Marks, ReviewStore
 from lmmreview.db.store import is_read_only
 from lmmreview.engine.review import Entry
@@ -32,7 +34,15 @@ T = TypeVar("T")
 # or dropped a table, the file is read-only, the disk is full, a folder is missing.
 DB_ERRORS = (sqlite3.Error, OSError, StoreError)
 
-Opening = tuple[Session, int, Marks]  # a dataset read: its session, data version and marks
+
+class Opening(NamedTuple):
+    """A dataset read: its session, the file's data version and marks to poll from, and
+    the judgments for its tables, being read beside (see Session.judgments)."""
+
+    session: Session
+    version: int
+    marks: Marks
+    judgments: Aside[Judgments | None]
 
 
 def reason(exc: BaseException) -> str:
@@ -103,11 +113,17 @@ class Database:
         return read_back(review, pending.dataset, pending.answer_id)
 
 
-def read_dataset(review: ReviewStore, dataset: str | None, judge: Judge | None) -> Opening:
+def read_dataset(
+    review: ReviewStore, dataset: str | None, judge: Judge | None, preferred: str | None
+) -> Opening:
     """A dataset's answers, for `judge` if one is chosen (see Session.open), with the
-    file's data version and marks to poll from."""
-    session = Session.open(review, dataset, judge)
-    return session, review.data_version(), review.marks()
+    file's data version and marks to poll from; meanwhile a second connection reads the
+    judgments of `judge` (else of the one `preferred` names)."""
+    version, marks = review.data_version(), review.marks()  # first: the poll sees what is newer
+    judgments = Aside(
+        review.store.path, lambda store: Session.judgments(store, dataset, judge, preferred)
+    )
+    return Opening(Session.open(review, dataset, judge), version, marks, judgments)
 
 
 def read_back(review: ReviewStore, dataset: str, answer_id: int) -> Shown:

@@ -42,6 +42,7 @@ from lmmreview.tui.answer_list import AnswerList, Row, entry_row
 from lmmreview.tui.batch_notice import BatchNotice
 from lmmreview.tui.database import (
     DB_ERRORS,
+    Opening,
     changed_since,
     read_dataset,
     reason,
@@ -598,14 +599,16 @@ class ReviewScreen(Screen[None]):
         first answer's details, then the tables, each posted as it comes. The list shows
         the answer `keep` if it is given."""
         app = self.review_app
+        preferred = self.settings.shown_judge
         opening = app.take_opening(dataset) if judge is None else None
         if opening is None:
-            opening = app.database.submit(lambda r: read_dataset(r, dataset, judge))
+            opening = app.database.submit(lambda r: read_dataset(r, dataset, judge, preferred))
         try:
-            session, version, marks = await asyncio.wrap_future(opening)
+            read: Opening = await asyncio.wrap_future(opening)
         except (LookupError, *DB_ERRORS) as exc:
             self.post_message(OpenFailed(str(exc)))
             return
+        session, version, marks, judgments = read
         self.post_message(Opened(session, version, marks, keep))
         start = (session.place(keep) if keep is not None else None) or 0
         if len(session.visible):  # the first answer before the tables: they take longer
@@ -613,11 +616,11 @@ class ReviewScreen(Screen[None]):
             detail = await self._read(lambda r: r.detail(first.answer_id))
             if detail is not None:
                 self.post_message(DetailLoaded(session, detail))
-        bare, preferred = session.answers, self.settings.shown_judge
+        bare, benchmark = session.answers, session.benchmark
         try:
             tables = await app.database.run(
                 lambda r: Session.compute(
-                    r, session.dataset, session.benchmark, bare, session.judge, preferred
+                    r, session.dataset, benchmark, bare, session.judge, preferred, judgments
                 )
             )
         except DB_ERRORS as exc:

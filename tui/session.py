@@ -8,11 +8,15 @@ time, each a delta on the live tables.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from lmmreview.db.review import ReviewStore
+from lmmreview.db.answer_columns import Judgments
+from lmmreview.db.aside import Aside
+from lmmreview.db.review import EntryReader, ReviewStore
+from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.columns import AnswerColumns, Ints, matching
@@ -60,17 +64,20 @@ class Session:
     ) -> Session:
         """Read a dataset's answers (the first dataset by name, unless one is given); the
         judge (`judge`, or the one `compute` chooses) comes with the tables."""
-        known = review.store.datasets()
-        if not known:
-            raise LookupError(f"{review.store.path}: no datasets (see lmmreview import --help)")
-        names = [name for name, _ in known]
-        if dataset is not None and dataset not in names:
-            raise LookupError(f"{review.store.path}: no dataset {dataset!r}")
-        name, kind = next((n, k) for n, k in known if n == (dataset or names[0]))
+        name, kind, names = _dataset(review.store, dataset)
         review.judge = judge  # until `compute` chooses, a read finds the default itself
         answers = review.bare_columns(name)  # scores come with the tables, a moment later
         answers.locate(answers.ids[:1])  # sort the ids here, not on the UI thread's first look
         return cls(name, kind, names, answers, np.arange(len(answers)), judge=judge)
+
+    @staticmethod
+    def judgments(
+        store: Store, dataset: str | None, judge: Judge | None, preferred: str | None
+    ) -> Judgments | None:
+        """The judgments `compute` reads (of `judge`, else the one `preferred` names, else
+        the default): the longest read, which a second connection can make beside `open`."""
+        name = _dataset(store, dataset)[0]
+        return EntryReader(store, _judge(store, name, judge, preferred)).judgments(name)
 
     @staticmethod
     def compute(
@@ -80,18 +87,19 @@ class Session:
         answers: AnswerColumns,
         judge: Judge | None = None,
         preferred: str | None = None,
+        judgments: Aside[Judgments | None] | None = None,
     ) -> Tables:
-        """Fill a copy of `answers` as `judge` scored them (else the judge `preferred`
-        names, else the default) and build the samples and every table.
+        """Fill `answers` anew as `judge` scored them (else the judge `preferred` names,
+        else the default) and build the samples and every table; `judgments`: what
+        `Session.judgments` reads, if it is being read beside.
 
         Safe beside the UI thread: the answers it changes meanwhile are replayed on the
-        copy by `complete`."""
+        new columns by `complete`."""
+        judge = review.judge = _judge(review.store, dataset, judge, preferred)
+        samples = review.samples(dataset, benchmark.by_profile, answers.keys)
+        filled = answers.unfilled()
+        runs = review.fill(dataset, filled, judgments.take() if judgments else None)
         found = review.store.judges(dataset)
-        judge = judge or preferred_judge(found, preferred)
-        review.judge = judge
-        filled = answers.copy()
-        runs = review.fill(dataset, filled)
-        samples = review.samples(dataset, benchmark.by_profile)
         return _read_tables(dataset, benchmark, samples, filled, runs, judge, found)
 
     @staticmethod
@@ -127,7 +135,8 @@ class Session:
         return self.judges.get(self.judge, "none yet") if self.judge else "none yet"
 
     def sample(self, key: str) -> Sample | None:
-        """A sample by key (None before the tables came)."""
+        """A sample by key, as the tables read it: without its question and hint (None
+        before the tables came)."""
         found = self._located(key)
         return None if found is None else found[0].samples[found[1]]
 
@@ -302,11 +311,29 @@ def _tables(
     samples = layout.samples
     breakdown, _ = Breakdown.of(layout, answers, runs, samples.golds)
     agreement = Agreement()
-    differences = answers.disagreement(samples.golds)
-    for row in np.flatnonzero(answers.reviewed):
-        difference = differences[row]
-        agreement.set(int(answers.ids[row]), None if np.isnan(difference) else float(difference))
+    reviewed = np.flatnonzero(answers.reviewed)  # few: the others have no difference
+    differences = answers.take(reviewed).disagreement(samples.golds).tolist()
+    for answer_id, difference in zip(answers.ids[reviewed].tolist(), differences, strict=True):
+        agreement.set(answer_id, None if math.isnan(difference) else difference)
     return Tables(answers, samples, breakdown, agreement, judge, judges)
+
+
+def _dataset(store: Store, dataset: str | None) -> tuple[str, Benchmark, list[str]]:
+    """The dataset `dataset` names (else the first by name): its name and benchmark, and
+    every dataset's name."""
+    known = store.datasets()
+    if not known:
+        raise LookupError(f"{store.path}: no datasets (see lmmreview import --help)")
+    names = [name for name, _ in known]
+    if dataset is not None and dataset not in names:
+        raise LookupError(f"{store.path}: no dataset {dataset!r}")
+    name, kind = next((n, k) for n, k in known if n == (dataset or names[0]))
+    return name, kind, names
+
+
+def _judge(store: Store, dataset: str, judge: Judge | None, preferred: str | None) -> Judge | None:
+    """`judge`, else the dataset's judge `preferred` names, else its default."""
+    return judge or preferred_judge(store.judges(dataset), preferred)
 
 
 def _no_golds(index: int) -> list[str]:

@@ -1,0 +1,88 @@
+"""The review session opened in two steps (tui/session.py, tui/database.py): the answers,
+then the tables, with the judgments read beside the answers on a second connection."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from lmmreview.db.aside import Aside
+from lmmreview.db.review import ReviewStore
+from lmmreview.db.store import Store
+from lmmreview.engine.scoring import Verdict
+from lmmreview.tui.database import read_dataset
+from lmmreview.tui.session import Session, Tables
+
+DATASETS = ("generic", "mmbench", "mmmu", "mmvet")
+
+
+def _tables(review: ReviewStore, session: Session, beside: bool) -> Tables:
+    judgments = None
+    if beside:
+        path, name = review.store.path, session.dataset
+        judgments = Aside(path, lambda store: Session.judgments(store, name, None, None))
+    return Session.compute(
+        review, session.dataset, session.benchmark, session.answers, None, None, judgments
+    )
+
+
+@pytest.mark.parametrize("dataset", DATASETS)
+def test_judgments_read_beside_give_the_tables_read_in_line(demo_db: Path, dataset) -> None:
+    with Store.open(demo_db) as store:
+        review = ReviewStore(store, "me")
+        session = Session.open(review, dataset)
+        inline, beside = _tables(review, session, False), _tables(review, session, True)
+    assert beside.judge == inline.judge is not None
+    assert beside.breakdown.tables() == inline.breakdown.tables()
+    assert list(beside.answers.entries()) == list(inline.answers.entries())
+    assert any(entry.judged for entry in beside.answers.entries())
+    # the samples' keys are the list the answers on screen hold: not a second one alike
+    assert beside.samples.keys is session.answers.keys is beside.answers.keys
+
+
+def test_a_verdict_given_while_the_tables_are_made_is_in_them(demo_db: Path) -> None:
+    """The tables fill columns of their own; an answer changed on screen meanwhile is
+    replayed on them when they come."""
+    with Store.open(demo_db) as store:
+        review = ReviewStore(store, "me")
+        session = Session.open(review, "mmvet")
+        tables = _tables(review, session, True)  # read before the verdict is saved
+        answer_id = session.listed(0).answer_id
+        review.grade(answer_id, 0.3)  # as the screen saves it and reads it back
+        (graded,) = review.refresh("mmvet", {answer_id})
+        assert graded.verdict == Verdict(0.3) and graded.judged
+        session.update(graded)  # on the answers shown before the tables
+        assert tables.answers.entry(tables.answers.index_of(answer_id) or 0).verdict is None
+        session.complete(tables)
+        assert session.find(graded.answer_id) == graded
+        assert session.reviewed == 1
+        assert session.tables is not None
+        assert list(session.tables.agreement.per_answer) == [graded.answer_id]
+
+
+def test_a_judgment_written_while_the_answers_are_read_is_polled(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The marks to poll from are taken before the answers are read: a judgment another
+    process commits in between is newer than them, and the poll reads it."""
+    opened = Session.open
+
+    def open_while_another_writes(review: ReviewStore, *args: object) -> Session:
+        session = opened(review, *args)  # type: ignore[arg-type]
+        with sqlite3.connect(demo_db) as other:
+            other.execute(
+                "INSERT INTO judgments (answer_id, run, judge_kind, judge_model, score, "
+                "status, created_at) VALUES (?, 0, 'llm', 'late', 1.0, 'ok', 'now')",
+                (int(session.answers.ids[0]),),
+            )
+        return session
+
+    monkeypatch.setattr(Session, "open", open_while_another_writes)
+    with Store.open(demo_db) as store:
+        review = ReviewStore(store, "me")
+        opening = read_dataset(review, "mmvet", None, None)
+        opening.judgments.take()
+        first = int(opening.session.answers.ids[0])
+        assert first in review.touched_since(opening.marks)
