@@ -5,6 +5,7 @@ Target (DESIGN.md, "What fast means here"): import it in 10 s or less.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -90,20 +91,23 @@ class Finished:
 
 
 def run_measured(command: list[str], cwd: Path, env: dict[str, str]) -> Finished:
-    """Run `command` to the end; time it and, on Unix, read its own peak RSS with wait4."""
+    """Run `command` to the end; time it and, on Unix, read its own peak RSS (through
+    bench/measured.py, which says why; `env` has this checkout on PYTHONPATH, as
+    repo_first_env gives it)."""
     stdout, stderr = cwd / "stdout.txt", cwd / "stderr.txt"
     with stdout.open("wb") as out, stderr.open("wb") as err:
         if not hasattr(os, "wait4"):  # Windows: time only
             with timed() as clock:
                 code = subprocess.run(command, stdout=out, stderr=err, cwd=cwd, env=env).returncode
             return Finished(code, clock.seconds, None, stderr.read_text(errors="replace"))
-        with timed() as clock:
-            process = subprocess.Popen(command, stdout=out, stderr=err, cwd=cwd, env=env)
-            _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = code = os.waitstatus_to_exitcode(status)  # reaped: tell Popen
-    # ru_maxrss is in kilobytes on Linux, in bytes on macOS.
-    rss = usage.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
-    return Finished(code, clock.seconds, rss, stderr.read_text(errors="replace"))
+        result = cwd / "measured.json"
+        measured = [sys.executable, "-m", "bench.measured", str(result), *command]
+        subprocess.run(measured, stdout=out, stderr=err, cwd=cwd, env=env)
+    found = json.loads(result.read_text())
+    return Finished(
+        found["returncode"], found["seconds"], found["peak_rss_bytes"],
+        stderr.read_text(errors="replace"),
+    )  # fmt: skip
 
 
 @benchmark(name=f"import mmbench tsv {ROWS} rows, cli", unit="s", target=10.0)

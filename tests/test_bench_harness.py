@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
+import pytest
+
+from bench.benchmarks_import import repo_first_env, run_measured
 from bench.harness import Benchmark, Context, Fixtures, Skipped, run_benchmark
 from bench.run import summary_lines
 
@@ -49,3 +54,18 @@ def test_an_absent_input_skips_and_an_exception_is_an_error(tmp_path: Path) -> N
         "1 of 2 targets met",  # a skipped benchmark has no target to meet here
     ]
     assert skipped.to_json()["status"] == "skipped"
+
+
+@pytest.mark.skipif(not hasattr(os, "wait4"), reason="peak memory is read with wait4 (Unix)")
+def test_a_commands_peak_memory_is_its_own_not_the_runners(tmp_path: Path) -> None:
+    """On Linux a child's ru_maxrss starts from its parent's peak: a runner holding
+    300 MB would see every command it runs as at least that large."""
+    held = bytearray(300_000_000)
+    held[::4096] = b"x" * len(held[::4096])  # touched: resident
+    small = run_measured([sys.executable, "-c", "pass"], tmp_path, repo_first_env())
+    large = [sys.executable, "-c", "b = bytearray(150_000_000); b[::4096] = b'x' * len(b[::4096])"]
+    grown = run_measured(large, tmp_path, repo_first_env())
+    del held
+    assert small.returncode == grown.returncode == 0
+    assert small.peak_rss_bytes is not None and grown.peak_rss_bytes is not None
+    assert small.peak_rss_bytes < 100_000_000 < 150_000_000 < grown.peak_rss_bytes
