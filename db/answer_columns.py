@@ -63,11 +63,12 @@ class ColumnReader:
         self.only = sorted(only) if only is not None else None
         self._listed = ",".join(map(str, self.only or ()))  # for SQL: integers only
 
-    def answers(self, keys: list[str] | None = None) -> AnswerColumns:
+    def answers(self, keys: list[str] | None = None, head: int | None = None) -> AnswerColumns:
         """Every answer, by sample (the samples by id; their keys are read unless given)
         then model, with nothing judged or reviewed yet: enough for the list. A few
-        answers (`only`) come with the keys of their own samples."""
-        sample_ids, keys = self._samples(keys if self.only is None else None)
+        answers (`only`) come with the keys of their own samples; `head`: only the
+        answers to the first `head` samples, with their keys (the top of the list)."""
+        sample_ids, keys = self._samples(keys if self.only is None else None, head)
         if not len(sample_ids):
             return AnswerColumns.empty(keys, [])
         scope, bounds = "sample_id BETWEEN ? AND ?", (int(sample_ids[0]), int(sample_ids[-1]))
@@ -91,13 +92,15 @@ class ColumnReader:
         model_names = [names[int(m)] for m in model_ids]
         return AnswerColumns.of(ids, place, model.astype(np.int64), keys, model_names, 1)
 
-    def _samples(self, keys: list[str] | None) -> tuple[Ints, list[str]]:
-        """The dataset's sample ids in order (only those of the `only` answers, if given)
-        and their keys (read unless given)."""
+    def _samples(self, keys: list[str] | None, head: int | None) -> tuple[Ints, list[str]]:
+        """The dataset's sample ids in order (only those of the `only` answers, or the
+        first `head`, if given) and their keys (read unless given)."""
         # `+`: a scan in id order, not a search of the (dataset, key) index and a sort
         rows, parameters = "FROM samples WHERE +dataset_id = ?", (self.dataset_id,)
         if self.only is not None:
             rows += f" AND id IN (SELECT sample_id FROM answers WHERE id IN ({self._listed}))"
+        if head is not None:  # the scan stops after them
+            rows = f"FROM (SELECT id, key {rows} ORDER BY id LIMIT {int(head)})"
         if keys is not None:
             (text,) = self.conn.execute(f"SELECT group_concat(id) {rows}", parameters).fetchone()
             return np.sort(ints(text)), keys

@@ -120,9 +120,12 @@ class EntryReader:
         self.fill(dataset, answers)
         return answers
 
-    def bare_columns(self, dataset: str, keys: list[str] | None = None) -> AnswerColumns:
-        """Every answer, by sample then model (import order): ids only, quickly."""
-        return ColumnReader(self.conn, self._dataset_id(dataset)).answers(keys)
+    def bare_columns(
+        self, dataset: str, keys: list[str] | None = None, head: int | None = None
+    ) -> AnswerColumns:
+        """Every answer, by sample then model (import order): ids only, quickly; `head`:
+        only the answers to the first `head` samples (the top of the list)."""
+        return ColumnReader(self.conn, self._dataset_id(dataset)).answers(keys, head)
 
     def samples(self, dataset: str, by_profile: bool, known: list[str] | None = None) -> SampleSet:
         """Every sample, by id, as columns (see engine.samples for `by_profile`; `known`:

@@ -86,3 +86,24 @@ def test_a_judgment_written_while_the_answers_are_read_is_polled(
         opening.judgments.take()
         first = int(opening.session.answers.ids[0])
         assert first in review.touched_since(opening.marks)
+
+
+def test_the_top_of_the_list_comes_first_and_every_answer_after_it(demo_db: Path) -> None:
+    """A first screen that does not wait for a million answers: the answers to the first
+    samples, then all of them, with a verdict given meanwhile kept."""
+    with Store.open(demo_db) as store:
+        review = ReviewStore(store, "me")
+        whole = Session.open(review, "mmvet")
+        top = Session.open(review, "mmvet", head=2)
+        assert top.partial and not whole.partial
+        assert top.answers.keys == whole.answers.keys[:2]
+        assert list(top.answers.entries()) == list(whole.answers.entries())[: len(top.answers)]
+        answer_id = top.listed(1).answer_id
+        review.grade(answer_id, 0.3)
+        (graded,) = review.refresh("mmvet", {answer_id})
+        top.update(graded)
+        top.take_answers(Session.every_answer(review, "mmvet"))
+        assert not top.partial
+        assert top.counts() == (len(whole.answers), 1, len(whole.answers))
+        assert top.find(answer_id) == graded
+        assert Session.open(review, "mmvet", head=10_000).partial is False  # all were read

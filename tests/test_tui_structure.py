@@ -4,22 +4,26 @@ setup with `lmmreview judge`."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 from pathlib import Path
 
 import pytest
 from textual.message import Message
-from tui_harness import cursor, drive, start_judge, text_of, until
+from tui_harness import RENDERER, SIZE, cursor, drive, start_judge, text_of, until
 
 from bench.fake_judge import FakeJudge
 from lmmreview.db import Store
 from lmmreview.db.review import Detail, ReviewStore
+from lmmreview.engine.columns import AnswerColumns
 from lmmreview.engine.runner import RunnerSettings
 from lmmreview.tui import messages
+from lmmreview.tui.app import ReviewApp
 from lmmreview.tui.judge_run import judge_setup
 from lmmreview.tui.screens import JudgeScreen
-from lmmreview.tui.settings import load
+from lmmreview.tui.session import Session
+from lmmreview.tui.settings import Settings, load
 
 MMVET_ANSWERS = 58  # the demo's MM-Vet answers: one judge item each per run
 
@@ -205,3 +209,38 @@ def test_the_judge_command_and_the_screen_share_one_setup(
         asked = server.requests
     assert result.code == 0, result.stderr
     assert asked == 3 * MMVET_ANSWERS
+
+
+def test_the_first_screen_shows_the_top_of_the_list_before_every_answer_is_read(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a million answers the first screen cannot wait for all of them: the answers to
+    the first samples are listed and shown, and the rest join the list when read."""
+    release = threading.Event()
+    every_answer = Session.every_answer
+
+    def held_back(review: ReviewStore, dataset: str) -> AnswerColumns:
+        release.wait(15)
+        return every_answer(review, dataset)
+
+    monkeypatch.setattr(Session, "every_answer", staticmethod(held_back))
+
+    async def main() -> None:
+        app = ReviewApp(
+            demo_db, Settings(path=demo_db.with_suffix(".toml"), reviewer="tester"),
+            dataset="mmvet", image_renderer=RENDERER, head=3,
+        )  # fmt: skip
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.current() is not None and text_of(app, "#answer"))
+            session = app.session
+            assert session is not None and session.partial and session.tables is None
+            assert session.counts() == (9, 0, 9)  # three samples by three models
+            assert "9 answers read so far" in text_of(app, "#status")
+            await pilot.press("j", "j")
+            release.set()
+            await until(pilot, lambda: session.tables is not None)
+            assert not session.partial and session.counts() == (MMVET_ANSWERS, 0, MMVET_ANSWERS)
+            assert cursor(app) == 2  # the same answer, in the same place
+            assert f"{MMVET_ANSWERS} answers, 0 reviewed" in text_of(app, "#status")
+
+    asyncio.run(main())

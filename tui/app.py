@@ -29,7 +29,7 @@ from lmmreview.tui.images import RENDERERS, Renderer
 from lmmreview.tui.review_screen import ReviewScreen
 from lmmreview.tui.safe_text import markup_line, plain_line
 from lmmreview.tui.screens import HelpScreen
-from lmmreview.tui.session import Session
+from lmmreview.tui.session import HEAD, Session
 from lmmreview.tui.settings import Settings, save_theme
 
 
@@ -51,15 +51,18 @@ class ReviewApp(App[None]):
         image_renderer: Renderer | None = RENDERERS["auto"],
         poll_seconds: float = 1.5,
         settings_path: Path | None = None,
+        head: int = HEAD,
     ) -> None:
         """`image_renderer` None turns images off; a theme chosen in the command palette is
-        saved to `settings_path`, if given (`open` gives the settings file)."""
+        saved to `settings_path`, if given (`open` gives the settings file); the answers
+        to the first `head` samples are listed before the rest are read."""
         super().__init__()
         self.database = Database(db, settings.reviewer)
         # Start reading at once, while Textual starts: the first screen comes sooner.
         self._opening: Future[Opening] | None = self.database.submit(
-            lambda r: read_dataset(r, dataset, None, settings.shown_judge)
+            lambda r: read_dataset(r, dataset, None, settings.shown_judge, head)
         )
+        self.head = head  # samples whose answers are read before the first screen
         self.settings = settings
         self.settings_path = settings_path
         self._saved_theme = settings.theme  # what the file has: setting it saves nothing

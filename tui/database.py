@@ -114,16 +114,21 @@ class Database:
 
 
 def read_dataset(
-    review: ReviewStore, dataset: str | None, judge: Judge | None, preferred: str | None
+    review: ReviewStore,
+    dataset: str | None,
+    judge: Judge | None,
+    preferred: str | None,
+    head: int | None = None,
 ) -> Opening:
-    """A dataset's answers, for `judge` if one is chosen (see Session.open), with the
-    file's data version and marks to poll from; meanwhile a second connection reads the
-    judgments of `judge` (else of the one `preferred` names)."""
+    """A dataset's answers (the first `head` samples' only, if given), for `judge` if one
+    is chosen (see Session.open), with the file's data version and marks to poll from;
+    meanwhile a second connection reads the judgments of `judge` (else of the one
+    `preferred` names)."""
     version, marks = review.data_version(), review.marks()  # first: the poll sees what is newer
     judgments = Aside(
         review.store.path, lambda store: Session.judgments(store, dataset, judge, preferred)
     )
-    return Opening(Session.open(review, dataset, judge), version, marks, judgments)
+    return Opening(Session.open(review, dataset, judge, head), version, marks, judgments)
 
 
 def read_back(review: ReviewStore, dataset: str, answer_id: int) -> Shown:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from textual.message import Message
 
 from lmmreview.db.review import Detail, Marks
+from lmmreview.engine.columns import AnswerColumns
 from lmmreview.engine.review import Entry
 from lmmreview.tui.session import Session, Tables
 from lmmreview.tui.writes import PendingWrite
@@ -37,6 +38,14 @@ class OpenFailed(WorkerMessage, bubble=False):
     def __init__(self, failure: str) -> None:
         super().__init__()
         self.failure = failure
+
+
+class AnswersRead(WorkerMessage, bubble=False):
+    """Every answer of the dataset is read, after the top of the list was shown."""
+
+    def __init__(self, session: Session, answers: AnswerColumns) -> None:
+        super().__init__()
+        self.session, self.answers = session, answers
 
 
 class TablesReady(WorkerMessage, bubble=False):

@@ -63,6 +63,7 @@ from lmmreview.tui.judge_run import JudgeSetup, judge_setup
 from lmmreview.tui.judge_worker import BackgroundJudge
 from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.messages import (
+    AnswersRead,
     DetailLoaded,
     EntriesChanged,
     Grown,
@@ -601,8 +602,11 @@ class ReviewScreen(Screen[None]):
         app = self.review_app
         preferred = self.settings.shown_judge
         opening = app.take_opening(dataset) if judge is None else None
-        if opening is None:
-            opening = app.database.submit(lambda r: read_dataset(r, dataset, judge, preferred))
+        if opening is None:  # the top of the list first, unless another answer is kept
+            head = app.head if keep is None else None
+            opening = app.database.submit(
+                lambda r: read_dataset(r, dataset, judge, preferred, head)
+            )
         try:
             read: Opening = await asyncio.wrap_future(opening)
         except (LookupError, *DB_ERRORS) as exc:
@@ -618,6 +622,9 @@ class ReviewScreen(Screen[None]):
                 self.post_message(DetailLoaded(session, detail))
         bare, benchmark = session.answers, session.benchmark
         try:
+            if session.partial:
+                bare = await app.database.run(lambda r: Session.every_answer(r, session.dataset))
+                self.post_message(AnswersRead(session, bare))
             tables = await app.database.run(
                 lambda r: Session.compute(
                     r, session.dataset, benchmark, bare, session.judge, preferred, judgments
@@ -636,6 +643,15 @@ class ReviewScreen(Screen[None]):
         self._showing = None
         keep = message.keep
         self.refresh_list(cursor=(session.place(keep) if keep is not None else None) or 0)
+
+    def on_answers_read(self, message: AnswersRead) -> None:
+        session = self.session
+        if message.session is not session or session is None:
+            return
+        current = self.current()
+        session.take_answers(message.answers)
+        place = session.place(current.answer_id) if current is not None else None
+        self.refresh_list(cursor=place or 0)
 
     def on_open_failed(self, message: OpenFailed) -> None:
         self.review_app.stop(message.failure)
@@ -795,7 +811,8 @@ class ReviewScreen(Screen[None]):
         where = render.where(name, datasets, session.dataset, session.benchmark.name)
         text = Text.assemble(
             safe(where, one_line=True, style="bold"),
-            f"{total} answers, {reviewed} reviewed · showing {shown}: ",
+            f"{total} answers{' read so far' if session.partial else ''}, {reviewed} "
+            f"reviewed · showing {shown}: ",
             safe(session.filter.describe(), one_line=True, style="italic"),
             " · judge ",
             safe(session.judge_name, one_line=True, style="bold"),

@@ -28,6 +28,10 @@ from lmmreview.engine.scoring import MICRO, Judge, Outcome, judge_names, preferr
 from lmmreview.engine.tables import Cell
 from lmmreview.engine.types import Sample
 
+# Samples whose answers are read before the first screen: many screens of the list, read
+# in milliseconds whatever the dataset's size (the rest come a moment later).
+HEAD = 2_000
+
 
 @dataclass(frozen=True, slots=True)
 class Tables:
@@ -57,18 +61,41 @@ class Session:
     judge: Judge | None = None  # whose scores the list and the tables show
     judges: dict[Judge, str] = field(default_factory=dict)  # the dataset's, by name
     order: str = LIST_ORDER  # how the visible answers are sorted (engine.ordering)
+    partial: bool = False  # only the top of the list is read yet (see `take_answers`)
 
     @classmethod
     def open(
-        cls, review: ReviewStore, dataset: str | None = None, judge: Judge | None = None
+        cls,
+        review: ReviewStore,
+        dataset: str | None = None,
+        judge: Judge | None = None,
+        head: int | None = None,
     ) -> Session:
         """Read a dataset's answers (the first dataset by name, unless one is given); the
-        judge (`judge`, or the one `compute` chooses) comes with the tables."""
+        judge (`judge`, or the one `compute` chooses) comes with the tables. `head`: read
+        only the answers to the first `head` samples, the top of the list, for a first
+        screen that does not wait for a million; `every_answer` reads them all."""
         name, kind, names = _dataset(review.store, dataset)
         review.judge = judge  # until `compute` chooses, a read finds the default itself
-        answers = review.bare_columns(name)  # scores come with the tables, a moment later
-        answers.locate(answers.ids[:1])  # sort the ids here, not on the UI thread's first look
-        return cls(name, kind, names, answers, np.arange(len(answers)), judge=judge)
+        answers = _bare(review, name, head)  # scores come with the tables, a moment later
+        partial = head is not None and len(answers.keys) >= head  # else it was all of them
+        return cls(name, kind, names, answers, np.arange(len(answers)), judge=judge,
+                   partial=partial)  # fmt: skip
+
+    @staticmethod
+    def every_answer(review: ReviewStore, dataset: str) -> AnswerColumns:
+        """In the database thread: every answer of the dataset, for `take_answers`."""
+        return _bare(review, dataset, None)
+
+    def take_answers(self, answers: AnswerColumns) -> None:
+        """Every answer, read after the top of the list: listed in its place, each
+        changed since the top was read as it is now."""
+        for entry in (self.replay or {}).values():
+            row = answers.index_of(entry.answer_id)
+            if row is not None:
+                answers.put(row, entry)
+        self.answers, self.partial = answers, False
+        self.apply(self.filter)
 
     @staticmethod
     def judgments(
@@ -316,6 +343,13 @@ def _tables(
     for answer_id, difference in zip(answers.ids[reviewed].tolist(), differences, strict=True):
         agreement.set(answer_id, None if math.isnan(difference) else difference)
     return Tables(answers, samples, breakdown, agreement, judge, judges)
+
+
+def _bare(review: ReviewStore, dataset: str, head: int | None) -> AnswerColumns:
+    """A dataset's answers, nothing filled in (the first `head` samples' only, if given)."""
+    answers = review.bare_columns(dataset, head=head)
+    answers.locate(answers.ids[:1])  # sort the ids here, not on the UI thread's first look
+    return answers
 
 
 def _dataset(store: Store, dataset: str | None) -> tuple[str, Benchmark, list[str]]:
