@@ -648,8 +648,13 @@ class ReviewScreen(Screen[None]):
         session = self.session
         if message.session is not session or session is None:
             return
+        self._relist(session, lambda: session.take_answers(message.answers))
+
+    def _relist(self, session: Session, change: Callable[[], None]) -> None:
+        """Make `change` to the session's answers and list them again, with the answer
+        under the cursor still under it."""
         current = self.current()
-        session.take_answers(message.answers)
+        change()
         place = session.place(current.answer_id) if current is not None else None
         self.refresh_list(cursor=place or 0)
 
@@ -660,10 +665,7 @@ class ReviewScreen(Screen[None]):
         session = self.session
         if message.session is not session or session is None:
             return  # another dataset or judge was opened since
-        current = self.current()
-        session.complete(message.tables)
-        place = session.place(current.answer_id) if current is not None else None
-        self.refresh_list(cursor=place or 0)
+        self._relist(session, lambda: session.complete(message.tables))
         panel = self.query_one(JudgesPanel)
         if panel.is_open:  # another judge shown: the view names it
             await self._open_judges(panel, session)
@@ -1258,10 +1260,7 @@ class ReviewScreen(Screen[None]):
         session = self.session
         if message.session is not session or session is None:
             return
-        current = self.current()
-        session.complete(message.tables)
-        place = session.place(current.answer_id) if current is not None else None
-        self.refresh_list(cursor=place or 0)
+        self._relist(session, lambda: session.complete(message.tables))
         fresh = [e for e in map(session.find, sorted(message.added)) if e is not None]
         models = sorted({e.model for e in fresh})
         self.review_app.tell(
