@@ -982,7 +982,8 @@ class ReviewScreen(Screen[None]):
         entry = self.current()
         if entry is None or entry.answer_id != answer_id:
             return
-        self.query_one(SampleImages).show(shown, key)
+        for widget in self.query(SampleImages):  # none once the app is closing
+            widget.show(shown, key)
 
     # -- writes: queued, saved by a worker one at a time, in order ---------------------------
 
