@@ -596,8 +596,9 @@ class ReviewScreen(Screen[None]):
     async def load(
         self, dataset: str | None, judge: Judge | None = None, keep: int | None = None
     ) -> None:
-        """Read a dataset in the database thread (as `judge` scored it): the answers, the
-        first answer's details, then the tables, each posted as it comes. The list shows
+        """Read a dataset in the database thread (as `judge` scored it): the answers (the
+        top of the list first, then every one), the first answer's details, then the
+        tables, each posted as it comes. The list shows
         the answer `keep` if it is given."""
         app = self.review_app
         preferred = self.settings.shown_judge
