@@ -104,7 +104,8 @@ class Session:
         """The judgments `compute` reads (of `judge`, else the one `preferred` names, else
         the default): the longest read, which a second connection can make beside `open`."""
         name = _dataset(store, dataset)[0]
-        return EntryReader(store, _judge(store, name, judge, preferred)).judgments(name)
+        chosen = _judge(store.judges(name), judge, preferred)
+        return EntryReader(store, chosen).judgments(name)
 
     @staticmethod
     def compute(
@@ -122,11 +123,11 @@ class Session:
 
         Safe beside the UI thread: the answers it changes meanwhile are replayed on the
         new columns by `complete`."""
-        judge = review.judge = _judge(review.store, dataset, judge, preferred)
+        found = review.store.judges(dataset)
+        judge = review.judge = _judge(found, judge, preferred)
         samples = review.samples(dataset, benchmark.by_profile, answers.keys)
         filled = answers.unfilled()
         runs = review.fill(dataset, filled, judgments.take() if judgments else None)
-        found = review.store.judges(dataset)
         return _read_tables(dataset, benchmark, samples, filled, runs, judge, found)
 
     @staticmethod
@@ -365,9 +366,10 @@ def _dataset(store: Store, dataset: str | None) -> tuple[str, Benchmark, list[st
     return name, kind, names
 
 
-def _judge(store: Store, dataset: str, judge: Judge | None, preferred: str | None) -> Judge | None:
-    """`judge`, else the dataset's judge `preferred` names, else its default."""
-    return judge or preferred_judge(store.judges(dataset), preferred)
+def _judge(found: list[Judge], judge: Judge | None, preferred: str | None) -> Judge | None:
+    """`judge`, else the one of a dataset's judges (`found`) `preferred` names, else the
+    default."""
+    return judge or preferred_judge(found, preferred)
 
 
 def _no_golds(index: int) -> list[str]:
