@@ -51,8 +51,11 @@ def imports_command(
         return
     table = RichTable(box=None)
     for name in _COLUMNS:
-        right = name in ("runs", "answers")
-        table.add_column(name, overflow="fold", justify="right" if right else "left")
+        numbers = name in ("runs", "answers")
+        folds = name in ("dataset", "judge", "file")  # names: the rest keeps one line
+        table.add_column(
+            name, overflow="fold", no_wrap=not folds, justify="right" if numbers else "left"
+        )
     for i in listed:
         table.add_row(
             str(i.id),
