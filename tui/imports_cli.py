@@ -22,6 +22,8 @@ def imports_command(
         typer.Option(
             "--remove",
             metavar="ID",
+            min=1,
+            max=2**63 - 1,  # SQLite's largest id
             help="Remove this import: its judgments and circular verdicts, in one "
             "transaction (human verdicts stay).",
             show_default=False,
