@@ -132,8 +132,11 @@ def _report(db: Path, summary: ImportSummary) -> None:
     )
     for replaced in summary.replaced:
         say(f"{db}: import {replaced} removed (--replace)")
-    if summary.already:
-        say(f"{db}: these judgments are already there as import {summary.already}: nothing to add")
+    if summary.already_imported:
+        say(
+            f"{db}: these judgments are already there as import {summary.already_imported}: "
+            "nothing to add"
+        )
     for warning in summary.warnings:
         say(f"warning: {warning}", style="yellow", console=err)
 

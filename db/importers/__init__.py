@@ -74,7 +74,7 @@ class ImportSummary:
     verdicts_added: int = 0  # human verdicts read back from lmmreview's own export
     warnings: list[str] = field(default_factory=list)
     import_id: int | None = None  # the import its judgments were recorded as
-    already: int | None = None  # the earlier import of the same file and judgments
+    already_imported: int | None = None  # the earlier import of the same file and judgments
     replaced: list[int] = field(default_factory=list)  # imports removed by --replace
 
 
@@ -146,33 +146,18 @@ def _load_verdicts(
 
 def _load_judged(store: Store, dataset_id: int, batch: ImportBatch, summary: ImportSummary) -> None:
     """Record the import and add its judgments and group verdicts to the answers they
-    judge (each must judge an answer in the file, imported now or before).
-
-    The same file with the same judgments again adds nothing. Judgments of a judge that an
-    earlier import already brought for the same answers are refused, unless --replace
-    removes that import first. A judgment equal to what is already latest for its answer
-    and run (a line repeated in the file) is left out.
-    """
+    judge (each must judge an answer in the file, imported now or before). A judgment
+    equal to what is already latest for its answer and run (a line repeated in the file)
+    is left out."""
     answers = store.answer_ids(batch.dataset)
     judgments = [
         (_answer_of(answers, r.model, r.key, r.judgment.source), r.judgment)
         for r in batch.judgments
     ]
     verdicts = [(_answer_of(answers, v.model, v.key, v.source), v) for v in batch.group_verdicts]
-    sha256 = _sha256(batch.source)
-    earlier = imports_judging(store, dataset_id, _judged(judgments, verdicts))
-    if len(earlier) == 1 and earlier[0].sha256 == sha256:
-        summary.already = earlier[0].id
+    summary.import_id = _record_import(store, dataset_id, batch, judgments, verdicts, summary)
+    if summary.import_id is None:
         return
-    if earlier and not batch.replace:
-        raise ImportFailure(batch.source, _refusal(earlier))
-    for found in earlier:
-        summary.replaced.append(remove_import(store, found.id).id)
-    judges = sorted({j.judge_model for _, j in judgments} | {v.judge_model for _, v in verdicts})
-    runs = 1 + max((j.run for _, j in judgments), default=0)
-    summary.import_id = record_import(
-        store, dataset_id, batch.source, sha256, ", ".join(judges), runs
-    )
     latest = store.latest_judgments(batch.dataset)
     new: list[tuple[int, Judgment]] = []
     for answer, judgment in judgments:
@@ -185,6 +170,31 @@ def _load_judged(store: Store, dataset_id: int, batch: ImportBatch, summary: Imp
     if batch.judgments:
         _warn_of_other_runs(store, batch, summary)
     summary.group_verdicts_added = store.add_group_verdicts(verdicts, summary.import_id)
+
+
+def _record_import(
+    store: Store,
+    dataset_id: int,
+    batch: ImportBatch,
+    judgments: list[tuple[int, Judgment]],
+    verdicts: list[tuple[int, GroupVerdict]],
+    summary: ImportSummary,
+) -> int | None:
+    """The id of the import recorded for the batch; None when the same file already
+    brought these judgments. An earlier import of the same judge on the same answers is
+    refused, unless --replace removes it first."""
+    sha256 = _sha256(batch.source)
+    earlier = imports_judging(store, dataset_id, _judged(judgments, verdicts))
+    if len(earlier) == 1 and earlier[0].sha256 == sha256:
+        summary.already_imported = earlier[0].id
+        return None
+    if earlier and not batch.replace:
+        raise ImportFailure(batch.source, _refusal(earlier))
+    for found in earlier:
+        summary.replaced.append(remove_import(store, found.id).id)
+    judges = sorted({j.judge_model for _, j in judgments} | {v.judge_model for _, v in verdicts})
+    runs = 1 + max((j.run for _, j in judgments), default=0)
+    return record_import(store, dataset_id, batch.source, sha256, ", ".join(judges), runs)
 
 
 def _judged(

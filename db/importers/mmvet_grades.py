@@ -67,42 +67,34 @@ def read_grades(request: ImportRequest, kind: str, capabilities: dict[str, str])
     document = read_json(path)
     if not isinstance(document, dict):
         raise ImportFailure(path, "expected a JSON object: id -> model, content, score")
-    counted = _RunCount(path, int(named["runs"]) if named else None)
+    counts = []
     for key, entry in document.items():
         runs = _runs(entry, path, f"id {key}")
-        counted.check(str(key), len(runs))
+        counts.append((str(key), len(runs)))
         verdict = _human_verdict(runs)
         if verdict is not None:  # lmmreview's own export of a reviewer's verdict
             score, reviewer = verdict
             batch.verdicts.append(VerdictRecord(str(key), model, score, reviewer, str(path)))
             continue
         batch.judgments.extend(JudgmentRecord(str(key), model, j) for j in runs)
+    _check_run_counts(path, int(named["runs"]) if named else None, counts)
     for table in request.paths("check"):
         batch.checks.extend(read_grader_table(table, model, tuple(capabilities)))
     return batch
 
 
-class _RunCount:
-    """Every id of a grade file holds the same number of runs, the one its name says
-    (MODEL_JUDGE-grade-Nruns.json) when it says one: the grader writes no other."""
-
-    def __init__(self, path: Path, named: int | None) -> None:
-        self.path = path
-        self.named = named
-        self.first: tuple[str, int] | None = None  # the first id and its runs
-
-    def check(self, key: str, runs: int) -> None:
+def _check_run_counts(path: Path, named: int | None, counts: list[tuple[str, int]]) -> None:
+    """Every id holds as many runs as the first, and as the file name says
+    (MODEL_JUDGE-grade-Nruns.json) when it says: the grader writes no other."""
+    first_key, first_runs = counts[0] if counts else ("", 0)
+    for key, runs in counts:
         if runs == 0:
-            raise ImportFailure(self.path, "no runs: the lists are empty", f"id {key}")
-        if self.named is not None and runs != self.named:
-            raise ImportFailure(
-                self.path, f"{runs} runs, and the file name says {self.named}", f"id {key}"
-            )
-        self.first = self.first or (key, runs)
-        first_key, first_runs = self.first
+            raise ImportFailure(path, "no runs: the lists are empty", f"id {key}")
+        if named is not None and runs != named:
+            raise ImportFailure(path, f"{runs} runs, and the file name says {named}", f"id {key}")
         if runs != first_runs:
             raise ImportFailure(
-                self.path,
+                path,
                 f"{runs} runs, and id {first_key} has {first_runs}: every id holds the same runs",
                 f"id {key}",
             )
