@@ -154,6 +154,27 @@ _UNCOUNT_OLD = f"""
         WHERE {_dataset_judge("OLD")};
         DELETE FROM dataset_judges WHERE {_dataset_judge("OLD")} AND judgments = 0;"""
 
+
+def _imported_rows(table: str, run: str, where: str) -> str:
+    """Migration 11: the rows of `table` another tool's file brought, with their import's
+    key (dataset, file, judge)."""
+    return (
+        f"SELECT l.id, s.dataset_id, COALESCE(l.source, '') AS file, "
+        f"COALESCE(l.judge_model, '') AS judge, {run} AS run, l.created_at FROM {table} l "
+        f"JOIN answers a ON a.id = l.answer_id JOIN samples s ON s.id = a.sample_id {where}"
+    )
+
+
+def _point_to_import(table: str, where: str) -> str:
+    """Migration 11: point each row of `table` an import brought to its import."""
+    return (
+        f"UPDATE {table} SET import_id = (SELECT i.id FROM imports i WHERE "
+        f"i.file = COALESCE({table}.source, '') AND i.judge = COALESCE({table}.judge_model, '') "
+        "AND i.dataset_id = (SELECT s.dataset_id FROM answers a JOIN samples s "
+        f"ON s.id = a.sample_id WHERE a.id = {table}.answer_id)) {where};"
+    )
+
+
 # A migration is an SQL script, or a function for what SQL alone cannot do well.
 Migration = str | Callable[[sqlite3.Connection], None]
 
@@ -480,6 +501,34 @@ MIGRATIONS: tuple[Migration, ...] = (
                    ORDER BY h.usable = 0, h.judge_kind = 'offline', h.first_judgment_id) AS rank
         FROM dataset_judges h JOIN datasets d ON d.id = h.dataset_id
     );
+    """,
+    # 11: each import that brings another tool's judgments or circular verdicts is recorded,
+    # and they point to it, so that an import can be listed, refused over another of the
+    # same judge, replaced on purpose or removed. The earlier imports are recorded from what
+    # they brought, one per dataset, file and judge (their file's hash unknown).
+    f"""
+    CREATE TABLE imports (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: a user names it
+        dataset_id  INTEGER NOT NULL REFERENCES datasets(id),
+        file        TEXT NOT NULL,      -- the file as given
+        sha256      TEXT,               -- of its bytes (NULL: recorded by this migration)
+        judge       TEXT NOT NULL,      -- the judge model its judgments name
+        runs        INTEGER NOT NULL,
+        created_at  TEXT NOT NULL
+    );
+    ALTER TABLE judgments ADD COLUMN import_id INTEGER REFERENCES imports(id);
+    ALTER TABLE group_verdicts ADD COLUMN import_id INTEGER REFERENCES imports(id);
+    CREATE INDEX judgments_import ON judgments(import_id);
+    CREATE INDEX group_verdicts_import ON group_verdicts(import_id);
+
+    INSERT INTO imports (dataset_id, file, judge, runs, created_at)
+    SELECT dataset_id, file, judge, MAX(run) + 1, MIN(created_at) FROM (
+        {_imported_rows("judgments", "l.run", "WHERE l.judge_kind = 'imported'")}
+        UNION ALL
+        {_imported_rows("group_verdicts", "0", "")}
+    ) GROUP BY dataset_id, file, judge ORDER BY MIN(created_at), MIN(id);
+    {_point_to_import("judgments", "WHERE judge_kind = 'imported'")}
+    {_point_to_import("group_verdicts", "")}
     """,
 )
 

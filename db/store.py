@@ -601,10 +601,12 @@ class Store:
             )
         return latest
 
-    def add_group_verdicts(self, rows: Iterable[tuple[int, GroupVerdict]]) -> int:
+    def add_group_verdicts(
+        self, rows: Iterable[tuple[int, GroupVerdict]], import_id: int | None = None
+    ) -> int:
         """Record circular verdicts another tool computed: (answer id of the group's main
-        row, verdict). One equal to the latest of its answer is left out; returns how many
-        were added."""
+        row, verdict), brought by import `import_id`. One equal to the latest of its answer
+        is left out; returns how many were added."""
         latest = {
             answer: rest
             for answer, *rest in self.conn.execute(
@@ -620,8 +622,17 @@ class Store:
             latest[answer] = said
             self.conn.execute(
                 "INSERT INTO group_verdicts (answer_id, score, failed_at, judge_model, "
-                "raw_reply, source, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (answer, v.score, v.failed_at, v.judge_model or None, v.log, v.source, stamp),
+                "raw_reply, source, import_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    answer,
+                    v.score,
+                    v.failed_at,
+                    v.judge_model or None,
+                    v.log,
+                    v.source,
+                    import_id,
+                    stamp,
+                ),
             )
             added += 1
         return added
@@ -654,14 +665,17 @@ class Store:
             )
         }
 
-    def add_judgments(self, rows: Iterable[tuple[int, Judgment]]) -> None:
-        """Record judge results: (answer id, judgment)."""
+    def add_judgments(
+        self, rows: Iterable[tuple[int, Judgment]], import_id: int | None = None
+    ) -> None:
+        """Record judge results: (answer id, judgment), brought by import `import_id` (None:
+        made here)."""
         stamp = now()
         self.conn.executemany(
             "INSERT INTO judgments (answer_id, run, judge_kind, judge_model, prompt_hash, "
             "settings, raw_reply, score, choice, method, status, error, prompt_tokens, "
-            "completion_tokens, latency_ms, source, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "completion_tokens, latency_ms, source, import_id, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 (
                     answer,
@@ -680,6 +694,7 @@ class Store:
                     j.completion_tokens,
                     j.latency_ms,
                     j.source or None,
+                    import_id,
                     stamp,
                 )
                 for answer, j in rows

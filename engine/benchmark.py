@@ -103,6 +103,7 @@ class Option:
     many: bool = False  # repeatable
     text: bool = False  # a name, not a path
     required: bool = False  # for the argument: it must be given
+    flag: bool = False  # an option that takes no value (on or off)
 
 
 @dataclass(frozen=True, slots=True)

@@ -189,6 +189,9 @@ def test_the_migration_counts_the_judgments_a_file_already_holds(tmp_path: Path)
         expected = {d: store.judges(d) for d in DATASETS}
     with sqlite3.connect(path) as conn:  # back to schema 9, with the same judgments
         conn.executescript(
+            "DROP INDEX judgments_import; DROP INDEX group_verdicts_import; "  # migration 11
+            "ALTER TABLE judgments DROP COLUMN import_id; DROP TABLE imports; "
+            "ALTER TABLE group_verdicts DROP COLUMN import_id; "
             "DROP VIEW judges; DROP TABLE dataset_judges; DROP TRIGGER dataset_judges_insert; "
             "DROP TRIGGER dataset_judges_delete; DROP TRIGGER dataset_judges_update; "
             "PRAGMA user_version = 9;" + str(MIGRATIONS[7]).split("DROP VIEW effective_scores;")[0]

@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, needs_fixture, write_json
+from conftest import FIXTURES, dump, needs_fixture, write_json
 from tui_harness import drive, pick, text_of, until
 
 REAL = FIXTURES / "mmvet-real"
@@ -110,9 +110,6 @@ def test_check_names_every_cell_that_differs_and_keeps_the_import(cli, tmp_path:
         assert conn.execute("SELECT COUNT(*) FROM judgments").fetchone() == (654,)
     again = cli("import", "mmvet-grades", db, grades)  # the same file again adds nothing
     assert again.code == 0 and "imported judgments" not in again.stdout
-    one = LLAVA / "llava-v1.5-7b_gpt-4-grade-1runs.json"
-    fewer = cli("import", "mmvet-grades", db, one)
-    assert fewer.code == 0 and "holds 1 judge run(s), and the dataset has 3" in fewer.stderr
 
 
 def _small(cli, mmvet_files: dict[str, Path], db: Path) -> None:
@@ -168,6 +165,19 @@ def test_a_give_up_is_imported_as_failed_never_as_a_score(
          "id v1_9: a judgment of model 'alpha'"),
         ({"v1_0": {"model": ["g"], "content": ["0.5"], "score": [0.5]}}, "grades",
          "the file name does not say which model was graded: give --model NAME"),
+        # JSON's true is no score, even where the content says 1.0
+        ({"v1_0": {"model": ["g"], "content": ["1.0"], "score": [True]}}, "alpha_g-grade-1runs",
+         "id v1_0: run 1: score True is not a number from 0 to 1"),
+        ({"v1_0": {"model": ["g"], "content": ["BadRequestError"], "score": [1.5]}},
+         "alpha_g-grade-1runs", "id v1_0: run 1: score 1.5 is not a number from 0 to 1"),
+        ({"v1_0": {"model": ["g"], "content": ["gave up"], "score": [None]}},
+         "alpha_g-grade-1runs", "id v1_0: run 1: score None is not a number from 0 to 1"),
+        # an id holding 40 runs in a "3 runs" file
+        ({"v1_0": {"model": ["g"] * 3, "content": ["0.5"] * 3, "score": [0.5] * 3},
+          "v1_1": {"model": ["g"] * 40, "content": ["1.0"] * 40, "score": [1.0] * 40}},
+         "alpha_g-grade-3runs", "id v1_1: 40 runs, and the file name says 3"),
+        ({"v1_0": {"model": [], "content": [], "score": []}}, "alpha_g-grade-1runs",
+         "id v1_0: no runs: the lists are empty"),
     ],
 )  # fmt: skip
 def test_bad_grade_files_name_the_file_and_id_and_change_nothing(
@@ -187,6 +197,26 @@ def test_bad_grade_files_name_the_file_and_id_and_change_nothing(
             old.execute("SELECT COUNT(*) FROM answers").fetchone()
             == conn.execute("SELECT COUNT(*) FROM answers").fetchone()
         )
+
+
+def test_ids_holding_different_run_counts_are_refused(
+    cli, mmvet_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """A file whose name says no run count: every id must still hold as many runs as the
+    first (a 40-run id would outweigh the others in the mean and the std)."""
+    db = tmp_path / "r.db"
+    _small(cli, mmvet_files, db)
+    before = dump(db)
+    grades = write_json(tmp_path / "grades.json", {
+        "v1_0": {"model": ["g"] * 3, "content": ["0.5"] * 3, "score": [0.5] * 3},
+        "v1_1": {"model": ["g"] * 40, "content": ["1.0"] * 40, "score": [1.0] * 40},
+    })  # fmt: skip
+    result = cli("import", "mmvet-grades", db, grades, "--model", "alpha")
+    assert result.code == 1
+    assert result.stderr == (
+        f"error: {grades}: id v1_1: 40 runs, and id v1_0 has 3: every id holds the same runs\n"
+    )
+    assert dump(db) == before
 
 
 @needs_fixture("mmvet-real/llava-v1.5-7b")

@@ -27,6 +27,7 @@ from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.engine.scoring import Judge
 from lmmreview.tui.crash import run_guarded, run_screen
 from lmmreview.tui.import_commands import add_import_commands
+from lmmreview.tui.imports_cli import imports_command
 from lmmreview.tui.judge_cli import judge
 from lmmreview.tui.judges_cli import judges
 from lmmreview.tui.merge_cli import merge_command, reviewers_command
@@ -127,7 +128,15 @@ def _report(db: Path, summary: ImportSummary) -> None:
         f"({summary.samples_added} new), {summary.images_added} new images"
         + (f"; answers: {answers}" if answers else "")
         + (f"; {', '.join(judged)}" if judged else "")
+        + (f" as import {summary.import_id}" if summary.import_id else "")
     )
+    for replaced in summary.replaced:
+        say(f"{db}: import {replaced} removed (--replace)")
+    if summary.already_imported:
+        say(
+            f"{db}: these judgments are already there as import {summary.already_imported}: "
+            "nothing to add"
+        )
     for warning in summary.warnings:
         say(f"warning: {warning}", style="yellow", console=err)
 
@@ -279,6 +288,7 @@ def _tables(
 app.command()(judge)
 app.command("merge")(merge_command)
 app.command("reviewers")(reviewers_command)
+app.command("imports")(imports_command)
 app.command()(judges)
 
 

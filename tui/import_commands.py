@@ -15,7 +15,7 @@ from lmmreview.engine.registry import benchmarks
 from lmmreview.tui.options import DatasetOpt, NewDbArg
 
 if TYPE_CHECKING:  # the importers load when an import command runs (see tui/cli.py)
-    from lmmreview.db.importers import ImportBatch
+    from lmmreview.db.importers import ImportBatch, ImportRequest
 
 _KEYWORD = inspect.Parameter.POSITIONAL_OR_KEYWORD
 ImportRun = Callable[[Path, Callable[[], "ImportBatch"]], None]  # db, read -> load and report
@@ -37,11 +37,11 @@ def _command(name: str, importer: Importer, run: ImportRun) -> Callable[..., Non
     then --dataset."""
 
     def command(**values: Any) -> None:
-        from lmmreview.db.importers import ImportRequest, reader_of
+        from lmmreview.db.importers import ImportRequest
 
         db, dataset = values.pop("db"), values.pop("dataset")
-        request = ImportRequest(values, dataset)
-        run(db, lambda: reader_of(importer)(request))
+        replace = bool(values.pop("replace", False))
+        run(db, lambda: _read(importer, ImportRequest(values, dataset), replace=replace))
 
     parameters = [
         inspect.Parameter("db", _KEYWORD, annotation=NewDbArg),
@@ -55,8 +55,27 @@ def _command(name: str, importer: Importer, run: ImportRun) -> Callable[..., Non
     return command
 
 
+def _read(importer: Importer, request: ImportRequest, *, replace: bool) -> ImportBatch:
+    """The importer's batch, with --replace, and its judgments under --judge's name (a
+    reader that reads --judge itself gets the same name again)."""
+    from lmmreview.db.importers import reader_of
+
+    batch = reader_of(importer)(request)
+    batch.replace = replace
+    judge = request.text("judge")
+    if judge is not None:
+        batch.name_judge(judge)
+    return batch
+
+
 def _parameter(option: Option, *, argument: bool) -> inspect.Parameter:
-    """One typer parameter: a path (or a name), repeatable or not, optional unless required."""
+    """One typer parameter: a path (or a name), repeatable or not, optional unless required;
+    or a flag, off unless given."""
+    if option.flag:
+        flag: Any = typer.Option(f"--{option.name}", help=option.help)
+        return inspect.Parameter(
+            option.name, _KEYWORD, default=False, annotation=Annotated[bool, flag]
+        )
     kind: Any = str if option.text else Path
     if option.many:
         kind = list[kind]

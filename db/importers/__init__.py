@@ -27,10 +27,18 @@ from lmmreview.db.importers.jsonl import read_generic
 from lmmreview.db.importers.mmbench import read_mmbench
 from lmmreview.db.importers.mmmu import read_mmmu
 from lmmreview.db.importers.mmvet import read_mmvet
+from lmmreview.db.imports import (
+    Import,
+    Judged,
+    file_sha256,
+    imports_judging,
+    record_import,
+    remove_import,
+)
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.store import Store, new_database
 from lmmreview.engine.benchmark import Importer
-from lmmreview.engine.scoring import Judgment, Verdict
+from lmmreview.engine.scoring import IMPORTED, Judge, Judgment, Verdict, judge_label
 
 IMPORT_ACTION = "import"  # the action of a verdict read back from a file
 
@@ -65,6 +73,9 @@ class ImportSummary:
     group_verdicts_added: int = 0
     verdicts_added: int = 0  # human verdicts read back from lmmreview's own export
     warnings: list[str] = field(default_factory=list)
+    import_id: int | None = None  # the import its judgments were recorded as
+    already_imported: int | None = None  # the earlier import of the same file and judgments
+    replaced: list[int] = field(default_factory=list)  # imports removed by --replace
 
 
 def import_batch(path: Path, batch: ImportBatch) -> ImportSummary:
@@ -118,7 +129,7 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
                 store, dataset_id, ids, model, records, summary
             )
         if batch.judgments or batch.group_verdicts:
-            _load_judged(store, batch, summary)
+            _load_judged(store, dataset_id, batch, summary)
         _load_verdicts(store, batch, reviewers, summary)
     return summary
 
@@ -133,38 +144,99 @@ def _load_verdicts(
         summary.verdicts_added += reviewers[v.reviewer].put(answer, Verdict(v.score), IMPORT_ACTION)
 
 
-def _load_judged(store: Store, batch: ImportBatch, summary: ImportSummary) -> None:
-    """Add another tool's judgments and group verdicts to the answers they judge.
-
-    Each must judge an answer in the file (imported now or before). One equal to what
-    is already latest for its answer and run is left out, so importing a file again
-    changes nothing.
-    """
+def _load_judged(store: Store, dataset_id: int, batch: ImportBatch, summary: ImportSummary) -> None:
+    """Record the import and add its judgments and group verdicts to the answers they
+    judge (each must judge an answer in the file, imported now or before). A judgment
+    equal to what is already latest for its answer and run (a line repeated in the file)
+    is left out."""
     answers = store.answer_ids(batch.dataset)
+    judgments = [
+        (_answer_of(answers, r.model, r.key, r.judgment.source), r.judgment)
+        for r in batch.judgments
+    ]
+    verdicts = [(_answer_of(answers, v.model, v.key, v.source), v) for v in batch.group_verdicts]
+    summary.import_id = _record_import(store, dataset_id, batch, judgments, verdicts, summary)
+    if summary.import_id is None:
+        return
     latest = store.latest_judgments(batch.dataset)
     new: list[tuple[int, Judgment]] = []
-    for record in batch.judgments:
-        answer = _answer_of(answers, record.model, record.key, record.judgment.source)
-        if _same(latest.get((answer, record.judgment.run)), record.judgment):
+    for answer, judgment in judgments:
+        if _same(latest.get((answer, judgment.run)), judgment):
             continue
-        latest[answer, record.judgment.run] = record.judgment
-        new.append((answer, record.judgment))
-    store.add_judgments(new)
+        latest[answer, judgment.run] = judgment
+        new.append((answer, judgment))
+    store.add_judgments(new, summary.import_id)
     summary.judgments_added = len(new)
     if batch.judgments:
         _warn_of_other_runs(store, batch, summary)
-    verdicts = [(_answer_of(answers, v.model, v.key, v.source), v) for v in batch.group_verdicts]
-    summary.group_verdicts_added = store.add_group_verdicts(verdicts)
+    summary.group_verdicts_added = store.add_group_verdicts(verdicts, summary.import_id)
+
+
+def _record_import(
+    store: Store,
+    dataset_id: int,
+    batch: ImportBatch,
+    judgments: list[tuple[int, Judgment]],
+    verdicts: list[tuple[int, GroupVerdict]],
+    summary: ImportSummary,
+) -> int | None:
+    """The id of the import recorded for the batch; None when the same file already
+    brought these judgments. An earlier import of the same judge on the same answers is
+    refused, unless --replace removes it first."""
+    sha256 = _sha256(batch.source)
+    earlier = imports_judging(store, dataset_id, _judged(judgments, verdicts))
+    if len(earlier) == 1 and earlier[0].sha256 == sha256:
+        summary.already_imported = earlier[0].id
+        return None
+    if earlier and not batch.replace:
+        raise ImportFailure(batch.source, _refusal(earlier))
+    for found in earlier:
+        summary.replaced.append(remove_import(store, found.id).id)
+    judges = sorted({j.judge_model for _, j in judgments} | {v.judge_model for _, v in verdicts})
+    runs = 1 + max((j.run for _, j in judgments), default=0)
+    return record_import(store, dataset_id, batch.source, sha256, ", ".join(judges), runs)
+
+
+def _judged(
+    judgments: list[tuple[int, Judgment]], verdicts: list[tuple[int, GroupVerdict]]
+) -> set[Judged]:
+    """What a batch judges, as `imports_judging` compares it."""
+    return {(a, "judgment", j.judge_model, j.prompt_version) for a, j in judgments} | {
+        (a, "circular", v.judge_model, "") for a, v in verdicts
+    }
+
+
+def _sha256(source: str) -> str:
+    try:
+        return file_sha256(source)
+    except OSError as exc:
+        raise ImportFailure(source, f"cannot read it again to record the import ({exc})") from None
+
+
+def _refusal(earlier: list[Import]) -> str:
+    """Why an import of judgments stops, and the two ways on."""
+    named = "; ".join(
+        f"judge {judge_label(IMPORTED, i.judge)} from import {i.id} ({i.file})" for i in earlier
+    )
+    return (
+        f"these answers already have judgments of the same judge: {named}. Give --replace "
+        "to remove that import's judgments and import this file, or --judge NAME to keep "
+        "both under another judge name (`lmmreview imports DB` lists the imports)"
+    )
 
 
 def _warn_of_other_runs(store: Store, batch: ImportBatch, summary: ImportSummary) -> None:
-    """Say so when the dataset holds judge runs the imported file does not: the tables
-    count every run, so a 1-run file imported over 3 runs still shows 3."""
-    runs, held = store.judge_runs(batch.dataset), 1 + max(r.judgment.run for r in batch.judgments)
+    """Say so when the file's judge has more runs in the dataset than the file holds (it
+    judged other answers more often): its tables count every run, so these answers stay
+    unscored in the others."""
+    first = batch.judgments[0].judgment
+    judge = Judge.of(first.kind, first.judge_model, first.prompt_version)
+    runs = store.judge_runs(batch.dataset, judge)
+    held = 1 + max(r.judgment.run for r in batch.judgments)
     if runs > held:
         summary.warnings.append(
-            f"{batch.source} holds {held} judge run(s), and the dataset has {runs}: runs "
-            f"{held + 1}-{runs} keep their earlier judgments and still count in the tables"
+            f"{batch.source} holds {held} judge run(s), and judge {judge.label} has {runs} "
+            f"in dataset {batch.dataset!r}: runs {held + 1}-{runs} of these answers are unscored"
         )
 
 

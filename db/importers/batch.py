@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from lmmreview.db.store import StoredImage
@@ -81,11 +81,22 @@ class ImportBatch:
     group_verdicts: list[GroupVerdict] = field(default_factory=list)
     checks: list[Expected] = field(default_factory=list)  # numbers to compare the tables with
     warnings: list[str] = field(default_factory=list)
+    # --replace: remove the earlier imports of the same judge on these answers first
+    replace: bool = False
 
     def add_image(self, key: str, image: StoredImage) -> None:
         """Attach an image to sample `key` (after its other images)."""
         self.images.setdefault(image.hash, image)
         self.sample_images.setdefault(key, []).append(image.hash)
+
+    def name_judge(self, judge: str) -> None:
+        """File the judgments and circular verdicts under judge `judge` (--judge)."""
+        if not judge.strip():
+            raise ImportFailure("--judge", "the judge name is empty: give a name or leave it out")
+        self.judgments = [
+            replace(r, judgment=replace(r.judgment, judge_model=judge)) for r in self.judgments
+        ]
+        self.group_verdicts = [replace(v, judge_model=judge) for v in self.group_verdicts]
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,10 @@ imported as failed, with their content, never as a score.
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
+from typing import TypeGuard
 
 from lmmreview.db.importers.batch import (
     ImportBatch,
@@ -52,9 +54,9 @@ def read_grades(request: ImportRequest, kind: str, capabilities: dict[str, str])
     before), and the --check tables as expected cells."""
     path = request.path("grades")
     assert path is not None  # the command's required argument
+    named = _GRADE_FILE.fullmatch(path.stem)
     model = request.text("model")
     if model is None:
-        named = _GRADE_FILE.fullmatch(path.stem)
         if named is None:
             raise ImportFailure(
                 path, "the file name does not say which model was graded: give --model NAME"
@@ -65,17 +67,37 @@ def read_grades(request: ImportRequest, kind: str, capabilities: dict[str, str])
     document = read_json(path)
     if not isinstance(document, dict):
         raise ImportFailure(path, "expected a JSON object: id -> model, content, score")
+    counts = []
     for key, entry in document.items():
         runs = _runs(entry, path, f"id {key}")
+        counts.append((str(key), len(runs)))
         verdict = _human_verdict(runs)
         if verdict is not None:  # lmmreview's own export of a reviewer's verdict
             score, reviewer = verdict
             batch.verdicts.append(VerdictRecord(str(key), model, score, reviewer, str(path)))
             continue
         batch.judgments.extend(JudgmentRecord(str(key), model, j) for j in runs)
+    _check_run_counts(path, int(named["runs"]) if named else None, counts)
     for table in request.paths("check"):
         batch.checks.extend(read_grader_table(table, model, tuple(capabilities)))
     return batch
+
+
+def _check_run_counts(path: Path, named: int | None, counts: list[tuple[str, int]]) -> None:
+    """Every id holds as many runs as the first, and as the file name says
+    (MODEL_JUDGE-grade-Nruns.json) when it says: the grader writes no other."""
+    first_key, first_runs = counts[0] if counts else ("", 0)
+    for key, runs in counts:
+        if runs == 0:
+            raise ImportFailure(path, "no runs: the lists are empty", f"id {key}")
+        if named is not None and runs != named:
+            raise ImportFailure(path, f"{runs} runs, and the file name says {named}", f"id {key}")
+        if runs != first_runs:
+            raise ImportFailure(
+                path,
+                f"{runs} runs, and id {first_key} has {first_runs}: every id holds the same runs",
+                f"id {key}",
+            )
 
 
 def _human_verdict(runs: list[Judgment]) -> tuple[float, str] | None:
@@ -104,10 +126,12 @@ def _runs(entry: object, path: Path, where: str) -> list[Judgment]:
     for run, (judge, content, recorded) in enumerate(zip(models, contents, scores, strict=True)):
         if not isinstance(judge, str) or not isinstance(content, str):
             raise ImportFailure(path, f"run {run + 1}: model and content must be text", where)
+        if not _is_score(recorded):
+            raise ImportFailure(
+                path, f"run {run + 1}: score {recorded!r} is not a number from 0 to 1", where
+            )
         score = mmvet.parse_score(content) if content.split() == [content] else None
-        if score is not None and (
-            not isinstance(recorded, int | float) or abs(recorded - score) > 1e-9
-        ):
+        if score is not None and abs(recorded - score) > 1e-9:
             raise ImportFailure(
                 path, f"run {run + 1}: content {content!r} and score {recorded!r} disagree", where
             )
@@ -128,6 +152,16 @@ def _runs(entry: object, path: Path, where: str) -> list[Judgment]:
             )
         )
     return runs
+
+
+def _is_score(value: object) -> TypeGuard[float]:
+    """A recorded score: a finite number in [0, 1], never a boolean (JSON's true is no 1.0)."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0 <= value <= 1
+    )
 
 
 def read_grader_table(path: Path, model: str, capabilities: tuple[str, ...]) -> list[Expected]:

@@ -18,3 +18,19 @@ LMMS_EVAL_MODEL = Option(
     "writes {output}/{model}/; else the file's name).",
     text=True,
 )
+# --judge and --replace of the commands that import another tool's judgments: an import of
+# judgments over one of the same judge on the same answers is refused unless one is given.
+JUDGE_NAME = Option(
+    "judge",
+    "NAME",
+    "The judge to file the judgments under (default: the one the file names); another "
+    "name keeps them beside an earlier import of the same judge.",
+    text=True,
+)
+REPLACE = Option(
+    "replace",
+    "",
+    "Remove the earlier imports of the same judge on these answers (their judgments), "
+    "then import; `lmmreview imports DB` lists them.",
+    flag=True,
+)

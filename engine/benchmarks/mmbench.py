@@ -17,7 +17,12 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks import JUDGE_FROM_FILE_NAME, LMMS_EVAL_MODEL, MODEL_FROM_FILE_NAME
+from lmmreview.engine.benchmarks import (
+    JUDGE_FROM_FILE_NAME,
+    LMMS_EVAL_MODEL,
+    MODEL_FROM_FILE_NAME,
+    REPLACE,
+)
 from lmmreview.engine.judging import llm_judgment
 from lmmreview.engine.layouts import by_count, columns
 from lmmreview.engine.llm import Call, Reply
@@ -144,6 +149,7 @@ class MMBench(Benchmark):
                 ),
                 MODEL_FROM_FILE_NAME,
                 JUDGE_FROM_FILE_NAME,
+                REPLACE,
             ),
             command="mmbench-vlmevalkit",
         ),

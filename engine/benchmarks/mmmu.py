@@ -8,7 +8,7 @@ from collections import Counter
 
 from lmmreview.engine import mmmu
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
-from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL
+from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, REPLACE
 from lmmreview.engine.layouts import by_count, columns
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment, Status
@@ -55,7 +55,7 @@ class MMMU(Benchmark):
             "each line's doc (v0.3). v0.4 lines carry no question text or options: import "
             "the questions first (lmmreview import mmmu DB --questions FILE).",
             Option("samples", "JSONL", "*_samples_mmmu_val.jsonl.", required=True),
-            (LMMS_EVAL_MODEL,),
+            (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
             command="mmmu-lmms-eval",
         ),
     )

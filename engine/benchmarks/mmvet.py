@@ -16,7 +16,13 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks import JUDGE_FROM_FILE_NAME, LMMS_EVAL_MODEL, MODEL_FROM_FILE_NAME
+from lmmreview.engine.benchmarks import (
+    JUDGE_FROM_FILE_NAME,
+    JUDGE_NAME,
+    LMMS_EVAL_MODEL,
+    MODEL_FROM_FILE_NAME,
+    REPLACE,
+)
 from lmmreview.engine.judging import llm_judgment
 from lmmreview.engine.layouts import columns
 from lmmreview.engine.llm import Call, Reply
@@ -135,6 +141,8 @@ class MMVet(Benchmark):
                     "the tables differ at the file's rounding; repeatable.",
                     many=True,
                 ),
+                JUDGE_NAME,
+                REPLACE,
             ),
             command="mmvet-grades",
         ),
@@ -150,6 +158,7 @@ class MMVet(Benchmark):
                 Option("questions", "TSV", "VLMEvalKit's MMVet.tsv (questions and images)."),
                 MODEL_FROM_FILE_NAME,
                 JUDGE_FROM_FILE_NAME,
+                REPLACE,
             ),
             command="mmvet-vlmevalkit",
         ),
@@ -161,7 +170,7 @@ class MMVet(Benchmark):
             "lmms-eval's GPT grades as imported judgments; a grade of 0.0 with no judge reply "
             "(how lmms-eval stores an API failure) counts as 0 and is flagged for review.",
             Option("samples", "JSONL", "*_samples_mmvet.jsonl.", required=True),
-            (LMMS_EVAL_MODEL,),
+            (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
             command="mmvet-lmms-eval",
         ),
     )
