@@ -41,7 +41,12 @@ def _command(name: str, importer: Importer, run: ImportRun) -> Callable[..., Non
 
         db, dataset = values.pop("db"), values.pop("dataset")
         request = ImportRequest(values, dataset)
-        run(db, lambda: reader_of(importer)(request))
+
+        def read() -> ImportBatch:
+            _refuse_blank_names(importer, values)
+            return reader_of(importer)(request)
+
+        run(db, read)
 
     parameters = [
         inspect.Parameter("db", _KEYWORD, annotation=NewDbArg),
@@ -53,6 +58,22 @@ def _command(name: str, importer: Importer, run: ImportRun) -> Callable[..., Non
     command.__annotations__ = {p.name: p.annotation for p in parameters}
     command.__name__ = f"import_{name.replace('-', '_')}"
     return command
+
+
+def _refuse_blank_names(importer: Importer, values: dict[str, Any]) -> None:
+    """A name option (--model, --judge) given as "" or spaces would silently fall back to
+    the name taken from the file: refuse it instead."""
+    from lmmreview.db.importers import ImportFailure
+
+    for option in (o for o in importer.options if o.text):
+        given = values.get(option.name)
+        for text in given if isinstance(given, list) else [given]:
+            if isinstance(text, str) and not text.strip():
+                flag = f"--{option.name.replace('_', '-')}"
+                raise ImportFailure(
+                    flag,
+                    f"{text!r} is empty: give a name, or leave {flag} out to take it from the file",
+                )
 
 
 def _parameter(option: Option, *, argument: bool) -> inspect.Parameter:
