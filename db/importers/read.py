@@ -298,8 +298,8 @@ def _check_unpacked_size(path: Path, limit: int) -> None:
 
 def _beyond_limit() -> str:
     return (
-        f"save it as .tsv (read as a stream, no limit), or raise the limit with "
-        f"{XLSX_LIMIT_VARIABLE}=MIB (now {_xlsx_limit() // 2**20})"
+        "save it as .tsv (read as a stream, with no bound), or raise the bound: "
+        f"{XLSX_LIMIT_VARIABLE}=N (MiB; now {_xlsx_limit() // 2**20})"
     )
 
 
