@@ -826,7 +826,9 @@ NAME_OPTIONS = sorted(
 
 
 @pytest.mark.parametrize("name", ["", " \t "], ids=["empty", "blank"])
-@pytest.mark.parametrize(("command", "option"), NAME_OPTIONS, ids="-".join)
+@pytest.mark.parametrize(
+    ("command", "option"), NAME_OPTIONS, ids=[f"{c}-{o}" for c, o in NAME_OPTIONS]
+)
 def test_an_empty_name_is_refused_by_every_import_command(
     cli: Cli, populated: Path, tmp_path: Path, command: str, option: str, name: str
 ) -> None:
