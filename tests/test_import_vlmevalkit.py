@@ -339,21 +339,29 @@ def test_an_answer_saved_as_a_formula_is_the_text_written(
         }
 
 
-def test_a_json_record_without_a_field_of_the_first_is_one_line(cli, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("second", "problem"),
+    [
+        ({"index": 1, "question": "q", "category": "rec", "prediction": "y"},
+         "missing field 'answer', which record 1 has"),
+        ({"index": 1, "question": "q", "answer": "a", "category": "rec", "prediction": "y",
+          "score": 1.0}, "field 'score', which record 1 lacks"),
+    ],
+    ids=["missing", "extra"],
+)  # fmt: skip
+def test_a_json_record_whose_fields_differ_from_the_first_is_one_line(
+    cli, tmp_path: Path, second: dict[str, object], problem: str
+) -> None:
     db = tmp_path / "r.db"
     assert cli("import", "mmvet-vlmevalkit", db, mmvet_judge_workbook(tmp_path)).code == 0
     before = dump(db)
-    records = [
-        {"index": 0, "question": "q", "answer": "a", "category": "rec", "prediction": "x"},
-        {"index": 1, "question": "q", "category": "rec", "prediction": "y"},
-    ]
+    first = {"index": 0, "question": "q", "answer": "a", "category": "rec", "prediction": "x"}
     path = tmp_path / "other_MMVet.json"
-    path.write_text(json.dumps(records, indent=4), encoding="utf-8")
+    path.write_text(json.dumps([first, second], indent=4), encoding="utf-8")
     result = cli("import", "mmvet-vlmevalkit", db, path)
     assert result.code == 1
     assert result.stderr.strip().splitlines() == [
-        f"error: {path}: record 2: missing field 'answer', which record 1 has "
-        "(every record needs the same fields)"
+        f"error: {path}: record 2: {problem} (every record needs the same fields)"
     ]
     assert dump(db) == before
 

@@ -14,11 +14,7 @@ from lmmreview.db.importers.batch import (
     model_name,
 )
 from lmmreview.db.importers.model_vqa import is_model_vqa, model_vqa_answers
-from lmmreview.db.importers.read import (
-    image_from_base64,
-    read_table,
-    workbook_rows,
-)
+from lmmreview.db.importers.read import image_from_base64, read_table, workbook_rows
 from lmmreview.db.store import StoredImage
 from lmmreview.engine.benchmarks.mmbench import (
     CATEGORY,

@@ -403,7 +403,8 @@ def _check_known(responses: list[tuple[str, str, str]], known: set[str], files: 
     for key, _, file in responses:
         if key not in known:
             named = " nor ".join(map(str, files))
-            raise ImportFailure(file, f"no question with this id in {named}", f"id {key}")
+            where = f"neither {named}" if len(files) > 1 else named
+            raise ImportFailure(file, f"no question with this id in {where}", f"id {key}")
 
 
 def _check_unique(responses: list[tuple[str, str, str]]) -> None:

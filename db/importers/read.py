@@ -237,7 +237,7 @@ def workbook_rows(
     except Exception as exc:  # openpyxl raises zipfile, KeyError, InvalidFileException...
         raise ImportFailure(path, f"not a readable .xlsx workbook ({exc})") from None
     try:
-        return _sheet_rows(book.worksheets[0], path, required, limit // _BYTES_PER_CELL)
+        return _sheet_rows(book.worksheets[0], path, required, limit)
     except ImportFailure:
         raise
     except Exception as exc:  # broken XML inside the zip, a workbook without a worksheet...
@@ -247,9 +247,10 @@ def workbook_rows(
 
 
 def _sheet_rows(
-    sheet: Any, path: Path, required: tuple[str, ...], max_cells: int
+    sheet: Any, path: Path, required: tuple[str, ...], limit: int
 ) -> list[tuple[int, dict[str, str]]]:
     """The rows below the header, each cut or padded to the header's width."""
+    max_cells = limit // _BYTES_PER_CELL
     sheet.reset_dimensions()  # the size a sheet states is not checked: read the cells it has
     header = [
         xlsx_text(cell).strip() for cell in next(sheet.iter_rows(max_row=1, values_only=True), ())
@@ -263,7 +264,7 @@ def _sheet_rows(
             raise ImportFailure(
                 path,
                 f"the sheet reaches row {number:,} across {len(header):,} columns, over "
-                f"{max_cells:,} cells, the limit for .xlsx files: {_beyond_limit()}",
+                f"{max_cells:,} cells, the limit for .xlsx files: {_beyond_limit(limit)}",
             )
         if any(value not in (None, "") for value in values):
             rows.append(
@@ -275,7 +276,7 @@ def _sheet_rows(
 def _xlsx_limit() -> int:
     """The bound on what a workbook unpacks to, in bytes."""
     text = os.environ.get(XLSX_LIMIT_VARIABLE, str(XLSX_DEFAULT_MB))
-    if not text.strip().isdigit() or int(text) < 1:
+    if not (text.isascii() and text.strip().isdigit()) or int(text) < 1:
         raise ImportFailure(XLSX_LIMIT_VARIABLE, f"{text[:40]!r} is not a whole number of MiB")
     return int(text) * 2**20
 
@@ -292,14 +293,14 @@ def _check_unpacked_size(path: Path, limit: int) -> None:
         raise ImportFailure(
             path,
             f"unpacks to {size / 2**20:,.0f} MiB, over the {limit // 2**20:,} MiB limit for "
-            f".xlsx files: {_beyond_limit()}",
+            f".xlsx files: {_beyond_limit(limit)}",
         )
 
 
-def _beyond_limit() -> str:
+def _beyond_limit(limit: int) -> str:
     return (
         "save it as .tsv (read as a stream, with no bound), or raise the bound: "
-        f"{XLSX_LIMIT_VARIABLE}=N (MiB; now {_xlsx_limit() // 2**20})"
+        f"{XLSX_LIMIT_VARIABLE}=N (MiB; now {limit // 2**20})"
     )
 
 
