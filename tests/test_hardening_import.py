@@ -35,6 +35,7 @@ from PIL import Image
 from lmmreview.db import Store, importers
 from lmmreview.db.importers import jsonl as jsonl_module
 from lmmreview.db.schema import MIGRATIONS, statements
+from lmmreview.engine.registry import benchmarks
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_IMAGE_BYTES = 64 * 2**20  # the README's limit on an image file
@@ -811,3 +812,31 @@ def test_a_workbook_or_binary_file_given_as_the_mmbench_tsv_says_what_it_is(
     picture.write_bytes(png_bytes())
     line = import_refused(cli, populated, ["mmbench", picture], f"{picture}: a binary file, not")
     assert "line 1" not in line
+
+
+# -- issue 25, item 7f: an empty name is not the file's name ------------------------------------
+
+NAME_OPTIONS = sorted(
+    (command, option.name)
+    for benchmark in benchmarks().values()
+    for command, importer in benchmark.importers().items()
+    for option in importer.options
+    if option.text
+)
+
+
+@pytest.mark.parametrize("name", ["", " \t "], ids=["empty", "blank"])
+@pytest.mark.parametrize(
+    ("command", "option"), NAME_OPTIONS, ids=[f"{c}-{o}" for c, o in NAME_OPTIONS]
+)
+def test_an_empty_name_is_refused_by_every_import_command(
+    cli: Cli, populated: Path, tmp_path: Path, command: str, option: str, name: str
+) -> None:
+    """Without the check, `--model ''` named the model after the file, as if not given."""
+    data = write_lines(tmp_path / "g.jsonl", [{"id": "a", "question": "?", "prediction": "x"}])
+    flag = f"--{option.replace('_', '-')}"
+    line = import_refused(cli, populated, [command, data, flag, name])
+    assert line == (
+        f"error: {flag}: {name!r} is empty: give a name, or leave {flag} out to take it from "
+        "the file"
+    )

@@ -359,3 +359,91 @@ def test_bad_model_vqa_line_names_file_and_line(cli, mmbench_tsv, tmp_path: Path
     assert result.code == 1
     assert f"{answers}: line 2: missing field 'text'" in result.stderr
     assert not (tmp_path / "r.db").exists()
+
+
+# -- issue 25, item 7: options as objects, ids that disagree -----------------------------------
+
+LETTERS = ("A", "B", "C", "D")
+
+
+def without_letters(doc: dict[str, object], options: object) -> dict[str, object]:
+    return {k: v for k, v in doc.items() if k not in LETTERS} | {"options": options}
+
+
+@pytest.mark.parametrize("layout", ["v0.3", "v0.4"])
+@pytest.mark.parametrize(
+    "options", [{"A": "no", "B": "yes"}, ["no", "yes"]], ids=["object", "list"]
+)
+def test_mmbench_options_given_as_an_object_or_a_list_are_options(
+    cli, tmp_path: Path, layout: str, options: object
+) -> None:
+    line = mmbench_line(1, layout, "B")
+    for name in ("doc", "gpt_eval_score", "submission"):
+        if name in line:
+            line[name] = without_letters(line[name], options)  # type: ignore[arg-type]
+    db = tmp_path / "r.db"
+    result = cli(
+        "import", "mmbench-lmms-eval", db, samples_file(tmp_path, "mmbench_en_dev", [line])
+    )
+    assert result.code == 0, result.stderr
+    with Store.open(db) as store:
+        (sample,) = store.samples("mmbench")
+    assert sample.options == {"A": "no", "B": "yes"}
+    assert sample.golds == ["B"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"A": {"A": "yes"}}, "field 'A' must be text, not an object"),
+        ({"hint": ["look up"]}, "field 'hint' must be text, not a list"),
+        ({"question": {"en": "Is it day?"}}, "field 'question' must be text, not an object"),
+        ({"options": "A. yes B. no"}, "options must be an object (letter -> text) or a list of text"),
+        ({"options": {"a": "yes", "B": "no"}}, "options: 'a' is not an option letter (A, B, C, D)"),
+        ({"options": ["1", "2", "3", "4", "5"]}, "options: 5 of them, and MMBench has at most 4"),
+        ({"options": {"A": "no"}}, "option A is 'yes' in field A but 'no' in options"),
+        ({"options": {"C": ["x"]}}, "option C in options must be text, not a list"),
+    ],
+)  # fmt: skip
+def test_mmbench_fields_of_other_shapes_are_refused(
+    cli, tmp_path: Path, change: dict[str, object], message: str
+) -> None:
+    line = mmbench_line(0, "v0.3", "A")
+    line["doc"] = {**line["doc"], **change}  # type: ignore[dict-item]
+    path = samples_file(tmp_path, "mmbench_en_dev", [line])
+    result = cli("import", "mmbench-lmms-eval", tmp_path / "r.db", path)
+    assert result.code == 1
+    assert result.stderr.strip().splitlines() == [f"error: {path}: line 1: {message}"]
+    assert not (tmp_path / "r.db").exists()
+
+
+def test_mmmu_options_given_as_an_object_are_options(cli, tmp_path: Path) -> None:
+    doc = {**MMMU_DOCS[0], "options": {"A": "Baroque", "B": "Rococo", "C": "Gothic"}}
+    line = mmmu_line(0, "v0.3") | {"doc": doc}
+    db = tmp_path / "r.db"
+    result = cli("import", "mmmu-lmms-eval", db, samples_file(tmp_path, "mmmu_val", [line]))
+    assert result.code == 0, result.stderr
+    with Store.open(db) as store:
+        (sample,) = store.samples("mmmu")
+    assert sample.options == {"A": "Baroque", "B": "Rococo", "C": "Gothic"}
+    line["doc"] = {**doc, "options": {"B": "Baroque", "A": "Rococo"}}
+    path = samples_file(tmp_path / "other", "mmmu_val", [line])
+    result = cli("import", "mmmu-lmms-eval", tmp_path / "other.db", path)
+    assert result.stderr.strip() == (
+        f"error: {path}: line 1, id validation_Art_Theory_1: options: the keys must be the "
+        "letters A, B in order"
+    )
+
+
+def test_an_mmmu_grade_of_another_id_than_its_doc_is_refused(cli, tmp_path: Path) -> None:
+    """The parsed choice would be judged against the doc's gold: another question's."""
+    line = mmmu_line(0, "v0.3")
+    line["mmmu_acc"] = {**line["mmmu_acc"], "id": "validation_Math_3"}  # type: ignore[dict-item]
+    path = samples_file(tmp_path, "mmmu_val", [mmmu_line(1, "v0.3"), line])
+    result = cli("import", "mmmu-lmms-eval", tmp_path / "r.db", path)
+    assert result.code == 1
+    assert result.stderr.strip() == (
+        f"error: {path}: line 2: mmmu_acc's id 'validation_Math_3' is not the doc's id "
+        "'validation_Art_Theory_1'"
+    )
+    assert not (tmp_path / "r.db").exists()

@@ -126,3 +126,46 @@ def test_official_example_outputs_import_in_one_command(cli, mmmu_fixture_db: Pa
     info = json.loads(cli("info", db, "--json").stdout)
     (dataset,) = info["datasets"]
     assert dataset["samples"] == 900 and dataset["models"][0]["answers"] == 900
+
+
+# -- issue 25, item 7: an answer's id must be a question of its folder and of the benchmark --------
+
+
+def test_an_answer_in_another_subjects_folder_is_refused(
+    cli, outputs: Path, tmp_path: Path
+) -> None:
+    misplaced = outputs / "Art" / "output.json"
+    write_json(
+        misplaced, [_record("validation_Art_1", "(B)", "B"), _record("validation_Math_9", "A", "A")]
+    )
+    db = tmp_path / "r.db"
+    result = cli("import", "mmmu", db, outputs, "--model", "m")
+    assert result.code == 1
+    assert result.stderr.strip() == (
+        f"error: {misplaced}: id validation_Math_9: the id is of subject 'Math', and the file is "
+        "in folder 'Art': is the id or the folder wrong?"
+    )
+    assert not db.exists()
+
+
+@pytest.mark.parametrize("source", ["--answer-dict", "--questions"])
+def test_an_answer_to_a_question_the_benchmark_lacks_is_refused(
+    cli, outputs: Path, tmp_path: Path, source: str
+) -> None:
+    """validation_Math_2 answered, and the benchmark files know only dev_Math_2 (another split)."""
+    keys = ("validation_Art_1", "validation_Math_1", "dev_Math_2")
+    if source == "--answer-dict":
+        known = write_json(tmp_path / "answers.json",
+                           {k: {"question_type": "multiple-choice", "ground_truth": "A"} for k in keys})  # fmt: skip
+    else:
+        known = write_lines(tmp_path / "q.jsonl", [{"id": k, "question": "?", "options": ["x", "y"],
+                                                    "answer": "A", "question_type": "multiple-choice"}
+                                                   for k in keys])  # fmt: skip
+    db = tmp_path / "r.db"
+    result = cli("import", "mmmu", db, outputs, source, known, "--model", "m")
+    assert result.code == 1
+    assert result.stderr.strip() == (
+        f"error: {outputs / 'Math' / 'output.json'}: id validation_Math_2: no question with this "
+        f"id in {known}"
+    )
+    assert not db.exists()

@@ -5,7 +5,9 @@ prediction workbook."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
+import time
 from pathlib import Path
 
 import openpyxl
@@ -307,3 +309,116 @@ def test_real_mmbench_workbook_in_one_command(cli, tmp_path: Path) -> None:
     report = cli("report", db).stdout
     assert f"{circular:.1f}" in report and f"{vanilla:.1f}" in report
     assert "llava-v1.5-13b" in report
+
+
+# -- issue 25, item 7: what a workbook holds, records that differ, bounds on workbooks ---------
+
+# Answers that start with "=": openpyxl and pandas save them as formulas, with no cached result.
+FORMULA_ANSWERS = {1: "=A", 1000001: "= B", 2: "=SUM(1,2)", 1000002: "=B"}
+
+
+@pytest.mark.parametrize("command", ["mmbench-vlmevalkit", "mmbench"])
+def test_an_answer_saved_as_a_formula_is_the_text_written(
+    cli, tmp_path: Path, command: str
+) -> None:
+    header = [*MMBENCH_COLUMNS, "prediction"]
+    rows = [[*row, FORMULA_ANSWERS[int(str(row[0]))]] for row in MMBENCH_ROWS]
+    workbook = write_xlsx(tmp_path / "tiny-llava_MMBench_DEV_EN.xlsx", header, rows)
+    assert openpyxl.load_workbook(workbook).active["I2"].data_type == "f"  # stored as a formula
+    db = tmp_path / "r.db"
+    if command == "mmbench":  # the TSV's questions, the workbook's predictions
+        questions = [["" if c is None else c for c in row] + [png_base64()] for row in MMBENCH_ROWS]
+        tsv = write_tsv(tmp_path / "MMBench_DEV_EN.tsv", [*MMBENCH_COLUMNS, "image"], questions)
+        result = cli("import", "mmbench", db, tsv, "--answers", workbook, "--model", "tiny-llava")
+    else:
+        result = cli("import", command, db, workbook)
+    assert result.code == 0, result.stderr
+    with Store.open(db) as store:
+        assert store.answers("MMBench_DEV_EN", "tiny-llava") == {
+            str(k): v for k, v in FORMULA_ANSWERS.items()
+        }
+
+
+@pytest.mark.parametrize(
+    ("second", "problem"),
+    [
+        ({"index": 1, "question": "q", "category": "rec", "prediction": "y"},
+         "missing field 'answer', which record 1 has"),
+        ({"index": 1, "question": "q", "answer": "a", "category": "rec", "prediction": "y",
+          "score": 1.0}, "field 'score', which record 1 lacks"),
+    ],
+    ids=["missing", "extra"],
+)  # fmt: skip
+def test_a_json_record_whose_fields_differ_from_the_first_is_one_line(
+    cli, tmp_path: Path, second: dict[str, object], problem: str
+) -> None:
+    db = tmp_path / "r.db"
+    assert cli("import", "mmvet-vlmevalkit", db, mmvet_judge_workbook(tmp_path)).code == 0
+    before = dump(db)
+    first = {"index": 0, "question": "q", "answer": "a", "category": "rec", "prediction": "x"}
+    path = tmp_path / "other_MMVet.json"
+    path.write_text(json.dumps([first, second], indent=4), encoding="utf-8")
+    result = cli("import", "mmvet-vlmevalkit", db, path)
+    assert result.code == 1
+    assert result.stderr.strip().splitlines() == [
+        f"error: {path}: record 2: {problem} (every record needs the same fields)"
+    ]
+    assert dump(db) == before
+
+
+def compressible_workbook(path: Path, rows: int) -> Path:
+    """A prediction workbook whose sheet unpacks to far more than it takes on disk."""
+    header = [*MMBENCH_COLUMNS, "prediction"]
+    body = [[i, "Is it day?" * 20, None, "yes", "no", "A", "ocr", "dev", "A"] for i in range(rows)]
+    return write_xlsx(path, header, body)
+
+
+def test_a_workbook_that_unpacks_beyond_the_bound_is_refused_before_it_is_read(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    workbook = compressible_workbook(tmp_path / "big_MMBench_DEV_EN.xlsx", 6000)
+    assert workbook.stat().st_size < 2**20  # small on disk, about 2 MiB unpacked
+    db = tmp_path / "r.db"
+    monkeypatch.setenv("LMMREVIEW_XLSX_MAX_MB", "1")
+    result = cli("import", "mmbench-vlmevalkit", db, workbook)
+    assert result.code == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert re.match(
+        rf"error: {re.escape(str(workbook))}: unpacks to [23] MiB, over the 1 MiB limit", line
+    )
+    assert line.endswith("save it as .tsv (read as a stream, with no bound), or raise the bound: "
+                         "LMMREVIEW_XLSX_MAX_MB=N (MiB; now 1)")  # fmt: skip
+    assert not db.exists()
+    monkeypatch.setenv("LMMREVIEW_XLSX_MAX_MB", "10")  # the way beyond it, for a real need
+    assert cli("import", "mmbench-vlmevalkit", db, workbook).code == 0
+
+
+def test_a_sheet_spanning_too_many_cells_is_refused_quickly(cli, tmp_path: Path) -> None:
+    """Wide and long but nearly empty: the reader pads every row to the header's width."""
+    book = openpyxl.Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["index", "question", "A", "B", "prediction", *(f"c{i}" for i in range(3000))])
+    sheet.append([1, "Q?", "yes", "no", "A"])
+    sheet.cell(row=20000, column=1, value=2)  # 20,000 rows x 3,005 columns: 60 million cells
+    workbook = tmp_path / "wide_MMBench_DEV_EN.xlsx"
+    book.save(workbook)
+    db = tmp_path / "r.db"
+    started = time.monotonic()
+    result = cli("import", "mmbench-vlmevalkit", db, workbook)
+    assert time.monotonic() - started < 10
+    assert result.code == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert f"error: {workbook}: the sheet reaches row 5,584 across 3,005 columns" in line, line
+    assert "limit for .xlsx files" in line and not db.exists()
+
+
+def test_a_bad_workbook_size_limit_is_named(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LMMREVIEW_XLSX_MAX_MB", "lots")
+    result = cli("import", "mmbench-vlmevalkit", tmp_path / "r.db", mmbench_predictions(tmp_path))
+    assert result.code == 1
+    assert (
+        result.stderr.strip() == "error: LMMREVIEW_XLSX_MAX_MB: 'lots' is not a whole number of MiB"
+    )

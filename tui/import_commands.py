@@ -41,7 +41,8 @@ def _command(name: str, importer: Importer, run: ImportRun) -> Callable[..., Non
 
         db, dataset = values.pop("db"), values.pop("dataset")
         replace = bool(values.pop("replace", False))
-        run(db, lambda: _read(importer, ImportRequest(values, dataset), replace=replace))
+        request = ImportRequest(values, dataset)
+        run(db, lambda: _read(importer, request, values, replace=replace))
 
     parameters = [
         inspect.Parameter("db", _KEYWORD, annotation=NewDbArg),
@@ -55,17 +56,36 @@ def _command(name: str, importer: Importer, run: ImportRun) -> Callable[..., Non
     return command
 
 
-def _read(importer: Importer, request: ImportRequest, *, replace: bool) -> ImportBatch:
+def _read(
+    importer: Importer, request: ImportRequest, values: dict[str, Any], *, replace: bool
+) -> ImportBatch:
     """The importer's batch, with --replace, and its judgments under --judge's name (a
     reader that reads --judge itself gets the same name again)."""
     from lmmreview.db.importers import reader_of
 
+    _refuse_blank_names(importer, values)
     batch = reader_of(importer)(request)
     batch.replace = replace
     judge = request.text("judge")
     if judge is not None:
         batch.name_judge(judge)
     return batch
+
+
+def _refuse_blank_names(importer: Importer, values: dict[str, Any]) -> None:
+    """A name option (--model, --judge) given as "" or spaces would silently fall back to
+    the name taken from the file: refuse it instead."""
+    from lmmreview.db.importers import ImportFailure
+
+    for option in (o for o in importer.options if o.text):
+        given = values.get(option.name)
+        for text in given if isinstance(given, list) else [given]:
+            if isinstance(text, str) and not text.strip():
+                flag = f"--{option.name.replace('_', '-')}"
+                raise ImportFailure(
+                    flag,
+                    f"{text!r} is empty: give a name, or leave {flag} out to take it from the file",
+                )
 
 
 def _parameter(option: Option, *, argument: bool) -> inspect.Parameter:

@@ -247,27 +247,68 @@ def _text(fields: dict[str, Any], name: str, path: Path, where: str) -> str:
 # -- MMBench --------------------------------------------------------------------------------
 
 _MMBENCH_FIELDS = ("index", "question", "answer", "category")
+# The fields the sample is made of, read as the TSV's cells are.
+_MMBENCH_CELLS = (
+    *_MMBENCH_FIELDS, "hint", "l2-category", "L2-category", "split", *OPTION_LETTERS
+)  # fmt: skip
+_ABSENT = ("", "nan")  # lmms-eval writes "nan" for an option the row lacks
 
 
 def _mmbench_line(line: Line, path: Path) -> Read:
     """MMBench: the doc, or the gpt_eval_score (or submission) dict that repeats its fields
-    (index, question, hint, A..D, answer, category, L2-category, split)."""
+    (index, question, hint, A..D or options, answer, category, L2-category, split)."""
     fields = line.doc or line.metric(GRADE, path) or line.metric("submission", path)
     if fields is None:
         raise ImportFailure(path, f"neither doc nor {GRADE}: no MMBench question", line.where)
     for name in _MMBENCH_FIELDS:
         if fields.get(name) in (None, ""):
             raise ImportFailure(path, f"missing field {name!r}", line.where)
-    row = {name: _cell(value) for name, value in fields.items()}
+    row = {
+        name: _cell(fields[name], f"field {name!r}", path, line.where)
+        for name in _MMBENCH_CELLS
+        if name in fields
+    }
     row["l2-category"] = row.get("l2-category") or row.get("L2-category", "")
-    for letter in OPTION_LETTERS:  # lmms-eval writes "nan" for an option the row lacks
-        row[letter] = "" if row.get(letter, "nan") == "nan" else row[letter]
+    if "options" in fields:
+        _take_options(row, fields["options"], path, line.where)
+    for letter in OPTION_LETTERS:
+        row[letter] = "" if row.get(letter, "nan") in _ABSENT else row[letter]
     index = mmbench_files.mmbench_id(fields["index"], path, line.where)
     return Read(index, mmbench_files.row_sample(int(index), row, path, line.where))
 
 
-def _cell(value: object) -> str:
-    """A field as the TSV reader sees a cell: text; a missing value empty."""
+def _take_options(row: dict[str, str], value: object, path: Path, where: str) -> None:
+    """Options given as one field: an object of letter -> text, or a list of texts lettered
+    A, B, ... in order. A letter also given as a field of its own must say the same."""
+    if isinstance(value, list):
+        if len(value) > len(OPTION_LETTERS):
+            message = (
+                f"options: {len(value)} of them, and MMBench has at most {len(OPTION_LETTERS)}"
+            )
+            raise ImportFailure(path, message, where)
+        value = dict(zip(OPTION_LETTERS, value, strict=False))
+    if not isinstance(value, dict):
+        message = "options must be an object (letter -> text) or a list of text"
+        raise ImportFailure(path, message, where)
+    for letter, item in value.items():
+        if letter not in OPTION_LETTERS:
+            message = f"options: {letter!r} is not an option letter ({', '.join(OPTION_LETTERS)})"
+            raise ImportFailure(path, message, where)
+        text = _cell(item, f"option {letter} in options", path, where)
+        if row.get(letter, "") not in (*_ABSENT, text):
+            message = (
+                f"option {letter} is {row[letter]!r} in field {letter} but {text!r} in options"
+            )
+            raise ImportFailure(path, message, where)
+        row[letter] = text
+
+
+def _cell(value: object, what: str, path: Path, where: str) -> str:
+    """A field as the TSV reader sees a cell: text or a number, as text; a missing value
+    empty. An object or a list is refused (it would be stored as Python's text of it)."""
+    if isinstance(value, dict | list):
+        kind = "an object" if isinstance(value, dict) else "a list"
+        raise ImportFailure(path, f"{what} must be text, not {kind}", where)
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if isinstance(value, float) and value.is_integer():
@@ -283,11 +324,17 @@ def _mmmu_line(line: Line, path: Path) -> Read:
     answer and parsed_pred; a multiple-choice answer's parsed choice as a judgment."""
     acc = line.metric(MMMU_ACC, path) or {}
     sample = None
+    graded = (
+        None if acc.get("id") in (None, "") else mmmu_files.mmmu_key(acc["id"], path, line.where)
+    )
     if line.doc is not None:
         key, draft = mmmu_files.question_draft(line.doc, path, line.number)
         sample = mmmu_files.draft_sample(key, draft)
-    elif acc.get("id") not in (None, ""):
-        key = mmmu_files.mmmu_key(acc["id"], path, line.where)
+        if graded not in (None, key):  # the parsed choice would be judged on another question
+            message = f"{MMMU_ACC}'s id {graded!r} is not the doc's id {key!r}"
+            raise ImportFailure(path, message, line.where)
+    elif graded is not None:
+        key = graded
     else:
         raise ImportFailure(
             path, f"neither doc nor {MMMU_ACC} with an id: no MMMU question", line.where

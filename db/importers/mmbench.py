@@ -14,7 +14,7 @@ from lmmreview.db.importers.batch import (
     model_name,
 )
 from lmmreview.db.importers.model_vqa import is_model_vqa, model_vqa_answers
-from lmmreview.db.importers.read import check_header, image_from_base64, read_table
+from lmmreview.db.importers.read import image_from_base64, read_table, workbook_rows
 from lmmreview.db.store import StoredImage
 from lmmreview.engine.benchmarks.mmbench import (
     CATEGORY,
@@ -203,25 +203,4 @@ def xlsx_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
         ) from None
     if not path.is_file():
         raise ImportFailure(path, "no such file")
-    try:
-        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except Exception as exc:  # openpyxl raises zipfile, KeyError, InvalidFileException...
-        raise ImportFailure(path, f"not a readable .xlsx workbook ({exc})") from None
-    sheet_rows = book.worksheets[0].iter_rows(values_only=True)
-    header = [str(cell).strip() if cell is not None else "" for cell in next(sheet_rows, ())]
-    check_header(header, path, _PREDICTION_COLUMNS)
-    rows = []
-    for number, values in enumerate(sheet_rows, start=2):
-        cells = {name: xlsx_text(value) for name, value in zip(header, values, strict=False)}
-        if any(cells.values()):
-            rows.append((number, cells))
-    book.close()
-    return rows
-
-
-def xlsx_text(value: object) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value)
+    return workbook_rows(openpyxl, path, _PREDICTION_COLUMNS)

@@ -92,6 +92,7 @@ def read_mmmu(
     if questions is not None:
         for key, draft in _questions(questions).items():
             drafts[key] = draft
+    benchmark = set(golds) | set(drafts)  # the ids answers must have, when either is given
     strays: list[str] = []  # output files reached through links that leave the folder
     if outputs is not None:
         for path, records in _output_files(outputs):
@@ -101,6 +102,10 @@ def read_mmmu(
                 drafts.setdefault(key, Draft(origin=str(path))).take(**_fields(draft))
                 responses.append((key, text, str(path)))
     _check_unique(responses)
+    if outputs is not None and outputs.is_dir():
+        _check_folders(responses)
+    if answer_dict or questions:
+        _check_known(responses, benchmark, [p for p in (answer_dict, questions) if p])
     batch = ImportBatch(dataset, MMMU_BENCHMARK.name, str(outputs or questions))
     unknown_subjects: set[str] = set()
     images = ImageFiles(questions.parent if questions else Path())
@@ -253,8 +258,10 @@ def question_draft(row: Any, path: Path, number: int) -> tuple[str, Draft]:
     options = row.get("options") or []
     if isinstance(options, str):
         options = _literal_list(options, "options", path, where)
+    if isinstance(options, dict):
+        options = _lettered(options, path, where)
     if not isinstance(options, list) or not all(map(_is_text_or_number, options)):
-        raise ImportFailure(path, "options must be a list of text", where)
+        raise ImportFailure(path, "options must be a list of text, or an object A -> text", where)
     if not isinstance(row["question"], str):
         raise ImportFailure(path, "question must be text", where)
     draft = Draft(
@@ -272,6 +279,16 @@ def question_draft(row: Any, path: Path, number: int) -> tuple[str, Draft]:
         if isinstance(image, str) and image:
             draft.images.append(image)
     return key, draft
+
+
+def _lettered(options: dict[str, Any], path: Path, where: str) -> list[Any]:
+    """Options given as an object of letter -> text: its texts, if the letters are A, B, ...
+    in order (a sample's options are lettered by position)."""
+    letters = [chr(ord("A") + i) for i in range(len(options))]
+    if list(options) != letters:
+        message = f"options: the keys must be the letters {', '.join(letters)} in order"
+        raise ImportFailure(path, message, where)
+    return list(options.values())
 
 
 def mmmu_key(value: object, path: Path, where: str) -> str:
@@ -366,6 +383,28 @@ def _output_record(record: Any, path: Path, number: int) -> tuple[str, Draft, st
         origin=str(path),
     )
     return key, draft, response
+
+
+def _check_folders(responses: list[tuple[str, str, str]]) -> None:
+    """An answer in <Subject>/output.json answers a question of that subject."""
+    for key, _, file in responses:
+        folder = Path(file).parent.name
+        try:
+            subject = subject_of(key)
+        except ValueError:
+            continue  # said when its sample is made
+        if subject != folder:
+            message = f"the id is of subject {subject!r}, and the file is in folder {folder!r}"
+            raise ImportFailure(file, f"{message}: is the id or the folder wrong?", f"id {key}")
+
+
+def _check_known(responses: list[tuple[str, str, str]], known: set[str], files: list[Path]) -> None:
+    """Each answer answers a question the answer dictionary or the questions file has."""
+    for key, _, file in responses:
+        if key not in known:
+            named = " nor ".join(map(str, files))
+            where = f"neither {named}" if len(files) > 1 else named
+            raise ImportFailure(file, f"no question with this id in {where}", f"id {key}")
 
 
 def _check_unique(responses: list[tuple[str, str, str]]) -> None:

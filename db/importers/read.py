@@ -12,9 +12,11 @@ import math
 import os
 import stat
 import warnings
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from PIL import Image, UnidentifiedImageError
@@ -25,6 +27,12 @@ from lmmreview.db.store import StoredImage
 csv.field_size_limit(2**31 - 1)  # base64 images make very long cells
 
 MAX_IMAGE_BYTES = 64 * 2**20  # far above any benchmark image; refused before it is read
+# A workbook is zipped XML, so its size on disk says little about the work of reading it:
+# what it unpacks to is bounded (MiB, raised through this variable) and so are the cells its
+# sheet spans (one per 8 bytes of that bound: empty rows and cells cost time too).
+XLSX_LIMIT_VARIABLE = "LMMREVIEW_XLSX_MAX_MB"
+XLSX_DEFAULT_MB = 128
+_BYTES_PER_CELL = 8
 
 
 def existing(path: str | Path, what: str = "file") -> Path:
@@ -213,6 +221,98 @@ def _table_error(path: Path, start: int, end: int, problem: str) -> ImportFailur
     else:
         message = f"malformed table ({problem})"
     return ImportFailure(path, message, f"line {start}")
+
+
+def workbook_rows(
+    openpyxl: ModuleType, path: Path, required: tuple[str, ...]
+) -> list[tuple[int, dict[str, str]]]:
+    """(row number, cells by column) of the first sheet of an .xlsx workbook, empty rows left
+    out. A cell reads as the text written in it: a formula's own text ("=A", as pandas saves
+    an answer starting with "="), never a result cached or left out by the program that wrote
+    it. A workbook beyond the size bound is refused before it is read."""
+    limit = _xlsx_limit()
+    _check_unpacked_size(path, limit)
+    try:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    except Exception as exc:  # openpyxl raises zipfile, KeyError, InvalidFileException...
+        raise ImportFailure(path, f"not a readable .xlsx workbook ({exc})") from None
+    try:
+        return _sheet_rows(book.worksheets[0], path, required, limit)
+    except ImportFailure:
+        raise
+    except Exception as exc:  # broken XML inside the zip, a workbook without a worksheet...
+        raise ImportFailure(path, f"not a readable .xlsx workbook ({exc})") from None
+    finally:
+        book.close()
+
+
+def _sheet_rows(
+    sheet: Any, path: Path, required: tuple[str, ...], limit: int
+) -> list[tuple[int, dict[str, str]]]:
+    """The rows below the header, each cut or padded to the header's width."""
+    max_cells = limit // _BYTES_PER_CELL
+    sheet.reset_dimensions()  # the size a sheet states is not checked: read the cells it has
+    header = [
+        xlsx_text(cell).strip() for cell in next(sheet.iter_rows(max_row=1, values_only=True), ())
+    ]
+    check_header(header, path, required)
+    rows = []
+    for number, values in enumerate(
+        sheet.iter_rows(min_row=2, max_col=len(header), values_only=True), start=2
+    ):
+        if number * len(header) > max_cells:
+            raise ImportFailure(
+                path,
+                f"the sheet reaches row {number:,} across {len(header):,} columns, over "
+                f"{max_cells:,} cells, the limit for .xlsx files: {_beyond_limit(limit)}",
+            )
+        if any(value not in (None, "") for value in values):
+            rows.append(
+                (number, {name: xlsx_text(v) for name, v in zip(header, values, strict=True)})
+            )
+    return rows
+
+
+def _xlsx_limit() -> int:
+    """The bound on what a workbook unpacks to, in bytes."""
+    text = os.environ.get(XLSX_LIMIT_VARIABLE, str(XLSX_DEFAULT_MB))
+    if not (text.isascii() and text.strip().isdigit()) or int(text) < 1:
+        raise ImportFailure(XLSX_LIMIT_VARIABLE, f"{text[:40]!r} is not a whole number of MiB")
+    return int(text) * 2**20
+
+
+def _check_unpacked_size(path: Path, limit: int) -> None:
+    """Refuse a workbook whose parts unpack to more than `limit` bytes, by the sizes its zip
+    directory states (unpacking stops there, so a part cannot grow beyond them)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            size = sum(member.file_size for member in archive.infolist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return  # openpyxl says what is wrong with it
+    if size > limit:
+        raise ImportFailure(
+            path,
+            f"unpacks to {size / 2**20:,.0f} MiB, over the {limit // 2**20:,} MiB limit for "
+            f".xlsx files: {_beyond_limit(limit)}",
+        )
+
+
+def _beyond_limit(limit: int) -> str:
+    return (
+        "save it as .tsv (read as a stream, with no bound), or raise the bound: "
+        f"{XLSX_LIMIT_VARIABLE}=N (MiB; now {limit // 2**20})"
+    )
+
+
+def xlsx_text(value: object) -> str:
+    """A workbook cell (or a JSON value of VLMEvalKit's records) as text: "" when empty, a
+    whole float without ".0" (pandas writes ints of a column with gaps as floats)."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    formula = getattr(value, "text", None)  # openpyxl's ArrayFormula: the text is inside
+    return formula if isinstance(formula, str) else str(value)
 
 
 def image_from_bytes(

@@ -28,10 +28,15 @@ from lmmreview.db.importers.mmbench import (
     row_sample,
     warn_unknown_l2,
     xlsx_rows,
-    xlsx_text,
 )
 from lmmreview.db.importers.mmvet import capabilities_of
-from lmmreview.db.importers.read import image_from_base64, parse_json, read_table, read_text
+from lmmreview.db.importers.read import (
+    image_from_base64,
+    parse_json,
+    read_table,
+    read_text,
+    xlsx_text,
+)
 from lmmreview.engine.benchmarks.mmbench import MMBENCH
 from lmmreview.engine.benchmarks.mmvet import CAPABILITY, MMVET
 from lmmreview.engine.mmbench import circular_position
@@ -97,7 +102,7 @@ def _json_rows(path: Path) -> Rows:
     records = parse_json(_NAN_CELL.sub(r"\1null", read_text(path)), path)
     if not isinstance(records, list):
         raise ImportFailure(path, "expected a JSON list of records (one per row)")
-    rows = []
+    rows: Rows = []
     for number, record in enumerate(records, start=1):
         where = f"record {number}"
         if not isinstance(record, dict):
@@ -105,10 +110,24 @@ def _json_rows(path: Path) -> Rows:
         missing = [name for name in _KEY_COLUMNS if name not in record]
         if missing:
             raise ImportFailure(path, f"missing field {missing[0]!r}", where)
+        if rows:  # a table: every record has the first one's columns, and only those
+            _same_columns(record, rows[0][1], path, where)
         if any(isinstance(v, dict | list) for v in record.values()):
             raise ImportFailure(path, "a cell holds a list or an object, not a value", where)
         rows.append((where, {name: xlsx_text(value) for name, value in record.items()}))
     return rows
+
+
+def _same_columns(record: dict[str, object], first: dict[str, str], path: Path, where: str) -> None:
+    """Refuse a record whose fields differ from the first's: the columns are the first's."""
+    missing = [name for name in first if name not in record]
+    extra = [name for name in record if name not in first]
+    if missing or extra:
+        what = f"missing field {missing[0]!r}" if missing else f"field {extra[0]!r}"
+        other = "has" if missing else "lacks"
+        raise ImportFailure(
+            path, f"{what}, which record 1 {other} (every record needs the same fields)", where
+        )
 
 
 def _read_rows(path: Path) -> Rows:
