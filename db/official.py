@@ -3,6 +3,7 @@ verdicts in force and who gave them, raw answers; and the workbook writer (openp
 
 from __future__ import annotations
 
+import io
 from itertools import groupby
 from operator import attrgetter
 from pathlib import Path
@@ -104,22 +105,37 @@ def write_workbook(path: Path, header: list[str], rows: list[list]) -> None:
         raise StoreError(
             f"{path}: writing .xlsx needs openpyxl: pip install 'lmmreview[xlsx]'"
         ) from None
+    # Every cell is checked before the workbook exists (a sheet left half-written makes
+    # openpyxl complain on stderr).
+    cells = [
+        [_cell(path, line, column, value) for column, value in zip(header, row, strict=True)]
+        for line, row in enumerate([header, *rows], start=1)
+    ]
     book = Workbook(write_only=True)
     sheet = book.create_sheet()
 
-    def cell(value: object, line: int, column: str) -> object:
-        if not isinstance(value, str):
-            return value
-        text = official.workbook_text(value)
-        if len(text) > CELL_LIMIT:
-            raise StoreError(
-                f"{path}: row {line}, column {column!r}: {len(text):,} characters, more than "
-                f"the {CELL_LIMIT:,} a workbook cell holds"
-            )
-        written = WriteOnlyCell(sheet, text)
-        written.data_type = "s"  # openpyxl would take a leading "=" as a formula
-        return written
+    def text_cell(text: str) -> object:
+        cell = WriteOnlyCell(sheet, text)
+        cell.data_type = "s"  # openpyxl would take a leading "=" as a formula
+        return cell
 
-    for line, row in enumerate([header, *rows], start=1):
-        sheet.append([cell(value, line, column) for column, value in zip(header, row, strict=True)])
-    book.save(path)
+    for row in cells:
+        sheet.append([text_cell(value) if isinstance(value, str) else value for value in row])
+    # Made in memory, then written: a write error (a full device) is one error, not
+    # openpyxl's half-closed files complaining on stderr.
+    workbook = io.BytesIO()
+    book.save(workbook)
+    path.write_bytes(workbook.getvalue())
+
+
+def _cell(path: Path, line: int, column: str, value: object) -> object:
+    """A cell's value as written: text escaped, and no longer than a cell holds."""
+    if not isinstance(value, str):
+        return value
+    text = official.workbook_text(value)
+    if len(text) > CELL_LIMIT:
+        raise StoreError(
+            f"{path}: row {line}, column {column!r}: {len(text):,} characters, more than "
+            f"the {CELL_LIMIT:,} a workbook cell holds"
+        )
+    return text

@@ -22,6 +22,7 @@ from lmmreview.tui.output import clear_errors, err, fail, say
 Workbook = tuple[list[str], list[list]]  # header, rows
 Content = str | Workbook
 Files = dict[str, Content]  # file name -> what goes in it
+Named = list[tuple[str, Content]]  # a dataset's files, named
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,13 +32,13 @@ class Official:
 
     benchmark: type[Benchmark]
     title: str
-    files: Callable[[Store, str, Benchmark, bool, Judge | None], Files]
+    files: Callable[[Store, str, Benchmark, bool, Judge | None], Named]
     one_file_allowed: bool
 
 
 def _mmvet_csvs(
     store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
-) -> Files:
+) -> Named:
     tables = {
         t.name: t
         for t in dataset_scores(store, name, benchmark, judge).breakdown.tables(unscored_as_zero)
@@ -52,38 +53,39 @@ def _mmvet_csvs(
             console=err,
         )
     if len(left_out) == len(capabilities.rows):
-        return {}
+        return []
     names = official.grader_csv_names(name, capabilities.runs)
-    return dict(zip(names, map(official.grader_csv, (capabilities, integrations)), strict=True))
+    return list(zip(names, map(official.grader_csv, (capabilities, integrations)), strict=True))
 
 
 def _mmvet_grades(
     store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
-) -> Files:
-    return {
-        official.grade_file_name(model, grades): official.grade_json(grades)
+) -> Named:
+    return [
+        (official.grade_file_name(model, grades), official.grade_json(grades))
         for model, grades in grade_files(store, name, judge).items()
-    }
+    ]
 
 
 def _mmbench(
     store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
-) -> Files:
-    return {
-        f"{official.file_part(model)}_{official.file_part(name)}.xlsx": book
+) -> Named:
+    return [
+        (f"{official.file_part(model)}_{official.file_part(name)}.xlsx", book)
         for model, book in mmbench_workbooks(store, name).items()
-    }
+    ]
 
 
 def _mmmu(
     store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
-) -> Files:
-    return {
-        f"{official.file_part(model)}_{official.file_part(name)}.json": official.submission_json(
-            answers
+) -> Named:
+    return [
+        (
+            f"{official.file_part(model)}_{official.file_part(name)}.json",
+            official.submission_json(answers),
         )
         for model, answers in mmmu_submissions(store, name, judge).items()
-    }
+    ]
 
 
 OFFICIAL: dict[str, Official] = {
@@ -115,7 +117,7 @@ def export_official(
         for name, benchmark in store.datasets(datasets or None):
             if isinstance(benchmark, spec.benchmark):
                 judge = store.chosen_judge(name, judge_name)
-                files.update(spec.files(store, name, benchmark, unscored_as_zero, judge))
+                _add(files, spec.files(store, name, benchmark, unscored_as_zero, judge), fmt)
     if not files:
         raise fail(f"{db}: no {spec.title} answers to write as {fmt}")
     destinations = _destinations(output, files, spec.one_file_allowed, fmt)
@@ -127,6 +129,17 @@ def export_official(
             export.file(path, _writer(content))
     for path in destinations:
         say(f"wrote {path}")
+
+
+def _add(files: Files, named: Named, fmt: str) -> None:
+    """Add a dataset's files; two files of one name would leave only the last."""
+    for name, content in named:
+        if name in files:
+            raise fail(
+                f"--format {fmt} would write two files named {name} (the same model in two "
+                "datasets, or models named alike but for '/'): give --dataset NAME, one at a time"
+            )
+        files[name] = content
 
 
 def _writer(content: Content) -> Callable[[Path], None]:
