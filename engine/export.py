@@ -271,6 +271,12 @@ def csv_text(text: str) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
+def csv_name(cell: str) -> str:
+    """The name a csv_text cell holds: without the "'" put before a formula's start."""
+    guarded = cell.startswith("'") and cell[1:].startswith(_FORMULA_START)
+    return cell[1:] if guarded else cell
+
+
 def _csv_number(value: float) -> str:
     return str(round(value, 4)) if isinstance(value, float) else str(value)
 

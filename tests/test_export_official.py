@@ -590,19 +590,35 @@ def test_two_official_files_of_one_name_are_refused(cli, demo_db: Path, tmp_path
     assert _export(cli, demo_db, "mmvet-grades", tmp_path / "grades", "--dataset", "mmvet")
 
 
-def test_mmvet_csv_guards_a_model_name_as_the_tables_csv_does(cli, tmp_path: Path) -> None:
-    """A name starting with "=" is a formula to a spreadsheet: both CSVs write it as text."""
-    name = '=HYPERLINK("http://x")'
-    db = _import_mmvet(cli, tmp_path, "names.db")  # m1 and m2, never judged: left out
-    answers = write_json(tmp_path / "f.json", dict.fromkeys(SCORES["m2"], "x"))
-    result = cli("import", "mmvet", db, tmp_path / "mm-vet.json", "--images", tmp_path / "images",
-                 "--answers", answers, "--model", name)  # fmt: skip
+def _add_model(cli, db: Path, folder: Path, model: str) -> None:
+    """`model`'s answers to the questions `_import_mmvet` wrote to `folder`."""
+    answers = write_json(folder / "more.json", dict.fromkeys(SCORES["m2"], "x"))
+    result = cli("import", "mmvet", db, folder / "mm-vet.json", "--images", folder / "images",
+                 "--answers", answers, "--model", model)  # fmt: skip
     assert result.code == 0, result.stderr
+
+
+def test_mmvet_csv_guards_a_model_name_as_the_tables_csv_does(cli, tmp_path: Path) -> None:
+    """A name starting with "=" is a formula to a spreadsheet: both CSVs write it as text,
+    and `import mmvet-grades --check` reads it back as the name."""
+    name = '=HYPERLINK("http://x")'
+    db = _import_mmvet(cli, tmp_path, "names.db")  # m1, never judged: left out
+    _add_model(cli, db, tmp_path, name)
     _judge(db, name, SCORES["m2"])
+    _judge(db, "m2", SCORES["m2"])
     (cap, integ) = _export(cli, db, "mmvet-csv", tmp_path / "csv")
-    assert list(_csv(cap)) == list(_csv(integ)) == ["'" + name] == [csv_text(name)]
+    assert set(_csv(cap)) == set(_csv(integ)) == {"'" + name, "m2"} == {csv_text(name), "m2"}
     tables = csv.DictReader(cli("export", db, "--format", "csv").stdout.splitlines())
     assert "'" + name in {row["model"] for row in tables}
+    m2, named = sorted(
+        _export(cli, db, "mmvet-grades", tmp_path / "g"), key=lambda p: p.name[0] == "="
+    )
+    copy = _import_mmvet(cli, tmp_path, "copy.db")
+    _add_model(cli, copy, tmp_path, name)
+    load_grades(cli, copy, "m2", m2)
+    check = cli("import", "mmvet-grades", copy, named, "--model", name,
+                "--check", cap, "--check", integ)  # fmt: skip
+    assert check.code == 0, check.stdout
 
 
 def test_an_official_export_to_a_full_device_names_it(cli, tmp_path: Path) -> None:
