@@ -120,11 +120,10 @@ def export_official(
                 _add(files, spec.files(store, name, benchmark, unscored_as_zero, judge), fmt)
     if not files:
         raise fail(f"{db}: no {spec.title} answers to write as {fmt}")
-    destinations = _destinations(output, files, spec.one_file_allowed, fmt)
+    folder, destinations = _destinations(output, files, spec.one_file_allowed, fmt)
     with clear_errors(db), Export(db) as export:
-        if destinations is None:
-            export.folder(output)
-            destinations = {output / name: content for name, content in files.items()}
+        if folder is not None:
+            export.folder(folder)
         for path, content in destinations.items():
             export.file(path, _writer(content))
     for path in destinations:
@@ -151,16 +150,16 @@ def _writer(content: Content) -> Callable[[Path], None]:
 
 def _destinations(
     output: Path, files: Files, one_file_allowed: bool, fmt: str
-) -> dict[Path, Content] | None:
-    """The file --out names, for a format that allows it when there is one file to write
-    (an existing file or device, or a name with a suffix); None: the files go into the
-    folder --out (made if missing)."""
+) -> tuple[Path | None, dict[Path, Content]]:
+    """The folder to make (None: none), and where each file goes: into the folder --out,
+    or, for a format that allows it, to the file --out names (an existing file or device,
+    or a name with a suffix) when there is one file to write."""
     names_a_file = one_file_allowed and (output.suffix or output.exists()) and not output.is_dir()
     if not names_a_file:
-        return None
+        return output, {output / name: content for name, content in files.items()}
     if len(files) > 1:
         raise fail(
             f"{output}: --format {fmt} writes {len(files)} files here (one per model); "
             "give --out a folder"
         )
-    return {output: next(iter(files.values()))}
+    return None, {output: next(iter(files.values()))}
