@@ -3,12 +3,12 @@ verdicts in force and who gave them, raw answers; and the workbook writer (openp
 
 from __future__ import annotations
 
+import io
 from itertools import groupby
 from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from lmmreview.db.files import refuse_database
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store, StoreError
 from lmmreview.engine import official
@@ -16,6 +16,8 @@ from lmmreview.engine.mmmu import Candidate
 from lmmreview.engine.official import GradeRun
 from lmmreview.engine.review import in_force
 from lmmreview.engine.scoring import Judge, Verdict
+
+CELL_LIMIT = 32_767  # characters in a workbook cell; openpyxl would cut longer text silently
 
 
 class _VerdictRow(NamedTuple):
@@ -90,10 +92,11 @@ def mmmu_submissions(
     return submissions
 
 
-def write_workbook(path: Path, header: list[str], rows: list[list], database: Path) -> None:
-    """Write one sheet (header, rows) as .xlsx, never over the database or any SQLite file.
+def write_workbook(path: Path, header: list[str], rows: list[list]) -> None:
+    """Write one sheet (header, rows) as .xlsx.
 
-    Text is stored as text, never as a formula (a question may start with "=").
+    Text is stored as text, never as a formula (a question may start with "="), with what
+    a workbook cannot hold escaped (official.workbook_text).
     """
     try:
         from openpyxl import Workbook
@@ -102,17 +105,37 @@ def write_workbook(path: Path, header: list[str], rows: list[list], database: Pa
         raise StoreError(
             f"{path}: writing .xlsx needs openpyxl: pip install 'lmmreview[xlsx]'"
         ) from None
-    refuse_database(path, database)
+    # Every cell is checked before the workbook exists (a sheet left half-written makes
+    # openpyxl complain on stderr).
+    cells = [
+        [_cell(path, line, column, value) for column, value in zip(header, row, strict=True)]
+        for line, row in enumerate([header, *rows], start=1)
+    ]
     book = Workbook(write_only=True)
     sheet = book.create_sheet()
 
-    def cell(value: object) -> object:
-        if not isinstance(value, str):
-            return value
-        text = WriteOnlyCell(sheet, value)
-        text.data_type = "s"  # openpyxl would take a leading "=" as a formula
-        return text
+    def text_cell(text: str) -> object:
+        cell = WriteOnlyCell(sheet, text)
+        cell.data_type = "s"  # openpyxl would take a leading "=" as a formula
+        return cell
 
-    for row in [header, *rows]:
-        sheet.append([cell(value) for value in row])
-    book.save(path)
+    for row in cells:
+        sheet.append([text_cell(value) if isinstance(value, str) else value for value in row])
+    # Made in memory, then written: a write error (a full device) is one error, not
+    # openpyxl's half-closed files complaining on stderr.
+    workbook = io.BytesIO()
+    book.save(workbook)
+    path.write_bytes(workbook.getvalue())
+
+
+def _cell(path: Path, line: int, column: str, value: object) -> object:
+    """A cell's value as written: text escaped, and no longer than a cell holds."""
+    if not isinstance(value, str):
+        return value
+    text = official.workbook_text(value)
+    if len(text) > CELL_LIMIT:
+        raise StoreError(
+            f"{path}: row {line}, column {column!r}: {len(text):,} characters, more than "
+            f"the {CELL_LIMIT:,} a workbook cell holds"
+        )
+    return text

@@ -251,7 +251,7 @@ def to_csv(tables: list[Table], notes: list[Notes]) -> str:
                     continue
                 values = asdict(cell)
                 writer.writerow(
-                    [_csv_text(t) for t in (table.dataset, table.name, row.label, column.key)]
+                    [csv_text(t) for t in (table.dataset, table.name, row.label, column.key)]
                     + ["" if values[f] is None else _csv_number(values[f]) for f in fields]
                 )
     return buffer.getvalue()
@@ -261,7 +261,7 @@ def to_csv(tables: list[Table], notes: list[Notes]) -> str:
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _csv_text(text: str) -> str:
+def csv_text(text: str) -> str:
     """A name as a text cell: one visible line, and never read as a formula.
 
     A leading "'" is what spreadsheets take as "this is text"; numbers (the value
@@ -269,6 +269,12 @@ def _csv_text(text: str) -> str:
     """
     text = visible(text, one_line=True)
     return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def csv_name(cell: str) -> str:
+    """The name a csv_text cell holds: without the "'" put before a formula's start."""
+    guarded = cell.startswith("'") and cell[1:].startswith(_FORMULA_START)
+    return cell[1:] if guarded else cell
 
 
 def _csv_number(value: float) -> str:

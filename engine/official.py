@@ -11,11 +11,13 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from lmmreview.engine import mmmu
 from lmmreview.engine.benchmarks.mmbench import CATEGORY, L2_CATEGORY
+from lmmreview.engine.export import csv_text
 from lmmreview.engine.mmvet import parse_score
 from lmmreview.engine.scoring import USABLE, Judgment, Verdict
 from lmmreview.engine.tables import Table
@@ -41,28 +43,42 @@ def _decimal(value: float | None) -> str:
 
 
 def grader_csv(table: Table) -> str:
-    """One MM-Vet table in the grader's layout: an empty first header cell, a row per model,
-    the table's columns (the total last), then std (population, of the per-run totals) and
-    runs (the per-run totals as a list, "[31.2, 30.8]")."""
+    """One MM-Vet table in the grader's layout: an empty first header cell, a row per model
+    scored at all, the table's columns (the total last), then std (population, of the
+    per-run totals) and runs (the per-run totals as a list, "[31.2, 30.8]"). A model name
+    is a CSV text cell as the tables' CSV writes one (export.csv_text)."""
     keys = [c.key for c in table.columns if c.key != "total"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["", *keys, "total", "std", "runs"])
+    left_out = unscored(table)
     for row in table.rows:
-        total = row.cells.get("total")
-        per_run = total.per_run if total else ()
-        std = (total.std or 0.0) if total and total.value is not None else None
+        if row.label in left_out:
+            continue
+        total = row.cells["total"]
+        per_run = total.per_run
+        std = total.std or 0.0
         runs = "[" + ", ".join(_decimal(v) for v in per_run) + "]"
         writer.writerow(
             [
-                row.label,
+                csv_text(row.label),
                 *(_decimal(cell.value if cell else None) for cell in map(row.cells.get, keys)),
-                _decimal(total.value if total else None),
+                _decimal(total.value),
                 _decimal(std),
                 runs,
             ]
         )
     return buffer.getvalue()
+
+
+def unscored(table: Table) -> list[str]:
+    """The models of a table with no score at all: the grader's CSV has no row for them
+    (it would have no number, not even a run's total)."""
+    return [
+        row.label
+        for row in table.rows
+        if (total := row.cells.get("total")) is None or total.value is None
+    ]
 
 
 def grader_csv_names(dataset: str, runs: int) -> tuple[str, str]:
@@ -149,6 +165,20 @@ def mmbench_row(header: list[str], sample: Sample, prediction: str) -> list[str 
         **sample.options,
     }
     return [value if (value := fields.get(column)) is not None else "" for column in header]
+
+
+# What a workbook cell cannot hold as it is: the C0 control characters but tab and newline
+# (XML has none of them, and reads a carriage return back as a newline) and the code
+# points XML forbids; and a "_" that starts what reads as such an escape ("_x0041_").
+_WORKBOOK_UNSAFE = re.compile(
+    r"[\x00-\x08\x0b-\x1f\ud800-\udfff\ufffe\uffff]|_(?=x[0-9A-Fa-f]{4}_)"
+)
+
+
+def workbook_text(text: str) -> str:
+    """Text as a workbook cell holds it exactly: what it cannot hold in OOXML's own escape,
+    ``_xHHHH_`` (Excel reads it back as the character; "_" itself is ``_x005F_``)."""
+    return _WORKBOOK_UNSAFE.sub(lambda m: f"_x{ord(m.group()):04X}_", text)
 
 
 # -- MMMU: the test-server JSON -------------------------------------------------------------------

@@ -273,6 +273,56 @@ def test_export_refuses_to_write_over_the_databases_wal_file(cli, demo_db: Path)
         reader.close()
 
 
+def _companion_names(db: Path, suffix: str) -> dict[str, Path]:
+    """Names of a companion file SQLite has not made yet: as spelled, through `..`, and
+    a symbolic link to it (dangling until SQLite makes the file)."""
+    (db.parent / "sub").mkdir(exist_ok=True)
+    link = db.parent / f"link{suffix}"
+    link.symlink_to(f"{db.name}{suffix}")
+    return {
+        "same": Path(f"{db}{suffix}"),
+        "dotdot": db.parent / "sub" / ".." / f"{db.name}{suffix}",
+        "symlink": link,
+    }
+
+
+@pytest.mark.parametrize("suffix", ["-wal", "-shm", "-journal"])
+@pytest.mark.parametrize("spelling", ["same", "dotdot", "symlink"])
+def test_export_refuses_a_companion_file_the_database_does_not_have_yet(
+    cli, demo_db: Path, suffix: str, spelling: str
+) -> None:
+    """Between connections there is no -wal file; written then, SQLite would read the
+    tables as the database's log."""
+    target = _companion_names(demo_db, suffix)[spelling]
+    result = cli("export", demo_db, "--out", target)
+    assert result.code == 1
+    assert result.stderr == (
+        f"error: not writing the tables to {target}: that is {demo_db}{suffix}, "
+        "a file of the database\n"
+    )
+    assert not Path(f"{demo_db}{suffix}").exists()
+    assert cli("info", demo_db).code == 0
+
+
+def test_export_refuses_the_companion_beside_the_file_a_database_link_names(
+    cli, demo_db: Path, tmp_path: Path
+) -> None:
+    """SQLite keeps the -wal file beside the file a link to the database points to."""
+    (tmp_path / "elsewhere").mkdir()
+    link = tmp_path / "elsewhere" / "results.db"
+    link.symlink_to(demo_db)
+    result = cli("export", link, "--out", f"{demo_db}-wal")
+    assert result.code == 1
+    assert "a file of the database" in result.stderr
+    assert not Path(f"{demo_db}-wal").exists()
+
+
+def test_export_to_a_full_device_names_it(cli, demo_db: Path) -> None:
+    result = cli("export", demo_db, "--out", "/dev/full")
+    assert result.code == 1
+    assert result.stderr == "error: /dev/full: No space left on device\n"
+
+
 def test_export_refuses_to_write_over_another_sqlite_database(
     cli, demo_db: Path, tmp_path: Path
 ) -> None:

@@ -10,8 +10,13 @@ from __future__ import annotations
 import ast
 import csv
 import json
+import os
 import re
+import shutil
 import statistics
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -20,6 +25,7 @@ from conftest import FIXTURES, dump, needs_fixture, png_bytes, write_json
 from lmmreview.db import Store
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine import mmmu
+from lmmreview.engine.export import csv_text
 from lmmreview.engine.scoring import USABLE, Judgment, Status
 
 JUDGE = "gpt-4-0613"
@@ -326,7 +332,8 @@ MMMU_OUTPUTS = [
 ]  # fmt: skip
 
 
-def test_the_mmmu_submission_holds_letters_and_parsed_open_answers(cli, tmp_path: Path) -> None:
+def _mmmu_db(cli, tmp_path: Path) -> Path:
+    """One model's MMMU answers, scored by the offline rules."""
     outputs = write_json(tmp_path / "outputs.json", MMMU_OUTPUTS)
     golds = {r["id"]: {"question_type": r["question_type"], "ground_truth": r["answer"]}
              for r in MMMU_OUTPUTS}  # fmt: skip
@@ -335,6 +342,11 @@ def test_the_mmmu_submission_holds_letters_and_parsed_open_answers(cli, tmp_path
                  write_json(tmp_path / "golds.json", golds), "--model", "llava")  # fmt: skip
     assert result.code == 0, result.stderr
     assert cli("score", db).code == 0
+    return db
+
+
+def test_the_mmmu_submission_holds_letters_and_parsed_open_answers(cli, tmp_path: Path) -> None:
+    db = _mmmu_db(cli, tmp_path)
     with Store.open(db, create=False) as store:
         (dataset,) = [name for name, _ in store.datasets()]
         ReviewStore(store, "ada").grade(store.answer_ids(dataset)["llava", "validation_Art_2"],
@@ -457,3 +469,191 @@ def test_a_model_name_with_a_slash_stays_in_the_out_folder(
     written = _export(cli, db, "mmbench-submission", tmp_path / "subs")
     assert sorted(p.name for p in written) == ["__mmbench.xlsx", "org_model_mmbench.xlsx"]
     assert all(p.parent == tmp_path / "subs" and p.is_file() for p in written)
+
+
+# -- what an export never does (issue 25) ----------------------------------------------------
+
+
+def _judge(db: Path, model: str, scores: dict[str, tuple[float | None, ...]]) -> None:
+    """One model's judge runs, as `lmmreview judge` stores them."""
+    with Store.open(db, create=False) as store:
+        ids = store.answer_ids("mmvet")
+        rows = [(ids[model, key], _judgment(run, score))
+                for key, runs in scores.items() for run, score in enumerate(runs)]  # fmt: skip
+        with store.transaction():
+            store.add_judgments(rows)
+
+
+@pytest.mark.parametrize("zero", [False, True])
+def test_a_model_never_scored_keeps_the_mmvet_csv_round_trip_valid(
+    cli, tmp_path: Path, zero: bool
+) -> None:
+    """m1 is never judged: its row would have no number at all ("m1,,,,[]"), which
+    `import mmvet-grades --check` refuses. It is left out, with a warning naming it;
+    --unscored-as-zero counts it as 0, as the grader does."""
+    db = _import_mmvet(cli, tmp_path, "judged.db")
+    _judge(db, "m2", SCORES["m2"])
+    options = ["--unscored-as-zero"] if zero else []
+    result = cli("export", db, "--format", "mmvet-csv", "--out", tmp_path / "csv", *options)
+    assert result.code == 0, result.stderr
+    cap, integ = (
+        tmp_path / "csv" / "mmvet-cap-score-3runs.csv",
+        tmp_path / "csv" / "mmvet-cap-int-score-3runs.csv",
+    )
+    assert set(_csv(cap)) == ({"m1", "m2"} if zero else {"m2"})
+    if not zero:
+        assert result.stderr == (
+            "warning: mmvet: m1 has no scored answer: left out of the CSVs (score or judge it, "
+            "or --unscored-as-zero counts its answers as 0)\n"
+        )
+    (grades,) = _export(cli, db, "mmvet-grades", tmp_path / "grades")
+    copy = _import_mmvet(cli, tmp_path, "copy.db")
+    check = cli("import", "mmvet-grades", copy, grades, "--check", cap, "--check", integ)
+    assert check.code == 0, check.stderr
+    assert re.search(r"all \d+ numbers equal", check.stdout), check.stdout
+
+
+@pytest.mark.parametrize("fmt", ["mmvet-csv", "mmvet-grades"])
+@pytest.mark.parametrize("out", ["{db}-wal", "{db}-journal", "{db}-wal/sub", "link"])
+def test_an_official_export_never_makes_a_folder_of_a_database_files_name(
+    cli, mmvet_db: Path, tmp_path: Path, fmt: str, out: str
+) -> None:
+    """A folder named DB-wal or DB-journal would make the database unreadable."""
+    (tmp_path / "link").symlink_to(f"{mmvet_db}-journal")
+    target = tmp_path / "link" if out == "link" else Path(out.format(db=mmvet_db))
+    before = dump(mmvet_db)
+    result = cli("export", mmvet_db, "--format", fmt, "--out", target)
+    assert result.code == 1
+    assert result.stderr.count("\n") == 1 and "a file of the database" in result.stderr
+    assert not any(Path(f"{mmvet_db}{end}").exists() for end in ("-wal", "-journal"))
+    assert dump(mmvet_db) == before
+    assert cli("info", mmvet_db).code == 0
+
+
+CONTROL = "".join(map(chr, range(32)))  # every C0 control character, \x00 to \x1f
+_OOXML_ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
+
+
+def _predictions_csv(path: Path, predictions: dict[int, str]) -> Path:
+    with path.open("w", encoding="utf-8", newline="") as file:
+        csv.writer(file).writerows([["index", "prediction"], *predictions.items()])
+    return path
+
+
+def test_control_characters_in_a_prediction_are_written_in_the_workbooks_escape(
+    cli, mmbench_tsv: Path, tmp_path: Path
+) -> None:
+    """A workbook holds no C0 control character but tab and newline (openpyxl refuses
+    them, a carriage return reads back as a newline): they are written as OOXML's _xHHHH_,
+    which Excel reads back as the character, and a literal "_x0041_" keeps its meaning."""
+    openpyxl = pytest.importorskip("openpyxl")
+    prediction = f"A{CONTROL}_x0041_ B"
+    answers = _predictions_csv(tmp_path / "p.csv", {**PREDICTIONS, 7: prediction})
+    db = tmp_path / "mmbench.db"
+    result = cli("import", "mmbench", db, mmbench_tsv, "--answers", answers, "--model", "m")
+    assert result.code == 0, result.stderr
+    (path,) = _export(cli, db, "mmbench-submission", tmp_path / "m.xlsx")
+    rows = list(openpyxl.load_workbook(path).active.iter_rows(values_only=True))
+    written = {row[0]: row[rows[0].index("prediction")] for row in rows[1:]}
+    assert not set(written[7]) & (set(CONTROL) - {"\t", "\n"})
+    assert _OOXML_ESCAPE.sub(lambda m: chr(int(m[1], 16)), written[7]) == prediction
+    assert written[9] == PREDICTIONS[9]
+
+
+def test_a_failed_mmbench_export_leaves_nothing_behind(
+    cli, mmbench_tsv: Path, tmp_path: Path
+) -> None:
+    """b's second workbook cannot be written (an answer longer than a cell holds, which
+    openpyxl would cut silently): a's, written first, and the folders made go too."""
+    pytest.importorskip("openpyxl")
+    db = tmp_path / "mmbench.db"
+    for model, long in (("a", "A"), ("b", "B" * 40_000)):
+        answers = _predictions_csv(tmp_path / f"{model}.csv", {**PREDICTIONS, 9: long})
+        assert cli("import", "mmbench", db, mmbench_tsv, "--answers", answers,
+                   "--model", model).code == 0  # fmt: skip
+    result = cli("export", db, "--format", "mmbench-submission", "--out", tmp_path / "new" / "subs")
+    assert result.code == 1
+    assert result.stderr == (
+        f"error: {tmp_path / 'new' / 'subs' / 'b_mmbench.xlsx'}: row 4, column 'prediction': "
+        "40,000 characters, more than the 32,767 a workbook cell holds\n"
+    )
+    assert not (tmp_path / "new").exists()
+
+
+def test_two_official_files_of_one_name_are_refused(cli, demo_db: Path, tmp_path: Path) -> None:
+    """mmvet and mmvet-v2 hold the same models: their grade files share a name, and the
+    second would silently replace the first."""
+    result = cli("export", demo_db, "--format", "mmvet-grades", "--out", tmp_path / "grades")
+    assert result.code == 1
+    assert "would write two files named demo-alpha_offline rules-grade-1runs.json" in result.stderr
+    assert not (tmp_path / "grades").exists()
+    assert _export(cli, demo_db, "mmvet-grades", tmp_path / "grades", "--dataset", "mmvet")
+
+
+def _add_model(cli, db: Path, folder: Path, model: str) -> None:
+    """`model`'s answers to the questions `_import_mmvet` wrote to `folder`."""
+    answers = write_json(folder / "more.json", dict.fromkeys(SCORES["m2"], "x"))
+    result = cli("import", "mmvet", db, folder / "mm-vet.json", "--images", folder / "images",
+                 "--answers", answers, "--model", model)  # fmt: skip
+    assert result.code == 0, result.stderr
+
+
+def test_mmvet_csv_guards_a_model_name_as_the_tables_csv_does(cli, tmp_path: Path) -> None:
+    """A name starting with "=" is a formula to a spreadsheet: both CSVs write it as text,
+    and `import mmvet-grades --check` reads it back as the name."""
+    name = '=HYPERLINK("http://x")'
+    db = _import_mmvet(cli, tmp_path, "names.db")  # m1, never judged: left out
+    _add_model(cli, db, tmp_path, name)
+    _judge(db, name, SCORES["m2"])
+    _judge(db, "m2", SCORES["m2"])
+    (cap, integ) = _export(cli, db, "mmvet-csv", tmp_path / "csv")
+    assert set(_csv(cap)) == set(_csv(integ)) == {"'" + name, "m2"} == {csv_text(name), "m2"}
+    tables = csv.DictReader(cli("export", db, "--format", "csv").stdout.splitlines())
+    assert "'" + name in {row["model"] for row in tables}
+    m2, named = sorted(
+        _export(cli, db, "mmvet-grades", tmp_path / "g"), key=lambda p: p.name[0] == "="
+    )
+    copy = _import_mmvet(cli, tmp_path, "copy.db")
+    _add_model(cli, copy, tmp_path, name)
+    load_grades(cli, copy, "m2", m2)
+    check = cli("import", "mmvet-grades", copy, named, "--model", name,
+                "--check", cap, "--check", integ)  # fmt: skip
+    assert check.code == 0, check.stdout
+
+
+def test_an_official_export_to_a_full_device_names_it(cli, tmp_path: Path) -> None:
+    """One model: --out names the file, here a device that is always full."""
+    result = cli(
+        "export", _mmmu_db(cli, tmp_path), "--format", "mmmu-submission", "--out", "/dev/full"
+    )
+    assert result.code == 1
+    assert result.stderr == "error: /dev/full: No space left on device\n"
+
+
+@contextmanager
+def _as_nobody_in(folder: Path) -> Iterator[Path]:
+    """A database in `folder` that nobody (uid 65534) owns, and a read-only folder beside
+    it; as root (who writes anywhere), the test runs as nobody meanwhile."""
+    folder.chmod(0o755)
+    (folder / "ro").mkdir(mode=0o555)
+    root = os.geteuid() == 0
+    if root:
+        os.chown(folder, 65534, -1)
+        os.seteuid(65534)
+    try:
+        yield folder / "ro"
+    finally:
+        if root:
+            os.seteuid(0)
+
+
+@pytest.mark.parametrize("fmt", ["md", "mmvet-csv"])
+def test_an_export_into_a_read_only_folder_names_the_path(cli, mmvet_db: Path, fmt: str) -> None:
+    with tempfile.TemporaryDirectory() as name:  # in /tmp, where nobody can reach it
+        db = shutil.copyfile(mmvet_db, Path(name) / "m.db")
+        with _as_nobody_in(Path(name)) as read_only:
+            target = read_only / "out"
+            result = cli("export", db, "--format", fmt, "--out", target)
+        assert result.code == 1
+        assert result.stderr == f"error: {target}: Permission denied\n"
+        assert list(read_only.iterdir()) == []

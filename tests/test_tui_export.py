@@ -68,3 +68,21 @@ def test_all_datasets_writes_what_lmmreview_export_writes(cli, demo_db: Path, tm
     assert text.strip() == exported.stdout.strip()
     for dataset in ("(mmvet)", "(mmbench", "(mmmu)"):
         assert dataset in text
+
+
+def test_the_databases_journal_is_refused_though_the_file_has_none(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """In WAL mode there is no -journal file, but SQLite reads one named so as the
+    database's: the screen refuses it as it refuses the database and its -wal."""
+    target = tmp_path / "sub" / ".." / f"{demo_db.name}-journal"
+    seen: dict = {}
+
+    async def steps(app, pilot) -> None:
+        await export_to(app, pilot, target)
+        await until(pilot, lambda: "not writing the tables" in _told(app))
+        seen["told"] = _told(app)
+
+    drive(demo_db, steps)
+    assert f"that is {demo_db}-journal, a file of the database." in seen["told"]
+    assert not Path(f"{demo_db}-journal").exists()

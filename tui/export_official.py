@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmmreview.db import Store
-from lmmreview.db.files import write_export
+from lmmreview.db.files import Export, refuse_database, write_text
 from lmmreview.db.official import grade_files, mmbench_workbooks, mmmu_submissions, write_workbook
 from lmmreview.db.scoring import dataset_scores
 from lmmreview.engine import official
@@ -17,11 +17,12 @@ from lmmreview.engine.benchmarks.mmbench import MMBench
 from lmmreview.engine.benchmarks.mmmu import MMMU
 from lmmreview.engine.benchmarks.mmvet import MMVet
 from lmmreview.engine.scoring import Judge
-from lmmreview.tui.output import clear_errors, fail, say
+from lmmreview.tui.output import clear_errors, err, fail, say
 
 Workbook = tuple[list[str], list[list]]  # header, rows
 Content = str | Workbook
 Files = dict[str, Content]  # file name -> what goes in it
+Named = list[tuple[str, Content]]  # a dataset's files, named
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,49 +32,60 @@ class Official:
 
     benchmark: type[Benchmark]
     title: str
-    files: Callable[[Store, str, Benchmark, bool, Judge | None], Files]
+    files: Callable[[Store, str, Benchmark, bool, Judge | None], Named]
     one_file_allowed: bool
 
 
 def _mmvet_csvs(
     store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
-) -> Files:
+) -> Named:
     tables = {
         t.name: t
         for t in dataset_scores(store, name, benchmark, judge).breakdown.tables(unscored_as_zero)
     }
     capabilities, integrations = tables[f"{name}.capabilities"], tables[f"{name}.integrations"]
+    left_out = official.unscored(capabilities)
+    for model in left_out:
+        say(
+            f"warning: {name}: {model} has no scored answer: left out of the CSVs "
+            "(score or judge it, or --unscored-as-zero counts its answers as 0)",
+            style="yellow",
+            console=err,
+        )
+    if len(left_out) == len(capabilities.rows):
+        return []
     names = official.grader_csv_names(name, capabilities.runs)
-    return dict(zip(names, map(official.grader_csv, (capabilities, integrations)), strict=True))
+    return list(zip(names, map(official.grader_csv, (capabilities, integrations)), strict=True))
 
 
 def _mmvet_grades(
     store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
-) -> Files:
-    return {
-        official.grade_file_name(model, grades): official.grade_json(grades)
+) -> Named:
+    return [
+        (official.grade_file_name(model, grades), official.grade_json(grades))
         for model, grades in grade_files(store, name, judge).items()
-    }
+    ]
 
 
 def _mmbench(
     store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
-) -> Files:
-    return {
-        f"{official.file_part(model)}_{official.file_part(name)}.xlsx": book
+) -> Named:
+    return [
+        (f"{official.file_part(model)}_{official.file_part(name)}.xlsx", book)
         for model, book in mmbench_workbooks(store, name).items()
-    }
+    ]
 
 
 def _mmmu(
     store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
-) -> Files:
-    return {
-        f"{official.file_part(model)}_{official.file_part(name)}.json": official.submission_json(
-            answers
+) -> Named:
+    return [
+        (
+            f"{official.file_part(model)}_{official.file_part(name)}.json",
+            official.submission_json(answers),
         )
         for model, answers in mmmu_submissions(store, name, judge).items()
-    }
+    ]
 
 
 OFFICIAL: dict[str, Official] = {
@@ -97,36 +109,57 @@ def export_official(
     if output is None:
         where = "FILE or DIR" if spec.one_file_allowed else "DIR"
         raise fail(f"--format {fmt} writes files: --out {where} is needed")
+    with clear_errors(db):
+        refuse_database(output, db)  # before the database is read, or anything written
     files: Files = {}
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(datasets or [])
         for name, benchmark in store.datasets(datasets or None):
             if isinstance(benchmark, spec.benchmark):
                 judge = store.chosen_judge(name, judge_name)
-                files.update(spec.files(store, name, benchmark, unscored_as_zero, judge))
+                _add(files, spec.files(store, name, benchmark, unscored_as_zero, judge), fmt)
     if not files:
         raise fail(f"{db}: no {spec.title} answers to write as {fmt}")
-    with clear_errors(db):
-        for path, content in _destinations(output, files, spec.one_file_allowed, fmt).items():
-            if isinstance(content, str):
-                write_export(path, content, db)
-            else:
-                write_workbook(path, *content, db)
-            say(f"wrote {path}")
+    folder, destinations = _destinations(output, files, spec.one_file_allowed, fmt)
+    with clear_errors(db), Export(db) as export:
+        if folder is not None:
+            export.folder(folder)
+        for path, content in destinations.items():
+            export.file(path, _writer(content))
+    for path in destinations:
+        say(f"wrote {path}")
+
+
+def _add(files: Files, named: Named, fmt: str) -> None:
+    """Add a dataset's files; two files of one name would leave only the last."""
+    for name, content in named:
+        if name in files:
+            raise fail(
+                f"--format {fmt} would write two files named {name} (the same model in two "
+                "datasets, or models named alike but for '/'): give --dataset NAME, one at a time"
+            )
+        files[name] = content
+
+
+def _writer(content: Content) -> Callable[[Path], None]:
+    """What writes `content` to a path: text as UTF-8, a workbook as .xlsx."""
+    if isinstance(content, str):
+        return lambda path: write_text(path, content)
+    return lambda path: write_workbook(path, *content)
 
 
 def _destinations(
     output: Path, files: Files, one_file_allowed: bool, fmt: str
-) -> dict[Path, Content]:
-    """Where each file goes: into the folder --out (made if missing), or, for a format that
-    allows it, to the file --out names when there is one file to write."""
-    names_a_file = one_file_allowed and output.suffix and not output.is_dir()
-    if names_a_file:
-        if len(files) > 1:
-            raise fail(
-                f"{output}: --format {fmt} writes {len(files)} files here (one per model); "
-                "give --out a folder"
-            )
-        return {output: next(iter(files.values()))}
-    output.mkdir(parents=True, exist_ok=True)
-    return {output / name: content for name, content in files.items()}
+) -> tuple[Path | None, dict[Path, Content]]:
+    """The folder to make (None: none), and where each file goes: into the folder --out,
+    or, for a format that allows it, to the file --out names (an existing file or device,
+    or a name with a suffix) when there is one file to write."""
+    names_a_file = one_file_allowed and (output.suffix or output.exists()) and not output.is_dir()
+    if not names_a_file:
+        return output, {output / name: content for name, content in files.items()}
+    if len(files) > 1:
+        raise fail(
+            f"{output}: --format {fmt} writes {len(files)} files here (one per model); "
+            "give --out a folder"
+        )
+    return None, {output: next(iter(files.values()))}

@@ -28,6 +28,7 @@ from lmmreview.engine import mmvet
 from lmmreview.engine.benchmarks.mmvet import MMVET
 from lmmreview.engine.benchmarks.mmvet_v2 import MMVET_V2
 from lmmreview.engine.checks import STD, VALUE, Expected
+from lmmreview.engine.export import csv_name
 from lmmreview.engine.official import HUMAN
 from lmmreview.engine.scoring import IMPORTED, Judgment, Status
 
@@ -175,7 +176,7 @@ def read_grader_table(path: Path, model: str, capabilities: tuple[str, ...]) -> 
     table = "integrations" if integrations else "capabilities"
     expected = []
     for line, row in rows:
-        label = next(iter(row.values()))  # the first column: the model
+        label = csv_name(next(iter(row.values())))  # the first column: the model
         shown = model if len(rows) == 1 else label  # one row: the graded model's
         for name, text in list(row.items())[1:]:
             if not text.strip():
