@@ -502,15 +502,16 @@ class ReviewScreen(Screen[None]):
         )
         answers = [Answer(answer_id, model, text) for answer_id, model, text in rows]
         await self.app.push_screen_wait(
-            CompareScreen(compared, answers, self._grade_answer, self._score_of)
+            CompareScreen(compared, answers, self._grade_answer, self._score_of, entry.answer_id)
         )
 
     def _grade_answer(self, answer_id: int, verdict: Verdict) -> None:
-        """A grade from the compare view: the review screen's write path."""
+        """A grade from the compare view: the review screen's write path; the list's cursor
+        stays where it is (auto-advance is for the list's own keys)."""
         session = self.session
         entry = session.find(answer_id) if session is not None else None
         if entry is not None:
-            self.grade(entry, verdict)
+            self._queue_verdict(entry, verdict, "grade")
 
     def _score_of(self, answer_id: int) -> str:
         """An answer's score as the list shows it, with a mark while it is not saved."""
@@ -989,21 +990,27 @@ class ReviewScreen(Screen[None]):
     # -- writes: queued, saved by a worker one at a time, in order ---------------------------
 
     def grade(self, entry: Entry, verdict: Verdict, action: str = "grade") -> None:
+        """Queue a verdict on `entry` (see `_queue_verdict`), then move to the next answer
+        if auto-advance is on."""
+        if self._queue_verdict(entry, verdict, action) and self.auto_advance:
+            self.action_move(1)
+
+    def _queue_verdict(self, entry: Entry, verdict: Verdict, action: str) -> bool:
         """Queue a verdict on `entry`, unless it is the one in force already (saved or
-        pending): a repeated key adds no history row, so one undo takes the verdict back."""
+        pending): a repeated key adds no history row, so one undo takes the verdict back.
+        Whether it was queued."""
         value = render.score_label(verdict.score, verdict.choice)
         if verdict == self.pending.verdict_in_force(entry):
             self.review_app.tell(
                 f"{entry.key} ({entry.model}) is already {value}: nothing to save."
             )
-            return
+            return False
         change = partial(
             ReviewStore.grade, score=verdict.score, choice=verdict.choice, action=action
         )
         kind = action if action != "grade" else "score" if verdict.choice is None else "choice"
         self.write(entry, change, f"{kind} {value}", verdict)
-        if self.auto_advance:
-            self.action_move(1)
+        return True
 
     def action_toggle_advance(self) -> None:
         self.auto_advance = not self.auto_advance
