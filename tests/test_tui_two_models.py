@@ -1,6 +1,7 @@
-"""The compare view (c): it opens on the answer under the list's cursor, lists the models
-as the list does, and a grade given there lands on the answer highlighted, leaving the
-list where it was. Real database, real screen, driven by keys."""
+"""Two models whose names differ only at the end (llava-v1.5-7b and -13b), on a real
+database and the real screen driven by keys: the compare view (c) opens on the answer under
+the list's cursor, lists the models as the list does, and a grade given there lands on the
+answer highlighted, leaving the list where it was; a small terminal tells the names apart."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from textual.widgets import Input
 from tui_harness import choose, drive, until
 
-from lmmreview.tui.answer_list import AnswerList
+from lmmreview.tui.answer_list import AnswerList, short_model
 from lmmreview.tui.screens import CompareScreen
 
 SEVEN, THIRTEEN = "llava-v1.5-7b", "llava-v1.5-13b"  # 13b sorts first by name
@@ -72,3 +74,26 @@ def test_compare_grades_the_answer_under_the_cursor_and_leaves_the_cursor(
     assert seen["highlighted"] == SEVEN
     assert _verdicts(two_models_db) == [("v1_1", SEVEN, 0.2)]
     assert seen["after"] == (2, SEVEN) and seen["key"] == "v1_1"
+
+
+def test_a_small_terminal_tells_apart_names_that_differ_at_the_end(two_models_db: Path) -> None:
+    rows: list[str] = []
+
+    async def steps(app, pilot) -> None:
+        answers = app.review_screen.query_one(AnswerList)
+        rows.extend(answers.render_line(y).text for y in range(2))
+
+    drive(two_models_db, steps, size=(80, 24))
+    first, second = (row.split()[1] for row in rows)  # id, model, score, marks
+    assert first != second
+    assert first.endswith("7b") and second.endswith("13b")
+    assert first.startswith("ll")
+
+
+def test_a_model_name_is_cut_in_the_middle_within_its_width() -> None:
+    assert short_model("llava-v1.5-7b", 9) == "llav…5-7b"
+    assert short_model("llava-v1.5-13b", 9) == "llav…-13b"
+    assert short_model("demo-alpha", 10) == "demo-alpha"  # fits: whole
+    assert cell_len(short_model("模型" * 20 + "-7b", 9)) <= 9
+    huge = short_model("x" * 100_000 + "\x1b[31m-7b", 9)
+    assert "\x1b" not in huge and huge.endswith("-7b")
