@@ -671,9 +671,9 @@ class ReviewScreen(Screen[None]):
         panel = self.query_one(JudgesPanel)
         if panel.is_open:  # another judge shown: the view names it
             await self._open_judges(panel, session)
-        current = self.current()
-        if current is not None:
-            self._show_strip(current)
+        # The answer shown before the tables came is drawn again as any other: with the
+        # judges' names, the one shown marked, and its strip.
+        self.show_current(force=True)
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         if message.session is not self.session:
@@ -926,7 +926,7 @@ class ReviewScreen(Screen[None]):
             ("#answer", detail.answer_id, lambda: render.answer(detail.text)),
             (
                 "#judges",
-                (*judged, detail.group_verdict, session.judge),
+                (*judged, detail.group_verdict, session.judge, tuple(session.judges.values())),
                 lambda: render.judge_runs(detail, session.benchmark, session.judges, session.judge),
             ),
             (
