@@ -83,7 +83,7 @@ from lmmreview.tui.safe_text import safe
 from lmmreview.tui.screens import Answer, BreakdownScreen, CompareScreen, JudgeScreen, Menu, Prompt
 from lmmreview.tui.session import Session
 from lmmreview.tui.settings import Settings
-from lmmreview.tui.viewer import open_outside
+from lmmreview.tui.viewer import TemporaryImages, open_outside
 from lmmreview.tui.writes import PENDING_MARK, PendingWrite, PendingWrites, changes
 from lmmreview.tui.zoom import ZoomScreen
 
@@ -168,6 +168,7 @@ class ReviewScreen(Screen[None]):
         self.timings: list[float] = []  # seconds from key press to the next sample shown
         self._pressed_at: float | None = None
         self._images = ImagePipeline()
+        self._image_files = TemporaryImages()  # what `o` writes: removed at unmount
         self._details: OrderedDict[int, Detail] = OrderedDict()
         self._shown: dict[str, object] = {}  # panel -> what it shows, to skip repeats
         self._showing: int | None = None  # the answer the detail panels are for
@@ -188,6 +189,7 @@ class ReviewScreen(Screen[None]):
     def on_unmount(self) -> None:
         self.stop_judge()
         self._images.shutdown()
+        self._image_files.remove()
 
     @property
     def judge_running(self) -> bool:
@@ -539,13 +541,13 @@ class ReviewScreen(Screen[None]):
         if images is not None and renderer is None:
             self.notify(f"Nothing to zoom: {IMAGES_OFF}.")
         elif images is not None and renderer is not None:
-            self.app.push_screen(ZoomScreen(images, renderer))
+            self.app.push_screen(ZoomScreen(images, renderer, self._image_files))
 
     @work(group="viewer")
     async def action_open_image(self) -> None:
         images = self.shown_images()
         if images is not None:
-            await open_outside(self.app, images, range(len(images.hashes)))
+            await open_outside(self.app, images, range(len(images.hashes)), self._image_files)
 
     @work(group="prompt")
     async def action_export(self) -> None:
