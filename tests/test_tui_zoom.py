@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image as PILImage
+from textual.widgets import Input
 from textual_image.widget import HalfcellImage
 from tui_harness import FIRST, cursor, drive, set_first_image, until
 
@@ -233,6 +234,28 @@ def test_no_image_takes_one_line(demo_db: Path) -> None:
 
     drive(demo_db, steps)
     assert seen == {"height": 1, "gap": 0}
+
+
+def test_an_empty_filter_result_shows_nothing_about_images(demo_db: Path) -> None:
+    """No answer listed, none shown: not even "no image"; the image is back with the list."""
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        images = app.screen.query_one(SampleImages)
+        await pilot.press("slash")
+        await until(pilot, lambda: isinstance(app.screen.focused, Input))
+        app.screen.focused.value = "no question says zqxj"
+        await pilot.press("enter")
+        await until(pilot, lambda: app.session.filter.text and not len(app.session.visible))
+        await pilot.pause(0.2)
+        seen["empty"] = (images.display, images.region.height)
+        await pilot.press("escape")  # the filters cleared: an answer and its image again
+        await until(pilot, lambda: len(app.session.visible) and not images.pending)
+        await pilot.pause(0.2)
+        seen["back"] = (images.display, images.region.height > 1)
+
+    drive(demo_db, steps)
+    assert seen == {"empty": (False, 0), "back": (True, True)}
 
 
 def test_a_broken_image_names_its_sample_and_the_reason(demo_db: Path) -> None:

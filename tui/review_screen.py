@@ -863,7 +863,11 @@ class ReviewScreen(Screen[None]):
                 self._shown.pop(selector, None)  # repainted when the details come
                 shown = title if selector == "#title" else Text("")
                 self.query_one(selector, Static).update(shown)
-            self.query_one(SampleImages).show([None] if entry is not None else [])
+            images = self.query_one(SampleImages)
+            if entry is None:
+                images.clear()
+            else:
+                images.show([None])
 
     def _show_nothing(self) -> None:
         """An empty list: no answer is shown, so none seems to be the one a key grades."""
@@ -972,6 +976,7 @@ class ReviewScreen(Screen[None]):
     def _show_images(self, entry: Entry, hashes: list[str]) -> None:
         widget = self.query_one(SampleImages)
         if widget.off:
+            widget.show([])  # the line saying images are off, again after an empty list
             return
         load = self.review_app.database.image_bytes
         futures = [self._images.request(h, partial(load, h), IMAGE_BOX) for h in hashes]
