@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lmmreview.db.files import refuse_database
+from lmmreview.db.optional import INSTALL_OPENPYXL
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store, StoreError
 from lmmreview.engine import official
@@ -100,7 +101,7 @@ def write_workbook(path: Path, header: list[str], rows: list[list], database: Pa
         from openpyxl.cell import WriteOnlyCell
     except ImportError:
         raise StoreError(
-            f"{path}: writing .xlsx needs openpyxl: pip install 'lmmreview[xlsx]'"
+            f"{path}: writing .xlsx needs openpyxl: {INSTALL_OPENPYXL}"
         ) from None
     refuse_database(path, database)
     book = Workbook(write_only=True)
