@@ -100,9 +100,7 @@ def write_workbook(path: Path, header: list[str], rows: list[list], database: Pa
         from openpyxl import Workbook
         from openpyxl.cell import WriteOnlyCell
     except ImportError:
-        raise StoreError(
-            f"{path}: writing .xlsx needs openpyxl: {INSTALL_OPENPYXL}"
-        ) from None
+        raise StoreError(f"{path}: writing .xlsx needs openpyxl: {INSTALL_OPENPYXL}") from None
     refuse_database(path, database)
     book = Workbook(write_only=True)
     sheet = book.create_sheet()

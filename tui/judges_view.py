@@ -19,7 +19,6 @@ from lmmreview.tui.fitted import FittedTable
 from lmmreview.tui.judges_cli import Grid, judge_grids, judge_section
 from lmmreview.tui.safe_text import safe
 
-
 DROPPED_FIRST = ("95% CI", "Prompt")  # on a small terminal, before a name is cut
 
 
