@@ -52,23 +52,26 @@ def suffix(data: bytes) -> str:
 
 class TemporaryImages:
     """The folder the images `o` hands over are written to: made at the first, removed
-    with every file in it by `remove` (when the screen closes)."""
+    with every file in it by `remove` (when the screen closes), after which none is made."""
 
     def __init__(self) -> None:
         self._folder: Path | None = None
+        self._removed = False
         self._lock = threading.Lock()  # two `o` in a row: two worker threads, one folder
 
     def folder(self) -> Path:
         with self._lock:
+            if self._removed:  # an `o` that ends as the screen closes leaves nothing behind
+                raise OSError("the screen is closing")
             if self._folder is None:
                 self._folder = Path(tempfile.mkdtemp(prefix="lmmreview-images-"))
             return self._folder
 
     def remove(self) -> None:
         with self._lock:
+            self._removed = True
             if self._folder is not None:
                 shutil.rmtree(self._folder, ignore_errors=True)
-                self._folder = None
 
 
 def write_temporary(data: bytes, key: str, position: int, folder: Path) -> Path:
