@@ -134,19 +134,19 @@ def report(found: DatasetJudges, calls: dict[int, dict[int, Call]]) -> JudgeRepo
     """Δ̄, kappas, run std, alignment and Table 2 shares of one judge's calls."""
     scored = {answer: s for answer, runs in calls.items() if (s := _scores(runs))}
     humans = found.humans
-    graded = [
-        (answer_score(scored[a]), h.score)
+    graded = {  # the N answers: (the judge's score, the human's)
+        a: (answer_score(scored[a]), h.score)
         for a, h in humans.items()
         if h.score is not None and a in scored
-    ]
+    }
     chosen = {a: c for a, runs in calls.items() if (c := _choice(runs)) is not None}
     picked = [(chosen[a], h.choice) for a, h in humans.items() if h.choice and a in chosen]
     choices = found.choices
     return JudgeReport(
-        mean_abs_difference(graded),
-        kappa_estimate([(correct(j), correct(h)) for j, h in graded]),
+        mean_abs_difference(list(graded.values())),
+        kappa_estimate([(correct(j), correct(h)) for j, h in graded.values()]),
         kappa_estimate([(c.choice, human) for c, human in picked]),
-        mean_run_std(scored.values()),
+        mean_run_std(scored[a] for a in graded),  # over the same N answers as Δ̄
         alignment((str(c.choice), human) for c, human in picked if c.method != MATCHED)
         if choices
         else None,

@@ -9,6 +9,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
+from lmmreview.db.optional import INSTALL_OPENPYXL
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store, StoreError
 from lmmreview.engine import official
@@ -102,9 +103,7 @@ def write_workbook(path: Path, header: list[str], rows: list[list]) -> None:
         from openpyxl import Workbook
         from openpyxl.cell import WriteOnlyCell
     except ImportError:
-        raise StoreError(
-            f"{path}: writing .xlsx needs openpyxl: pip install 'lmmreview[xlsx]'"
-        ) from None
+        raise StoreError(f"{path}: writing .xlsx needs openpyxl: {INSTALL_OPENPYXL}") from None
     # Every cell is checked before the workbook exists (a sheet left half-written makes
     # openpyxl complain on stderr).
     cells = [

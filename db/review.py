@@ -263,11 +263,12 @@ class ReviewStore(EntryReader):
         return [CauseChange(*row) for row in rows]
 
     def answers_to(self, dataset: str, key: str) -> list[tuple[int, str, str]]:
-        """(answer id, model, text) of every model's answer to one sample."""
+        """(answer id, model, text) of every model's answer to one sample, the models in
+        the list's order (as imported)."""
         return self.conn.execute(
             "SELECT a.id, m.name, a.text FROM answers a JOIN samples s ON s.id = a.sample_id "
             "JOIN models m ON m.id = a.model_id JOIN datasets d ON d.id = s.dataset_id "
-            "WHERE d.name = ? AND s.key = ? ORDER BY m.name",
+            "WHERE d.name = ? AND s.key = ? ORDER BY a.model_id",
             (dataset, key),
         ).fetchall()
 

@@ -249,7 +249,8 @@ def test_a_failed_import_creates_no_database(cli, tmp_path: Path, case: Case) ->
     assert not db.exists()
 
 
-def test_xlsx_without_openpyxl_says_how_to_get_it(cli, tmp_path, monkeypatch) -> None:
+def test_xlsx_without_openpyxl_says_how_to_get_it(cli, demo_db, tmp_path, monkeypatch) -> None:
+    """For a pip install and for a pipx or uv tool one (extras do not reach those)."""
     import builtins
 
     real_import = builtins.__import__
@@ -266,6 +267,13 @@ def test_xlsx_without_openpyxl_says_how_to_get_it(cli, tmp_path, monkeypatch) ->
                  "--model", "m")  # fmt: skip
     assert result.code == 1
     assert "p.xlsx" in result.stderr and "pip install 'lmmreview[xlsx]'" in result.stderr
+    assert "pipx inject lmmreview openpyxl" in result.stderr
+    result = cli("export", demo_db, "--dataset", "mmbench", "--format", "mmbench-submission",
+                 "--out", tmp_path / "subs")  # fmt: skip
+    assert result.code == 1 and "subs" in result.stderr and ".xlsx" in result.stderr
+    assert "pip install 'lmmreview[xlsx]'" in result.stderr
+    assert "pipx inject lmmreview openpyxl" in result.stderr
+    assert "uv tool install --with openpyxl lmmreview" in result.stderr
 
 
 def test_an_export_to_a_missing_folder_is_one_line(cli, tmp_path: Path) -> None:

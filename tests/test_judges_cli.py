@@ -91,6 +91,36 @@ def test_combined_judges_are_scored_as_one(cli, mmvet_db: Path) -> None:
     assert both["kind"] == "combined"
 
 
+def test_run_std_is_over_the_n_reviewed_answers_of_its_row(cli, mmvet_db: Path) -> None:
+    """j1's runs on an answer no human scored (alpha v1_2: 0 and 1) leave its Run std."""
+    with Store.open(mmvet_db) as store, store.transaction():
+        a2 = store.answer_ids("mmvet")["alpha", "v1_2"]
+        store.add_judgments([(a2, _llm(0, 0.0, "j1")), (a2, _llm(1, 1.0, "j1"))])
+    j1 = _report(cli, mmvet_db)["mmvet"]["j1"]
+    assert j1["delta"]["n"] == 3
+    assert j1["run_std"] == pytest.approx(0.1)  # pstdev(.4, .6) and pstdev(0, .2), not .5
+
+
+def test_combine_reads_a_judge_name_as_report_judge_does(cli, mmvet_db: Path) -> None:
+    """`gpt-4` names the imported judge `gpt-4 (imported)` for --combine as for --judge."""
+    with Store.open(mmvet_db) as store, store.transaction():
+        a0 = store.answer_ids("mmvet")["alpha", "v1_0"]
+        imported = Judgment(0, 0.9, None, Status.OK, "imported", "imported", "gpt-4", "grader")
+        store.add_judgments([(a0, imported)])
+    assert cli("report", mmvet_db, "--judge", "gpt-4").code == 0
+    judges = _report(cli, mmvet_db, "--combine", "gpt-4", "--combine", "j1")["mmvet"]
+    both = judges["combined: gpt-4 (imported) + j1"]
+    assert both["delta"]["n"] == 1  # alpha v1_0: (.9 + .5) / 2 = .7 vs .5
+    assert both["delta"]["value"] == pytest.approx(0.2)
+
+
+def test_an_unknown_combine_name_lists_the_names_it_takes(cli, mmvet_db: Path) -> None:
+    result = cli("judges", mmvet_db, "--combine", "j1", "--combine", "gpt-4")
+    assert result.code == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert "gpt-4" in line and "the judges: j1, j2" in line
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from PIL import Image as PILImage
+from textual.widgets import Input
 from textual_image.widget import HalfcellImage
 from tui_harness import FIRST, cursor, drive, set_first_image, until
 
@@ -139,22 +140,46 @@ def test_o_without_a_viewer_writes_the_image_to_a_temporary_file_and_says_where(
     monkeypatch.setenv("PATH", str(empty))  # no xdg-open
     monkeypatch.delenv("DISPLAY", raising=False)  # as over SSH or in tmux
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
-    seen: dict[str, str] = {}
+    seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
         await pilot.press("o")
         await until(pilot, lambda: app._notifications)
         seen["told"] = told(app)
+        (folder,) = temporary_folder.iterdir()
+        (written,) = folder.iterdir()
+        seen["written"], seen["bytes"] = written, written.read_bytes()
 
     drive(demo_db, steps)
-    (written,) = temporary_folder.iterdir()
+    written = seen["written"]
+    assert isinstance(written, Path)
     assert written.name.startswith(f"lmmreview-{FIRST}-1-") and written.suffix == ".png"
-    assert pixels(written.read_bytes()) == pixels(first_image_bytes(demo_db))
+    assert written.parent.name.startswith("lmmreview-images-")
+    assert pixels(seen["bytes"]) == pixels(first_image_bytes(demo_db))
     shown_path = str(written).replace("\x1b", "␛")
-    assert (
-        seen["told"] == f"No image viewer here (no display): wrote {FIRST}'s image to {shown_path}."
+    assert seen["told"] == (
+        f"No image viewer here (no display): wrote {FIRST}'s image to {shown_path} "
+        "(removed when lmmreview closes)."
     )
-    assert "\x1b" not in seen["told"]
+    assert "\x1b" not in str(seen["told"])
+    assert list(temporary_folder.iterdir()) == []  # the screen closed: nothing left behind
+
+
+def test_o_leaves_no_file_in_the_temporary_folder_once_the_screen_closes(
+    demo_db: Path, temporary_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    seen: dict[str, int] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("o")
+        await until(pilot, lambda: app._notifications)
+        seen["while open"] = len([f for f in temporary_folder.rglob("*") if f.is_file()])
+
+    drive(demo_db, steps)
+    assert seen["while open"] == 1
+    assert list(temporary_folder.rglob("*")) == []
 
 
 def test_o_starts_the_system_viewer_and_never_waits_for_it(
@@ -177,8 +202,9 @@ def test_o_starts_the_system_viewer_and_never_waits_for_it(
 
     async def steps(app, pilot) -> None:
         await pilot.press("o")
-        await until(pilot, lambda: app._notifications and called.exists())
+        await until(pilot, lambda: app._notifications and called.exists() and called.read_text())
         seen["told"] = told(app)
+        seen["bytes"] = Path(called.read_text()).read_bytes()
         await pilot.press("j")  # the screen answers while the viewer is still open
         await until(pilot, lambda: cursor(app) == 1)
         seen["viewer still open"] = not release.exists()
@@ -188,9 +214,10 @@ def test_o_starts_the_system_viewer_and_never_waits_for_it(
     finally:
         release.touch()
     opened = Path(called.read_text())
-    assert opened.parent == temporary_folder
-    assert pixels(opened.read_bytes()) == pixels(first_image_bytes(demo_db))
+    assert opened.parent.parent == temporary_folder
+    assert pixels(seen["bytes"]) == pixels(first_image_bytes(demo_db))
     assert seen["viewer still open"] is True
+    assert not opened.exists() and list(temporary_folder.iterdir()) == []
     assert str(seen["told"]).startswith(f"Opened {FIRST}'s image with xdg-open: ")
 
 
@@ -207,6 +234,28 @@ def test_no_image_takes_one_line(demo_db: Path) -> None:
 
     drive(demo_db, steps)
     assert seen == {"height": 1, "gap": 0}
+
+
+def test_an_empty_filter_result_shows_nothing_about_images(demo_db: Path) -> None:
+    """No answer listed, none shown: not even "no image"; the image is back with the list."""
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        images = app.screen.query_one(SampleImages)
+        await pilot.press("slash")
+        await until(pilot, lambda: isinstance(app.screen.focused, Input))
+        app.screen.focused.value = "no question says zqxj"
+        await pilot.press("enter")
+        await until(pilot, lambda: app.session.filter.text and not len(app.session.visible))
+        await pilot.pause(0.2)
+        seen["empty"] = (images.display, images.region.height)
+        await pilot.press("escape")  # the filters cleared: an answer and its image again
+        await until(pilot, lambda: len(app.session.visible) and not images.pending)
+        await pilot.pause(0.2)
+        seen["back"] = (images.display, images.region.height > 1)
+
+    drive(demo_db, steps)
+    assert seen == {"empty": (False, 0), "back": (True, True)}
 
 
 def test_a_broken_image_names_its_sample_and_the_reason(demo_db: Path) -> None:
@@ -251,6 +300,7 @@ def test_zoom_view_goes_through_a_samples_images_and_opens_the_one_shown(
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
     seen: list[str] = []
+    written: list[tuple[str, bytes]] = []
 
     async def steps(app, pilot) -> None:
         assert app.current().key == "v2_0"  # two images
@@ -266,15 +316,17 @@ def test_zoom_view_goes_through_a_samples_images_and_opens_the_one_shown(
         seen.append(str(status.content).split(" · ")[0])
         await pilot.press("o")
         await until(pilot, lambda: app._notifications)
+        written.extend((f.name, f.read_bytes()) for f in temporary_folder.glob("*/*"))
 
     drive(demo_db, steps, dataset="mmvet-v2")
     assert seen == ["image 1/2", "image 2/2", "image 1/2", "image 2/2"]
-    (written,) = temporary_folder.iterdir()
-    assert written.name.startswith("lmmreview-v2_0-2-")
+    ((name, data),) = written
+    assert name.startswith("lmmreview-v2_0-2-")
     with sqlite3.connect(demo_db) as conn:
         (second,) = conn.execute(
             "SELECT i.bytes FROM images i JOIN sample_images si ON si.image_hash = i.hash "
             "JOIN samples s ON s.id = si.sample_id JOIN datasets d ON d.id = s.dataset_id "
             "WHERE d.name = 'mmvet-v2' AND s.key = 'v2_0' AND si.position = 2"
         ).fetchone()
-    assert pixels(written.read_bytes()) == pixels(bytes(second))
+    assert pixels(data) == pixels(bytes(second))
+    assert list(temporary_folder.iterdir()) == []  # removed when the screen closed

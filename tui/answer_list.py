@@ -6,7 +6,7 @@ until a row is drawn; the cursor moves without rebuilding anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -21,7 +21,6 @@ from textual.strip import Strip
 
 from lmmreview.engine.review import Entry
 from lmmreview.engine.visible import visible
-from lmmreview.tui.safe_text import plain_line
 from lmmreview.tui.writes import PENDING_MARK
 
 Row = list[tuple[str, str]]  # (text, component class) cells of one row
@@ -36,18 +35,36 @@ RIGHTNESS_STYLES = {
 }
 
 
+def _fitting(chars: Iterable[str], width: int) -> str:
+    """The first of `chars` that fit in `width` cells (wide characters take two)."""
+    taken = ""
+    for char in chars:
+        if cell_len(taken + char) > width:
+            break
+        taken += char
+    return taken
+
+
 def short_key(key: str, width: int) -> str:
     """A sample id cut to `width` from the left: ids such as MMMU's
     `validation_Art_Theory_12` end in the part that tells them apart."""
     line = visible(key, one_line=True)
     if cell_len(line) <= width:
         return line
-    tail = ""
-    for char in reversed(line):  # wide characters take two cells
-        if cell_len(char + tail) > width - 1:
-            break
-        tail = char + tail
-    return "…" + tail
+    return "…" + _fitting(reversed(line), width - 1)[::-1]
+
+
+def short_model(model: str, width: int) -> str:
+    """A model name cut to `width` in the middle: `llava-v1.5-7b` and `llava-v1.5-13b`
+    differ at their end, other names at their start."""
+    ends = width * 4 + 1  # only the ends of a long name can show (a cell per 4 code points)
+    if len(model) > 2 * ends:
+        model = model[:ends] + model[-ends:]
+    line = visible(model, one_line=True)
+    if cell_len(line) <= width:
+        return line
+    head = _fitting(line, (width - 1) // 2)
+    return head + "…" + _fitting(reversed(line), width - 1 - cell_len(head))[::-1]
 
 
 def marks(entry: Entry, pending: bool) -> str:
@@ -70,7 +87,7 @@ def entry_row(entry: Entry, score: str, rightness: str | None, pending: bool, wi
     model_width = min(14, free - key_width)
     return [
         (f"{short_key(entry.key, key_width):<{key_width}} ", ""),
-        (f"{plain_line(entry.model, model_width):<{model_width}} ", "answer-list--dim"),
+        (f"{short_model(entry.model, model_width):<{model_width}} ", "answer-list--dim"),
         (f"{score:>{SCORE_WIDTH}} ", RIGHTNESS_STYLES.get(rightness or "", "")),
         (marks(entry, pending), "answer-list--mark"),
     ]

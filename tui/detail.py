@@ -22,6 +22,7 @@ from lmmreview.engine.review import Entry, HistoryRow
 from lmmreview.engine.scoring import IMPORTED, USABLE, GroupVerdict, Judge, Verdict, judge_label
 from lmmreview.engine.tables import Cell
 from lmmreview.engine.types import QuestionType, Sample
+from lmmreview.tui.fitted import FittedTable
 from lmmreview.tui.images import Decoded, Renderer
 from lmmreview.tui.safe_text import plain_line, safe
 from lmmreview.tui.screens import Compared
@@ -107,27 +108,24 @@ def judge_runs(
 
 def side_by_side(
     records: list[JudgeRecord], names: Mapping[Judge, str], shown: Judge | None
-) -> Table:
+) -> FittedTable:
     """One row per judge: its latest result in each run and their mean; ▶ marks the judge
     whose scores the list and the tables show."""
     latest: dict[Judge, dict[int, JudgeRecord]] = {}
     for r in sorted(records, key=lambda r: r.id):
         latest.setdefault(r.judge, {})[r.run] = r
     runs = sorted({r.run for r in records})
-    table = Table(box=None, pad_edge=False, show_edge=False, title_justify="left")
-    table.title = Text("Every judge, run by run", style="bold")
-    table.add_column("judge", no_wrap=True)
-    for run in runs:
-        table.add_column(f"run {run}", justify="right")
-    table.add_column("mean", justify="right")
+    rows = []
     for judge, by_run in sorted(latest.items(), key=lambda item: item[0] != shown):
         name = names.get(judge, judge.full_label)
         scores = [r.score for r in by_run.values() if r.status in USABLE and r.score is not None]
         mean = score_label(sum(scores) / len(scores) if scores else None)
         cells = [_result(by_run[run]) if run in by_run else Text(DASH) for run in runs]
         mark = "▶ " if judge == shown else "  "
-        table.add_row(safe(mark + name, one_line=True), *cells, mean)
-    return table
+        rows.append([safe(mark + name, one_line=True), *cells, Text(mean)])
+    title = Text("Every judge, run by run", style="bold")
+    headers = ["judge", *(f"run {run}" for run in runs), "mean"]
+    return FittedTable(title, headers, rows, justify="right")  # a small screen cuts the name
 
 
 def _result(record: JudgeRecord) -> Text:

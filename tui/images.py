@@ -322,11 +322,16 @@ class SampleImages(Widget):
         with the `sample` id. Call on the UI thread. With images off, the one-line
         placeholder stays.
         """
+        self.display = True
         if self.off:
             return
         self._items, self._sample = list(items), sample
         self.set_class(not self._items, "empty")
         self.refresh(recompose=True)
+
+    def clear(self) -> None:
+        """No answer is shown: nothing about images either, not even "no image"."""
+        self.display = False
 
     @property
     def off(self) -> bool:

@@ -13,7 +13,7 @@ import typer
 
 from lmmreview.db import Store
 from lmmreview.engine.export import DASH, md_escape, tex
-from lmmreview.engine.scoring import ANY_PROMPT, Judge, judge_names
+from lmmreview.engine.scoring import ANY_PROMPT, Judge, judge_names, names_judge
 from lmmreview.tui.options import DatasetsOpt, DbArg
 from lmmreview.tui.output import clear_errors, deliver, fail
 
@@ -86,32 +86,52 @@ def judges(
         store.require_datasets(dataset or [])
         found = [read_judges(store, name) for name, _ in store.datasets(dataset or None)]
     sections = [judge_section(one, combine_names or []) for one in found]
-    _check_combined(combine_names or [], sections)
+    _check_combined(combine_names or [], sections, found)
     text = RENDERERS[format](sections)
     deliver(text, output, db)
 
 
 def judge_section(found: DatasetJudges, wanted: list[str]) -> Section:
-    """A dataset's judges table; a combined row when every judge in `wanted` judged here."""
+    """A dataset's judges table; a combined row when each name in `wanted` names a judge
+    here, a different one each."""
     from lmmreview.db.judges import combine, report
 
     names = judge_names(found.calls)
     lines = [Line(names[j], j, report(found, calls)) for j, calls in found.calls.items()]
-    by_name = {name: judge for judge, name in names.items()}
-    if wanted and all(name in by_name for name in wanted):
-        calls = combine(found, [by_name[name] for name in wanted])
-        lines.append(Line(COMBINED + " + ".join(wanted), None, report(found, calls)))
+    chosen = _named(list(found.calls), wanted)
+    if len(chosen) > 1:
+        calls = combine(found, chosen)
+        title = COMBINED + " + ".join(names[judge] for judge in chosen)
+        lines.append(Line(title, None, report(found, calls)))
     return Section(found.dataset, found.choices, lines)
 
 
-def _check_combined(wanted: list[str], sections: list[Section]) -> None:
-    """--combine needs two judges or more, and a dataset where all of them judged."""
+def _named(judges: list[Judge], wanted: list[str]) -> list[Judge]:
+    """The judges `wanted` names, read as `report --judge` reads a name (the Judge
+    column's name, the model, or the label with the prompt); none unless each name names
+    one judge, a different one."""
+    chosen = []
+    for name in wanted:
+        matches = [judge for judge in judges if names_judge(judge, name)]
+        if len(matches) != 1 or matches[0] in chosen:
+            return []
+        chosen.append(matches[0])
+    return chosen
+
+
+def _check_combined(wanted: list[str], sections: list[Section], found: list[DatasetJudges]) -> None:
+    """--combine needs two judges or more, and a dataset where all of them judged; else the
+    error lists the names it takes."""
     if not wanted:
         return
     if len(set(wanted)) < 2:
         raise fail("--combine needs at least two different judges")
     if not any(line.judge is None for s in sections for line in s.lines):
-        raise fail(f"no dataset has every judge of --combine: {', '.join(wanted)}")
+        known = dict.fromkeys(name for one in found for name in judge_names(one.calls).values())
+        raise fail(
+            f"no dataset has every judge of --combine: {', '.join(wanted)} (each name must "
+            f"name one judge; the judges: {', '.join(known) or 'none yet'})"
+        )
 
 
 # -- cells ------------------------------------------------------------------------------

@@ -10,14 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from rich.console import Group, RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
 from lmmreview.db.judges import DatasetJudges, human_of
 from lmmreview.engine.review import Entry
+from lmmreview.tui.fitted import FittedTable
 from lmmreview.tui.judges_cli import Grid, judge_grids, judge_section
 from lmmreview.tui.safe_text import safe
+
+DROPPED_FIRST = ("95% CI", "Prompt")  # on a small terminal, before a name is cut
 
 
 class JudgesPanel(Static):
@@ -77,11 +79,8 @@ class JudgesPanel(Static):
 
 
 def _table(grid: Grid) -> RenderableType:
+    """A table of `lmmreview judges` that fits the panel: the intervals and the prompt
+    give way first, then the judge's name; a number is never cut."""
     title, headers, rows = grid
-    table = Table(box=None, pad_edge=False, title_justify="left", expand=False)
-    table.title = Text(title, style="italic")
-    for header in headers:
-        table.add_column(safe(header, one_line=True), no_wrap=True)
-    for row in rows:
-        table.add_row(*(safe(cell, one_line=True) for cell in row))
-    return table
+    cells = [[safe(cell, one_line=True) for cell in row] for row in rows]
+    return FittedTable(Text(title, style="italic"), headers, cells, DROPPED_FIRST)

@@ -83,7 +83,7 @@ from lmmreview.tui.safe_text import safe
 from lmmreview.tui.screens import Answer, BreakdownScreen, CompareScreen, JudgeScreen, Menu, Prompt
 from lmmreview.tui.session import Session
 from lmmreview.tui.settings import Settings
-from lmmreview.tui.viewer import open_outside
+from lmmreview.tui.viewer import TemporaryImages, open_outside
 from lmmreview.tui.writes import PENDING_MARK, PendingWrite, PendingWrites, changes
 from lmmreview.tui.zoom import ZoomScreen
 
@@ -168,6 +168,7 @@ class ReviewScreen(Screen[None]):
         self.timings: list[float] = []  # seconds from key press to the next sample shown
         self._pressed_at: float | None = None
         self._images = ImagePipeline()
+        self._image_files = TemporaryImages()  # what `o` writes: removed at unmount
         self._details: OrderedDict[int, Detail] = OrderedDict()
         self._shown: dict[str, object] = {}  # panel -> what it shows, to skip repeats
         self._showing: int | None = None  # the answer the detail panels are for
@@ -188,6 +189,7 @@ class ReviewScreen(Screen[None]):
     def on_unmount(self) -> None:
         self.stop_judge()
         self._images.shutdown()
+        self._image_files.remove()
 
     @property
     def judge_running(self) -> bool:
@@ -502,15 +504,16 @@ class ReviewScreen(Screen[None]):
         )
         answers = [Answer(answer_id, model, text) for answer_id, model, text in rows]
         await self.app.push_screen_wait(
-            CompareScreen(compared, answers, self._grade_answer, self._score_of)
+            CompareScreen(compared, answers, self._grade_answer, self._score_of, entry.answer_id)
         )
 
     def _grade_answer(self, answer_id: int, verdict: Verdict) -> None:
-        """A grade from the compare view: the review screen's write path."""
+        """A grade from the compare view: the review screen's write path; the list's cursor
+        stays where it is (auto-advance is for the list's own keys)."""
         session = self.session
         entry = session.find(answer_id) if session is not None else None
         if entry is not None:
-            self.grade(entry, verdict)
+            self._queue_verdict(entry, verdict, "grade")
 
     def _score_of(self, answer_id: int) -> str:
         """An answer's score as the list shows it, with a mark while it is not saved."""
@@ -538,13 +541,13 @@ class ReviewScreen(Screen[None]):
         if images is not None and renderer is None:
             self.notify(f"Nothing to zoom: {IMAGES_OFF}.")
         elif images is not None and renderer is not None:
-            self.app.push_screen(ZoomScreen(images, renderer))
+            self.app.push_screen(ZoomScreen(images, renderer, self._image_files))
 
     @work(group="viewer")
     async def action_open_image(self) -> None:
         images = self.shown_images()
         if images is not None:
-            await open_outside(self.app, images, range(len(images.hashes)))
+            await open_outside(self.app, images, range(len(images.hashes)), self._image_files)
 
     @work(group="prompt")
     async def action_export(self) -> None:
@@ -670,9 +673,9 @@ class ReviewScreen(Screen[None]):
         panel = self.query_one(JudgesPanel)
         if panel.is_open:  # another judge shown: the view names it
             await self._open_judges(panel, session)
-        current = self.current()
-        if current is not None:
-            self._show_strip(current)
+        # The answer shown before the tables came is drawn again as any other: with the
+        # judges' names, the one shown marked, and its strip.
+        self.show_current(force=True)
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
         if message.session is not self.session:
@@ -860,7 +863,11 @@ class ReviewScreen(Screen[None]):
                 self._shown.pop(selector, None)  # repainted when the details come
                 shown = title if selector == "#title" else Text("")
                 self.query_one(selector, Static).update(shown)
-            self.query_one(SampleImages).show([None] if entry is not None else [])
+            images = self.query_one(SampleImages)
+            if entry is None:
+                images.clear()
+            else:
+                images.show([None])
 
     def _show_nothing(self) -> None:
         """An empty list: no answer is shown, so none seems to be the one a key grades."""
@@ -925,7 +932,7 @@ class ReviewScreen(Screen[None]):
             ("#answer", detail.answer_id, lambda: render.answer(detail.text)),
             (
                 "#judges",
-                (*judged, detail.group_verdict, session.judge),
+                (*judged, detail.group_verdict, session.judge, tuple(session.judges.values())),
                 lambda: render.judge_runs(detail, session.benchmark, session.judges, session.judge),
             ),
             (
@@ -969,6 +976,7 @@ class ReviewScreen(Screen[None]):
     def _show_images(self, entry: Entry, hashes: list[str]) -> None:
         widget = self.query_one(SampleImages)
         if widget.off:
+            widget.show([])  # the line saying images are off, again after an empty list
             return
         load = self.review_app.database.image_bytes
         futures = [self._images.request(h, partial(load, h), IMAGE_BOX) for h in hashes]
@@ -989,21 +997,27 @@ class ReviewScreen(Screen[None]):
     # -- writes: queued, saved by a worker one at a time, in order ---------------------------
 
     def grade(self, entry: Entry, verdict: Verdict, action: str = "grade") -> None:
+        """Queue a verdict on `entry` (see `_queue_verdict`), then move to the next answer
+        if auto-advance is on."""
+        if self._queue_verdict(entry, verdict, action) and self.auto_advance:
+            self.action_move(1)
+
+    def _queue_verdict(self, entry: Entry, verdict: Verdict, action: str) -> bool:
         """Queue a verdict on `entry`, unless it is the one in force already (saved or
-        pending): a repeated key adds no history row, so one undo takes the verdict back."""
+        pending): a repeated key adds no history row, so one undo takes the verdict back.
+        Whether it was queued."""
         value = render.score_label(verdict.score, verdict.choice)
         if verdict == self.pending.verdict_in_force(entry):
             self.review_app.tell(
                 f"{entry.key} ({entry.model}) is already {value}: nothing to save."
             )
-            return
+            return False
         change = partial(
             ReviewStore.grade, score=verdict.score, choice=verdict.choice, action=action
         )
         kind = action if action != "grade" else "score" if verdict.choice is None else "choice"
         self.write(entry, change, f"{kind} {value}", verdict)
-        if self.auto_advance:
-            self.action_move(1)
+        return True
 
     def action_toggle_advance(self) -> None:
         self.auto_advance = not self.auto_advance

@@ -165,8 +165,9 @@ class Compared:
 
 class CompareScreen(Screen[None]):
     """Every model's answer to the current sample, side by side, under its question, gold
-    and image. Left/right (or Tab) highlight a model's answer; the grading keys grade it
-    through `grade` (the review screen's write path); `score_of` says its score now."""
+    and image, the answer `start` highlighted. Left/right (or Tab) highlight another; the
+    grading keys grade it through `grade` (the review screen's write path); `score_of`
+    says its score now."""
 
     BINDINGS = [
         Binding("escape,c", "dismiss(None)", "Back", id="compare-back"),
@@ -193,10 +194,12 @@ class CompareScreen(Screen[None]):
         answers: list[Answer],
         grade: Callable[[int, Verdict], None],
         score_of: Callable[[int], str],
+        start: int,
     ) -> None:
         super().__init__()
         self.compared = compared
         self.answers = answers
+        self.start = start  # the answer id under the list's cursor
         self._grade = grade
         self._score_of = score_of
 
@@ -216,6 +219,12 @@ class CompareScreen(Screen[None]):
                     column.border_subtitle = self._score_of(answer.answer_id)
                     yield Static(safe(answer.text))
         yield Footer()
+
+    def on_mount(self) -> None:
+        """Highlight the answer the list's cursor is on: the one a key grades at once."""
+        ids = [answer.answer_id for answer in self.answers]
+        if self.start in ids:
+            self.query(".answer")[ids.index(self.start)].focus()
 
     def refresh_scores(self) -> None:
         """Show each answer's score as it is now (a grade given here, saved or pending)."""

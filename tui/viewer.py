@@ -1,7 +1,8 @@
 """`o`: a sample's images in the system's image viewer, or in temporary files it names.
 
 Everything here blocks (file writes, starting a process), so the screens run it in a
-worker thread; the viewer process is never waited on by the UI.
+worker thread; the viewer process is never waited on by the UI. The files are written to
+one folder of the temporary folder, removed with them when the review screen closes.
 """
 
 from __future__ import annotations
@@ -49,10 +50,36 @@ def suffix(data: bytes) -> str:
     return _SUFFIXES.get(found, f".{found.lower()}" if found else ".bin")
 
 
-def write_temporary(data: bytes, key: str, position: int) -> Path:
-    """The image's bytes, unchanged, in a new file of the temporary folder named after it."""
+class TemporaryImages:
+    """The folder the images `o` hands over are written to: made at the first, removed
+    with every file in it by `remove` (when the screen closes), after which none is made."""
+
+    def __init__(self) -> None:
+        self._folder: Path | None = None
+        self._removed = False
+        self._lock = threading.Lock()  # two `o` in a row: two worker threads, one folder
+
+    def folder(self) -> Path:
+        with self._lock:
+            if self._removed:  # an `o` that ends as the screen closes leaves nothing behind
+                raise OSError("the screen is closing")
+            if self._folder is None:
+                self._folder = Path(tempfile.mkdtemp(prefix="lmmreview-images-"))
+            return self._folder
+
+    def remove(self) -> None:
+        with self._lock:
+            self._removed = True
+            if self._folder is not None:
+                shutil.rmtree(self._folder, ignore_errors=True)
+
+
+def write_temporary(data: bytes, key: str, position: int, folder: Path) -> Path:
+    """The image's bytes, unchanged, in a new file of `folder` named after it."""
     stem = _UNSAFE_IN_NAME.sub("_", key)[:40]
-    handle, name = tempfile.mkstemp(prefix=f"lmmreview-{stem}-{position}-", suffix=suffix(data))
+    handle, name = tempfile.mkstemp(
+        prefix=f"lmmreview-{stem}-{position}-", suffix=suffix(data), dir=folder
+    )
     with os.fdopen(handle, "wb") as file:
         file.write(data)
     return Path(name)
@@ -70,7 +97,7 @@ def launch(command: str, path: Path) -> None:
     threading.Thread(target=process.wait, name="lmmreview-viewer", daemon=True).start()
 
 
-def hand_over(images: ImageSet, positions: Sequence[int]) -> str:
+def hand_over(images: ImageSet, positions: Sequence[int], files: TemporaryImages) -> str:
     """Blocking: write the images at `positions` (0-based) to temporary files, open them in
     the system viewer if there is one, and say what happened and where the files are."""
     key = plain_line(images.key, 60)
@@ -80,13 +107,16 @@ def hand_over(images: ImageSet, positions: Sequence[int]) -> str:
         if data is None:
             missing.append(f"image {position + 1} is missing from the database")
         else:
-            written.append(write_temporary(data, images.key, position + 1))
+            written.append(write_temporary(data, images.key, position + 1, files.folder()))
     where = ", ".join(safe(str(path), one_line=True).plain for path in written)
     command = system_viewer()
     if not written:
         told = f"Nothing to open for {key}"
     elif command is None:
-        told = f"No image viewer here (no display): wrote {key}'s image to {where}"
+        told = (
+            f"No image viewer here (no display): wrote {key}'s image to {where} "
+            "(removed when lmmreview closes)"
+        )
     else:
         try:
             for path in written:
@@ -97,10 +127,12 @@ def hand_over(images: ImageSet, positions: Sequence[int]) -> str:
     return "; ".join([told, *missing]) + "."
 
 
-async def open_outside(app: App[object], images: ImageSet, positions: Sequence[int]) -> None:
+async def open_outside(
+    app: App[object], images: ImageSet, positions: Sequence[int], files: TemporaryImages
+) -> None:
     """Hand images to the system viewer from a worker thread, then tell where they are."""
     try:
-        told = await asyncio.to_thread(hand_over, images, positions)
+        told = await asyncio.to_thread(hand_over, images, positions, files)
     except OSError as exc:  # the temporary folder cannot be written
         app.notify(
             f"Could not write {images.key}'s image: {exc}",

@@ -35,7 +35,7 @@ from lmmreview.tui.images import (
     thumbnail,
 )
 from lmmreview.tui.safe_text import safe
-from lmmreview.tui.viewer import open_outside
+from lmmreview.tui.viewer import TemporaryImages, open_outside
 
 ZOOM_STEP = 2.0  # `+` doubles the size of an original pixel, `-` halves it
 MAX_ZOOM = 64.0
@@ -132,10 +132,12 @@ class ZoomScreen(Screen[None]):
     }
     """
 
-    def __init__(self, images: ImageSet, renderer: Renderer) -> None:
+    def __init__(self, images: ImageSet, renderer: Renderer, files: TemporaryImages) -> None:
+        """`files`: where `o` writes the image for the system viewer."""
         super().__init__()
         self.images = images
         self._renderer = renderer
+        self._files = files
         self.index = 0  # which of the sample's images is shown
         self.zoom = 1.0
         self._centre: tuple[float, float] | None = None  # None: the image's centre
@@ -239,4 +241,4 @@ class ZoomScreen(Screen[None]):
 
     @work(group="viewer")
     async def action_open_image(self) -> None:
-        await open_outside(self.app, self.images, [self.index])
+        await open_outside(self.app, self.images, [self.index], self._files)

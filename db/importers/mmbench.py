@@ -15,6 +15,7 @@ from lmmreview.db.importers.batch import (
 )
 from lmmreview.db.importers.model_vqa import is_model_vqa, model_vqa_answers
 from lmmreview.db.importers.read import image_from_base64, read_table, workbook_rows
+from lmmreview.db.optional import INSTALL_OPENPYXL
 from lmmreview.db.store import StoredImage
 from lmmreview.engine.benchmarks.mmbench import (
     CATEGORY,
@@ -199,7 +200,7 @@ def xlsx_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
         import openpyxl
     except ImportError:
         raise ImportFailure(
-            path, "reading .xlsx needs openpyxl: pip install 'lmmreview[xlsx]' (or save as .tsv)"
+            path, f"reading .xlsx needs openpyxl: {INSTALL_OPENPYXL}; or save it as .tsv"
         ) from None
     if not path.is_file():
         raise ImportFailure(path, "no such file")
