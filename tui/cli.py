@@ -22,11 +22,11 @@ from rich.text import Text
 
 from lmmreview import __version__
 from lmmreview.db import Store
-from lmmreview.engine.registry import benchmarks, origin, problems
+from lmmreview.engine.registry import benchmarks, on_problem, origin, problems
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.engine.scoring import Judge
 from lmmreview.tui.crash import run_guarded, run_screen
-from lmmreview.tui.import_commands import add_import_commands
+from lmmreview.tui.import_commands import import_group
 from lmmreview.tui.judge_cli import judge
 from lmmreview.tui.judges_cli import judges
 from lmmreview.tui.merge_cli import merge_command, reviewers_command
@@ -63,10 +63,10 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},  # subcommands inherit it
     pretty_exceptions_show_locals=False,  # a local may hold the API key
 )
-import_app = typer.Typer(
-    help="Import a benchmark's questions and model answers.", no_args_is_help=True
-)
-app.add_typer(import_app, name="import")
+
+
+# A plug-in that cannot load is one warning line, whichever command loaded it.
+on_problem(lambda problem: say(f"warning: {problem}", style="yellow", console=err))
 
 
 def main(args: list[str] | None = None) -> None:
@@ -154,7 +154,10 @@ def _check(db: Path, dataset: str, expected: list[Expected], judge: Judge | None
         raise typer.Exit(1)
 
 
-add_import_commands(import_app, _import)
+app.add_typer(
+    import_group(_import, help="Import a benchmark's questions and model answers."),
+    name="import",
+)
 
 
 @app.command("benchmarks")
@@ -183,9 +186,7 @@ def list_benchmarks(
     for name, b in installed.items():
         commands = Text("\n").join(safe(c, one_line=True) for c in b.importers()) or "-"
         table.add_row(*(safe(v, one_line=True) for v in (name, b.title, origin(name))), commands)
-    out.print(table)
-    for problem in problems():
-        say(f"warning: {problem}", style="yellow", console=err)
+    out.print(table)  # the problems were warned of as the plug-ins loaded
 
 
 @app.command()

@@ -1,0 +1,23 @@
+"""A plug-in whose importers() raises."""
+
+from lmmreview.engine.benchmark import Benchmark, Importer, Tables
+from lmmreview.engine.types import Sample
+
+
+class Quiet(Benchmark):
+    name = "quiet"
+    title = "Quiet"
+
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
+        return [], {}
+
+
+class BadImporters(Quiet):
+    name = "badimporters"
+    title = "Bad importers"
+
+    def importers(self) -> dict[str, Importer]:
+        raise ValueError("importers() of its own")
+
+
+BAD_IMPORTERS = BadImporters()
