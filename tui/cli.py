@@ -202,7 +202,7 @@ def info(
     """
     from lmmreview.db.batches import batches_in_flight, in_flight_lines
 
-    preferred = for_command().shown_judge
+    preferred = for_command(uses=["review.judge"]).shown_judge
     with clear_errors(db), Store.open(db, create=False) as store:
         counts = store.counts(judge_name, preferred)
         version = store.schema_version
@@ -268,7 +268,7 @@ def _tables(
     settings name, else the default)."""
     from lmmreview.db.scoring import tables_and_notes
 
-    settings = for_command()
+    settings = for_command(uses=["review.judge"])
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(datasets or [])
         return tables_and_notes(
