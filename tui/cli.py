@@ -99,11 +99,16 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
     A failed import leaves the database as it was, and creates none.
     """
     from lmmreview.db.importers import import_batch
+    from lmmreview.db.importers.read import reporting
 
     with clear_errors(db):
-        with err.status("Reading input files"):
+        # on a terminal only: a status line draws nothing into a file or a pipe
+        status = err.status("Reading input files")
+        with status, reporting(lambda line: status.update(safe(line, one_line=True))):
             batch = read()
-        summary = import_batch(db, batch)
+        writing = f"Writing {len(batch.samples)} samples, {len(batch.answers)} answers to {db}"
+        with err.status(safe(writing, one_line=True)):
+            summary = import_batch(db, batch)
     _report(db, summary)
     if batch.checks:
         first = batch.judgments[0].judgment if batch.judgments else None
