@@ -12,7 +12,7 @@ lmmreview; a dataset that needs it says so when opened.
 from __future__ import annotations
 
 import importlib
-import io
+import os
 import threading
 from collections.abc import Callable
 from contextlib import redirect_stderr, redirect_stdout
@@ -88,9 +88,10 @@ def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
 
 def _contained(entry: EntryPoint) -> tuple[Benchmark, set[str]]:
     """The entry point's benchmark and the names it claims, its code run in a thread of
-    its own with its output captured. Whatever it raises (KeyboardInterrupt, SystemExit
-    and GeneratorExit included) or taking over LOAD_SECONDS becomes `_Failed`; the user's
-    Ctrl-C still reaches this, the main thread, and stops the command."""
+    its own. What it prints to sys.stdout or sys.stderr while it loads is dropped (not
+    what it writes to a file descriptor itself). Whatever it raises (KeyboardInterrupt,
+    SystemExit and GeneratorExit included) or taking over LOAD_SECONDS becomes `_Failed`;
+    the user's Ctrl-C still reaches this, the main thread, and stops the command."""
     outcome: list[tuple[Benchmark, set[str]] | str] = []
 
     def load() -> None:
@@ -101,7 +102,7 @@ def _contained(entry: EntryPoint) -> tuple[Benchmark, set[str]]:
             outcome.append(_reason(exc))
 
     worker = threading.Thread(target=load, name=f"plug-in {entry.name}", daemon=True)
-    with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+    with open(os.devnull, "w") as sink, redirect_stdout(sink), redirect_stderr(sink):
         worker.start()
         worker.join(LOAD_SECONDS)  # a daemon thread still hanging is left behind
     if not outcome:
