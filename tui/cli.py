@@ -106,8 +106,7 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
         status = err.status("Reading input files")
         with status, reporting(lambda line: status.update(safe(line, one_line=True))):
             batch = read()
-        writing = f"Writing {len(batch.samples)} samples, {len(batch.answers)} answers to {db}"
-        with err.status(safe(writing, one_line=True)):
+        with err.status(safe(f"Writing to {db}", one_line=True)):
             summary = import_batch(db, batch)
     _report(db, summary)
     if batch.checks:
