@@ -5,8 +5,8 @@ where XDG_CONFIG_HOME is not set). Precedence, highest first: a command-line fla
 the environment where one applies ($OPENAI_BASE_URL), then the file, then the default
 (the reviewer's default is the login name). A file that cannot be read or parsed is an
 error for every command; a bad or unknown key is an error, naming the file and the key,
-for the commands that read it (`report` runs whatever `[judge] runs` says). An API key
-never belongs here, only the NAME of the variable holding it.
+for the commands that read it (a bad `[judge] runs` does not stop `report`). An API
+key never belongs here, only the NAME of the variable holding it.
 """
 
 from __future__ import annotations
