@@ -19,7 +19,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 
-from lmmreview.engine.benchmark import Benchmark, Importer
+from lmmreview.engine.benchmark import Benchmark, Importer, Option
 
 ENTRY_POINT_GROUP = "lmmreview.benchmarks"
 LOAD_SECONDS = 5.0  # a plug-in that takes longer to load is left out
@@ -132,11 +132,21 @@ def _claims(benchmark: Benchmark) -> set[str]:
     "jsonl" would otherwise replace `lmmreview import jsonl`)."""
     importers = benchmark.importers()
     if not isinstance(importers, dict) or not all(
-        isinstance(name, str) and name and isinstance(importer, Importer)
+        isinstance(name, str) and name and _is_importer(importer)
         for name, importer in importers.items()
     ):
         raise TypeError("importers() must map command names to Importers")
     return {benchmark.name, *importers}
+
+
+def _is_importer(value: object) -> bool:
+    """An Importer with the types its `lmmreview import` command is made from (the
+    dataclass checks none)."""
+    return (
+        isinstance(value, Importer)
+        and isinstance(value.help, str)
+        and all(isinstance(o, Option) for o in (value.argument, *value.options))
+    )
 
 
 def _as_benchmark(value: object) -> Benchmark:

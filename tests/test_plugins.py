@@ -259,6 +259,8 @@ def test_plugins_that_raise_print_or_hang_are_left_out_with_one_warning_each(
             prefix.format("importers") + "hostile_bench:BAD_IMPORTERS: ValueError: "
             "importers() of its own",
             prefix.format("interrupt") + "hostile_bench.interrupt:BENCHMARK: KeyboardInterrupt",
+            prefix.format("nohelp") + "hostile_bench:NO_HELP: TypeError: "
+            "importers() must map command names to Importers",
         ]
     )
     assert "\x1b" not in result.stdout + result.stderr
@@ -273,9 +275,12 @@ def test_a_plugin_imports_beside_plugins_that_cannot_load(
     args = ("import", "yesno", db, questions, "--answers", answers, "--model", "m")
     result = lmmreview(*args, sites=(hostile_site, yesno_site), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert len(result.stderr.splitlines()) == 4  # one warning per plug-in left out
+    assert len(result.stderr.splitlines()) == 5  # one warning per plug-in left out
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT count(*) FROM answers").fetchone() == (5,)
+    listed = lmmreview("import", "--help", sites=(hostile_site, yesno_site), cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert "yesno" in listed.stdout and "nohelp" not in listed.stdout
 
 
 def test_ctrl_c_while_a_plugin_hangs_stops_the_command(hostile_site: Path, tmp_path: Path) -> None:

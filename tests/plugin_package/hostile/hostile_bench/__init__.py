@@ -1,6 +1,6 @@
-"""A plug-in whose importers() raises."""
+"""A plug-in whose importers() raises, and one whose importer has no help text."""
 
-from lmmreview.engine.benchmark import Benchmark, Importer, Tables
+from lmmreview.engine.benchmark import Benchmark, Importer, Option, Tables
 from lmmreview.engine.types import Sample
 
 
@@ -21,3 +21,12 @@ class BadImporters(Quiet):
 
 
 BAD_IMPORTERS = BadImporters()
+
+
+class NoHelp(Quiet):
+    name = "nohelp"
+    title = "No help"
+    importer = Importer("hostile_bench:no_reader", None, Option("file", "FILE", "Any file."))
+
+
+NO_HELP = NoHelp()
