@@ -2,19 +2,28 @@
 declare under the entry-point group `lmmreview.benchmarks` (name = "module:object", the
 object a `Benchmark` or a subclass of it).
 
-A package that cannot be loaded is left out and reported (`problems`), so one broken
-plug-in does not stop lmmreview; a dataset that needs it says so when opened.
+Plug-ins load only when something asks for a benchmark lmmreview does not ship, or for
+every benchmark: `--version`, `report` on MM-Vet and the like never run a plug-in's code.
+A plug-in that cannot be loaded (it raises, exits, prints, or hangs) is left out and
+reported (`problems`, and the `on_problem` callback), so one broken plug-in does not stop
+lmmreview; a dataset that needs it says so when opened.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import threading
+from collections.abc import Callable
+from contextlib import redirect_stderr, redirect_stdout
 from functools import cache
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 
-from lmmreview.engine.benchmark import Benchmark
+from lmmreview.engine.benchmark import Benchmark, Importer, Option
 
 ENTRY_POINT_GROUP = "lmmreview.benchmarks"
+LOAD_SECONDS = 5.0  # a plug-in that takes longer to load is left out
+_REASON_CHARS = 300  # a plug-in's error message, cut to one readable line
 
 # The benchmarks lmmreview ships: one line each.
 BUILTIN = (
@@ -25,29 +34,44 @@ BUILTIN = (
     "lmmreview.engine.benchmarks.generic:GENERIC",
 )
 
+# Told each plug-in problem as it is found (the command line prints a warning line).
+_listeners: list[Callable[[str], None]] = []
+
 
 class UnknownBenchmark(LookupError):
     """No installed benchmark has this name."""
 
 
+class _Failed(Exception):
+    """A plug-in that could not load; the message says why."""
+
+
+def on_problem(report: Callable[[str], None]) -> None:
+    """Have `report` called with each plug-in problem when plug-ins load."""
+    _listeners.append(report)
+
+
 @cache
-def _found() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
-    """name -> (benchmark, where it comes from), and the plug-ins that could not load."""
+def shipped() -> dict[str, Benchmark]:
+    """The benchmarks lmmreview ships, by name: no plug-in is loaded."""
+    loaded = (_as_benchmark(_load(reference)) for reference in BUILTIN)
+    return {benchmark.name: benchmark for benchmark in loaded}
+
+
+@cache
+def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
+    """name -> (plug-in benchmark, its distribution), and the plug-ins that could not load."""
     found: dict[str, tuple[Benchmark, str]] = {}
-    claimed: dict[str, str] = {}  # benchmark and import command names -> who has them
+    claimed = {name: "lmmreview" for b in shipped().values() for name in _claims(b)}
     problems: list[str] = []
-    for reference in BUILTIN:
-        benchmark = _as_benchmark(_load(reference))
-        found[benchmark.name] = (benchmark, "lmmreview")
-        claimed.update(dict.fromkeys(_claims(benchmark), "lmmreview"))
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         origin = entry.dist.name if entry.dist is not None else entry.value
         try:
-            benchmark = _as_benchmark(entry.load())
-        except (Exception, SystemExit) as exc:  # its bug, or its exit(), must not stop us
+            benchmark, claims = _contained(entry)
+        except _Failed as exc:
             problems.append(f"{entry.name} ({origin}): cannot load {entry.value}: {exc}")
             continue
-        taken = sorted(_claims(benchmark) & claimed.keys())
+        taken = sorted(claims & claimed.keys())
         if taken:
             other = claimed[taken[0]]
             if other != origin:
@@ -55,8 +79,47 @@ def _found() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
                                 f"taken by {other}; left out")  # fmt: skip
             continue
         found[benchmark.name] = (benchmark, origin)
-        claimed.update(dict.fromkeys(_claims(benchmark), origin))
+        claimed.update(dict.fromkeys(claims, origin))
+    for problem in problems:
+        for report in _listeners:
+            report(problem)
     return found, tuple(problems)
+
+
+def _contained(entry: EntryPoint) -> tuple[Benchmark, set[str]]:
+    """The entry point's benchmark and the names it claims, its code run in a thread of
+    its own. What it prints to sys.stdout or sys.stderr while it loads is dropped (not
+    what it writes to a file descriptor itself). Whatever it raises (KeyboardInterrupt,
+    SystemExit and GeneratorExit included) or taking over LOAD_SECONDS becomes `_Failed`;
+    the user's Ctrl-C still reaches this, the main thread, and stops the command."""
+    outcome: list[tuple[Benchmark, set[str]] | str] = []
+
+    def load() -> None:
+        try:
+            benchmark = _as_benchmark(entry.load())
+            outcome.append((benchmark, _claims(benchmark)))
+        except BaseException as exc:  # its bug, its exit(), its stray interrupt
+            outcome.append(_reason(exc))
+
+    worker = threading.Thread(target=load, name=f"plug-in {entry.name}", daemon=True)
+    with open(os.devnull, "w") as sink, redirect_stdout(sink), redirect_stderr(sink):
+        worker.start()
+        worker.join(LOAD_SECONDS)  # a daemon thread still hanging is left behind
+    if not outcome:
+        raise _Failed(f"took more than {LOAD_SECONDS:g} s to load; left out")
+    if isinstance(outcome[0], str):
+        raise _Failed(outcome[0])
+    return outcome[0]
+
+
+def _reason(exc: BaseException) -> str:
+    """The error's type and message, short; a message that cannot be made is left out."""
+    try:
+        message = " ".join(str(exc).split())
+    except BaseException:  # its __str__ is plug-in code too
+        message = ""
+    reason = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return reason if len(reason) <= _REASON_CHARS else reason[: _REASON_CHARS - 1] + "…"
 
 
 def _load(reference: str) -> object:
@@ -67,7 +130,23 @@ def _load(reference: str) -> object:
 def _claims(benchmark: Benchmark) -> set[str]:
     """The names a benchmark takes: its own, and its import commands' (a plug-in named
     "jsonl" would otherwise replace `lmmreview import jsonl`)."""
-    return {benchmark.name, *benchmark.importers()}
+    importers = benchmark.importers()
+    if not isinstance(importers, dict) or not all(
+        isinstance(name, str) and name and _is_importer(importer)
+        for name, importer in importers.items()
+    ):
+        raise TypeError("importers() must map command names to Importers")
+    return {benchmark.name, *importers}
+
+
+def _is_importer(value: object) -> bool:
+    """An Importer with the types its `lmmreview import` command is made from (the
+    dataclass checks none)."""
+    return (
+        isinstance(value, Importer)
+        and isinstance(value.help, str)
+        and all(isinstance(o, Option) for o in (value.argument, *value.options))
+    )
 
 
 def _as_benchmark(value: object) -> Benchmark:
@@ -76,33 +155,40 @@ def _as_benchmark(value: object) -> Benchmark:
         value = value()
     if not isinstance(value, Benchmark):
         raise TypeError(f"{value!r} is not a lmmreview Benchmark")
-    if not getattr(value, "name", "") or not getattr(value, "title", ""):
+    name, title = getattr(value, "name", ""), getattr(value, "title", "")
+    if not (isinstance(name, str) and name and isinstance(title, str) and title):
         raise TypeError(f"{type(value).__name__} has no name or no title")
     return value
 
 
+def plugins() -> dict[str, Benchmark]:
+    """The installed plug-ins' benchmarks, by name (this loads them)."""
+    return {name: benchmark for name, (benchmark, _) in _plugins()[0].items()}
+
+
 def benchmarks() -> dict[str, Benchmark]:
     """Every installed benchmark, by name: lmmreview's own first."""
-    return {name: benchmark for name, (benchmark, _) in _found()[0].items()}
+    return shipped() | plugins()
 
 
 def origin(name: str) -> str:
     """The distribution a benchmark comes from ("lmmreview" for those it ships)."""
-    return _found()[0][name][1]
+    return "lmmreview" if name in shipped() else _plugins()[0][name][1]
 
 
 def problems() -> tuple[str, ...]:
     """The plug-ins that were left out, and why."""
-    return _found()[1]
+    return _plugins()[1]
 
 
 def benchmark(name: str) -> Benchmark:
-    """The benchmark called `name`; UnknownBenchmark says which are installed."""
-    found = _found()[0].get(name)
+    """The benchmark called `name`; UnknownBenchmark says which are installed. Plug-ins
+    load only for a name lmmreview does not ship."""
+    found = shipped()[name] if name in shipped() else plugins().get(name)
     if found is None:
         broken = [p for p in problems() if p.startswith(f"{name} (")]
         why = f" ({broken[0]})" if broken else ""
         raise UnknownBenchmark(
             f"no benchmark {name!r} is installed{why}; installed: {', '.join(benchmarks())}"
         )
-    return found[0]
+    return found

@@ -71,3 +71,32 @@ def test_a_changed_answer_is_refused_and_nothing_is_written(cli, mmvet_files, tm
     assert result.code == 1
     assert "alpha.json: id v1_0:" in result.stderr and "different answer" in result.stderr
     assert dump(db) == before
+
+
+def test_without_images_the_folder_beside_the_questions_is_used_and_said(
+    cli, mmvet_files, tmp_path: Path
+) -> None:
+    db, f = tmp_path / "r.db", mmvet_files
+    result = cli("import", "mmvet", db, f["questions"], "--answers", f["alpha"])
+    assert result.code == 0, result.stderr
+    assert f"no --images given: reading the images from {f['images']}" in result.stderr
+    assert "3 new images" in result.stdout
+    with Store.open(db) as store:
+        image = store.image_bytes(store.image_hashes("mmvet", "v1_1")[0])
+        assert image == (f["images"] / "v1_1.png").read_bytes()
+
+
+def test_questions_naming_images_imported_without_any_are_warned_of(
+    cli, mmvet_files, tmp_path: Path
+) -> None:
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    questions = alone / "mm-vet.json"
+    questions.write_bytes(mmvet_files["questions"].read_bytes())  # no images/ beside it
+    result = cli("import", "mmvet", tmp_path / "r.db", questions)
+    assert result.code == 0, result.stderr
+    assert "0 new images" in result.stdout
+    assert (
+        f"warning: {questions}: 3 question(s) name image files, but no --images folder was "
+        "given and there is no images/ beside the file: imported without images"
+    ) in " ".join(result.stderr.split())

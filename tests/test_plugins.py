@@ -7,9 +7,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,18 +70,28 @@ def broken_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return install("broken", tmp_path_factory)
 
 
-def lmmreview(
-    *args: str | Path, sites: tuple[Path, ...], cwd: Path
-) -> subprocess.CompletedProcess[str]:
-    """The `lmmreview` command, with only `sites` on PYTHONPATH (as a user's installed
-    packages); no stdin, so nothing waits for a terminal."""
+@pytest.fixture(scope="module")
+def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return install("hostile", tmp_path_factory)
+
+
+def environment(sites: tuple[Path, ...]) -> dict[str, str]:
+    """This environment with only `sites` on PYTHONPATH (as a user's installed packages)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     if sites:
         env["PYTHONPATH"] = os.pathsep.join(map(str, sites))
+    return env
+
+
+def lmmreview(
+    *args: str | Path, sites: tuple[Path, ...], cwd: Path
+) -> subprocess.CompletedProcess[str]:
+    """The `lmmreview` command, with only `sites` on PYTHONPATH; no stdin, so nothing
+    waits for a terminal."""
     return subprocess.run(
         [LMMREVIEW, *map(str, args)],
         cwd=cwd,
-        env=env,
+        env=environment(sites),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -205,19 +217,108 @@ def test_a_plugin_cannot_take_over_a_builtin_import_command(
     )
 
 
+def test_commands_that_need_no_plugin_run_none(hostile_site: Path, tmp_path: Path) -> None:
+    """With plug-ins that raise KeyboardInterrupt, print escapes or hang at import
+    installed, commands on lmmreview's own benchmarks never load them: no warning."""
+    lines = tmp_path / "demo.jsonl"
+    lines.write_text('{"id": "a", "question": "2+2?", "answer": "4", "prediction": "4"}\n')
+    db = tmp_path / "generic.db"
+    runs = {
+        "--version": ("--version",),
+        "--help": ("--help",),
+        "judge --help": ("judge", "--help"),
+        "import": ("import", "jsonl", db, lines, "--model", "m"),
+        "info": ("info", db),
+        "report": ("report", db),
+        "export": ("export", db, "--format", "json"),
+    }
+    for name, args in runs.items():
+        result = lmmreview(*args, sites=(hostile_site,), cwd=tmp_path)
+        assert (name, result.returncode, result.stderr) == (name, 0, ""), result.stderr
+    assert lmmreview("--version", sites=(hostile_site,), cwd=tmp_path).stdout.startswith(
+        "lmmreview "
+    )
+
+
+def test_plugins_that_raise_print_or_hang_are_left_out_with_one_warning_each(
+    hostile_site: Path, yesno_site: Path, tmp_path: Path
+) -> None:
+    started = time.monotonic()
+    result = lmmreview("benchmarks", "--json", sites=(hostile_site, yesno_site), cwd=tmp_path)
+    assert time.monotonic() - started < 60  # the hanging one is given LOAD_SECONDS
+    assert result.returncode == 0, result.stderr
+    listed = [b["name"] for b in json.loads(result.stdout)["benchmarks"]]
+    assert listed == [*BUILTIN_NAMES, *sorted(["noisy", "yesno"], key=listed.index)]
+    warnings = result.stderr.splitlines()
+    prefix = "warning: {} (lmmreview-hostile): cannot load "
+    assert sorted(warnings) == sorted(
+        [
+            prefix.format("generator") + "hostile_bench.generator:BENCHMARK: GeneratorExit: stray",
+            prefix.format("hang") + "hostile_bench.hang:BENCHMARK: took more than "
+            f"{registry.LOAD_SECONDS:g} s to load; left out",
+            prefix.format("importers") + "hostile_bench:BAD_IMPORTERS: ValueError: "
+            "importers() of its own",
+            prefix.format("interrupt") + "hostile_bench.interrupt:BENCHMARK: KeyboardInterrupt",
+            prefix.format("nohelp") + "hostile_bench:NO_HELP: TypeError: "
+            "importers() must map command names to Importers",
+        ]
+    )
+    assert "\x1b" not in result.stdout + result.stderr
+    assert "noisy" not in result.stderr
+
+
+def test_a_plugin_imports_beside_plugins_that_cannot_load(
+    hostile_site: Path, yesno_site: Path, tmp_path: Path
+) -> None:
+    questions, answers = yesno_files(tmp_path)
+    db = tmp_path / "quiz.db"
+    args = ("import", "yesno", db, questions, "--answers", answers, "--model", "m")
+    result = lmmreview(*args, sites=(hostile_site, yesno_site), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert len(result.stderr.splitlines()) == 5  # one warning per plug-in left out
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT count(*) FROM answers").fetchone() == (5,)
+    listed = lmmreview("import", "--help", sites=(hostile_site, yesno_site), cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert "yesno" in listed.stdout and "nohelp" not in listed.stdout
+
+
+def test_ctrl_c_while_a_plugin_hangs_stops_the_command(hostile_site: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "hanging"
+    command = subprocess.Popen(
+        [LMMREVIEW, "benchmarks"],
+        cwd=tmp_path,
+        env=environment((hostile_site,)) | {"HOSTILE_HANG_MARKER": str(marker)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        command.send_signal(signal.SIGINT)
+        stdout, stderr = command.communicate(timeout=60)
+    finally:
+        command.kill()
+    assert command.returncode == 130  # stopped as a Ctrl-C stops any command
+    assert (stdout, "Traceback" in stderr) == ("", False)  # no listing, no traceback
+
+
 @pytest.fixture
 def yesno_in_process(yesno_site: Path) -> Iterator[None]:
     """The plug-in importable in this process and the registry made to look again; both
     restored afterwards, so later tests see only the built-ins."""
     sys.path.append(str(yesno_site))
-    registry._found.cache_clear()
+    registry._plugins.cache_clear()
     try:
         yield
     finally:
         sys.path.remove(str(yesno_site))
         for name in [m for m in sys.modules if m.split(".")[0] == "yesno_bench"]:
             del sys.modules[name]
-        registry._found.cache_clear()
+        registry._plugins.cache_clear()
 
 
 def test_the_screen_shows_a_plugin_datasets_tables(

@@ -8,6 +8,8 @@ import getpass
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -133,9 +135,48 @@ def test_a_bad_settings_file_ends_in_one_line_naming_the_file_and_the_key(
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and str(path) in lines[0] and key in lines[0], result.stderr
         assert "SECRET" not in result.stderr  # a key put where its NAME belongs is not echoed
-    if key != "keymap.acept" and key != "theme":  # the judge does not read the screen's keys
-        judged = cli("judge", demo_db, "--dry-run")
+    judged = cli("judge", demo_db, "--dry-run")
+    if key.startswith("judge.") or key == "not valid TOML":  # what the judge reads
         assert judged.code == 1 and key in judged.stderr and "SECRET" not in judged.stderr
+    else:  # the screen's keys, the filters: not the judge's business
+        assert judged.code == 0, judged.stderr
+
+
+def test_a_bad_judge_setting_stops_the_judge_only(cli, demo_db: Path, config_home: Path) -> None:
+    """report, export and info do not judge: `[judge] runs = 0` is no reason to stop them."""
+    path = settings_file(config_home, "[judge]\nruns = 0\n")
+    for args in (["report"], ["export", "--format", "json"], ["info"]):
+        result = cli(args[0], demo_db, *args[1:])
+        assert (result.code, result.stderr) == (0, ""), args
+    judged = cli("judge", demo_db, "--dry-run")
+    assert judged.code == 1
+    assert judged.stderr.strip() == f"error: {path}: judge.runs: expected a whole number >= 1"
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder", "huge"])
+def test_a_settings_file_that_is_not_a_small_regular_file_is_refused(
+    demo_db: Path, config_home: Path, kind: str
+) -> None:
+    """A FIFO would block every command reading settings until something wrote to it."""
+    path = settings_file(config_home, "")
+    path.unlink()
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.write_text("# " + "x" * 2**21 + "\n", encoding="utf-8")
+    result = subprocess.run(
+        [sys.executable, "-m", "lmmreview", "info", demo_db],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    assert result.returncode == 1 and result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    expected = "larger than 1 MiB" if kind == "huge" else "not a regular file"
+    assert line.startswith(f"error: {path}: ") and expected in line, line
 
 
 def test_config_prints_each_setting_with_its_source(

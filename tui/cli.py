@@ -22,11 +22,11 @@ from rich.text import Text
 
 from lmmreview import __version__
 from lmmreview.db import Store
-from lmmreview.engine.registry import benchmarks, origin, problems
+from lmmreview.engine.registry import benchmarks, on_problem, origin, problems
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.engine.scoring import Judge
 from lmmreview.tui.crash import run_guarded, run_screen
-from lmmreview.tui.import_commands import add_import_commands
+from lmmreview.tui.import_commands import import_group
 from lmmreview.tui.imports_cli import imports_command
 from lmmreview.tui.judge_cli import judge
 from lmmreview.tui.judges_cli import judges
@@ -64,10 +64,10 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},  # subcommands inherit it
     pretty_exceptions_show_locals=False,  # a local may hold the API key
 )
-import_app = typer.Typer(
-    help="Import a benchmark's questions and model answers.", no_args_is_help=True
-)
-app.add_typer(import_app, name="import")
+
+
+# A plug-in that cannot load is one warning line, whichever command loaded it.
+on_problem(lambda problem: say(f"warning: {problem}", style="yellow", console=err))
 
 
 def main(args: list[str] | None = None) -> None:
@@ -100,11 +100,15 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
     A failed import leaves the database as it was, and creates none.
     """
     from lmmreview.db.importers import import_batch
+    from lmmreview.db.importers.read import reporting
 
     with clear_errors(db):
-        with err.status("Reading input files"):
+        # on a terminal only: a status line draws nothing into a file or a pipe
+        status = err.status("Reading input files")
+        with status, reporting(lambda line: status.update(safe(line, one_line=True))):
             batch = read()
-        summary = import_batch(db, batch)
+        with err.status(safe(f"Writing to {db}", one_line=True)):
+            summary = import_batch(db, batch)
     _report(db, summary)
     if batch.checks:
         first = batch.judgments[0].judgment if batch.judgments else None
@@ -163,7 +167,10 @@ def _check(db: Path, dataset: str, expected: list[Expected], judge: Judge | None
         raise typer.Exit(1)
 
 
-add_import_commands(import_app, _import)
+app.add_typer(
+    import_group(_import, help="Import a benchmark's questions and model answers."),
+    name="import",
+)
 
 
 @app.command("benchmarks")
@@ -192,9 +199,7 @@ def list_benchmarks(
     for name, b in installed.items():
         commands = Text("\n").join(safe(c, one_line=True) for c in b.importers()) or "-"
         table.add_row(*(safe(v, one_line=True) for v in (name, b.title, origin(name))), commands)
-    out.print(table)
-    for problem in problems():
-        say(f"warning: {problem}", style="yellow", console=err)
+    out.print(table)  # the problems were warned of as the plug-ins loaded
 
 
 @app.command()
@@ -210,7 +215,7 @@ def info(
     """
     from lmmreview.db.batches import batches_in_flight, in_flight_lines
 
-    preferred = for_command().shown_judge
+    preferred = for_command(uses=["review.judge"]).shown_judge
     with clear_errors(db), Store.open(db, create=False) as store:
         counts = store.counts(judge_name, preferred)
         version = store.schema_version
@@ -276,7 +281,7 @@ def _tables(
     settings name, else the default)."""
     from lmmreview.db.scoring import tables_and_notes
 
-    settings = for_command()
+    settings = for_command(uses=["review.judge"])
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(datasets or [])
         return tables_and_notes(

@@ -1,17 +1,20 @@
 """`lmmreview import NAME`: one command per installed benchmark that has an importer,
-made from what its `Importer` declares, so a plug-in's files import like the built-ins'."""
+made from what its `Importer` declares, so a plug-in's files import like the built-ins'.
+The plug-ins' commands are made only when one is asked for or the commands are listed:
+`lmmreview import mmvet` loads no plug-in."""
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
-from lmmreview.engine.benchmark import Importer, Option
-from lmmreview.engine.registry import benchmarks
+from lmmreview.engine.benchmark import Benchmark, Importer, Option
+from lmmreview.engine.registry import plugins, shipped
 from lmmreview.tui.options import DatasetOpt, NewDbArg
 
 if TYPE_CHECKING:  # the importers load when an import command runs (see tui/cli.py)
@@ -21,9 +24,40 @@ _KEYWORD = inspect.Parameter.POSITIONAL_OR_KEYWORD
 ImportRun = Callable[[Path, Callable[[], "ImportBatch"]], None]  # db, read -> load and report
 
 
-def add_import_commands(group: typer.Typer, run: ImportRun) -> None:
+def import_group(run: ImportRun, help: str) -> typer.Typer:
+    """The `import` group: lmmreview's own import commands, and the plug-ins' once a
+    command that is not lmmreview's is asked for, or the commands are listed (its help)."""
+
+    class Group(TyperGroup):
+        plugins_added = False
+
+        # Any: Typer 0.2x carries its own click, older Typer uses click's (see tui/crash.py)
+        def get_command(self, ctx: Any, name: str) -> Any:
+            if name not in self.commands:
+                self._add_plugins()
+            return super().get_command(ctx, name)
+
+        def list_commands(self, ctx: Any) -> list[str]:
+            self._add_plugins()
+            return super().list_commands(ctx)
+
+        def _add_plugins(self) -> None:
+            if self.plugins_added:
+                return
+            self.plugins_added = True
+            extra = typer.Typer()
+            _add_commands(extra, plugins().values(), run)
+            for name, command in typer.main.get_group(extra).commands.items():
+                self.commands.setdefault(name, command)  # the built-ins keep their names
+
+    group = typer.Typer(cls=Group, help=help, no_args_is_help=True)
+    _add_commands(group, shipped().values(), run)
+    return group
+
+
+def _add_commands(group: typer.Typer, installed: Iterable[Benchmark], run: ImportRun) -> None:
     """Add an import command to `group` for each importer of each benchmark."""
-    for benchmark in benchmarks().values():
+    for benchmark in installed:
         for command, importer in benchmark.importers().items():
             group.command(
                 command,

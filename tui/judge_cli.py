@@ -125,6 +125,7 @@ def judge(
     from lmmreview.tui.judge_run import judge_setup
 
     effective = for_command(
+        uses=["judge"],
         judge_runs=runs,
         judge_concurrency=concurrency,
         judge_model=model,

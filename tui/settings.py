@@ -3,9 +3,10 @@
 The file is `$XDG_CONFIG_HOME/lmmreview/config.toml` (platformdirs' user config folder
 where XDG_CONFIG_HOME is not set). Precedence, highest first: a command-line flag, then
 the environment where one applies ($OPENAI_BASE_URL), then the file, then the default
-(the reviewer's default is the login name). A malformed file or an unknown key is an
-error naming the file and the key; an API key never belongs here, only the NAME of the
-variable holding it.
+(the reviewer's default is the login name). A file that cannot be read or parsed is an
+error for every command; a bad or unknown key is an error, naming the file and the key,
+for the commands that read it (a bad `[judge] runs` does not stop `report`). An API
+key never belongs here, only the NAME of the variable holding it.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import getpass
 import json
 import os
 import re
+import stat
 import tempfile
 import tomllib
 from collections.abc import Callable, Collection, Mapping
@@ -36,6 +38,7 @@ _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CAUSE_ID = re.compile(r"[A-Za-z0-9_-]+")
 _TABLE_HEADER = re.compile(r"^\s*\[")
 _THEME_LINE = re.compile(r"^\s*theme\s*=")
+MAX_FILE_BYTES = 2**20  # a settings file is a few lines; anything larger is a mistake
 
 
 class SettingsError(ValueError):
@@ -156,10 +159,27 @@ def _error(path: Path, key: str, problem: str) -> SettingsError:
     return SettingsError(f"{path}: {key}: {problem}")
 
 
+def _text_of(path: Path) -> str:
+    """The file's text. Opened without waiting (a FIFO would block every command until
+    something writes to it), then refused unless it is a regular file of at most
+    MAX_FILE_BYTES; FileNotFoundError when there is none."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise SettingsError(f"{path}: not a regular file; the settings are a TOML file")
+        with open(descriptor, "rb", closefd=False) as file:
+            data = file.read(MAX_FILE_BYTES + 1)
+    finally:
+        os.close(descriptor)
+    if len(data) > MAX_FILE_BYTES:
+        raise SettingsError(f"{path}: larger than {MAX_FILE_BYTES // 2**20} MiB; not settings")
+    return data.decode("utf-8")
+
+
 def _read(path: Path) -> dict[str, Any]:
     """The file as TOML (an absent file is empty), or an error naming file and position."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = _text_of(path)
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
@@ -183,24 +203,32 @@ def _causes(value: object, path: Path) -> dict[str, str]:
     return dict(value)
 
 
-def _flatten(
-    document: Mapping[str, Any], path: Path
-) -> tuple[dict[str, object], dict[str, str], dict[str, str] | None]:
-    """The file's values by dotted key, its keymap and its causes (None: the default);
-    unknown or bad keys are errors."""
+@dataclass
+class _File:
+    """What a settings file says: its valid values by dotted key, its keymap, its causes
+    (None: the default), and its bad or unknown keys, each with its error."""
+
+    values: dict[str, object] = field(default_factory=dict)
+    keymap: dict[str, str] = field(default_factory=dict)
+    causes: dict[str, str] | None = None
+    problems: dict[str, SettingsError] = field(default_factory=dict)
+
+    def check(self, uses: Collection[str] | None) -> None:
+        """Raise the first problem among the keys or tables `uses` names (None: all)."""
+        for key, problem in self.problems.items():
+            if uses is None or any(key == u or key.startswith(f"{u}.") for u in uses):
+                raise problem
+
+
+def _flatten(document: Mapping[str, Any], path: Path) -> _File:
+    """The file's settings; a bad `[causes]` table is an error (the tables read it)."""
+    file = _File()
     values: dict[str, object] = {}
-    keymap: dict[str, str] = {}
-    causes = None
     for name, value in document.items():
         if name == CAUSES:
-            causes = _causes(value, path)
+            file.causes = _causes(value, path)
         elif name == "keymap":
-            if not isinstance(value, dict):
-                raise _error(path, name, "expected a table of binding id = keys")
-            for binding_id, keys in value.items():
-                if not _text(keys):
-                    raise _error(path, f"keymap.{binding_id}", 'expected keys, e.g. "y,ctrl+y"')
-                keymap[binding_id] = keys
+            _keymap(value, path, file)
         elif isinstance(value, dict) and name in ("judge", "review"):
             values |= {f"{name}.{key}": inner for key, inner in value.items()}
         else:
@@ -208,10 +236,25 @@ def _flatten(
     for key, value in values.items():
         spec = _SPECS.get(key)
         if spec is None:
-            raise _error(path, key, "unknown setting (lmmreview config lists them)")
-        if not spec.check(value):
-            raise _error(path, key, f"expected {spec.expected}")
-    return values, keymap, causes
+            file.problems[key] = _error(path, key, "unknown setting (lmmreview config lists them)")
+        elif not spec.check(value):
+            file.problems[key] = _error(path, key, f"expected {spec.expected}")
+        else:
+            file.values[key] = value
+    return file
+
+
+def _keymap(value: object, path: Path, file: _File) -> None:
+    """The `[keymap]` table's entries into `file`, a bad one into its problems."""
+    if not isinstance(value, dict):
+        file.problems["keymap"] = _error(path, "keymap", "expected a table of binding id = keys")
+        return
+    for binding_id, keys in value.items():
+        if _text(keys):
+            file.keymap[binding_id] = keys
+        else:
+            key = f"keymap.{binding_id}"
+            file.problems[key] = _error(path, key, 'expected keys, e.g. "y,ctrl+y"')
 
 
 def _login_name() -> str:
@@ -222,11 +265,15 @@ def _login_name() -> str:
         return f"uid-{os.getuid()}"
 
 
-def load(path: Path | None = None) -> Settings:
+def load(path: Path | None = None, uses: Collection[str] | None = None) -> Settings:
     """The settings from `path` (default: `config_path()`) over the defaults and the
-    environment. Raises SettingsError for a malformed file or an unknown key."""
+    environment. Raises SettingsError for a file that cannot be read or parsed, and for
+    a bad or unknown key among those `uses` names (keys, or tables such as "judge"; None:
+    every key); the other bad keys keep their defaults, for a command that never reads them."""
     path = path if path is not None else config_path()
-    values, keymap, causes = _flatten(_read(path), path)
+    file = _flatten(_read(path), path)
+    file.check(uses)
+    values, keymap, causes = file.values, file.keymap, file.causes
     chosen: dict[str, Any] = {} if causes is None else {"causes": causes}
     sources = {key: "default" for key in _SPECS} | {CAUSES: "default" if causes is None else "file"}
     for key, value in values.items():
@@ -248,7 +295,7 @@ def save_theme(path: Path, theme: str) -> None:
     checked to parse with the new theme before it replaces the file, in one rename.
     """
     try:
-        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        lines = _text_of(path).splitlines(keepends=True)
     except FileNotFoundError:
         lines = []
     line = f"theme = {json.dumps(theme)}\n"  # a JSON string is a valid TOML basic string
@@ -274,10 +321,11 @@ def save_theme(path: Path, theme: str) -> None:
             raise
 
 
-def for_command(**flags: Any) -> Settings:
-    """The user's settings with a command's flags on top; a bad file ends the command
-    with one line naming the file and the key (exit 1)."""
+def for_command(uses: Collection[str] | None = None, **flags: Any) -> Settings:
+    """The user's settings with a command's flags on top; a file that cannot be read, or
+    a bad key among those the command `uses` (see `load`), ends the command with one line
+    naming the file and the key (exit 1)."""
     try:
-        return load().merged(**flags)
+        return load(uses=uses).merged(**flags)
     except SettingsError as exc:
         raise fail(str(exc)) from None

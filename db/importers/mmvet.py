@@ -74,24 +74,43 @@ def read_questions(
     batch: ImportBatch,
     read_entry: EntryReader,
 ) -> ImportBatch:
-    """Fill `batch` from a question file (id -> entry), its images folder and result files
+    """Fill `batch` from a question file (id -> entry), its images folder (without one,
+    the `images/` beside the question file, as the official files lie) and result files
     (each with its model name); a missing image is left to the warnings."""
     data = read_json(questions)
     if not isinstance(data, dict):
         raise ImportFailure(questions, "expected a JSON object keyed by sample id")
-    files = ImageFiles(existing(images, "folder")) if images is not None else None
+    folder = images if images is not None else _images_beside(questions, batch)
+    files = ImageFiles(existing(folder, "folder")) if folder is not None else None
+    named = 0  # questions naming image files
     for key, entry in data.items():
         where = f"id {key}"
         sample, names = read_entry(key, entry, questions, where)
         batch.samples.append(sample)
+        named += bool(names)
         images_read = (files.read(name, questions, where) for name in names) if files else ()
         for image in images_read:
             if image is not None:
                 batch.add_image(key, image)
     if files is not None:
         batch.warnings.extend(files.warnings())
+    elif named:
+        batch.warnings.append(
+            f"{questions}: {named} question(s) name image files, but no --images folder was "
+            "given and there is no images/ beside the file: imported without images"
+        )
     batch.answers.extend(read_results(results))
     return batch
+
+
+def _images_beside(questions: Path, batch: ImportBatch) -> Path | None:
+    """The `images/` folder beside the question file, if there is one (said in the
+    warnings, as --images was not given)."""
+    folder = questions.parent / "images"
+    if not folder.is_dir():
+        return None
+    batch.warnings.append(f"no --images given: reading the images from {folder}")
+    return folder
 
 
 def read_results(results: list[tuple[Path, str]]) -> list[AnswerRecord]:
