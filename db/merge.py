@@ -149,9 +149,7 @@ def _take(
 def _read_only(path: Path) -> Iterator[sqlite3.Connection]:
     """The file at `path`, open read-only where it is: a lock held too long, a damaged
     file or one that is not lmmreview's raises StoreError naming it; Ctrl-C stops a read."""
-    _check_file(path, create=False)
-    if not path.is_file():
-        raise StoreError(f"{path}: not a regular file")
+    _check_file(path, create=False)  # a folder, a missing or empty file (a FIFO, a device)
     try:
         conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=LOCK_WAIT_S)
     except sqlite3.Error as exc:
@@ -355,18 +353,20 @@ def _answer(value: object) -> str | None:
     return None  # looked up among the file's answers before the other columns are checked
 
 
-_WHO_WHEN: dict[str, Check] = {"reviewer": _name, "created_at": _time}
 # Each history table's columns (this schema's, its id left out) and how each is checked.
 CHECKS: dict[str, dict[str, Check]] = {
     "reviews": {
         "answer_id": _answer, "score": _score, "choice": _optional_text,
         "previous_score": _score, "previous_choice": _optional_text,
-        "action": _one_of(REVIEW_ACTIONS), **_WHO_WHEN, "note": _optional_text,
+        "action": _one_of(REVIEW_ACTIONS), "reviewer": _name, "note": _optional_text,
+        "created_at": _time,
     },
-    "flags": {"answer_id": _answer, "flagged": _one_of((0, 1)), **_WHO_WHEN},
+    "flags": {
+        "answer_id": _answer, "flagged": _one_of((0, 1)), "reviewer": _name, "created_at": _time,
+    },
     "causes": {
         "answer_id": _answer, "cause": _optional_text, "previous": _optional_text,
-        "action": _one_of(CAUSE_ACTIONS), **_WHO_WHEN,
+        "action": _one_of(CAUSE_ACTIONS), "reviewer": _name, "created_at": _time,
     },
 }  # fmt: skip
 COLUMNS: dict[str, tuple[str, ...]] = {table: tuple(checks) for table, checks in CHECKS.items()}

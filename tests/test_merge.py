@@ -10,6 +10,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -402,7 +403,16 @@ def test_an_older_other_file_is_read_as_it_is_and_never_changed(cli, two_reviewe
     assert dump(ben_db) == other
 
 
-def test_a_locked_other_file_fails_soon_naming_it(cli, two_reviewers) -> None:
+def _merge_process(*args: Path, **env: str) -> subprocess.Popen[str]:
+    """`lmmreview merge ARGS...` as a user runs it, in its own process."""
+    command = [sys.executable, "-m", "lmmreview", "merge", *map(str, args)]
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, **env},
+    )  # fmt: skip
+
+
+def test_a_locked_other_file_fails_soon_naming_it(two_reviewers) -> None:
     ana_db, ben_db = two_reviewers
     before = dump(ana_db)
     gc.collect()  # closes the fixture's connections, which SQLite would count as readers
@@ -410,13 +420,15 @@ def test_a_locked_other_file_fails_soon_naming_it(cli, two_reviewers) -> None:
     try:
         holder.execute("PRAGMA journal_mode = DELETE")
         holder.execute("BEGIN EXCLUSIVE")  # another program in the middle of a write
-        started = time.monotonic()
-        result = cli("merge", ana_db, ben_db)
-        waited = time.monotonic() - started
+        merge = _merge_process(ana_db, ben_db)
+        try:
+            _, stderr = merge.communicate(timeout=15)
+        finally:
+            merge.kill()
     finally:
         holder.close()
-    assert result.code == 1 and waited < 8
-    (line,) = result.stderr.strip().splitlines()
+    assert merge.returncode == 1
+    (line,) = stderr.strip().splitlines()
     assert str(ben_db) in line and "locked" in line, line
     assert dump(ana_db) == before
 
@@ -435,11 +447,7 @@ def test_a_never_ending_view_neither_hangs_nor_leaves_a_copy(two_reviewers, tmp_
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     before = dump(ana_db)
-    command = [sys.executable, "-m", "lmmreview", "merge", str(ana_db), str(ben_db)]
-    merge = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "TMPDIR": str(temporary)},
-    )  # fmt: skip
+    merge = _merge_process(ana_db, ben_db, TMPDIR=str(temporary))
     ended = []
     for stop in (None, signal.SIGINT, signal.SIGKILL):
         if stop is not None:
@@ -455,3 +463,28 @@ def test_a_never_ending_view_neither_hangs_nor_leaves_a_copy(two_reviewers, tmp_
     assert str(ben_db) in stderr and "flags" in stderr and "Traceback" not in stderr
     assert list(temporary.iterdir()) == []
     assert dump(ana_db) == before
+
+
+def test_ctrl_c_stops_a_read_of_the_other_file_inside_sqlite(demo_db: Path) -> None:
+    """However long one SQLite step on the other file takes, Ctrl-C ends it: the merge
+    reads through a connection whose progress handler lets the signal in."""
+    from lmmreview.db.merge import _read_only
+
+    never_ends = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT MAX(i) FROM n"
+    )
+    ctrl_c = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), _read_only(demo_db) as other:
+        ctrl_c.start()
+        other.execute(never_ends).fetchone()
+    assert time.monotonic() - started < 10
+
+
+def test_the_checked_columns_are_this_schemas(demo_db: Path) -> None:
+    from lmmreview.db.merge import COLUMNS
+
+    with sqlite3.connect(demo_db) as conn:
+        for table, columns in COLUMNS.items():
+            schema = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+            assert schema == ["id", *columns], table
