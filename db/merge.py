@@ -53,7 +53,8 @@ class FileMerge:
     added: Counter[str] = field(default_factory=Counter)
     present: Counter[str] = field(default_factory=Counter)
     left_out: int = 0
-    missing: list[AnswerKey] = field(default_factory=list)  # those answers, in file order
+    # Those answers, in file order (a dict: a file may hold rows on very many of them).
+    missing: dict[AnswerKey, None] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -121,7 +122,7 @@ def _read(path: Path, here: _Here) -> _Read:
     with _read_only(path) as other:
         for table in _KEY_TABLES:
             _require_table(other, path, table)
-        keys = {answer: key for key, answer in _answer_keys(other).items()}
+        keys = {answer: (d, k, m) for answer, d, k, m in other.execute(_ANSWER_KEYS)}
         for table, columns in COLUMNS.items():
             if _kind(other, table) is None:
                 continue  # an older schema, before the table was made
@@ -139,8 +140,7 @@ def _take(
     """Keep a checked row on this file's answer `mine`, or count it left out (None)."""
     if mine is None:
         read.merge.left_out += 1
-        if key not in read.merge.missing:
-            read.merge.missing.append(key)
+        read.merge.missing[key] = None
         return
     read.rows[table].append(tuple((row | {"answer_id": mine}).values()))
 

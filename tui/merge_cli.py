@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -63,7 +64,8 @@ def _report(db: Path, file: FileMerge) -> None:
         + (f" ({present} rows already there)" if present else "")
     )
     if file.left_out:
-        examples = "; ".join(" / ".join(map(str, key)) for key in file.missing[:EXAMPLES])
+        named = islice(file.missing, EXAMPLES)
+        examples = "; ".join(" / ".join(map(str, key)) for key in named)
         say(
             f"warning: {file.path}: {file.left_out} rows on {len(file.missing)} answers that "
             f"{db} lacks were left out (import those answers first), e.g. {examples}",
