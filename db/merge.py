@@ -198,7 +198,7 @@ def _require_table(
 
 def _kind(conn: sqlite3.Connection, name: str) -> str | None:
     """What `name` is in a file's schema (table, view...), None when absent; a table with
-    a computed column counts as a view (reading it runs the file's own code)."""
+    a computed column is named so (reading it, as reading a view, runs the file's code)."""
     row = conn.execute(
         "SELECT type FROM sqlite_master WHERE name = ? COLLATE NOCASE AND type IN "
         "('table', 'view')",
