@@ -5,29 +5,43 @@ it is (dataset name, sample key, model name), never by row id; a row is recognis
 content (answer, every column but the id), so merging a file twice adds nothing. A row on
 an answer this file lacks is counted and left out: verdicts land only on answers imported
 here. All the files are read before anything is written, and written in one transaction.
+
+Another file is untrusted input. It is read in place, read-only, never copied nor migrated
+(its history tables have kept their columns since they were made); only its plain tables
+are read, never a view or a computed column (either could run forever), and Ctrl-C stops
+a read. Every row is checked as the screen checks what it writes, before anything is
+written; an error names the file, the table and the row.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import sqlite3
-import tempfile
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from pathlib import Path
 
-from lmmreview.db.store import Store, StoreError
-
-# The append-only history a reviewer writes; a table the other file lacks is skipped.
-HISTORY_TABLES = ("reviews", "flags", "causes")
+from lmmreview.db.importers import IMPORT_ACTION
+from lmmreview.db.store import Store, StoreError, _check_file, _lmmreview_version, is_busy
+from lmmreview.engine.agreement import NO_OPTION
+from lmmreview.engine.causes import MMMU_CAUSES
 
 AnswerKey = tuple[str, str, str]  # (dataset name, sample key, model name)
+Check = Callable[[object], str | None]  # a column's value -> what is wrong with it, or None
 
 _ANSWER_KEYS = (
     "SELECT a.id, d.name, s.key, m.name FROM answers a JOIN samples s ON s.id = a.sample_id "
     "JOIN datasets d ON d.id = s.dataset_id JOIN models m ON m.id = a.model_id"
 )
+_KEY_TABLES = ("answers", "samples", "datasets", "models")  # what names an answer
+REVIEW_ACTIONS = ("accept", "grade", IMPORT_ACTION, "note", "undo")  # as the screen writes
+CAUSE_ACTIONS = ("set", "undo")
+LOCK_WAIT_S = 2.0  # how long a read waits for another program's lock on the other file
+PROGRESS_STEPS = 100_000  # SQLite steps between two chances for Ctrl-C to stop a read
 
 
 @dataclass(slots=True)
@@ -39,7 +53,8 @@ class FileMerge:
     added: Counter[str] = field(default_factory=Counter)
     present: Counter[str] = field(default_factory=Counter)
     left_out: int = 0
-    missing: list[AnswerKey] = field(default_factory=list)  # those answers, in file order
+    # Those answers, in file order (a dict: a file may hold rows on very many of them).
+    missing: dict[AnswerKey, None] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -48,50 +63,29 @@ class _Read:
 
     merge: FileMerge
     rows: dict[str, list[tuple]] = field(default_factory=dict)  # table -> contents
-    columns: dict[str, list[str]] = field(default_factory=dict)  # table -> names, id left out
 
 
-def merge(store: Store, others: Sequence[Path]) -> list[FileMerge]:
+@dataclass(frozen=True, slots=True)
+class _Here:
+    """What a row may point at and hold to land in this file."""
+
+    answers: dict[AnswerKey, int]
+    options: dict[int, frozenset[str]]  # an answer to a multiple-choice question -> letters
+    causes: frozenset[str]  # the taxonomy's, and any this file already holds
+
+
+def merge(
+    store: Store, others: Sequence[Path], causes: Iterable[str] = MMMU_CAUSES
+) -> list[FileMerge]:
     """Append the history rows of `others` that `store` lacks, in time order, in one
-    transaction; a file that cannot be read raises StoreError naming it, before any write."""
-    answers = _answer_keys(store.conn)
-    reads = [_read(path, answers) for path in others]
+    transaction; a file that cannot be read or holds a row that cannot land raises
+    StoreError naming it (and the row), before any write. `causes`: the known causes."""
+    here = _Here(_answer_keys(store.conn), _options(store.conn), _causes(store.conn, causes))
+    reads = [_read(path, here) for path in others]
     with store.transaction():
-        for table in HISTORY_TABLES:
-            _append_table(store, table, reads)
+        for table, columns in COLUMNS.items():
+            _append_table(store, table, columns, reads)
     return [read.merge for read in reads]
-
-
-def _read(path: Path, answers: dict[AnswerKey, int]) -> _Read:
-    """The history rows of the file at `path` (only read, through a migrated copy)."""
-    read = _Read(FileMerge(path))
-    with _opened_copy(path) as other:
-        try:
-            _read_tables(other, read, answers)
-        except sqlite3.Error as exc:
-            raise StoreError(f"{path}: cannot read its review history ({exc})") from None
-    return read
-
-
-def _read_tables(other: Store, read: _Read, answers: dict[AnswerKey, int]) -> None:
-    """Fill `read` with each history table's rows, answer ids translated; a row whose
-    answer this file lacks is counted in `read.merge` instead."""
-    keys = {answer: key for key, answer in _answer_keys(other.conn).items()}
-    for table in HISTORY_TABLES:
-        columns = _columns(other.conn, table)
-        if not columns:
-            continue
-        at = columns.index("answer_id")
-        read.columns[table], read.rows[table] = columns, []
-        for row in other.conn.execute(f"SELECT {', '.join(columns)} FROM {table} ORDER BY id"):
-            key = keys[row[at]]
-            mine = answers.get(key)
-            if mine is None:
-                read.merge.left_out += 1
-                if key not in read.merge.missing:
-                    read.merge.missing.append(key)
-                continue
-            read.rows[table].append((*row[:at], mine, *row[at + 1 :]))
 
 
 def _answer_keys(conn: sqlite3.Connection) -> dict[AnswerKey, int]:
@@ -101,24 +95,294 @@ def _answer_keys(conn: sqlite3.Connection) -> dict[AnswerKey, int]:
     }
 
 
-def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
-    """A table's columns but its row id (none when the table is absent)."""
-    return [row[1] for row in conn.execute(f"PRAGMA table_info({table})") if row[1] != "id"]
+def _options(conn: sqlite3.Connection) -> dict[int, frozenset[str]]:
+    """The option letters of every answer to a multiple-choice question of this file."""
+    rows = conn.execute(
+        "SELECT a.id, s.options FROM answers a JOIN samples s ON s.id = a.sample_id "
+        "WHERE s.question_type = 'choice'"
+    )
+    return {answer: frozenset(json.loads(options or "{}")) for answer, options in rows}
 
 
-def _append_table(store: Store, table: str, reads: list[_Read]) -> None:
+def _causes(conn: sqlite3.Connection, taxonomy: Iterable[str]) -> frozenset[str]:
+    """The causes the screen offers: the taxonomy's and those answers already have (this
+    file may predate the table: it is made when the merge writes)."""
+    if _kind(conn, "causes") is None:
+        return frozenset(taxonomy)
+    held = conn.execute("SELECT DISTINCT cause FROM causes WHERE cause IS NOT NULL")
+    return frozenset(taxonomy) | {cause for (cause,) in held}
+
+
+# -- reading the other file ------------------------------------------------------------
+
+
+def _read(path: Path, here: _Here) -> _Read:
+    """The history rows of the file at `path`, checked, their answers translated."""
+    read = _Read(FileMerge(path))
+    with _read_only(path) as other:
+        for table in _KEY_TABLES:
+            _require_table(other, path, table)
+        keys = {answer: (d, k, m) for answer, d, k, m in other.execute(_ANSWER_KEYS)}
+        for table, columns in COLUMNS.items():
+            if _kind(other, table) is None:
+                continue  # an older schema, before the table was made
+            _require_table(other, path, table, columns)
+            read.rows[table] = []
+            for rowid, row in _rows(other, table, columns):
+                key, mine = _checked(path, table, rowid, row, keys, here)
+                _take(read, table, row, key, mine)
+    return read
+
+
+def _take(
+    read: _Read, table: str, row: dict[str, object], key: AnswerKey, mine: int | None
+) -> None:
+    """Keep a checked row on this file's answer `mine`, or count it left out (None)."""
+    if mine is None:
+        read.merge.left_out += 1
+        read.merge.missing[key] = None
+        return
+    read.rows[table].append(tuple((row | {"answer_id": mine}).values()))
+
+
+@contextmanager
+def _read_only(path: Path) -> Iterator[sqlite3.Connection]:
+    """The file at `path`, open read-only where it is: a lock held too long, a damaged
+    file or one that is not lmmreview's raises StoreError naming it; Ctrl-C stops a read."""
+    _check_file(path, create=False)  # a folder, a missing or empty file (a FIFO, a device)
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=LOCK_WAIT_S)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot be opened ({exc})") from None
+    try:
+        # Text that is not UTF-8 is read as it is; the row's check names it.
+        conn.text_factory = lambda data: data.decode("utf-8", "surrogateescape")
+        # A Python callback lets the interpreter see Ctrl-C during a long SQLite step.
+        conn.set_progress_handler(lambda: 0, PROGRESS_STEPS)
+        _lmmreview_version(conn, path, create=False)
+        yield conn
+    except sqlite3.Error as exc:
+        raise _read_error(path, exc) from None
+    finally:
+        conn.close()
+
+
+def _read_error(path: Path, exc: sqlite3.Error) -> BaseException:
+    """What a failed read of the other file means for the user."""
+    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_INTERRUPT:
+        return KeyboardInterrupt()  # Ctrl-C, seen by the progress handler
+    if is_busy(exc):
+        return StoreError(
+            f"{path}: locked by another program for over {LOCK_WAIT_S:g} s (a write in "
+            "progress?); merge again when it is done"
+        )
+    return StoreError(f"{path}: cannot read it as a lmmreview database ({exc})")
+
+
+def _require_table(
+    conn: sqlite3.Connection, path: Path, table: str, columns: Sequence[str] | None = None
+) -> None:
+    """Raise StoreError naming the file unless `table` is a plain table there, with
+    `columns` (this schema's, its id aside) when they are given."""
+    kind = _kind(conn, table)
+    if kind != "table":
+        what = "missing" if kind is None else f"a {kind}"
+        raise StoreError(f"{path}: {table} is {what}, not a table (was the file edited?)")
+    found = [row[1] for row in conn.execute(f"PRAGMA table_xinfo({table})") if row[1] != "id"]
+    if columns is not None and sorted(found) != sorted(columns):
+        raise StoreError(
+            f"{path}: table {table} has the columns {', '.join(found) or 'none'}, not "
+            f"{', '.join(columns)} (was the file edited?)"
+        )
+
+
+def _kind(conn: sqlite3.Connection, name: str) -> str | None:
+    """What `name` is in a file's schema (table, view...), None when absent; a table with
+    a computed column is named so (reading it, as reading a view, runs the file's code)."""
+    row = conn.execute(
+        "SELECT type FROM sqlite_master WHERE name = ? COLLATE NOCASE AND type IN "
+        "('table', 'view')",
+        (name,),
+    ).fetchone()
+    if row is None or row[0] != "table":
+        return None if row is None else str(row[0])
+    hidden = conn.execute(f"SELECT 1 FROM pragma_table_xinfo('{name}') WHERE hidden != 0")
+    return "table with computed columns" if hidden.fetchone() else "table"
+
+
+def _rows(
+    conn: sqlite3.Connection, table: str, columns: Sequence[str]
+) -> Iterator[tuple[int, dict[str, object]]]:
+    """(rowid, column -> value) of each row of `table`, in the order they were added."""
+    query = f"SELECT rowid, {', '.join(columns)} FROM {table} ORDER BY rowid"
+    for rowid, *values in conn.execute(query):
+        yield rowid, dict(zip(columns, values, strict=True))
+
+
+# -- checking a row --------------------------------------------------------------------
+
+
+def _checked(
+    path: Path,
+    table: str,
+    rowid: int,
+    row: dict[str, object],
+    keys: dict[int, AnswerKey],
+    here: _Here,
+) -> tuple[AnswerKey, int | None]:
+    """The answer of a row, as its key and as this file's id (None: this file lacks it);
+    StoreError naming the file, the table and the row when the row points at no answer
+    or holds a value the screen would never write."""
+    answer = row["answer_id"]
+    key = keys.get(answer) if isinstance(answer, int) else None
+    mine = None if key is None else here.answers.get(key)
+    problem = None if key is not None else f"answer_id {_shown(answer)} is no answer of the file"
+    for column, check in CHECKS[table].items():
+        problem = problem or _column_problem(column, row[column], check)
+    problem = problem or _row_problem(table, row, mine, here)
+    if key is None or problem is not None:
+        raise StoreError(f"{path}: {table} row {rowid}: {problem}")
+    return key, mine
+
+
+def _column_problem(column: str, value: object, check: Check) -> str | None:
+    problem = check(value)
+    return None if problem is None else f"{column} {_shown(value)} {problem}"
+
+
+def _row_problem(
+    table: str, row: Mapping[str, object], answer: int | None, here: _Here
+) -> str | None:
+    """What is wrong with a row as a whole, on this file's answer (None: left out)."""
+    if table == "causes":
+        for column in ("cause", "previous"):
+            cause = row[column]
+            if cause is not None and cause not in here.causes:
+                return (
+                    f"{column} {_shown(cause)} is no known cause ({', '.join(sorted(here.causes))})"
+                )
+    if table != "reviews" or answer is None:
+        return None
+    options = here.options.get(answer)
+    for prefix in ("", "previous_"):
+        score, choice = row[f"{prefix}score"], row[f"{prefix}choice"]
+        problem = _verdict_problem(score, choice, options)
+        if problem is not None:
+            return f"{prefix}score {_shown(score)}, {prefix}choice {_shown(choice)}: {problem}"
+    if row["action"] not in ("undo", "note") and row["score"] is None and row["choice"] is None:
+        return f"a {row['action']} without a verdict (no score, no choice)"
+    return None
+
+
+def _verdict_problem(score: object, choice: object, options: frozenset[str] | None) -> str | None:
+    """Why (score, choice) is no verdict the screen would give this answer: a score, or
+    for a multiple-choice question one of its letters or X (none matches)."""
+    if score is not None and choice is not None:
+        return "a verdict is a score or a choice, not both"
+    if choice is None:
+        return None
+    if options is None:
+        return "a choice on an open question"
+    if choice != NO_OPTION and choice not in options:
+        return f"not one of the options ({', '.join(sorted(options))}) or {NO_OPTION}"
+    return None
+
+
+def _shown(value: object) -> str:
+    """A value as an error message shows it: quoted, cut when long."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _text(value: object) -> str | None:
+    if not isinstance(value, str):
+        return "is not text"
+    if not _utf8(value):
+        return "is not valid UTF-8 text"
+    return None
+
+
+def _optional_text(value: object) -> str | None:
+    return None if value is None else _text(value)
+
+
+def _name(value: object) -> str | None:
+    return _text(value) or (None if str(value).strip() else "is empty")
+
+
+def _score(value: object) -> str | None:
+    """None, or a number from 0 to 1 (as the schema's CHECK wants)."""
+    if value is None:
+        return None
+    if not isinstance(value, int | float) or not math.isfinite(value):
+        return "is not a number"
+    return None if 0 <= value <= 1 else "is not between 0 and 1"
+
+
+def _time(value: object) -> str | None:
+    """A time as lmmreview writes it (UTC, milliseconds): the history is ordered by it."""
+    problem = _text(value)
+    if problem is not None:
+        return problem
+    try:
+        stamp = datetime.fromisoformat(str(value))
+    except ValueError:
+        stamp = None
+    written = stamp is not None and stamp.utcoffset() == timedelta(0)
+    if stamp is None or not written or stamp.isoformat(timespec="milliseconds") != value:
+        return "is not a time as lmmreview writes it (e.g. 2024-05-01T12:00:00.000+00:00)"
+    return None
+
+
+def _one_of(allowed: Sequence[object]) -> Check:
+    def check(value: object) -> str | None:
+        return None if value in allowed else f"is not one of {', '.join(map(str, allowed))}"
+
+    return check
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate: bytes that were not UTF-8
+        return False
+    return True
+
+
+def _answer(value: object) -> str | None:
+    return None  # looked up among the file's answers before the other columns are checked
+
+
+# Each history table's columns (this schema's, its id left out) and how each is checked.
+CHECKS: dict[str, dict[str, Check]] = {
+    "reviews": {
+        "answer_id": _answer, "score": _score, "choice": _optional_text,
+        "previous_score": _score, "previous_choice": _optional_text,
+        "action": _one_of(REVIEW_ACTIONS), "reviewer": _name, "note": _optional_text,
+        "created_at": _time,
+    },
+    "flags": {
+        "answer_id": _answer, "flagged": _one_of((0, 1)), "reviewer": _name, "created_at": _time,
+    },
+    "causes": {
+        "answer_id": _answer, "cause": _optional_text, "previous": _optional_text,
+        "action": _one_of(CAUSE_ACTIONS), "reviewer": _name, "created_at": _time,
+    },
+}  # fmt: skip
+COLUMNS: dict[str, tuple[str, ...]] = {table: tuple(checks) for table, checks in CHECKS.items()}
+
+
+# -- writing ---------------------------------------------------------------------------
+
+
+def _append_table(store: Store, table: str, columns: Sequence[str], reads: list[_Read]) -> None:
     """Append to `table` each content the files hold more often than it does, in created_at
     order (so each reviewer's latest row stays their latest)."""
-    columns = _columns(store.conn, table)
-    if not columns:
-        return
     names = ", ".join(columns)
     here = Counter(store.conn.execute(f"SELECT {names} FROM {table}"))
     new: list[tuple] = []
     for read in reads:
-        if read.columns.get(table) != columns:  # absent there (a schema without the table)
-            continue
-        wanted = Counter(read.rows[table])
+        wanted = Counter(read.rows.get(table, ()))
         for content, count in wanted.items():
             extra = max(0, count - here[content])
             new += [content] * extra
@@ -129,29 +393,3 @@ def _append_table(store: Store, table: str, reads: list[_Read]) -> None:
     new.sort(key=lambda content: content[at])  # stable: a file's own order breaks ties
     marks = ", ".join("?" * len(columns))
     store.conn.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", new)
-
-
-@contextmanager
-def _opened_copy(path: Path) -> Iterator[Store]:
-    """The database at `path` as a Store over a private copy brought to this schema: the
-    file itself is opened read-only and never changed. StoreError names `path`."""
-    if not path.is_file():
-        raise StoreError(f"{path}: no such database")
-    with tempfile.TemporaryDirectory(prefix="lmmreview-merge-") as folder:
-        copy = Path(folder) / "other.db"
-        try:
-            source = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-            target = sqlite3.connect(copy)
-            try:
-                source.backup(target)
-            finally:
-                source.close()
-                target.close()
-        except sqlite3.Error as exc:
-            raise StoreError(f"{path}: not a lmmreview database ({exc})") from None
-        try:
-            store = Store.open(copy, create=False)  # refuses a newer schema, migrates an older
-        except StoreError as exc:
-            raise StoreError(str(exc).replace(str(copy), str(path))) from None
-        with store:
-            yield store

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
+import threading
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -270,3 +277,214 @@ def test_filter_disagreement_reads_ids_and_the_screen_shows_only_those(two_revie
     assert seen["shown"] == [a1]
     assert seen["describe"] == "reviewers disagree"
     assert Filter(reviewers_disagree=frozenset({a1})).describe() == "reviewers disagree"
+
+
+# -- the other file is untrusted input ----------------------------------------------------
+
+TIME = "2024-02-01T00:00:00.000+00:00"
+
+
+def _loosen(conn: sqlite3.Connection, table: str, drop: str | None = None) -> None:
+    """Rebuild `table` without its constraints (as a hand-edited file may be), keeping its
+    rows and their ids; `drop` leaves that column out."""
+    columns = [row[1] for row in conn.execute(f"PRAGMA table_info({table})") if row[1] != drop]
+    kept = ", ".join(columns)
+    declared = ", ".join(f"{c} INTEGER PRIMARY KEY" if c == "id" else c for c in columns)
+    conn.execute("PRAGMA legacy_alter_table = ON")  # the views on it stay as they are
+    conn.execute(f"CREATE TABLE loose ({declared})")
+    conn.execute(f"INSERT INTO loose ({kept}) SELECT {kept} FROM {table}")
+    conn.execute(f"DROP TABLE {table}")
+    conn.execute(f"ALTER TABLE loose RENAME TO {table}")
+
+
+def _add(conn: sqlite3.Connection, table: str, values: dict[str, object]) -> int:
+    """Insert one row into `table`; its rowid. Bytes are stored as text (not UTF-8)."""
+    names = ", ".join(values)
+    marks = ", ".join("CAST(? AS TEXT)" if isinstance(v, bytes) else "?" for v in values.values())
+    cursor = conn.execute(f"INSERT INTO {table} ({names}) VALUES ({marks})", tuple(values.values()))
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+OPEN, CHOICE = "open", "choice"  # stand for an answer to an open and a multiple-choice question
+REVIEW = {"answer_id": OPEN, "score": 1.0, "action": "grade", "reviewer": "ben", "created_at": TIME}
+# Each case: (table, the row added to ben's file, a word of the reason, whether the table
+# is first rebuilt without its constraints, as a hand-edited file may be).
+HOSTILE: dict[str, tuple[str, dict[str, object], str, bool]] = {
+    "review on a missing answer": ("reviews", REVIEW | {"answer_id": 99999}, "answer", False),
+    "review on a NULL answer": ("reviews", REVIEW | {"answer_id": None}, "answer", True),
+    "created_at not text": ("reviews", REVIEW | {"created_at": 7}, "created_at", True),
+    "created_at unparseable": ("reviews", REVIEW | {"created_at": "yesterday"}, "created_at", False),
+    "created_at without zone": (
+        "reviews", REVIEW | {"created_at": "2024-02-01T00:00:00.000"}, "created_at", False),
+    "score out of range": ("reviews", REVIEW | {"score": 5.0}, "score", True),
+    "score as text": ("reviews", REVIEW | {"score": "1"}, "score", True),
+    "action delete-everything": (
+        "reviews", REVIEW | {"action": "delete-everything"}, "action", False),
+    "choice Q, open question": ("reviews", REVIEW | {"score": None, "choice": "Q"}, "choice", False),
+    "choice Q, multiple choice": (
+        "reviews", REVIEW | {"answer_id": CHOICE, "score": None, "choice": "Q"}, "choice", False),
+    "grade without a verdict": ("reviews", REVIEW | {"score": None}, "verdict", False),
+    "empty reviewer": ("reviews", REVIEW | {"reviewer": ""}, "reviewer", False),
+    "reviewer not UTF-8": ("reviews", REVIEW | {"reviewer": b"b\xffn"}, "reviewer", False),
+    "flagged 2": (
+        "flags", {"answer_id": OPEN, "flagged": 2, "reviewer": "ben", "created_at": TIME},
+        "flagged", True),
+    "unknown cause": (
+        "causes", {"answer_id": OPEN, "cause": "aliens", "reviewer": "ben", "created_at": TIME},
+        "cause", False),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+def test_a_broken_row_of_the_other_file_is_named_and_nothing_lands(
+    cli, two_reviewers, case
+) -> None:
+    ana_db, ben_db = two_reviewers
+    table, values, reason, loosen = HOSTILE[case]
+    answers: dict[object, object] = {
+        OPEN: _answers(ben_db, "mmvet", 1)[0],
+        CHOICE: _answers(ben_db, "mmbench", 1)[0],
+    }
+    answer = values["answer_id"]
+    with sqlite3.connect(ben_db) as conn:
+        if loosen:
+            _loosen(conn, table)
+        rowid = _add(conn, table, values | {"answer_id": answers.get(answer, answer)})
+    before = dump(ana_db)
+    result = cli("merge", ana_db, ben_db)
+    assert result.code == 1
+    (line,) = result.stderr.strip().splitlines()  # one line, no traceback
+    assert str(ben_db) in line and f"{table} row {rowid}" in line and reason in line, line
+    assert str(ana_db) not in line  # the user's own file is not blamed
+    assert dump(ana_db) == before
+
+
+@pytest.mark.parametrize(
+    ("table", "change", "reason"),
+    [
+        ("flags", "DROP answer_id", "answer_id"),
+        ("causes", "ADD extra", "extra"),
+        ("reviews", "VIEW", "view"),
+    ],
+)
+def test_a_history_table_of_another_shape_is_refused_not_skipped(
+    cli, two_reviewers, table, change, reason
+) -> None:
+    ana_db, ben_db = two_reviewers
+    with sqlite3.connect(ben_db) as conn:
+        if change == "DROP answer_id":
+            _loosen(conn, table, drop="answer_id")
+        elif change == "ADD extra":
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN extra TEXT")
+        else:
+            conn.execute("PRAGMA legacy_alter_table = ON")
+            conn.execute(f"ALTER TABLE {table} RENAME TO kept")
+            conn.execute(f"CREATE VIEW {table} AS SELECT * FROM kept")
+    before = dump(ana_db)
+    result = cli("merge", ana_db, ben_db)
+    assert result.code == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert str(ben_db) in line and table in line and reason in line, line
+    assert dump(ana_db) == before
+
+
+def test_an_older_other_file_is_read_as_it_is_and_never_changed(cli, two_reviewers) -> None:
+    # A file that says it is one schema older (its tables are as this schema has them): no
+    # migration runs on it, and none of its errors would be blamed on the user's file.
+    ana_db, ben_db = two_reviewers
+    with sqlite3.connect(ben_db) as conn:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        conn.execute(f"PRAGMA user_version = {version - 1}")
+    other = dump(ben_db)
+    result = cli("merge", ana_db, ben_db)
+    assert result.code == 0, result.stderr
+    assert "merged 9 reviews, 1 flags, 1 causes" in result.stdout
+    assert dump(ben_db) == other
+
+
+def _merge_process(*args: Path, **env: str) -> subprocess.Popen[str]:
+    """`lmmreview merge ARGS...` as a user runs it, in its own process."""
+    command = [sys.executable, "-m", "lmmreview", "merge", *map(str, args)]
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, **env},
+    )  # fmt: skip
+
+
+def test_a_locked_other_file_fails_soon_naming_it(two_reviewers) -> None:
+    ana_db, ben_db = two_reviewers
+    before = dump(ana_db)
+    gc.collect()  # closes the fixture's connections, which SQLite would count as readers
+    holder = sqlite3.connect(ben_db, isolation_level=None)
+    try:
+        holder.execute("PRAGMA journal_mode = DELETE")
+        holder.execute("BEGIN EXCLUSIVE")  # another program in the middle of a write
+        merge = _merge_process(ana_db, ben_db)
+        try:
+            _, stderr = merge.communicate(timeout=15)
+        finally:
+            merge.kill()
+    finally:
+        holder.close()
+    assert merge.returncode == 1
+    (line,) = stderr.strip().splitlines()
+    assert str(ben_db) in line and "locked" in line, line
+    assert dump(ana_db) == before
+
+
+def test_a_never_ending_view_neither_hangs_nor_leaves_a_copy(two_reviewers, tmp_path) -> None:
+    """A history table replaced by a view that never ends: the merge does not run it; were
+    it stuck, Ctrl-C would stop it; killed, it leaves nothing in the temporary folder."""
+    ana_db, ben_db = two_reviewers
+    with sqlite3.connect(ben_db) as conn:
+        conn.execute("DROP TABLE flags")
+        conn.execute(
+            "CREATE VIEW flags AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+            "FROM n) SELECT i AS id, i AS answer_id, 1 AS flagged, 'ben' AS reviewer, "
+            f"'{TIME}' AS created_at FROM n"
+        )
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    before = dump(ana_db)
+    merge = _merge_process(ana_db, ben_db, TMPDIR=str(temporary))
+    ended = []
+    for stop in (None, signal.SIGINT, signal.SIGKILL):
+        if stop is not None:
+            merge.send_signal(stop)
+        try:
+            merge.wait(timeout=10)
+            break
+        except subprocess.TimeoutExpired:
+            ended.append(stop)
+    _, stderr = merge.communicate()
+    assert ended == [], f"still running after {ended}"
+    assert merge.returncode == 1
+    assert str(ben_db) in stderr and "flags" in stderr and "Traceback" not in stderr
+    assert list(temporary.iterdir()) == []
+    assert dump(ana_db) == before
+
+
+def test_ctrl_c_stops_a_read_of_the_other_file_inside_sqlite(demo_db: Path) -> None:
+    """However long one SQLite step on the other file takes, Ctrl-C ends it: the merge
+    reads through a connection whose progress handler lets the signal in."""
+    from lmmreview.db.merge import _read_only
+
+    never_ends = (
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT MAX(i) FROM n"
+    )
+    ctrl_c = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt), _read_only(demo_db) as other:
+        ctrl_c.start()
+        other.execute(never_ends).fetchone()
+    assert time.monotonic() - started < 10
+
+
+def test_the_checked_columns_are_this_schemas(demo_db: Path) -> None:
+    from lmmreview.db.merge import COLUMNS
+
+    with sqlite3.connect(demo_db) as conn:
+        for table, columns in COLUMNS.items():
+            schema = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
+            assert schema == ["id", *columns], table

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from enum import StrEnum
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,6 +13,7 @@ import typer
 from lmmreview.db import Store
 from lmmreview.tui.options import DatasetsOpt, DbArg
 from lmmreview.tui.output import clear_errors, err, out, say
+from lmmreview.tui.settings import for_command
 
 if TYPE_CHECKING:
     from lmmreview.db.merge import FileMerge
@@ -42,8 +44,13 @@ def merge_command(
     """
     from lmmreview.db.merge import merge
 
-    with clear_errors(db), Store.open(db, create=False, migrate=False) as store:
-        merged = merge(store, others)
+    causes = for_command().causes  # the taxonomy a merged cause must belong to
+    try:
+        with clear_errors(db), Store.open(db, create=False, migrate=False) as store:
+            merged = merge(store, others, causes)
+    except KeyboardInterrupt:
+        say(f"Stopped: {db} was left as it was.", console=err)
+        raise typer.Exit(130) from None
     for file in merged:
         _report(db, file)
 
@@ -57,7 +64,8 @@ def _report(db: Path, file: FileMerge) -> None:
         + (f" ({present} rows already there)" if present else "")
     )
     if file.left_out:
-        examples = "; ".join(" / ".join(key) for key in file.missing[:EXAMPLES])
+        named = islice(file.missing, EXAMPLES)
+        examples = "; ".join(" / ".join(map(str, key)) for key in named)
         say(
             f"warning: {file.path}: {file.left_out} rows on {len(file.missing)} answers that "
             f"{db} lacks were left out (import those answers first), e.g. {examples}",
