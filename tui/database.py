@@ -9,11 +9,15 @@ found as messages (tui/messages.py).
 from __future__ import annotations
 
 import asyncio
+import os
+import shlex
 import sqlite3
+import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import nullcontext
+from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
@@ -45,6 +49,51 @@ class Opening(NamedTuple):
     judgments: Aside[Judgments | None]
 
 
+class Moved(NamedTuple):
+    """The file the screen opened was replaced or deleted while open: its changes go to
+    `copy`, the file as the screen had it."""
+
+    opened: Path
+    copy: Path
+    deleted: bool
+
+    def told(self) -> str:
+        """What happened, where the changes are, and how to bring them back (the paths
+        once each: a notification is cut at 400 characters)."""
+        opened, copy = shlex.quote(str(self.opened)), shlex.quote(str(self.copy))
+        if self.deleted:
+            what, back = "deleted", f"to put it back: mv {copy} {opened}"
+        else:
+            what = "replaced by another file"
+            back = f"to bring them into the new file: lmmreview merge {opened} {copy}"
+        return (
+            f"{self.opened.name} was {what} while open, so nothing more is written to it; "
+            f"your changes are saved to a copy of it as this screen had it, from now on; {back}"
+        )
+
+
+class FileMoved(StoreError):
+    """The file was replaced or deleted while open, and no copy of it could be made."""
+
+
+def identity(path: Path) -> tuple[int, int] | None:
+    """The file `path` names, as (device, inode); None when it names none."""
+    try:
+        found = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return found.st_dev, found.st_ino
+
+
+def copy_places(opened: Path) -> Iterator[Path]:
+    """Where a copy of `opened` goes: beside it, else (its folder gone or read-only) in the
+    temporary folder."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    name = f"{opened.stem}.rescued-{stamp}{opened.suffix}"
+    yield opened.with_name(name)
+    yield Path(tempfile.gettempdir()) / name
+
+
 def reason(exc: BaseException) -> str:
     """What went wrong, in a few words (an OSError's message without its errno)."""
     return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -61,6 +110,8 @@ class Database:
         self._review: ReviewStore | None = None
         self._image_store: Store | None = None
         self._image_lock = threading.Lock()
+        self._identity: tuple[int, int] | None = None  # the file opened: (device, inode)
+        self.moved: Moved | None = None  # set when the file was replaced or deleted
 
     def submit(self, call: Callable[[ReviewStore], T]) -> Future[T]:
         """Run `call(review store)` in the database thread."""
@@ -71,11 +122,46 @@ class Database:
         return await asyncio.wrap_future(self.submit(call))
 
     def _open(self) -> ReviewStore:
+        self._guard()
         if self._image_store is None:
             self._image_store = Store.open(self.path, create=False)
         if self._review is None:
             self._review = ReviewStore(Store.open(self.path, create=False), self.reviewer)
+            self._identity = self._identity or identity(self.path)
         return self._review
+
+    def _guard(self) -> None:
+        """Before every call (each write, each poll): the path still names the file opened.
+        Else nothing more goes to the path (a write there damages the file now there, or is
+        lost with a deleted one): the file as this connection has it is copied, and every
+        call goes to the copy."""
+        if self._identity is None:
+            return
+        now = identity(self.path)
+        if now == self._identity:
+            return
+        what = "deleted" if now is None else "replaced by another file"
+        if self._review is None:  # closed (see `reconnect`): its file is out of reach
+            raise FileMoved(f"{self.path} was {what} while open; nothing is written to it")
+        copy = self._copy(self._review.store, what)
+        self.reconnect()
+        self.moved = Moved(self.path, copy, now is None)
+        self.path, self._identity = copy, identity(copy)
+
+    def _copy(self, store: Store, what: str) -> Path:
+        """Copy the file this connection has to the first place that takes it."""
+        problem: BaseException | None = None
+        for place in copy_places(self.path):
+            try:
+                store.copy_to(place)
+                return place
+            except (OSError, sqlite3.Error) as exc:
+                problem = exc
+        assert problem is not None
+        raise FileMoved(
+            f"{self.path} was {what} while open, and no copy of it could be made "
+            f"({reason(problem)}); nothing is written to it"
+        )
 
     def reconnect(self) -> None:
         """In the database thread: close the review connection; the next call opens anew."""
@@ -110,6 +196,7 @@ class Database:
                 # can write once the file is writable again.
                 self.reconnect()
             raise
+        tidy(review)
         return read_back(review, pending.dataset, pending.answer_id)
 
 
@@ -129,6 +216,16 @@ def read_dataset(
         review.store.path, lambda store: Session.judgments(store, dataset, judge, preferred)
     )
     return Opening(Session.open(review, dataset, judge, head), version, marks, judgments)
+
+
+def tidy(review: ReviewStore) -> None:
+    """After a change: empty the WAL if that is quick (see Store.checkpoint). The change is
+    saved: a failure here is no failure of it."""
+    try:
+        with review.impatient():
+            review.store.checkpoint()
+    except sqlite3.Error:
+        pass  # another connection is in the way: the next change tries again
 
 
 def read_back(review: ReviewStore, dataset: str, answer_id: int) -> Shown:
@@ -179,5 +276,6 @@ def take_back(review: ReviewStore, dataset: str) -> tuple[int, str, Shown] | Non
     undone = review.undo_change(dataset)
     if undone is None:
         return None
+    tidy(review)
     answer_id, kind = undone
     return answer_id, kind, read_back(review, dataset, answer_id)

@@ -827,6 +827,11 @@ class ReviewScreen(Screen[None]):
             text.append(" · advance after a grade")
         if self.pending:
             text.append(f"  · {len(self.pending)} not saved yet", style="bold red")
+        moved = self.review_app.database.moved
+        if moved is not None:
+            gone = "deleted" if moved.deleted else "replaced"
+            saving = f"  · {name} {gone}: saving to {moved.copy.name}"
+            text.append_text(safe(saving, one_line=True, style="bold red"))
         if self._judge is not None:
             text.append("  · judge running", style="bold yellow")
         self.query_one("#status", Static).update(text)
@@ -1065,6 +1070,7 @@ class ReviewScreen(Screen[None]):
 
     def on_saved(self, message: Saved) -> None:
         self._saving = False
+        self._notice_moved()
         if self.pending and self.pending.first() is message.pending:
             self.pending.drop_first()
         self._landed(message.pending.answer_id, message.shown)
@@ -1077,6 +1083,7 @@ class ReviewScreen(Screen[None]):
 
     def on_save_failed(self, message: SaveFailed) -> None:
         self._saving = False
+        self._notice_moved()
         message.pending.tries += 1
         self._save_problem = message.problem
         self._report(
@@ -1085,6 +1092,13 @@ class ReviewScreen(Screen[None]):
             f"{PENDING_MARK}, and retried.",
         )
         self._pending_changed(message.pending.answer_id)
+
+    def _notice_moved(self) -> None:
+        """The file was replaced or deleted while open: say once where changes go now."""
+        moved = self.review_app.database.moved
+        if moved is not None and "moved" not in self._problems:
+            self._report("moved", moved.told())
+            self._status()
 
     def unsaved(self) -> str:
         """The changes not saved yet and why, for quitting ("" when every one is saved)."""
@@ -1190,6 +1204,7 @@ class ReviewScreen(Screen[None]):
         the changes not saved yet."""
         if self.session is None or self._polling:
             return
+        self._notice_moved()
         self.save_pending()
         self._polling = True
         self._look_for_changes()

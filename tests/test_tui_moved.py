@@ -1,0 +1,105 @@
+"""The file the screen has open is replaced (`mv new.db results.db`) or deleted: nothing
+more is written to that path, and the verdicts go to a copy the screen names."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+
+from conftest import dump
+from tui_harness import drive, text_of, until
+
+
+def _told(app) -> str:
+    return " | ".join(str(n.message) for n in app._notifications)
+
+
+def _verdicts(db: Path) -> list[tuple[str, str, float]]:
+    """(sample, model, score) of every grade in `db`, in order, read by another connection."""
+    with sqlite3.connect(db) as conn:
+        return conn.execute(
+            "SELECT s.key, m.name, r.score FROM reviews r JOIN answers a ON a.id = r.answer_id "
+            "JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id "
+            "WHERE r.action = 'grade' ORDER BY r.id"
+        ).fetchall()
+
+
+def _intact(db: Path) -> bool:
+    with sqlite3.connect(db) as conn:
+        return conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+
+
+def _laid_out_anew(source: Path, target: Path) -> Path:
+    """Another database: the same imports, its pages laid out anew (by VACUUM), so that a
+    page written for `source` is garbage in it."""
+    shutil.copyfile(source, target)
+    with sqlite3.connect(target) as conn:
+        conn.execute("CREATE TABLE padding (x)")
+        conn.executemany("INSERT INTO padding VALUES (?)", [("x" * 500,)] * 2000)
+        conn.commit()
+        conn.execute("DROP TABLE padding")
+        conn.commit()
+        conn.execute("VACUUM")
+    return target
+
+
+def _grade_two_around(demo_db: Path, change) -> tuple:
+    """Grade the first answer 0.3, `change()` the file, grade the next 0.5, quit. Returns
+    the app, what it showed once the second verdict was in, and the two answers."""
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        first = app.current()
+        await pilot.press("3")
+        await until(pilot, lambda: app.session.find(first.answer_id).reviewed)
+        change()
+        await pilot.press("j")
+        second = app.current()
+        await pilot.press("5")
+        await until(pilot, lambda: "while open" in _told(app))
+        await until(pilot, lambda: app.session.find(second.answer_id).reviewed)
+        seen.update(told=_told(app), status=text_of(app, "#status"), running=app.is_running)
+        seen["graded"] = [(e.key, e.model) for e in (first, second)]
+        await pilot.press("q")
+
+    app = drive(demo_db, steps, poll_seconds=0.1)
+    return app, seen
+
+
+def test_a_file_replaced_while_open_is_left_intact_and_the_verdicts_go_to_a_copy(
+    demo_db: Path, tmp_path: Path, cli
+) -> None:
+    newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
+    before = dump(newer)
+    app, seen = _grade_two_around(demo_db, lambda: os.replace(newer, demo_db))
+    # The file now at the path is exactly the one moved there: no page of the screen's.
+    assert _intact(demo_db) and dump(demo_db) == before
+    [copy] = tmp_path.glob("demo.rescued-*.db")
+    (first_key, first_model), (second_key, second_model) = seen["graded"]
+    expected = [(first_key, first_model, 0.3), (second_key, second_model, 0.5)]
+    assert _intact(copy) and _verdicts(copy) == expected
+    assert "demo.db was replaced by another file while open" in seen["told"]
+    assert f"lmmreview merge {demo_db} {copy}" in seen["told"]
+    assert f"demo.db replaced: saving to {copy.name}" in seen["status"]
+    assert seen["running"]
+    assert app.return_code == 1 and f"lmmreview merge {demo_db} {copy}" in app.failure
+    # What the screen says to do brings the verdicts into the new file.
+    assert cli("merge", demo_db, copy).code == 0
+    assert _intact(demo_db) and _verdicts(demo_db) == expected
+
+
+def test_a_file_deleted_while_open_keeps_its_verdicts_in_a_copy(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    app, seen = _grade_two_around(demo_db, lambda: demo_db.unlink())
+    [copy] = tmp_path.glob("demo.rescued-*.db")
+    (first_key, first_model), (second_key, second_model) = seen["graded"]
+    expected = [(first_key, first_model, 0.3), (second_key, second_model, 0.5)]
+    assert _verdicts(copy) == expected
+    assert "demo.db was deleted while open" in seen["told"]
+    assert f"demo.db deleted: saving to {copy.name}" in seen["status"]
+    assert app.return_code == 1 and f"to put it back: mv {copy} {demo_db}" in app.failure
+    os.replace(copy, demo_db)  # as the screen says
+    assert _intact(demo_db) and _verdicts(demo_db) == expected
