@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from conftest import dump
+from test_open_terminal import run_in_terminal
 from tui_harness import drive, text_of, until
 
 
@@ -18,7 +20,7 @@ def _told(app) -> str:
 
 def _verdicts(db: Path) -> list[tuple[str, str, float]]:
     """(sample, model, score) of every grade in `db`, in order, read by another connection."""
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn:
         return conn.execute(
             "SELECT s.key, m.name, r.score FROM reviews r JOIN answers a ON a.id = r.answer_id "
             "JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id "
@@ -27,7 +29,7 @@ def _verdicts(db: Path) -> list[tuple[str, str, float]]:
 
 
 def _intact(db: Path) -> bool:
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn:
         return conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
 
 
@@ -35,7 +37,7 @@ def _laid_out_anew(source: Path, target: Path) -> Path:
     """Another database: the same imports, its pages laid out anew (by VACUUM), so that a
     page written for `source` is garbage in it."""
     shutil.copyfile(source, target)
-    with sqlite3.connect(target) as conn:
+    with closing(sqlite3.connect(target)) as conn:  # closed: all of it in the file
         conn.execute("CREATE TABLE padding (x)")
         conn.executemany("INSERT INTO padding VALUES (?)", [("x" * 500,)] * 2000)
         conn.commit()
@@ -103,3 +105,29 @@ def test_a_file_deleted_while_open_keeps_its_verdicts_in_a_copy(
     assert app.return_code == 1 and f"to put it back: mv {copy} {demo_db}" in app.failure
     os.replace(copy, demo_db)  # as the screen says
     assert _intact(demo_db) and _verdicts(demo_db) == expected
+
+
+def test_open_exits_1_naming_the_copy_when_its_file_was_replaced(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """`lmmreview open` in a terminal: grade, `mv` another database over the file, grade
+    again, quit: exit code 1 and one line saying where the changes are."""
+    newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
+    before = dump(newer)
+    code, shown = run_in_terminal(
+        ["open", str(demo_db), "--images", "off"],
+        keys=b"3",
+        then=[
+            (b"human verdict", lambda: os.replace(newer, demo_db), b"j5"),
+            (b"saving to", None, b"q"),
+        ],
+    )
+    [copy] = tmp_path.glob("demo.rescued-*.db")
+    assert code == 1
+    assert shown.strip().splitlines() == [
+        "error: demo.db was replaced by another file while open, so nothing more is written "
+        "to it; your changes are saved to a copy of it as this screen had it, from now on; "
+        f"to bring them into the new file: lmmreview merge {demo_db} {copy}"
+    ]
+    assert _intact(demo_db) and dump(demo_db) == before
+    assert [score for _, _, score in _verdicts(copy)] == [0.3, 0.5]
