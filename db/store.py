@@ -244,11 +244,12 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
-    def checkpoint(self) -> None:
-        """Move the WAL into the file and empty it (unless another connection is in the way):
-        a file moved over this one's path later finds no frame of this one to replay (that
-        is what made it "malformed")."""
-        self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+    def checkpoint(self) -> bool:
+        """Move the WAL into the file and empty it, unless another connection is in the way
+        (False): a file moved over this one's path later finds no frame of this one to
+        replay (that is what made it "malformed")."""
+        (busy, _, _) = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return not busy
 
     def copy_to(self, target: Path) -> None:
         """Copy the database as this connection reads it (even when its path now names

@@ -84,7 +84,7 @@ def test_a_file_replaced_while_open_is_left_intact_and_the_verdicts_go_to_a_copy
     assert _intact(copy) and _verdicts(copy) == expected
     assert "demo.db was replaced by another file while open" in seen["told"]
     assert f"lmmreview merge {demo_db} {copy}" in seen["told"]
-    assert f"demo.db replaced: saving to {copy.name}" in seen["status"]
+    assert seen["status"].startswith(f"demo.db replaced: saving to {copy.name} · ")
     assert seen["running"]
     assert app.return_code == 1 and f"lmmreview merge {demo_db} {copy}" in app.failure
     # What the screen says to do brings the verdicts into the new file.
@@ -101,7 +101,7 @@ def test_a_file_deleted_while_open_keeps_its_verdicts_in_a_copy(
     expected = [(first_key, first_model, 0.3), (second_key, second_model, 0.5)]
     assert _verdicts(copy) == expected
     assert "demo.db was deleted while open" in seen["told"]
-    assert f"demo.db deleted: saving to {copy.name}" in seen["status"]
+    assert seen["status"].startswith(f"demo.db deleted: saving to {copy.name} · ")
     assert app.return_code == 1 and f"to put it back: mv {copy} {demo_db}" in app.failure
     os.replace(copy, demo_db)  # as the screen says
     assert _intact(demo_db) and _verdicts(demo_db) == expected
@@ -131,3 +131,40 @@ def test_open_exits_1_naming_the_copy_when_its_file_was_replaced(
     ]
     assert _intact(demo_db) and dump(demo_db) == before
     assert [score for _, _, score in _verdicts(copy)] == [0.3, 0.5]
+
+
+def test_a_file_rewritten_in_place_while_open_is_left_intact_and_the_verdict_kept_pending(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """`cp other.db results.db` writes over the same inode: its old content is gone, so
+    no copy can hold the verdict; it stays pending, named at quit, and exit code 1."""
+    newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        first = app.current()
+        await pilot.press("3")
+        await until(pilot, lambda: app.session.find(first.answer_id).reviewed)
+        shutil.copyfile(newer, demo_db)  # as cp does: the same file, written over
+        seen["before"] = dump(demo_db)
+        await pilot.press("j", "5")
+        await until(pilot, lambda: "rewritten in place" in _told(app))
+        await pilot.pause(0.3)  # a few polls and retries
+        seen.update(status=text_of(app, "#status"), pending=len(app.review_screen.pending))
+        seen["second"] = app.current().key, app.current().model
+        await pilot.press("q")
+        await until(pilot, lambda: "Press q again" in _told(app))
+        await pilot.press("q")
+
+    app = drive(demo_db, steps, poll_seconds=0.1)
+    assert _intact(demo_db) and dump(demo_db) == seen["before"]
+    assert not list(tmp_path.glob("demo.rescued-*"))
+    assert seen["pending"] == 1
+    assert seen["status"].startswith("demo.db rewritten: saving nothing · ")
+    key, model = seen["second"]
+    assert app.return_code == 1
+    assert app.failure.startswith(
+        f"{demo_db}: quit with 1 change not saved (demo.db was rewritten in place by another "
+        "program while open, so nothing more is written to it; changes not saved yet stay on "
+        f"screen (open the file again to go on)): {key} ({model}): score 0.50"
+    )

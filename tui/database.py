@@ -9,15 +9,11 @@ found as messages (tui/messages.py).
 from __future__ import annotations
 
 import asyncio
-import os
-import shlex
 import sqlite3
-import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import nullcontext
-from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple, TypeVar
 
@@ -28,6 +24,7 @@ from lmmreview.db.review import Marks, ReviewStore
 from lmmreview.db.store import is_read_only
 from lmmreview.engine.review import Entry
 from lmmreview.engine.scoring import Judge
+from lmmreview.tui.file_watch import REWRITTEN, FileMoved, Moved, Watch, copy_places
 from lmmreview.tui.messages import Shown
 from lmmreview.tui.session import Session
 from lmmreview.tui.writes import PendingWrite
@@ -49,51 +46,6 @@ class Opening(NamedTuple):
     judgments: Aside[Judgments | None]
 
 
-class Moved(NamedTuple):
-    """The file the screen opened was replaced or deleted while open: its changes go to
-    `copy`, the file as the screen had it."""
-
-    opened: Path
-    copy: Path
-    deleted: bool
-
-    def told(self) -> str:
-        """What happened, where the changes are, and how to bring them back (the paths
-        once each: a notification is cut at 400 characters)."""
-        opened, copy = shlex.quote(str(self.opened)), shlex.quote(str(self.copy))
-        if self.deleted:
-            what, back = "deleted", f"to put it back: mv {copy} {opened}"
-        else:
-            what = "replaced by another file"
-            back = f"to bring them into the new file: lmmreview merge {opened} {copy}"
-        return (
-            f"{self.opened.name} was {what} while open, so nothing more is written to it; "
-            f"your changes are saved to a copy of it as this screen had it, from now on; {back}"
-        )
-
-
-class FileMoved(StoreError):
-    """The file was replaced or deleted while open, and no copy of it could be made."""
-
-
-def identity(path: Path) -> tuple[int, int] | None:
-    """The file `path` names, as (device, inode); None when it names none."""
-    try:
-        found = os.stat(path)
-    except FileNotFoundError:
-        return None
-    return found.st_dev, found.st_ino
-
-
-def copy_places(opened: Path) -> Iterator[Path]:
-    """Where a copy of `opened` goes: beside it, else (its folder gone or read-only) in the
-    temporary folder."""
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    name = f"{opened.stem}.rescued-{stamp}{opened.suffix}"
-    yield opened.with_name(name)
-    yield Path(tempfile.gettempdir()) / name
-
-
 def reason(exc: BaseException) -> str:
     """What went wrong, in a few words (an OSError's message without its errno)."""
     return exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
@@ -110,8 +62,8 @@ class Database:
         self._review: ReviewStore | None = None
         self._image_store: Store | None = None
         self._image_lock = threading.Lock()
-        self._identity: tuple[int, int] | None = None  # the file opened: (device, inode)
-        self.moved: Moved | None = None  # set when the file was replaced or deleted
+        self._watch = Watch()  # is the path still the file opened?
+        self.moved: Moved | None = None  # set when it was replaced, deleted or rewritten
 
     def submit(self, call: Callable[[ReviewStore], T]) -> Future[T]:
         """Run `call(review store)` in the database thread."""
@@ -127,26 +79,29 @@ class Database:
             self._image_store = Store.open(self.path, create=False)
         if self._review is None:
             self._review = ReviewStore(Store.open(self.path, create=False), self.reviewer)
-            self._identity = self._identity or identity(self.path)
+            self._watch.opened(self.path)
         return self._review
 
     def _guard(self) -> None:
-        """Before every call (each write, each poll): the path still names the file opened.
-        Else nothing more goes to the path (a write there damages the file now there, or is
-        lost with a deleted one): the file as this connection has it is copied, and every
-        call goes to the copy."""
-        if self._identity is None:
+        """Before every call (each write, each poll): the path still names the file opened,
+        as it was left. Else nothing more goes to the path (a write there damages the file
+        now there, or is lost with a deleted one): a file replaced or deleted is copied as
+        this connection has it, and every call goes to the copy; after a rewrite in place
+        (its old content gone) every call fails, and changes stay pending."""
+        if self.moved is not None and self.moved.copy is None:
+            raise FileMoved(self.moved.told())
+        review = self._review
+        what = self._watch.change(self.path, review.data_version if review else lambda: 0)
+        if what is None:
             return
-        now = identity(self.path)
-        if now == self._identity:
-            return
-        what = "deleted" if now is None else "replaced by another file"
-        if self._review is None:  # closed (see `reconnect`): its file is out of reach
-            raise FileMoved(f"{self.path} was {what} while open; nothing is written to it")
-        copy = self._copy(self._review.store, what)
+        if what == REWRITTEN or review is None:  # closed (see `reconnect`): out of reach
+            self.moved = Moved(self.path, what)
+            raise FileMoved(self.moved.told())
+        copy = self._copy(review.store, what)
         self.reconnect()
-        self.moved = Moved(self.path, copy, now is None)
-        self.path, self._identity = copy, identity(copy)
+        self.moved = Moved(self.path, what, copy)
+        self.path = copy
+        self._watch.moved_to(copy)
 
     def _copy(self, store: Store, what: str) -> Path:
         """Copy the file this connection has to the first place that takes it."""
@@ -158,10 +113,8 @@ class Database:
             except (OSError, sqlite3.Error) as exc:
                 problem = exc
         assert problem is not None
-        raise FileMoved(
-            f"{self.path} was {what} while open, and no copy of it could be made "
-            f"({reason(problem)}); nothing is written to it"
-        )
+        told = Moved(self.path, what).told()
+        raise FileMoved(f"{told}; no copy of it could be made ({reason(problem)})")
 
     def reconnect(self) -> None:
         """In the database thread: close the review connection; the next call opens anew."""
@@ -184,6 +137,17 @@ class Database:
         with self._image_lock:  # one connection, shared by the image threads
             return self._image_store.image_bytes(image_hash) if self._image_store else None
 
+    def tidy(self, review: ReviewStore) -> None:
+        """After a change: empty the WAL if that is quick (see Store.checkpoint), and note
+        the file as left. The change is saved: a failure here is no failure of it."""
+        try:
+            with review.impatient():
+                emptied = review.store.checkpoint()
+            version = review.data_version() if emptied else None
+        except sqlite3.Error:
+            version = None  # another connection is in the way: the next change tries again
+        self._watch.left_complete(self.path, version)
+
     def commit(self, pending: PendingWrite, review: ReviewStore) -> Shown:
         """In the database thread: apply one change (an error means it is not saved), then
         read the answer back. A retry waits only briefly for another process's lock."""
@@ -196,8 +160,18 @@ class Database:
                 # can write once the file is writable again.
                 self.reconnect()
             raise
-        tidy(review)
+        self.tidy(review)
         return read_back(review, pending.dataset, pending.answer_id)
+
+    def take_back(self, dataset: str, review: ReviewStore) -> tuple[int, str, Shown] | None:
+        """In the database thread: undo the reviewer's newest verdict or cause in force:
+        (answer, kind, read back)."""
+        undone = review.undo_change(dataset)
+        if undone is None:
+            return None
+        self.tidy(review)
+        answer_id, kind = undone
+        return answer_id, kind, read_back(review, dataset, answer_id)
 
 
 def read_dataset(
@@ -216,16 +190,6 @@ def read_dataset(
         review.store.path, lambda store: Session.judgments(store, dataset, judge, preferred)
     )
     return Opening(Session.open(review, dataset, judge, head), version, marks, judgments)
-
-
-def tidy(review: ReviewStore) -> None:
-    """After a change: empty the WAL if that is quick (see Store.checkpoint). The change is
-    saved: a failure here is no failure of it."""
-    try:
-        with review.impatient():
-            review.store.checkpoint()
-    except sqlite3.Error:
-        pass  # another connection is in the way: the next change tries again
 
 
 def read_back(review: ReviewStore, dataset: str, answer_id: int) -> Shown:
@@ -269,13 +233,3 @@ def changed_since(
     added = frozenset(review.added_since(dataset, marks)) | unlisted
     fresh = review.refresh(dataset, touched - added) if touched - added else []
     return Changes(now, new_marks, fresh, added, review.dataset_names())
-
-
-def take_back(review: ReviewStore, dataset: str) -> tuple[int, str, Shown] | None:
-    """Undo the reviewer's newest verdict or cause in force: (answer, kind, read back)."""
-    undone = review.undo_change(dataset)
-    if undone is None:
-        return None
-    tidy(review)
-    answer_id, kind = undone
-    return answer_id, kind, read_back(review, dataset, answer_id)

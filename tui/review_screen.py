@@ -46,7 +46,6 @@ from lmmreview.tui.database import (
     changed_since,
     read_dataset,
     reason,
-    take_back,
 )
 from lmmreview.tui.exporting import THIS, all_datasets, ask_scope, ask_target, export
 from lmmreview.tui.footer import ReviewFooter
@@ -827,13 +826,12 @@ class ReviewScreen(Screen[None]):
             text.append(" · advance after a grade")
         if self.pending:
             text.append(f"  · {len(self.pending)} not saved yet", style="bold red")
-        moved = self.review_app.database.moved
-        if moved is not None:
-            gone = "deleted" if moved.deleted else "replaced"
-            saving = f"  · {name} {gone}: saving to {moved.copy.name}"
-            text.append_text(safe(saving, one_line=True, style="bold red"))
         if self._judge is not None:
             text.append("  · judge running", style="bold yellow")
+        moved = self.review_app.database.moved
+        if moved is not None:  # first: it says where every change goes
+            said = safe(f"{moved.status()} · ", one_line=True, style="bold red")
+            text = Text.assemble(said, text)
         self.query_one("#status", Static).update(text)
 
     def pressed(self) -> None:
@@ -1150,7 +1148,8 @@ class ReviewScreen(Screen[None]):
             self.reveal(withdrawn.answer_id)
             return
         try:
-            undone = await self.review_app.database.run(lambda r: take_back(r, session.dataset))
+            database = self.review_app.database
+            undone = await database.run(partial(database.take_back, session.dataset))
         except DB_ERRORS as exc:
             tell(f"Could not undo ({reason(exc)}); nothing changed.", "error")
             return
