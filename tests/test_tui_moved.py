@@ -168,3 +168,27 @@ def test_a_file_rewritten_in_place_while_open_is_left_intact_and_the_verdict_kep
         "program while open, so nothing more is written to it; changes not saved yet stay on "
         f"screen (open the file again to go on)): {key} ({model}): score 0.50"
     )
+
+
+def test_another_process_writing_the_file_is_not_taken_for_a_rewrite(demo_db: Path) -> None:
+    """Another process commits and moves its WAL into the file (as `lmmreview judge`
+    does): the file changed on disk, but through SQLite, so the screen goes on saving."""
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        first = app.current()
+        await pilot.press("3")
+        await until(pilot, lambda: app.session.find(first.answer_id).reviewed)
+        with closing(sqlite3.connect(demo_db)) as other:
+            other.execute("CREATE TABLE other_tool (x)")  # a commit that changes pages
+            other.commit()
+            other.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        await pilot.pause(0.3)  # polls look at the file
+        await pilot.press("j", "5")
+        second = app.current()
+        await until(pilot, lambda: app.session.find(second.answer_id).reviewed)
+        seen["told"] = _told(app)
+
+    app = drive(demo_db, steps, poll_seconds=0.1)
+    assert "while open" not in seen["told"] and app.database.moved is None
+    assert [score for _, _, score in _verdicts(demo_db)] == [0.3, 0.5]

@@ -141,9 +141,10 @@ class Database:
         """After a change: empty the WAL if that is quick (see Store.checkpoint), and note
         the file as left. The change is saved: a failure here is no failure of it."""
         try:
+            version: int | None = review.data_version()  # before: a commit between is seen
             with review.impatient():
                 emptied = review.store.checkpoint()
-            version = review.data_version() if emptied else None
+            version = version if emptied else None
         except sqlite3.Error:
             version = None  # another connection is in the way: the next change tries again
         self._watch.left_complete(self.path, version)
