@@ -163,7 +163,7 @@ def test_a_file_rewritten_in_place_while_open_is_left_intact_and_the_verdict_kep
     assert seen["status"].startswith("demo.db rewritten: saving nothing · ")
     key, model = seen["second"]
     assert app.return_code == 1
-    assert app.failure.startswith(
+    assert app.failure == (
         f"{demo_db}: quit with 1 change not saved (demo.db was rewritten in place by another "
         "program while open, so nothing more is written to it; changes not saved yet stay on "
         f"screen (open the file again to go on)): {key} ({model}): score 0.50"

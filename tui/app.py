@@ -146,8 +146,10 @@ class ReviewApp(App[None]):
             self._quit_warned_about = unsaved
             self.tell(f"{unsaved}. Press q again to quit without them.", "warning")
         elif unsaved or moved:
-            lost = [f"{self.db_path}: quit with {unsaved}"] if unsaved else []
-            self.stop("; ".join(lost + ([moved.told()] if moved else [])))
+            parts = [f"{self.db_path}: quit with {unsaved}"] if unsaved else []
+            if moved and moved.told() not in unsaved:  # else it is the reason given already
+                parts.append(moved.told())
+            self.stop("; ".join(parts))
         else:
             self.exit()
 
