@@ -253,12 +253,17 @@ class Store:
 
     def copy_to(self, target: Path) -> None:
         """Copy the database as this connection reads it (even when its path now names
-        another file, or none) to `target`, a new file: an existing one is never replaced."""
+        another file, or none) to `target`, a new file: an existing one is never replaced.
+        A copy that is not sound (pages of another file read through the WAL they now
+        share) is removed, with a StoreError."""
         with target.open("xb"):
             pass
         try:
             with closing(sqlite3.connect(target)) as copy:
                 self.conn.backup(copy)
+                found = copy.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if found != "ok":
+                raise StoreError(f"{target}: the copy is damaged ({found})")
         except BaseException:
             target.unlink(missing_ok=True)  # no half copy is left behind
             raise

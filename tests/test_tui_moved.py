@@ -192,3 +192,32 @@ def test_another_process_writing_the_file_is_not_taken_for_a_rewrite(demo_db: Pa
     app = drive(demo_db, steps, poll_seconds=0.1)
     assert "while open" not in seen["told"] and app.database.moved is None
     assert [score for _, _, score in _verdicts(demo_db)] == [0.3, 0.5]
+
+
+def test_a_replacing_file_written_before_the_screen_looks_gets_no_broken_copy(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """Another process writes the new file before the screen's next look: the old file
+    can no longer be read soundly (the two share the WAL by name), so no copy is made,
+    the verdict stays pending, and the new file keeps what was written to it."""
+    newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        first = app.current()
+        await pilot.press("3")
+        await until(pilot, lambda: app.session.find(first.answer_id).reviewed)
+        os.replace(newer, demo_db)
+        with closing(sqlite3.connect(demo_db)) as other:
+            other.execute("CREATE TABLE other_tool (x)")
+            other.executemany("INSERT INTO other_tool VALUES (?)", [("y" * 300,)] * 300)
+            other.commit()
+            seen["before"] = dump(demo_db)
+            await pilot.press("j", "5")
+            await until(pilot, lambda: "no copy of it could be made" in _told(app))
+        seen["pending"] = len(app.review_screen.pending)
+
+    drive(demo_db, steps, poll_seconds=0.1)
+    assert _intact(demo_db) and dump(demo_db) == seen["before"]
+    assert seen["pending"] == 1
+    assert not list(tmp_path.glob("demo.rescued-*"))

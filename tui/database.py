@@ -91,7 +91,7 @@ class Database:
         if self.moved is not None and self.moved.copy is None:
             raise FileMoved(self.moved.told())
         review = self._review
-        what = self._watch.change(self.path, review.data_version if review else lambda: 0)
+        what = self._watch.change(self.path, review.data_version if review else None)
         if what is None:
             return
         if what == REWRITTEN or review is None:  # closed (see `reconnect`): out of reach
@@ -110,7 +110,7 @@ class Database:
             try:
                 store.copy_to(place)
                 return place
-            except (OSError, sqlite3.Error) as exc:
+            except (OSError, sqlite3.Error, StoreError) as exc:
                 problem = exc
         assert problem is not None
         told = Moved(self.path, what).told()

@@ -86,10 +86,11 @@ class Watch:
             else Seen(found.st_size, found.st_mtime_ns, version)
         )
 
-    def change(self, path: Path, version: Callable[[], int]) -> str | None:
+    def change(self, path: Path, version: Callable[[], int] | None) -> str | None:
         """What happened to the file since it was opened (None: nothing). Rewritten in
         place: it changed on disk since it was left complete with no commit since
-        (`version()` unchanged), which SQLite alone never does."""
+        (`version()` unchanged), which SQLite alone never does; without a connection to
+        ask (`version` None), any change counts."""
         if self._identity is None:
             return None
         found = _stat(path)
@@ -100,7 +101,7 @@ class Watch:
         seen = self._complete
         if seen is None or (found.st_size, found.st_mtime_ns) == (seen.size, seen.mtime_ns):
             return None
-        if version() != seen.version:
+        if version is not None and version() != seen.version:
             self._complete = None  # another process wrote: unknown until the WAL is emptied
             return None
         return REWRITTEN

@@ -1092,7 +1092,7 @@ class ReviewScreen(Screen[None]):
         self._pending_changed(message.pending.answer_id)
 
     def _notice_moved(self) -> None:
-        """The file was replaced or deleted while open: say once where changes go now."""
+        """The file was replaced, deleted or rewritten while open: say so once."""
         moved = self.review_app.database.moved
         if moved is not None and "moved" not in self._problems:
             self._report("moved", moved.told())
