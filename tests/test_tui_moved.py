@@ -117,8 +117,9 @@ def test_open_exits_1_naming_the_copy_when_its_file_was_replaced(
     code, shown = run_in_terminal(
         ["open", str(demo_db), "--images", "off"],
         keys=b"3",
+        ready=b"no human verdict",  # the first answer is shown: 3 grades it
         then=[
-            (b"human verdict", lambda: os.replace(newer, demo_db), b"j5"),
+            (b"1 reviewed", lambda: os.replace(newer, demo_db), b"j5"),
             (b"saving to", None, b"q"),
         ],
     )
