@@ -12,7 +12,7 @@ import secrets
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -243,6 +243,30 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
+
+    def checkpoint(self) -> bool:
+        """Move the WAL into the file and empty it, unless another connection is in the way
+        (False): a file moved over this one's path later finds no frame of this one to
+        replay (that is what made it "malformed")."""
+        (busy, _, _) = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        return not busy
+
+    def copy_to(self, target: Path) -> None:
+        """Copy the database as this connection reads it (even when its path now names
+        another file, or none) to `target`, a new file: an existing one is never replaced.
+        A copy that is not sound (pages of another file read through the WAL they now
+        share) is removed, with a StoreError."""
+        with target.open("xb"):
+            pass
+        try:
+            with closing(sqlite3.connect(target)) as copy:
+                self.conn.backup(copy)
+                found = copy.execute("PRAGMA quick_check(1)").fetchone()[0]
+            if found != "ok":
+                raise StoreError(f"{target}: the copy is damaged ({found})")
+        except BaseException:
+            target.unlink(missing_ok=True)  # no half copy is left behind
+            raise
 
     def __enter__(self) -> Store:
         return self

@@ -13,6 +13,7 @@ import sys
 import termios
 import textwrap
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -42,8 +43,11 @@ def run_in_terminal(
     keys: bytes = b"",
     ready: bytes = b"reviewed",
     stderr: Path | None = None,
+    then: Sequence[tuple[bytes, Callable[[], object] | None, bytes]] = (),
 ) -> tuple[int, str]:
-    """Run `lmmreview ARGS` in a terminal; type `keys` once the screen shows `ready`.
+    """Run `lmmreview ARGS` in a terminal; type `keys` once the screen shows `ready`; then
+    for each (`shown`, `act`, `keys`) of `then`: once the screen draws `shown`, run `act`
+    (if any) and type `keys`.
 
     Returns the exit code and what the terminal shows after the screen has closed (Textual
     draws on stderr, so both streams go to the terminal, unless `stderr` names a file)."""
@@ -59,7 +63,8 @@ def run_in_terminal(
     if errors:
         errors.close()
     os.close(follower)
-    screen, typed = b"", not keys
+    steps = [*([(ready, None, keys)] if keys else []), *then]
+    screen, drawn = b"", 0  # what was drawn before the last keys typed
     give_up = time.monotonic() + 60  # a hang guard, not a speed check
     try:
         while time.monotonic() < give_up:  # read all it draws, or it stalls on a full pty
@@ -69,9 +74,12 @@ def run_in_terminal(
                 except OSError:  # every end of the terminal is closed: it has ended
                     break
                 screen += chunk
-            if not typed and ready in screen:
-                os.write(leader, keys)
-                typed = True
+            if steps and steps[0][0] in screen[drawn:]:
+                _, act, typed = steps.pop(0)
+                if act is not None:
+                    act()
+                os.write(leader, typed)
+                drawn = len(screen)
     finally:
         process.kill()
         process.wait()

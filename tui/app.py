@@ -138,15 +138,20 @@ class ReviewApp(App[None]):
         )
 
     async def action_quit(self) -> None:
-        """Quit; with changes not saved yet, only when asked twice (they would be lost)."""
+        """Quit; with changes not saved yet, only when asked twice (they would be lost). Exit
+        code 1 when changes did not reach the file opened (`stop` says where they are)."""
         unsaved = self.review_screen.unsaved()
-        if not unsaved:
-            self.exit()
-        elif unsaved != self._quit_warned_about:
+        moved = self.database.moved  # then the changes are in its copy, not in db_path
+        if unsaved and unsaved != self._quit_warned_about:
             self._quit_warned_about = unsaved
             self.tell(f"{unsaved}. Press q again to quit without them.", "warning")
+        elif unsaved or moved:
+            parts = [f"{self.db_path}: quit with {unsaved}"] if unsaved else []
+            if moved and moved.told() not in unsaved:  # else it is the reason given already
+                parts.append(moved.told())
+            self.stop("; ".join(parts))
         else:
-            self.stop(f"{self.db_path}: quit with {unsaved}")
+            self.exit()
 
     def remapped(self, binding: Binding) -> Binding:
         """`binding` with the keys the settings' keymap gives it, for help and the palette."""

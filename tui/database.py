@@ -24,6 +24,7 @@ from lmmreview.db.review import Marks, ReviewStore
 from lmmreview.db.store import is_read_only
 from lmmreview.engine.review import Entry
 from lmmreview.engine.scoring import Judge
+from lmmreview.tui.file_watch import REWRITTEN, FileMoved, Moved, Watch, copy_places
 from lmmreview.tui.messages import Shown
 from lmmreview.tui.session import Session
 from lmmreview.tui.writes import PendingWrite
@@ -61,6 +62,8 @@ class Database:
         self._review: ReviewStore | None = None
         self._image_store: Store | None = None
         self._image_lock = threading.Lock()
+        self._watch = Watch()  # is the path still the file opened?
+        self.moved: Moved | None = None  # set when it was replaced, deleted or rewritten
 
     def submit(self, call: Callable[[ReviewStore], T]) -> Future[T]:
         """Run `call(review store)` in the database thread."""
@@ -71,11 +74,47 @@ class Database:
         return await asyncio.wrap_future(self.submit(call))
 
     def _open(self) -> ReviewStore:
+        self._guard()
         if self._image_store is None:
             self._image_store = Store.open(self.path, create=False)
         if self._review is None:
             self._review = ReviewStore(Store.open(self.path, create=False), self.reviewer)
+            self._watch.opened(self.path)
         return self._review
+
+    def _guard(self) -> None:
+        """Before every call (each write, each poll): the path still names the file opened,
+        as it was left. Else nothing more goes to the path (a write there damages the file
+        now there, or is lost with a deleted one): a file replaced or deleted is copied as
+        this connection has it, and every call goes to the copy; after a rewrite in place
+        (its old content gone) every call fails, and changes stay pending."""
+        if self.moved is not None and self.moved.copy is None:
+            raise FileMoved(self.moved.told())
+        review = self._review
+        what = self._watch.change(self.path, review.data_version if review else None)
+        if what is None:
+            return
+        if what == REWRITTEN or review is None:  # closed (see `reconnect`): out of reach
+            self.moved = Moved(self.path, what)
+            raise FileMoved(self.moved.told())
+        copy = self._copy(review.store, what)
+        self.reconnect()
+        self.moved = Moved(self.path, what, copy)
+        self.path = copy
+        self._watch.moved_to(copy)
+
+    def _copy(self, store: Store, what: str) -> Path:
+        """Copy the file this connection has to the first place that takes it."""
+        problem: BaseException | None = None
+        for place in copy_places(self.path):
+            try:
+                store.copy_to(place)
+                return place
+            except (OSError, sqlite3.Error, StoreError) as exc:
+                problem = exc
+        assert problem is not None
+        told = Moved(self.path, what).told()
+        raise FileMoved(f"{told}; no copy of it could be made ({reason(problem)})")
 
     def reconnect(self) -> None:
         """In the database thread: close the review connection; the next call opens anew."""
@@ -98,6 +137,18 @@ class Database:
         with self._image_lock:  # one connection, shared by the image threads
             return self._image_store.image_bytes(image_hash) if self._image_store else None
 
+    def tidy(self, review: ReviewStore) -> None:
+        """After a change: empty the WAL if that is quick (see Store.checkpoint), and note
+        the file as left. The change is saved: a failure here is no failure of it."""
+        try:
+            version: int | None = review.data_version()  # before: a commit between is seen
+            with review.impatient():
+                emptied = review.store.checkpoint()
+            version = version if emptied else None
+        except sqlite3.Error:
+            version = None  # another connection is in the way: the next change tries again
+        self._watch.left_complete(self.path, version)
+
     def commit(self, pending: PendingWrite, review: ReviewStore) -> Shown:
         """In the database thread: apply one change (an error means it is not saved), then
         read the answer back. A retry waits only briefly for another process's lock."""
@@ -110,7 +161,18 @@ class Database:
                 # can write once the file is writable again.
                 self.reconnect()
             raise
+        self.tidy(review)
         return read_back(review, pending.dataset, pending.answer_id)
+
+    def take_back(self, dataset: str, review: ReviewStore) -> tuple[int, str, Shown] | None:
+        """In the database thread: undo the reviewer's newest verdict or cause in force:
+        (answer, kind, read back)."""
+        undone = review.undo_change(dataset)
+        if undone is None:
+            return None
+        self.tidy(review)
+        answer_id, kind = undone
+        return answer_id, kind, read_back(review, dataset, answer_id)
 
 
 def read_dataset(
@@ -172,12 +234,3 @@ def changed_since(
     added = frozenset(review.added_since(dataset, marks)) | unlisted
     fresh = review.refresh(dataset, touched - added) if touched - added else []
     return Changes(now, new_marks, fresh, added, review.dataset_names())
-
-
-def take_back(review: ReviewStore, dataset: str) -> tuple[int, str, Shown] | None:
-    """Undo the reviewer's newest verdict or cause in force: (answer, kind, read back)."""
-    undone = review.undo_change(dataset)
-    if undone is None:
-        return None
-    answer_id, kind = undone
-    return answer_id, kind, read_back(review, dataset, answer_id)

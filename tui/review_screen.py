@@ -46,7 +46,6 @@ from lmmreview.tui.database import (
     changed_since,
     read_dataset,
     reason,
-    take_back,
 )
 from lmmreview.tui.exporting import THIS, all_datasets, ask_scope, ask_target, export
 from lmmreview.tui.footer import ReviewFooter
@@ -832,6 +831,10 @@ class ReviewScreen(Screen[None]):
             text.append(f"  · {len(self.pending)} not saved yet", style="bold red")
         if self._judge is not None:
             text.append("  · judge running", style="bold yellow")
+        moved = self.review_app.database.moved
+        if moved is not None:  # first: it says where every change goes
+            said = safe(f"{moved.status()} · ", one_line=True, style="bold red")
+            text = Text.assemble(said, text)
         self.query_one("#status", Static).update(text)
 
     def pressed(self) -> None:
@@ -1079,6 +1082,7 @@ class ReviewScreen(Screen[None]):
 
     def on_saved(self, message: Saved) -> None:
         self._saving = False
+        self._notice_moved()
         if self.pending and self.pending.first() is message.pending:
             self.pending.drop_first()
         self._landed(message.pending.answer_id, message.shown)
@@ -1091,6 +1095,7 @@ class ReviewScreen(Screen[None]):
 
     def on_save_failed(self, message: SaveFailed) -> None:
         self._saving = False
+        self._notice_moved()
         message.pending.tries += 1
         self._save_problem = message.problem
         self._report(
@@ -1099,6 +1104,13 @@ class ReviewScreen(Screen[None]):
             f"{PENDING_MARK}, and retried.",
         )
         self._pending_changed(message.pending.answer_id)
+
+    def _notice_moved(self) -> None:
+        """The file was replaced, deleted or rewritten while open: say so once."""
+        moved = self.review_app.database.moved
+        if moved is not None and "moved" not in self._problems:
+            self._report("moved", moved.told())
+            self._status()
 
     def unsaved(self) -> str:
         """The changes not saved yet and why, for quitting ("" when every one is saved)."""
@@ -1150,7 +1162,8 @@ class ReviewScreen(Screen[None]):
             self.reveal(withdrawn.answer_id)
             return
         try:
-            undone = await self.review_app.database.run(lambda r: take_back(r, session.dataset))
+            database = self.review_app.database
+            undone = await database.run(partial(database.take_back, session.dataset))
         except DB_ERRORS as exc:
             tell(f"Could not undo ({reason(exc)}); nothing changed.", "error")
             return
@@ -1204,6 +1217,7 @@ class ReviewScreen(Screen[None]):
         the changes not saved yet."""
         if self.session is None or self._polling:
             return
+        self._notice_moved()
         self.save_pending()
         self._polling = True
         self._look_for_changes()

@@ -1,0 +1,224 @@
+"""The file the screen has open is replaced (`mv new.db results.db`) or deleted: nothing
+more is written to that path, and the verdicts go to a copy the screen names."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+from conftest import dump
+from test_open_terminal import run_in_terminal
+from tui_harness import drive, text_of, until
+
+
+def _told(app) -> str:
+    return " | ".join(str(n.message) for n in app._notifications)
+
+
+def _verdicts(db: Path) -> list[tuple[str, str, float]]:
+    """(sample, model, score) of every grade in `db`, in order, read by another connection."""
+    with closing(sqlite3.connect(db)) as conn:
+        return conn.execute(
+            "SELECT s.key, m.name, r.score FROM reviews r JOIN answers a ON a.id = r.answer_id "
+            "JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id "
+            "WHERE r.action = 'grade' ORDER BY r.id"
+        ).fetchall()
+
+
+def _intact(db: Path) -> bool:
+    with closing(sqlite3.connect(db)) as conn:
+        return conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+
+
+def _laid_out_anew(source: Path, target: Path) -> Path:
+    """Another database: the same imports, its pages laid out anew (by VACUUM), so that a
+    page written for `source` is garbage in it."""
+    shutil.copyfile(source, target)
+    with closing(sqlite3.connect(target)) as conn:  # closed: all of it in the file
+        conn.execute("CREATE TABLE padding (x)")
+        conn.executemany("INSERT INTO padding VALUES (?)", [("x" * 500,)] * 2000)
+        conn.commit()
+        conn.execute("DROP TABLE padding")
+        conn.commit()
+        conn.execute("VACUUM")
+    return target
+
+
+def _grade_two_around(demo_db: Path, change) -> tuple:
+    """Grade the first answer 0.3, `change()` the file, grade the next 0.5, quit. Returns
+    the app, what it showed once the second verdict was in, and the two answers."""
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        first = app.current()
+        await pilot.press("3")
+        await until(pilot, lambda: app.session.find(first.answer_id).reviewed)
+        change()
+        await pilot.press("j")
+        second = app.current()
+        await pilot.press("5")
+        await until(pilot, lambda: "while open" in _told(app))
+        await until(pilot, lambda: app.session.find(second.answer_id).reviewed)
+        seen.update(told=_told(app), status=text_of(app, "#status"), running=app.is_running)
+        seen["graded"] = [(e.key, e.model) for e in (first, second)]
+        await pilot.press("q")
+
+    app = drive(demo_db, steps, poll_seconds=0.1)
+    return app, seen
+
+
+def test_a_file_replaced_while_open_is_left_intact_and_the_verdicts_go_to_a_copy(
+    demo_db: Path, tmp_path: Path, cli
+) -> None:
+    newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
+    before = dump(newer)
+    app, seen = _grade_two_around(demo_db, lambda: os.replace(newer, demo_db))
+    # The file now at the path is exactly the one moved there: no page of the screen's.
+    assert _intact(demo_db) and dump(demo_db) == before
+    [copy] = tmp_path.glob("demo.rescued-*.db")
+    (first_key, first_model), (second_key, second_model) = seen["graded"]
+    expected = [(first_key, first_model, 0.3), (second_key, second_model, 0.5)]
+    assert _intact(copy) and _verdicts(copy) == expected
+    assert "demo.db was replaced by another file while open" in seen["told"]
+    assert f"lmmreview merge {demo_db} {copy}" in seen["told"]
+    assert seen["status"].startswith(f"demo.db replaced: saving to {copy.name} · ")
+    assert seen["running"]
+    assert app.return_code == 1 and f"lmmreview merge {demo_db} {copy}" in app.failure
+    # What the screen says to do brings the verdicts into the new file.
+    assert cli("merge", demo_db, copy).code == 0
+    assert _intact(demo_db) and _verdicts(demo_db) == expected
+
+
+def test_a_file_deleted_while_open_keeps_its_verdicts_in_a_copy(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    app, seen = _grade_two_around(demo_db, lambda: demo_db.unlink())
+    [copy] = tmp_path.glob("demo.rescued-*.db")
+    (first_key, first_model), (second_key, second_model) = seen["graded"]
+    expected = [(first_key, first_model, 0.3), (second_key, second_model, 0.5)]
+    assert _verdicts(copy) == expected
+    assert "demo.db was deleted while open" in seen["told"]
+    assert seen["status"].startswith(f"demo.db deleted: saving to {copy.name} · ")
+    assert app.return_code == 1 and f"to put it back: mv {copy} {demo_db}" in app.failure
+    os.replace(copy, demo_db)  # as the screen says
+    assert _intact(demo_db) and _verdicts(demo_db) == expected
+
+
+def test_open_exits_1_naming_the_copy_when_its_file_was_replaced(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """`lmmreview open` in a terminal: grade, `mv` another database over the file, grade
+    again, quit: exit code 1 and one line saying where the changes are."""
+    newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
+    before = dump(newer)
+    code, shown = run_in_terminal(
+        ["open", str(demo_db), "--images", "off"],
+        keys=b"3",
+        ready=b"no human verdict",  # the first answer is shown: 3 grades it
+        then=[
+            (b"1 reviewed", lambda: os.replace(newer, demo_db), b"j5"),
+            (b"saving to", None, b"q"),
+        ],
+    )
+    [copy] = tmp_path.glob("demo.rescued-*.db")
+    assert code == 1
+    assert shown.strip().splitlines() == [
+        "error: demo.db was replaced by another file while open, so nothing more is written "
+        "to it; your changes are saved to a copy of it as this screen had it, from now on; "
+        f"to bring them into the new file: lmmreview merge {demo_db} {copy}"
+    ]
+    assert _intact(demo_db) and dump(demo_db) == before
+    assert [score for _, _, score in _verdicts(copy)] == [0.3, 0.5]
+
+
+def test_a_file_rewritten_in_place_while_open_is_left_intact_and_the_verdict_kept_pending(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """`cp other.db results.db` writes over the same inode: its old content is gone, so
+    no copy can hold the verdict; it stays pending, named at quit, and exit code 1."""
+    newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        first = app.current()
+        await pilot.press("3")
+        await until(pilot, lambda: app.session.find(first.answer_id).reviewed)
+        shutil.copyfile(newer, demo_db)  # as cp does: the same file, written over
+        seen["before"] = dump(demo_db)
+        await pilot.press("j", "5")
+        await until(pilot, lambda: "rewritten in place" in _told(app))
+        await pilot.pause(0.3)  # a few polls and retries
+        seen.update(status=text_of(app, "#status"), pending=len(app.review_screen.pending))
+        seen["second"] = app.current().key, app.current().model
+        await pilot.press("q")
+        await until(pilot, lambda: "Press q again" in _told(app))
+        await pilot.press("q")
+
+    app = drive(demo_db, steps, poll_seconds=0.1)
+    assert _intact(demo_db) and dump(demo_db) == seen["before"]
+    assert not list(tmp_path.glob("demo.rescued-*"))
+    assert seen["pending"] == 1
+    assert seen["status"].startswith("demo.db rewritten: saving nothing · ")
+    key, model = seen["second"]
+    assert app.return_code == 1
+    assert app.failure == (
+        f"{demo_db}: quit with 1 change not saved (demo.db was rewritten in place by another "
+        "program while open, so nothing more is written to it; changes not saved yet stay on "
+        f"screen (open the file again to go on)): {key} ({model}): score 0.50"
+    )
+
+
+def test_another_process_writing_the_file_is_not_taken_for_a_rewrite(demo_db: Path) -> None:
+    """Another process commits and moves its WAL into the file (as `lmmreview judge`
+    does): the file changed on disk, but through SQLite, so the screen goes on saving."""
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        first = app.current()
+        await pilot.press("3")
+        await until(pilot, lambda: app.session.find(first.answer_id).reviewed)
+        with closing(sqlite3.connect(demo_db)) as other:
+            other.execute("CREATE TABLE other_tool (x)")  # a commit that changes pages
+            other.commit()
+            other.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        await pilot.pause(0.3)  # polls look at the file
+        await pilot.press("j", "5")
+        second = app.current()
+        await until(pilot, lambda: app.session.find(second.answer_id).reviewed)
+        seen["told"] = _told(app)
+
+    app = drive(demo_db, steps, poll_seconds=0.1)
+    assert "while open" not in seen["told"] and app.database.moved is None
+    assert [score for _, _, score in _verdicts(demo_db)] == [0.3, 0.5]
+
+
+def test_a_replacing_file_written_before_the_screen_looks_gets_no_broken_copy(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """Another process writes the new file before the screen's next look: the old file
+    can no longer be read soundly (the two share the WAL by name), so no copy is made,
+    the verdict stays pending, and the new file keeps what was written to it."""
+    newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        first = app.current()
+        await pilot.press("3")
+        await until(pilot, lambda: app.session.find(first.answer_id).reviewed)
+        os.replace(newer, demo_db)
+        with closing(sqlite3.connect(demo_db)) as other:
+            other.execute("CREATE TABLE other_tool (x)")
+            other.executemany("INSERT INTO other_tool VALUES (?)", [("y" * 300,)] * 300)
+            other.commit()
+            seen["before"] = dump(demo_db)
+            await pilot.press("j", "5")
+            await until(pilot, lambda: "no copy of it could be made" in _told(app))
+        seen["pending"] = len(app.review_screen.pending)
+
+    drive(demo_db, steps, poll_seconds=0.1)
+    assert _intact(demo_db) and dump(demo_db) == seen["before"]
+    assert seen["pending"] == 1
+    assert not list(tmp_path.glob("demo.rescued-*"))
