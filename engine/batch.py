@@ -139,6 +139,8 @@ def batch_info(batch: object, secrets: tuple[str, ...]) -> BatchInfo:
     client builds its objects without validating them): a missing or mistyped id,
     status, file id or count raises BatchMalformed naming the field."""
     counts = getattr(batch, "request_counts", None)
+    if counts is not None and not hasattr(counts, "completed"):
+        raise _malformed("request_counts", counts, secrets)
     return BatchInfo(
         _id(batch, "id", secrets),
         _status(batch, secrets),
