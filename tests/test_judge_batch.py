@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shlex
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -476,3 +478,29 @@ def test_the_collect_hint_carries_the_base_url_and_the_key_variable_and_works(
         collected = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert collected.returncode == 0, collected.stderr
     assert "Collected 1 batch(es): 58 judged" in collected.stdout, collected.stdout
+
+
+def test_ctrl_c_while_waiting_stops_and_says_how_to_collect(demo_db) -> None:
+    with FakeBatchAPI(delay=None) as server:
+        command = [sys.executable, "-m", "lmmreview", "judge", str(demo_db), *MMVET_ONE_RUN,
+                   "--batch", "--wait", "--poll-seconds", "0.05"]  # fmt: skip
+        process = subprocess.Popen(command, env=_env(server.base_url), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            assert process.stderr is not None
+            said = select.select([process.stderr], [], [], 30)[0]
+            assert said, "nothing on stderr while waiting"
+            assert process.stderr.readline().startswith("Waiting (a poll every 0.05 s): ")
+            time.sleep(0.5)  # not within that print: Rich would print its line again
+            process.send_signal(signal.SIGINT)
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130 and stderr == (
+        "Stopped. What was sent is recorded. Collect them with "
+        f"`lmmreview judge {demo_db} --batch --collect --base-url {server.base_url}`.\n"
+    )
+    assert _query(demo_db, "SELECT COUNT(*) FROM judge_batches WHERE batch_id IS NOT NULL") == [
+        (1,)
+    ]

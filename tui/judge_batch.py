@@ -72,7 +72,7 @@ def judge_in_batches(
         except BatchFailed as exc:
             raise fail(f"Batch API: {exc}. What was sent is recorded; run again.") from None
         except KeyboardInterrupt:
-            say(f"Stopped. What was sent is recorded; {_collect_them(store, setup)}", console=err)
+            say(f"Stopped. What was sent is recorded. {_collect_them(store, setup)}", console=err)
             raise typer.Exit(130) from None
         finally:
             client.close()
