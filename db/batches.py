@@ -59,7 +59,6 @@ class InFlight:
     items: int  # the items they answer (items asking one identical call share its line)
     completed: int
     failed: int
-    base_url: str | None  # the API it went to (None: the default)
 
 
 @dataclass(slots=True)
@@ -99,11 +98,20 @@ def batches_in_flight(store: Store) -> list[InFlight]:
     """Every batch not collected yet, oldest first."""
     rows = store.conn.execute(
         "SELECT b.id, b.batch_id, b.judge_model, b.status, COUNT(DISTINCT r.sent_as), "
-        "COUNT(r.custom_id), b.completed, b.failed, b.base_url FROM judge_batches b "
+        "COUNT(r.custom_id), b.completed, b.failed FROM judge_batches b "
         "LEFT JOIN judge_batch_requests r ON r.batch = b.id "
         "WHERE b.collected_at IS NULL GROUP BY b.id ORDER BY b.id"
     )
     return [InFlight(*row) for row in rows]
+
+
+def in_flight_urls(store: Store) -> list[str | None]:
+    """The APIs the batches in flight went to (None: the default), each once: a collect
+    polls one of them."""
+    rows = store.conn.execute(
+        "SELECT DISTINCT base_url FROM judge_batches WHERE collected_at IS NULL ORDER BY base_url"
+    )
+    return [url for (url,) in rows]
 
 
 def in_flight_lines(batches: list[InFlight]) -> list[str]:

@@ -24,6 +24,7 @@ from lmmreview.db.batches import (
     Submitted,
     batches_in_flight,
     in_flight_lines,
+    in_flight_urls,
 )
 from lmmreview.engine.batch import BatchFailed, Limits, OpenAIBatches
 from lmmreview.engine.benchmark import JudgeItem
@@ -156,8 +157,8 @@ def _say_in_flight(store: Store, setup: JudgeSetup) -> None:
 def _collect_them(store: Store, setup: JudgeSetup) -> str:
     """How to collect the batches in flight: a command per API they went to, with every
     option that collecting needs (the key's variable, never the key)."""
-    urls = sorted({b.base_url or "" for b in batches_in_flight(store)})
-    commands = [f"`{_collect_command(store.path, url or None, setup)}`" for url in urls]
+    urls = in_flight_urls(store)
+    commands = [f"`{_collect_command(store.path, url, setup)}`" for url in urls]
     return f"Collect them with {' and '.join(commands)}." if commands else ""
 
 
