@@ -19,26 +19,50 @@ input files are checked against the limits, and `custom_ids` counts every reques
 custom_id, to prove that none is paid twice. With `create_limit`, batches created after
 that many are created but their creation is never answered (the moment to kill a client
 that has sent a batch but not recorded it).
+
+Two misbehaving providers, for the client's checks: `mangle` serves every batch object
+with some fields replaced or removed (`DROP`), and `repeat` gives each answered request a
+second result line ("output": another reply, one that does not parse; "error": an error
+line as well).
+
+Run it by hand with ``python -m bench.fake_batch --help``: it prints its base URL, for
+``lmmreview judge DB --batch --base-url URL``, and its counters when stopped.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import email.parser
 import email.policy
 import itertools
 import json
+import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bench.fake_judge import FakeJudge, _error, _is_number, _Request, _Response, _user_prompt
+from bench.fake_judge import (
+    GARBAGE_REPLY,
+    FakeJudge,
+    _error,
+    _is_number,
+    _Request,
+    _Response,
+    _user_prompt,
+    chat_arguments,
+    chat_settings,
+    counters,
+    serve,
+)
 
-__all__ = ["BATCH_OUTCOMES", "FakeBatchAPI"]
+__all__ = ["BATCH_OUTCOMES", "DROP", "REPEATS", "FakeBatchAPI", "main"]
 
 BATCH_OUTCOMES = ("completed", "failed", "expired")
+REPEATS = ("output", "error")  # where a request's second result line goes
+DROP = object()  # a `mangle` value: the field is left out
 _ERROR_FILE_FAULTS = frozenset({"drop"})  # faults whose line has no response at all
 _CHAT = "/v1/chat/completions"
 
@@ -66,6 +90,8 @@ class FakeBatchAPI(FakeJudge):
         max_requests: int = 50_000,
         max_bytes: int = 200 * 1000 * 1000,
         create_limit: int | None = None,
+        mangle: Mapping[str, Any] | None = None,
+        repeat: str | None = None,
         **chat: Any,
     ) -> None:
         """`delay`: seconds from creation to results (None: until `release`). `outcomes`:
@@ -73,16 +99,21 @@ class FakeBatchAPI(FakeJudge):
         their requests), one per batch created; later ones complete. `max_requests`,
         `max_bytes`: the per-file limits (a file above them fails validation).
         `create_limit`: batches created after this many get no answer to their creation.
+        `mangle`, `repeat`: see the module's docstring (both may be changed while it runs).
         The other options are the chat server's (faults, seed, latency...)."""
         unknown = [o for o in outcomes if o not in BATCH_OUTCOMES]
         if unknown:
             raise ValueError(f"outcomes must be among {BATCH_OUTCOMES}, not {unknown}")
+        if repeat not in (None, *REPEATS):
+            raise ValueError(f"repeat must be one of {REPEATS}, not {repeat!r}")
         super().__init__(**chat)
         self.delay = delay
         self.outcomes = list(outcomes)
         self.max_requests = max_requests
         self.max_bytes = max_bytes
         self.create_limit = create_limit
+        self.mangle = dict(mangle or {})
+        self.repeat = repeat
         self._files: dict[str, tuple[dict[str, Any], bytes]] = {}
         self._batches: dict[str, _Batch] = {}
         self._custom_ids: Counter[str] = Counter()
@@ -275,9 +306,20 @@ class FakeBatchAPI(FakeJudge):
                 batch.errors.append(_line(request_id, response, None))
             else:
                 batch.output.append(_line(request_id, response, None))
+                self._repeated(batch, request_id, line.get("body") or {})
         batch.info["request_counts"] = {"total": len(lines), "completed": 0, "failed": 0}
         batch.counts = {"total": len(lines), "completed": len(batch.output),
                         "failed": len(batch.errors)}  # fmt: skip
+
+    def _repeated(self, batch: _Batch, request_id: str, body: dict[str, Any]) -> None:
+        """The second result line of an answered request, as `repeat` asks."""
+        if self.repeat == "output":
+            prompt = _user_prompt(body.get("messages") or [])
+            again = _Response(200, self._completion(prompt, str(body.get("model")), GARBAGE_REPLY))
+            batch.output.append(_line(request_id, again, None))
+        elif self.repeat == "error":
+            error = {"code": "server_error", "message": "The request failed (fake repeat)."}
+            batch.errors.append(_line(request_id, None, error))
 
     async def _scripted(self, body: dict[str, Any], headers: dict[str, str]) -> _Response | None:
         """One line's response by the chat server's script and fault draw."""
@@ -316,7 +358,8 @@ class FakeBatchAPI(FakeJudge):
             info["status"] = batch.final
             info["request_counts"] = batch.counts
             self._publish(batch)
-        return dict(info)
+        shown = dict(info) | self.mangle
+        return {name: value for name, value in shown.items() if value is not DROP}
 
     def _publish(self, batch: _Batch) -> None:
         """Make the batch's output and error files (under the lock)."""
@@ -334,3 +377,48 @@ def _line(request_id: str, response: _Response | None, error: dict[str, str] | N
                   "body": response.payload}  # fmt: skip
     return json.dumps({"id": f"batch_req_{request_id}", "custom_id": request_id,
                        "response": answer, "error": error})  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve the fake Batch API (and the chat route) until Ctrl-C; see `serve`."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.fake_batch",
+        description="Serve a fake OpenAI Batch API (files, batches, and the scripted chat "
+        "judge) on 127.0.0.1 until Ctrl-C. Each batch is answered line by line by the "
+        "scripted judge; the fault options act per line.",
+    )
+    chat_arguments(parser)
+    parser.add_argument(
+        "--delay", type=float, default=0.0, help="seconds from a batch's creation to its results"
+    )
+    parser.add_argument(
+        "--outcomes",
+        default="",
+        help=f"comma-separated, one per batch created, from {','.join(BATCH_OUTCOMES)} "
+        "(later batches complete)",
+    )
+    parser.add_argument(
+        "--repeat", choices=REPEATS, help="give each answered request a second result line"
+    )
+    args = parser.parse_args(argv)
+
+    def make() -> FakeBatchAPI:
+        outcomes = [o.strip() for o in args.outcomes.split(",") if o.strip()]
+        return FakeBatchAPI(
+            delay=args.delay, outcomes=outcomes, repeat=args.repeat, **chat_settings(args)
+        )
+
+    return serve(make, "fake Batch API", _summary)
+
+
+def _summary(server: FakeBatchAPI) -> dict[str, Any]:
+    sent = server.custom_ids
+    return counters(server) | {
+        "batches": server.batch_count,
+        "custom_ids": len(sent),
+        "paid_twice": sum(count > 1 for count in sent.values()),
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -35,22 +35,26 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from email.utils import formatdate
 from fractions import Fraction
 from types import FrameType, TracebackType
-from typing import Any, Self, TypeGuard
+from typing import Any, Self, TypeGuard, TypeVar
 
 __all__ = [
     "ALL_FAULTS",
     "EXTRA_FAULTS",
     "GARBAGE_REPLY",
     "FakeJudge",
+    "chat_arguments",
+    "chat_settings",
+    "counters",
     "main",
     "mmbench_letter",
     "mmvet_tenths",
     "scripted_reply",
+    "serve",
 ]
 
 log = logging.getLogger(__name__)
@@ -726,13 +730,11 @@ class FakeJudge:
 
 # --- Command line ------------------------------------------------------------------------------
 
+Served = TypeVar("Served", bound=FakeJudge)  # the server a command line serves
 
-def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The command-line options (see `main`)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.fake_judge",
-        description="Serve a scripted OpenAI-compatible judge on 127.0.0.1 until Ctrl-C.",
-    )
+
+def chat_arguments(parser: argparse.ArgumentParser) -> None:
+    """The chat server's command-line options (this one's and the fake Batch API's)."""
     parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per reply")
     parser.add_argument("--fault-rate", type=float, default=0.0, help="0..1")
@@ -745,27 +747,45 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--slow-seconds", type=float, default=5.0)
     parser.add_argument("--retry-after", type=float, default=0.05)
-    return parser.parse_args(argv)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Serve until Ctrl-C or SIGTERM; print the base URL first and the counters on exit.
+def chat_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """`FakeJudge`'s keyword arguments from the options of `chat_arguments`."""
+    return {
+        "latency": args.latency,
+        "fault_rate": args.fault_rate,
+        "faults": [kind.strip() for kind in args.faults.split(",") if kind.strip()],
+        "seed": args.seed,
+        "slow_seconds": args.slow_seconds,
+        "retry_after": args.retry_after,
+        "port": args.port,
+    }
 
-    The base URL is stdout's first line, alone, so a parent process can read it; the counters
-    are printed as one JSON line when the server stops.
+
+def counters(server: FakeJudge) -> dict[str, Any]:
+    """The chat server's counters, as the command line prints them on exit."""
+    prompts = server.prompts
+    return {
+        "requests": server.requests,
+        "by_outcome": dict(server.by_outcome),
+        "connections": server.connections,
+        "max_in_flight": server.max_in_flight,
+        "distinct_prompts": len(prompts),
+        "most_asked": max(prompts.values(), default=0),
+    }
+
+
+def serve(
+    make: Callable[[], Served], name: str, summary: Callable[[Served], dict[str, Any]]
+) -> int:
+    """Serve until Ctrl-C or SIGTERM; print the base URL first and `summary` on exit.
+
+    The base URL is stdout's first line, alone, so a parent process can read it; the summary
+    is printed as one JSON line when the server stops. A bad setting (`make` raises
+    ValueError) is one line on stderr and exit code 2.
     """
-    args = _parse_args(argv)
-    faults = [kind.strip() for kind in args.faults.split(",") if kind.strip()]
     try:
-        server = FakeJudge(
-            latency=args.latency,
-            fault_rate=args.fault_rate,
-            faults=faults,
-            seed=args.seed,
-            slow_seconds=args.slow_seconds,
-            retry_after=args.retry_after,
-            port=args.port,
-        )
+        server = make()
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -776,7 +796,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, on_sigterm)
     print(server.start(), flush=True)
-    print("fake judge serving; Ctrl-C to stop", file=sys.stderr, flush=True)
+    print(f"{name} serving; Ctrl-C to stop", file=sys.stderr, flush=True)
     try:
         while not done.wait(0.5):  # a timeout keeps Ctrl-C responsive
             pass
@@ -784,17 +804,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         pass
     finally:
         server.stop()
-    prompts = server.prompts
-    summary = {
-        "requests": server.requests,
-        "by_outcome": dict(server.by_outcome),
-        "connections": server.connections,
-        "max_in_flight": server.max_in_flight,
-        "distinct_prompts": len(prompts),
-        "most_asked": max(prompts.values(), default=0),
-    }
-    print(json.dumps(summary), flush=True)
+    print(json.dumps(summary(server)), flush=True)
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Serve a scripted judge (see `serve`)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.fake_judge",
+        description="Serve a scripted OpenAI-compatible judge on 127.0.0.1 until Ctrl-C.",
+    )
+    chat_arguments(parser)
+    args = parser.parse_args(argv)
+    return serve(lambda: FakeJudge(**chat_settings(args)), "fake judge", counters)
 
 
 if __name__ == "__main__":

@@ -75,6 +75,7 @@ class Collected:
     failed: int = 0
     again: int = 0  # replies that did not parse: the next call goes into the next batch
     failed_items: set[tuple[int, int]] = field(default_factory=set)  # (answer id, run)
+    repeated: list[tuple[str, int]] = field(default_factory=list)  # (batch, ids seen twice)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +103,15 @@ def batches_in_flight(store: Store) -> list[InFlight]:
         "WHERE b.collected_at IS NULL GROUP BY b.id ORDER BY b.id"
     )
     return [InFlight(*row) for row in rows]
+
+
+def in_flight_urls(store: Store) -> list[str | None]:
+    """The APIs the batches in flight went to (None: the default), each once: a collect
+    polls one of them."""
+    rows = store.conn.execute(
+        "SELECT DISTINCT base_url FROM judge_batches WHERE collected_at IS NULL ORDER BY base_url"
+    )
+    return [url for (url,) in rows]
 
 
 def in_flight_lines(batches: list[InFlight]) -> list[str]:
@@ -171,15 +181,19 @@ class BatchJudge:
         """What `submit` would send, without writing or asking anything."""
         storage = JudgeStore(self.store, self.model, _grading(self.variant))
         done = Submitted()
-        calls = self._calls(self._found(storage, self._waiting(chains, ()), done, write=False))
-        files, lines, size, tokens = 0, 0, 0, 0
-        for (item, ask), *_ in calls:
+        found = self._found(storage, self._waiting(chains, ()), done, write=False)
+        seen = self._flying()  # only the keys are kept: the prompts are counted and let go
+        sent, files, lines, size, tokens = 0, 0, 0, 0, 0
+        for item, ask in found:
+            if ask.key in seen:
+                continue
+            seen.add(ask.key)
             line = len(request_line(custom_id(0, item.answer_id, item.run, ask.step), ask.call))
             if not lines or not self.limits.fits(lines + 1, size + line):
                 files, lines, size = files + 1, 0, 0
-            lines, size = lines + 1, size + line
+            sent, lines, size = sent + 1, lines + 1, size + line
             tokens += sum(len(text) for _, text in ask.call.messages) // 4
-        return Preview(len(calls), files, tokens, done.answered)
+        return Preview(sent, files, tokens, done.answered)
 
     def _waiting(self, chains: list[list[JudgeItem]], skip: Iterable[tuple[int, int]]) -> _Chains:
         """The chains with no item in flight (in a batch not collected) or in `skip`."""
@@ -195,18 +209,22 @@ class BatchJudge:
     def _calls(self, found: Iterator[_Found]) -> deque[list[_Found]]:
         """The calls to send, each with the items asking it, in the order first asked; a
         call already in flight is left out (its items wait for its reply in the cache)."""
-        flying = {
+        flying = self._flying()
+        calls: dict[str, list[_Found]] = {}
+        for item, ask in found:
+            if ask.key not in flying:
+                calls.setdefault(ask.key, []).append((item, ask))
+        return deque(calls.values())
+
+    def _flying(self) -> set[str]:
+        """The cache keys of the calls in a batch not collected yet."""
+        return {
             key
             for (key,) in self.store.conn.execute(
                 "SELECT r.cache_key FROM judge_batch_requests r JOIN judge_batches b "
                 "ON b.id = r.batch WHERE b.collected_at IS NULL"
             )
         }
-        calls: dict[str, list[_Found]] = {}
-        for item, ask in found:
-            if ask.key not in flying:
-                calls.setdefault(ask.key, []).append((item, ask))
-        return deque(calls.values())
 
     def _found(
         self, storage: JudgeStore, chains: _Chains, done: Submitted, write: bool = True
@@ -346,11 +364,13 @@ class BatchJudge:
         items: dict[tuple[int, int], JudgeItem],
         done: Collected,
     ) -> None:
-        """Store an ended batch's results in one write, and release its claims."""
-        outcomes: dict[str, Outcome] = {}
-        for file_id in (info.output_file_id, info.error_file_id):
-            if file_id:
-                outcomes |= read_results(self._client().content(file_id), self.secrets)
+        """Store an ended batch's results in one write, and release its claims. A request
+        with several lines keeps its first reply (else its first failure) and records what
+        the others said; its item is settled once."""
+        files = [self._client().content(f) for f in (info.output_file_id, info.error_file_id) if f]
+        results = read_results(files, self.secrets)
+        if results.ignored:
+            done.repeated.append((info.id, len(results.ignored)))
         missing = _missing_reason(info)
         requests = self.store.conn.execute(
             "SELECT custom_id, sent_as, answer_id, run, cache_key FROM judge_batch_requests "
@@ -359,14 +379,14 @@ class BatchJudge:
         ).fetchall()
         with self.store.transaction():
             for request_id, sent_as, answer_id, run, key in requests:
-                outcome = outcomes.get(sent_as, missing)
+                outcome = results.outcomes.get(sent_as, missing)
                 item = items.get((answer_id, run))
                 stored = (
                     NOT_PENDING if item is None else self._settle(storage, item, key, outcome, done)
                 )
                 self.store.conn.execute(
                     "UPDATE judge_batch_requests SET outcome = ? WHERE custom_id = ?",
-                    (stored, request_id),
+                    (_with_ignored(stored, results.ignored.get(sent_as, [])), request_id),
                 )
             self._release_claims(storage.owner, row)
             self._update(row, collected_at=now())
@@ -474,6 +494,13 @@ class BatchJudge:
 def _lookup(storage: JudgeStore) -> Lookup:
     """The cache, read as the live runner reads it."""
     return lambda key, item, call: usable_cached(storage, key, item, call)
+
+
+def _with_ignored(stored: str, ignored: list[str]) -> str:
+    """A request's recorded outcome, with what its other result lines said (the first)."""
+    if not ignored:
+        return stored
+    return f"{stored}; {len(ignored)} more result line(s) ignored, the first: {ignored[0]}"
 
 
 def _missing_reason(info: BatchInfo) -> str:

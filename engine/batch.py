@@ -9,16 +9,13 @@ read as the live judge reads one (`completion_reply`), so both judge alike.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Protocol
+from dataclasses import dataclass, field
+from typing import Final, Protocol, TypeGuard
 
 from lmmreview.engine.llm import Call, CallFailed, Reply, chat_body, completion_reply, error_message
 from lmmreview.engine.secrets import redact
-
-if TYPE_CHECKING:
-    from openai.types import Batch
 
 ENDPOINT: Final = "/v1/chat/completions"
 COMPLETION_WINDOW: Final = "24h"  # the only window the API offers
@@ -26,6 +23,7 @@ COMPLETION_WINDOW: Final = "24h"  # the only window the API offers
 MAX_REQUESTS = 50_000
 MAX_BYTES = 200 * 1000 * 1000
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
+STATUSES = TERMINAL | {"validating", "in_progress", "finalizing", "cancelling"}
 TAG_KEY = "lmmreview_tag"  # the metadata key that names the batch's row in the database
 
 Outcome = Reply | str  # a request's reply, or why it brought none
@@ -73,18 +71,39 @@ def request_line(request_id: str, call: Call) -> bytes:
     return json.dumps(line, ensure_ascii=False).encode() + b"\n"
 
 
-def read_results(text: str, secrets: tuple[str, ...]) -> dict[str, Outcome]:
-    """custom_id -> outcome, for every readable line of an output or error file (a line
-    that is not a JSON object with a custom_id names no request, so it is skipped)."""
-    outcomes: dict[str, Outcome] = {}
-    for raw in text.splitlines():
-        try:
-            line = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
-            outcomes[line["custom_id"]] = line_outcome(line, secrets)
-    return outcomes
+@dataclass(slots=True)
+class Results:
+    """What a batch's files say: per custom_id, its first reply, else its first failure (a
+    request with a reply is done, whatever else a line says about it); `ignored` keeps,
+    per custom_id, what its other lines said."""
+
+    outcomes: dict[str, Outcome] = field(default_factory=dict)
+    ignored: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, request_id: str, outcome: Outcome) -> None:
+        kept = self.outcomes.get(request_id)
+        if kept is None:
+            self.outcomes[request_id] = outcome
+            return
+        if isinstance(outcome, Reply) and not isinstance(kept, Reply):
+            self.outcomes[request_id], outcome = outcome, kept
+        said = "another reply" if isinstance(outcome, Reply) else outcome
+        self.ignored.setdefault(request_id, []).append(said)
+
+
+def read_results(texts: Iterable[str], secrets: tuple[str, ...]) -> Results:
+    """The outcomes of every readable line of a batch's output and error files, in that
+    order (a line that is not a JSON object with a custom_id names no request: skipped)."""
+    results = Results()
+    for text in texts:
+        for raw in text.splitlines():
+            try:
+                line = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
+                results.add(line["custom_id"], line_outcome(line, secrets))
+    return results
 
 
 def line_outcome(line: dict[str, object], secrets: tuple[str, ...]) -> Outcome:
@@ -109,6 +128,72 @@ def line_outcome(line: dict[str, object], secrets: tuple[str, ...]) -> Outcome:
 
 class BatchFailed(Exception):
     """The Batch API refused or failed a call (the reason holds no key)."""
+
+
+class BatchMalformed(BatchFailed):
+    """The provider answered with something that is not what the Batch API returns."""
+
+
+def batch_info(batch: object, secrets: tuple[str, ...]) -> BatchInfo:
+    """What a batch object from the provider says, each field checked (the `openai`
+    client builds its objects without validating them): a missing or mistyped id,
+    status, file id or count raises BatchMalformed naming the field."""
+    counts = getattr(batch, "request_counts", None)
+    if counts is not None and not hasattr(counts, "completed"):
+        raise _malformed("request_counts", counts, secrets)
+    return BatchInfo(
+        _id(batch, "id", secrets),
+        _status(batch, secrets),
+        _file_id(batch, "output_file_id", secrets),
+        _file_id(batch, "error_file_id", secrets),
+        _count(counts, "completed", secrets),
+        _count(counts, "failed", secrets),
+        redact(_errors(getattr(batch, "errors", None)), secrets)[:300],
+    )
+
+
+def _malformed(name: str, value: object, secrets: tuple[str, ...]) -> BatchMalformed:
+    shown = redact(repr(value), secrets)[:60]
+    return BatchMalformed(f"the provider's reply is malformed: {name} is {shown}")
+
+
+def _id(reply: object, name: str, secrets: tuple[str, ...]) -> str:
+    value = getattr(reply, name, None)
+    if isinstance(value, str) and value.strip():
+        return value
+    raise _malformed(name, value, secrets)
+
+
+def _file_id(batch: object, name: str, secrets: tuple[str, ...]) -> str | None:
+    """A result file's id; None while the batch has none."""
+    return None if getattr(batch, name, None) is None else _id(batch, name, secrets)
+
+
+def _status(batch: object, secrets: tuple[str, ...]) -> str:
+    value = getattr(batch, "status", None)
+    if value in STATUSES:
+        return str(value)
+    raise _malformed("status", value, secrets)
+
+
+def _count(counts: object, name: str, secrets: tuple[str, ...]) -> int:
+    """A request count; none given (the API may leave them out) is 0."""
+    value = getattr(counts, name, None)
+    if value is None:
+        return 0
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    raise _malformed(f"request_counts.{name}", value, secrets)
+
+
+def _errors(errors: object) -> str:
+    """Why a batch failed as a whole, as text, whatever shape the provider gave it."""
+    data = getattr(errors, "data", None)
+    entries = data if isinstance(data, list) else []
+    return "; ".join(
+        f"{getattr(e, 'code', None) or 'error'}: {getattr(e, 'message', None) or ''}"
+        for e in entries
+    )
 
 
 class BatchClient(Protocol):
@@ -145,7 +230,7 @@ class OpenAIBatches:
             uploaded = self._client.files.create(
                 file=("lmmreview-judge.jsonl", data, "application/jsonl"), purpose="batch"
             )
-        return uploaded.id
+            return _id(uploaded, "id", self.secrets)
 
     def create(self, file_id: str, tag: str) -> BatchInfo:
         with self._errors("creating a batch"):
@@ -155,20 +240,27 @@ class OpenAIBatches:
                 completion_window=COMPLETION_WINDOW,
                 metadata={TAG_KEY: tag},
             )
-        return self._info(batch)
+            return batch_info(batch, self.secrets)
 
     def retrieve(self, batch_id: str) -> BatchInfo:
         with self._errors(f"asking about batch {batch_id}"):
-            return self._info(self._client.batches.retrieve(batch_id))
+            return batch_info(self._client.batches.retrieve(batch_id), self.secrets)
 
     def find(self, tag: str, since: float) -> BatchInfo | None:
         """The batch created with this tag, looking back to `since` (epoch seconds; the
-        list is newest first), or None."""
+        list is newest first), or None. A listed batch that cannot be read stops the
+        search: it might be this one."""
         with self._errors("listing the batches"):
             for batch in self._client.batches.list(limit=100):
-                if (batch.metadata or {}).get(TAG_KEY) == tag:
-                    return self._info(batch)
-                if batch.created_at < since:
+                metadata = getattr(batch, "metadata", None)
+                created_at = getattr(batch, "created_at", None)
+                if not isinstance(metadata, dict | None):
+                    raise _malformed("metadata", metadata, self.secrets)
+                if not _is_time(created_at):
+                    raise _malformed("created_at", created_at, self.secrets)
+                if (metadata or {}).get(TAG_KEY) == tag:
+                    return batch_info(batch, self.secrets)
+                if created_at < since:
                     break
         return None
 
@@ -183,25 +275,21 @@ class OpenAIBatches:
     def close(self) -> None:
         self._client.close()
 
-    def _info(self, batch: Batch) -> BatchInfo:
-        counts = batch.request_counts
-        errors = "; ".join(
-            f"{e.code or 'error'}: {e.message or ''}" for e in (batch.errors.data or [])
-        ) if batch.errors else ""  # fmt: skip
-        return BatchInfo(
-            batch.id, batch.status, batch.output_file_id, batch.error_file_id,
-            counts.completed if counts else 0, counts.failed if counts else 0,
-            redact(errors, self.secrets)[:300],
-        )  # fmt: skip
-
     @contextmanager
     def _errors(self, doing: str) -> Iterator[None]:
-        """Turn the client's failures into BatchFailed, saying what was being done."""
+        """Turn the client's failures, and replies that cannot be read, into BatchFailed,
+        saying what was being done."""
         openai = self._openai
         try:
             yield
+        except BatchMalformed as exc:
+            raise BatchMalformed(f"{doing}: {exc}") from None
         except openai.APIStatusError as exc:
             message = error_message(exc.body, self.secrets) or redact(exc.message, self.secrets)
             raise BatchFailed(f"{doing}: HTTP {exc.status_code} {message[:200]}") from None
         except openai.APIError as exc:  # no connection, a timeout
             raise BatchFailed(f"{doing}: {redact(str(exc), self.secrets)[:200]}") from None
+
+
+def _is_time(value: object) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import resource
 import signal
 import sqlite3
 import subprocess
@@ -277,3 +278,43 @@ def test_kill_nine_mid_ladder_then_resume_pays_again_for_no_answered_reply(demo_
     assert set(answered) & set(asked_again) == set()
     judged = _judgments(demo_db)
     assert len(judged) == len({(a, r) for a, r, _, _ in judged}) == MMVET_ITEMS
+
+
+# --- issue 25, item 8d: runs are bounded, on the command line and in the settings file ---------
+
+
+def _judge_bounded(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`lmmreview judge DB ARGS` with 1 GB of memory and a minute at most: an unbounded
+    plan fails the test instead of the machine."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    command = [sys.executable, "-m", "lmmreview", "judge", str(db), *args]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=60,
+                          preexec_fn=limit)  # fmt: skip
+
+
+@pytest.mark.parametrize("batch", [(), ("--batch",)])
+def test_runs_above_the_maximum_are_refused_before_anything_is_planned(
+    demo_db, batch: tuple[str, ...]
+) -> None:
+    result = _judge_bounded(demo_db, "--runs", "100000000000", "--dry-run", *batch)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr == (
+        "error: lmmreview judge: Invalid value for '--runs': Input should be less than or "
+        "equal to 100 (-h for help)\n"
+    )
+
+
+def test_runs_above_the_maximum_in_the_settings_file_are_refused(demo_db, config_home) -> None:
+    settings = config_home / "lmmreview" / "config.toml"
+    settings.parent.mkdir()
+    settings.write_text("[judge]\nruns = 100000000000\n")
+    result = _judge_bounded(demo_db, "--dry-run")
+    assert result.returncode == 1, result.stderr
+    assert result.stderr == (
+        f"error: {settings}: judge.runs: at most 100 runs per answer, not 100000000000\n"
+    )
+    assert _judge_bounded(demo_db, "--dry-run", "--runs", "100").returncode == 0  # the flag wins

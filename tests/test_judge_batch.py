@@ -5,23 +5,29 @@ from __future__ import annotations
 
 import json
 import os
+import select
+import shlex
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
 from conftest import dump
 from tui_harness import drive, until
 
-from bench.fake_batch import FakeBatchAPI
+from bench.fake_batch import DROP, FakeBatchAPI
 from bench.fake_judge import GARBAGE_REPLY, FakeJudge
 from lmmreview.db import Store
+from lmmreview.db.batches import BatchJudge
 from lmmreview.db.importers import load
 from lmmreview.db.importers.batch import AnswerRecord, ImportBatch
-from lmmreview.engine.mmvet import RETRY_SUFFIX
+from lmmreview.db.judging import JudgeStore
+from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL, RETRY_SUFFIX
 from lmmreview.engine.types import QuestionType, Sample
 
 KEY = "sk-test-SECRET-9b8a7c6d"
@@ -326,3 +332,175 @@ def test_the_review_screen_tells_of_batches_in_flight(cli, batch_api, demo_db) -
 
     drive(demo_db, steps, poll_seconds=0.1)
     assert any("Judge batches in flight: 2 (116 requests, 116 items)." in t for t in told), told
+
+
+# -- issue 25, item 8: what a misbehaving provider sends, and what the user is told --------------
+
+MMVET_ONE_RUN = ("--dataset", "mmvet", "--runs", "1")
+
+
+def _outcomes(db: Path) -> list[str]:
+    return [o for (o,) in _query(db, "SELECT outcome FROM judge_batch_requests ORDER BY rowid")]
+
+
+@pytest.mark.parametrize(
+    ("mangle", "named"),
+    [
+        ({"status": DROP}, "status is None"),
+        ({"status": "pending-ish"}, "status is 'pending-ish'"),
+        ({"id": 5}, "id is 5"),
+        ({"output_file_id": 7}, "output_file_id is 7"),
+        ({"request_counts": "lots"}, "request_counts is 'lots'"),
+        ({"request_counts": {"completed": "many"}}, "request_counts.completed is 'many'"),
+    ],
+)
+def test_a_malformed_batch_object_is_named_and_the_batch_is_collected_once_it_reads(
+    demo_db, mangle: dict, named: str
+) -> None:
+    """8a: the provider answers the creation (and the list, where the batch is then looked
+    for) with a broken batch object: one line naming the field, exit 1; the batch's rows
+    stay, so a later run finds the batch by its tag, collects it, sends nothing twice."""
+    with FakeBatchAPI(mangle=mangle) as server:
+        env = _env(server.base_url)
+        sent = _judge(demo_db, *MMVET_ONE_RUN, "--batch", env=env)
+        assert sent.returncode == 1 and "Traceback" not in sent.stderr, sent.stderr
+        assert sent.stderr.startswith("error: Batch API: ")
+        assert f"the provider's reply is malformed: {named}" in sent.stderr
+        assert len(sent.stderr.strip().splitlines()) == 1
+        assert _query(demo_db, "SELECT COUNT(*), MIN(status) FROM judge_batches") == [
+            (1, "preparing")
+        ]
+        server.mangle = {}
+        again = _judge(demo_db, *MMVET_ONE_RUN, "--batch", "--wait", "--poll-seconds", "0.05",
+                       env=env)  # fmt: skip
+        assert again.returncode == 0, again.stderr
+        assert server.batch_count == 1 and len(server.custom_ids) == 58
+        assert set(server.custom_ids.values()) == {1}
+    assert len(_llm(demo_db)) == 58
+
+
+def test_a_malformed_batch_when_polled_changes_nothing_and_is_collected_later(
+    cli, batch_api, demo_db
+) -> None:
+    cli("judge", demo_db, *MMVET_ONE_RUN, "--batch")
+    batch_api.release()
+    batch_api.mangle = {"error_file_id": ["x"], "request_counts": {"failed": -1}}
+    before = dump(demo_db)
+    result = cli("judge", demo_db, "--batch", "--collect")
+    assert result.code == 1 and "asking about batch batch_fake2: " in result.stderr
+    assert "malformed" in result.stderr and dump(demo_db) == before
+    batch_api.mangle = {}
+    result = cli("judge", demo_db, "--batch", "--collect")
+    assert result.code == 0 and "58 judged, 0 failed" in result.stdout, result.stdout
+
+
+def test_a_request_with_two_result_lines_keeps_the_first_reply_and_says_so(
+    cli, batch_api, demo_db
+) -> None:
+    """8b: each answered request has a second output line (a reply that does not parse):
+    the first reply is kept, the repeat recorded with the request and reported."""
+    batch_api.repeat = "output"
+    cli("judge", demo_db, *MMVET_ONE_RUN, "--batch")
+    batch_api.release()
+    result = cli("judge", demo_db, "--batch", "--collect")
+    assert "58 judged, 0 failed" in result.stdout and "0 replies that did not" in result.stdout
+    assert "batch_fake2: 58 request(s) had more than one result line" in result.stderr
+    judged = _llm(demo_db)
+    assert len(judged) == 58 and GARBAGE_REPLY not in {reply for *_, reply in judged}
+    assert set(_outcomes(demo_db)) == {"reply; 1 more result line(s) ignored, the first: "
+                                       "another reply"}  # fmt: skip
+
+
+def test_a_request_in_the_output_and_the_error_file_is_done_and_never_sent_again(
+    cli, batch_api, demo_db
+) -> None:
+    """8c: an id with a reply in the output file and a line in the error file is judged by
+    its reply; the error is recorded with the request; nothing is sent again."""
+    batch_api.repeat = "error"
+    cli("judge", demo_db, *MMVET_ONE_RUN, "--batch")
+    batch_api.release()
+    result = cli("judge", demo_db, "--batch", "--collect")
+    assert "58 judged, 0 failed" in result.stdout, result.stdout
+    assert {status for _, _, status, *_ in _llm(demo_db)} == {"ok"}
+    assert set(_outcomes(demo_db)) == {
+        "reply; 1 more result line(s) ignored, the first: server_error: The request failed "
+        "(fake repeat)."
+    }
+    again = cli("judge", demo_db, *MMVET_ONE_RUN, "--batch")
+    assert "Nothing new to send" in again.stdout, again.stdout
+    assert len(batch_api.custom_ids) == 58 and set(batch_api.custom_ids.values()) == {1}
+
+
+def test_a_dry_run_keeps_no_prompt_in_memory(demo_db) -> None:
+    """8d: the preview counts each request and lets its prompt go (the old one held every
+    prompt of every run at once): its peak stays far below the prompts' size."""
+    with Store.open(demo_db, create=False) as store:
+        chains = JudgeStore(store, DEFAULT_JUDGE_MODEL).plan(20, ["mmvet"]).chains
+        tracemalloc.start()
+        try:
+            preview = BatchJudge(store, None, DEFAULT_JUDGE_MODEL).preview(chains)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert preview.requests == 58 * 20
+    assert peak < preview.tokens * 4 / 10, (peak, preview.tokens * 4)
+
+
+def test_wait_says_on_stderr_how_the_batches_stand_while_it_polls(cli, batch_api, demo_db) -> None:
+    """8e"""
+    batch_api.delay = 0.5
+    result = cli("judge", demo_db, *MMVET_ONE_RUN, "--batch", "--wait", "--poll-seconds", "0.05")
+    assert result.code == 0 and "58 judged" in result.stdout, result.stdout
+    waiting = result.stderr.strip().splitlines()
+    assert waiting == [
+        "Waiting (a poll every 0.05 s): Judge batches in flight: 1 (58 requests, 58 items). "
+        f"batch_fake2 ({DEFAULT_JUDGE_MODEL}): in_progress, 0 of 58 done, 0 failed."
+    ]
+
+
+def test_the_collect_hint_carries_the_base_url_and_the_key_variable_and_works(
+    demo_db, tmp_path
+) -> None:
+    """8f: sent with --base-url and --api-key-env, the hint's command collects as it is
+    printed (run here in a shell-like split), and names the variable, never the key."""
+    with FakeBatchAPI(delay=None) as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+        env["MY_JUDGE_KEY"] = KEY
+        sent = _judge(demo_db, *MMVET_ONE_RUN, "--batch", "--base-url", server.base_url,
+                      "--api-key-env", "MY_JUDGE_KEY", env=env)  # fmt: skip
+        assert sent.returncode == 0, sent.stderr
+        hint = sent.stdout.split("Collect them with `")[1].split("`")[0]
+        assert hint == (f"lmmreview judge {demo_db} --batch --collect --base-url "
+                        f"{server.base_url} --api-key-env MY_JUDGE_KEY")  # fmt: skip
+        assert KEY not in sent.stdout
+        server.release()
+        command = [sys.executable, "-m", "lmmreview", *shlex.split(hint)[1:]]
+        collected = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert collected.returncode == 0, collected.stderr
+    assert "Collected 1 batch(es): 58 judged" in collected.stdout, collected.stdout
+
+
+def test_ctrl_c_while_waiting_stops_and_says_how_to_collect(demo_db) -> None:
+    with FakeBatchAPI(delay=None) as server:
+        command = [sys.executable, "-m", "lmmreview", "judge", str(demo_db), *MMVET_ONE_RUN,
+                   "--batch", "--wait", "--poll-seconds", "0.05"]  # fmt: skip
+        process = subprocess.Popen(command, env=_env(server.base_url), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            assert process.stderr is not None
+            said = select.select([process.stderr], [], [], 30)[0]
+            assert said, "nothing on stderr while waiting"
+            assert process.stderr.readline().startswith("Waiting (a poll every 0.05 s): ")
+            time.sleep(0.5)  # not within that print: Rich would print its line again
+            process.send_signal(signal.SIGINT)
+            _, stderr = process.communicate(timeout=60)
+        finally:
+            process.kill()
+            process.wait()
+    assert process.returncode == 130 and stderr == (
+        "Stopped. What was sent is recorded. Collect them with "
+        f"`lmmreview judge {demo_db} --batch --collect --base-url {server.base_url}`.\n"
+    )
+    assert _query(demo_db, "SELECT COUNT(*) FROM judge_batches WHERE batch_id IS NOT NULL") == [
+        (1,)
+    ]

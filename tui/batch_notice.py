@@ -37,7 +37,8 @@ class BatchNotice:
             return
         self._seen = state
         lines = [line.strip() for line in in_flight_lines(batches)]
-        self._tell(" ".join(lines) if lines else "Every judge batch is collected.")
+        text = f"{lines[0]} {'; '.join(lines[1:])}." if lines else ""
+        self._tell(text or "Every judge batch is collected.")
 
 
 def batches_in_flight_of(reader: ReviewStore) -> list[InFlight]:

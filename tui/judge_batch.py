@@ -1,17 +1,21 @@
 """`lmmreview judge --batch`: the judge's pending work through a Batch API.
 
 Each round collects the batches that ended, then (unless --collect) sends what is still
-pending; --wait repeats the rounds until no batch is in flight. The key, model, base URL
-and timeout come from `judge_setup`, as for a live run; the planning, claims, ladder and
-cache are the live judge's (db/batches.py).
+pending; --wait repeats the rounds until no batch is in flight, saying on stderr how the
+batches stand whenever that changes. The key, model, base URL and timeout come from
+`judge_setup`, as for a live run; the planning, claims, ladder and cache are the live
+judge's (db/batches.py).
 """
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import typer
 
 from lmmreview.db import Store
 from lmmreview.db.batches import (
@@ -20,11 +24,14 @@ from lmmreview.db.batches import (
     Submitted,
     batches_in_flight,
     in_flight_lines,
+    in_flight_urls,
 )
 from lmmreview.engine.batch import BatchFailed, Limits, OpenAIBatches
 from lmmreview.engine.benchmark import JudgeItem
+from lmmreview.tui.batch_notice import BatchNotice
+from lmmreview.tui.crash import DEFAULT_KEY_VARIABLE
 from lmmreview.tui.judge_run import JudgeSetup
-from lmmreview.tui.output import clear_errors, fail, say
+from lmmreview.tui.output import clear_errors, err, fail, say
 
 Chains = list[list[JudgeItem]]
 
@@ -62,20 +69,30 @@ def judge_in_batches(
                            base_url=setup.base_url, limits=options.limits,
                            secrets=client.secrets)  # fmt: skip
         try:
-            _rounds(store, judge, options, plan)
+            _rounds(store, judge, options, plan, setup)
         except BatchFailed as exc:
             raise fail(f"Batch API: {exc}. What was sent is recorded; run again.") from None
+        except KeyboardInterrupt:
+            say(f"Stopped. What was sent is recorded. {_collect_them(store, setup)}", console=err)
+            raise typer.Exit(130) from None
         finally:
             client.close()
 
 
 def _rounds(
-    store: Store, judge: BatchJudge, options: BatchOptions, plan: Callable[[Store], Chains]
+    store: Store,
+    judge: BatchJudge,
+    options: BatchOptions,
+    plan: Callable[[Store], Chains],
+    setup: JudgeSetup,
 ) -> None:
     """Collect and send until nothing is in flight (--wait) or once. An item that failed
     in this command is not sent again by it (a later command asks it again)."""
     failed: set[tuple[int, int]] = set()
     first = True
+    waiting = BatchNotice(
+        lambda text: say(f"Waiting (a poll every {options.poll_seconds:g} s): {text}", console=err)
+    )
     while True:
         collected = judge.collect()
         failed |= collected.failed_items
@@ -85,8 +102,9 @@ def _rounds(
         first = False
         flying = batches_in_flight(store)
         if not (options.wait and flying):
-            _say_in_flight(store)
+            _say_in_flight(store, setup)
             return
+        waiting.seen(flying)
         time.sleep(options.poll_seconds)
 
 
@@ -98,7 +116,7 @@ def _preview(store: Store, setup: JudgeSetup, options: BatchOptions, chains: Cha
         f"about {preview.tokens:,} prompt tokens; {preview.answered} items settled without "
         "a request. Nothing was sent (--dry-run)."
     )
-    _say_in_flight(store)
+    _say_in_flight(store, setup)
 
 
 def _say_collected(done: Collected) -> None:
@@ -107,6 +125,13 @@ def _say_collected(done: Collected) -> None:
             f"Collected {done.batches} batch(es): {done.judged} judged, {done.failed} failed "
             f"(recorded with the reason, not scored), {done.again} replies that did not "
             "parse (asked again in the next batch)."
+        )
+    for batch_id, repeated in done.repeated:
+        say(
+            f"warning: batch {batch_id}: {repeated} request(s) had more than one result line; "
+            "the first reply (else the first failure) was kept, the others are recorded "
+            "with the request, and none is sent again.",
+            console=err,
         )
 
 
@@ -123,7 +148,24 @@ def _say_submitted(done: Submitted, model: str, quiet: bool) -> None:
         say(f"Nothing new to send to {model}.")
 
 
-def _say_in_flight(store: Store) -> None:
+def _say_in_flight(store: Store, setup: JudgeSetup) -> None:
     lines = in_flight_lines(batches_in_flight(store))
     if lines:
-        say(f"{lines[0]} Collect them with `lmmreview judge {store.path} --batch --collect`.")
+        say(f"{lines[0]} {_collect_them(store, setup)}")
+
+
+def _collect_them(store: Store, setup: JudgeSetup) -> str:
+    """How to collect the batches in flight: a command per API they went to, with every
+    option that collecting needs (the key's variable, never the key)."""
+    urls = in_flight_urls(store)
+    commands = [f"`{_collect_command(store.path, url, setup)}`" for url in urls]
+    return f"Collect them with {' and '.join(commands)}." if commands else ""
+
+
+def _collect_command(db: Path, base_url: str | None, setup: JudgeSetup) -> str:
+    words = ["lmmreview", "judge", str(db), "--batch", "--collect"]
+    if base_url:
+        words += ["--base-url", base_url]
+    if setup.api_key_env != DEFAULT_KEY_VARIABLE:
+        words += ["--api-key-env", setup.api_key_env]
+    return shlex.join(words)

@@ -8,6 +8,10 @@ from urllib.parse import urlsplit
 
 import typer
 
+# Judge runs per answer at most (MM-Vet's paper takes 5): each run is paid for, and a run
+# count far above this is a typo that would plan (and bill) without end.
+MAX_RUNS = 100
+
 
 def url_problem(url: str) -> str | None:
     """Why `url` is not an http(s) URL with a host, or None when it is one."""
