@@ -309,12 +309,15 @@ def test_runs_above_the_maximum_are_refused_before_anything_is_planned(
 
 
 def test_runs_above_the_maximum_in_the_settings_file_are_refused(demo_db, config_home) -> None:
+    """The settings file is held to the flag's bound, where the judge reads it."""
     settings = config_home / "lmmreview" / "config.toml"
     settings.parent.mkdir()
     settings.write_text("[judge]\nruns = 100000000000\n")
-    result = _judge_bounded(demo_db, "--dry-run")
-    assert result.returncode == 1, result.stderr
-    assert result.stderr == (
-        f"error: {settings}: judge.runs: at most 100 runs per answer, not 100000000000\n"
-    )
-    assert _judge_bounded(demo_db, "--dry-run", "--runs", "100").returncode == 0  # the flag wins
+    for flags in ((), ("--runs", "100")):
+        result = _judge_bounded(demo_db, "--dry-run", *flags)
+        assert result.returncode == 1, result.stderr
+        assert result.stderr == (
+            f"error: {settings}: judge.runs: expected a whole number from 1 to 100\n"
+        )
+    settings.write_text("[judge]\nruns = 100\n")
+    assert _judge_bounded(demo_db, "--dry-run").returncode == 0

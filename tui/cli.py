@@ -31,7 +31,15 @@ from lmmreview.tui.imports_cli import imports_command
 from lmmreview.tui.judge_cli import judge
 from lmmreview.tui.judges_cli import judges
 from lmmreview.tui.merge_cli import merge_command, reviewers_command
-from lmmreview.tui.options import DatasetOpt, DatasetsOpt, DbArg, JudgeOpt, JudgeUrlOpt, ZeroOpt
+from lmmreview.tui.options import (
+    MAX_RUNS,
+    DatasetOpt,
+    DatasetsOpt,
+    DbArg,
+    JudgeOpt,
+    JudgeUrlOpt,
+    ZeroOpt,
+)
 from lmmreview.tui.output import clear_errors, deliver, err, fail, out, require_terminal, say
 from lmmreview.tui.safe_text import safe
 from lmmreview.tui.settings import IMAGE_RENDERERS, Settings, SettingsError, for_command
@@ -377,6 +385,7 @@ def open_db(
         int | None,
         typer.Option(
             min=1,
+            max=MAX_RUNS,
             metavar="N",
             help="Runs per open answer for runs started from the screen.",
             show_default=False,

@@ -20,7 +20,7 @@ from lmmreview.engine.benchmarks.mmvet import Grading
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.tui.options import MAX_RUNS, DatasetsOpt, DbArg, JudgeUrlOpt
 from lmmreview.tui.output import clear_errors, err, fail, say
-from lmmreview.tui.settings import Settings, for_command
+from lmmreview.tui.settings import for_command
 
 if TYPE_CHECKING:
     from lmmreview.db.judging import JudgeStore, Plan
@@ -137,7 +137,6 @@ def judge(
         judge_timeout=timeout,
         judge_max_attempts=max_attempts,
     )
-    _check_runs(effective)
     setup = judge_setup(effective, use_cache=not no_cache)
     model, runs = setup.model, setup.runs
     unconfigured = f"No LLM judge configured (set {setup.api_key_env} or --base-url)"
@@ -182,13 +181,6 @@ def judge(
             say("Stopped. What was judged is stored; run again to resume.", console=err)
             raise typer.Exit(130) from None
     _summary(done, model)
-
-
-def _check_runs(settings: Settings) -> None:
-    """The settings file's judge.runs is bounded as --runs is (the flag is checked first)."""
-    if settings.judge_runs > MAX_RUNS:
-        raise fail(f"{settings.path}: judge.runs: at most {MAX_RUNS} runs per answer, "
-                   f"not {settings.judge_runs}")  # fmt: skip
 
 
 def _grading(variant: str | None) -> Grading | None:

@@ -28,7 +28,7 @@ import platformdirs
 from lmmreview.engine.causes import MMMU_CAUSES
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
-from lmmreview.tui.options import url_problem
+from lmmreview.tui.options import MAX_RUNS, url_problem
 from lmmreview.tui.output import fail
 
 IMAGE_RENDERERS = ("auto", "tgp", "sixel", "halfcell", "unicode", "off")
@@ -134,7 +134,9 @@ _SPECS: dict[str, _Spec] = {
         lambda v: isinstance(v, str) and bool(_VARIABLE_NAME.fullmatch(v)),
         "the NAME of an environment variable (never the key itself)",
     ),
-    "judge.runs": _Spec("judge_runs", _number(1, whole=True), "a whole number >= 1"),
+    "judge.runs": _Spec(
+        "judge_runs", _number(1, MAX_RUNS, whole=True), f"a whole number from 1 to {MAX_RUNS}"
+    ),
     "judge.concurrency": _Spec("judge_concurrency", _number(1, whole=True), "a whole number >= 1"),
     "judge.timeout": _Spec("judge_timeout", _number(0.1), "seconds >= 0.1"),
     "judge.max_attempts": _Spec(
