@@ -150,7 +150,9 @@ def test_a_bad_judge_setting_stops_the_judge_only(cli, demo_db: Path, config_hom
         assert (result.code, result.stderr) == (0, ""), args
     judged = cli("judge", demo_db, "--dry-run")
     assert judged.code == 1
-    assert judged.stderr.strip() == f"error: {path}: judge.runs: expected a whole number from 1 to 100"
+    assert (
+        judged.stderr.strip() == f"error: {path}: judge.runs: expected a whole number from 1 to 100"
+    )
 
 
 @pytest.mark.parametrize("kind", ["fifo", "folder", "huge"])
