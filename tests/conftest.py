@@ -151,6 +151,17 @@ def mmvet_files(tmp_path: Path) -> dict[str, Path]:
 
 
 @pytest.fixture
+def mmvet_two_models_db(cli, mmvet_files: dict[str, Path], tmp_path: Path) -> Path:
+    """The three-sample MM-Vet set imported with alpha's and beta's answers, nothing judged."""
+    db = tmp_path / "mmvet-two-models.db"
+    files = mmvet_files
+    result = cli("import", "mmvet", db, files["questions"], "--images", files["images"],
+                 "--answers", files["alpha"], "--answers", files["beta"])  # fmt: skip
+    assert result.code == 0, result.stderr
+    return db
+
+
+@pytest.fixture
 def mmbench_tsv(tmp_path: Path) -> Path:
     """Two questions with circular copies: one with 2 options, one with 3, one shared image."""
     image = png_base64("purple")

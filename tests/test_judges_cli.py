@@ -38,14 +38,10 @@ def _report(cli, db: Path, *args: str) -> dict[str, dict[str, dict]]:
 
 
 @pytest.fixture
-def mmvet_db(cli, mmvet_files, tmp_path: Path) -> Path:
+def mmvet_db(mmvet_two_models_db: Path) -> Path:
     """Two LLM judges, j1 (two runs, then a failed rerun) and j2 (one run, one failure),
     and human scores on three answers."""
-    db = tmp_path / "j.db"
-    files = mmvet_files
-    result = cli("import", "mmvet", db, files["questions"], "--images", files["images"],
-                 "--answers", files["alpha"], "--answers", files["beta"])  # fmt: skip
-    assert result.code == 0, result.stderr
+    db = mmvet_two_models_db
     with Store.open(db) as store:
         ids = store.answer_ids("mmvet")
         a0, a1, b1 = ids["alpha", "v1_0"], ids["alpha", "v1_1"], ids["beta", "v1_1"]

@@ -29,14 +29,10 @@ def _judged(run: int, score: float, kind: str, model: str, prompt: str) -> Judgm
 
 
 @pytest.fixture
-def judged_db(cli, mmvet_files, tmp_path: Path) -> Path:
+def judged_db(mmvet_two_models_db: Path) -> Path:
     """Two judges of three runs each (the official grader's gpt-4, imported, and an LLM
     with a long name) on alpha's v1_0 and v1_1, the first answers listed; three humans."""
-    db = tmp_path / "judged.db"
-    files = mmvet_files
-    result = cli("import", "mmvet", db, files["questions"], "--images", files["images"],
-                 "--answers", files["alpha"], "--answers", files["beta"])  # fmt: skip
-    assert result.code == 0, result.stderr
+    db = mmvet_two_models_db
     with Store.open(db) as store:
         ids = store.answer_ids("mmvet")
         a0, a1, b1 = ids["alpha", "v1_0"], ids["alpha", "v1_1"], ids["beta", "v1_1"]
