@@ -7,7 +7,10 @@ import io
 import json
 import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -19,7 +22,8 @@ from typer.testing import CliRunner
 
 from lmmreview.tui.cli import app
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
 GOLDEN = Path(__file__).parent / "golden"
 FIXTURES = SHARED / "fixtures"
 
@@ -257,3 +261,26 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if in_smoke_set(item.nodeid):
             item.add_marker(pytest.mark.smoke)
+
+
+def serve_fake(module: str, *args: str) -> subprocess.Popen[str]:
+    """Start one of bench/'s fake servers (`bench.fake_judge`, `bench.fake_batch`) on a free
+    port, as its command line; its first line of stdout is its base URL."""
+    return subprocess.Popen(
+        [sys.executable, "-m", module, "--port", "0", *args],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+
+
+def stop_fake(process: subprocess.Popen[str]) -> dict:
+    """Ctrl-C a fake server; it exits 0 and its last line is its counters."""
+    try:
+        process.send_signal(signal.SIGINT)
+        stdout, _ = process.communicate(timeout=10)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert process.returncode == 0
+    return json.loads(stdout.strip().splitlines()[-1])

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-from pathlib import Path
 
 import openai
 import pytest
+from conftest import serve_fake, stop_fake
 
 from bench.fake_batch import FakeBatchAPI
 from bench.fake_judge import FakeJudge, scripted_reply
@@ -143,34 +142,21 @@ def test_cancel_ends_a_batch_with_every_request_cancelled() -> None:
 
 # --- the command line (issue 25, item 11) ----------------------------------------------------
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _serve(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "bench.fake_batch", "--port", "0", *args],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )  # fmt: skip
-
-
-def _stop(process: subprocess.Popen[str]) -> dict:
-    """Ctrl-C the server; its last line is its counters."""
-    try:
-        process.send_signal(signal.SIGINT)
-        stdout, _ = process.communicate(timeout=10)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == 0
-    return json.loads(stdout.strip().splitlines()[-1])
-
 
 def test_the_command_line_serves_a_batch_judge_run_end_to_end(demo_db) -> None:
     """As the README shows it: start the fake, point `judge --batch --base-url` at it with
     no key set, wait for the results; every MM-Vet item is judged, none paid twice."""
-    process = _serve("--delay", "0.2", "--fault-rate", "0.2", "--faults", "500", "--seed", "3")
+    process = serve_fake(
+        "bench.fake_batch",
+        "--delay",
+        "0.2",
+        "--fault-rate",
+        "0.2",
+        "--faults",
+        "500",
+        "--seed",
+        "3",
+    )
     try:
         assert process.stdout is not None
         base_url = process.stdout.readline().strip()
@@ -182,7 +168,7 @@ def test_the_command_line_serves_a_batch_judge_run_end_to_end(demo_db) -> None:
             env=env, capture_output=True, text=True, timeout=300,
         )  # fmt: skip
     finally:
-        summary = _stop(process)
+        summary = stop_fake(process)
     assert judge.returncode == 0, judge.stderr
     assert "Sent 58 requests" in judge.stdout and "Waiting" in judge.stderr
     collected = judge.stdout.split("Collected 1 batch(es): ")[1]
@@ -192,7 +178,7 @@ def test_the_command_line_serves_a_batch_judge_run_end_to_end(demo_db) -> None:
 
 
 def test_the_command_line_refuses_a_bad_option_in_one_line() -> None:
-    process = _serve("--outcomes", "completed,exploded")
+    process = serve_fake("bench.fake_batch", "--outcomes", "completed,exploded")
     stdout, stderr = process.communicate(timeout=30)
     assert process.returncode == 2 and stdout == ""
     assert stderr.startswith("error: outcomes must be among") and "Traceback" not in stderr

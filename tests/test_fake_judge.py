@@ -7,19 +7,15 @@ import contextlib
 import email.utils
 import http.client
 import json
-import os
-import signal
 import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
+from conftest import serve_fake, stop_fake
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from openai.types.chat import ChatCompletion
@@ -36,7 +32,6 @@ from bench.fake_judge import (
 from lmmreview.engine.mmbench import extraction_prompt
 from lmmreview.engine.mmvet import judge_prompt, parse_score, retry_prompt
 
-REPO = Path(__file__).resolve().parents[1]
 # A hand-built MM-Vet prompt: the marker sentence, then the query row with an empty last cell.
 MMVET_PROMPT = (
     f"{MMVET_MARKER}, to give a correctness score.\n\nWhat is x? | -1 <AND> -5 | x = -1 | "
@@ -609,27 +604,14 @@ def test_start_twice_is_refused_and_restart_after_stop_works() -> None:
 
 
 def test_command_line_serves_until_interrupted() -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bench.fake_judge", "--port", "0", "--fault-rate", "0"],
-        cwd=REPO,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )
+    process = serve_fake("bench.fake_judge", "--fault-rate", "0")
     try:
         assert process.stdout is not None
         base_url = process.stdout.readline().strip()
         assert base_url.startswith("http://127.0.0.1:")
         client = openai.OpenAI(base_url=base_url, api_key="k", max_retries=0, timeout=5)
         assert reply(client, MMVET_PROMPT) == "0.5"
-        process.send_signal(signal.SIGINT)
-        stdout, _ = process.communicate(timeout=10)
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-    assert process.returncode == 0
-    summary = json.loads(stdout.strip().splitlines()[-1])
+        summary = stop_fake(process)
     assert summary["requests"] == 1
     assert summary["by_outcome"] == {"ok": 1}

@@ -47,15 +47,21 @@ def _laid_out_anew(source: Path, target: Path) -> Path:
     return target
 
 
+async def _grade_first(app, pilot):
+    """Grade the answer on screen 0.3 and wait until the session holds it; returns it."""
+    first = app.current()
+    await pilot.press("3")
+    await until(pilot, lambda: app.session.find(first.answer_id).reviewed)
+    return first
+
+
 def _grade_two_around(demo_db: Path, change) -> tuple:
     """Grade the first answer 0.3, `change()` the file, grade the next 0.5, quit. Returns
     the app, what it showed once the second verdict was in, and the two answers."""
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
-        first = app.current()
-        await pilot.press("3")
-        await until(pilot, lambda: app.session.find(first.answer_id).reviewed)
+        first = await _grade_first(app, pilot)
         change()
         await pilot.press("j")
         second = app.current()
@@ -143,9 +149,7 @@ def test_a_file_rewritten_in_place_while_open_is_left_intact_and_the_verdict_kep
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
-        first = app.current()
-        await pilot.press("3")
-        await until(pilot, lambda: app.session.find(first.answer_id).reviewed)
+        await _grade_first(app, pilot)
         shutil.copyfile(newer, demo_db)  # as cp does: the same file, written over
         seen["before"] = dump(demo_db)
         await pilot.press("j", "5")
@@ -177,9 +181,7 @@ def test_another_process_writing_the_file_is_not_taken_for_a_rewrite(demo_db: Pa
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
-        first = app.current()
-        await pilot.press("3")
-        await until(pilot, lambda: app.session.find(first.answer_id).reviewed)
+        await _grade_first(app, pilot)
         with closing(sqlite3.connect(demo_db)) as other:
             other.execute("CREATE TABLE other_tool (x)")  # a commit that changes pages
             other.commit()
@@ -205,9 +207,7 @@ def test_a_replacing_file_written_before_the_screen_looks_gets_no_broken_copy(
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
-        first = app.current()
-        await pilot.press("3")
-        await until(pilot, lambda: app.session.find(first.answer_id).reviewed)
+        await _grade_first(app, pilot)
         os.replace(newer, demo_db)
         with closing(sqlite3.connect(demo_db)) as other:
             other.execute("CREATE TABLE other_tool (x)")
