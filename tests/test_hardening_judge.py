@@ -321,3 +321,32 @@ def test_runs_above_the_maximum_in_the_settings_file_are_refused(demo_db, config
         )
     settings.write_text("[judge]\nruns = 100\n")
     assert _judge_bounded(demo_db, "--dry-run").returncode == 0
+
+
+@pytest.mark.parametrize("where", ["flag", "environment", "settings file"])
+def test_a_key_given_inside_the_base_url_is_refused_and_never_shown_or_stored(
+    demo_db: Path, config_home: Path, where: str
+) -> None:
+    """`http://user:KEY@host` would carry the key into the collect hint, `config` and the
+    batches table: such a URL is refused, without echoing it, wherever it is given."""
+    url = "http://u:sk-SECRET-1234@127.0.0.1:9/v1"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    flags: tuple[str, ...] = ()
+    if where == "flag":
+        flags = ("--base-url", url)
+    elif where == "environment":
+        env["OPENAI_BASE_URL"] = url
+    else:
+        path = config_home / "lmmreview" / "config.toml"
+        path.parent.mkdir()
+        path.write_text(f'[judge]\nbase_url = "{url}"\n')
+    before = demo_db.read_bytes()
+    for command in (["judge", str(demo_db), "--runs", "1", "--batch", *flags], ["config"]):
+        if command == ["config"] and where == "flag":
+            continue
+        result = subprocess.run([sys.executable, "-m", "lmmreview", *command], env=env,
+                                capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert result.returncode != 0, (command, result.stdout)
+        assert "user name or password" in result.stderr, result.stderr
+        assert "SECRET" not in result.stdout + result.stderr
+    assert demo_db.read_bytes() == before

@@ -14,12 +14,19 @@ MAX_RUNS = 100
 
 
 def url_problem(url: str) -> str | None:
-    """Why `url` is not an http(s) URL with a host, or None when it is one."""
+    """Why `url` is not an http(s) URL with a host and no credentials, or None when it is
+    one."""
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - the property raises on a port that is not a number
     except ValueError as exc:  # http://[::1 (an unclosed IPv6 bracket), http://h:x
         return f"{url!r} is not a URL ({exc})"
+    if parts.username is not None or parts.password is not None:
+        # Likely the key itself: never echoed, never stored with the batches, never shown.
+        return (
+            "the URL holds a user name or password (not shown): give the key through the "
+            "environment variable api_key_env names, never in the URL"
+        )
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"{url!r} is not an http:// or https:// URL with a host"
     return None

@@ -127,7 +127,7 @@ _SPECS: dict[str, _Spec] = {
     "judge.base_url": _Spec(
         "judge_base_url",
         lambda v: isinstance(v, str) and url_problem(v) is None,
-        "an http:// or https:// URL with a host",
+        "an http:// or https:// URL with a host (and no user name or password)",
     ),
     "judge.api_key_env": _Spec(
         "judge_api_key_env",
@@ -284,8 +284,11 @@ def load(path: Path | None = None, uses: Collection[str] | None = None) -> Setti
     if "reviewer" not in values:
         chosen["reviewer"] = _login_name()
         sources["reviewer"] = "environment"
-    if os.environ.get("OPENAI_BASE_URL"):  # the environment beats the file, flags beat both
-        chosen["judge_base_url"] = os.environ["OPENAI_BASE_URL"]
+    if url := os.environ.get("OPENAI_BASE_URL"):  # the environment beats the file, flags both
+        problem = url_problem(url)
+        if problem is not None and (uses is None or "judge" in uses):
+            raise SettingsError(f"$OPENAI_BASE_URL: {problem}")
+        chosen["judge_base_url"] = url
         sources["judge.base_url"] = "environment"
     return Settings(path=path, keymap=keymap, sources=sources, **chosen)
 
