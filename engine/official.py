@@ -181,6 +181,15 @@ def workbook_text(text: str) -> str:
     return _WORKBOOK_UNSAFE.sub(lambda m: f"_x{ord(m.group()):04X}_", text)
 
 
+_WORKBOOK_ESCAPE = re.compile(r"_x([0-9A-Fa-f]{4})_")
+
+
+def from_workbook_text(text: str) -> str:
+    """A workbook cell's text as Excel shows it: each ``_xHHHH_`` read back as its
+    character, left to right (so ``_x005F_x0041_`` is the literal ``_x0041_``)."""
+    return _WORKBOOK_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+
+
 # -- MMMU: the test-server JSON -------------------------------------------------------------------
 
 

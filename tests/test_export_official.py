@@ -13,6 +13,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import statistics
 import tempfile
 from collections.abc import Iterator
@@ -558,6 +559,29 @@ def test_control_characters_in_a_prediction_are_written_in_the_workbooks_escape(
     assert not set(written[7]) & (set(CONTROL) - {"\t", "\n"})
     assert _OOXML_ESCAPE.sub(lambda m: chr(int(m[1], 16)), written[7]) == prediction
     assert written[9] == PREDICTIONS[9]
+
+
+def test_a_submission_workbook_imports_back_to_the_same_predictions(
+    cli, mmbench_tsv: Path, tmp_path: Path
+) -> None:
+    """The round trip: what the submission escapes (control characters, a literal
+    "_x0041_") comes back as it was when the workbook is imported as answers."""
+    pytest.importorskip("openpyxl")
+    prediction = f"A{CONTROL.replace(chr(13), '')}_x0041_ B"  # CSV reads \r\n as \n
+    answers = _predictions_csv(tmp_path / "p.csv", {**PREDICTIONS, 7: prediction})
+    db = tmp_path / "mmbench.db"
+    result = cli("import", "mmbench", db, mmbench_tsv, "--answers", answers, "--model", "m")
+    assert result.code == 0, result.stderr
+    (path,) = _export(cli, db, "mmbench-submission", tmp_path / "m.xlsx")
+    back = cli("import", "mmbench", db, mmbench_tsv, "--answers", path, "--model", "back")
+    assert back.code == 0, back.stderr
+    with sqlite3.connect(db) as conn:
+        texts = dict(conn.execute(
+            "SELECT s.key, a.text FROM answers a JOIN samples s ON s.id = a.sample_id "
+            "JOIN models m ON m.id = a.model_id WHERE m.name = 'back'"
+        ).fetchall())  # fmt: skip
+    assert texts["7"] == prediction
+    assert texts["9"] == PREDICTIONS[9]
 
 
 def test_a_failed_mmbench_export_leaves_nothing_behind(

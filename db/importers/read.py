@@ -26,6 +26,7 @@ from PIL import Image, UnidentifiedImageError
 
 from lmmreview.db.importers.batch import ImportFailure, listed
 from lmmreview.db.store import StoredImage
+from lmmreview.engine.official import from_workbook_text
 
 csv.field_size_limit(2**31 - 1)  # base64 images make very long cells
 
@@ -312,7 +313,7 @@ def _sheet_rows(
             )
         if any(value not in (None, "") for value in values):
             rows.append(
-                (number, {name: xlsx_text(v) for name, v in zip(header, values, strict=True)})
+                (number, {name: _cell_text(v) for name, v in zip(header, values, strict=True)})
             )
     return rows
 
@@ -346,6 +347,12 @@ def _beyond_limit(limit: int) -> str:
         "save it as .tsv (read as a stream, with no bound), or raise the bound: "
         f"{XLSX_LIMIT_VARIABLE}=N (MiB; now {limit // 2**20})"
     )
+
+
+def _cell_text(value: object) -> str:
+    """A workbook cell's text, its OOXML escapes read back (as Excel shows it, and as
+    lmmreview's own workbooks write what a cell cannot hold)."""
+    return from_workbook_text(xlsx_text(value))
 
 
 def xlsx_text(value: object) -> str:
