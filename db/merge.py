@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from lmmreview.db.importers import IMPORT_ACTION
@@ -319,6 +319,9 @@ def _score(value: object) -> str | None:
     return None if 0 <= value <= 1 else "is not between 0 and 1"
 
 
+_CLOCK_SKEW = timedelta(days=1)  # another machine's clock may run ahead, not by more
+
+
 def _time(value: object) -> str | None:
     """A time as lmmreview writes it (UTC, milliseconds): the history is ordered by it."""
     problem = _text(value)
@@ -331,6 +334,8 @@ def _time(value: object) -> str | None:
     written = stamp is not None and stamp.utcoffset() == timedelta(0)
     if stamp is None or not written or stamp.isoformat(timespec="milliseconds") != value:
         return "is not a time as lmmreview writes it (e.g. 2024-05-01T12:00:00.000+00:00)"
+    if stamp > datetime.now(UTC) + _CLOCK_SKEW:
+        return "is in the future: it would outrank every verdict given after it"
     return None
 
 

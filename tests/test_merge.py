@@ -317,6 +317,8 @@ HOSTILE: dict[str, tuple[str, dict[str, object], str, bool]] = {
     "created_at unparseable": ("reviews", REVIEW | {"created_at": "yesterday"}, "created_at", False),
     "created_at without zone": (
         "reviews", REVIEW | {"created_at": "2024-02-01T00:00:00.000"}, "created_at", False),
+    "created_at in the future": (
+        "reviews", REVIEW | {"created_at": "9999-12-31T23:59:59.999+00:00"}, "created_at", False),
     "score out of range": ("reviews", REVIEW | {"score": 5.0}, "score", True),
     "score as text": ("reviews", REVIEW | {"score": "1"}, "score", True),
     "action delete-everything": (
