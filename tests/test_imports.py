@@ -261,3 +261,23 @@ def test_imports_made_before_schema_11_are_listed_and_can_be_removed(cli, tmp_pa
         ]
         assert conn.execute("SELECT import_id FROM group_verdicts").fetchall() == [(2,)]
     assert _judges_as_grouped(db)[0] == _judges_as_grouped(db)[1]
+
+
+def test_the_offline_rules_name_is_refused_as_an_imported_or_llm_judge(
+    cli, mmvet_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """A judge named "offline rules" would make lmmreview's own rules unselectable
+    (`report --judge "offline rules"` matched two judges)."""
+    db = tmp_path / "r.db"
+    _small(cli, mmvet_files, db)
+    before = dump(db)
+    grades = _grades(tmp_path / "alpha_g-grade-1runs.json", "g", [0.5, 1.0, 0.0])
+    refused = cli("import", "mmvet-grades", db, grades, "--judge", "offline rules")
+    assert refused.code == 1
+    assert "'offline rules' is lmmreview's own" in refused.stderr
+    judged = cli("judge", db, "--model", "offline rules", "--dry-run")
+    assert judged.code == 1
+    assert "'offline rules' is lmmreview's own name" in judged.stderr
+    assert dump(db) == before
+    assert cli("score", db).code == 0
+    assert cli("report", db, "--judge", "offline rules").code == 0

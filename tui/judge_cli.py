@@ -18,6 +18,7 @@ from lmmreview.db import Store
 from lmmreview.engine.batch import MAX_BYTES, MAX_REQUESTS, Limits
 from lmmreview.engine.benchmarks.mmvet import Grading
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
+from lmmreview.engine.scoring import OFFLINE_RULES
 from lmmreview.tui.options import MAX_RUNS, DatasetsOpt, DbArg, JudgeUrlOpt
 from lmmreview.tui.output import clear_errors, err, fail, say
 from lmmreview.tui.settings import for_command
@@ -139,6 +140,8 @@ def judge(
     )
     setup = judge_setup(effective, use_cache=not no_cache)
     model, runs = setup.model, setup.runs
+    if model == OFFLINE_RULES:  # the name would hide lmmreview's own rules behind it
+        raise fail(f"the judge model {OFFLINE_RULES!r} is lmmreview's own name: give another")
     unconfigured = f"No LLM judge configured (set {setup.api_key_env} or --base-url)"
     grading = _grading(prompt_variant)
     if batch or collect:

@@ -38,7 +38,14 @@ from lmmreview.db.imports import (
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.store import Store, new_database
 from lmmreview.engine.benchmark import Importer
-from lmmreview.engine.scoring import IMPORTED, Judge, Judgment, Verdict, judge_label
+from lmmreview.engine.scoring import (
+    IMPORTED,
+    OFFLINE_RULES,
+    Judge,
+    Judgment,
+    Verdict,
+    judge_label,
+)
 
 IMPORT_ACTION = "import"  # the action of a verdict read back from a file
 
@@ -183,6 +190,12 @@ def _record_import(
     """The id of the import recorded for the batch; None when the same file already
     brought these judgments. An earlier import of the same judge on the same answers is
     refused, unless --replace removes it first."""
+    judges = sorted({j.judge_model for _, j in judgments} | {v.judge_model for _, v in verdicts})
+    if OFFLINE_RULES in judges:  # the name would hide lmmreview's own rules behind it
+        raise ImportFailure(
+            batch.source,
+            f"the judge name {OFFLINE_RULES!r} is lmmreview's own: give another with --judge NAME",
+        )
     sha256 = _sha256(batch.source)
     earlier = imports_judging(store, dataset_id, _judged(judgments, verdicts))
     if len(earlier) == 1 and earlier[0].sha256 == sha256:
@@ -192,7 +205,6 @@ def _record_import(
         raise ImportFailure(batch.source, _refusal(earlier))
     for found in earlier:
         summary.replaced.append(remove_import(store, found.id).id)
-    judges = sorted({j.judge_model for _, j in judgments} | {v.judge_model for _, v in verdicts})
     runs = 1 + max((j.run for _, j in judgments), default=0)
     return record_import(store, dataset_id, batch.source, sha256, ", ".join(judges), runs)
 
