@@ -3,7 +3,9 @@ nothing behind when it fails."""
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -81,6 +83,22 @@ def _naming(path: Path) -> Iterator[None]:
         raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
 
 
+def _refuse_unread_fifo(path: Path) -> None:
+    """Opening a FIFO that no program reads would wait for ever (the screen's database
+    thread with it): ask without waiting, and refuse it then."""
+    try:
+        if not stat.S_ISFIFO(path.stat().st_mode):
+            return
+    except FileNotFoundError:
+        return
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError as exc:
+        if exc.errno != errno.ENXIO:
+            raise
+        raise OSError(exc.errno, "a FIFO no program reads", str(path)) from None
+
+
 class Export:
     """The folders and files one export makes, never over the database; when the export
     fails, those it made are removed again (a file it replaced keeps what was written)."""
@@ -113,6 +131,7 @@ class Export:
         if not path.exists():
             self._made.append(path)  # before writing: a half-written file is removed too
         with _naming(path):
+            _refuse_unread_fifo(path)
             write(path)
         return replaced
 

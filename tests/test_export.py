@@ -6,8 +6,11 @@ import csv
 import html
 import io
 import json
+import os
 import re
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -321,6 +324,23 @@ def test_export_to_a_full_device_names_it(cli, demo_db: Path) -> None:
     result = cli("export", demo_db, "--out", "/dev/full")
     assert result.code == 1
     assert result.stderr == "error: /dev/full: No space left on device\n"
+
+
+@pytest.mark.parametrize("fmt", ["md", "json"])
+def test_export_to_a_fifo_no_program_reads_is_refused_not_waited_on(
+    demo_db: Path, tmp_path: Path, fmt: str
+) -> None:
+    """Opening a FIFO for writing waits for a reader: the export (and the screen's `e`,
+    which writes through the same code) would hang for ever."""
+    fifo = tmp_path / "out.fifo"
+    os.mkfifo(fifo)
+    result = subprocess.run(
+        [sys.executable, "-m", "lmmreview", "export", str(demo_db), "--format", fmt,
+         "--dataset", "mmvet", "--out", str(fifo)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert result.stderr.endswith(f"{fifo}: a FIFO no program reads\n"), result.stderr
 
 
 def test_export_refuses_to_write_over_another_sqlite_database(
