@@ -3,8 +3,8 @@
 Every history table is append-only, so a merge only appends. An answer is matched by what
 it is (dataset name, sample key, model name), never by row id; a row is recognised by its
 content (answer, every column but the id), so merging a file twice adds nothing. A row on
-an answer this file lacks is counted and left out: verdicts land only on answers imported
-here. All the files are read before anything is written, and written in one transaction.
+an answer this file lacks, or whose text, question or gold differ here, is counted and
+left out: verdicts land only on the answers they were given to. All the files are read before anything is written, and written in one transaction.
 
 Another file is untrusted input. It is read in place, read-only, never copied nor migrated
 (its history tables have kept their columns since they were made); only its plain tables
@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import cast
 
 from lmmreview.db.importers import IMPORT_ACTION
 from lmmreview.db.store import Store, StoreError, _check_file, _lmmreview_version, is_busy
@@ -55,6 +56,10 @@ class FileMerge:
     left_out: int = 0
     # Those answers, in file order (a dict: a file may hold rows on very many of them).
     missing: dict[AnswerKey, None] = field(default_factory=dict)
+    # Rows left out because their answer's text, question or gold differs from this file's:
+    # the verdict was given to something else.
+    left_changed: int = 0
+    changed: dict[AnswerKey, None] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -63,6 +68,7 @@ class _Read:
 
     merge: FileMerge
     rows: dict[str, list[tuple]] = field(default_factory=dict)  # table -> contents
+    landed: dict[int, int] = field(default_factory=dict)  # this file's answer -> the other's
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +87,7 @@ def merge(
     transaction; a file that cannot be read or holds a row that cannot land raises
     StoreError naming it (and the row), before any write. `causes`: the known causes."""
     here = _Here(_answer_keys(store.conn), _options(store.conn), _causes(store.conn, causes))
-    reads = [_read(path, here) for path in others]
+    reads = [_read(path, here, store.conn) for path in others]
     with store.transaction():
         for table, columns in COLUMNS.items():
             _append_table(store, table, columns, reads)
@@ -116,8 +122,9 @@ def _causes(conn: sqlite3.Connection, taxonomy: Iterable[str]) -> frozenset[str]
 # -- reading the other file ------------------------------------------------------------
 
 
-def _read(path: Path, here: _Here) -> _Read:
-    """The history rows of the file at `path`, checked, their answers translated."""
+def _read(path: Path, here: _Here, mine: sqlite3.Connection) -> _Read:
+    """The history rows of the file at `path`, checked, their answers translated (`mine`:
+    this file, to compare the answers they land on)."""
     read = _Read(FileMerge(path))
     with _read_only(path) as other:
         for table in _KEY_TABLES:
@@ -129,8 +136,11 @@ def _read(path: Path, here: _Here) -> _Read:
             _require_table(other, path, table, columns)
             read.rows[table] = []
             for rowid, row in _rows(other, table, columns):
-                key, mine = _checked(path, table, rowid, row, keys, here)
-                _take(read, table, row, key, mine)
+                key, answer = _checked(path, table, rowid, row, keys, here)
+                _take(read, table, row, key, answer)
+        _leave_out_changed(
+            read, other, mine, {answer: keys[o] for answer, o in read.landed.items()}
+        )
     return read
 
 
@@ -142,7 +152,37 @@ def _take(
         read.merge.left_out += 1
         read.merge.missing[key] = None
         return
+    read.landed[mine] = cast(int, row["answer_id"])
     read.rows[table].append(tuple((row | {"answer_id": mine}).values()))
+
+
+_ANSWER_TEXTS = (
+    "SELECT a.id, a.text, s.question, s.answer FROM answers a JOIN samples s ON s.id = "
+    "a.sample_id WHERE a.id IN (SELECT value FROM json_each(?))"
+)
+
+
+def _texts(conn: sqlite3.Connection, answers: Iterable[int]) -> dict[int, tuple]:
+    """The answer text, question and gold of each of `answers`."""
+    rows = conn.execute(_ANSWER_TEXTS, (json.dumps(sorted(answers)),))
+    return {answer: tuple(texts) for answer, *texts in rows}
+
+
+def _leave_out_changed(
+    read: _Read, other: sqlite3.Connection, mine: sqlite3.Connection, keys: dict[int, AnswerKey]
+) -> None:
+    """Leave out the rows on answers whose text, question or gold differ between the two
+    files (matched by dataset, sample key and model, they are not the same answer)."""
+    theirs, ours = _texts(other, read.landed.values()), _texts(mine, read.landed)
+    changed = {answer for answer, o in read.landed.items() if ours.get(answer) != theirs.get(o)}
+    if not changed:
+        return
+    read.merge.changed.update(dict.fromkeys(keys[answer] for answer in sorted(changed)))
+    for table, rows in read.rows.items():
+        at = COLUMNS[table].index("answer_id")
+        kept = [row for row in rows if row[at] not in changed]
+        read.merge.left_changed += len(rows) - len(kept)
+        read.rows[table] = kept
 
 
 @contextmanager

@@ -13,6 +13,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -159,6 +160,36 @@ def test_merge_keeps_every_row_once_and_twice_changes_nothing(cli, two_reviewers
     again = cli("merge", ana_db, ben_db)
     assert again.code == 0 and "merged nothing new" in again.stdout
     assert dump(ana_db) == once
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "UPDATE answers SET text = 'another answer: 42' WHERE id = ?",
+        "UPDATE samples SET answer = '42' WHERE id = (SELECT sample_id FROM answers WHERE id = ?)",
+    ],
+    ids=["answer text", "ground truth"],
+)
+def test_rows_on_an_answer_whose_text_differs_are_left_out_and_named(
+    cli, two_reviewers, change: str
+) -> None:
+    """Matched by dataset, sample key and model, ben's verdict on a1 was given to other
+    text (a re-import, a hand edit): it must not land on ana's a1."""
+    ana_db, ben_db = two_reviewers
+    (a1,) = _answers(ana_db, "mmvet", 1)
+    with closing(sqlite3.connect(ben_db)) as conn, conn:
+        conn.execute(change, (a1,))
+    result = cli("merge", ana_db, ben_db)
+    assert result.code == 0, result.stderr
+    assert "merged 8 reviews, 1 flags, 1 causes" in result.stdout
+    assert f"{ben_db}: 2 rows on 1 answers whose answer text, question or ground truth" in (
+        result.stderr
+    )
+    assert "mmvet / v1_0 / demo-alpha" in result.stderr
+    with closing(sqlite3.connect(ana_db)) as conn:
+        reviewers = {r for (r,) in conn.execute("SELECT reviewer FROM reviews WHERE answer_id = ?",
+                                                (a1,))}  # fmt: skip
+    assert reviewers == {"ana"}
 
 
 def test_reviewers_agreement_equals_the_hand_computation(cli, two_reviewers) -> None:

@@ -16,7 +16,7 @@ from lmmreview.tui.output import clear_errors, err, out, say
 from lmmreview.tui.settings import for_command
 
 if TYPE_CHECKING:
-    from lmmreview.db.merge import FileMerge
+    from lmmreview.db.merge import AnswerKey, FileMerge
     from lmmreview.engine.reviewers import Measure, ReviewerAgreement
     from lmmreview.engine.scoring import Verdict
 
@@ -63,15 +63,30 @@ def _report(db: Path, file: FileMerge) -> None:
         f"{file.path}: merged {added} into {db}"
         + (f" ({present} rows already there)" if present else "")
     )
-    if file.left_out:
-        named = islice(file.missing, EXAMPLES)
-        examples = "; ".join(" / ".join(map(str, key)) for key in named)
-        say(
-            f"warning: {file.path}: {file.left_out} rows on {len(file.missing)} answers that "
-            f"{db} lacks were left out (import those answers first), e.g. {examples}",
-            style="yellow",
-            console=err,
-        )
+    lacks = f"that {db} lacks"
+    _warn_left_out(file, file.left_out, file.missing, lacks, "import those answers first")
+    _warn_left_out(
+        file,
+        file.left_changed,
+        file.changed,
+        f"whose answer text, question or ground truth differ from {db}'s",
+        "they judge something else",
+    )
+
+
+def _warn_left_out(
+    file: FileMerge, rows: int, answers: dict[AnswerKey, None], which: str, why: str
+) -> None:
+    """A warning naming a few of the answers whose rows were left out, and why."""
+    if not rows:
+        return
+    examples = "; ".join(" / ".join(map(str, key)) for key in islice(answers, EXAMPLES))
+    say(
+        f"warning: {file.path}: {rows} rows on {len(answers)} answers {which} were left out "
+        f"({why}), e.g. {examples}",
+        style="yellow",
+        console=err,
+    )
 
 
 def reviewers_command(
