@@ -4,7 +4,8 @@ Every history table is append-only, so a merge only appends. An answer is matche
 it is (dataset name, sample key, model name), never by row id; a row is recognised by its
 content (answer, every column but the id), so merging a file twice adds nothing. A row on
 an answer this file lacks, or whose text, question or gold differ here, is counted and
-left out: verdicts land only on the answers they were given to. All the files are read before anything is written, and written in one transaction.
+left out: verdicts land only on the answers they were given to. All the files are read
+before anything is written, and written in one transaction.
 
 Another file is untrusted input. It is read in place, read-only, never copied nor migrated
 (its history tables have kept their columns since they were made); only its plain tables
