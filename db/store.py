@@ -775,7 +775,11 @@ def new_database(path: Path) -> Iterator[Store]:
         raise StoreError(f"{path}: cannot create it: the folder {target.parent} is read-only")
     temp = _new_file_beside(target)
     try:
-        with Store.open(temp) as store:
+        try:
+            opened = Store.open(temp)
+        except StoreError as exc:  # a full disk: name the file the user asked for
+            raise StoreError(str(exc).replace(str(temp), str(path), 1)) from None
+        with opened as store:
             store.path = path  # messages name the file the user asked for
             yield store
         _link_new(temp, target, path)
@@ -897,6 +901,11 @@ def _open_error(path: Path, exc: sqlite3.Error) -> StoreError:
     cannot_write = is_read_only(exc) or "unable to open" in str(exc)
     if cannot_write and _read_only_part(path):
         return read_only_error(path)
+    code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+    if code == sqlite3.SQLITE_FULL:  # the disk, not the file
+        return StoreError(f"{path}: cannot be written: the disk is full")
+    if code == sqlite3.SQLITE_IOERR:
+        return StoreError(f"{path}: cannot be opened: {exc} (is the disk full?)")
     return StoreError(f"{path}: not a lmmreview database ({exc})")
 
 

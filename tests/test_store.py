@@ -7,7 +7,7 @@ import pytest
 
 from lmmreview.db import Store, StoreError
 from lmmreview.db.schema import SCHEMA_VERSION
-from lmmreview.db.store import is_busy, is_read_only
+from lmmreview.db.store import _open_error, is_busy, is_read_only
 from lmmreview.engine.registry import benchmark
 from lmmreview.engine.types import QuestionType, Sample
 
@@ -130,3 +130,21 @@ def test_busy_and_read_only_are_told_by_sqlites_error_codes() -> None:
     assert is_busy(locked) and not is_read_only(locked)
     assert is_read_only(read_only) and not is_busy(read_only)
     assert not is_busy(closed) and not is_read_only(closed)
+
+
+@pytest.mark.parametrize(
+    ("code", "message", "said"),
+    [
+        (sqlite3.SQLITE_FULL, "database or disk is full", "cannot be written: the disk is full"),
+        (sqlite3.SQLITE_IOERR, "disk I/O error", "cannot be opened: disk I/O error (is the disk"),
+        (sqlite3.SQLITE_NOTADB, "file is not a database", "not a lmmreview database"),
+    ],
+)
+def test_a_full_disk_is_not_called_a_file_that_is_no_database(
+    tmp_path: Path, code: int, message: str, said: str
+) -> None:
+    """On a full disk every command called the user's database "not a lmmreview
+    database (disk I/O error)" (seen on a full tmpfs; SQLite's codes are what it sends)."""
+    error = sqlite3.OperationalError(message)
+    error.sqlite_errorcode = code  # type: ignore[attr-defined]
+    assert str(_open_error(tmp_path / "a.db", error)).startswith(f"{tmp_path / 'a.db'}: {said}")
