@@ -36,7 +36,7 @@ from lmmreview.engine.scoring import (
     Judgment,
     Status,
     judge_names,
-    names_judge,
+    judges_named,
     preferred_judge,
 )
 from lmmreview.engine.types import QuestionType, Sample
@@ -583,7 +583,7 @@ class Store:
         return self._named(dataset, judges, name) if name else preferred_judge(judges, preferred)
 
     def _named(self, dataset: str, judges: list[Judge], name: str) -> Judge:
-        matches = [j for j in judges if names_judge(j, name)]
+        matches = judges_named(judges, name)
         if len(matches) == 1:
             return matches[0]
         listed = ", ".join(repr(n) for n in judge_names(judges).values()) or "none yet"

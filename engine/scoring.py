@@ -113,14 +113,17 @@ def judge_names(judges: Iterable[Judge]) -> dict[Judge, str]:
 def preferred_judge(judges: Sequence[Judge], preferred: str | None) -> Judge | None:
     """The first of `judges` (a dataset's, the default first) that `preferred` names, else
     the default; None when there is none."""
-    liked = [j for j in judges if preferred and names_judge(j, preferred)]
+    liked = judges_named(judges, preferred) if preferred else []
     return next(iter(liked or judges), None)
 
 
-def names_judge(judge: Judge, name: str) -> bool:
-    """Whether `name` (as a user types it) names this judge: its label, its model, or its
-    label with the prompt version."""
-    return name in (judge.label, judge.model, judge.full_label)
+def judges_named(judges: Iterable[Judge], name: str) -> list[Judge]:
+    """The judges `name` (as a user types it) names, in order: those whose label it is
+    (with or without the prompt version), else those whose model it is. So "offline rules"
+    is lmmreview's rules though a file's judge "offline rules (imported)" shares the model."""
+    listed = list(judges)
+    labelled = [j for j in listed if name in (j.label, j.full_label)]
+    return labelled or [j for j in listed if name == j.model]
 
 
 @dataclass(frozen=True, slots=True)

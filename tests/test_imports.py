@@ -5,6 +5,7 @@ that says so; `imports --remove ID` leaves the file as if it had never been impo
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -263,21 +264,25 @@ def test_imports_made_before_schema_11_are_listed_and_can_be_removed(cli, tmp_pa
     assert _judges_as_grouped(db)[0] == _judges_as_grouped(db)[1]
 
 
-def test_the_offline_rules_name_is_refused_as_an_imported_or_llm_judge(
+def test_a_judge_imported_as_offline_rules_leaves_lmmreviews_rules_selectable(
     cli, mmvet_files: dict[str, Path], tmp_path: Path
 ) -> None:
-    """A judge named "offline rules" would make lmmreview's own rules unselectable
-    (`report --judge "offline rules"` matched two judges)."""
+    """A grade file exported from rules-scored answers names its judge "offline rules":
+    it imports (the round trip), and `--judge "offline rules"` still names lmmreview's own
+    rules (it matched two judges), the import being "offline rules (imported)". An LLM
+    judge may not take the name."""
     db = tmp_path / "r.db"
     _small(cli, mmvet_files, db)
-    before = dump(db)
+    assert cli("score", db).code == 0
     grades = _grades(tmp_path / "alpha_g-grade-1runs.json", "g", [0.5, 1.0, 0.0])
-    refused = cli("import", "mmvet-grades", db, grades, "--judge", "offline rules")
-    assert refused.code == 1
-    assert "'offline rules' is lmmreview's own" in refused.stderr
+    imported = cli("import", "mmvet-grades", db, grades, "--judge", "offline rules")
+    assert imported.code == 0, imported.stderr
+    for name in ("offline rules", "offline rules (imported)"):
+        result = cli("export", db, "--format", "json", "--judge", name)
+        assert result.code == 0, result.stderr
+        assert json.loads(result.stdout)["notes"]["mmvet"]["judges"][0] == name
+    before = dump(db)
     judged = cli("judge", db, "--model", "offline rules", "--dry-run")
     assert judged.code == 1
     assert "'offline rules' is lmmreview's own name" in judged.stderr
     assert dump(db) == before
-    assert cli("score", db).code == 0
-    assert cli("report", db, "--judge", "offline rules").code == 0

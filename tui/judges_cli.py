@@ -13,7 +13,7 @@ import typer
 
 from lmmreview.db import Store
 from lmmreview.engine.export import DASH, md_escape, tex
-from lmmreview.engine.scoring import ANY_PROMPT, Judge, judge_names, names_judge
+from lmmreview.engine.scoring import ANY_PROMPT, Judge, judge_names, judges_named
 from lmmreview.tui.options import DatasetsOpt, DbArg
 from lmmreview.tui.output import clear_errors, deliver, fail
 
@@ -112,7 +112,7 @@ def _named(judges: list[Judge], wanted: list[str]) -> list[Judge]:
     one judge, a different one."""
     chosen = []
     for name in wanted:
-        matches = [judge for judge in judges if names_judge(judge, name)]
+        matches = judges_named(judges, name)
         if len(matches) != 1 or matches[0] in chosen:
             return []
         chosen.append(matches[0])

@@ -40,7 +40,6 @@ from lmmreview.db.store import Store, new_database
 from lmmreview.engine.benchmark import Importer
 from lmmreview.engine.scoring import (
     IMPORTED,
-    OFFLINE_RULES,
     Judge,
     Judgment,
     Verdict,
@@ -191,11 +190,6 @@ def _record_import(
     brought these judgments. An earlier import of the same judge on the same answers is
     refused, unless --replace removes it first."""
     judges = sorted({j.judge_model for _, j in judgments} | {v.judge_model for _, v in verdicts})
-    if OFFLINE_RULES in judges:  # the name would hide lmmreview's own rules behind it
-        raise ImportFailure(
-            batch.source,
-            f"the judge name {OFFLINE_RULES!r} is lmmreview's own: give another with --judge NAME",
-        )
     sha256 = _sha256(batch.source)
     earlier = imports_judging(store, dataset_id, _judged(judgments, verdicts))
     if len(earlier) == 1 and earlier[0].sha256 == sha256:
