@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import tempfile
 from contextlib import closing
 from pathlib import Path
 
@@ -112,6 +113,24 @@ def test_a_file_deleted_while_open_keeps_its_verdicts_in_a_copy(
     assert app.return_code == 1 and f"to put it back: mv {copy} {demo_db}" in app.failure
     os.replace(copy, demo_db)  # as the screen says
     assert _intact(demo_db) and _verdicts(demo_db) == expected
+
+
+def test_a_copy_made_outside_the_folder_is_named_by_its_full_path(
+    demo_db: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """The folder is deleted with the file: the copy goes to the temporary folder, and the
+    status line names it by its full path (its name alone is not where it is)."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    db = Path(shutil.copyfile(demo_db, folder / "demo.db"))
+    temporary = tmp_path / "temporary"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    app, seen = _grade_two_around(db, lambda: shutil.rmtree(folder))
+    [copy] = temporary.glob("demo.rescued-*.db")
+    assert seen["status"].startswith(f"demo.db deleted: saving to {copy} · ")
+    assert f"to put it back: mv {copy} {db}" in seen["told"]
+    assert app.return_code == 1 and f"to put it back: mv {copy} {db}" in app.failure
 
 
 def test_open_exits_1_naming_the_copy_when_its_file_was_replaced(
