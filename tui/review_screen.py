@@ -1117,7 +1117,7 @@ class ReviewScreen(Screen[None]):
             return
         self._moved = moved
         lost = self.pending.unsave() if moved.copy is None else 0
-        again = f"; the {changes(lost)} saved to it before are lost with it: kept, not saved"
+        again = f"; {changes(lost)} saved to it before went with it: kept, not saved"
         self.review_app.tell(moved.told() + (again if lost else ""), "error")
         self.refresh_list()
         self.show_current(force=True)
