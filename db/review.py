@@ -27,8 +27,20 @@ RETRY_WAIT_MS = 100  # how long a retried write waits for another process's writ
 
 # The tables another process can add rows to while the screen is open.
 _WATCHED = ("judgments", "reviews", "flags", "causes")
-Marks = tuple[int, ...]  # the newest id of each table of _WATCHED, then of answers
-NO_MARKS: Marks = (0,) * (len(_WATCHED) + 1)
+
+
+class Marks(NamedTuple):
+    """Where to look for another process's changes from: the newest ids, and how many
+    judgments and imports the file has (fewer than then plus those added: some removed)."""
+
+    newest: tuple[int, ...]  # of each table of _WATCHED
+    answer: int  # the newest answer id
+    imported: int  # the newest import id (never reused)
+    judgments: int  # as migration 10's triggers count them: a few rows to read
+    imports: int
+
+
+NO_MARKS = Marks((0,) * len(_WATCHED), 0, 0, 0, 0)
 
 _IN_DATASET = (
     "JOIN answers a ON a.id = {t}.answer_id JOIN samples s ON s.id = a.sample_id "
@@ -438,17 +450,22 @@ class ReviewStore(EntryReader):
     def marks(self) -> Marks:
         """The newest judgment, review, flag, cause and answer ids: where to look for
         changes from."""
-        tables = (*_WATCHED, "answers")
-        row = self.conn.execute(
-            "SELECT " + ", ".join(f"(SELECT COALESCE(MAX(id), 0) FROM {t})" for t in tables)
-        ).fetchone()
-        return tuple(int(mark) for mark in row)
+        newest = ", ".join(
+            f"(SELECT COALESCE(MAX(id), 0) FROM {t})" for t in (*_WATCHED, "answers", "imports")
+        )
+        counts = "(SELECT COALESCE(SUM(judgments), 0) FROM dataset_judges), " + (
+            "(SELECT COUNT(*) FROM imports)"
+        )
+        *ids, answer, imported, judgments, imports = map(
+            int, self.conn.execute(f"SELECT {newest}, {counts}").fetchone()
+        )
+        return Marks(tuple(ids), answer, imported, judgments, imports)
 
     def touched_since(self, marks: Marks) -> set[int]:
         """Answers with a judgment, review, flag or cause newer than `marks`."""
         rows = self.conn.execute(
             " UNION ".join(f"SELECT answer_id FROM {t} WHERE id > ?" for t in _WATCHED),
-            marks[: len(_WATCHED)],
+            marks.newest,
         )
         return {row[0] for row in rows}
 
@@ -457,9 +474,23 @@ class ReviewStore(EntryReader):
         rows = self.conn.execute(
             "SELECT a.id FROM answers a JOIN samples s ON s.id = a.sample_id "
             "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? AND a.id > ?",
-            (dataset, marks[-1]),
+            (dataset, marks.answer),
         )
         return {row[0] for row in rows}
+
+    def removed_between(self, before: Marks, after: Marks) -> bool:
+        """Whether judgments or imports were removed between two marks: fewer after than
+        before plus those added between (found by id: few rows, not a scan)."""
+        judged, imported = self.conn.execute(
+            "SELECT (SELECT COUNT(*) FROM judgments WHERE id > ? AND id <= ?), "
+            "(SELECT COUNT(*) FROM imports WHERE id > ? AND id <= ?)",
+            (before.newest[0], after.newest[0], before.imported, after.imported),
+        ).fetchone()
+        return (
+            after.newest[0] < before.newest[0]  # the newest went: its id can come again
+            or after.judgments < before.judgments + judged
+            or after.imports < before.imports + imported
+        )
 
     def dataset_names(self) -> list[str]:
         """Every dataset of the file, by name (as `Store.datasets` lists them)."""

@@ -111,6 +111,29 @@ def test_next_unreviewed_and_the_unreviewed_filter(demo_db: Path) -> None:
     assert seen["cleared"] == 58
 
 
+def test_a_filter_keeps_the_cursor_on_an_answer_it_still_lists(demo_db: Path) -> None:
+    """Unreviewed on, then every filter cleared, on an unreviewed answer: it stays under
+    the cursor (and on screen) each time."""
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("5", "j", "7")
+        await until(pilot, lambda: sum(e.reviewed for e in app.session.entries) == 2)
+        await pilot.press("j", "j", "j")
+        kept = app.current().answer_id
+        for label in ("Unreviewed", "Clear all filters"):
+            await pilot.press("v")
+            await pick(app, pilot, label)
+            on = label == "Unreviewed"
+            await until(pilot, lambda on=on: app.session.filter.unreviewed == on)
+            await until(pilot, lambda: app.review_screen._showing == kept)
+            seen[label] = app.current().answer_id, cursor(app)
+
+    drive(demo_db, steps)
+    kept = seen["Unreviewed"][0]
+    assert seen == {"Unreviewed": (kept, 2), "Clear all filters": (kept, 4)}
+
+
 def test_axis_and_model_filters_combine(demo_db: Path) -> None:
     seen = {}
 

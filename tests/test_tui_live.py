@@ -8,9 +8,9 @@ import json
 import sys
 from pathlib import Path
 
-from conftest import write_lines
+from conftest import write_json, write_lines
 from textual.widgets import OptionList
-from tui_harness import drive, text_of, until
+from tui_harness import drive, export_to, text_of, until
 
 from lmmreview.db.demo import sample_data
 
@@ -81,3 +81,40 @@ def test_a_new_dataset_appears_in_the_dataset_switcher(demo_db: Path, tmp_path) 
 
     drive(demo_db, steps, poll_seconds=0.1)
     assert "fresh" in seen["menu"] and "mmvet" in seen["menu"]
+
+
+def test_judgments_another_process_removes_leave_the_list_the_tables_and_the_export(
+    cli, mmvet_two_models_db: Path, tmp_path: Path
+) -> None:
+    """`imports DB --remove 1` while the screen is open: the judge's scores leave the list,
+    the tables and `e`'s export; the cursor and the verdict given stay."""
+    db = mmvet_two_models_db
+    grades = {f"v1_{i}": {"model": ["g"], "content": [str(s)], "score": [s]}
+              for i, s in enumerate([0.5, 1.0, 0.0])}  # fmt: skip
+    imported = cli(
+        "import", "mmvet-grades", db, write_json(tmp_path / "alpha_g-grade-1runs.json", grades)
+    )
+    assert imported.code == 0, imported.stderr
+    exported = tmp_path / "screen.tables.md"
+    seen: dict = {}
+
+    async def steps(app, pilot) -> None:
+        seen["judge"] = app.session.judge_name
+        await pilot.press("j", "j", "3")
+        kept = app.current()
+        await until(pilot, lambda: app.session.find(kept.answer_id).reviewed)
+        await _lmmreview("imports", db, "--remove", "1")
+        await until(pilot, lambda: app.session.judge_name == "none yet")
+        await until(pilot, lambda: app.session.tables is not None)
+        seen["kept"] = app.current().answer_id == kept.answer_id
+        seen["scored"] = [e.judge_mean() for e in app.session.entries if e.judge_mean() is not None]
+        seen["reviewed"] = app.session.find(kept.answer_id).verdict
+        await export_to(app, pilot, exported)
+        await until(pilot, lambda: exported.exists())
+
+    drive(db, steps, poll_seconds=0.1)
+    assert seen["judge"] != "none yet"
+    assert seen["kept"] and seen["scored"] == []
+    assert seen["reviewed"] is not None and seen["reviewed"].score == 0.3
+    # The screen's export is the file's, as `lmmreview export` writes it: no judge g.
+    assert exported.read_text() == cli("export", db, "--format", "md").stdout

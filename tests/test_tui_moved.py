@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import tempfile
 from contextlib import closing
 from pathlib import Path
 
+import pytest
 from conftest import dump
 from test_open_terminal import run_in_terminal
 from tui_harness import drive, text_of, until
@@ -113,6 +115,24 @@ def test_a_file_deleted_while_open_keeps_its_verdicts_in_a_copy(
     assert _intact(demo_db) and _verdicts(demo_db) == expected
 
 
+def test_a_copy_made_outside_the_folder_is_named_by_its_full_path(
+    demo_db: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """The folder is deleted with the file: the copy goes to the temporary folder, and the
+    status line names it by its full path (its name alone is not where it is)."""
+    folder = tmp_path / "work"
+    folder.mkdir()
+    db = Path(shutil.copyfile(demo_db, folder / "demo.db"))
+    temporary = tmp_path / "temporary"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    app, seen = _grade_two_around(db, lambda: shutil.rmtree(folder))
+    [copy] = temporary.glob("demo.rescued-*.db")
+    assert seen["status"].startswith(f"demo.db deleted: saving to {copy} · ")
+    assert f"to put it back: mv {copy} {db}" in seen["told"]
+    assert app.return_code == 1 and f"to put it back: mv {copy} {db}" in app.failure
+
+
 def test_open_exits_1_naming_the_copy_when_its_file_was_replaced(
     demo_db: Path, tmp_path: Path
 ) -> None:
@@ -140,38 +160,54 @@ def test_open_exits_1_naming_the_copy_when_its_file_was_replaced(
     assert [score for _, _, score in _verdicts(copy)] == [0.3, 0.5]
 
 
-def test_a_file_rewritten_in_place_while_open_is_left_intact_and_the_verdict_kept_pending(
-    demo_db: Path, tmp_path: Path
+def _truncate(path: Path) -> None:
+    path.open("w").close()  # as `: > results.db` does
+
+
+@pytest.mark.parametrize("rewrite", ["cp", "truncate"])
+def test_a_file_rewritten_in_place_while_open_is_left_intact_and_the_verdicts_kept_pending(
+    demo_db: Path, tmp_path: Path, rewrite: str
 ) -> None:
-    """`cp other.db results.db` writes over the same inode: its old content is gone, so
-    no copy can hold the verdict; it stays pending, named at quit, and exit code 1."""
+    """`cp other.db results.db` (or `: > results.db`) writes over the same inode: its old
+    content is gone, with the verdict saved to it before, so no copy can hold them; both
+    are pending again (shown as not saved), named at quit, and exit code 1."""
     newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
     seen: dict[str, object] = {}
+    overwrite = {
+        "cp": lambda: shutil.copyfile(newer, demo_db),
+        "truncate": lambda: _truncate(demo_db),
+    }
 
     async def steps(app, pilot) -> None:
-        await _grade_first(app, pilot)
-        shutil.copyfile(newer, demo_db)  # as cp does: the same file, written over
-        seen["before"] = dump(demo_db)
+        first = await _grade_first(app, pilot)
+        overwrite[rewrite]()
+        seen["before"] = demo_db.read_bytes()
         await pilot.press("j", "5")
         await until(pilot, lambda: "rewritten in place" in _told(app))
         await pilot.pause(0.3)  # a few polls and retries
         seen.update(status=text_of(app, "#status"), pending=len(app.review_screen.pending))
-        seen["second"] = app.current().key, app.current().model
+        seen["graded"] = [(first.key, first.model), (app.current().key, app.current().model)]
+        await pilot.press("k")  # back on the first answer: its verdict is not saved
+        await until(pilot, lambda: app.current().answer_id == first.answer_id)
+        seen["verdict"] = text_of(app, "#verdict")
         await pilot.press("q")
         await until(pilot, lambda: "Press q again" in _told(app))
         await pilot.press("q")
 
     app = drive(demo_db, steps, poll_seconds=0.1)
-    assert _intact(demo_db) and dump(demo_db) == seen["before"]
+    assert demo_db.read_bytes() == seen["before"]
     assert not list(tmp_path.glob("demo.rescued-*"))
-    assert seen["pending"] == 1
+    assert seen["pending"] == 2
     assert seen["status"].startswith("demo.db rewritten: saving nothing · ")
-    key, model = seen["second"]
+    assert "2 not saved yet" in seen["status"]
+    assert "not saved yet: score 0.30" in seen["verdict"]
+    (first_key, first_model), (key, model) = seen["graded"]
     assert app.return_code == 1
     assert app.failure == (
-        f"{demo_db}: quit with 1 change not saved (demo.db was rewritten in place by another "
+        f"{demo_db}: quit with 2 changes not saved (demo.db was rewritten in place by another "
         "program while open, so nothing more is written to it; changes not saved yet stay on "
-        f"screen (open the file again to go on)): {key} ({model}): score 0.50"
+        f"screen (open the file again to go on)): {first_key} ({first_model}): score 0.30; "
+        f"{key} ({model}): score 0.50"
     )
 
 
@@ -202,7 +238,8 @@ def test_a_replacing_file_written_before_the_screen_looks_gets_no_broken_copy(
 ) -> None:
     """Another process writes the new file before the screen's next look: the old file
     can no longer be read soundly (the two share the WAL by name), so no copy is made,
-    the verdict stays pending, and the new file keeps what was written to it."""
+    the verdicts stay pending (the one saved to the old file too: it is out of reach), and
+    the new file keeps what was written to it."""
     newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
     seen: dict[str, object] = {}
 
@@ -220,5 +257,5 @@ def test_a_replacing_file_written_before_the_screen_looks_gets_no_broken_copy(
 
     drive(demo_db, steps, poll_seconds=0.1)
     assert _intact(demo_db) and dump(demo_db) == seen["before"]
-    assert seen["pending"] == 1
+    assert seen["pending"] == 2  # the first verdict went with the old file: pending again
     assert not list(tmp_path.glob("demo.rescued-*"))

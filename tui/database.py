@@ -97,7 +97,11 @@ class Database:
         if what == REWRITTEN or review is None:  # closed (see `reconnect`): out of reach
             self.moved = Moved(self.path, what)
             raise FileMoved(self.moved.told())
-        copy = self._copy(review.store, what)
+        try:
+            copy = self._copy(review.store, what)
+        except FileMoved:
+            self.moved = Moved(self.path, what)  # no copy holds it: out of reach for good
+            raise
         self.reconnect()
         self.moved = Moved(self.path, what, copy)
         self.path = copy
@@ -206,13 +210,15 @@ def read_back(review: ReviewStore, dataset: str, answer_id: int) -> Shown:
 class Changes(NamedTuple):
     """What the poll found: the file's new data version and marks, fresh entries of the
     answers listed, the answers added to the dataset, and every dataset's name (None when
-    the file did not change)."""
+    the file did not change); when judgments were removed, only the dataset's judges
+    (then it is read again)."""
 
     version: int
     marks: Marks
     fresh: list[Entry]
     added: frozenset[int] = frozenset()
     datasets: list[str] | None = None
+    judges: list[Judge] | None = None  # set when judgments were removed
 
 
 def changed_since(
@@ -230,6 +236,9 @@ def changed_since(
     if now == version and not stale and not unlisted:
         return Changes(now, marks, [])
     new_marks = review.marks()
+    if review.removed_between(marks, new_marks):
+        names = review.dataset_names()
+        return Changes(now, new_marks, [], datasets=names, judges=review.store.judges(dataset))
     touched = review.touched_since(marks) | stale
     added = frozenset(review.added_since(dataset, marks)) | unlisted
     fresh = review.refresh(dataset, touched - added) if touched - added else []

@@ -48,8 +48,13 @@ class Moved(NamedTuple):
 
     def status(self) -> str:
         """In a few words, for the status line."""
-        where = f"saving to {self.copy.name}" if self.copy else "saving nothing"
+        where = f"saving to {self._named(self.copy)}" if self.copy else "saving nothing"
         return f"{self.opened.name} {self.what}: {where}"
+
+    def _named(self, copy: Path) -> str:
+        """The copy by name when it is beside the file opened, else by its full path (two
+        screens' copies made in one second share a name: one of them is elsewhere)."""
+        return copy.name if copy.parent == self.opened.parent else str(copy)
 
 
 class FileMoved(StoreError):

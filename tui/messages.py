@@ -13,6 +13,7 @@ from textual.message import Message
 from lmmreview.db.review import Detail, Marks
 from lmmreview.engine.columns import AnswerColumns
 from lmmreview.engine.review import Entry
+from lmmreview.engine.scoring import Judge
 from lmmreview.tui.session import Session, Tables
 from lmmreview.tui.writes import PendingWrite
 
@@ -83,11 +84,13 @@ class EntriesChanged(WorkerMessage, bubble=False):
         fresh: list[Entry],
         added: frozenset[int] = frozenset(),
         datasets: list[str] | None = None,
+        judges: list[Judge] | None = None,
     ) -> None:
         super().__init__()
         self.session, self.version, self.marks, self.fresh = session, version, marks, fresh
         self.added = added  # answers imported into the dataset: not listed yet
         self.datasets = datasets  # every dataset of the file, when it changed at all
+        self.judges = judges  # the dataset's, when judgments were removed: read it again
 
 
 class Grown(WorkerMessage, bubble=False):

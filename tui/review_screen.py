@@ -48,6 +48,7 @@ from lmmreview.tui.database import (
     reason,
 )
 from lmmreview.tui.exporting import THIS, all_datasets, ask_scope, ask_target, export
+from lmmreview.tui.file_watch import Moved
 from lmmreview.tui.footer import ReviewFooter
 from lmmreview.tui.grade_keys import score_keys
 from lmmreview.tui.images import (
@@ -180,6 +181,7 @@ class ReviewScreen(Screen[None]):
         self._saving = False  # a save is under way: its end saves whatever is queued
         self._save_problem = ""  # why the first pending change failed, as last seen
         self._problems: dict[str, str] = {}  # "save"/"read" -> the problem last told
+        self._moved: Moved | None = None  # what happened to the file, as last told
         self._judge: BackgroundJudge | None = None
         self._batches = BatchNotice(lambda text: self.review_app.tell(text))
         self._judge_screen: JudgeScreen | None = None
@@ -750,11 +752,12 @@ class ReviewScreen(Screen[None]):
         return ready
 
     def filter(self, flt: Filter) -> None:
-        if self.session is None or not self.tables_ready():
+        session = self.session
+        if session is None or not self.tables_ready():
             return
-        self.session.apply(flt)
-        self.refresh_list(cursor=0)
-        if not len(self.session.visible):
+        self._relist(session, lambda: session.apply(flt))  # an answer still listed stays
+        self.show_current()
+        if not len(session.visible):
             self._show_nothing()
             self.notify("No answer matches this filter.", severity="warning")
 
@@ -1082,9 +1085,9 @@ class ReviewScreen(Screen[None]):
 
     def on_saved(self, message: Saved) -> None:
         self._saving = False
-        self._notice_moved()
         if self.pending and self.pending.first() is message.pending:
             self.pending.drop_first()
+        self._notice_moved()  # after: a file lost since takes this change with it
         self._landed(message.pending.answer_id, message.shown)
         if self.pending:
             self.save_pending()
@@ -1106,11 +1109,18 @@ class ReviewScreen(Screen[None]):
         self._pending_changed(message.pending.answer_id)
 
     def _notice_moved(self) -> None:
-        """The file was replaced, deleted or rewritten while open: say so once."""
+        """The file was replaced, deleted or rewritten while open: say so once. With no
+        copy of it, the changes saved to it are lost with it: pending again, never lost
+        silently."""
         moved = self.review_app.database.moved
-        if moved is not None and "moved" not in self._problems:
-            self._report("moved", moved.told())
-            self._status()
+        if moved is None or moved == self._moved:
+            return
+        self._moved = moved
+        lost = self.pending.unsave() if moved.copy is None else 0
+        again = f"; {changes(lost)} saved to it before went with it: kept, not saved"
+        self.review_app.tell(moved.told() + (again if lost else ""), "error")
+        self.refresh_list()
+        self.show_current(force=True)
 
     def unsaved(self) -> str:
         """The changes not saved yet and why, for quitting ("" when every one is saved)."""
@@ -1176,6 +1186,8 @@ class ReviewScreen(Screen[None]):
         session = self.session
         if message.session is not session or session is None:
             return
+        if message.kind == "verdict":
+            self.pending.undone(message.answer_id)
         self._landed(message.answer_id, message.shown)
         self.reveal(message.answer_id)
         entry = session.find(message.answer_id)
@@ -1251,6 +1263,9 @@ class ReviewScreen(Screen[None]):
         self._version, self._marks = message.version, message.marks
         if message.datasets is not None and message.datasets != session.datasets:
             self._datasets_changed(session, message.datasets)
+        if message.judges is not None and session.dataset in session.datasets:
+            self._read_again(session, message.judges)
+            return
         if message.added:
             self._grow(session, message.added)
         fresh = [e for e in message.fresh if session.has(e.answer_id)]
@@ -1266,6 +1281,17 @@ class ReviewScreen(Screen[None]):
         session.datasets = names
         if new:
             self.review_app.tell(f"New in the file: {', '.join(new)} (d switches datasets).")
+
+    def _read_again(self, session: Session, judges: list[Judge]) -> None:
+        """Another process removed judgments (an import removed, say): read the dataset's
+        judgments again, on the same answer, as a judge switch does; the judge shown stays
+        unless it is gone. Pending changes stay queued."""
+        keep = session.judge in judges or self.judge_running
+        current = self.current()
+        self.load(
+            session.dataset, session.judge if keep else None, current.answer_id if current else None
+        )
+        self.review_app.tell("Judgments were removed from the file by another program: read again.")
 
     @work(group="grow")
     async def _grow(self, session: Session, added: frozenset[int]) -> None:

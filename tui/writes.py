@@ -35,10 +35,12 @@ class PendingWrite:
 
 
 class PendingWrites:
-    """The queue of changes, oldest first: the first is saved first."""
+    """The queue of changes, oldest first: the first is saved first; and those saved, in
+    case the file loses them."""
 
     def __init__(self) -> None:
         self._queue: deque[PendingWrite] = deque()
+        self._saved: list[PendingWrite] = []
 
     def __len__(self) -> int:
         return len(self._queue)
@@ -54,7 +56,23 @@ class PendingWrites:
 
     def drop_first(self) -> None:
         """The first change is saved."""
-        self._queue.popleft()
+        self._saved.append(self._queue.popleft())
+
+    def unsave(self) -> int:
+        """The file lost every change saved to it (written over, no copy): queue them again,
+        before the others, in order; how many."""
+        lost, self._saved = self._saved, []
+        self._queue.extendleft(reversed(lost))
+        return len(lost)
+
+    def undone(self, answer_id: int) -> None:
+        """The newest verdict saved on an answer was undone in the file: not one to queue
+        again if the file is lost."""
+        for index in range(len(self._saved) - 1, -1, -1):
+            saved = self._saved[index]
+            if saved.answer_id == answer_id and saved.verdict is not None:
+                del self._saved[index]
+                return
 
     def withdraw_last(self) -> PendingWrite:
         """Take back the newest change: it will never be saved."""
