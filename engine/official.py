@@ -81,6 +81,18 @@ def unscored(table: Table) -> list[str]:
     ]
 
 
+def partly_scored(table: Table) -> dict[str, int]:
+    """The models of a table with some answers scored and some not: model -> how many
+    have no score (the grader scores every question; the tables leave those out)."""
+    return {
+        row.label: total.unscored
+        for row in table.rows
+        if (total := row.cells.get("total")) is not None
+        and total.value is not None
+        and total.unscored
+    }
+
+
 def grader_csv_names(dataset: str, runs: int) -> tuple[str, str]:
     """The file names of a dataset's capability and integration CSVs."""
     stem = file_part(dataset)

@@ -514,6 +514,32 @@ def test_a_model_never_scored_keeps_the_mmvet_csv_round_trip_valid(
     assert re.search(r"all \d+ numbers equal", check.stdout), check.stdout
 
 
+def test_a_model_partly_scored_is_warned_of_and_round_trips_with_unscored_as_zero(
+    cli, tmp_path: Path
+) -> None:
+    """m1's v1_3 is never judged: the CSVs leave it out of the means (as the tables do),
+    which the official grader, scoring every question, never does: a warning says so, and
+    with --unscored-as-zero the CSVs equal what `--check` computes from the grade file."""
+    db = _import_mmvet(cli, tmp_path, "judged.db")
+    _judge(db, "m1", {key: runs for key, runs in SCORES["m1"].items() if key != "v1_3"})
+    _judge(db, "m2", SCORES["m2"])
+    plain = cli("export", db, "--format", "mmvet-csv", "--out", tmp_path / "plain")
+    assert plain.code == 0, plain.stderr
+    assert "warning: mmvet: answers with no score (m1 1) are left out of the means" in (
+        plain.stderr
+    )
+    zero = cli("export", db, "--format", "mmvet-csv", "--out", tmp_path / "zero",
+               "--unscored-as-zero")  # fmt: skip
+    assert zero.code == 0 and "no score" not in zero.stderr, zero.stderr
+    copy = _import_mmvet(cli, tmp_path, "copy.db")
+    for grades in _export(cli, db, "mmvet-grades", tmp_path / "grades"):
+        assert cli("import", "mmvet-grades", copy, grades).code == 0
+    cap = tmp_path / "zero" / "mmvet-cap-score-3runs.csv"
+    check = cli("import", "mmvet-grades", copy, grades, "--check", cap)
+    assert check.code == 0, check.stdout + check.stderr
+    assert re.search(r"all \d+ numbers equal", check.stdout), check.stdout
+
+
 @pytest.mark.parametrize("fmt", ["mmvet-csv", "mmvet-grades"])
 @pytest.mark.parametrize("out", ["{db}-wal", "{db}-journal", "{db}-wal/sub", "link"])
 def test_an_official_export_never_makes_a_folder_of_a_database_files_name(

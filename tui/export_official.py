@@ -52,6 +52,16 @@ def _mmvet_csvs(
             style="yellow",
             console=err,
         )
+    partly = {} if unscored_as_zero else official.partly_scored(capabilities)
+    if partly:
+        counts = ", ".join(f"{model} {count}" for model, count in partly.items())
+        say(
+            f"warning: {name}: answers with no score ({counts}) are left out of the means, as "
+            "the tables leave them; the official grader scores every question (judge them, "
+            "or --unscored-as-zero counts them as 0, as `import mmvet-grades --check` does)",
+            style="yellow",
+            console=err,
+        )
     if len(left_out) == len(capabilities.rows):
         return []
     names = official.grader_csv_names(name, capabilities.runs)
