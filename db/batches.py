@@ -66,6 +66,7 @@ class Submitted:
     requests: int = 0
     batches: list[str] = field(default_factory=list)  # the provider's ids
     answered: int = 0  # items settled without a request (the cache, option matching)
+    too_large: int = 0  # requests larger than a batch file may be: recorded as failed
 
 
 @dataclass(slots=True)
@@ -84,6 +85,7 @@ class Preview:
     files: int
     tokens: int  # estimated prompt tokens (4 characters a token)
     answered: int
+    too_large: int  # requests larger than a batch file may be: they would not be sent
 
 
 @dataclass(slots=True)
@@ -171,7 +173,7 @@ class BatchJudge:
             calls = self._calls(self._found(storage, self._waiting(chains, skip), done))
         while calls:
             with self.store.transaction():
-                file = self._fill(storage, calls)
+                file = self._fill(storage, calls, done)
             if file is not None:
                 done.batches.append(self._send(file))
                 done.requests += len(file.lines)
@@ -183,17 +185,20 @@ class BatchJudge:
         done = Submitted()
         found = self._found(storage, self._waiting(chains, ()), done, write=False)
         seen = self._flying()  # only the keys are kept: the prompts are counted and let go
-        sent, files, lines, size, tokens = 0, 0, 0, 0, 0
+        sent, files, lines, size, tokens, too_large = 0, 0, 0, 0, 0, 0
         for item, ask in found:
             if ask.key in seen:
                 continue
             seen.add(ask.key)
             line = len(request_line(custom_id(0, item.answer_id, item.run, ask.step), ask.call))
+            if not self.limits.fits(1, line):
+                too_large += 1
+                continue
             if not lines or not self.limits.fits(lines + 1, size + line):
                 files, lines, size = files + 1, 0, 0
             sent, lines, size = sent + 1, lines + 1, size + line
             tokens += sum(len(text) for _, text in ask.call.messages) // 4
-        return Preview(sent, files, tokens, done.answered)
+        return Preview(sent, files, tokens, done.answered, too_large)
 
     def _waiting(self, chains: list[list[JudgeItem]], skip: Iterable[tuple[int, int]]) -> _Chains:
         """The chains with no item in flight (in a batch not collected) or in `skip`."""
@@ -251,10 +256,13 @@ class BatchJudge:
                 yield item, ask
                 break  # the rest of the chain waits for this reply
 
-    def _fill(self, storage: JudgeStore, calls: deque[list[_Found]]) -> _File | None:
+    def _fill(
+        self, storage: JudgeStore, calls: deque[list[_Found]], done: Submitted
+    ) -> _File | None:
         """Write the rows of the next file (in the caller's transaction), taking calls
         from `calls` up to the limits: one line per call, one claimed row per item asking
-        it. Returns the file, or None when no call is left to send."""
+        it (a call larger than a file may be is recorded as failed, and counted in
+        `done`). Returns the file, or None when no call is left to send."""
         file = self._new_file(storage.owner)
         conn = self.store.conn
         while calls:
@@ -271,6 +279,7 @@ class BatchJudge:
                 reason = f"the request ({len(line):,} bytes) is larger than a batch file may be"
                 for item, ask in items:
                     storage.write(item, failed(item, self.model, reason, ask.last_reply), [])
+                done.too_large += 1
                 conn.execute("RELEASE call")
                 calls.popleft()
                 continue

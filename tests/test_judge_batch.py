@@ -203,6 +203,25 @@ def test_work_above_the_limits_is_split_into_several_batches(cli, batch_api, dem
     assert len(_llm(demo_db)) == 58 * 3
 
 
+def test_requests_larger_than_a_batch_file_are_said_in_the_dry_run_and_when_sent(
+    cli, batch_api, demo_db
+) -> None:
+    """With a --batch-mb below one request, the dry run counted them as sent and the run
+    said "Nothing new to send": each is now counted and named as left out."""
+    args = ("judge", demo_db, "--dataset", "mmvet", "--runs", "1", "--batch", "--batch-mb")
+    dry = cli(*args, "0.001", "--dry-run")
+    assert dry.code == 0, dry.stderr
+    assert "0 requests" in dry.stdout
+    assert f"warning: {DEMO_ITEMS // 2} request(s) are larger than a batch file may be " in (
+        dry.stderr
+    )
+    assert "would not be sent" in dry.stderr
+    sent = cli(*args, "0.001")
+    assert f"warning: {DEMO_ITEMS // 2} request(s) are larger" in sent.stderr, sent.stderr
+    assert "were recorded as failed, not sent" in sent.stderr
+    assert batch_api.batch_count == 0
+
+
 def test_a_dry_run_counts_requests_files_and_tokens_and_changes_nothing(
     cli, batch_api, demo_db
 ) -> None:

@@ -98,7 +98,9 @@ def _rounds(
         failed |= collected.failed_items
         _say_collected(collected)
         if not options.collect_only:
-            _say_submitted(judge.submit(plan(store), failed), judge.model, quiet=not first)
+            submitted = judge.submit(plan(store), failed)
+            _say_submitted(submitted, judge.model, quiet=not first)
+            _say_too_large(submitted.too_large, options, "were recorded as failed, not sent")
         first = False
         flying = batches_in_flight(store)
         if not (options.wait and flying):
@@ -116,7 +118,19 @@ def _preview(store: Store, setup: JudgeSetup, options: BatchOptions, chains: Cha
         f"about {preview.tokens:,} prompt tokens; {preview.answered} items settled without "
         "a request. Nothing was sent (--dry-run)."
     )
+    _say_too_large(preview.too_large, options, "would not be sent")
     _say_in_flight(store, setup)
+
+
+def _say_too_large(count: int, options: BatchOptions, fate: str) -> None:
+    """Requests no batch file can hold under --batch-mb: said, never left out silently."""
+    if count:
+        say(
+            f"warning: {count} request(s) are larger than a batch file may be "
+            f"({options.limits.bytes:,} bytes, --batch-mb) and {fate}: raise --batch-mb, or "
+            "judge them without --batch.",
+            console=err,
+        )
 
 
 def _say_collected(done: Collected) -> None:
