@@ -9,6 +9,7 @@ from pathlib import Path
 from lmmreview.db.importers import ImportSummary, demo_of, import_target, load, reader_of
 from lmmreview.db.importers.batch import ImportBatch
 from lmmreview.db.scoring import score_offline
+from lmmreview.db.store import StoreError
 from lmmreview.engine.registry import benchmarks
 
 
@@ -55,6 +56,14 @@ def build_demo(path: Path, batches: list[ImportBatch]) -> list[ImportSummary]:
     """Load the demo's `batches` into the database at `path` and score them offline
     (idempotent: a second build changes nothing). A new file appears only if this succeeds."""
     with import_target(path) as store:
+        demo = {batch.dataset for batch in batches}
+        others = [name for (name,) in store.conn.execute("SELECT name FROM datasets")]
+        if set(others) - demo:  # a user's own file: the demo keeps out of it
+            listed = ", ".join(sorted(set(others) - demo))
+            raise StoreError(
+                f"{path}: holds datasets the demo does not make ({listed}): give the demo a "
+                "file of its own"
+            )
         summaries = [load(store, batch) for batch in batches]
         list(score_offline(store))
     return summaries

@@ -90,6 +90,30 @@ def test_demo_builds_every_benchmark_and_is_idempotent(cli, tmp_path: Path) -> N
     assert dump(db) == before
 
 
+@pytest.mark.parametrize("name", ["mmvet", "my-benchmark"])
+def test_demo_keeps_out_of_a_users_own_database(
+    cli, mmvet_files: dict[str, Path], tmp_path: Path, name: str
+) -> None:
+    """`lmmreview demo results.db` on a user's file attached the demo's answers to the
+    user's MM-Vet questions of the same keys: a file holding other datasets is refused,
+    and a dataset of the demo's name whose questions differ too."""
+    db = tmp_path / "mine.db"
+    f = mmvet_files
+    made = cli("import", "mmvet", db, f["questions"], "--images", f["images"],
+               "--answers", f["alpha"], "--dataset", name)  # fmt: skip
+    assert made.code == 0, made.stderr
+    before = dump(db)
+    result = cli("demo", db, "--no-open")
+    assert result.code == 1
+    assert result.stderr.count("\n") == 1
+    assert (
+        "holds datasets the demo does not make (my-benchmark)"
+        if name == "my-benchmark"
+        else "sample 'v1_0': its question differs from the one 'mmvet' holds"
+    ) in result.stderr, result.stderr
+    assert dump(db) == before
+
+
 @pytest.mark.parametrize(
     "bad_line",
     [

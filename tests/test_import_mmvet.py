@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from conftest import dump, write_json
@@ -100,3 +101,25 @@ def test_questions_naming_images_imported_without_any_are_warned_of(
         f"warning: {questions}: 3 question(s) name image files, but no --images folder was "
         "given and there is no images/ beside the file: imported without images"
     ) in " ".join(result.stderr.split())
+
+
+def test_a_question_file_whose_questions_differ_is_refused(
+    cli, mmvet_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """Re-importing a dataset whose v1_0 has another question (or gold) kept the old one
+    and put the new model's answers, to the other question, on it."""
+    db = tmp_path / "r.db"
+    f = mmvet_files
+    assert cli("import", "mmvet", db, f["questions"], "--images", f["images"]).code == 0
+    before = dump(db)
+    for field, value in (("question", "Another question?"), ("answer", "banana")):
+        questions = json.loads(f["questions"].read_text())
+        questions["v1_0"][field] = value
+        changed = write_json(tmp_path / f"changed-{field}.json", questions)
+        result = cli("import", "mmvet", db, changed, "--images", f["images"],
+                     "--answers", f["beta"])  # fmt: skip
+        assert result.code == 1
+        what = "question" if field == "question" else "ground truth"
+        assert f"sample 'v1_0': its {what} differs from the one 'mmvet' holds" in result.stderr
+        assert str(changed) in result.stderr
+        assert dump(db) == before

@@ -117,6 +117,7 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
     with store.transaction():
         dataset_id = _dataset(store, batch)
         known = len(store.sample_ids(dataset_id))
+        _refuse_changed_samples(store, dataset_id, batch)
         ids = store.upsert_samples(dataset_id, batch.samples)
         summary.samples_added, summary.samples_total = len(ids) - known, len(ids)
         changes = store.conn.total_changes
@@ -138,6 +139,36 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
             _load_judged(store, dataset_id, batch, summary)
         _load_verdicts(store, batch, reviewers, summary)
     return summary
+
+
+def _refuse_changed_samples(store: Store, dataset_id: int, batch: ImportBatch) -> None:
+    """A known sample whose question or ground truth the file gives otherwise is another
+    benchmark's (or version's): its answers would land on the wrong question."""
+    held = {
+        key: (question, answer)
+        for key, question, answer in store.conn.execute(
+            "SELECT key, question, answer FROM samples WHERE dataset_id = ?", (dataset_id,)
+        )
+    }
+    for sample in batch.samples:
+        known = held.get(sample.key)
+        if known is None:
+            continue
+        for what, given, kept in (
+            ("question", sample.question, known[0]),
+            ("ground truth", sample.answer, known[1]),
+        ):
+            if given and kept and given != kept:
+                raise ImportFailure(
+                    batch.source,
+                    f"sample {sample.key!r}: its {what} differs from the one {batch.dataset!r} "
+                    f"holds ({_cut(given)!r} here, {_cut(kept)!r} there): another version of "
+                    "the benchmark? Import it as another dataset with --dataset NAME",
+                )
+
+
+def _cut(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _load_verdicts(
