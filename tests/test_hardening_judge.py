@@ -350,3 +350,11 @@ def test_a_key_given_inside_the_base_url_is_refused_and_never_shown_or_stored(
         assert "user name or password" in result.stderr, result.stderr
         assert "SECRET" not in result.stdout + result.stderr
     assert demo_db.read_bytes() == before
+
+
+def test_a_poll_interval_beyond_a_day_is_refused_as_a_usage_error(cli, demo_db: Path) -> None:
+    """`--poll-seconds 1e12` ended in "failed unexpectedly (OverflowError ...)"."""
+    result = cli("judge", demo_db, "--batch", "--wait", "--poll-seconds", "1e12")
+    assert result.code != 0
+    assert "--poll-seconds" in result.stderr and "86400" in result.stderr
+    assert "Traceback" not in result.stderr and "unexpectedly" not in result.stderr

@@ -169,3 +169,20 @@ def test_an_answer_to_a_question_the_benchmark_lacks_is_refused(
         f"id in {known}"
     )
     assert not db.exists()
+
+
+@pytest.mark.parametrize("choices", [["a", "b", "c", "d"], ["A", "C", "B"], ["B", "C"]])
+def test_choices_that_are_not_the_letters_in_order_are_refused(
+    cli, tmp_path: Path, choices: list[str]
+) -> None:
+    """MMMU's choices are A, B, C, ... in order: lowercase letters made the gold "B" no
+    option at all (every answer wrong), and the submission export wrote "d"."""
+    record = _record("validation_Art_1", "(B)", "B") | {
+        "all_choices": choices, "index2ans": {c: f"option {c}" for c in choices},
+    }  # fmt: skip
+    output = write_json(tmp_path / "outputs" / "Art" / "output.json", [record])
+    db = tmp_path / "r.db"
+    result = cli("import", "mmmu", db, tmp_path / "outputs", "--model", "m")
+    assert result.code == 1
+    assert f"{output}" in result.stderr and "are not the letters A, B, C" in result.stderr
+    assert not db.exists()

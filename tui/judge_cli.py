@@ -106,7 +106,8 @@ def judge(
         typer.Option("--wait", help="With --batch: poll until no batch is in flight."),
     ] = False,
     poll_seconds: Annotated[
-        float, typer.Option(min=0.01, metavar="SECONDS", help="With --wait: between polls.")
+        float,
+        typer.Option(min=0.01, max=86_400, metavar="SECONDS", help="With --wait: between polls."),
     ] = 60.0,
     per_batch: Annotated[
         int, typer.Option(min=1, metavar="N", help="With --batch: requests per batch at most.")

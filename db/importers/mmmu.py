@@ -11,6 +11,7 @@ import ast
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+from string import ascii_uppercase
 from typing import Any
 
 from lmmreview.db.importers.batch import (
@@ -369,6 +370,11 @@ def _output_record(record: Any, path: Path, number: int) -> tuple[str, Draft, st
     ):
         raise ImportFailure(
             path, "all_choices must be a list of text and index2ans an object of text", where
+        )
+    letters = [str(c) for c in choices]
+    if letters != list(ascii_uppercase[: len(letters)]):  # as MMMU's own letters are made
+        raise ImportFailure(
+            path, f"all_choices {letters!r} are not the letters A, B, C, ... in order", where
         )
     draft = Draft(
         question_type=(
