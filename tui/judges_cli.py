@@ -130,7 +130,8 @@ def _check_combined(wanted: list[str], sections: list[Section], found: list[Data
         known = dict.fromkeys(name for one in found for name in judge_names(one.calls).values())
         raise fail(
             f"no dataset has every judge of --combine: {', '.join(wanted)} (each name must "
-            f"name one judge; the judges: {', '.join(known) or 'none yet'})"
+            f"name one judge, and two names never the same one; the judges: "
+            f"{', '.join(known) or 'none yet'})"
         )
 
 
