@@ -20,10 +20,10 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 
 from lmmreview.engine.benchmark import Benchmark, Importer, Option
+from lmmreview.engine.guarded import GuardedBenchmark, notice_interrupts, reason
 
 ENTRY_POINT_GROUP = "lmmreview.benchmarks"
 LOAD_SECONDS = 5.0  # a plug-in that takes longer to load is left out
-_REASON_CHARS = 300  # a plug-in's error message, cut to one readable line
 
 # The benchmarks lmmreview ships: one line each.
 BUILTIN = (
@@ -64,10 +64,11 @@ def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
     found: dict[str, tuple[Benchmark, str]] = {}
     claimed = {name: "lmmreview" for b in shipped().values() for name in _claims(b)}
     problems: list[str] = []
+    notice_interrupts()
     for entry in entry_points(group=ENTRY_POINT_GROUP):
         origin = entry.dist.name if entry.dist is not None else entry.value
         try:
-            benchmark, claims = _contained(entry)
+            benchmark, claims = _contained(entry, origin)
         except _Failed as exc:
             problems.append(f"{entry.name} ({origin}): cannot load {entry.value}: {exc}")
             continue
@@ -86,20 +87,23 @@ def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
     return found, tuple(problems)
 
 
-def _contained(entry: EntryPoint) -> tuple[Benchmark, set[str]]:
-    """The entry point's benchmark and the names it claims, its code run in a thread of
-    its own. What it prints to sys.stdout or sys.stderr while it loads is dropped (not
-    what it writes to a file descriptor itself). Whatever it raises (KeyboardInterrupt,
-    SystemExit and GeneratorExit included) or taking over LOAD_SECONDS becomes `_Failed`;
-    the user's Ctrl-C still reaches this, the main thread, and stops the command."""
+def _contained(entry: EntryPoint, origin: str) -> tuple[Benchmark, set[str]]:
+    """The entry point's benchmark, guarded as `origin`'s (engine.guarded), and the names
+    it claims, its code run in a thread of its own. What it prints to sys.stdout or
+    sys.stderr while it loads is dropped (not what it writes to a file descriptor itself).
+    Whatever it raises (KeyboardInterrupt, SystemExit and GeneratorExit included) or
+    taking over LOAD_SECONDS becomes `_Failed`; the user's Ctrl-C still reaches this, the
+    main thread, and stops the command."""
     outcome: list[tuple[Benchmark, set[str]] | str] = []
 
     def load() -> None:
         try:
             benchmark = _as_benchmark(entry.load())
-            outcome.append((benchmark, _claims(benchmark)))
+            importers = _importers(benchmark)
+            guarded = GuardedBenchmark(benchmark, origin, importers)
+            outcome.append((guarded, {guarded.name, *importers}))
         except BaseException as exc:  # its bug, its exit(), its stray interrupt
-            outcome.append(_reason(exc))
+            outcome.append(reason(exc))
 
     worker = threading.Thread(target=load, name=f"plug-in {entry.name}", daemon=True)
     with open(os.devnull, "w") as sink, redirect_stdout(sink), redirect_stderr(sink):
@@ -112,16 +116,6 @@ def _contained(entry: EntryPoint) -> tuple[Benchmark, set[str]]:
     return outcome[0]
 
 
-def _reason(exc: BaseException) -> str:
-    """The error's type and message, short; a message that cannot be made is left out."""
-    try:
-        message = " ".join(str(exc).split())
-    except BaseException:  # its __str__ is plug-in code too
-        message = ""
-    reason = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    return reason if len(reason) <= _REASON_CHARS else reason[: _REASON_CHARS - 1] + "…"
-
-
 def _load(reference: str) -> object:
     module, _, name = reference.partition(":")
     return getattr(importlib.import_module(module), name)
@@ -130,13 +124,18 @@ def _load(reference: str) -> object:
 def _claims(benchmark: Benchmark) -> set[str]:
     """The names a benchmark takes: its own, and its import commands' (a plug-in named
     "jsonl" would otherwise replace `lmmreview import jsonl`)."""
+    return {benchmark.name, *_importers(benchmark)}
+
+
+def _importers(benchmark: Benchmark) -> dict[str, Importer]:
+    """The benchmark's import commands, checked."""
     importers = benchmark.importers()
     if not isinstance(importers, dict) or not all(
         isinstance(name, str) and name and _is_importer(importer)
         for name, importer in importers.items()
     ):
         raise TypeError("importers() must map command names to Importers")
-    return {benchmark.name, *importers}
+    return importers
 
 
 def _is_importer(value: object) -> bool:

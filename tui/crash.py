@@ -21,6 +21,7 @@ import typer
 from rich.console import Console
 
 from lmmreview import __version__
+from lmmreview.engine.guarded import PluginFailure
 from lmmreview.engine.secrets import redact
 from lmmreview.tui.output import fail
 from lmmreview.tui.settings import load as load_settings
@@ -53,6 +54,8 @@ def run_guarded(app: typer.Typer, args: Sequence[str] | None = None) -> None:
         _end(f"{where}: {exc.format_message()} (-h for help)")
     except typer.Abort:  # end of input at a prompt
         _end("interrupted")
+    except PluginFailure as exc:  # its message may quote a key, as a crash's may
+        _end(redact(str(exc), secrets_in_environment(args)))
     except Exception as exc:
         _end(_crash_line(exc, app, args))
     sys.exit(code if isinstance(code, int) else 0)  # click returns Exit's code, or None
