@@ -165,6 +165,11 @@ def plugins() -> dict[str, Benchmark]:
     return {name: benchmark for name, (benchmark, _) in _plugins()[0].items()}
 
 
+def plugins_loaded() -> bool:
+    """Whether this process ran the installed plug-ins' code (it loaded them)."""
+    return _plugins.cache_info().currsize > 0
+
+
 def benchmarks() -> dict[str, Benchmark]:
     """Every installed benchmark, by name: lmmreview's own first."""
     return shipped() | plugins()

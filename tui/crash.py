@@ -8,6 +8,7 @@ import os
 import platform
 import re
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
 from datetime import datetime
@@ -22,6 +23,7 @@ from rich.console import Console
 
 from lmmreview import __version__
 from lmmreview.engine.guarded import PluginFailure
+from lmmreview.engine.registry import plugins_loaded
 from lmmreview.engine.secrets import redact
 from lmmreview.tui.output import fail
 from lmmreview.tui.settings import load as load_settings
@@ -42,7 +44,30 @@ SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNO
 def run_guarded(app: typer.Typer, args: Sequence[str] | None = None) -> None:
     """Run the command line and exit: usage errors and interrupts in one line with exit
     code 1, an unexpected error in one line naming the crash log."""
-    args = list(sys.argv[1:] if args is None else args)
+    try:
+        _run(app, list(sys.argv[1:] if args is None else args))
+    except SystemExit as done:
+        if plugins_loaded():
+            _leave(done.code)
+        raise
+
+
+def _leave(code: object) -> None:
+    """End the process now with the command's exit code if a thread that is not a daemon
+    still runs (one a plug-in started would keep Python waiting for it forever), after
+    writing out what the command printed."""
+    main = threading.main_thread()
+    if not any(t is not main and not t.daemon for t in threading.enumerate()):
+        return
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe or stream: nothing more to write
+            pass
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
+
+
+def _run(app: typer.Typer, args: list[str]) -> None:
     try:
         code = app(args, prog_name=PROG_NAME, standalone_mode=False)
     except USER_ERROR as exc:  # a missing argument, an unknown option, a bad URL
