@@ -36,6 +36,11 @@ BUILTIN = (
 
 # Told each plug-in problem as it is found (the command line prints a warning line).
 _listeners: list[Callable[[str], None]] = []
+# Loads the plug-ins ("module:name" each) elsewhere first, within a time bound (seconds),
+# and says which must not load here, by index, and why (the command line's is
+# tui.plugin_trial: a process of its own).
+Trial = Callable[[list[str], float], dict[int, str]]
+_trials: list[Trial] = []
 
 
 class UnknownBenchmark(LookupError):
@@ -44,6 +49,11 @@ class UnknownBenchmark(LookupError):
 
 class _Failed(Exception):
     """A plug-in that could not load; the message says why."""
+
+
+def try_first(trial: Trial) -> None:
+    """Have `trial` vet the plug-ins before they load in this process."""
+    _trials.append(trial)
 
 
 def on_problem(report: Callable[[str], None]) -> None:
@@ -65,9 +75,15 @@ def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
     claimed = {name: "lmmreview" for b in shipped().values() for name in _claims(b)}
     problems: list[str] = []
     notice_interrupts()
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
+    entries = list(entry_points(group=ENTRY_POINT_GROUP))
+    left_out: dict[int, str] = {}
+    for trial in _trials:
+        left_out |= trial([entry.value for entry in entries], LOAD_SECONDS)
+    for index, entry in enumerate(entries):
         origin = entry.dist.name if entry.dist is not None else entry.value
         try:
+            if index in left_out:
+                raise _Failed(left_out[index])
             benchmark, claims = _contained(entry, origin)
         except _Failed as exc:
             problems.append(f"{entry.name} ({origin}): cannot load {entry.value}: {exc}")

@@ -440,3 +440,24 @@ def test_a_thread_a_plugin_leaves_running_does_not_keep_a_command_from_ending(
         assert result.returncode == code, result.stderr
     listed = json.loads(faulty(faulty_site, tmp_path, "thread", "benchmarks", "--json").stdout)
     assert [b["name"] for b in listed["benchmarks"]][-2:] == ["faulty", "loading"]
+
+
+@pytest.mark.parametrize(
+    ("fault", "why"),
+    [
+        ("exit", "ended the process as it loaded; left out"),
+        ("interpreter", f"took more than {registry.LOAD_SECONDS:g} s to load; left out"),
+    ],
+)
+def test_a_plugin_that_ends_the_process_or_holds_the_interpreter_is_left_out(
+    faulty_site: Path, tmp_path: Path, fault: str, why: str
+) -> None:
+    """os._exit() at import, or a C loop that never lets the time bound's thread run: the
+    trial in a process of its own finds it, and the command lists the others."""
+    result = faulty(faulty_site, tmp_path, fault, "benchmarks", "--json")
+    assert result.returncode == 0, result.stderr
+    listed = json.loads(result.stdout)
+    assert [b["name"] for b in listed["benchmarks"]] == [*BUILTIN_NAMES, "faulty"]
+    problem = f"loading (lmmreview-faulty): cannot load faulty_bench.loading:BENCHMARK: {why}"
+    assert listed["problems"] == [problem]
+    assert result.stderr.splitlines() == [f"warning: {problem}"]

@@ -11,6 +11,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Sequence
+from contextlib import suppress
 from datetime import datetime
 from itertools import pairwise
 from pathlib import Path
@@ -60,10 +61,8 @@ def _leave(code: object) -> None:
     if not any(t is not main and not t.daemon for t in threading.enumerate()):
         return
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with suppress(OSError, ValueError):  # a closed pipe or stream: nothing to write
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe or stream: nothing more to write
-            pass
     os._exit(code if isinstance(code, int) else 0 if code is None else 1)
 
 

@@ -1,4 +1,5 @@
-"""A module that, as $FAULTY says, leaves a thread running forever as it loads."""
+"""A module that, as $FAULTY says, leaves a thread running forever as it loads, ends the
+process, or holds the interpreter (a C loop no other thread can interrupt)."""
 
 import os
 import threading
@@ -8,6 +9,10 @@ from lmmreview.engine.types import Sample
 
 if os.environ.get("FAULTY") == "thread":
     threading.Thread(target=threading.Event().wait, daemon=False).start()
+if os.environ.get("FAULTY") == "exit":
+    os._exit(0)
+if os.environ.get("FAULTY") == "interpreter":
+    sum(range(10**12))
 
 
 class Loading(Benchmark):
