@@ -461,3 +461,30 @@ def test_a_plugin_that_ends_the_process_or_holds_the_interpreter_is_left_out(
     problem = f"loading (lmmreview-faulty): cannot load faulty_bench.loading:BENCHMARK: {why}"
     assert listed["problems"] == [problem]
     assert result.stderr.splitlines() == [f"warning: {problem}"]
+
+
+def test_the_users_ctrl_c_while_a_plugin_method_runs_stops_the_command_as_usual(
+    faulty_site: Path, tmp_path: Path
+) -> None:
+    """The guard tells the user's Ctrl-C (exit code 130, no message) from a plug-in that
+    raises KeyboardInterrupt itself (a failure in one line, above)."""
+    db, marker = faulty_db(faulty_site, tmp_path), tmp_path / "hanging"
+    command = subprocess.Popen(
+        [LMMREVIEW, "report", db],
+        cwd=tmp_path,
+        env=environment((faulty_site,)) | {"FAULTY": "tables-hang", "FAULTY_MARKER": str(marker)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        until_seen = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < until_seen:
+            time.sleep(0.05)
+        command.send_signal(signal.SIGINT)
+        stdout, stderr = command.communicate(timeout=60)
+    finally:
+        command.kill()
+    assert (command.returncode, stdout, "plug-in" in stderr) == (130, "", False), stderr
+    assert "Traceback" not in stderr

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import threading
+from pathlib import Path
 
 from lmmreview.engine.benchmark import Benchmark, Importer, Option, Tables, TableSpec, Unit
 from lmmreview.engine.layouts import columns
@@ -29,6 +31,9 @@ class Faulty(Benchmark):
             raise SystemExit(0)
         if fault() == "tables-interrupt":
             raise KeyboardInterrupt
+        if fault() == "tables-hang":  # until the user's Ctrl-C
+            Path(os.environ["FAULTY_MARKER"]).touch()
+            threading.Event().wait()
         if fault() == "tables-key":
             raise RuntimeError(f"cannot reach {os.environ['OPENAI_API_KEY']}")
         overall = TableSpec(f"{dataset}.overall", "overall", columns([("overall", "Overall")]))
