@@ -488,3 +488,27 @@ def test_the_users_ctrl_c_while_a_plugin_method_runs_stops_the_command_as_usual(
         command.kill()
     assert (command.returncode, stdout, "plug-in" in stderr) == (130, "", False), stderr
     assert "Traceback" not in stderr
+
+
+def test_a_plugin_judge_prompt_or_judgment_that_fails_ends_the_judge_in_one_line(
+    faulty_site: Path, tmp_path: Path, fake_judge
+) -> None:
+    """Its prompt builder exits (a dry run), its reading of a real reply scores 5.0."""
+    db = faulty_db(faulty_site, tmp_path)
+    before = db.read_bytes()
+    dry = faulty(faulty_site, tmp_path, "judge-ladder-exit", "judge", db, "--dry-run")
+    assert (dry.returncode, dry.stdout) == (1, "")
+    assert dry.stderr.splitlines() == [
+        "error: plug-in lmmreview-faulty: faulty.judge_work().ladder() (answer 1) raised "
+        "SystemExit: 0"
+    ]
+    assert db.read_bytes() == before
+    judged = faulty(faulty_site, tmp_path, "judge-score-5", "judge", db,
+                    "--base-url", fake_judge.base_url, "--concurrency", "1")  # fmt: skip
+    assert judged.returncode == 1
+    assert judged.stderr.splitlines()[-1] == (
+        "error: plug-in lmmreview-faulty: faulty.judge_work().interpret() (answer 1) returned "
+        "the score 5.0; a score is a number from 0 to 1"
+    )
+    with sqlite3.connect(db) as conn:  # a judge writes as it goes: no judgment here
+        assert conn.execute("SELECT count(*) FROM judgments").fetchone() == (0,)

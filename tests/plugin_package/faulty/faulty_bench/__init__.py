@@ -6,10 +6,20 @@ import os
 import threading
 from pathlib import Path
 
-from lmmreview.engine.benchmark import Benchmark, Importer, Option, Tables, TableSpec, Unit
+from lmmreview.engine.benchmark import (
+    Benchmark,
+    Importer,
+    JudgeItem,
+    JudgeWork,
+    Option,
+    Tables,
+    TableSpec,
+    Unit,
+)
 from lmmreview.engine.layouts import columns
+from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.offline import rules_judgment
-from lmmreview.engine.scoring import Judgment
+from lmmreview.engine.scoring import Judgment, Status
 from lmmreview.engine.types import Sample
 
 
@@ -50,6 +60,27 @@ class Faulty(Benchmark):
         choice = "Z" if fault() == "choice-z" else None
         right = answer.strip().lower() == (sample.answer or "").lower()
         return rules_judgment(float(right), "faulty", "equal", choice=choice)
+
+    def judge_work(self, sample: Sample) -> JudgeWork | None:
+        return Work() if fault().startswith("judge-") else None
+
+
+class Work(JudgeWork):
+    """Asks the judge the question; its prompt or its reading of the reply fails."""
+
+    def prompt_version(self) -> str:
+        return "faulty-1"
+
+    def ladder(self, item: JudgeItem, model: str) -> list[Call]:
+        if fault() == "judge-ladder-exit":
+            raise SystemExit(0)
+        return [Call(model, (("user", item.question),), 0.0, 16)]
+
+    def interpret(self, item: JudgeItem, call: Call, reply: Reply) -> Judgment | None:
+        return Judgment(item.run, 5.0, method="llm", kind="llm", judge_model=call.model)
+
+    def exhausted(self, item: JudgeItem, model: str, last_reply: str) -> Judgment:
+        return Judgment(item.run, None, status=Status.ERROR, kind="llm", judge_model=model)
 
 
 FAULTY = Faulty()
