@@ -51,6 +51,10 @@ def run_guarded(app: typer.Typer, args: Sequence[str] | None = None) -> None:
         if plugins_loaded():
             _leave(done.code)
         raise
+    except KeyboardInterrupt:  # the user's Ctrl-C, as Python would end on it
+        if plugins_loaded():
+            _leave(130)
+        raise
 
 
 def _leave(code: object) -> None:
