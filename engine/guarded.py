@@ -5,7 +5,7 @@ What the plug-in's code raises (SystemExit, GeneratorExit, a KeyboardInterrupt t
 did not type) or returns that lmmreview cannot use (a score of 2.0 or NaN, a choice that
 is not one of the question's letters, tables whose units count in no column) becomes one
 `PluginFailure` naming the plug-in, the method and the reason, before anything is
-written; what it prints to sys.stdout or sys.stderr meanwhile is dropped.
+written; what it prints meanwhile is dropped (`quiet`).
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from __future__ import annotations
 import io
 import math
 import signal
+import sys
 import threading
-from collections.abc import Callable, Hashable
-from contextlib import redirect_stderr, redirect_stdout
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import fields
 from types import FrameType
 from typing import Any, TypeVar
@@ -57,7 +58,7 @@ class PluginFailure(Exception):
         return PluginFailure(self.plugin, self.call, self.reason, where)
 
 
-class _Sink(io.TextIOBase):
+class _Sink(io.StringIO):
     """Where a plug-in's prints go while it runs: nowhere (and no file to open per call)."""
 
     def write(self, text: str) -> int:
@@ -65,6 +66,22 @@ class _Sink(io.TextIOBase):
 
 
 _SINK = _Sink()
+_STREAMS = ("stdout", "stderr", "__stdout__", "__stderr__")  # typeshed calls the last two Final
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """Drop what is printed meanwhile to sys.stdout and sys.stderr, and to sys.__stdout__
+    and sys.__stderr__ (the terminal past a redirect); not what is written to a file
+    descriptor itself."""
+    saved = [getattr(sys, name) for name in _STREAMS]
+    for name in _STREAMS:
+        setattr(sys, name, _SINK)
+    try:
+        yield
+    finally:
+        for name, stream in zip(_STREAMS, saved, strict=True):
+            setattr(sys, name, stream)
 
 
 def reason(exc: BaseException) -> str:
@@ -104,7 +121,7 @@ def guard(
     """What `run` returns, if `check` finds nothing wrong with it; else, or whatever it
     raises (but `allowed` errors and the user's Ctrl-C), a PluginFailure."""
     try:
-        with redirect_stdout(_SINK), redirect_stderr(_SINK):
+        with quiet():
             result = run()
     except allowed:
         raise

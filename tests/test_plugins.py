@@ -512,3 +512,13 @@ def test_a_plugin_judge_prompt_or_judgment_that_fails_ends_the_judge_in_one_line
     )
     with sqlite3.connect(db) as conn:  # a judge writes as it goes: no judgment here
         assert conn.execute("SELECT count(*) FROM judgments").fetchone() == (0,)
+
+
+def test_what_a_plugin_prints_never_reaches_the_terminal(faulty_site: Path, tmp_path: Path) -> None:
+    """Neither as its module loads (to sys.__stdout__, past a redirect) nor as its reader runs."""
+    questions = tmp_path / "quiz.json"
+    questions.write_text(json.dumps([["a", "Sky blue?", "yes", "yes"]]))
+    for args in (("benchmarks",), ("import", "faulty", tmp_path / "quiz.db", questions)):
+        result = faulty(faulty_site, tmp_path, "print", *args)
+        assert result.returncode == 0, result.stderr
+        assert "\x1b" not in result.stdout + result.stderr

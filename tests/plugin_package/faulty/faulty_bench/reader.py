@@ -15,6 +15,8 @@ def read(request: ImportRequest) -> ImportBatch | list[str]:
         raise SystemExit(3)
     if fault() == "reader-list":
         return ["not", "a", "batch"]
+    if fault() == "print":
+        print("\x1b]0;title\x07\x1b[2J reading")
     path = request.path("questions")
     assert path is not None  # the command requires it
     batch = ImportBatch(request.dataset or path.stem, "faulty", str(path))
