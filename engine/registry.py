@@ -6,7 +6,8 @@ Plug-ins load only when something asks for a benchmark lmmreview does not ship, 
 every benchmark: `--version`, `report` on MM-Vet and the like never run a plug-in's code.
 A plug-in that cannot be loaded (it raises, exits, prints, or hangs) is left out and
 reported (`problems`, and the `on_problem` callback), so one broken plug-in does not stop
-lmmreview; a dataset that needs it says so when opened.
+lmmreview; a dataset that needs it says so when opened. One that loads is wrapped once
+(engine.guarded), so that its failures as it runs end in one line naming it.
 """
 
 from __future__ import annotations
