@@ -15,6 +15,7 @@ from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.causes import cause_table
 from lmmreview.engine.columns import AnswerColumns, Outcomes
 from lmmreview.engine.export import ImportedCircular, Notes
+from lmmreview.engine.guarded import PluginFailure
 from lmmreview.engine.layouts import layout_for
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import MICRO, OFFLINE, GroupVerdict, Judge, Outcome
@@ -54,11 +55,15 @@ def score_offline(store: Store, datasets: list[str] | None = None) -> Iterator[O
     for name, benchmark in store.datasets(datasets or None):
         samples = {s.key: s for s in store.samples(name)}
         judged = store.deciding_judgments(name, OFFLINE)  # other judges' scores stand beside
-        results = []
-        for answer_id, _, key, text in store.answer_rows(name):
-            judgment = None if answer_id in judged else benchmark.offline(samples[key], text)
-            if judgment is not None:
-                results.append((answer_id, judgment))
+        try:
+            results = [
+                (answer_id, judgment)
+                for answer_id, _, key, text in store.answer_rows(name)
+                if answer_id not in judged
+                and (judgment := benchmark.offline(samples[key], text)) is not None
+            ]
+        except PluginFailure as exc:  # before anything is written
+            raise exc.within(name) from exc.__cause__
         with store.transaction():
             store.add_judgments(results)
         notes = dataset_scores(store, name, benchmark, OFFLINE).notes([])

@@ -6,24 +6,23 @@ Plug-ins load only when something asks for a benchmark lmmreview does not ship, 
 every benchmark: `--version`, `report` on MM-Vet and the like never run a plug-in's code.
 A plug-in that cannot be loaded (it raises, exits, prints, or hangs) is left out and
 reported (`problems`, and the `on_problem` callback), so one broken plug-in does not stop
-lmmreview; a dataset that needs it says so when opened.
+lmmreview; a dataset that needs it says so when opened. One that loads is wrapped once
+(engine.guarded), so that its failures as it runs end in one line naming it.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 import threading
 from collections.abc import Callable
-from contextlib import redirect_stderr, redirect_stdout
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 
 from lmmreview.engine.benchmark import Benchmark, Importer, Option
+from lmmreview.engine.guarded import GuardedBenchmark, notice_interrupts, quiet, reason
 
 ENTRY_POINT_GROUP = "lmmreview.benchmarks"
 LOAD_SECONDS = 5.0  # a plug-in that takes longer to load is left out
-_REASON_CHARS = 300  # a plug-in's error message, cut to one readable line
 
 # The benchmarks lmmreview ships: one line each.
 BUILTIN = (
@@ -36,6 +35,11 @@ BUILTIN = (
 
 # Told each plug-in problem as it is found (the command line prints a warning line).
 _listeners: list[Callable[[str], None]] = []
+# Loads the plug-ins ("module:name" each) elsewhere first, within a time bound (seconds),
+# and says which must not load here, by index, and why (the command line's is
+# tui.plugin_trial: a process of its own).
+Trial = Callable[[list[str], float], dict[int, str]]
+_trials: list[Trial] = []
 
 
 class UnknownBenchmark(LookupError):
@@ -44,6 +48,11 @@ class UnknownBenchmark(LookupError):
 
 class _Failed(Exception):
     """A plug-in that could not load; the message says why."""
+
+
+def try_first(trial: Trial) -> None:
+    """Have `trial` vet the plug-ins before they load in this process."""
+    _trials.append(trial)
 
 
 def on_problem(report: Callable[[str], None]) -> None:
@@ -64,10 +73,17 @@ def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
     found: dict[str, tuple[Benchmark, str]] = {}
     claimed = {name: "lmmreview" for b in shipped().values() for name in _claims(b)}
     problems: list[str] = []
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
+    notice_interrupts()
+    entries = list(entry_points(group=ENTRY_POINT_GROUP))
+    left_out: dict[int, str] = {}
+    for trial in _trials:
+        left_out |= trial([entry.value for entry in entries], LOAD_SECONDS)
+    for index, entry in enumerate(entries):
         origin = entry.dist.name if entry.dist is not None else entry.value
         try:
-            benchmark, claims = _contained(entry)
+            if index in left_out:
+                raise _Failed(left_out[index])
+            benchmark, claims = _contained(entry, origin)
         except _Failed as exc:
             problems.append(f"{entry.name} ({origin}): cannot load {entry.value}: {exc}")
             continue
@@ -86,23 +102,26 @@ def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
     return found, tuple(problems)
 
 
-def _contained(entry: EntryPoint) -> tuple[Benchmark, set[str]]:
-    """The entry point's benchmark and the names it claims, its code run in a thread of
-    its own. What it prints to sys.stdout or sys.stderr while it loads is dropped (not
-    what it writes to a file descriptor itself). Whatever it raises (KeyboardInterrupt,
-    SystemExit and GeneratorExit included) or taking over LOAD_SECONDS becomes `_Failed`;
-    the user's Ctrl-C still reaches this, the main thread, and stops the command."""
+def _contained(entry: EntryPoint, origin: str) -> tuple[Benchmark, set[str]]:
+    """The entry point's benchmark, guarded as `origin`'s (engine.guarded), and the names
+    it claims, its code run in a thread of its own. What it prints while it loads is
+    dropped (not what it writes to a file descriptor itself).
+    Whatever it raises (KeyboardInterrupt, SystemExit and GeneratorExit included) or
+    taking over LOAD_SECONDS becomes `_Failed`; the user's Ctrl-C still reaches this, the
+    main thread, and stops the command."""
     outcome: list[tuple[Benchmark, set[str]] | str] = []
 
     def load() -> None:
         try:
             benchmark = _as_benchmark(entry.load())
-            outcome.append((benchmark, _claims(benchmark)))
+            importers = _importers(benchmark)
+            guarded = GuardedBenchmark(benchmark, origin, importers)
+            outcome.append((guarded, {guarded.name, *importers}))
         except BaseException as exc:  # its bug, its exit(), its stray interrupt
-            outcome.append(_reason(exc))
+            outcome.append(reason(exc))
 
     worker = threading.Thread(target=load, name=f"plug-in {entry.name}", daemon=True)
-    with open(os.devnull, "w") as sink, redirect_stdout(sink), redirect_stderr(sink):
+    with quiet():
         worker.start()
         worker.join(LOAD_SECONDS)  # a daemon thread still hanging is left behind
     if not outcome:
@@ -110,16 +129,6 @@ def _contained(entry: EntryPoint) -> tuple[Benchmark, set[str]]:
     if isinstance(outcome[0], str):
         raise _Failed(outcome[0])
     return outcome[0]
-
-
-def _reason(exc: BaseException) -> str:
-    """The error's type and message, short; a message that cannot be made is left out."""
-    try:
-        message = " ".join(str(exc).split())
-    except BaseException:  # its __str__ is plug-in code too
-        message = ""
-    reason = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    return reason if len(reason) <= _REASON_CHARS else reason[: _REASON_CHARS - 1] + "…"
 
 
 def _load(reference: str) -> object:
@@ -130,13 +139,18 @@ def _load(reference: str) -> object:
 def _claims(benchmark: Benchmark) -> set[str]:
     """The names a benchmark takes: its own, and its import commands' (a plug-in named
     "jsonl" would otherwise replace `lmmreview import jsonl`)."""
+    return {benchmark.name, *_importers(benchmark)}
+
+
+def _importers(benchmark: Benchmark) -> dict[str, Importer]:
+    """The benchmark's import commands, checked."""
     importers = benchmark.importers()
     if not isinstance(importers, dict) or not all(
         isinstance(name, str) and name and _is_importer(importer)
         for name, importer in importers.items()
     ):
         raise TypeError("importers() must map command names to Importers")
-    return {benchmark.name, *importers}
+    return importers
 
 
 def _is_importer(value: object) -> bool:
@@ -164,6 +178,11 @@ def _as_benchmark(value: object) -> Benchmark:
 def plugins() -> dict[str, Benchmark]:
     """The installed plug-ins' benchmarks, by name (this loads them)."""
     return {name: benchmark for name, (benchmark, _) in _plugins()[0].items()}
+
+
+def plugins_loaded() -> bool:
+    """Whether this process ran the installed plug-ins' code (it loaded them)."""
+    return _plugins.cache_info().currsize > 0
 
 
 def benchmarks() -> dict[str, Benchmark]:

@@ -344,3 +344,181 @@ def test_the_screen_shows_a_plugin_datasets_tables(
         "quiz.topics": {"math": 100.0, "colour": 50.0},
     }
     assert seen["topic columns"] == ["Model", "math", "colour"]
+
+
+@pytest.fixture(scope="module")
+def faulty_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return install("faulty", tmp_path_factory)
+
+
+def faulty(
+    site: Path, folder: Path, fault: str, *args: str | Path
+) -> subprocess.CompletedProcess[str]:
+    """`lmmreview ARGS` with the faulty plug-in failing as `fault` says."""
+    return subprocess.run(
+        [LMMREVIEW, *map(str, args)],
+        cwd=folder,
+        env=environment((site,)) | {"FAULTY": fault, "OPENAI_API_KEY": "sk-faulty-SECRET-42"},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def faulty_db(site: Path, folder: Path) -> Path:
+    """A database holding the faulty plug-in's dataset "quiz" and model m's answers, unscored."""
+    questions = folder / "quiz.json"
+    questions.write_text(
+        json.dumps([["a", "Sky blue?", "yes", "yes"], ["b", "Grass red?", "no", "yes"]])
+    )
+    db = folder / "quiz.db"
+    result = faulty(site, folder, "", "import", "faulty", db, questions)
+    assert result.returncode == 0, result.stderr
+    return db
+
+
+@pytest.mark.parametrize(
+    ("fault", "command", "failure"),
+    [
+        ("tables-exit", "report", "faulty.tables() (dataset 'quiz') raised SystemExit: 0"),
+        ("tables-interrupt", "report", "faulty.tables() (dataset 'quiz') raised KeyboardInterrupt"),
+        ("tables-key", "report", "faulty.tables() (dataset 'quiz') raised RuntimeError: cannot reach [redacted]"),
+        ("tables-lost", "report", "faulty.tables() (dataset 'quiz') counts sample 'a' in column "
+         "'elsewhere' of table 'quiz.overall', which its tables lack"),
+        ("offline-generator", "score", "faulty.offline() (dataset 'quiz', sample 'a') raised GeneratorExit"),
+        ("reader-exit", "import", "reader faulty_bench.reader:read raised SystemExit: 3"),
+        ("reader-list", "import", "reader faulty_bench.reader:read returned list, not an ImportBatch"),
+    ],
+)  # fmt: skip
+def test_a_plugin_failing_as_it_runs_ends_the_command_in_one_line(
+    faulty_site: Path, tmp_path: Path, fault: str, command: str, failure: str
+) -> None:
+    """Whatever a loaded plug-in's method raises (its own exit included) ends the command
+    with exit code 1 and one line naming the plug-in, the method and the reason; the key
+    its message quotes is redacted; the database is as it was."""
+    db = faulty_db(faulty_site, tmp_path)
+    before = db.read_bytes()
+    args = (
+        ("import", "faulty", db, tmp_path / "quiz.json") if command == "import" else (command, db)
+    )
+    result = faulty(faulty_site, tmp_path, fault, *args)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.splitlines() == [f"error: plug-in lmmreview-faulty: {failure}"]
+    assert db.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("fault", "returned"),
+    [
+        ("score-2", "returned the score 2.0; a score is a number from 0 to 1"),
+        ("score-nan", "returned the score nan; a score is a number from 0 to 1"),
+        ("choice-z", "returned the choice 'Z'; the question's letters are none: the question "
+         "has no options"),
+    ],
+)  # fmt: skip
+def test_a_plugin_judgment_lmmreview_cannot_store_is_refused_naming_the_sample(
+    faulty_site: Path, tmp_path: Path, fault: str, returned: str
+) -> None:
+    db = faulty_db(faulty_site, tmp_path)
+    before = db.read_bytes()
+    result = faulty(faulty_site, tmp_path, fault, "score", db)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.splitlines() == [
+        f"error: plug-in lmmreview-faulty: faulty.offline() (dataset 'quiz', sample 'a') {returned}"
+    ]
+    assert db.read_bytes() == before
+
+
+def test_a_thread_a_plugin_leaves_running_does_not_keep_a_command_from_ending(
+    faulty_site: Path, tmp_path: Path
+) -> None:
+    """The plug-in's module starts a thread that never ends: the command still ends, with
+    its exit code and all of its output."""
+    for args, code in ((("benchmarks", "--json"), 0), (("report", tmp_path / "none.db"), 1)):
+        result = faulty(faulty_site, tmp_path, "thread", *args)  # times out if it hangs
+        assert result.returncode == code, result.stderr
+    listed = json.loads(faulty(faulty_site, tmp_path, "thread", "benchmarks", "--json").stdout)
+    assert [b["name"] for b in listed["benchmarks"]][-2:] == ["faulty", "loading"]
+
+
+@pytest.mark.parametrize(
+    ("fault", "why"),
+    [
+        ("exit", "ended the process as it loaded; left out"),
+        ("interpreter", f"took more than {registry.LOAD_SECONDS:g} s to load; left out"),
+    ],
+)
+def test_a_plugin_that_ends_the_process_or_holds_the_interpreter_is_left_out(
+    faulty_site: Path, tmp_path: Path, fault: str, why: str
+) -> None:
+    """os._exit() at import, or a C loop that never lets the time bound's thread run: the
+    trial in a process of its own finds it, and the command lists the others."""
+    result = faulty(faulty_site, tmp_path, fault, "benchmarks", "--json")
+    assert result.returncode == 0, result.stderr
+    listed = json.loads(result.stdout)
+    assert [b["name"] for b in listed["benchmarks"]] == [*BUILTIN_NAMES, "faulty"]
+    problem = f"loading (lmmreview-faulty): cannot load faulty_bench.loading:BENCHMARK: {why}"
+    assert listed["problems"] == [problem]
+    assert result.stderr.splitlines() == [f"warning: {problem}"]
+
+
+def test_the_users_ctrl_c_while_a_plugin_method_runs_stops_the_command_as_usual(
+    faulty_site: Path, tmp_path: Path
+) -> None:
+    """The guard tells the user's Ctrl-C (exit code 130, no message) from a plug-in that
+    raises KeyboardInterrupt itself (a failure in one line, above)."""
+    db, marker = faulty_db(faulty_site, tmp_path), tmp_path / "hanging"
+    command = subprocess.Popen(
+        [LMMREVIEW, "report", db],
+        cwd=tmp_path,
+        env=environment((faulty_site,)) | {"FAULTY": "tables-hang", "FAULTY_MARKER": str(marker)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        until_seen = time.monotonic() + 60
+        while not marker.exists() and time.monotonic() < until_seen:
+            time.sleep(0.05)
+        command.send_signal(signal.SIGINT)
+        stdout, stderr = command.communicate(timeout=60)
+    finally:
+        command.kill()
+    assert (command.returncode, stdout, "plug-in" in stderr) == (130, "", False), stderr
+    assert "Traceback" not in stderr
+
+
+def test_a_plugin_judge_prompt_or_judgment_that_fails_ends_the_judge_in_one_line(
+    faulty_site: Path, tmp_path: Path, fake_judge
+) -> None:
+    """Its prompt builder exits (a dry run), its reading of a real reply scores 5.0."""
+    db = faulty_db(faulty_site, tmp_path)
+    before = db.read_bytes()
+    dry = faulty(faulty_site, tmp_path, "judge-ladder-exit", "judge", db, "--dry-run")
+    assert (dry.returncode, dry.stdout) == (1, "")
+    assert dry.stderr.splitlines() == [
+        "error: plug-in lmmreview-faulty: faulty.judge_work().ladder() (answer 1) raised "
+        "SystemExit: 0"
+    ]
+    assert db.read_bytes() == before
+    judged = faulty(faulty_site, tmp_path, "judge-score-5", "judge", db,
+                    "--base-url", fake_judge.base_url, "--concurrency", "1")  # fmt: skip
+    assert judged.returncode == 1
+    assert judged.stderr.splitlines()[-1] == (
+        "error: plug-in lmmreview-faulty: faulty.judge_work().interpret() (answer 1) returned "
+        "the score 5.0; a score is a number from 0 to 1"
+    )
+    with sqlite3.connect(db) as conn:  # a judge writes as it goes: no judgment here
+        assert conn.execute("SELECT count(*) FROM judgments").fetchone() == (0,)
+
+
+def test_what_a_plugin_prints_never_reaches_the_terminal(faulty_site: Path, tmp_path: Path) -> None:
+    """Neither as its module loads (to sys.__stdout__, past a redirect) nor as its reader runs."""
+    questions = tmp_path / "quiz.json"
+    questions.write_text(json.dumps([["a", "Sky blue?", "yes", "yes"]]))
+    for args in (("benchmarks",), ("import", "faulty", tmp_path / "quiz.db", questions)):
+        result = faulty(faulty_site, tmp_path, "print", *args)
+        assert result.returncode == 0, result.stderr
+        assert "\x1b" not in result.stdout + result.stderr

@@ -22,7 +22,7 @@ from rich.text import Text
 
 from lmmreview import __version__
 from lmmreview.db import Store
-from lmmreview.engine.registry import benchmarks, on_problem, origin, problems
+from lmmreview.engine.registry import benchmarks, on_problem, origin, problems, try_first
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.engine.scoring import Judge
 from lmmreview.tui.crash import run_guarded, run_screen
@@ -41,6 +41,7 @@ from lmmreview.tui.options import (
     ZeroOpt,
 )
 from lmmreview.tui.output import clear_errors, deliver, err, fail, out, require_terminal, say
+from lmmreview.tui.plugin_trial import trial
 from lmmreview.tui.safe_text import safe
 from lmmreview.tui.settings import IMAGE_RENDERERS, Settings, SettingsError, for_command
 
@@ -76,6 +77,7 @@ app = typer.Typer(
 
 # A plug-in that cannot load is one warning line, whichever command loaded it.
 on_problem(lambda problem: say(f"warning: {problem}", style="yellow", console=err))
+try_first(trial)  # one that would end or hang the process is found elsewhere first
 
 
 def main(args: list[str] | None = None) -> None:

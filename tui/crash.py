@@ -8,8 +8,10 @@ import os
 import platform
 import re
 import sys
+import threading
 import traceback
 from collections.abc import Sequence
+from contextlib import suppress
 from datetime import datetime
 from itertools import pairwise
 from pathlib import Path
@@ -21,6 +23,8 @@ import typer
 from rich.console import Console
 
 from lmmreview import __version__
+from lmmreview.engine.guarded import PluginFailure
+from lmmreview.engine.registry import plugins_loaded
 from lmmreview.engine.secrets import redact
 from lmmreview.tui.output import fail
 from lmmreview.tui.settings import load as load_settings
@@ -41,7 +45,32 @@ SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNO
 def run_guarded(app: typer.Typer, args: Sequence[str] | None = None) -> None:
     """Run the command line and exit: usage errors and interrupts in one line with exit
     code 1, an unexpected error in one line naming the crash log."""
-    args = list(sys.argv[1:] if args is None else args)
+    try:
+        _run(app, list(sys.argv[1:] if args is None else args))
+    except SystemExit as done:
+        if plugins_loaded():
+            _leave(done.code)
+        raise
+    except KeyboardInterrupt:  # the user's Ctrl-C, as Python would end on it
+        if plugins_loaded():
+            _leave(130)
+        raise
+
+
+def _leave(code: object) -> None:
+    """End the process now with the command's exit code if a thread that is not a daemon
+    still runs (one a plug-in started would keep Python waiting for it forever), after
+    writing out what the command printed."""
+    main = threading.main_thread()
+    if not any(t is not main and not t.daemon for t in threading.enumerate()):
+        return
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(OSError, ValueError):  # a closed pipe or stream: nothing to write
+            stream.flush()
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)
+
+
+def _run(app: typer.Typer, args: list[str]) -> None:
     try:
         code = app(args, prog_name=PROG_NAME, standalone_mode=False)
     except USER_ERROR as exc:  # a missing argument, an unknown option, a bad URL
@@ -53,6 +82,8 @@ def run_guarded(app: typer.Typer, args: Sequence[str] | None = None) -> None:
         _end(f"{where}: {exc.format_message()} (-h for help)")
     except typer.Abort:  # end of input at a prompt
         _end("interrupted")
+    except PluginFailure as exc:  # its message may quote a key, as a crash's may
+        _end(redact(str(exc), secrets_in_environment(args)))
     except Exception as exc:
         _end(_crash_line(exc, app, args))
     sys.exit(code if isinstance(code, int) else 0)  # click returns Exit's code, or None

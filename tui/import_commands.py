@@ -14,6 +14,7 @@ import typer
 from typer.core import TyperGroup
 
 from lmmreview.engine.benchmark import Benchmark, Importer, Option
+from lmmreview.engine.guarded import plugin_call
 from lmmreview.engine.registry import plugins, shipped
 from lmmreview.tui.options import DatasetOpt, NewDbArg
 
@@ -63,10 +64,12 @@ def _add_commands(group: typer.Typer, installed: Iterable[Benchmark], run: Impor
                 command,
                 help=importer.help,
                 short_help=importer.help.split("\n")[0],
-            )(_command(command, importer, run))
+            )(_command(benchmark, command, importer, run))
 
 
-def _command(name: str, importer: Importer, run: ImportRun) -> Callable[..., None]:
+def _command(
+    benchmark: Benchmark, name: str, importer: Importer, run: ImportRun
+) -> Callable[..., None]:
     """A function whose signature typer reads: DB, the importer's argument and options,
     then --dataset."""
 
@@ -76,7 +79,7 @@ def _command(name: str, importer: Importer, run: ImportRun) -> Callable[..., Non
         db, dataset = values.pop("db"), values.pop("dataset")
         replace = bool(values.pop("replace", False))
         request = ImportRequest(values, dataset)
-        run(db, lambda: _read(importer, request, values, replace=replace))
+        run(db, lambda: _read(benchmark, importer, request, values, replace=replace))
 
     parameters = [
         inspect.Parameter("db", _KEYWORD, annotation=NewDbArg),
@@ -91,14 +94,30 @@ def _command(name: str, importer: Importer, run: ImportRun) -> Callable[..., Non
 
 
 def _read(
-    importer: Importer, request: ImportRequest, values: dict[str, Any], *, replace: bool
+    benchmark: Benchmark,
+    importer: Importer,
+    request: ImportRequest,
+    values: dict[str, Any],
+    *,
+    replace: bool,
 ) -> ImportBatch:
     """The importer's batch, with --replace, and its judgments under --judge's name (a
-    reader that reads --judge itself gets the same name again)."""
-    from lmmreview.db.importers import reader_of
+    reader that reads --judge itself gets the same name again). A plug-in's reader runs
+    guarded: its ImportFailure is bad input, anything else its failure."""
+    from lmmreview.db.importers import ImportBatch, ImportFailure, reader_of
 
     _refuse_blank_names(importer, values)
-    batch = reader_of(importer)(request)
+    batch = plugin_call(
+        benchmark,
+        f"reader {importer.reader}",
+        lambda: reader_of(importer)(request),
+        lambda found: (
+            None
+            if isinstance(found, ImportBatch)
+            else f"returned {type(found).__name__}, not an ImportBatch"
+        ),
+        allowed=(ImportFailure,),
+    )
     batch.replace = replace
     judge = request.text("judge")
     if judge is not None:
