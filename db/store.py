@@ -12,7 +12,7 @@ import secrets
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import closing, contextmanager
+from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -188,6 +188,9 @@ class Store:
         self.path = path
         # The schema version still to migrate from, until a write transaction does it.
         self._pending_from: int | None = pending_from if pending_from < SCHEMA_VERSION else None
+        # The file as opened: SQLite keeps writing to it (and, through the WAL it finds by
+        # name, damages a file put in its place) if another program replaces or deletes it.
+        self._opened, self._identity = path, _identity(path)
 
     # -- opening -------------------------------------------------------------------
 
@@ -283,6 +286,7 @@ class Store:
         foreign keys off (they cannot be switched inside a transaction), so they are off
         for that transaction and every key is checked before it commits.
         """
+        self._check_still_there()
         migrating = self._pending_from is not None
         if migrating:
             self.conn.execute("PRAGMA foreign_keys = OFF")
@@ -301,6 +305,21 @@ class Store:
             if migrating:
                 self.conn.execute("PRAGMA foreign_keys = ON")
         self._pending_from = None
+
+    def _check_still_there(self) -> None:
+        """Raise StoreError when the path no longer names the file this connection opened."""
+        found = _identity(self._opened)
+        if self._identity is not None and found != self._identity:
+            # This connection's WAL, found by name, would be read as the new file's: fold
+            # it into the file this connection has (gone from view) and empty it.
+            with suppress(sqlite3.Error):
+                self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            what = "deleted" if found is None else "replaced by another file"
+            raise StoreError(
+                f"{self.path}: the file was {what} while this command had it open: nothing "
+                "more is written to it (what the command did since is not saved; run it "
+                "again on the file)"
+            )
 
     def _check_foreign_keys(self) -> None:
         """Raise StoreError when a row points at nothing (checked while keys are off)."""
@@ -882,6 +901,15 @@ def _lmmreview_version(conn: sqlite3.Connection, path: Path, create: bool) -> in
         if not create:  # only import and demo make a new database
             raise StoreError(f"{path}: not a lmmreview database (an SQLite file with no tables)")
     return version
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """The device and inode `path` names now (None: no file there)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
 
 
 def is_busy(exc: sqlite3.Error) -> bool:

@@ -7,14 +7,17 @@ from __future__ import annotations
 import asyncio
 import os
 import resource
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 import pytest
+from conftest import dump
 
 from bench.fake_judge import FakeJudge
 from lmmreview.db import Store
@@ -358,3 +361,47 @@ def test_a_poll_interval_beyond_a_day_is_refused_as_a_usage_error(cli, demo_db: 
     assert result.code != 0
     assert "--poll-seconds" in result.stderr and "86400" in result.stderr
     assert "Traceback" not in result.stderr and "unexpectedly" not in result.stderr
+
+
+@pytest.mark.parametrize("how", ["replaced", "deleted"])
+def test_a_judge_run_whose_file_is_replaced_or_deleted_stops_and_leaves_the_new_file_intact(
+    demo_db: Path, tmp_path: Path, how: str
+) -> None:
+    """`lmmreview judge` went on writing to a file another program had replaced (its WAL,
+    found by name, then damaged the new file) or deleted, and said "judged", exit 0."""
+    newer = tmp_path / "newer.db"
+    shutil.copyfile(demo_db, newer)
+    with closing(sqlite3.connect(newer)) as conn, conn:
+        conn.execute("CREATE TABLE other_tool (x)")  # another program's own file now
+    before = dump(newer)
+    with FakeJudge(latency=0.2) as server:
+        env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lmmreview", "judge", str(demo_db), "--dataset", "mmvet",
+             "--runs", "3", "--concurrency", "2"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60
+            while _judgments(demo_db) == 0 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            if how == "replaced":
+                os.replace(newer, demo_db)
+            else:
+                demo_db.unlink()
+            _, stderr = process.communicate(timeout=120)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 1, stderr
+    assert f"{demo_db}: the file was {how}" in stderr, stderr
+    if how == "replaced":
+        with closing(sqlite3.connect(demo_db)) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert dump(demo_db) == before
+
+
+def _judgments(db: Path) -> int:
+    with closing(sqlite3.connect(db)) as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM judgments WHERE judge_kind = 'llm'")
+                   .fetchone()[0])  # fmt: skip
