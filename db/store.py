@@ -300,21 +300,30 @@ class Store:
             except BaseException:
                 self.conn.execute("ROLLBACK")
                 raise
+            if self._gone() is not None:  # replaced during a long write: commit nothing
+                self.conn.execute("ROLLBACK")
+                self._check_still_there()
             self.conn.execute("COMMIT")
         finally:
             if migrating:
                 self.conn.execute("PRAGMA foreign_keys = ON")
         self._pending_from = None
 
+    def _gone(self) -> str | None:
+        """What became of the file this connection opened: None while the path names it."""
+        found = _identity(self._opened)
+        if self._identity is None or found == self._identity:
+            return None
+        return "deleted" if found is None else "replaced by another file"
+
     def _check_still_there(self) -> None:
         """Raise StoreError when the path no longer names the file this connection opened."""
-        found = _identity(self._opened)
-        if self._identity is not None and found != self._identity:
+        what = self._gone()
+        if what is not None:
             # This connection's WAL, found by name, would be read as the new file's: fold
             # it into the file this connection has (gone from view) and empty it.
             with suppress(sqlite3.Error):
                 self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            what = "deleted" if found is None else "replaced by another file"
             raise StoreError(
                 f"{self.path}: the file was {what} while this command had it open: nothing "
                 "more is written to it (what the command did since is not saved; run it "

@@ -383,7 +383,7 @@ def test_a_judge_run_whose_file_is_replaced_or_deleted_stops_and_leaves_the_new_
         )  # fmt: skip
         try:
             deadline = time.monotonic() + 60
-            while _judgments(demo_db) == 0 and time.monotonic() < deadline:
+            while _llm_judged(demo_db) == 0 and time.monotonic() < deadline:
                 time.sleep(0.05)
             if how == "replaced":
                 os.replace(newer, demo_db)
@@ -401,7 +401,7 @@ def test_a_judge_run_whose_file_is_replaced_or_deleted_stops_and_leaves_the_new_
         assert dump(demo_db) == before
 
 
-def _judgments(db: Path) -> int:
+def _llm_judged(db: Path) -> int:
     with closing(sqlite3.connect(db)) as conn:
         return int(conn.execute("SELECT COUNT(*) FROM judgments WHERE judge_kind = 'llm'")
                    .fetchone()[0])  # fmt: skip

@@ -1,9 +1,13 @@
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
+from conftest import dump
 
 from lmmreview.db import Store, StoreError
 from lmmreview.db.schema import SCHEMA_VERSION
@@ -148,3 +152,32 @@ def test_a_full_disk_is_not_called_a_file_that_is_no_database(
     error = sqlite3.OperationalError(message)
     error.sqlite_errorcode = code  # type: ignore[attr-defined]
     assert str(_open_error(tmp_path / "a.db", error)).startswith(f"{tmp_path / 'a.db'}: {said}")
+
+
+@pytest.mark.parametrize("how", ["replaced", "deleted"])
+def test_a_file_replaced_or_deleted_during_a_write_gets_nothing_and_stays_intact(
+    demo_db: Path, tmp_path: Path, how: str
+) -> None:
+    """A long write (a merge of millions of rows) whose file another program replaces
+    before it commits: nothing is committed, the new file stays as it was (the WAL the
+    two share by name is emptied into the old one), and the error says what happened."""
+    newer = tmp_path / "newer.db"
+    shutil.copyfile(demo_db, newer)
+    with closing(sqlite3.connect(newer)) as conn, conn:
+        conn.execute("CREATE TABLE other_tool (x)")
+    before = dump(newer)
+    with Store.open(demo_db) as store:
+        with store.transaction():  # an earlier commit of this command, in the WAL
+            store.conn.execute("CREATE TABLE mine (x)")
+        with pytest.raises(StoreError, match=f"the file was {how}"), store.transaction():
+            store.conn.execute("INSERT INTO mine VALUES (1)")
+            if how == "replaced":
+                os.replace(newer, demo_db)
+            else:
+                demo_db.unlink()
+        with pytest.raises(StoreError, match=f"the file was {how}"), store.transaction():
+            pass  # and nothing more after
+    if how == "replaced":
+        with closing(sqlite3.connect(demo_db)) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert dump(demo_db) == before
