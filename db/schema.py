@@ -6,6 +6,7 @@ Append a migration to change the schema; never edit one that has shipped.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 
@@ -533,6 +534,11 @@ MIGRATIONS: tuple[Migration, ...] = (
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
+# Every table the migrations make: a view or a virtual table of one of these names in a
+# file means the file was edited (reading such a view runs its code, perhaps for ever).
+TABLES = frozenset(
+    re.findall(r"CREATE TABLE (\w+)", "".join(m for m in MIGRATIONS if isinstance(m, str)))
+)
 
 
 # -- migration 5 ------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from lmmreview.db.schema import (
     JUDGE_READS,
     MIGRATIONS,
     SCHEMA_VERSION,
+    TABLES,
     deciding_ids,
     judge_is,
     judge_reads,
@@ -904,6 +905,16 @@ def _lmmreview_version(conn: sqlite3.Connection, path: Path, create: bool) -> in
         )
     if version < 0:
         raise StoreError(f"{path}: not a lmmreview database (schema version {version})")
+    marks = ", ".join("?" * len(TABLES))
+    edited = conn.execute(
+        f"SELECT name, type FROM sqlite_master WHERE name IN ({marks}) AND (type != 'table' "
+        "OR sql LIKE 'CREATE VIRTUAL%') LIMIT 1",
+        sorted(TABLES),
+    ).fetchone()
+    if edited is not None:
+        raise StoreError(
+            f"{path}: {edited[0]} is a {edited[1]}, not a table (was the file edited?)"
+        )
     if version == 0:
         if conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone():
             raise StoreError(f"{path}: an SQLite file that is not a lmmreview database")

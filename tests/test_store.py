@@ -3,6 +3,8 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 from pathlib import Path
 
@@ -181,3 +183,22 @@ def test_a_file_replaced_or_deleted_during_a_write_gets_nothing_and_stays_intact
         with closing(sqlite3.connect(demo_db)) as conn:
             assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert dump(demo_db) == before
+
+
+def test_a_view_where_a_table_belongs_is_refused_at_open_not_run(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """`reviews` replaced by a never-ending recursive view hung `info`, `report` and the
+    screen at 100 % CPU: the file is refused when opened, as merge refuses it."""
+    with closing(sqlite3.connect(demo_db)) as conn, conn:
+        conn.execute("DROP TABLE reviews")
+        conn.execute(
+            "CREATE VIEW reviews AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+            "FROM n) SELECT i AS id, i AS answer_id FROM n"
+        )
+    result = subprocess.run([sys.executable, "-m", "lmmreview", "info", str(demo_db)],
+                            capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert result.returncode == 1
+    assert result.stderr == (
+        f"error: {demo_db}: reviews is a view, not a table (was the file edited?)\n"
+    )
