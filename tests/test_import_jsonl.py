@@ -3,7 +3,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from conftest import dump, png_bytes, write_lines
 
 from lmmreview.db import Store
