@@ -117,6 +117,8 @@ def _edit_cap_csv(text: str, case: str) -> str:
     header, row = text.splitlines()
     if case == "another model":
         return f"{header}\n{row.replace('llava-v1.5-7b,', 'nobody,')}\n"
+    if case == "a second row of another model":
+        return f"{header}\n{row}\n{row.replace('llava-v1.5-7b,', 'nobody,')}\n"
     if case == "no rows":
         return f"{header}\n"
     if case == "a row twice":
@@ -133,6 +135,10 @@ def _edit_cap_csv(text: str, case: str) -> str:
     ("case", "said"),
     [
         ("another model", "line 2: the row names 'nobody', not the graded model 'llava-v1.5-7b'"),
+        (
+            "a second row of another model",
+            "row 'nobody': no model 'nobody' in dataset 'mmvet': the row checks nothing",
+        ),
         ("no rows", "no rows: nothing to check"),
         ("a row twice", "line 3: a second row for 'llava-v1.5-7b'"),
         ("a column missing", "line 1: missing column 'know'"),
