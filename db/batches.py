@@ -28,6 +28,7 @@ from lmmreview.engine.batch import (
     Limits,
     Outcome,
     custom_id,
+    is_token,
     read_results,
     request_line,
 )
@@ -445,11 +446,20 @@ class BatchJudge:
     # -- batches a killed process left ---------------------------------------------------
 
     def _recover(self) -> None:
-        """Settle the batches whose submitting process is gone before it recorded them."""
+        """Settle the batches whose submitting process is gone before it recorded them,
+        and those recorded with an id that is no token (an older version took any; asking
+        about it would fail every collect): both are looked for again by their tag."""
         rows = self.store.conn.execute(
-            "SELECT id, owner, created_at FROM judge_batches WHERE status = ?", (PREPARING,)
+            "SELECT id, owner, created_at, batch_id FROM judge_batches "
+            "WHERE status = ? OR (batch_id IS NOT NULL AND collected_at IS NULL "
+            "AND COALESCE(base_url, '') = ?)",
+            (PREPARING, self.base_url or ""),
         ).fetchall()
-        for row, owner, created_at in rows:
+        for row, owner, created_at, batch_id in rows:
+            if batch_id is not None:
+                if not is_token(batch_id):
+                    self._settle_unsent(row)
+                continue
             process = owner.rpartition("@")[2]
             if not _alive(process) or _old(created_at):
                 self._settle_unsent(row)

@@ -9,6 +9,7 @@ read as the live judge reads one (`completion_reply`), so both judge alike.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -25,6 +26,10 @@ MAX_BYTES = 200 * 1000 * 1000
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 STATUSES = TERMINAL | {"validating", "in_progress", "finalizing", "cancelling"}
 TAG_KEY = "lmmreview_tag"  # the metadata key that names the batch's row in the database
+# What a batch or file id may be: it goes into URLs and onto the terminal.
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,256}")
+# SQLite's INTEGER is 64-bit signed.
+_MAX_COUNT = 2**63 - 1
 
 Outcome = Reply | str  # a request's reply, or why it brought none
 
@@ -157,10 +162,15 @@ def _malformed(name: str, value: object, secrets: tuple[str, ...]) -> BatchMalfo
     return BatchMalformed(f"the provider's reply is malformed: {name} is {shown}")
 
 
+def is_token(value: object) -> bool:
+    """Whether a provider's id is a short token (letters, digits, `_`, `-`)."""
+    return isinstance(value, str) and _TOKEN.fullmatch(value) is not None
+
+
 def _id(reply: object, name: str, secrets: tuple[str, ...]) -> str:
     value = getattr(reply, name, None)
-    if isinstance(value, str) and value.strip():
-        return value
+    if is_token(value):
+        return str(value)
     raise _malformed(name, value, secrets)
 
 
@@ -181,7 +191,7 @@ def _count(counts: object, name: str, secrets: tuple[str, ...]) -> int:
     value = getattr(counts, name, None)
     if value is None:
         return 0
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_COUNT:
         return value
     raise _malformed(f"request_counts.{name}", value, secrets)
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import dump, png_bytes, write_lines
 
 from lmmreview.db import Store
@@ -55,3 +56,25 @@ def test_answers_for_a_dataset_that_is_not_there(cli, tmp_path: Path) -> None:
     assert result.code == 1
     assert "m2.jsonl" in result.stderr and "import its samples first" in result.stderr
     assert not (tmp_path / "r.db").exists()
+
+
+@pytest.mark.parametrize("blank", ["   ", ""])
+def test_a_blank_model_in_the_file_is_refused(cli, tmp_path: Path, blank: str) -> None:
+    """B12: "   " made a model named by spaces, "" silently took --model."""
+    db = tmp_path / "r.db"
+    data = write_lines(tmp_path / "bench.jsonl", [{"id": "a", "question": "?", "answer": "1"}])
+    assert cli("import", "jsonl", db, data).code == 0
+    before = dump(db)
+    answers = write_lines(
+        tmp_path / "m2.jsonl",
+        [
+            {"id": "a", "prediction": "1", "model": "m1"},
+            {"id": "a", "prediction": "2", "model": blank},
+        ],
+    )
+    result = cli("import", "jsonl", db, answers, "--dataset", "bench", "--model", "m2")
+    assert result.code == 1
+    assert result.stderr == (
+        f"error: {answers}: line 2: model is blank: name it, or leave the field out\n"
+    )
+    assert dump(db) == before

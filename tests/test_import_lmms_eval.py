@@ -447,3 +447,35 @@ def test_an_mmmu_grade_of_another_id_than_its_doc_is_refused(cli, tmp_path: Path
         "'validation_Art_Theory_1'"
     )
     assert not (tmp_path / "r.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "metric", "layout"),
+    [
+        ("mmvet-lmms-eval", "gpt_eval_score", "v0.3"),
+        ("mmbench-lmms-eval", "gpt_eval_score", "v0.3"),
+        ("mmbench-lmms-eval", "submission", "v0.3"),
+        ("mmbench-lmms-eval", "submission", "v0.4"),
+    ],
+)
+def test_a_grade_of_another_id_than_its_line_is_refused(
+    cli, tmp_path: Path, command: str, metric: str, layout: str
+) -> None:
+    """B11: the MM-Vet line of v1_0 with a gpt_eval_score of v1_1 had its grade stored on
+    v1_0; MMBench's gpt_eval_score and submission repeat the question too."""
+    if command == "mmvet-lmms-eval":
+        first, line = mmvet_line(1, layout), mmvet_line(0, layout)
+        other, key, given = {"question_id": "v1_1"}, "v1_0", "v1_1"
+        task = "mmvet"
+    else:
+        first, line = mmbench_line(1, layout, "B"), mmbench_line(0, layout, "A")
+        other, key, given = {"index": 1000007}, "7", "1000007"
+        task = "mmbench_en_dev"
+    line[metric] = {**line[metric], **other}  # type: ignore[dict-item]
+    path = samples_file(tmp_path, task, [first, line])
+    result = cli("import", command, tmp_path / "r.db", path)
+    assert result.code == 1
+    assert result.stderr.strip() == (
+        f"error: {path}: line 2: {metric}'s id {given!r} is not the doc's id {key!r}"
+    )
+    assert not (tmp_path / "r.db").exists()

@@ -112,6 +112,56 @@ def test_check_names_every_cell_that_differs_and_keeps_the_import(cli, tmp_path:
     assert again.code == 0 and "imported judgments" not in again.stdout
 
 
+def _edit_cap_csv(text: str, case: str) -> str:
+    """The official cap-score CSV made into one that checks nothing, or not all."""
+    header, row = text.splitlines()
+    if case == "another model":
+        return f"{header}\n{row.replace('llava-v1.5-7b,', 'nobody,')}\n"
+    if case == "a second row of another model":
+        return f"{header}\n{row}\n{row.replace('llava-v1.5-7b,', 'nobody,')}\n"
+    if case == "no rows":
+        return f"{header}\n"
+    if case == "a row twice":
+        return f"{header}\n{row}\n{row}\n"
+    rows = list(csv.reader([header, row]))
+    without = [
+        [cell for name, cell in zip(rows[0], r, strict=True) if name != "know"] for r in rows
+    ]
+    return "".join(",".join(f'"{cell}"' for cell in r) + "\n" for r in without)
+
+
+@needs_fixture("mmvet-real/llava-v1.5-7b")
+@pytest.mark.parametrize(
+    ("case", "said"),
+    [
+        ("another model", "line 2: the row names 'nobody', not the graded model 'llava-v1.5-7b'"),
+        (
+            "a second row of another model",
+            "row 'nobody': no model 'nobody' in dataset 'mmvet': the row checks nothing",
+        ),
+        ("no rows", "no rows: nothing to check"),
+        ("a row twice", "line 3: a second row for 'llava-v1.5-7b'"),
+        ("a column missing", "line 1: missing column 'know'"),
+    ],
+)
+def test_a_check_csv_that_checks_nothing_or_not_all_is_refused(
+    cli, tmp_path: Path, case: str, said: str
+) -> None:
+    """B4: before, each passed ("all 11 numbers equal", or no check line), exit 0."""
+    db = tmp_path / "r.db"
+    _import_real(cli, db)
+    table = tmp_path / "cap-score-3runs.csv"
+    table.write_text(
+        _edit_cap_csv((LLAVA / "llava-v1.5-7b_gpt-4-cap-score-3runs.csv").read_text(), case)
+    )
+    before = dump(db)
+    result = cli("import", "mmvet-grades", db, LLAVA / "llava-v1.5-7b_gpt-4-grade-3runs.json",
+                 "--check", table)  # fmt: skip
+    assert result.code == 1 and result.stdout == ""
+    assert result.stderr == f"error: {table}: {said}\n"
+    assert dump(db) == before
+
+
 def _small(cli, mmvet_files: dict[str, Path], db: Path) -> None:
     f = mmvet_files
     result = cli("import", "mmvet", db, f["questions"], "--images", f["images"],

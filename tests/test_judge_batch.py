@@ -371,6 +371,9 @@ def _outcomes(db: Path) -> list[str]:
         ({"output_file_id": 7}, "output_file_id is 7"),
         ({"request_counts": "lots"}, "request_counts is 'lots'"),
         ({"request_counts": {"completed": "many"}}, "request_counts.completed is 'many'"),
+        ({"request_counts": {"completed": 10**30}}, "request_counts.completed is 1000000000"),
+        ({"id": "b" * 200_000}, "id is 'bbbbbbbb"),
+        ({"id": "../files/x"}, "id is '../files/x'"),
     ],
 )
 def test_a_malformed_batch_object_is_named_and_the_batch_is_collected_once_it_reads(
@@ -385,7 +388,7 @@ def test_a_malformed_batch_object_is_named_and_the_batch_is_collected_once_it_re
         assert sent.returncode == 1 and "Traceback" not in sent.stderr, sent.stderr
         assert sent.stderr.startswith("error: Batch API: ")
         assert f"the provider's reply is malformed: {named}" in sent.stderr
-        assert len(sent.stderr.strip().splitlines()) == 1
+        assert len(sent.stderr.strip().splitlines()) == 1 and len(sent.stderr) < 300
         assert _query(demo_db, "SELECT COUNT(*), MIN(status) FROM judge_batches") == [
             (1, "preparing")
         ]
@@ -411,6 +414,21 @@ def test_a_malformed_batch_when_polled_changes_nothing_and_is_collected_later(
     batch_api.mangle = {}
     result = cli("judge", demo_db, "--batch", "--collect")
     assert result.code == 0 and "58 judged, 0 failed" in result.stdout, result.stdout
+
+
+def test_a_batch_recorded_with_an_id_that_is_no_token_is_found_again_by_its_tag(
+    cli, batch_api, demo_db
+) -> None:
+    """T3: an older version recorded any id the provider gave (200,000 characters): a
+    collect looks for the batch by its tag instead of asking about that id, and collects it."""
+    cli("judge", demo_db, *MMVET_ONE_RUN, "--batch")
+    batch_api.release()
+    with sqlite3.connect(demo_db) as conn:
+        conn.execute("UPDATE judge_batches SET batch_id = ?", ("b" * 200_000,))
+    result = cli("judge", demo_db, "--batch", "--collect")
+    assert result.code == 0 and "58 judged, 0 failed" in result.stdout, result.stderr
+    assert _query(demo_db, "SELECT batch_id FROM judge_batches") == [("batch_fake2",)]
+    assert set(batch_api.custom_ids.values()) == {1}
 
 
 def test_a_request_with_two_result_lines_keeps_the_first_reply_and_says_so(

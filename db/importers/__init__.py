@@ -138,7 +138,20 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
         if batch.judgments or batch.group_verdicts:
             _load_judged(store, dataset_id, batch, summary)
         _load_verdicts(store, batch, reviewers, summary)
+        _refuse_unknown_check_rows(store, batch)
     return summary
+
+
+def _refuse_unknown_check_rows(store: Store, batch: ImportBatch) -> None:
+    """A --check row naming a model the dataset does not hold would check nothing."""
+    models = {model for model, _ in store.answer_ids(batch.dataset)} if batch.checks else set()
+    for expected in batch.checks:
+        if expected.row not in models:
+            raise ImportFailure(
+                expected.file,
+                f"no model {expected.row!r} in dataset {batch.dataset!r}: the row checks nothing",
+                f"row {expected.row!r}",
+            )
 
 
 def _refuse_changed_samples(store: Store, dataset_id: int, batch: ImportBatch) -> None:

@@ -181,9 +181,13 @@ def _answer(
     text = row["prediction"]
     if not isinstance(text, str):
         raise ImportFailure(path, "prediction must be text", where)
-    name = row.get("model") or model_name(model, path)
+    name = row.get("model")
+    if name is None:
+        return AnswerRecord(key, model_name(model, path), text, str(path))
     if not isinstance(name, str):
         raise ImportFailure(path, "model must be text", where)
+    if not name.strip():  # a model no list could show; "" is not "absent" either
+        raise ImportFailure(path, "model is blank: name it, or leave the field out", where)
     return AnswerRecord(key, name, text, str(path))
 
 

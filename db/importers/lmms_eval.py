@@ -190,6 +190,13 @@ def _on(line: Line, path: Path) -> Iterator[None]:
         raise ImportFailure(path, failure.message, where or f"{line.where}, {inner}") from None
 
 
+def _same_id(metric: str, given: str, key: str, path: Path, where: str) -> None:
+    """A metric's dict names the question it graded: another than the line's would put
+    its grade (or its choice) on the wrong question."""
+    if given != key:
+        raise ImportFailure(path, f"{metric}'s id {given!r} is not the doc's id {key!r}", where)
+
+
 # -- MM-Vet ---------------------------------------------------------------------------------
 
 
@@ -210,6 +217,8 @@ def _mmvet_line(line: Line, path: Path) -> Read:
     if fields.get("question_id") is None:
         raise ImportFailure(path, "missing field 'question_id'", line.where)
     key = mmvet_id(fields["question_id"], path, line.where)
+    if grade is not None and grade.get("question_id") is not None:
+        _same_id(GRADE, mmvet_id(grade["question_id"], path, line.where), key, path, line.where)
     sample = open_sample(key, fields, path, line.where, ("question", "answer", "capability"))
     return Read(key, sample, None if grade is None else _mmvet_grade(grade, path, line.where))
 
@@ -274,6 +283,11 @@ def _mmbench_line(line: Line, path: Path) -> Read:
     for letter in OPTION_LETTERS:
         row[letter] = "" if row.get(letter, "nan") in _ABSENT else row[letter]
     index = mmbench_files.mmbench_id(fields["index"], path, line.where)
+    for name in (GRADE, "submission"):  # each repeats the question it belongs to
+        metric = line.metric(name, path) or {}
+        if metric.get("index") not in (None, ""):
+            given = mmbench_files.mmbench_id(metric["index"], path, line.where)
+            _same_id(name, given, index, path, line.where)
     return Read(index, mmbench_files.row_sample(int(index), row, path, line.where))
 
 
@@ -330,9 +344,8 @@ def _mmmu_line(line: Line, path: Path) -> Read:
     if line.doc is not None:
         key, draft = mmmu_files.question_draft(line.doc, path, line.number)
         sample = mmmu_files.draft_sample(key, draft)
-        if graded not in (None, key):  # the parsed choice would be judged on another question
-            message = f"{MMMU_ACC}'s id {graded!r} is not the doc's id {key!r}"
-            raise ImportFailure(path, message, line.where)
+        if graded is not None:
+            _same_id(MMMU_ACC, graded, key, path, line.where)
     elif graded is not None:
         key = graded
     else:

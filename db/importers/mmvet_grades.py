@@ -79,8 +79,9 @@ def read_grades(request: ImportRequest, kind: str, capabilities: dict[str, str])
             continue
         batch.judgments.extend(JudgmentRecord(str(key), model, j) for j in runs)
     _check_run_counts(path, int(named["runs"]) if named else None, counts)
+    graded = (model, named["model"]) if named else (model,)  # the grader labels by file name
     for table in request.paths("check"):
-        batch.checks.extend(read_grader_table(table, model, tuple(capabilities)))
+        batch.checks.extend(read_grader_table(table, graded, tuple(capabilities)))
     return batch
 
 
@@ -165,29 +166,68 @@ def _is_score(value: object) -> TypeGuard[float]:
     )
 
 
-def read_grader_table(path: Path, model: str, capabilities: tuple[str, ...]) -> list[Expected]:
+def read_grader_table(
+    path: Path, graded: tuple[str, ...], capabilities: tuple[str, ...]
+) -> list[Expected]:
     """Every number of a grader CSV (cap-score or cap-int-score): one row per model, a
     column per capability or integration (named by joining a set: any order of its
-    parts), then total, std, and runs (a list, e.g. ``[31.2, 30.8]``)."""
-    rows = list(read_table(path, ("total",)))
-    integrations = "cap-int" in path.name or any(
-        "_" in column for column in (rows[0][1] if rows else {})
-    )
+    parts), then total, std, and runs (a list, e.g. ``[31.2, 30.8]``). `graded` names the
+    imported model (the first name) as the file may: a table of one row is its row. A table
+    that would check nothing, or not all, is refused: no rows, a capability missing, a
+    row twice, a single row naming another model."""
+    rows = list(read_table(path, ("total", "std", "runs")))
+    if not rows:
+        raise ImportFailure(path, "no rows: nothing to check")
+    header = list(rows[0][1])
+    integrations = "cap-int" in path.name or any("_" in column for column in header)
+    missing = [] if integrations else [c for c in capabilities if c not in header]
+    if missing:
+        raise ImportFailure(path, f"missing column {', '.join(map(repr, missing))}", "line 1")
     table = "integrations" if integrations else "capabilities"
-    expected = []
+    expected: list[Expected] = []
+    seen: set[str] = set()
     for line, row in rows:
-        label = csv_name(next(iter(row.values())))  # the first column: the model
-        shown = model if len(rows) == 1 else label  # one row: the graded model's
-        for name, text in list(row.items())[1:]:
-            if not text.strip():
-                continue
-            where = f"line {line}, column {name!r}"
-            for statistic, number in _numbers(name, text, path, where):
-                column = _column(name, capabilities, path, where)
-                value, decimals = number
-                expected.append(
-                    Expected(str(path), shown, table, column, name, statistic, value, decimals)
-                )
+        shown = _row_model(row, len(rows) == 1, graded, path, f"line {line}")
+        if shown in seen:
+            raise ImportFailure(path, f"a second row for {shown!r}", f"line {line}")
+        seen.add(shown)
+        expected.extend(_row_cells(row, shown, table, capabilities, path, line))
+    return expected
+
+
+def _row_model(
+    row: dict[str, str], alone: bool, graded: tuple[str, ...], path: Path, where: str
+) -> str:
+    """The model a row checks, by its first column; a row alone must name the graded
+    model (else it would check that model under another's numbers)."""
+    label = csv_name(next(iter(row.values())))
+    if not alone:
+        return label
+    if label in graded:
+        return graded[0]
+    raise ImportFailure(path, f"the row names {label!r}, not the graded model {graded[0]!r}", where)
+
+
+def _row_cells(
+    row: dict[str, str],
+    model: str,
+    table: str,
+    capabilities: tuple[str, ...],
+    path: Path,
+    line: int,
+) -> list[Expected]:
+    """The numbers of one row, as expected cells of `model`."""
+    expected = []
+    for name, text in list(row.items())[1:]:
+        if not text.strip():
+            continue
+        where = f"line {line}, column {name!r}"
+        for statistic, number in _numbers(name, text, path, where):
+            column = _column(name, capabilities, path, where)
+            value, decimals = number
+            expected.append(
+                Expected(str(path), model, table, column, name, statistic, value, decimals)
+            )
     return expected
 
 
