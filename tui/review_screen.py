@@ -79,7 +79,7 @@ from lmmreview.tui.messages import (
     Undone,
 )
 from lmmreview.tui.option_picker import OptionPicker
-from lmmreview.tui.safe_text import plain_line, safe
+from lmmreview.tui.safe_text import safe
 from lmmreview.tui.screens import Answer, BreakdownScreen, CompareScreen, JudgeScreen, Menu, Prompt
 from lmmreview.tui.session import Session
 from lmmreview.tui.settings import Settings
@@ -779,7 +779,7 @@ class ReviewScreen(Screen[None]):
             self.notify("No answer is shown yet.")
             return None
         if not detail.image_hashes:
-            self.notify(f"{plain_line(entry.key, 60)} has no image.", markup=False)
+            self.notify(f"{entry.key} has no image.")
             return None
         title = f"{entry.key} · {entry.model}"
         return ImageSet(entry.key, title, detail.image_hashes, self.review_app.database.image_bytes)
