@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 from conftest import write_lines
 from rich.text import Text
+from test_hostile_names import screen_text
 from tui_harness import drive, text_of, until
 
 from lmmreview.db import Store
 from lmmreview.engine.scoring import Judgment, Status
 from lmmreview.tui.answer_list import AnswerList
+from lmmreview.tui.screens import CompareScreen
 
 HOSTILE = {
     "markup": (
@@ -146,3 +148,45 @@ def test_names_and_paths_with_line_breaks_draw_no_lines_of_their_own(cli, tmp_pa
     assert f"ben⏎{FAKE}" in history and f"fine⏎{FAKE_HISTORY}" in history
     assert f"cy⏎{FAKE}" in history and f"grade⏎{FAKE}" in history
     assert shown["#verdict"].strip() == "human verdict: 0.30"
+
+
+def test_a_choice_from_the_data_is_shown_literally_everywhere(cli, tmp_path: Path) -> None:
+    """A verdict's or a judge's choice holding markup and a line break (a merged file's):
+    the list, the verdict, the judge table, the history and the compare view show it on its
+    line, and nothing reads it as markup ("[/]" crashed the compare view)."""
+    choice = f"[/]\n{FAKE}"
+    lines = [
+        {"id": "q1", "question": "Which?", "options": {"A": "x", "B": "y"}, "answer": "A",
+         "prediction": "A", "model": "m1"},
+        {"id": "q1", "prediction": "B", "model": "m2"},
+    ]  # fmt: skip
+    db = tmp_path / "choice.db"
+    assert cli("import", "jsonl", db, write_lines(tmp_path / "c.jsonl", lines)).code == 0
+    with Store.open(db) as store, store.transaction():
+        answers = [a for (a,) in store.conn.execute("SELECT id FROM answers ORDER BY id")]
+        store.add_judgments([(answers[0], Judgment(0, None, choice, kind="llm", judge_model="j"))])
+        for answer in answers:
+            store.conn.execute(
+                "INSERT INTO reviews (answer_id, choice, action, reviewer, created_at) "
+                "VALUES (?, ?, 'grade', 'ann', '2026-11-27T09:00:00')",
+                (answer, choice),
+            )
+    shown: dict[str, str] = {}
+
+    async def steps(app, pilot) -> None:
+        await until(pilot, lambda: "ann" in text_of(app, "#history"))
+        for panel in ("#judges", "#verdict", "#history"):
+            shown[panel] = text_of(app, panel)
+        shown["list"] = screen_text(app)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen))
+        await pilot.pause(0.1)
+        shown["compare"] = screen_text(app)
+
+    drive(db, steps, dataset="c")
+    for place, text in shown.items():
+        assert FAKE not in [drawn.strip() for drawn in text.splitlines()], (place, text)
+        assert "[/]⏎" in text, (place, text)
+    assert shown["#verdict"].strip() == f"human verdict: [/]⏎{FAKE}"
+    assert shown["list"].count("[/]⏎… ✓") == 2  # each answer's score, cut to its column
+    assert shown["compare"].count(f"[/]⏎{FAKE}") == 2  # under each model's answer

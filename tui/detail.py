@@ -179,7 +179,7 @@ def _judge_table(records: list[JudgeRecord]) -> RenderableType:
             min_width=len(name) if name in ("run", "result") else None,
         )
     for r in records:
-        result = score_label(r.score, r.choice)
+        result = safe(score_label(r.score, r.choice), one_line=True)
         status_style = {"ok": "green", "fallback": "yellow"}.get(r.status, "red")
         judge = f"{r.model} ({r.kind})" if r.kind == "offline" else judge_label(r.kind, r.model)
         reply = safe(r.reply or r.error, limit=2000)
@@ -203,7 +203,8 @@ def verdict_line(verdict: Verdict | None, unsaved: tuple[str, ...] = (), problem
         line = Text("no human verdict", style="italic")
     else:
         value = score_label(verdict.score, verdict.choice)
-        line = Text.assemble(("human verdict: ", "bold"), (value, "bold cyan"))
+        shown = safe(value, one_line=True, style="bold cyan")  # a merged choice is data
+        line = Text.assemble(("human verdict: ", "bold"), shown)
     if unsaved:
         line.append("\nnot saved yet: ", style="bold red")
         line.append(", ".join(unsaved))
