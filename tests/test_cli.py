@@ -154,6 +154,19 @@ def test_open_without_a_terminal_says_so_and_leaves_the_file(cli, tmp_path: Path
     assert dump(db) == before
 
 
+@pytest.mark.parametrize("name", ["", "   "])
+def test_open_refuses_an_empty_reviewer(cli, demo_db: Path, name: str) -> None:
+    """Verdicts under a blank reviewer could never be merged: refused before the screen."""
+    before = dump(demo_db)
+    result = cli("open", demo_db, "--reviewer", name)
+    assert result.code == 1
+    assert result.stderr.strip().splitlines() == [
+        f"error: --reviewer: {name!r} is empty: give a name, or leave --reviewer out to take "
+        "the settings' or your user name"
+    ]
+    assert dump(demo_db) == before
+
+
 def test_info_and_the_notes_agree_on_choices_with_no_gold(cli, tmp_path: Path) -> None:
     """A choice with no gold is judged (extracted) but has no score: unscored in both."""
     lines = [

@@ -239,6 +239,24 @@ def test_the_jump_prompt_says_no_such_id_literally(hostile_db: Path) -> None:
     _assert_literal(seen["text"], "No answer to '[/][link=file:///etc/passwd]x'")
 
 
+def test_the_no_image_notice_shows_the_sample_id_on_one_line(cli, tmp_path: Path) -> None:
+    """A sample id with a line break: the notice keeps it on its line ("⏎")."""
+    key = "k[/]\nhuman verdict: 1.00"  # markup that crashes, and a fake verdict line
+    line = {"id": key, "question": "Q?", "answer": "a", "prediction": "a", "model": "m"}
+    db = tmp_path / "keys.db"
+    assert cli("import", "jsonl", db, write_lines(tmp_path / "keys.jsonl", [line])).code == 0
+    seen: dict[str, str] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("z")  # zoom: this sample has no image to zoom into
+        await until(pilot, lambda: app._notifications)
+        await pilot.pause(0.1)
+        seen["text"] = screen_text(app)
+
+    drive(db, steps, dataset="keys", notifications=True)
+    _assert_literal(seen["text"], "k[/]⏎human verdict: 1.00 has no image.")
+
+
 def test_the_judge_error_pop_up_shows_server_text_literally(hostile_db: Path, monkeypatch) -> None:
     seen: dict[str, str] = {}
     with refusing_judge(HOSTILE) as url:

@@ -8,11 +8,13 @@ from pathlib import Path
 import pytest
 from conftest import write_lines
 from rich.text import Text
+from test_hostile_names import screen_text
 from tui_harness import drive, text_of, until
 
 from lmmreview.db import Store
 from lmmreview.engine.scoring import Judgment, Status
 from lmmreview.tui.answer_list import AnswerList
+from lmmreview.tui.screens import CompareScreen
 
 HOSTILE = {
     "markup": (
@@ -95,3 +97,96 @@ def test_hostile_text_is_shown_literally_and_safely(hostile_db: Path) -> None:
             )
         }
     assert stored["ansi"] == HOSTILE["ansi"][0]
+
+
+FAKE = "human verdict: 1.00"  # what a line break in a name would draw as a line of its own
+FAKE_HISTORY = "2026-11-27 10:00:00  boss  grade: – → 1.00"
+
+
+def test_names_and_paths_with_line_breaks_draw_no_lines_of_their_own(cli, tmp_path: Path) -> None:
+    """A judge model, a method, an import's folder, a reviewer, a note: each with a line
+    break in it shows on its one line with "⏎", never as a fake verdict or history line."""
+    line = {"id": "q1", "question": "Q?", "answer": "yes", "prediction": "yes", "model": "m"}
+    db = tmp_path / "names.db"
+    assert cli("import", "jsonl", db, write_lines(tmp_path / "n.jsonl", [line])).code == 0
+    folder = f"data/x\n{FAKE}\n{FAKE_HISTORY}\ny/grades.json"
+    with Store.open(db) as store, store.transaction():
+        answer = store.conn.execute("SELECT MIN(id) FROM answers").fetchone()[0]
+        store.add_judgments(
+            [
+                (answer, Judgment(0, 0.5, kind="llm", judge_model=f"gpt-4\n{FAKE}",
+                                  method=f"llm\n{FAKE}", reply="0.5")),
+                (answer, Judgment(0, 0.5, kind="imported", judge_model="gpt-4", source=folder,
+                                  reply="0.5", error=f"late\n{FAKE}")),
+            ]
+        )  # fmt: skip
+        for reviewer, note in ((f"ben\n{FAKE}", f"fine\n{FAKE_HISTORY}"), ("ann", None)):
+            store.conn.execute(
+                "INSERT INTO reviews (answer_id, score, action, reviewer, note, created_at) "
+                "VALUES (?, 0.3, ?, ?, ?, '2026-11-27T09:00:00')",
+                (answer, f"grade\n{FAKE}" if note else "grade", reviewer, note),
+            )
+        store.conn.execute(
+            "INSERT INTO flags (answer_id, flagged, reviewer, created_at) "
+            "VALUES (?, 1, ?, '2026-11-27T09:30:00')",
+            (answer, f"cy\n{FAKE}"),
+        )
+    shown: dict[str, str] = {}
+
+    async def steps(app, pilot) -> None:
+        await until(pilot, lambda: "ann" in text_of(app, "#history"))
+        for panel in ("#judges", "#verdict", "#history"):
+            shown[panel] = text_of(app, panel)
+
+    drive(db, steps, dataset="n")
+    for panel, text in shown.items():
+        for drawn in text.splitlines():
+            assert not drawn.strip().startswith((FAKE, FAKE_HISTORY, "y/grades")), (panel, text)
+    judges, history = shown["#judges"], shown["#history"]
+    assert f"gpt-4⏎{FAKE}" in judges and f"llm⏎{FAKE}" in judges
+    assert f"imported from data/x⏎{FAKE}⏎{FAKE_HISTORY}⏎y/grades.json" in judges
+    assert f"ben⏎{FAKE}" in history and f"fine⏎{FAKE_HISTORY}" in history
+    assert f"cy⏎{FAKE}" in history and f"grade⏎{FAKE}" in history
+    assert shown["#verdict"].strip() == "human verdict: 0.30"
+
+
+def test_a_choice_from_the_data_is_shown_literally_everywhere(cli, tmp_path: Path) -> None:
+    """A verdict's or a judge's choice holding markup and a line break (a merged file's):
+    the list, the verdict, the judge table, the history and the compare view show it on its
+    line, and nothing reads it as markup ("[/]" crashed the compare view)."""
+    choice = f"[/]\n{FAKE}"
+    lines = [
+        {"id": "q1", "question": "Which?", "options": {"A": "x", "B": "y"}, "answer": "A",
+         "prediction": "A", "model": "m1"},
+        {"id": "q1", "prediction": "B", "model": "m2"},
+    ]  # fmt: skip
+    db = tmp_path / "choice.db"
+    assert cli("import", "jsonl", db, write_lines(tmp_path / "c.jsonl", lines)).code == 0
+    with Store.open(db) as store, store.transaction():
+        answers = [a for (a,) in store.conn.execute("SELECT id FROM answers ORDER BY id")]
+        store.add_judgments([(answers[0], Judgment(0, None, choice, kind="llm", judge_model="j"))])
+        for answer in answers:
+            store.conn.execute(
+                "INSERT INTO reviews (answer_id, choice, action, reviewer, created_at) "
+                "VALUES (?, ?, 'grade', 'ann', '2026-11-27T09:00:00')",
+                (answer, choice),
+            )
+    shown: dict[str, str] = {}
+
+    async def steps(app, pilot) -> None:
+        await until(pilot, lambda: "ann" in text_of(app, "#history"))
+        for panel in ("#judges", "#verdict", "#history"):
+            shown[panel] = text_of(app, panel)
+        shown["list"] = screen_text(app)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen))
+        await pilot.pause(0.1)
+        shown["compare"] = screen_text(app)
+
+    drive(db, steps, dataset="c")
+    for place, text in shown.items():
+        assert FAKE not in [drawn.strip() for drawn in text.splitlines()], (place, text)
+        assert "[/]⏎" in text, (place, text)
+    assert shown["#verdict"].strip() == f"human verdict: [/]⏎{FAKE}"
+    assert shown["list"].count("[/]⏎… ✓") == 2  # each answer's score, cut to its column
+    assert shown["compare"].count(f"[/]⏎{FAKE}") == 2  # under each model's answer

@@ -21,6 +21,7 @@ from textual.strip import Strip
 
 from lmmreview.engine.review import Entry
 from lmmreview.engine.visible import visible
+from lmmreview.tui.safe_text import plain_line
 from lmmreview.tui.writes import PENDING_MARK
 
 Row = list[tuple[str, str]]  # (text, component class) cells of one row
@@ -88,7 +89,11 @@ def entry_row(entry: Entry, score: str, rightness: str | None, pending: bool, wi
     return [
         (f"{short_key(entry.key, key_width):<{key_width}} ", ""),
         (f"{short_model(entry.model, model_width):<{model_width}} ", "answer-list--dim"),
-        (f"{score:>{SCORE_WIDTH}} ", RIGHTNESS_STYLES.get(rightness or "", "")),
+        # A choice is data (a merged file's verdict): one line, cut to its column.
+        (
+            f"{plain_line(score, SCORE_WIDTH):>{SCORE_WIDTH}} ",
+            RIGHTNESS_STYLES.get(rightness or "", ""),
+        ),
         (marks(entry, pending), "answer-list--mark"),
     ]
 

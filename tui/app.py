@@ -132,9 +132,14 @@ class ReviewApp(App[None]):
         markup: bool = False,
     ) -> None:
         """Every notification, from any screen, shows its text literally: messages hold ids,
-        names, paths and judge errors, so they are never markup or terminal control."""
+        names, paths and judge errors, so they are never markup or terminal control, and on
+        one line ("⏎"): a line break in a name cannot draw a line of its own."""
         super().notify(
-            visible(message), title=visible(title), severity=severity, timeout=timeout, markup=False
+            visible(message, one_line=True),
+            title=visible(title, one_line=True),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
         )
 
     async def action_quit(self) -> None:

@@ -426,6 +426,11 @@ def open_db(
     ] = None,
 ) -> None:
     """Review and grade answers in the terminal, with live tables."""
+    if reviewer is not None and not reviewer.strip():  # `merge` would refuse its verdicts
+        raise fail(
+            f"--reviewer: {reviewer!r} is empty: give a name, or leave --reviewer out "
+            "to take the settings' or your user name"
+        )
     require_terminal()  # checked before the file is touched
     settings = for_command(
         reviewer=reviewer,

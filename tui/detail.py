@@ -162,7 +162,8 @@ def group_verdict(verdict: GroupVerdict) -> Text:
     line = Text.assemble(
         ("Imported CircularEval of this group", "bold"), " (judge ",
         safe(judge_label(IMPORTED, verdict.judge_model), one_line=True), "): ", outcome,
-        "\n", safe(verdict.log, limit=2000), safe(f"  [from {verdict.source}]", style="dim"),
+        "\n", safe(verdict.log, limit=2000),
+        safe(f"  [from {verdict.source}]", one_line=True, style="dim"),
     )  # fmt: skip
     return line
 
@@ -178,18 +179,22 @@ def _judge_table(records: list[JudgeRecord]) -> RenderableType:
             min_width=len(name) if name in ("run", "result") else None,
         )
     for r in records:
-        result = score_label(r.score, r.choice)
+        result = safe(score_label(r.score, r.choice), one_line=True)
         status_style = {"ok": "green", "fallback": "yellow"}.get(r.status, "red")
         judge = f"{r.model} ({r.kind})" if r.kind == "offline" else judge_label(r.kind, r.model)
         reply = safe(r.reply or r.error, limit=2000)
         if r.error and r.reply:
-            reply.append_text(safe(f"  [{r.error}]", style="red"))
-        table.add_row(str(r.run), result, safe(judge), Text(r.status, style=status_style),
-                      r.method or DASH, reply)  # fmt: skip
+            reply.append_text(safe(f"  [{r.error}]", one_line=True, style="red"))
+        # A name, a method, a source: one line each, so none can draw a line of its own.
+        judge_cell, method = safe(judge, one_line=True), safe(r.method or DASH, one_line=True)
+        table.add_row(str(r.run), result, judge_cell, Text(r.status, style=status_style),
+                      method, reply)  # fmt: skip
     sources = dict.fromkeys(r.source for r in records if r.source)
     if not sources:
         return table
-    return Group(table, *(safe(f"imported from {source}", style="dim") for source in sources))
+    return Group(
+        table, *(safe(f"imported from {source}", one_line=True, style="dim") for source in sources)
+    )
 
 
 def verdict_line(verdict: Verdict | None, unsaved: tuple[str, ...] = (), problem: str = "") -> Text:
@@ -198,11 +203,12 @@ def verdict_line(verdict: Verdict | None, unsaved: tuple[str, ...] = (), problem
         line = Text("no human verdict", style="italic")
     else:
         value = score_label(verdict.score, verdict.choice)
-        line = Text.assemble(("human verdict: ", "bold"), (value, "bold cyan"))
+        shown = safe(value, one_line=True, style="bold cyan")  # a merged choice is data
+        line = Text.assemble(("human verdict: ", "bold"), shown)
     if unsaved:
         line.append("\nnot saved yet: ", style="bold red")
         line.append(", ".join(unsaved))
-        why = safe(f" ({problem}; retrying)" if problem else " (saving…)")
+        why = safe(f" ({problem}; retrying)" if problem else " (saving…)", one_line=True)
         why.stylize("red")
         line.append_text(why)
     return line
@@ -230,8 +236,8 @@ def history(
 
 def _stamp(created_at: str, reviewer: str) -> Text:
     """A history line's start: when, and who."""
-    line = Text(f"{created_at[:19].replace('T', ' ')}  ", style="dim")
-    line.append_text(safe(reviewer))
+    line = safe(f"{created_at[:19].replace('T', ' ')}  ", one_line=True, style="dim")
+    line.append_text(safe(reviewer, one_line=True))
     return line
 
 
@@ -239,10 +245,11 @@ def _verdict_change(row: HistoryRow) -> Text:
     old = score_label(row.previous_score, row.previous_choice)
     new = score_label(row.score, row.choice)
     line = _stamp(row.created_at, row.reviewer)
-    line.append(f"  {row.action}: {old} → {new}" if row.action != "note" else "  note")
+    change = f"  {row.action}: {old} → {new}" if row.action != "note" else "  note"
+    line.append_text(safe(change, one_line=True))
     if row.note:
         line.append("  “")
-        line.append_text(safe(row.note, limit=500))
+        line.append_text(safe(row.note, limit=500, one_line=True))
         line.append("”")
     return line
 

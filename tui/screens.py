@@ -216,7 +216,7 @@ class CompareScreen(Screen[None]):
                 with VerticalScroll(classes="answer") as column:
                     # A str title would be read as markup; a model named "[/]" crashed it.
                     column.border_title = safe(answer.model, one_line=True)
-                    column.border_subtitle = self._score_of(answer.answer_id)
+                    column.border_subtitle = self._score(answer)
                     yield Static(safe(answer.text))
         yield Footer()
 
@@ -229,7 +229,12 @@ class CompareScreen(Screen[None]):
     def refresh_scores(self) -> None:
         """Show each answer's score as it is now (a grade given here, saved or pending)."""
         for answer, column in zip(self.answers, self.query(".answer"), strict=True):
-            column.border_subtitle = self._score_of(answer.answer_id)
+            column.border_subtitle = self._score(answer)
+
+    def _score(self, answer: Answer) -> Text:
+        """An answer's score under its column: a choice comes from the data (a merged
+        file's verdict), so it is shown literally, never read as markup."""
+        return safe(self._score_of(answer.answer_id), one_line=True)
 
     def highlighted(self) -> Answer | None:
         """The answer whose column has the focus: the one the grading keys grade."""
