@@ -405,3 +405,12 @@ def _llm_judged(db: Path) -> int:
     with closing(sqlite3.connect(db)) as conn:
         return int(conn.execute("SELECT COUNT(*) FROM judgments WHERE judge_kind = 'llm'")
                    .fetchone()[0])  # fmt: skip
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--per-batch", "50001"), ("--batch-mb", "201")])
+def test_batch_limits_above_the_providers_are_refused(
+    cli, demo_db: Path, flag: str, value: str
+) -> None:
+    """The provider refuses a batch beyond 50,000 requests or 200 MB: say so at once."""
+    result = cli("judge", demo_db, "--batch", flag, value, "--dry-run")
+    assert result.code != 0 and flag in result.stderr and "Traceback" not in result.stderr

@@ -286,3 +286,20 @@ def test_a_judge_imported_as_offline_rules_leaves_lmmreviews_rules_selectable(
     assert judged.code == 1
     assert "'offline rules' is lmmreview's own name" in judged.stderr
     assert dump(db) == before
+
+
+def test_two_removes_remove_both_imports_in_one_go(
+    cli, mmvet_files: dict[str, Path], tmp_path: Path
+) -> None:
+    """`imports DB --remove 1 --remove 2` removed only import 2."""
+    db = tmp_path / "r.db"
+    _small(cli, mmvet_files, db)
+    for judge in ("g", "h"):
+        grades = _grades(tmp_path / f"alpha_{judge}-grade-1runs.json", judge, [0.5, 1.0, 0.0])
+        assert cli("import", "mmvet-grades", db, grades).code == 0
+    result = cli("imports", db, "--remove", "1", "--remove", "2")
+    assert result.code == 0, result.stderr
+    assert "import 1 removed" in result.stdout and "import 2 removed" in result.stdout
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM judgments").fetchone() == (0,)
+        assert conn.execute("SELECT COUNT(*) FROM imports").fetchone() == (0,)

@@ -18,14 +18,14 @@ _COLUMNS = ("id", "dataset", "judge", "runs", "answers", "imported (UTC)", "file
 def imports_command(
     db: DbArg,
     remove: Annotated[
-        int | None,
+        list[int] | None,
         typer.Option(
             "--remove",
             metavar="ID",
             min=1,
             max=2**63 - 1,  # SQLite's largest id
-            help="Remove this import: its judgments and circular verdicts, in one "
-            "transaction (human verdicts stay).",
+            help="Remove this import: its judgments and circular verdicts (human verdicts "
+            "stay); repeatable, all in one transaction.",
             show_default=False,
         ),
     ] = None,
@@ -39,13 +39,14 @@ def imports_command(
     from lmmreview.db.imports import imports, remove_import
 
     with clear_errors(db), Store.open(db, create=False) as store:
-        if remove is not None:
+        if remove:
             with store.transaction():
-                gone = remove_import(store, remove)
-            say(
-                f"{db}: import {gone.id} removed: the judgments of {gone.answers} answers "
-                f"from {gone.file} (judge {gone.judge}, dataset {gone.dataset})"
-            )
+                removed = [remove_import(store, one) for one in dict.fromkeys(remove)]
+            for gone in removed:
+                say(
+                    f"{db}: import {gone.id} removed: the judgments of {gone.answers} answers "
+                    f"from {gone.file} (judge {gone.judge}, dataset {gone.dataset})"
+                )
             return
         listed = imports(store)
     if not listed:

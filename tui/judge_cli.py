@@ -110,11 +110,22 @@ def judge(
         typer.Option(min=0.01, max=86_400, metavar="SECONDS", help="With --wait: between polls."),
     ] = 60.0,
     per_batch: Annotated[
-        int, typer.Option(min=1, metavar="N", help="With --batch: requests per batch at most.")
+        int,
+        typer.Option(
+            min=1,
+            max=MAX_REQUESTS,  # the provider's own limits: a larger batch is refused there
+            metavar="N",
+            help="With --batch: requests per batch at most.",
+        ),
     ] = MAX_REQUESTS,
     batch_mb: Annotated[
         float,
-        typer.Option(min=0.001, metavar="MB", help="With --batch: megabytes per batch file."),
+        typer.Option(
+            min=0.001,
+            max=MAX_BYTES / 1e6,
+            metavar="MB",
+            help="With --batch: megabytes per batch file.",
+        ),
     ] = MAX_BYTES / 1e6,
 ) -> None:
     """Judge with an LLM: MM-Vet grading, MMBench extraction.
