@@ -27,10 +27,16 @@ HUMAN = "human:"  # a grade run decided by a reviewer names its judge "human:<re
 MIXED = "mixed"  # a grade file's judge name when its runs were judged by several models
 
 
+# What a file name must not hold: folder separators, and characters that would write
+# control sequences or reverse the text when a terminal or a file manager shows it.
+_NOT_IN_FILE_NAMES = re.compile(r"[/\\\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 def file_part(name: str) -> str:
-    """A model or dataset name as part of a file name: no folder separator, no "..", so
-    every file lands in the folder given."""
-    part = name.replace("/", "_").replace("\\", "_").replace("\0", "_")
+    """A model or dataset name as part of a file name: no folder separator, no "..", no
+    control or direction character, so every file lands in the folder given and lists
+    as what it is."""
+    part = _NOT_IN_FILE_NAMES.sub("_", name)
     return "_" if part in ("", ".", "..") else part
 
 

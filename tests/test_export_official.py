@@ -707,3 +707,19 @@ def test_an_export_into_a_read_only_folder_names_the_path(cli, mmvet_db: Path, f
         assert result.code == 1
         assert result.stderr == f"error: {target}: Permission denied\n"
         assert list(read_only.iterdir()) == []
+
+
+def test_official_file_names_hold_no_control_or_direction_character(cli, tmp_path: Path) -> None:
+    """A model named with ESC, a newline or U+202E (which reverses what follows when a
+    terminal lists it) gave grade files of that raw name (every format names its files
+    through one function, official.file_part)."""
+    hostile = "m\x1b[31m\n\u202eevil/x"
+    db = _import_mmvet(cli, tmp_path, "h.db")
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE models SET name = ? WHERE name = 'm2'", (hostile,))
+    _judge(db, hostile, SCORES["m2"])
+    out = tmp_path / "out"
+    _export(cli, db, "mmvet-grades", out)
+    names = [p.name for p in out.iterdir()]
+    assert all(not any(ord(c) < 32 or c in "\x7f\u202e" for c in name) for name in names)
+    assert any(name.startswith("m_[31m__evil_x_") for name in names), names
