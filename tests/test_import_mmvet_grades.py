@@ -228,6 +228,7 @@ def test_a_give_up_is_imported_as_failed_never_as_a_score(
          "alpha_g-grade-3runs", "id v1_1: 40 runs, and the file name says 3"),
         ({"v1_0": {"model": [], "content": [], "score": []}}, "alpha_g-grade-1runs",
          "id v1_0: no runs: the lists are empty"),
+        ({}, "alpha_g-grade-1runs", "no grades: the object is empty"),  # imported nothing, rc 0
     ],
 )  # fmt: skip
 def test_bad_grade_files_name_the_file_and_id_and_change_nothing(

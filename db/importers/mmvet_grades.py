@@ -68,6 +68,8 @@ def read_grades(request: ImportRequest, kind: str, capabilities: dict[str, str])
     document = read_json(path)
     if not isinstance(document, dict):
         raise ImportFailure(path, "expected a JSON object: id -> model, content, score")
+    if not document:
+        raise ImportFailure(path, "no grades: the object is empty")
     counts = []
     for key, entry in document.items():
         runs = _runs(entry, path, f"id {key}")
