@@ -23,7 +23,7 @@ that has sent a batch but not recorded it).
 Two misbehaving providers, for the client's checks: `mangle` serves every batch object
 with some fields replaced or removed (`DROP`), and `repeat` gives each answered request a
 second result line ("output": another reply, one that does not parse; "error": an error
-line as well).
+line as well; "stray": a line that is no JSON and one of an id never sent instead).
 
 Run it by hand with ``python -m bench.fake_batch --help``: it prints its base URL, for
 ``lmmreview judge DB --batch --base-url URL``, and its counters when stopped.
@@ -61,7 +61,7 @@ from bench.fake_judge import (
 __all__ = ["BATCH_OUTCOMES", "DROP", "REPEATS", "FakeBatchAPI", "main"]
 
 BATCH_OUTCOMES = ("completed", "failed", "expired")
-REPEATS = ("output", "error")  # where a request's second result line goes
+REPEATS = ("output", "error", "stray")  # where a request's second result line goes
 DROP = object()  # a `mangle` value: the field is left out
 _ERROR_FILE_FAULTS = frozenset({"drop"})  # faults whose line has no response at all
 _CHAT = "/v1/chat/completions"
@@ -320,6 +320,9 @@ class FakeBatchAPI(FakeJudge):
         elif self.repeat == "error":
             error = {"code": "server_error", "message": "The request failed (fake repeat)."}
             batch.errors.append(_line(request_id, None, error))
+        elif self.repeat == "stray":  # a line that is no JSON, and one of an id never sent
+            error = {"code": "server_error", "message": "Of no request (fake stray)."}
+            batch.output += ["{not json", _line(f"{request_id}-never-sent", None, error)]
 
     async def _scripted(self, body: dict[str, Any], headers: dict[str, str]) -> _Response | None:
         """One line's response by the chat server's script and fault draw."""

@@ -78,6 +78,8 @@ class Collected:
     again: int = 0  # replies that did not parse: the next call goes into the next batch
     failed_items: set[tuple[int, int]] = field(default_factory=set)  # (answer id, run)
     repeated: list[tuple[str, int]] = field(default_factory=list)  # (batch, ids seen twice)
+    # (batch, lines no request of it: unreadable, or a custom_id it never sent)
+    strays: list[tuple[str, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -387,6 +389,10 @@ class BatchJudge:
             "WHERE batch = ? AND outcome IS NULL ORDER BY rowid",
             (row,),
         ).fetchall()
+        sent = {sent_as for _, sent_as, *_ in requests}
+        strays = results.unreadable + sum(1 for found in results.outcomes if found not in sent)
+        if strays:
+            done.strays.append((info.id, strays))
         with self.store.transaction():
             for request_id, sent_as, answer_id, run, key in requests:
                 outcome = results.outcomes.get(sent_as, missing)

@@ -84,6 +84,7 @@ class Results:
 
     outcomes: dict[str, Outcome] = field(default_factory=dict)
     ignored: dict[str, list[str]] = field(default_factory=dict)
+    unreadable: int = 0  # lines that are no JSON object with a custom_id
 
     def add(self, request_id: str, outcome: Outcome) -> None:
         kept = self.outcomes.get(request_id)
@@ -98,16 +99,18 @@ class Results:
 
 def read_results(texts: Iterable[str], secrets: tuple[str, ...]) -> Results:
     """The outcomes of every readable line of a batch's output and error files, in that
-    order (a line that is not a JSON object with a custom_id names no request: skipped)."""
+    order (a line that is not a JSON object with a custom_id names no request: counted)."""
     results = Results()
     for text in texts:
         for raw in text.splitlines():
             try:
                 line = json.loads(raw)
             except ValueError:
-                continue
+                line = None
             if isinstance(line, dict) and isinstance(line.get("custom_id"), str):
                 results.add(line["custom_id"], line_outcome(line, secrets))
+            elif raw.strip():
+                results.unreadable += 1
     return results
 
 

@@ -448,6 +448,17 @@ def test_a_request_with_two_result_lines_keeps_the_first_reply_and_says_so(
                                        "another reply"}  # fmt: skip
 
 
+def test_result_lines_of_no_request_are_counted_and_said(cli, batch_api, demo_db) -> None:
+    """A line that is no JSON, or names an id the batch never sent, was dropped without a
+    word: it is counted and named with its batch, and every request is still judged."""
+    batch_api.repeat = "stray"
+    cli("judge", demo_db, *MMVET_ONE_RUN, "--batch")
+    batch_api.release()
+    result = cli("judge", demo_db, "--batch", "--collect")
+    assert "58 judged, 0 failed" in result.stdout, result.stdout
+    assert "batch_fake2: 116 result line(s) named no request of the batch" in result.stderr
+
+
 def test_a_request_in_the_output_and_the_error_file_is_done_and_never_sent_again(
     cli, batch_api, demo_db
 ) -> None:

@@ -140,6 +140,12 @@ def _say_collected(done: Collected) -> None:
             f"(recorded with the reason, not scored), {done.again} replies that did not "
             "parse (asked again in the next batch)."
         )
+    for batch_id, strays in done.strays:
+        say(
+            f"warning: batch {batch_id}: {strays} result line(s) named no request of the batch "
+            "(not JSON, no custom_id, or an id it never sent): left out.",
+            console=err,
+        )
     for batch_id, repeated in done.repeated:
         say(
             f"warning: batch {batch_id}: {repeated} request(s) had more than one result line; "
