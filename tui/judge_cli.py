@@ -248,10 +248,17 @@ def _describe(plan: Plan, model: str) -> None:
     )
 
 
+_WHY_SKIPPED = (
+    " (held by another judge run or a batch in flight, or not needed once their circular "
+    "group failed)"
+)
+
+
 def _summary(done: RunProgress, model: str) -> None:
     say(
         f"{model}: {done.judged} judged, {done.fallback} by the seeded fallback, "
         f"{done.failed} failed (recorded with the reason, not scored), "
-        f"{done.skipped} skipped; {done.requests} requests, {done.cached} from the cache, "
+        f"{done.skipped} skipped{_WHY_SKIPPED if done.skipped else ''}; "
+        f"{done.requests} requests, {done.cached} from the cache, "
         f"{done.prompt_tokens + done.completion_tokens:,} tokens."
     )
