@@ -191,6 +191,10 @@ class ReviewScreen(Screen[None]):
     def on_unmount(self) -> None:
         self.stop_judge()
         self._images.shutdown()
+        self.remove_image_files()
+
+    def remove_image_files(self) -> None:
+        """Remove the files `o` wrote; none is written after."""
         self._image_files.remove()
 
     @property
