@@ -7,6 +7,7 @@ import os
 import pty
 import re
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -136,3 +137,32 @@ def test_every_command_refuses_an_unknown_dataset_with_one_line(
     assert result.code == 1
     assert result.stderr.strip() == f"error: {demo_db}: no dataset 'bogus'"
     assert dump(demo_db) == before
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_ends_the_screen_and_removes_the_images_o_wrote(
+    demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, signum: int
+) -> None:
+    """SIGTERM, or SIGHUP as tmux kill-session closes the terminal: the screen ends as `q`
+    does (back from the alternate screen) and the folder `o` wrote its images to is gone."""
+    temporary, pid = tmp_path / "tmp", tmp_path / "pid"
+    temporary.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    monkeypatch.delenv("DISPLAY", raising=False)  # no viewer: `o` only writes the files
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    written: list[Path] = []
+
+    def kill() -> None:
+        written.extend(temporary.glob("lmmreview-images-*"))
+        os.kill(int(pid.read_text()), signum)
+
+    code, after = run_in_terminal(
+        ["open", str(demo_db)],
+        inject=f"import os; open({str(pid)!r}, 'w').write(str(os.getpid()))",
+        keys=b"o",
+        then=[(b"No image viewer here", kill, b"")],
+    )
+    assert len(written) == 1  # the folder was there before the signal
+    assert list(temporary.glob("lmmreview-images-*")) == []
+    assert code == 128 + signum
+    assert "No image viewer here" not in after  # the alternate screen was left

@@ -13,7 +13,7 @@ from rich.cells import cell_len
 from textual.widgets import Input
 from tui_harness import choose, drive, until
 
-from lmmreview.tui.answer_list import AnswerList, short_model
+from lmmreview.tui.answer_list import AnswerList, shared_ends, short_model
 from lmmreview.tui.screens import CompareScreen
 
 SEVEN, THIRTEEN = "llava-v1.5-7b", "llava-v1.5-13b"  # 13b sorts first by name
@@ -97,3 +97,41 @@ def test_a_model_name_is_cut_in_the_middle_within_its_width() -> None:
     assert cell_len(short_model("模型" * 20 + "-7b", 9)) <= 9
     huge = short_model("x" * 100_000 + "\x1b[31m-7b", 9)
     assert "\x1b" not in huge and huge.endswith("-7b")
+
+
+@pytest.fixture
+def middle_db(cli, mmvet_files, tmp_path: Path) -> Path:
+    """The MM-Vet set imported as two models whose names differ only in the middle."""
+    db = tmp_path / "middle.db"
+    files = mmvet_files
+    result = cli("import", "mmvet", db, files["questions"], "--images", files["images"],
+                 "--answers", files["alpha"], "--model", "llava-v1.5-7b-hf",
+                 "--answers", files["alpha"], "--model", "llava-v1.6-7b-hf")  # fmt: skip
+    assert result.code == 0, result.stderr
+    return db
+
+
+def test_a_small_terminal_tells_apart_names_that_differ_in_the_middle(middle_db: Path) -> None:
+    rows: list[str] = []
+
+    async def steps(app, pilot) -> None:
+        answers = app.review_screen.query_one(AnswerList)
+        rows.extend(answers.render_line(y).text for y in range(2))
+
+    drive(middle_db, steps, size=(80, 24))
+    first, second = sorted(row.split()[1] for row in rows)  # id, model, score, marks
+    assert first != second
+    assert "5" in first and "6" in second
+
+
+def test_a_model_name_keeps_where_it_differs_from_the_others() -> None:
+    names = ["llava-v1.5-7b-hf", "llava-v1.6-7b-hf", "qwen-vl-chat"]
+    ends = shared_ends(names)
+    assert ends["qwen-vl-chat"] == (0, 0)
+    cut = {name: short_model(name, 9, ends[name]) for name in names}
+    assert cut["llava-v1.5-7b-hf"] == "…5-7b-hf" and cut["llava-v1.6-7b-hf"] == "…6-7b-hf"
+    assert cut["qwen-vl-chat"] == "qwen…chat"  # nothing shared: the usual middle cut
+    assert short_model("llava-v1.5-7b", 9, shared_ends([SEVEN, THIRTEEN])[SEVEN]) == "llav…5-7b"
+    long = ["a" * 30 + "1" + "b" * 30, "a" * 30 + "2" + "b" * 30]
+    ends = shared_ends(long)
+    assert [short_model(name, 9, ends[name]) for name in long] == ["…1bb…bbbb", "…2bb…bbbb"]

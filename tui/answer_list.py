@@ -55,17 +55,59 @@ def short_key(key: str, width: int) -> str:
     return "…" + _fitting(reversed(line), width - 1)[::-1]
 
 
-def short_model(model: str, width: int) -> str:
+ENDS = 256  # only the ends of a long name can show in a column of 14 cells at most
+
+
+def _model_line(model: str) -> str:
+    """A model name as one visible line, a long one first cut to its ends (cheaply)."""
+    if len(model) > 2 * ENDS:
+        model = model[:ENDS] + model[-ENDS:]
+    return visible(model, one_line=True)
+
+
+def _shared(a: str, b: str) -> int:
+    """How many characters `a` and `b` share at their start."""
+    return next(
+        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
+    )
+
+
+def shared_ends(models: Iterable[str]) -> dict[str, tuple[int, int]]:
+    """Each model's longest start and end (in characters of its visible line) that it
+    shares with another model: a cut must keep some of what lies between to tell it apart."""
+    lines = {model: _model_line(model) for model in set(models)}
+    ends: dict[str, tuple[int, int]] = {}
+    for model, line in lines.items():
+        others = [other for other in lines.values() if other != line]
+        ends[model] = (
+            max((_shared(line, other) for other in others), default=0),
+            max((_shared(line[::-1], other[::-1]) for other in others), default=0),
+        )
+    return ends
+
+
+def _middle_cut(line: str, width: int) -> tuple[str, str]:
+    """The head and tail of `line` that fit in `width` cells around one "…"."""
+    head = _fitting(line, (width - 1) // 2)
+    return head, _fitting(reversed(line), width - 1 - cell_len(head))[::-1]
+
+
+def short_model(model: str, width: int, shared: tuple[int, int] = (0, 0)) -> str:
     """A model name cut to `width` in the middle: `llava-v1.5-7b` and `llava-v1.5-13b`
-    differ at their end, other names at their start."""
-    ends = width * 4 + 1  # only the ends of a long name can show (a cell per 4 code points)
-    if len(model) > 2 * ends:
-        model = model[:ends] + model[-ends:]
-    line = visible(model, one_line=True)
+    differ at their end, other names at their start. When the cut would keep only the
+    `shared` start and end (see shared_ends), the shared start is dropped instead."""
+    line = _model_line(model)
     if cell_len(line) <= width:
         return line
-    head = _fitting(line, (width - 1) // 2)
-    return head + "…" + _fitting(reversed(line), width - 1 - cell_len(head))[::-1]
+    head, tail = _middle_cut(line, width)
+    start, end = shared
+    if len(head) > start or len(tail) > end:
+        return head + "…" + tail
+    rest = line[start:]  # begins where the name differs from its nearest neighbour
+    if cell_len(rest) <= width - 1:
+        return "…" + rest
+    head, tail = _middle_cut(rest, width - 1)
+    return "…" + head + "…" + tail
 
 
 def marks(entry: Entry, pending: bool) -> str:
@@ -80,15 +122,23 @@ def marks(entry: Entry, pending: bool) -> str:
     )
 
 
-def entry_row(entry: Entry, score: str, rightness: str | None, pending: bool, width: int) -> Row:
+def entry_row(
+    entry: Entry,
+    score: str,
+    rightness: str | None,
+    pending: bool,
+    width: int,
+    shared: tuple[int, int] = (0, 0),
+) -> Row:
     """One answer's line in a list `width` cells wide: its sample id and model share what
-    the score and the marks leave (the id 16 cells at most, the model 14)."""
+    the score and the marks leave (the id 16 cells at most, the model 14). `shared` is
+    what the model's name shares with others' (see shared_ends)."""
     free = max(width - SCORE_WIDTH - MARKS - 3, 8)  # three separating spaces
     key_width = min(16, max(free * 8 // 15, 4))
     model_width = min(14, free - key_width)
     return [
         (f"{short_key(entry.key, key_width):<{key_width}} ", ""),
-        (f"{short_model(entry.model, model_width):<{model_width}} ", "answer-list--dim"),
+        (f"{short_model(entry.model, model_width, shared):<{model_width}} ", "answer-list--dim"),
         # A choice is data (a merged file's verdict): one line, cut to its column.
         (
             f"{plain_line(score, SCORE_WIDTH):>{SCORE_WIDTH}} ",

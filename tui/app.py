@@ -10,6 +10,8 @@ while changes are not saved). What the reviewer sees and does is the review scre
 
 from __future__ import annotations
 
+import asyncio
+import signal
 from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import replace
@@ -31,6 +33,9 @@ from lmmreview.tui.safe_text import markup_line, plain_line
 from lmmreview.tui.screens import HelpScreen
 from lmmreview.tui.session import HEAD, Session
 from lmmreview.tui.settings import Settings, save_theme
+
+# Signals that end the screen as `q` does (Textual handles neither).
+ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
 
 class ReviewApp(App[None]):
@@ -72,6 +77,7 @@ class ReviewApp(App[None]):
         self.image_renderer = image_renderer
         self.poll_seconds = poll_seconds
         self.failure: str | None = None  # why the app stopped itself, for `open` to print
+        self.signalled: int | None = None  # the signal that ended it, for `open`'s exit code
         self.review_screen = ReviewScreen()
         self._quit_warned_about = ""  # the unsaved changes the last q warned about
 
@@ -84,6 +90,17 @@ class ReviewApp(App[None]):
         self.push_screen(self.review_screen)
         self.review_screen.load(self.dataset)
         self.set_interval(self.poll_seconds, self.review_screen.poll)
+        loop = asyncio.get_running_loop()
+        for signum in ENDING_SIGNALS:
+            loop.add_signal_handler(signum, self.end_on_signal, signum)
+
+    def end_on_signal(self, signum: int) -> None:
+        """SIGTERM, or SIGHUP as the terminal closes: end as `q` does, so the terminal leaves
+        the alternate screen. The images `o` wrote go first: with no terminal left, the
+        ending may not get as far as unmounting the screen."""
+        self.signalled = signum
+        self.review_screen.remove_image_files()
+        self.exit()
 
     def take_opening(self, dataset: str | None) -> Future[Opening] | None:
         """The read started when the app was made, once, if it is of `dataset`."""

@@ -451,6 +451,8 @@ def open_db(
     run_screen(screen)  # an unexpected error is raised here, for the crash log
     if screen.failure is not None:  # it stopped itself, and says why
         raise fail(screen.failure)
+    if screen.signalled is not None:  # ended by SIGTERM or SIGHUP: the shell's exit code
+        raise typer.Exit(128 + screen.signalled)
 
 
 @app.command()

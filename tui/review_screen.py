@@ -38,7 +38,7 @@ from lmmreview.engine.review import Entry, Filter
 from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.tui import detail as render
-from lmmreview.tui.answer_list import AnswerList, Row, entry_row
+from lmmreview.tui.answer_list import AnswerList, Row, entry_row, shared_ends
 from lmmreview.tui.batch_notice import BatchNotice
 from lmmreview.tui.database import (
     DB_ERRORS,
@@ -164,6 +164,7 @@ class ReviewScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.session: Session | None = None
+        self._shared_ends: dict[str, tuple[int, int]] = {}  # per model name, for the list
         self.pending = PendingWrites()  # the reviewer's changes not in the database yet
         self.timings: list[float] = []  # seconds from key press to the next sample shown
         self._pressed_at: float | None = None
@@ -190,6 +191,10 @@ class ReviewScreen(Screen[None]):
     def on_unmount(self) -> None:
         self.stop_judge()
         self._images.shutdown()
+        self.remove_image_files()
+
+    def remove_image_files(self) -> None:
+        """Remove the files `o` wrote; none is written after."""
         self._image_files.remove()
 
     @property
@@ -643,6 +648,7 @@ class ReviewScreen(Screen[None]):
     def on_opened(self, message: Opened) -> None:
         session = self.session = message.session
         self._version, self._marks = message.version, message.marks
+        self._shared_ends = shared_ends(session.answers.models)
         self._details.clear()
         self._shown.clear()
         self._showing = None
@@ -797,7 +803,10 @@ class ReviewScreen(Screen[None]):
         entry = session.listed(index)
         pending = bool(self.pending.labels(entry.answer_id))
         width = self.query_one(AnswerList).scrollable_content_region.width
-        return entry_row(entry, render.score_text(entry), session.rightness(entry), pending, width)
+        shared = self._shared_ends.get(entry.model, (0, 0))
+        return entry_row(
+            entry, render.score_text(entry), session.rightness(entry), pending, width, shared
+        )
 
     def refresh_list(self, cursor: int | None = None) -> None:
         session = self.session
