@@ -160,6 +160,7 @@ def test_a_signal_ends_the_screen_and_removes_the_images_o_wrote(
         ["open", str(demo_db)],
         inject=f"import os; open({str(pid)!r}, 'w').write(str(os.getpid()))",
         keys=b"o",
+        ready=b"image 1/1",  # `o` before the image is read does nothing
         then=[(b"No image viewer here", kill, b"")],
     )
     assert len(written) == 1  # the folder was there before the signal
