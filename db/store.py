@@ -10,6 +10,7 @@ import json
 import os
 import secrets
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
@@ -822,10 +823,14 @@ def _creation_target(path: Path) -> Path:
     symbolic link to nothing points at."""
     if not path.is_symlink():
         return path
-    target = Path(os.path.realpath(path))
-    if target.is_symlink():  # realpath stops at a loop of links
+    _refuse_link_loop(path)
+    return Path(os.path.realpath(path))
+
+
+def _refuse_link_loop(path: Path) -> None:
+    """Refuse a symbolic link that leads, through links, back to itself."""
+    if path.is_symlink() and Path(os.path.realpath(path)).is_symlink():  # realpath stops at a loop
         raise StoreError(f"{path}: a symbolic link in a loop, leading to no file")
-    return target
 
 
 def _new_file_beside(path: Path) -> Path:
@@ -886,6 +891,9 @@ def _check_file(path: Path, create: bool) -> None:
     """Refuse, before SQLite touches anything, what is plainly not a database to open."""
     if path.is_dir():
         raise StoreError(f"{path}: is a folder, not a database file")
+    _refuse_link_loop(path)
+    if path.exists() and not path.is_file():
+        raise StoreError(f"{path}: not a regular file ({_file_kind(path)})")
     if not path.exists():
         if not create:
             raise StoreError(f"{path}: no such database")
@@ -893,6 +901,18 @@ def _check_file(path: Path, create: bool) -> None:
             raise StoreError(f"{path}: no folder {path.parent} to create it in")
     elif not create and path.stat().st_size == 0:
         raise StoreError(f"{path}: not a lmmreview database (empty file)")
+
+
+def _file_kind(path: Path) -> str:
+    """What a path that is neither a folder nor a regular file is, in words."""
+    mode = path.stat().st_mode
+    kinds = {
+        stat.S_ISFIFO: "a FIFO",
+        stat.S_ISCHR: "a character device",
+        stat.S_ISBLK: "a block device",
+        stat.S_ISSOCK: "a socket",
+    }
+    return next((name for test, name in kinds.items() if test(mode)), "a special file")
 
 
 def _lmmreview_version(conn: sqlite3.Connection, path: Path, create: bool) -> int:

@@ -78,3 +78,19 @@ def test_a_blank_model_in_the_file_is_refused(cli, tmp_path: Path, blank: str) -
         f"error: {answers}: line 2: model is blank: name it, or leave the field out\n"
     )
     assert dump(db) == before
+
+
+def test_an_id_with_a_decimal_point_is_named_as_such(cli, tmp_path: Path) -> None:
+    """An id of 1.0 was called "missing"; it is there, but would not match the id 1."""
+    db = tmp_path / "r.db"
+    data = write_lines(
+        tmp_path / "bench.jsonl",
+        [{"id": 1, "question": "?", "answer": "1"}, {"id": 1.0, "question": "?", "answer": "1"}],
+    )
+    result = cli("import", "jsonl", db, data)
+    assert result.code == 1
+    assert result.stderr == (
+        f"error: {data}: line 2: field 'id' is 1.0, a number with a decimal point; "
+        "an id is text or a whole number\n"
+    )
+    assert not db.exists()

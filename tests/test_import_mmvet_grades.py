@@ -229,6 +229,11 @@ def test_a_give_up_is_imported_as_failed_never_as_a_score(
         ({"v1_0": {"model": [], "content": [], "score": []}}, "alpha_g-grade-1runs",
          "id v1_0: no runs: the lists are empty"),
         ({}, "alpha_g-grade-1runs", "no grades: the object is empty"),  # imported nothing, rc 0
+        # became "unnamed judge (imported)", while --judge '' is refused
+        ({"v1_0": {"model": [""], "content": ["0.5"], "score": [0.5]}}, "alpha_g-grade-1runs",
+         "id v1_0: run 1: the judge model is blank: name it"),
+        ({"v1_0": {"model": ["g", " "], "content": ["0.5"] * 2, "score": [0.5] * 2}},
+         "alpha_g-grade-2runs", "id v1_0: run 2: the judge model is blank: name it"),
     ],
 )  # fmt: skip
 def test_bad_grade_files_name_the_file_and_id_and_change_nothing(

@@ -97,6 +97,21 @@ def test_open_an_unknown_dataset_fails_with_one_line(demo_db: Path) -> None:
     assert dump(demo_db) == before
 
 
+def test_open_refuses_a_keymap_clash_before_the_screen(demo_db: Path, config_home: Path) -> None:
+    """`[keymap] accept = "q"` opened a screen where q accepted the judge's score."""
+    settings = config_home / "lmmreview" / "config.toml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("[keymap]\naccept = 'q'\n", encoding="utf-8")
+    before = dump(demo_db)
+    code, stderr = run_in_terminal(["open", str(demo_db)])
+    assert code == 1
+    # the last line: textual-image's probe of the pty, at import, may log before it
+    assert stderr.strip().splitlines()[-1] == (
+        f"error: {settings}: keymap.accept: key 'q' is also bound to quit"
+    )
+    assert dump(demo_db) == before
+
+
 def test_open_with_stderr_redirected_says_so(demo_db: Path, tmp_path: Path) -> None:
     """Textual draws on stderr: with it sent to a file the screen would go there, unseen."""
     log = tmp_path / "errors.log"

@@ -120,6 +120,13 @@ def test_a_judge_flag_beats_the_file_which_beats_the_default(
         ("[review]\nspread = true\n", "review.spread"),
         ("images = 'kitty'\n", "images"),
         ("[keymap]\nacept = 'y'\n", "keymap.acept"),
+        # both were accepted: q accepted the judge's score, the footer lost "q quit"
+        ("[keymap]\naccept = 'q'\n", "keymap.accept: key 'q' is also bound to quit"),
+        (
+            "[keymap]\nnext = 'j'\nprevious = 'j'\n",
+            "keymap.previous: key 'j' is also bound to next",
+        ),
+        ("[keymap]\nflag = 'x,ctrl+f'\n", "keymap.flag: key 'x' is also bound to cause"),
         ("theme = 'no-such-theme'\n", "theme"),
         ("[judge]\napi_key_env = 'sk-unique-SECRET'\n", "judge.api_key_env"),
         ("[judge]\nbase_url = 'localhost:8000'\n", "judge.base_url"),  # as the flag is checked

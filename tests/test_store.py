@@ -54,6 +54,25 @@ def test_files_that_are_not_lmmreview_databases(tmp_path: Path) -> None:
         Store.open(tmp_path / "missing.db", create=False)
 
 
+def test_special_files_and_link_loops_are_named_for_what_they_are(cli, tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.db"
+    os.mkfifo(fifo)
+    loop = tmp_path / "loop.db"
+    loop.symlink_to(tmp_path / "back.db")
+    (tmp_path / "back.db").symlink_to(loop)
+    good = tmp_path / "good.db"
+    Store.open(good).close()
+    cases = (
+        (fifo, "pipe.db: not a regular file (a FIFO)"),
+        (Path("/dev/zero"), "/dev/zero: not a regular file (a character device)"),
+        (loop, "loop.db: a symbolic link in a loop"),
+    )
+    for path, message in cases:
+        for result in (cli("info", path), cli("merge", good, path)):
+            assert result.code == 1 and message in result.stderr, result.stderr
+            assert "Traceback" not in result.stderr
+
+
 def test_info_on_a_bad_database_fails_cleanly(cli, tmp_path: Path) -> None:
     result = cli("info", tmp_path / "missing.db")
     assert result.code == 1 and "missing.db: no such database" in result.stderr

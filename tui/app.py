@@ -217,10 +217,10 @@ class ReviewApp(App[None]):
                 )
 
 
-def binding_ids() -> set[str]:
-    """Every binding id a keymap in the settings can name."""
+def binding_ids() -> dict[str, str]:
+    """Every binding id a keymap in the settings can name, with its default keys."""
     bindings = (*ReviewScreen.BINDINGS, *ReviewApp.BINDINGS)
-    return {b.id for b in bindings if isinstance(b, Binding) and b.id}
+    return {b.id: b.key for b in bindings if isinstance(b, Binding) and b.id}
 
 
 def review_app(db: Path, settings: Settings, dataset: str | None = None) -> ReviewApp:

@@ -84,13 +84,36 @@ class Settings:
         causes = [(f"{CAUSES}.{cause}", title, source) for cause, title in self.causes.items()]
         return listed + keymap + causes
 
-    def check_screen(self, binding_ids: Collection[str], themes: Collection[str]) -> None:
-        """Fail, naming the file and the key, on a keymap id or theme the screen lacks."""
+    def check_screen(self, defaults: Mapping[str, str], themes: Collection[str]) -> None:
+        """Fail, naming the file and the key, on a keymap id or theme the screen lacks, or a
+        keymap giving one key to two bindings. `defaults`: binding id -> its default keys."""
         for binding_id in self.keymap:
-            if binding_id not in binding_ids:
+            if binding_id not in defaults:
                 raise _error(self.path, f"keymap.{binding_id}", "no binding has this id")
+        self._check_clashes(defaults)
         if self.theme not in themes:
             raise _error(self.path, "theme", f"no theme {self.theme!r}")
+
+    def _check_clashes(self, defaults: Mapping[str, str]) -> None:
+        """Two bindings on one key: only one would run (`q` accepting, not quitting)."""
+        owner: dict[str, str] = {}
+        # the keymap's bindings first, so a clash names a binding the file changed
+        ids = [*self.keymap, *(b for b in defaults if b not in self.keymap)]
+        for binding_id in ids:
+            for key in _keys(self.keymap.get(binding_id, defaults[binding_id])):
+                other = owner.setdefault(key, binding_id)
+                if other != binding_id:
+                    mine, theirs = (
+                        (binding_id, other) if binding_id in self.keymap else (other, binding_id)
+                    )
+                    raise _error(
+                        self.path, f"keymap.{mine}", f"key {key!r} is also bound to {theirs}"
+                    )
+
+
+def _keys(keys: str) -> list[str]:
+    """The keys of a binding's "j,down" text."""
+    return [key.strip() for key in keys.split(",") if key.strip()]
 
 
 @dataclass(frozen=True)

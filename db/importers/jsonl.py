@@ -78,6 +78,10 @@ def read_generic(path: Path, model: str | None = None, dataset: str | None = Non
 
 def _key(row: dict[str, Any], path: Path, where: str) -> str:
     key = row.get("id")
+    if isinstance(key, float):  # 1.0 would become the id "1.0", never matching "1"
+        why = f"field 'id' is {key!r}, a number with a decimal point"
+        why += "; an id is text or a whole number"
+        raise ImportFailure(path, why, where)
     if isinstance(key, bool) or not isinstance(key, str | int) or key == "":
         raise ImportFailure(path, "missing field 'id' (text or a number)", where)
     return str(key)

@@ -130,6 +130,8 @@ def _runs(entry: object, path: Path, where: str) -> list[Judgment]:
     for run, (judge, content, recorded) in enumerate(zip(models, contents, scores, strict=True)):
         if not isinstance(judge, str) or not isinstance(content, str):
             raise ImportFailure(path, f"run {run + 1}: model and content must be text", where)
+        if not judge.strip():  # as --judge '' is refused: no "unnamed judge"
+            raise ImportFailure(path, f"run {run + 1}: the judge model is blank: name it", where)
         if not _is_score(recorded):
             raise ImportFailure(
                 path, f"run {run + 1}: score {recorded!r} is not a number from 0 to 1", where
