@@ -283,17 +283,15 @@ def test_a_plugin_imports_beside_plugins_that_cannot_load(
     assert "yesno" in listed.stdout and "nohelp" not in listed.stdout
 
 
-def test_ctrl_c_while_a_plugin_hangs_stops_the_command(hostile_site: Path, tmp_path: Path) -> None:
-    marker = tmp_path / "hanging"
+def _interrupted_once_marked(
+    args: list[str | Path], env: dict[str, str], marker: Path, cwd: Path
+) -> tuple[int, str, str]:
+    """Run lmmreview ARGS until the plug-in code under test writes `marker`, then Ctrl-C
+    it; (exit code, stdout, stderr)."""
     command = subprocess.Popen(
-        [LMMREVIEW, "benchmarks"],
-        cwd=tmp_path,
-        env=environment((hostile_site,)) | {"HOSTILE_HANG_MARKER": str(marker)},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+        [LMMREVIEW, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
     try:
         deadline = time.monotonic() + 60
         while not marker.exists() and time.monotonic() < deadline:
@@ -302,7 +300,14 @@ def test_ctrl_c_while_a_plugin_hangs_stops_the_command(hostile_site: Path, tmp_p
         stdout, stderr = command.communicate(timeout=60)
     finally:
         command.kill()
-    assert command.returncode == 130  # stopped as a Ctrl-C stops any command
+    return command.returncode, stdout, stderr
+
+
+def test_ctrl_c_while_a_plugin_hangs_stops_the_command(hostile_site: Path, tmp_path: Path) -> None:
+    marker = tmp_path / "hanging"
+    env = environment((hostile_site,)) | {"HOSTILE_HANG_MARKER": str(marker)}
+    code, stdout, stderr = _interrupted_once_marked(["benchmarks"], env, marker, tmp_path)
+    assert code == 130  # stopped as a Ctrl-C stops any command
     assert (stdout, "Traceback" in stderr) == ("", False)  # no listing, no traceback
 
 
@@ -469,24 +474,9 @@ def test_the_users_ctrl_c_while_a_plugin_method_runs_stops_the_command_as_usual(
     """The guard tells the user's Ctrl-C (exit code 130, no message) from a plug-in that
     raises KeyboardInterrupt itself (a failure in one line, above)."""
     db, marker = faulty_db(faulty_site, tmp_path), tmp_path / "hanging"
-    command = subprocess.Popen(
-        [LMMREVIEW, "report", db],
-        cwd=tmp_path,
-        env=environment((faulty_site,)) | {"FAULTY": "tables-hang", "FAULTY_MARKER": str(marker)},
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        until_seen = time.monotonic() + 60
-        while not marker.exists() and time.monotonic() < until_seen:
-            time.sleep(0.05)
-        command.send_signal(signal.SIGINT)
-        stdout, stderr = command.communicate(timeout=60)
-    finally:
-        command.kill()
-    assert (command.returncode, stdout, "plug-in" in stderr) == (130, "", False), stderr
+    env = environment((faulty_site,)) | {"FAULTY": "tables-hang", "FAULTY_MARKER": str(marker)}
+    code, stdout, stderr = _interrupted_once_marked(["report", db], env, marker, tmp_path)
+    assert (code, stdout, "plug-in" in stderr) == (130, "", False), stderr
     assert "Traceback" not in stderr
 
 
