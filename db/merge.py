@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import cast
 
 from lmmreview.db.importers import IMPORT_ACTION
+from lmmreview.db.importers.batch import quoted
 from lmmreview.db.store import Store, StoreError, _check_file, _lmmreview_version, is_busy
 from lmmreview.engine.agreement import NO_OPTION
 from lmmreview.engine.causes import MMMU_CAUSES
@@ -277,7 +278,7 @@ def _checked(
     answer = row["answer_id"]
     key = keys.get(answer) if isinstance(answer, int) else None
     mine = None if key is None else here.answers.get(key)
-    problem = None if key is not None else f"answer_id {_shown(answer)} is no answer of the file"
+    problem = None if key is not None else f"answer_id {quoted(answer)} is no answer of the file"
     for column, check in CHECKS[table].items():
         problem = problem or _column_problem(column, row[column], check)
     problem = problem or _row_problem(table, row, mine, here)
@@ -288,7 +289,7 @@ def _checked(
 
 def _column_problem(column: str, value: object, check: Check) -> str | None:
     problem = check(value)
-    return None if problem is None else f"{column} {_shown(value)} {problem}"
+    return None if problem is None else f"{column} {quoted(value)} {problem}"
 
 
 def _row_problem(
@@ -300,7 +301,7 @@ def _row_problem(
             cause = row[column]
             if cause is not None and cause not in here.causes:
                 return (
-                    f"{column} {_shown(cause)} is no known cause ({', '.join(sorted(here.causes))})"
+                    f"{column} {quoted(cause)} is no known cause ({', '.join(sorted(here.causes))})"
                 )
     if table != "reviews" or answer is None:
         return None
@@ -309,7 +310,7 @@ def _row_problem(
         score, choice = row[f"{prefix}score"], row[f"{prefix}choice"]
         problem = _verdict_problem(score, choice, options)
         if problem is not None:
-            return f"{prefix}score {_shown(score)}, {prefix}choice {_shown(choice)}: {problem}"
+            return f"{prefix}score {quoted(score)}, {prefix}choice {quoted(choice)}: {problem}"
     if row["action"] not in ("undo", "note") and row["score"] is None and row["choice"] is None:
         return f"a {row['action']} without a verdict (no score, no choice)"
     return None
@@ -327,12 +328,6 @@ def _verdict_problem(score: object, choice: object, options: frozenset[str] | No
     if choice != NO_OPTION and choice not in options:
         return f"not one of the options ({', '.join(sorted(options))}) or {NO_OPTION}"
     return None
-
-
-def _shown(value: object) -> str:
-    """A value as an error message shows it: quoted, cut when long."""
-    text = repr(value)
-    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _text(value: object) -> str | None:

@@ -22,6 +22,7 @@ from lmmreview.db.importers.batch import (
     JudgmentRecord,
     check_batch,
     listed,
+    quoted,
 )
 from lmmreview.db.importers.jsonl import read_generic
 from lmmreview.db.importers.mmbench import read_mmbench
@@ -175,13 +176,9 @@ def _refuse_changed_samples(store: Store, dataset_id: int, batch: ImportBatch) -
                 raise ImportFailure(
                     batch.source,
                     f"sample {sample.key!r}: its {what} differs from the one {batch.dataset!r} "
-                    f"holds ({_cut(given)!r} here, {_cut(kept)!r} there): another version of "
+                    f"holds ({quoted(given)} here, {quoted(kept)} there): another version of "
                     "the benchmark? Import it as another dataset with --dataset NAME",
                 )
-
-
-def _cut(text: str, width: int = 40) -> str:
-    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _load_verdicts(

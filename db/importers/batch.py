@@ -209,6 +209,12 @@ def _lone_surrogate(text: str) -> str | None:
     return None
 
 
+def quoted(value: object, width: int = 40) -> str:
+    """A value as an error message shows it: quoted, cut when long."""
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def _shown(text: str) -> str:
     """Text with lone surrogates written as escapes, so a message can be printed."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
