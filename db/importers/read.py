@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import csv
+import gc
 import hashlib
 import io
 import json
@@ -135,6 +136,8 @@ def parse_json(text: str, path: Path, where: str | None = None) -> Any:
             non_finite.append(token)
         return value
 
+    collecting = gc.isenabled()
+    gc.disable()  # a collection deep in a nested document runs finalizers with no stack left
     try:
         value = json.loads(
             text,
@@ -152,6 +155,9 @@ def parse_json(text: str, path: Path, where: str | None = None) -> Any:
         raise ImportFailure(path, "a number with too many digits (over 4,300)", where) from None
     except RecursionError:
         raise ImportFailure(path, "JSON nested too deeply", where) from None
+    finally:
+        if collecting:
+            gc.enable()
     if non_finite:
         at = _non_finite(value)
         place = ", ".join(filter(None, (where, at and f"at {at}")))
