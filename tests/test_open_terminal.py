@@ -175,7 +175,9 @@ def test_a_signal_ends_the_screen_and_removes_the_images_o_wrote(
         ["open", str(demo_db)],
         inject=f"import os; open({str(pid)!r}, 'w').write(str(os.getpid()))",
         keys=b"o",
-        ready=b"image 1/1",  # `o` before the image is read does nothing
+        # the caption with the image's size: "image 1/1" alone is also the loading
+        # placeholder's, and `o` before the answer is read only says it is loading
+        ready="image 1/1 · ".encode(),
         then=[(b"No image viewer here", kill, b"")],
     )
     assert len(written) == 1  # the folder was there before the signal

@@ -781,8 +781,11 @@ class ReviewScreen(Screen[None]):
         """The images of the answer on screen, to zoom into or open; None, and why, if none."""
         entry = self.current()
         detail = self._details.get(entry.answer_id) if entry is not None else None
-        if entry is None or detail is None:
+        if entry is None:
             self.notify("No answer is shown yet.")
+            return None
+        if detail is None:
+            self.notify(f"{entry.key} is still loading; press again.")
             return None
         if not detail.image_hashes:
             self.notify(f"{entry.key} has no image.")
