@@ -291,7 +291,7 @@ class CompareScreen(Screen[None]):
         self._show_position()
 
     def on_resize(self) -> None:
-        self._show_position()
+        self.call_after_refresh(self._show_position)  # once the row has its new width
 
     def _show_position(self) -> None:
         """The title says which model is highlighted when some boxes are out of view."""
