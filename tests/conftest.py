@@ -165,6 +165,31 @@ def mmvet_two_models_db(cli, mmvet_files: dict[str, Path], tmp_path: Path) -> Pa
     return db
 
 
+# Twenty models, as the list shows them (import order): the last two differ only at the end
+# of a name too long for a compare box.
+MANY_MODELS = [
+    "llava-v1.5-7b", "llava-v1.5-13b", "qwen-vl-chat", "internvl2-8b", "minicpm-v-2.6",
+    "cogvlm-chat-17b", "gpt-4o-2024-05-13", "claude-3-5-sonnet-20240620", "gemini-1.5-pro-002",
+    "idefics2-8b", "deepseek-vl-7b-chat", "yi-vl-34b", "phi-3-vision-128k-instruct",
+    "llava-next-34b", "instructblip-vicuna-13b", "mplug-owl2", "otter-9b", "shikra-7b",
+    "organisation/a-very-long-model-family-name-7b",
+    "organisation/a-very-long-model-family-name-13b",
+]  # fmt: skip
+
+
+@pytest.fixture
+def many_models_db(cli, mmvet_files: dict[str, Path], tmp_path: Path) -> Path:
+    """The three-sample MM-Vet set with alpha's answers imported under MANY_MODELS."""
+    db = tmp_path / "many.db"
+    files = mmvet_files
+    answers = [
+        arg for model in MANY_MODELS for arg in ("--answers", files["alpha"], "--model", model)
+    ]
+    result = cli("import", "mmvet", db, files["questions"], "--images", files["images"], *answers)
+    assert result.code == 0, result.stderr
+    return db
+
+
 @pytest.fixture
 def mmbench_tsv(tmp_path: Path) -> Path:
     """Two questions with circular copies: one with 2 options, one with 3, one shared image."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from conftest import matches_golden
+from conftest import MANY_MODELS, matches_golden
 from PIL import Image as PILImage
 from PIL import ImageDraw, ImageFont
 from tui_harness import drive, set_first_image, until
@@ -60,6 +60,22 @@ def test_review_screen_at_80x24_and_the_compare_view(cli, tmp_path: Path) -> Non
     drive(db, steps, size=(80, 24))
     for name, svg in shots.items():
         matches_golden(svg, f"tui/{name}.svg")
+
+
+def test_the_compare_view_with_twenty_models_at_80x24(many_models_db: Path) -> None:
+    """Twenty models: readable boxes in a row that scrolls, the highlighted one (the
+    eighth, a long name cut in the middle) in view, its place in the title."""
+    shots: dict[str, str] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.focused)
+        await pilot.press(*["right"] * 7)
+        await until(pilot, lambda: app.screen.highlighted().model == MANY_MODELS[7])
+        shots["compare-20-models"] = await _once_the_images_are_drawn(app, pilot, 0.2)
+
+    drive(many_models_db, steps, size=(80, 24))
+    matches_golden(shots["compare-20-models"], "tui/compare-20-models.svg")
 
 
 def small_print_chart() -> bytes:

@@ -14,7 +14,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, HorizontalScroll, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Input, Label, OptionList, ProgressBar, Static
@@ -25,6 +25,7 @@ from lmmreview.engine.scoring import Verdict
 from lmmreview.engine.tables import Table
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.engine.visible import visible
+from lmmreview.tui.answer_list import shared_ends, short_model
 from lmmreview.tui.grade_keys import score_keys
 from lmmreview.tui.images import Decoded, Renderer, SampleImages
 from lmmreview.tui.safe_text import safe
@@ -163,29 +164,78 @@ class Compared:
     renderer: Renderer | None
 
 
+# A model's box in the compare view keeps room for a name and an answer (22 cells each).
+# 26: three boxes share 80 columns as they did before boxes had a minimum.
+BOX_MIN = 26
+BORDER_LABEL_GAP = 6  # a border title keeps a corner, a line and a blank each side
+
+
+class AnswerBox(VerticalScroll):
+    """One model's answer in the compare view: its name over it, cut in the middle to the
+    box's width (see short_model), its score under it."""
+
+    def __init__(self, answer: Answer, shared: tuple[int, int]) -> None:
+        super().__init__(classes="answer")
+        self.answer = answer
+        self.shared = shared  # what the name shares with the others' (see shared_ends)
+
+    def compose(self) -> ComposeResult:
+        yield Static(safe(self.answer.text))
+
+    def on_resize(self) -> None:
+        # Textual cuts a long title at its end: `llava-v1.5-7b` and `-13b` would look alike.
+        room = max(self.outer_size.width - BORDER_LABEL_GAP, 1)
+        name = short_model(self.answer.model, room, self.shared)
+        # A str title would be read as markup; a model named "[/]" crashed it.
+        self.border_title = safe(name, one_line=True)
+
+
+class AnswerRow(HorizontalScroll, can_focus=False, inherit_bindings=False):
+    """The compare view's boxes side by side, sharing the width while each keeps BOX_MIN
+    cells; when they do not all fit, as many as fit share it and the row scrolls. No keys
+    of its own (its arrows would scroll it away from the highlighted box), no focus stop."""
+
+    def fits(self) -> bool:
+        return len(self.children) * BOX_MIN <= self.size.width
+
+    def on_resize(self) -> None:
+        shown = max(self.size.width // BOX_MIN, 1)
+        width: int | str = "1fr" if self.fits() else self.size.width // shown
+        for box in self.children:
+            box.styles.width = width
+        focused = self.screen.focused
+        if focused is not None and focused in self.children:
+            self.show(focused)
+
+    def show(self, box: Widget) -> None:
+        """Scroll `box` just into view, once it is laid out (focus would centre it, with
+        half boxes either side)."""
+        self.call_after_refresh(self.scroll_to_widget, box, animate=False)
+
+
 class CompareScreen(Screen[None]):
     """Every model's answer to the current sample, side by side, under its question, gold
     and image, the answer `start` highlighted. Left/right (or Tab) highlight another; the
     grading keys grade it through `grade` (the review screen's write path); `score_of`
-    says its score now."""
+    says its score now. Boxes keep a readable width: when they do not all fit, the row
+    scrolls to keep the highlighted one in view, and the title says which one it is."""
 
     BINDINGS = [
         Binding("escape,c", "dismiss(None)", "Back", id="compare-back"),
-        Binding(
-            "left,h", "app.focus_previous", "previous model", key_display="←", id="compare-previous"
-        ),
-        Binding("right,l", "app.focus_next", "next model", key_display="→", id="compare-next"),
+        Binding("left,h", "move(-1)", "previous model", key_display="←", id="compare-previous"),
+        Binding("right,l", "move(1)", "next model", key_display="→", id="compare-next"),
         *score_keys(),
         Binding("X", "choose('X')", "none of the options", show=False, id="choose-none"),
     ]
-    DEFAULT_CSS = """
-    CompareScreen #compare-top { height: auto; max-height: 50%; }
-    CompareScreen SampleImages { width: 1fr; height: 10; }
-    CompareScreen SampleImages.off, CompareScreen SampleImages.empty { height: 1; }
-    CompareScreen #compare-question { width: 1fr; padding: 0 1; }
-    CompareScreen #compare-answers { height: 1fr; }
-    CompareScreen .answer { width: 1fr; border: round $primary; padding: 0 1; }
-    CompareScreen .answer:focus { border: double $accent; }
+    DEFAULT_CSS = f"""
+    CompareScreen #compare-top {{ height: auto; max-height: 50%; }}
+    CompareScreen SampleImages {{ width: 1fr; height: 10; }}
+    CompareScreen SampleImages.off, CompareScreen SampleImages.empty {{ height: 1; }}
+    CompareScreen #compare-question {{ width: 1fr; padding: 0 1; }}
+    CompareScreen #compare-answers {{ height: 1fr; }}
+    CompareScreen .answer {{ width: 1fr; min-width: {BOX_MIN}; border: round $primary;
+                             padding: 0 1; }}
+    CompareScreen .answer:focus {{ border: double $accent; }}
     """
 
     def __init__(
@@ -205,31 +255,57 @@ class CompareScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         compared = self.compared
-        yield Static(safe(compared.title, one_line=True, style="bold"))
+        yield Static(safe(compared.title, one_line=True, style="bold"), id="compare-title")
         with Horizontal(id="compare-top"):
             images = SampleImages(compared.renderer, id="compare-images")
             images.show(compared.images, compared.sample.key)
             yield images
             yield Static(compared.question, id="compare-question")
-        with Horizontal(id="compare-answers"):
+        with AnswerRow(id="compare-answers"):
+            shared = shared_ends(answer.model for answer in self.answers)
             for answer in self.answers:
-                with VerticalScroll(classes="answer") as column:
-                    # A str title would be read as markup; a model named "[/]" crashed it.
-                    column.border_title = safe(answer.model, one_line=True)
-                    column.border_subtitle = self._score(answer)
-                    yield Static(safe(answer.text))
+                box = AnswerBox(answer, shared[answer.model])
+                box.border_subtitle = self._score(answer)
+                yield box
         yield Footer()
 
     def on_mount(self) -> None:
         """Highlight the answer the list's cursor is on: the one a key grades at once."""
         ids = [answer.answer_id for answer in self.answers]
         if self.start in ids:
-            self.query(".answer")[ids.index(self.start)].focus()
+            self._highlight(ids.index(self.start))
+
+    def action_move(self, step: int) -> None:
+        """Highlight the next (or previous) model's box, after the last the first."""
+        answer = self.highlighted()
+        number = self.answers.index(answer) + step if answer is not None else 0
+        if self.answers:  # none when another process removed them all meanwhile
+            self._highlight(number % len(self.answers))
+
+    def _highlight(self, number: int) -> None:
+        box = self.query(AnswerBox)[number]
+        box.focus(scroll_visible=False)
+        self.query_one(AnswerRow).show(box)
+
+    def on_descendant_focus(self) -> None:
+        self._show_position()
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_position)  # once the row has its new width
+
+    def _show_position(self) -> None:
+        """The title says which model is highlighted when some boxes are out of view."""
+        title = safe(self.compared.title, one_line=True, style="bold")
+        answer = self.highlighted()
+        if answer is not None and not self.query_one(AnswerRow).fits():
+            number = self.answers.index(answer) + 1
+            title.append(f" · model {number} of {len(self.answers)}")
+        self.query_one("#compare-title", Static).update(title)
 
     def refresh_scores(self) -> None:
         """Show each answer's score as it is now (a grade given here, saved or pending)."""
-        for answer, column in zip(self.answers, self.query(".answer"), strict=True):
-            column.border_subtitle = self._score(answer)
+        for box in self.query(AnswerBox):
+            box.border_subtitle = self._score(box.answer)
 
     def _score(self, answer: Answer) -> Text:
         """An answer's score under its column: a choice comes from the data (a merged
@@ -237,12 +313,11 @@ class CompareScreen(Screen[None]):
         return safe(self._score_of(answer.answer_id), one_line=True)
 
     def highlighted(self) -> Answer | None:
-        """The answer whose column has the focus: the one the grading keys grade."""
-        columns = list(self.query(".answer"))
+        """The answer whose box has the focus: the one the grading keys grade."""
         focused = self.focused
-        while focused is not None and focused not in columns:
+        while focused is not None and not isinstance(focused, AnswerBox):
             focused = focused.parent if isinstance(focused.parent, Widget) else None
-        return self.answers[columns.index(focused)] if focused is not None else None
+        return focused.answer if focused is not None else None
 
     def action_score(self, value: float) -> None:
         if self.compared.sample.question_type is not QuestionType.OPEN:
