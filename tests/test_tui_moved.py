@@ -142,7 +142,7 @@ def test_two_screens_rescuing_in_one_second_save_to_two_files_each_named_in_full
     """Two screens on one file, each seeing it replaced in the same second: the second
     copy gets a counter beside the first (it went to the temporary folder under the same
     name, while its status line named only the name), and each status line names its own
-    copy by its full path."""
+    copy by its full path (the file opened by its name alone)."""
     temporary = tmp_path / "temporary"
     temporary.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(temporary))
@@ -153,10 +153,12 @@ def test_two_screens_rescuing_in_one_second_save_to_two_files_each_named_in_full
             return cls(2026, 11, 27, 11, 0, 18)
 
     monkeypatch.setattr(file_watch, "datetime", OneSecond)
+    monkeypatch.chdir(tmp_path)  # opened as `lmmreview open demo.db`
     statuses = []
     for _ in range(2):
         newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
-        _, seen = _grade_two_around(demo_db, lambda newer=newer: os.replace(newer, demo_db))
+        replace = lambda newer=newer: os.replace(newer, demo_db)  # noqa: E731
+        _, seen = _grade_two_around(Path(demo_db.name), replace)
         statuses.append(seen["status"])
     copies = [tmp_path / f"demo.rescued-20261127-110018{n}.db" for n in ("", "-2")]
     for status, copy in zip(statuses, copies, strict=True):

@@ -51,7 +51,7 @@ class Moved(NamedTuple):
     def status(self) -> str:
         """In a few words, for the status line: the copy by its full path (a name alone
         does not say which folder took it)."""
-        where = f"saving to {self.copy}" if self.copy else "saving nothing"
+        where = f"saving to {self.copy.absolute()}" if self.copy else "saving nothing"
         return f"{self.opened.name} {self.what}: {where}"
 
 
