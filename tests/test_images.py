@@ -317,3 +317,22 @@ def test_sample_images_shows_problem_text_literally() -> None:
             assert "broken image: [bold]␛[2J" in screen_text(app)
 
     asyncio.run(run())
+
+
+def test_a_sample_id_too_wide_for_its_image_cell_draws_no_line_of_its_own() -> None:
+    """A sample id of spaces then a fake verdict: the problem's line wraps onto a line
+    marked "↪", so that no line of the cell starts with the fake text."""
+    fake = "human verdict: 1.00"
+
+    async def run() -> str:
+        app = ImagesApp()
+        async with app.run_test(size=(60, 20)) as pilot:
+            app.query_one(SampleImages).show(
+                [ImageProblem("broken image: x")], f"k{' ' * 80}{fake}"
+            )
+            await pilot.pause()
+            return screen_text(app)
+
+    drawn = [line.strip() for line in asyncio.run(run()).splitlines()]
+    assert not [line for line in drawn if line.startswith(fake)], drawn
+    assert f"↪ {fake}: broken image: x" in drawn, drawn

@@ -14,6 +14,7 @@ from tui_harness import drive, text_of, until
 from lmmreview.db import Store
 from lmmreview.engine.scoring import Judgment, Status
 from lmmreview.tui.answer_list import AnswerList
+from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.screens import CompareScreen
 
 HOSTILE = {
@@ -103,34 +104,43 @@ FAKE = "human verdict: 1.00"  # what a line break in a name would draw as a line
 FAKE_HISTORY = "2026-11-27 10:00:00  boss  grade: – → 1.00"
 
 
-def test_names_and_paths_with_line_breaks_draw_no_lines_of_their_own(cli, tmp_path: Path) -> None:
-    """A judge model, a method, an import's folder, a reviewer, a note: each with a line
-    break in it shows on its one line with "⏎", never as a fake verdict or history line."""
-    line = {"id": "q1", "question": "Q?", "answer": "yes", "prediction": "yes", "model": "m"}
+def _names_db(cli, tmp_path: Path, gap: str) -> Path:
+    """One answer whose model, judge model, method, import folder, judge error, reviewers,
+    note and action each hold `gap` then a fake verdict or history line; graded twice (ann
+    last) and flagged."""
+    line = {"id": "q1", "question": "Q?", "answer": "yes", "prediction": "yes",
+            "model": f"m{gap}{FAKE}"}  # fmt: skip
     db = tmp_path / "names.db"
     assert cli("import", "jsonl", db, write_lines(tmp_path / "n.jsonl", [line])).code == 0
-    folder = f"data/x\n{FAKE}\n{FAKE_HISTORY}\ny/grades.json"
+    folder = f"data/x{gap}{FAKE}{gap}{FAKE_HISTORY}{gap}y/grades.json"
     with Store.open(db) as store, store.transaction():
         answer = store.conn.execute("SELECT MIN(id) FROM answers").fetchone()[0]
         store.add_judgments(
             [
-                (answer, Judgment(0, 0.5, kind="llm", judge_model=f"gpt-4\n{FAKE}",
-                                  method=f"llm\n{FAKE}", reply="0.5")),
+                (answer, Judgment(0, 0.5, kind="llm", judge_model=f"gpt-4{gap}{FAKE}",
+                                  method=f"llm{gap}{FAKE}", reply="0.5")),
                 (answer, Judgment(0, 0.5, kind="imported", judge_model="gpt-4", source=folder,
-                                  reply="0.5", error=f"late\n{FAKE}")),
+                                  reply="0.5", error=f"late{gap}{FAKE}")),
             ]
         )  # fmt: skip
-        for reviewer, note in ((f"ben\n{FAKE}", f"fine\n{FAKE_HISTORY}"), ("ann", None)):
+        for reviewer, note in ((f"ben{gap}{FAKE}", f"fine{gap}{FAKE_HISTORY}"), ("ann", None)):
             store.conn.execute(
                 "INSERT INTO reviews (answer_id, score, action, reviewer, note, created_at) "
                 "VALUES (?, 0.3, ?, ?, ?, '2026-11-27T09:00:00')",
-                (answer, f"grade\n{FAKE}" if note else "grade", reviewer, note),
+                (answer, f"grade{gap}{FAKE}" if note else "grade", reviewer, note),
             )
         store.conn.execute(
             "INSERT INTO flags (answer_id, flagged, reviewer, created_at) "
             "VALUES (?, 1, ?, '2026-11-27T09:30:00')",
-            (answer, f"cy\n{FAKE}"),
+            (answer, f"cy{gap}{FAKE}"),
         )
+    return db
+
+
+def test_names_and_paths_with_line_breaks_draw_no_lines_of_their_own(cli, tmp_path: Path) -> None:
+    """A judge model, a method, an import's folder, a reviewer, a note: each with a line
+    break in it shows on its one line with "⏎", never as a fake verdict or history line."""
+    db = _names_db(cli, tmp_path, "\n")
     shown: dict[str, str] = {}
 
     async def steps(app, pilot) -> None:
@@ -148,6 +158,42 @@ def test_names_and_paths_with_line_breaks_draw_no_lines_of_their_own(cli, tmp_pa
     assert f"ben⏎{FAKE}" in history and f"fine⏎{FAKE_HISTORY}" in history
     assert f"cy⏎{FAKE}" in history and f"grade⏎{FAKE}" in history
     assert shown["#verdict"].strip() == "human verdict: 0.30"
+
+
+def _drawn_in(app, selector: str) -> list[str]:
+    """The lines the screen draws in the region of the widget `selector`."""
+    region = app.screen.query_one(selector).content_region
+    strips = app.screen._compositor.render_strips()[region.y : region.bottom]
+    return [strip.crop(region.x, region.right).text for strip in strips]
+
+
+def test_names_and_paths_too_wide_for_the_screen_draw_no_lines_of_their_own(
+    cli, tmp_path: Path
+) -> None:
+    """The same names with a run of spaces before the fake line: wider than the detail
+    panel, they wrap, and each line they wrap onto starts with "↪", so that no line the
+    detail panel or the judges panel draws starts with the fake verdict or history."""
+    db = _names_db(cli, tmp_path, " " * 300)
+    shown: dict[str, list[str]] = {}
+
+    async def steps(app, pilot) -> None:
+        await until(pilot, lambda: "ann" in text_of(app, "#history"))
+        await pilot.press("W")
+        await until(pilot, lambda: app.screen.query_one(JudgesPanel).is_open)
+        await pilot.pause(0.1)
+        shown["detail"] = _drawn_in(app, "#detail")
+        shown["judges view"] = _drawn_in(app, "JudgesPanel")
+
+    drive(db, steps, dataset="n", size=(150, 120))
+    for place, lines in shown.items():
+        for drawn in lines:
+            assert not drawn.lstrip().startswith((FAKE, FAKE_HISTORY, "y/grades")), (place, lines)
+    # The import's folder, the error, the reviewers, the action: each wrapped onto a line
+    # of its own, marked.
+    drawn = [line.strip() for line in shown["detail"]]
+    assert sum(line.startswith(f"↪ {FAKE}") for line in drawn) >= 5, drawn
+    assert f"↪ {FAKE_HISTORY}" in drawn and f"↪ {FAKE}" in drawn, drawn
+    assert any(line.startswith(f"↪ {FAKE}, w switches") for line in shown["judges view"])
 
 
 def test_a_choice_from_the_data_is_shown_literally_everywhere(cli, tmp_path: Path) -> None:

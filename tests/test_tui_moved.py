@@ -8,12 +8,15 @@ import shutil
 import sqlite3
 import tempfile
 from contextlib import closing
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from conftest import dump
 from test_open_terminal import run_in_terminal
 from tui_harness import drive, text_of, until
+
+from lmmreview.tui import file_watch
 
 
 def _told(app) -> str:
@@ -92,7 +95,7 @@ def test_a_file_replaced_while_open_is_left_intact_and_the_verdicts_go_to_a_copy
     assert _intact(copy) and _verdicts(copy) == expected
     assert "demo.db was replaced by another file while open" in seen["told"]
     assert f"lmmreview merge {demo_db} {copy}" in seen["told"]
-    assert seen["status"].startswith(f"demo.db replaced: saving to {copy.name} · ")
+    assert seen["status"].startswith(f"demo.db replaced: saving to {copy} · ")
     assert seen["running"]
     assert app.return_code == 1 and f"lmmreview merge {demo_db} {copy}" in app.failure
     # What the screen says to do brings the verdicts into the new file.
@@ -109,7 +112,7 @@ def test_a_file_deleted_while_open_keeps_its_verdicts_in_a_copy(
     expected = [(first_key, first_model, 0.3), (second_key, second_model, 0.5)]
     assert _verdicts(copy) == expected
     assert "demo.db was deleted while open" in seen["told"]
-    assert seen["status"].startswith(f"demo.db deleted: saving to {copy.name} · ")
+    assert seen["status"].startswith(f"demo.db deleted: saving to {copy} · ")
     assert app.return_code == 1 and f"to put it back: mv {copy} {demo_db}" in app.failure
     os.replace(copy, demo_db)  # as the screen says
     assert _intact(demo_db) and _verdicts(demo_db) == expected
@@ -131,6 +134,37 @@ def test_a_copy_made_outside_the_folder_is_named_by_its_full_path(
     assert seen["status"].startswith(f"demo.db deleted: saving to {copy} · ")
     assert f"to put it back: mv {copy} {db}" in seen["told"]
     assert app.return_code == 1 and f"to put it back: mv {copy} {db}" in app.failure
+
+
+def test_two_screens_rescuing_in_one_second_save_to_two_files_each_named_in_full(
+    demo_db: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Two screens on one file, each seeing it replaced in the same second: the second
+    copy gets a counter beside the first (it went to the temporary folder under the same
+    name, while its status line named only the name), and each status line names its own
+    copy by its full path (the file opened by its name alone)."""
+    temporary = tmp_path / "temporary"
+    temporary.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+
+    class OneSecond(datetime):
+        @classmethod
+        def now(cls, tz=None):  # type: ignore[no-untyped-def]
+            return cls(2026, 11, 27, 11, 0, 18)
+
+    monkeypatch.setattr(file_watch, "datetime", OneSecond)
+    monkeypatch.chdir(tmp_path)  # opened as `lmmreview open demo.db`
+    statuses = []
+    for _ in range(2):
+        newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
+        replace = lambda newer=newer: os.replace(newer, demo_db)  # noqa: E731
+        _, seen = _grade_two_around(Path(demo_db.name), replace)
+        statuses.append(seen["status"])
+    copies = [tmp_path / f"demo.rescued-20261127-110018{n}.db" for n in ("", "-2")]
+    for status, copy in zip(statuses, copies, strict=True):
+        assert status.startswith(f"demo.db replaced: saving to {copy} · "), status
+        assert [score for _, _, score in _verdicts(copy)] == [0.3, 0.5]
+    assert not list(temporary.iterdir())
 
 
 def test_open_exits_1_naming_the_copy_when_its_file_was_replaced(

@@ -270,7 +270,7 @@ def test_a_broken_image_names_its_sample_and_the_reason(demo_db: Path) -> None:
             return not images.pending and "loading" not in str(shown.first().content)
 
         await until(pilot, lambda: images.query(".placeholder") and told())
-        seen["panel"] = str(images.query_one(".placeholder").content)
+        seen["panel"] = images.query_one(".placeholder").content.text.plain
         await pilot.press("z")
         await until(pilot, lambda: isinstance(app.screen, ZoomScreen))
         status = app.screen.query_one("#zoom-status")

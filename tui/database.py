@@ -24,7 +24,7 @@ from lmmreview.db.review import Marks, ReviewStore
 from lmmreview.db.store import is_read_only
 from lmmreview.engine.review import Entry
 from lmmreview.engine.scoring import Judge
-from lmmreview.tui.file_watch import REWRITTEN, FileMoved, Moved, Watch, copy_places
+from lmmreview.tui.file_watch import REWRITTEN, FileMoved, Moved, Watch, make_copy
 from lmmreview.tui.messages import Shown
 from lmmreview.tui.session import Session
 from lmmreview.tui.writes import PendingWrite
@@ -108,17 +108,12 @@ class Database:
         self._watch.moved_to(copy)
 
     def _copy(self, store: Store, what: str) -> Path:
-        """Copy the file this connection has to the first place that takes it."""
-        problem: BaseException | None = None
-        for place in copy_places(self.path):
-            try:
-                store.copy_to(place)
-                return place
-            except (OSError, sqlite3.Error, StoreError) as exc:
-                problem = exc
-        assert problem is not None
-        told = Moved(self.path, what).told()
-        raise FileMoved(f"{told}; no copy of it could be made ({reason(problem)})")
+        """Copy the file this connection has to a new file that takes it."""
+        try:
+            return make_copy(self.path, store.copy_to)
+        except (OSError, sqlite3.Error, StoreError) as problem:
+            told = Moved(self.path, what).told()
+            raise FileMoved(f"{told}; no copy of it could be made ({reason(problem)})") from None
 
     def reconnect(self) -> None:
         """In the database thread: close the review connection; the next call opens anew."""

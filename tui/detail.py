@@ -1,7 +1,9 @@
 """What the review screen says about one answer, as rich renderables.
 
 Every string from a benchmark file, a model or a judge goes through `safe()`: shown
-literally, never as markup or terminal control.
+literally, never as markup or terminal control. A line holding a name, a path, a note or
+a message (one line in the data) is drawn `Wrapped`: a line it wraps onto starts with
+"↪", never as a line of the screen's own.
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ from lmmreview.engine.tables import Cell
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.tui.fitted import FittedTable
 from lmmreview.tui.images import Decoded, Renderer
-from lmmreview.tui.safe_text import plain_line, safe
+from lmmreview.tui.safe_text import Wrapped, plain_line, safe
 from lmmreview.tui.screens import Compared
 
 _PARTS = re.compile(r"\s*(<AND>|<OR>)\s*")
+NAME_MAX = 24  # cells a judge's name or method takes at most in the table of its calls
 
 
 def heading(title: str) -> Text:
@@ -151,7 +154,7 @@ def not_judged(detail: Detail, benchmark: Benchmark) -> Text:
     )
 
 
-def group_verdict(verdict: GroupVerdict) -> Text:
+def group_verdict(verdict: GroupVerdict) -> Group:
     """An imported verdict on a whole circular group: solved or where it failed, the tool's
     log and the file it came from."""
     if verdict.score >= 1:
@@ -162,29 +165,30 @@ def group_verdict(verdict: GroupVerdict) -> Text:
     line = Text.assemble(
         ("Imported CircularEval of this group", "bold"), " (judge ",
         safe(judge_label(IMPORTED, verdict.judge_model), one_line=True), "): ", outcome,
-        "\n", safe(verdict.log, limit=2000),
-        safe(f"  [from {verdict.source}]", one_line=True, style="dim"),
     )  # fmt: skip
-    return line
+    source = safe(f"[from {verdict.source}]", one_line=True, style="dim")
+    return Group(Wrapped(line), safe(verdict.log, limit=2000), Wrapped(source))
 
 
 def _judge_table(records: list[JudgeRecord]) -> RenderableType:
     table = Table(box=None, pad_edge=False, show_edge=False, expand=True)
-    # Run and result first, never squeezed: on a narrow screen the judge's name gives way.
+    # Run and result first, never squeezed: on a narrow screen the judge's name gives way,
+    # and a long name or method is cut (at its full width it squeezed out every other).
     for name in ("run", "result", "judge", "status", "decided by", "reply / reason"):
         table.add_column(
             name,
             no_wrap=name != "reply / reason",
             ratio=3 if name.startswith("reply") else None,
             min_width=len(name) if name in ("run", "result") else None,
+            max_width=NAME_MAX if name in ("judge", "decided by") else None,
         )
     for r in records:
         result = safe(score_label(r.score, r.choice), one_line=True)
         status_style = {"ok": "green", "fallback": "yellow"}.get(r.status, "red")
         judge = f"{r.model} ({r.kind})" if r.kind == "offline" else judge_label(r.kind, r.model)
-        reply = safe(r.reply or r.error, limit=2000)
+        reply: RenderableType = safe(r.reply or r.error, limit=2000)
         if r.error and r.reply:
-            reply.append_text(safe(f"  [{r.error}]", one_line=True, style="red"))
+            reply = Group(reply, Wrapped(safe(f"[{r.error}]", one_line=True, style="red")))
         # A name, a method, a source: one line each, so none can draw a line of its own.
         judge_cell, method = safe(judge, one_line=True), safe(r.method or DASH, one_line=True)
         table.add_row(str(r.run), result, judge_cell, Text(r.status, style=status_style),
@@ -192,12 +196,13 @@ def _judge_table(records: list[JudgeRecord]) -> RenderableType:
     sources = dict.fromkeys(r.source for r in records if r.source)
     if not sources:
         return table
-    return Group(
-        table, *(safe(f"imported from {source}", one_line=True, style="dim") for source in sources)
-    )
+    imported = (safe(f"imported from {source}", one_line=True, style="dim") for source in sources)
+    return Group(table, *(Wrapped(line) for line in imported))
 
 
-def verdict_line(verdict: Verdict | None, unsaved: tuple[str, ...] = (), problem: str = "") -> Text:
+def verdict_line(
+    verdict: Verdict | None, unsaved: tuple[str, ...] = (), problem: str = ""
+) -> Wrapped:
     """The verdict in the database, then any change to it not saved yet, and why."""
     if verdict is None:
         line = Text("no human verdict", style="italic")
@@ -211,7 +216,7 @@ def verdict_line(verdict: Verdict | None, unsaved: tuple[str, ...] = (), problem
         why = safe(f" ({problem}; retrying)" if problem else " (saving…)", one_line=True)
         why.stylize("red")
         line.append_text(why)
-    return line
+    return Wrapped(line)
 
 
 def history(
@@ -231,7 +236,7 @@ def history(
     if causes and causes[-1].cause is not None:
         title = cause_title(causes[-1].cause, taxonomy)
         shown.insert(0, Text.assemble(("error cause: ", "bold"), safe(title, one_line=True)))
-    return Group(*shown) if shown else Text("")
+    return Group(*(Wrapped(line) for line in shown)) if shown else Text("")
 
 
 def _stamp(created_at: str, reviewer: str) -> Text:
@@ -320,15 +325,16 @@ def compared(
     return Compared(title, sample, text, images, renderer)
 
 
-def loading_title(entry: Entry | None) -> Text:
+def loading_title(entry: Entry | None) -> Wrapped:
     """The title while an answer's details are read: the answer the keys act on ("" for
     none)."""
     if entry is None:
-        return Text("")
-    return Text(f"{plain_line(entry.key, 60)} · {plain_line(entry.model, 60)} · loading…", "bold")
+        return Wrapped(Text(""))
+    said = f"{plain_line(entry.key, 60)} · {plain_line(entry.model, 60)} · loading…"
+    return Wrapped(Text(said, "bold"))
 
 
-def describe(detail: Detail, benchmark: Benchmark) -> str:
+def title(detail: Detail, benchmark: Benchmark) -> Wrapped:
     """One line naming the answer: sample, model, and what its benchmark says of it."""
     parts = [detail.sample.key, detail.model, *benchmark.facts(detail.sample)]
-    return plain_line(" · ".join(parts), 200)
+    return Wrapped(Text(plain_line(" · ".join(parts), 200), "bold"))

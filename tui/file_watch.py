@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import shlex
+import sqlite3
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -19,6 +20,7 @@ from typing import NamedTuple
 from lmmreview.db import StoreError
 
 DELETED, REPLACED, REWRITTEN = "deleted", "replaced", "rewritten"
+CLASHES = 100  # names tried in one folder before the next
 SAID = {REPLACED: "replaced by another file", REWRITTEN: "rewritten in place by another program"}
 
 
@@ -47,14 +49,10 @@ class Moved(NamedTuple):
         return f"{said}; {kept}; {back}"
 
     def status(self) -> str:
-        """In a few words, for the status line."""
-        where = f"saving to {self._named(self.copy)}" if self.copy else "saving nothing"
+        """In a few words, for the status line: the copy by its full path (a name alone
+        does not say which folder took it)."""
+        where = f"saving to {self.copy.absolute()}" if self.copy else "saving nothing"
         return f"{self.opened.name} {self.what}: {where}"
-
-    def _named(self, copy: Path) -> str:
-        """The copy by name when it is beside the file opened, else by its full path (two
-        screens' copies made in one second share a name: one of them is elsewhere)."""
-        return copy.name if copy.parent == self.opened.parent else str(copy)
 
 
 class FileMoved(StoreError):
@@ -117,13 +115,25 @@ class Watch:
         self.opened(path)
 
 
-def copy_places(opened: Path) -> Iterator[Path]:
-    """Where a copy of `opened` goes: beside it, else (its folder gone or read-only) in the
-    temporary folder."""
+def make_copy(opened: Path, copy: Callable[[Path], None]) -> Path:
+    """`copy(place)` to a new file beside `opened`, else (its folder gone or read-only) in
+    the temporary folder; returns the place. `copy` creates the file exclusively: a name
+    taken (another screen rescued the same file in the same second) gets a counter."""
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    name = f"{opened.stem}.rescued-{stamp}{opened.suffix}"
-    yield opened.with_name(name)
-    yield Path(tempfile.gettempdir()) / name
+    problem: BaseException | None = None
+    for folder in (opened.parent, Path(tempfile.gettempdir())):
+        for count in range(1, CLASHES + 1):
+            counter = f"-{count}" if count > 1 else ""
+            place = folder / f"{opened.stem}.rescued-{stamp}{counter}{opened.suffix}"
+            try:
+                copy(place)
+                return place
+            except (OSError, sqlite3.Error, StoreError) as exc:
+                problem = exc
+                if not isinstance(exc, FileExistsError):
+                    break  # this folder takes no copy: the next one
+    assert problem is not None
+    raise problem
 
 
 def _stat(path: Path) -> os.stat_result | None:

@@ -28,7 +28,7 @@ from textual.widgets import Static
 from textual_image.widget import HalfcellImage, SixelImage, TGPImage, UnicodeImage
 from textual_image.widget import Image as AutoImage
 
-from lmmreview.tui.safe_text import safe
+from lmmreview.tui.safe_text import Wrapped, safe
 
 # Far above any benchmark image; it bounds a worker's memory (~150 MB as RGB) and stops
 # decompression bombs before Pillow's own, higher limit.
@@ -355,7 +355,8 @@ class SampleImages(Widget):
                     with Container(classes="frame"):
                         yield renderer(item.image)
                 elif isinstance(item, ImageProblem):
-                    yield Static(safe(named(item, self._sample)), classes="placeholder")
+                    reason = safe(named(item, self._sample), one_line=True)
+                    yield Static(Wrapped(reason), classes="placeholder")
                 else:
                     yield Static("loading…", classes="placeholder", markup=False)
                 yield Static(caption, classes="caption", markup=False)

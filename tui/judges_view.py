@@ -17,7 +17,7 @@ from lmmreview.db.judges import DatasetJudges, human_of
 from lmmreview.engine.review import Entry
 from lmmreview.tui.fitted import FittedTable
 from lmmreview.tui.judges_cli import Grid, judge_grids, judge_section
-from lmmreview.tui.safe_text import safe
+from lmmreview.tui.safe_text import Wrapped, safe
 
 DROPPED_FIRST = ("95% CI", "Prompt")  # on a small terminal, before a name is cut
 
@@ -75,7 +75,7 @@ class JudgesPanel(Static):
             one_line=True,
             style="bold",
         )
-        self.update(Group(about, *(_table(grid) for grid in grids)))
+        self.update(Group(Wrapped(about), *(_table(grid) for grid in grids)))
 
 
 def _table(grid: Grid) -> RenderableType:

@@ -939,7 +939,7 @@ class ReviewScreen(Screen[None]):
             (
                 "#title",
                 detail.answer_id,
-                lambda: Text(render.describe(detail, session.benchmark), style="bold"),
+                lambda: render.title(detail, session.benchmark),
             ),
             ("#question", sample.key, lambda: render.question(sample, session.benchmark)),
             (

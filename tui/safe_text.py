@@ -8,7 +8,11 @@ text with a visible stand-in, so no escape sequence ever reaches it.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.cells import cell_len, set_cell_size
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.style import StyleType
 from rich.text import Span, Text
 
@@ -16,6 +20,7 @@ from lmmreview.engine.visible import reveal, visible
 
 DEFAULT_LIMIT = 100_000
 STAND_IN_STYLE = "dim"
+CONTINUED = "↪ "  # starts a line that a line too wide for the screen wrapped onto
 
 
 def safe(
@@ -63,3 +68,27 @@ def markup_line(text: str, width: int) -> str:
     from textual.markup import escape  # Textual loads only with the screen
 
     return escape(plain_line(text, width))
+
+
+@dataclass(frozen=True, slots=True)
+class Wrapped:
+    """`text` (lines holding names, paths, notes from the data) drawn with every line it
+    wraps onto marked "↪": a name of spaces followed by "human verdict: 1.00" cannot wrap
+    so that a line of the screen starts as one of its own. Its own line breaks start lines
+    unmarked."""
+
+    text: Text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        for line in self.text.split("\n", allow_blank=True):
+            if line.cell_len <= width:
+                yield line
+                continue
+            first, *rest = line.wrap(console, max(width - cell_len(CONTINUED), 1))
+            yield first
+            for continued in rest:
+                yield Text.assemble((CONTINUED, STAND_IN_STYLE), continued)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.text)
