@@ -509,27 +509,27 @@ def test_a_plugin_method_that_does_not_return_is_told_in_one_line_until_ctrl_c(
 
 
 @pytest.mark.parametrize(
-    ("fault", "command", "writer"),
+    ("fault", "command", "told"),
     [
-        ("write", "benchmarks", "loading (lmmreview-faulty): loading faulty_bench.loading:BENCHMARK"),
-        ("reader-write", "import", "plug-in lmmreview-faulty: reader faulty_bench.reader:read"),
+        ("write", "benchmarks", "loading (lmmreview-faulty): loading faulty_bench.loading:BENCHMARK "
+         r"wrote to the terminal itself; not shown there: '\x1b]0;title\x07\x1b[2J written'"),
+        ("reader-write", "import", "plug-in lmmreview-faulty: reader faulty_bench.reader:read "
+         r"wrote to the terminal itself; not shown there: '\x1b]0;title\x07\x1b[2J key [redacted]'"),
     ],
 )  # fmt: skip
 def test_what_a_plugin_writes_to_the_terminal_itself_is_told_in_one_line_never_shown(
-    faulty_site: Path, tmp_path: Path, fault: str, command: str, writer: str
+    faulty_site: Path, tmp_path: Path, fault: str, command: str, told: str
 ) -> None:
     """os.write to descriptors 1 and 2, as its module loads (in lmmreview's process, after
-    the trial's) or as its reader runs: captured, and quoted in one warning line."""
+    the trial's) or as its reader runs: captured, and quoted in one warning line, the key
+    redacted."""
     questions = tmp_path / "quiz.json"
     questions.write_text(json.dumps([["a", "Sky blue?", "yes", "yes"]]))
     args = ("import", "faulty", tmp_path / "quiz.db", questions) if command == "import" else (command,)  # fmt: skip
     result = faulty(faulty_site, tmp_path, fault, *args)
     assert result.returncode == 0, result.stderr
     assert "\x1b" not in result.stdout + result.stderr
-    assert result.stderr.splitlines() == [
-        f"warning: {writer} wrote to the terminal itself; not shown there: "
-        r"'\x1b]0;title\x07\x1b[2J written'"
-    ]
+    assert result.stderr.splitlines() == [f"warning: {told}"]
 
 
 def test_a_plugin_judge_prompt_or_judgment_that_fails_ends_the_judge_in_one_line(

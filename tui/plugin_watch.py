@@ -22,10 +22,12 @@ from typing import IO
 
 from rich.console import Console
 
+from lmmreview.engine.secrets import redact
 from lmmreview.tui.output import err, say
 
 SLOW_SECONDS = 5.0  # a call still running after this is told (tests lower it)
 _SHOWN_CHARS = 60  # of what a plug-in wrote, in the warning line
+_READ_BYTES = 4096  # read of it: a key longer than what is shown is still redacted whole
 
 _screen = threading.Event()  # a screen draws on the terminal: leave its descriptors alone
 
@@ -142,22 +144,25 @@ def watched(what: str, timed: bool) -> Iterator[None]:
 
 
 def _tell_written(what: str, spool: IO[bytes]) -> None:
-    """One warning line quoting the start of what the call wrote, if it wrote anything;
-    the file emptied for the next call."""
+    """One warning line quoting the start of what the call wrote (a key in it redacted),
+    if it wrote anything; the file emptied for the next call."""
     if not os.lseek(spool.fileno(), 0, os.SEEK_CUR):  # descriptors 1 and 2 share its offset
         return
     spool.seek(0)
-    written = spool.read(4 * _SHOWN_CHARS).decode("utf-8", errors="replace")
+    written = spool.read(_READ_BYTES).decode("utf-8", errors="replace")
     spool.seek(0)
     spool.truncate()
     if _CAPTURE.told:
         return
-    from lmmreview.db.importers.batch import quoted  # loads the importers: only now
+    # only now: these load the importers, and the crash module imports this one
+    from lmmreview.db.importers.batch import quoted
+    from lmmreview.tui.crash import secrets_in_environment
 
     _CAPTURE.told = True
+    shown = redact(written, secrets_in_environment(sys.argv[1:]))
     say(
         f"warning: {what} wrote to the terminal itself; not shown there: "
-        f"{quoted(written, _SHOWN_CHARS)}",
+        f"{quoted(shown, _SHOWN_CHARS)}",
         style="yellow",
         console=err,
     )
