@@ -20,6 +20,7 @@ from textual.widgets import DataTable
 from tui_harness import drive, until
 
 from lmmreview.engine import registry
+from lmmreview.tui.plugin_watch import screen_on_terminal, watched
 from lmmreview.tui.screens import BreakdownScreen
 
 PACKAGES = Path(__file__).parent / "plugin_package"
@@ -530,6 +531,17 @@ def test_what_a_plugin_writes_to_the_terminal_itself_is_told_in_one_line_never_s
     assert result.returncode == 0, result.stderr
     assert "\x1b" not in result.stdout + result.stderr
     assert result.stderr.splitlines() == [f"warning: {told}"]
+
+
+def test_plugin_code_run_while_a_screen_draws_leaves_the_terminal_descriptors_alone() -> None:
+    """Descriptor 2 is where Textual draws: captured on a command, not under a screen."""
+    seen: list[int] = []
+    terminal = os.fstat(2).st_ino
+    with screen_on_terminal(), watched("plug-in x: tables()", True):
+        seen.append(os.fstat(2).st_ino)
+    with watched("plug-in x: tables()", True):
+        seen.append(os.fstat(2).st_ino)
+    assert (seen[0] == terminal, seen[1] == terminal, os.fstat(2).st_ino) == (True, False, terminal)
 
 
 def test_a_plugin_judge_prompt_or_judgment_that_fails_ends_the_judge_in_one_line(

@@ -54,7 +54,7 @@ class _Watcher:
     def begin(self, call: _Call) -> None:
         self._call = call
         if self._thread is None:
-            self._thread = threading.Thread(target=self._run, name="watch", daemon=True)
+            self._thread = threading.Thread(target=self._run, name="plug-in watch", daemon=True)
             self._thread.start()
 
     def end(self) -> None:
@@ -134,9 +134,9 @@ def watched(what: str, timed: bool) -> Iterator[None]:
             capture.watcher.begin(_Call(what, time.monotonic(), saved[1]))
         yield
     finally:
-        capture.watcher.end()
-        os.dup2(saved[0], 1)
+        os.dup2(saved[0], 1)  # the terminal back first: a Ctrl-C may come any time
         os.dup2(saved[1], 2)
+        capture.watcher.end()
         for descriptor in saved:
             os.close(descriptor)
         capture.busy = False
