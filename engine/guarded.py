@@ -5,7 +5,8 @@ What the plug-in's code raises (SystemExit, GeneratorExit, a KeyboardInterrupt t
 did not type) or returns that lmmreview cannot use (a score of 2.0 or NaN, a choice that
 is not one of the question's letters, tables whose units count in no column) becomes one
 `PluginFailure` naming the plug-in, the method and the reason, before anything is
-written; what it prints meanwhile is dropped (`quiet`).
+written; what it prints meanwhile is dropped (`quiet`), and the command line watches
+each call besides (`watch_calls`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Hashable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import fields
 from types import FrameType
 from typing import Any, TypeVar
@@ -39,6 +40,10 @@ Check = Callable[[Any], str | None]  # what is wrong with a returned value, or N
 _REASON_CHARS = 300  # an error message, cut to one readable line
 _TEXT_FIELDS = [f.name for f in fields(Judgment) if f.type == "str"]
 _ctrl_c = threading.Event()  # the user pressed Ctrl-C (see notice_interrupts)
+# Around each run of plug-in code, given what runs ("plug-in X: tables() (dataset 'd')")
+# and whether to say when it is slow (its load has a time bound of its own).
+Watch = Callable[[str, bool], AbstractContextManager[object]]
+_watches: list[Watch] = []
 
 
 class PluginFailure(Exception):
@@ -49,8 +54,7 @@ class PluginFailure(Exception):
         self.plugin, self.call, self.reason, self.where = plugin, call, reason, where
 
     def __str__(self) -> str:
-        where = f" ({', '.join(self.where)})" if self.where else ""
-        return f"plug-in {self.plugin}: {self.call}{where} {self.reason}"
+        return f"{named(self.plugin, self.call, self.where)} {self.reason}"
 
     def within(self, dataset: str) -> PluginFailure:
         """The same failure, naming the dataset it happened in."""
@@ -82,6 +86,25 @@ def quiet() -> Iterator[None]:
     finally:
         for name, stream in zip(_STREAMS, saved, strict=True):
             setattr(sys, name, stream)
+
+
+def watch_calls(watch: Watch) -> None:
+    """Have every run of plug-in code run within `watch` too (the command line's captures
+    what it writes to the terminal itself, and says when a call is slow)."""
+    _watches.append(watch)
+
+
+@contextmanager
+def contained(what: str, *, timed: bool = True) -> Iterator[None]:
+    """Around a run of plug-in code described by `what`: its prints dropped (`quiet`),
+    within the watch the command line set (`watch_calls`), if any."""
+    with _watches[-1](what, timed) if _watches else nullcontext(), quiet():
+        yield
+
+
+def named(plugin: str, call: str, where: tuple[str, ...] = ()) -> str:
+    """A plug-in's call as messages name it: plug-in X: tables() (dataset 'd')."""
+    return f"plug-in {plugin}: {call}" + (f" ({', '.join(where)})" if where else "")
 
 
 def reason(exc: BaseException) -> str:
@@ -121,7 +144,7 @@ def guard(
     """What `run` returns, if `check` finds nothing wrong with it; else, or whatever it
     raises (but `allowed` errors and the user's Ctrl-C), a PluginFailure."""
     try:
-        with quiet():
+        with contained(named(plugin, call, where)):
             result = run()
     except allowed:
         raise

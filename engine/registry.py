@@ -19,7 +19,7 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 
 from lmmreview.engine.benchmark import Benchmark, Importer, Option
-from lmmreview.engine.guarded import GuardedBenchmark, notice_interrupts, quiet, reason
+from lmmreview.engine.guarded import GuardedBenchmark, contained, notice_interrupts, reason
 
 ENTRY_POINT_GROUP = "lmmreview.benchmarks"
 LOAD_SECONDS = 5.0  # a plug-in that takes longer to load is left out
@@ -105,7 +105,8 @@ def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
 def _contained(entry: EntryPoint, origin: str) -> tuple[Benchmark, set[str]]:
     """The entry point's benchmark, guarded as `origin`'s (engine.guarded), and the names
     it claims, its code run in a thread of its own. What it prints while it loads is
-    dropped (not what it writes to a file descriptor itself).
+    dropped, what it writes to the terminal itself captured on the command line
+    (`contained`).
     Whatever it raises (KeyboardInterrupt, SystemExit and GeneratorExit included) or
     taking over LOAD_SECONDS becomes `_Failed`; the user's Ctrl-C still reaches this, the
     main thread, and stops the command."""
@@ -121,7 +122,7 @@ def _contained(entry: EntryPoint, origin: str) -> tuple[Benchmark, set[str]]:
             outcome.append(reason(exc))
 
     worker = threading.Thread(target=load, name=f"plug-in {entry.name}", daemon=True)
-    with quiet():
+    with contained(f"{entry.name} ({origin}): loading {entry.value}", timed=False):
         worker.start()
         worker.join(LOAD_SECONDS)  # a daemon thread still hanging is left behind
     if not outcome:

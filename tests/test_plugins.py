@@ -12,7 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +20,7 @@ from textual.widgets import DataTable
 from tui_harness import drive, until
 
 from lmmreview.engine import registry
+from lmmreview.tui.plugin_watch import screen_on_terminal, watched
 from lmmreview.tui.screens import BreakdownScreen
 
 PACKAGES = Path(__file__).parent / "plugin_package"
@@ -283,24 +284,34 @@ def test_a_plugin_imports_beside_plugins_that_cannot_load(
     assert "yesno" in listed.stdout and "nohelp" not in listed.stdout
 
 
+def _interrupted_once(
+    command: list[str | Path], env: dict[str, str], cwd: Path, reached: Callable[[], bool]
+) -> tuple[int, str, str]:
+    """Run COMMAND until `reached()` (or its end), then Ctrl-C it; (exit code, stdout,
+    stderr). Its stderr goes to a file, which `reached` may read (tmp_path / "stderr")."""
+    stderr = cwd / "stderr"
+    with stderr.open("w") as errors:
+        running = subprocess.Popen(
+            command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=errors, text=True,
+        )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while not reached() and running.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        running.send_signal(signal.SIGINT)
+        stdout, _ = running.communicate(timeout=60)
+    finally:
+        running.kill()
+    return running.returncode, stdout, stderr.read_text()
+
+
 def _interrupted_once_marked(
     args: list[str | Path], env: dict[str, str], marker: Path, cwd: Path
 ) -> tuple[int, str, str]:
     """Run lmmreview ARGS until the plug-in code under test writes `marker`, then Ctrl-C
     it; (exit code, stdout, stderr)."""
-    command = subprocess.Popen(
-        [LMMREVIEW, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 60
-        while not marker.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        command.send_signal(signal.SIGINT)
-        stdout, stderr = command.communicate(timeout=60)
-    finally:
-        command.kill()
-    return command.returncode, stdout, stderr
+    return _interrupted_once([LMMREVIEW, *args], env, cwd, marker.exists)
 
 
 def test_ctrl_c_while_a_plugin_hangs_stops_the_command(hostile_site: Path, tmp_path: Path) -> None:
@@ -478,6 +489,59 @@ def test_the_users_ctrl_c_while_a_plugin_method_runs_stops_the_command_as_usual(
     code, stdout, stderr = _interrupted_once_marked(["report", db], env, marker, tmp_path)
     assert (code, stdout, "plug-in" in stderr) == (130, "", False), stderr
     assert "Traceback" not in stderr
+
+
+def test_a_plugin_method_that_does_not_return_is_told_in_one_line_until_ctrl_c(
+    faulty_site: Path, tmp_path: Path
+) -> None:
+    """tables() hangs: after SLOW_SECONDS (lowered here) one line names the plug-in and
+    the method, on the terminal's stderr though descriptor 2 points elsewhere meanwhile."""
+    db = faulty_db(faulty_site, tmp_path)
+    env = environment((faulty_site,)) | {"FAULTY": "tables-hang", "FAULTY_MARKER": str(tmp_path / "m")}  # fmt: skip
+    lowered = (
+        "import lmmreview.tui.plugin_watch as watch; watch.SLOW_SECONDS = 0.2; "
+        "from lmmreview.tui.cli import main; main()"
+    )
+    told = "warning: plug-in lmmreview-faulty: faulty.tables() (dataset 'quiz') has not returned after 0.2 s; Ctrl-C stops lmmreview"  # fmt: skip
+    errors = tmp_path / "stderr"
+    command: list[str | Path] = [sys.executable, "-c", lowered, "report", db]
+    code, stdout, stderr = _interrupted_once(command, env, tmp_path, lambda: told in errors.read_text())  # fmt: skip
+    assert (code, stdout, stderr.splitlines()) == (130, "", [told])
+
+
+@pytest.mark.parametrize(
+    ("fault", "command", "told"),
+    [
+        ("write", "benchmarks", "loading (lmmreview-faulty): loading faulty_bench.loading:BENCHMARK "
+         r"wrote to the terminal itself; not shown there: '\x1b]0;title\x07\x1b[2J written'"),
+        ("reader-write", "import", "plug-in lmmreview-faulty: reader faulty_bench.reader:read "
+         r"wrote to the terminal itself; not shown there: '\x1b]0;title\x07\x1b[2J key [redacted]'"),
+    ],
+)  # fmt: skip
+def test_what_a_plugin_writes_to_the_terminal_itself_is_told_in_one_line_never_shown(
+    faulty_site: Path, tmp_path: Path, fault: str, command: str, told: str
+) -> None:
+    """os.write to descriptors 1 and 2, as its module loads (in lmmreview's process, after
+    the trial's) or as its reader runs: captured, and quoted in one warning line, the key
+    redacted."""
+    questions = tmp_path / "quiz.json"
+    questions.write_text(json.dumps([["a", "Sky blue?", "yes", "yes"]]))
+    args = ("import", "faulty", tmp_path / "quiz.db", questions) if command == "import" else (command,)  # fmt: skip
+    result = faulty(faulty_site, tmp_path, fault, *args)
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stdout + result.stderr
+    assert result.stderr.splitlines() == [f"warning: {told}"]
+
+
+def test_plugin_code_run_while_a_screen_draws_leaves_the_terminal_descriptors_alone() -> None:
+    """Descriptor 2 is where Textual draws: captured on a command, not under a screen."""
+    seen: list[int] = []
+    terminal = os.fstat(2).st_ino
+    with screen_on_terminal(), watched("plug-in x: tables()", True):
+        seen.append(os.fstat(2).st_ino)
+    with watched("plug-in x: tables()", True):
+        seen.append(os.fstat(2).st_ino)
+    assert (seen[0] == terminal, seen[1] == terminal, os.fstat(2).st_ino) == (True, False, terminal)
 
 
 def test_a_plugin_judge_prompt_or_judgment_that_fails_ends_the_judge_in_one_line(

@@ -22,6 +22,7 @@ from rich.text import Text
 
 from lmmreview import __version__
 from lmmreview.db import Store
+from lmmreview.engine.guarded import watch_calls
 from lmmreview.engine.registry import benchmarks, on_problem, origin, problems, try_first
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.engine.scoring import Judge
@@ -42,6 +43,7 @@ from lmmreview.tui.options import (
 )
 from lmmreview.tui.output import clear_errors, deliver, err, fail, out, require_terminal, say
 from lmmreview.tui.plugin_trial import trial
+from lmmreview.tui.plugin_watch import watched
 from lmmreview.tui.safe_text import safe
 from lmmreview.tui.settings import IMAGE_RENDERERS, Settings, SettingsError, for_command
 
@@ -78,6 +80,7 @@ app = typer.Typer(
 # A plug-in that cannot load is one warning line, whichever command loaded it.
 on_problem(lambda problem: say(f"warning: {problem}", style="yellow", console=err))
 try_first(trial)  # one that would end or hang the process is found elsewhere first
+watch_calls(watched)  # what one writes to the terminal itself is captured; a slow one told
 
 
 def main(args: list[str] | None = None) -> None:

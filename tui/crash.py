@@ -27,6 +27,7 @@ from lmmreview.engine.guarded import PluginFailure
 from lmmreview.engine.registry import plugins_loaded
 from lmmreview.engine.secrets import redact
 from lmmreview.tui.output import fail
+from lmmreview.tui.plugin_watch import screen_on_terminal
 from lmmreview.tui.settings import load as load_settings
 
 if TYPE_CHECKING:  # Textual loads only for the screen
@@ -178,6 +179,7 @@ def run_screen(screen: App[Any]) -> None:
     Textual prints its own traceback, with local variables (a key among them, maybe), to
     its error console: that goes nowhere instead."""
     screen.error_console = Console(file=io.StringIO())
-    screen.run()
+    with screen_on_terminal():  # plug-in calls leave the screen's descriptors alone
+        screen.run()
     if screen._exception is not None:  # Textual keeps the first unhandled error
         raise screen._exception

@@ -1,5 +1,6 @@
 """A module that, as $FAULTY says, leaves a thread running forever as it loads, writes
-escapes to the terminal, ends the process, or holds the interpreter (a C loop no other thread can interrupt)."""
+escapes to the terminal (past sys.stdout, or to its file descriptors), ends the process,
+or holds the interpreter (a C loop no other thread can interrupt)."""
 
 import os
 import sys
@@ -13,6 +14,9 @@ if os.environ.get("FAULTY") == "thread":
 if os.environ.get("FAULTY") == "print":  # past sys.stdout's redirect, to the terminal
     sys.__stdout__.write("\x1b]0;title\x07\x1b[2J")
     sys.__stderr__.write("\x1b[31m")
+if os.environ.get("FAULTY") == "write":  # to the descriptors themselves
+    os.write(1, b"\x1b]0;title\x07")
+    os.write(2, b"\x1b[2J written")
 if os.environ.get("FAULTY") == "exit":
     os._exit(0)
 if os.environ.get("FAULTY") == "interpreter":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from faulty_bench import fault
 from lmmreview.db.importers import ImportBatch, ImportRequest
@@ -17,6 +18,9 @@ def read(request: ImportRequest) -> ImportBatch | list[str]:
         return ["not", "a", "batch"]
     if fault() == "print":
         print("\x1b]0;title\x07\x1b[2J reading")
+    if fault() == "reader-write":  # to the descriptors themselves
+        os.write(1, b"\x1b]0;title\x07")
+        os.write(2, f"\x1b[2J key {os.environ['OPENAI_API_KEY']}".encode())
     path = request.path("questions")
     assert path is not None  # the command requires it
     batch = ImportBatch(request.dataset or path.stem, "faulty", str(path))
