@@ -40,6 +40,7 @@ from lmmreview.db.importers.read import (
 from lmmreview.engine.benchmarks.mmbench import MMBENCH
 from lmmreview.engine.benchmarks.mmvet import CAPABILITY, MMVET
 from lmmreview.engine.mmbench import circular_position
+from lmmreview.engine.official import name_of_file_part
 from lmmreview.engine.scoring import IMPORTED, GroupVerdict, Judgment, Status
 from lmmreview.engine.types import QuestionType, Sample
 
@@ -84,7 +85,7 @@ def _names(request: ImportRequest, file: Path, dataset_pattern: str) -> _Names:
         )
     if match is None:
         return _Names(model or "", None, judge)
-    return _Names(model or match[1], match[2], judge or match[3])
+    return _Names(model or name_of_file_part(match[1]), match[2], judge or match[3])
 
 
 def _rows(path: Path) -> Rows:
