@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import csv
+import datetime
 import gc
 import hashlib
 import io
@@ -324,10 +325,25 @@ def _sheet_rows(
             )
         _tell(path, "rows")  # a large workbook takes seconds: say how far it is
         if any(value not in (None, "") for value in values):
-            rows.append(
-                (number, {name: _cell_text(v) for name, v in zip(header, values, strict=True)})
-            )
+            where = f"sheet {sheet.title!r}, row {number}"
+            rows.append((number, _row_cells(header, values, path, where)))
     return rows
+
+
+def _row_cells(
+    header: list[str], values: tuple[object, ...], path: Path, where: str
+) -> dict[str, str]:
+    """A row's cells as text. A true/false or date cell is refused: Excel typed it (a model's
+    "TRUE" or "1/2"), and its text is not what the cell held."""
+    for name, value in zip(header, values, strict=True):
+        if isinstance(value, bool | datetime.date | datetime.time | datetime.timedelta):
+            kind = "a true/false" if isinstance(value, bool) else "a date or time"
+            raise ImportFailure(
+                path,
+                f"{kind} cell ({value}), not text the model wrote: save the column as text",
+                f"{where}, column {name!r}",
+            )
+    return {name: _cell_text(value) for name, value in zip(header, values, strict=True)}
 
 
 def _xlsx_limit() -> int:
