@@ -133,3 +133,22 @@ def test_a_number_prediction_cell_is_the_text_typed(cli, mmbench_tsv, tmp_path: 
     assert result.code == 0, result.stderr
     with Store.open(db) as store:
         assert store.answers("mmbench", "m") == {"7": "3", "9": "3.5", "1000007": "12"}
+
+
+def test_a_circular_copy_of_another_question_in_the_tsv_is_refused(
+    cli, mmbench_tsv: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "r.db"
+    assert cli("import", "mmbench", db, mmbench_tsv).code == 0
+    before = dump(db)
+    lines = mmbench_tsv.read_text(encoding="utf-8").splitlines(keepends=True)
+    bad = tmp_path / "bad.tsv"  # copy 1000009 (line 5) asks another question than 9 (line 4)
+    bad.write_text("".join(lines[:4]) + lines[4].replace("Which shape?", "Which colour?")
+                   + "".join(lines[5:]), encoding="utf-8")  # fmt: skip
+    result = cli("import", "mmbench", db, bad)
+    assert (result.code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"error: {bad}: line 5: circular copy 1000009 asks 'Which colour?', but its main row "
+        "(index 9, line 4) asks 'Which shape?'\n"
+    )
+    assert dump(db) == before

@@ -21,13 +21,14 @@ from lmmreview.db.importers.batch import (
     check_model_argument,
 )
 from lmmreview.db.importers.mmbench import (
-    read_mmbench as read_mmbench_tsv,
-)
-from lmmreview.db.importers.mmbench import (
+    check_circular_copies,
     row_index,
     row_sample,
     warn_unknown_l2,
     xlsx_rows,
+)
+from lmmreview.db.importers.mmbench import (
+    read_mmbench as read_mmbench_tsv,
 )
 from lmmreview.db.importers.mmvet import capabilities_of
 from lmmreview.db.importers.read import (
@@ -289,6 +290,8 @@ def _mmbench_rows(
         if questions:  # rows without a category count in Overall only
             batch.samples.append(row_sample(index, {"category": "", **row}, file, where))
         batch.answers.append(AnswerRecord(str(index), model, row["prediction"], str(file)))
+    if questions:
+        check_circular_copies(batch.samples, indices, file)
     return list(indices)
 
 
