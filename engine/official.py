@@ -27,17 +27,26 @@ HUMAN = "human:"  # a grade run decided by a reviewer names its judge "human:<re
 MIXED = "mixed"  # a grade file's judge name when its runs were judged by several models
 
 
-# What a file name must not hold: folder separators, and characters that would write
-# control sequences or reverse the text when a terminal or a file manager shows it.
-_NOT_IN_FILE_NAMES = re.compile(r"[/\\\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# What a file name must not hold: characters that would write control sequences or reverse
+# the text when a terminal or a file manager shows it (cut to "_").
+_NOT_IN_FILE_NAMES = re.compile(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Folder separators, and "%" itself, are written as percent escapes, which the importers
+# read back: "org/model-7b" round-trips as org%2Fmodel-7b_gpt-4-grade-1runs.json.
+_ESCAPES = {"%": "%25", "/": "%2F", "\\": "%5C"}
+_ESCAPED = re.compile("%(25|2F|5C)", re.IGNORECASE)
 
 
 def file_part(name: str) -> str:
     """A model or dataset name as part of a file name: no folder separator, no "..", no
     control or direction character, so every file lands in the folder given and lists
     as what it is."""
-    part = _NOT_IN_FILE_NAMES.sub("_", name)
+    part = _NOT_IN_FILE_NAMES.sub("_", "".join(_ESCAPES.get(c, c) for c in name))
     return "_" if part in ("", ".", "..") else part
+
+
+def name_of_file_part(part: str) -> str:
+    """The name a file name's part stands for: file_part's percent escapes read back."""
+    return _ESCAPED.sub(lambda escape: chr(int(escape[1], 16)), part)
 
 
 # -- MM-Vet: the grader's cap-score and cap-int-score CSVs -----------------------------------

@@ -9,14 +9,19 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import typing
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Annotated
 
 import pytest
+import typer
 from conftest import dump
 from typer.testing import CliRunner
 
 from lmmreview import __version__
 from lmmreview.tui.cli import app, main
+from lmmreview.tui.options import given_path
 
 KEY = "sk-unique-7f3a9c0e41d2b8"  # a key no other text holds
 TOKEN = "tok-bearer-55e1"  # an Authorization header's token, also never written
@@ -169,3 +174,57 @@ def test_a_crash_ends_in_one_line_and_a_log_without_the_key(
         assert secret not in done.stderr
         assert secret not in log
     assert not db.exists()
+
+
+def path_parameters() -> Iterator[tuple[str, str, typing.Any]]:
+    """(command, parameter, its typer info) for every path argument and option of every
+    command (lmmreview's own import commands included)."""
+
+    def walk(command: typing.Any, words: list[str]) -> Iterator[tuple[str, str, typing.Any]]:
+        for name, sub in getattr(command, "commands", {}).items():  # no plug-in is loaded
+            yield from walk(sub, [*words, name])
+        if command.callback is None:
+            return
+        for name, hint in typing.get_type_hints(command.callback, include_extras=True).items():
+            if "Path" in str(hint):  # a plain `Path` (no typer info) is found too: info None
+                info = typing.get_args(hint)[1] if typing.get_origin(hint) is Annotated else None
+                yield " ".join(words), name, info
+
+    return walk(typer.main.get_command(app), ["lmmreview"])
+
+
+def test_every_path_argument_and_option_is_read_by_the_one_path_parser() -> None:
+    found = list(path_parameters())
+    assert {"export", "merge", "judges", "import jsonl", "demo"} <= {
+        command.removeprefix("lmmreview ") for command, _, _ in found
+    }
+    assert [(c, p) for c, p, info in found if getattr(info, "parser", None) is not given_path] == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["export", "{db}", "--out", ""],
+        ["export", "{db}", "--format", "mmvet-csv", "--out", ""],  # wrote into the current folder
+        ["judges", "{db}", "--out", ""],
+        ["report", ""],
+        ["merge", "{db}", ""],
+        ["import", "jsonl", "{db}", ""],
+    ],
+)
+def test_an_empty_path_is_refused_in_one_line_naming_the_option(
+    capsys: pytest.CaptureFixture[str],
+    demo_db: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+) -> None:
+    """Path("") is the current folder: `export --out ''` wrote its files there, exit 0."""
+    (here := tmp_path / "here").mkdir()
+    monkeypatch.chdir(here)
+    before = dump(demo_db)
+    code, stdout, stderr = run_main(capsys, *(a.format(db=demo_db) for a in args))
+    assert (code, stdout) == (1, "")
+    assert stderr.count("\n") == 1 and "an empty path" in stderr, stderr
+    assert stderr.startswith(f"error: lmmreview {args[0]}")
+    assert dump(demo_db) == before and list(here.iterdir()) == []

@@ -468,8 +468,10 @@ def test_a_model_name_with_a_slash_stays_in_the_out_folder(
     pytest.importorskip("openpyxl")
     db = _mmbench_db(cli, tmp_path, mmbench_tsv, ["org/model", ".."])
     written = _export(cli, db, "mmbench-submission", tmp_path / "subs")
-    assert sorted(p.name for p in written) == ["__mmbench.xlsx", "org_model_mmbench.xlsx"]
+    assert sorted(p.name for p in written) == ["__mmbench.xlsx", "org%2Fmodel_mmbench.xlsx"]
     assert all(p.parent == tmp_path / "subs" and p.is_file() for p in written)
+    back = cli("import", "mmbench-vlmevalkit", tmp_path / "back.db", max(written))
+    assert back.code == 0 and "answers: org/model 5 new" in back.stdout, back.stdout
 
 
 # -- what an export never does (issue 25) ----------------------------------------------------
@@ -671,6 +673,24 @@ def test_mmvet_csv_guards_a_model_name_as_the_tables_csv_does(cli, tmp_path: Pat
     assert check.code == 0, check.stdout
 
 
+def test_a_model_name_with_a_slash_round_trips_through_the_grade_file_name(
+    cli, tmp_path: Path
+) -> None:
+    """The grade file names its model; "/" was written as "_", so `import mmvet-grades`
+    of lmmreview's own file named another model (org_model-7b)."""
+    name = "org/model-7b"
+    db = _import_mmvet(cli, tmp_path, "slash.db")
+    _add_model(cli, db, tmp_path, name)
+    _judge(db, name, SCORES["m2"])
+    (grades,) = _export(cli, db, "mmvet-grades", tmp_path / "g")
+    assert grades.name == "org%2Fmodel-7b_gpt-4-0613-grade-3runs.json"
+    copy = _import_mmvet(cli, tmp_path, "copy.db")
+    _add_model(cli, copy, tmp_path, name)
+    result = cli("import", "mmvet-grades", copy, grades)  # the model from the file name
+    assert result.code == 0, result.stderr
+    assert {k[0] for k in _judged_runs(copy)} == {name}
+
+
 def test_an_official_export_to_a_full_device_names_it(cli, tmp_path: Path) -> None:
     """One model: --out names the file, here a device that is always full."""
     result = cli(
@@ -722,4 +742,4 @@ def test_official_file_names_hold_no_control_or_direction_character(cli, tmp_pat
     _export(cli, db, "mmvet-grades", out)
     names = [p.name for p in out.iterdir()]
     assert all(not any(ord(c) < 32 or c in "\x7f\u202e" for c in name) for name in names)
-    assert any(name.startswith("m_[31m__evil_x_") for name in names), names
+    assert any(name.startswith("m_[31m__evil%2Fx_") for name in names), names

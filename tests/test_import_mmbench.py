@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 import pytest
@@ -88,4 +89,66 @@ def test_reimport_changes_nothing(cli, mmbench_tsv, tmp_path: Path) -> None:
     assert cli(*args).code == 0
     before = dump(db)
     assert cli(*args).code == 0
+    assert dump(db) == before
+
+
+def _workbook(path: Path, rows: list[list[object]]) -> Path:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.title = "preds"
+    for row in (["index", "prediction"], *rows):
+        book.active.append(row)
+    book.save(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("cell", "kind"),
+    [(True, "a true/false"), (datetime.datetime(2020, 1, 2), "a date or time")],
+)
+def test_a_true_false_or_date_prediction_cell_is_refused(
+    cli, mmbench_tsv, tmp_path: Path, cell: object, kind: str
+) -> None:
+    """Excel typed the cell: its text ("True", "2020-01-02 00:00:00") was stored as the
+    model's answer."""
+    pytest.importorskip("openpyxl")
+    pred = _workbook(tmp_path / "pred.xlsx", [[7, "A"], [9, cell]])
+    db = tmp_path / "r.db"
+    assert cli("import", "mmbench", db, mmbench_tsv).code == 0
+    before = dump(db)
+    result = cli("import", "mmbench", db, mmbench_tsv, "--answers", pred, "--model", "m")
+    assert (result.code, result.stdout) == (1, "")
+    assert result.stderr.startswith(
+        f"error: {pred}: sheet 'preds', row 3, column 'prediction': {kind} cell ("
+    ), result.stderr
+    assert result.stderr.count("\n") == 1 and dump(db) == before
+
+
+def test_a_number_prediction_cell_is_the_text_typed(cli, mmbench_tsv, tmp_path: Path) -> None:
+    pytest.importorskip("openpyxl")
+    pred = _workbook(tmp_path / "pred.xlsx", [[7, 3.0], [9, 3.5], [1000007, 12]])
+    db = tmp_path / "r.db"
+    result = cli("import", "mmbench", db, mmbench_tsv, "--answers", pred, "--model", "m")
+    assert result.code == 0, result.stderr
+    with Store.open(db) as store:
+        assert store.answers("mmbench", "m") == {"7": "3", "9": "3.5", "1000007": "12"}
+
+
+def test_a_circular_copy_of_another_question_in_the_tsv_is_refused(
+    cli, mmbench_tsv: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "r.db"
+    assert cli("import", "mmbench", db, mmbench_tsv).code == 0
+    before = dump(db)
+    lines = mmbench_tsv.read_text(encoding="utf-8").splitlines(keepends=True)
+    bad = tmp_path / "bad.tsv"  # copy 1000009 (line 5) asks another question than 9 (line 4)
+    bad.write_text("".join(lines[:4]) + lines[4].replace("Which shape?", "Which colour?")
+                   + "".join(lines[5:]), encoding="utf-8")  # fmt: skip
+    result = cli("import", "mmbench", db, bad)
+    assert (result.code, result.stdout) == (1, "")
+    assert result.stderr == (
+        f"error: {bad}: line 5: circular copy 1000009 asks 'Which colour?', but its main row "
+        "(index 9, line 4) asks 'Which shape?'\n"
+    )
     assert dump(db) == before

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lmmreview.db.importers import read
+from lmmreview.db.importers.mmbench import read_predictions
 from lmmreview.db.importers.mmvet import read_mmvet
 
 
@@ -66,6 +67,22 @@ def test_the_readers_say_which_file_and_how_many_images(
         *(f"Reading {questions}: {n} images" for n in (1, 2, 3)),
         f"Reading {alpha}",
     ]
+
+
+def test_a_workbook_import_says_which_file_and_how_many_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A large .xlsx takes seconds to read: the line said only "Reading input files"."""
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    for row in (["index", "prediction"], [1, "A"], [2, "B"], [3, "C"]):
+        book.active.append(row)
+    book.save(path := tmp_path / "m_MMBench_DEV_EN.xlsx")
+    monkeypatch.setattr(read, "PROGRESS_SECONDS", 0.0)
+    lines: list[str] = []
+    with read.reporting(lines.append):
+        read_predictions(path, "m")
+    assert lines == [f"Reading {path}", *(f"Reading {path}: {n} rows" for n in (1, 2, 3))]
 
 
 def test_an_import_writes_no_progress_into_a_pipe(

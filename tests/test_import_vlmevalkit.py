@@ -422,3 +422,36 @@ def test_a_bad_workbook_size_limit_is_named(
     assert (
         result.stderr.strip() == "error: LMMREVIEW_XLSX_MAX_MB: 'lots' is not a whole number of MiB"
     )
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        ({1: None}, "circular copy 1000001 has no main row (index 1)"),
+        (
+            {1000002: "Which colour?"},
+            "circular copy 1000002 asks 'Which colour?', but its main row (index 2, record 3) "
+            "asks 'Which shape?'",
+        ),
+    ],
+    ids=["no-main-row", "another-question"],
+)
+def test_a_circular_copy_without_its_main_row_or_question_is_refused(
+    cli, tmp_path: Path, change: dict[int, str | None], problem: str
+) -> None:
+    """CircularEval groups a copy with its main row: a copy of nothing, or of another
+    question, was imported as a group of its own or into the wrong one."""
+    db = tmp_path / "r.db"
+    assert cli("import", "mmbench-vlmevalkit", db, mmbench_result(tmp_path)).code == 0
+    before = dump(db)
+    rows = [
+        [row[0], change[row[0]], *row[2:], "A"] if row[0] in change else [*row, "A"]
+        for row in MMBENCH_ROWS
+        if change.get(row[0], "") is not None
+    ]
+    where = "record 1" if 1 in change else "record 4"  # the main row left out, or changed
+    path = write_records(tmp_path / "m_MMBench_DEV_EN.json", [*MMBENCH_COLUMNS, "prediction"], rows)
+    result = cli("import", "mmbench-vlmevalkit", db, path)
+    assert (result.code, result.stdout) == (1, "")
+    assert result.stderr == f"error: {path}: {where}: {problem}\n"
+    assert dump(db) == before

@@ -289,3 +289,17 @@ def test_a_user_without_a_login_name_is_named_by_uid(monkeypatch, config_home: P
     monkeypatch.setattr(getpass, "getuser", nameless)
     loaded = load()
     assert loaded.reviewer == f"uid-{os.getuid()}"
+
+
+def test_a_settings_file_that_is_a_link_in_a_loop_is_refused_in_one_line(
+    cli, demo_db: Path, config_home: Path
+) -> None:
+    """The loop used to surface as a raw errno text naming the file twice."""
+    path = settings_file(config_home, "")
+    path.unlink()
+    path.symlink_to(path.with_name("other.toml"))
+    path.with_name("other.toml").symlink_to(path)
+    for args in (["config"], ["info", demo_db]):
+        result = cli(*args)
+        assert (result.code, result.stdout) == (1, ""), args
+        assert result.stderr == f"error: {path}: a symbolic link in a loop, leading to no file\n"

@@ -40,6 +40,7 @@ from lmmreview.tui.options import (
     JudgeOpt,
     JudgeUrlOpt,
     ZeroOpt,
+    given_path,
 )
 from lmmreview.tui.output import clear_errors, deliver, err, fail, out, require_terminal, say
 from lmmreview.tui.plugin_trial import trial
@@ -335,6 +336,7 @@ def export(
             metavar="FILE|DIR",
             help="Write here instead of standard output (a folder for the official formats "
             "that write several files).",
+            parser=given_path,
         ),
     ] = None,
     dataset: DatasetsOpt = None,
@@ -460,9 +462,9 @@ def open_db(
 
 @app.command()
 def demo(
-    db: Annotated[Path, typer.Argument(metavar="DB", help="Where to build it.")] = Path(
-        "lmmreview-demo.db"
-    ),
+    db: Annotated[
+        Path, typer.Argument(metavar="DB", help="Where to build it.", parser=given_path)
+    ] = Path("lmmreview-demo.db"),
     no_open: Annotated[bool, typer.Option("--no-open", help="Build only; do not open.")] = False,
     data: Annotated[
         Path | None,
@@ -470,6 +472,7 @@ def demo(
             metavar="FOLDER",
             help="A sample data folder laid out like sample_data/ "
             "(default: the one installed with lmmreview).",
+            parser=given_path,
         ),
     ] = None,
 ) -> None:

@@ -16,7 +16,7 @@ from typer.core import TyperGroup
 from lmmreview.engine.benchmark import Benchmark, Importer, Option
 from lmmreview.engine.guarded import plugin_call
 from lmmreview.engine.registry import plugins, shipped
-from lmmreview.tui.options import DatasetOpt, NewDbArg
+from lmmreview.tui.options import DatasetOpt, NewDbArg, given_path
 
 if TYPE_CHECKING:  # the importers load when an import command runs (see tui/cli.py)
     from lmmreview.db.importers import ImportBatch, ImportRequest
@@ -152,10 +152,12 @@ def _parameter(option: Option, *, argument: bool) -> inspect.Parameter:
     kind: Any = str if option.text else Path
     if option.many:
         kind = list[kind]
-    info: Any = (
-        typer.Argument(metavar=option.metavar, help=option.help, show_default=False)
-        if argument
-        else typer.Option(metavar=option.metavar, help=option.help, show_default=False)
+    parameter: Any = typer.Argument if argument else typer.Option
+    info = parameter(
+        metavar=option.metavar,
+        help=option.help,
+        show_default=False,
+        parser=None if option.text else given_path,
     )
     required = argument and option.required
     return inspect.Parameter(

@@ -14,7 +14,7 @@ import typer
 from lmmreview.db import Store
 from lmmreview.engine.export import DASH, md_escape, tex
 from lmmreview.engine.scoring import ANY_PROMPT, Judge, judge_names, judges_named
-from lmmreview.tui.options import DatasetsOpt, DbArg
+from lmmreview.tui.options import DatasetsOpt, DbArg, given_path
 from lmmreview.tui.output import clear_errors, deliver, fail
 
 if TYPE_CHECKING:
@@ -67,7 +67,12 @@ def judges(
     ] = JudgesFormat.md,
     output: Annotated[
         Path | None,
-        typer.Option("--out", metavar="FILE", help="Write here instead of standard output."),
+        typer.Option(
+            "--out",
+            metavar="FILE",
+            help="Write here instead of standard output.",
+            parser=given_path,
+        ),
     ] = None,
 ) -> None:
     """Measure each judge against the human verdicts.

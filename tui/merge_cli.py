@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from lmmreview.db import Store
-from lmmreview.tui.options import DatasetsOpt, DbArg
+from lmmreview.tui.options import DatasetsOpt, DbArg, given_path
 from lmmreview.tui.output import clear_errors, err, out, say
 from lmmreview.tui.settings import for_command
 
@@ -32,7 +32,9 @@ def merge_command(
     db: DbArg,
     others: Annotated[
         list[Path],
-        typer.Argument(metavar="OTHER.db...", help="Other reviewers' copies to bring in."),
+        typer.Argument(
+            metavar="OTHER.db...", help="Other reviewers' copies to bring in.", parser=given_path
+        ),
     ],
 ) -> None:
     """Merge other reviewers' verdicts, notes, flags and causes.

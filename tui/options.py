@@ -41,9 +41,22 @@ def checked_url(url: str | None) -> str | None:
     return url
 
 
-DbArg = Annotated[Path, typer.Argument(metavar="DB", help="The lmmreview database file.")]
+def given_path(text: str | Path) -> Path:
+    """The parser of every path argument and option: an empty path is a usage error, since
+    Path("") is the current folder (`--out ''` wrote files there)."""
+    if str(text) == "":
+        raise typer.BadParameter("an empty path: give a file or folder name")
+    return Path(text)
+
+
+DbArg = Annotated[
+    Path, typer.Argument(metavar="DB", help="The lmmreview database file.", parser=given_path)
+]
 NewDbArg = Annotated[
-    Path, typer.Argument(metavar="DB", help="The lmmreview database file (created if new).")
+    Path,
+    typer.Argument(
+        metavar="DB", help="The lmmreview database file (created if new).", parser=given_path
+    ),
 ]
 DatasetOpt = Annotated[
     str | None,

@@ -11,6 +11,7 @@ key never belongs here, only the NAME of the variable holding it.
 
 from __future__ import annotations
 
+import errno
 import getpass
 import json
 import os
@@ -207,7 +208,11 @@ def _read(path: Path) -> dict[str, Any]:
         text = _text_of(path)
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # the links lead to no file: say so, not an errno text
+            raise SettingsError(f"{path}: a symbolic link in a loop, leading to no file") from None
+        raise SettingsError(f"{path}: cannot read the settings ({exc})") from None
+    except UnicodeDecodeError as exc:
         raise SettingsError(f"{path}: cannot read the settings ({exc})") from None
     try:
         return tomllib.loads(text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from lmmreview.db.importers.batch import (
@@ -12,6 +13,7 @@ from lmmreview.db.importers.batch import (
     ImportRequest,
     check_model_argument,
     model_name,
+    quoted,
 )
 from lmmreview.db.importers.model_vqa import is_model_vqa, model_vqa_answers
 from lmmreview.db.importers.read import image_from_base64, read_table, workbook_rows
@@ -89,10 +91,33 @@ def read_mmbench(
                 f"line {lines[index]}",
             )
         batch.add_image(key, images[target])
+    check_circular_copies(batch.samples, {i: f"line {n}" for i, n in lines.items()}, data)
     if predictions is not None:
         batch.answers.extend(read_predictions(predictions, model))
     warn_unknown_l2(batch, data)
     return batch
+
+
+def check_circular_copies(samples: list[Sample], places: Mapping[int, str], file: Path) -> None:
+    """Refuse a circular copy (index >= 1,000,000) whose main row (index mod 1,000,000) is
+    not in the file, or asks another question: CircularEval would count it in a group that
+    is not its question's. `places`: where each index's row is, for the message."""
+    questions = {int(s.key): s.question.strip() for s in samples}
+    for index, question in questions.items():
+        group, rotation = circular_position(index)
+        if not rotation:
+            continue
+        if group not in questions:
+            raise ImportFailure(
+                file, f"circular copy {index} has no main row (index {group})", places[index]
+            )
+        if questions[group] != question:
+            raise ImportFailure(
+                file,
+                f"circular copy {index} asks {quoted(question)}, but its main row (index "
+                f"{group}, {places[group]}) asks {quoted(questions[group])}",
+                places[index],
+            )
 
 
 def warn_unknown_l2(batch: ImportBatch, file: Path) -> None:

@@ -29,7 +29,7 @@ from lmmreview.engine.benchmarks.mmvet import MMVET
 from lmmreview.engine.benchmarks.mmvet_v2 import MMVET_V2
 from lmmreview.engine.checks import STD, VALUE, Expected
 from lmmreview.engine.export import csv_name
-from lmmreview.engine.official import HUMAN
+from lmmreview.engine.official import HUMAN, name_of_file_part
 from lmmreview.engine.scoring import IMPORTED, Judgment, Status
 
 PROMPT = "official grader"  # the prompt version an imported grade is recorded with
@@ -62,7 +62,7 @@ def read_grades(request: ImportRequest, kind: str, capabilities: dict[str, str])
             raise ImportFailure(
                 path, "the file name does not say which model was graded: give --model NAME"
             )
-        model = named["model"]
+        model = name_of_file_part(named["model"])  # as the export wrote it: org%2Fmodel
     check_model_argument(model)
     batch = ImportBatch(request.dataset or kind, kind, str(path))
     document = read_json(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import csv
+import datetime
 import gc
 import hashlib
 import io
@@ -43,20 +44,23 @@ PROGRESS_SECONDS = 0.1  # how often, at most, the readers say how far they are
 
 @dataclass
 class _Progress:
-    """How far the readers are: the file being read, the images read so far."""
+    """How far the readers are: the file being read, the images (or rows) read so far."""
 
     report: Callable[[str], None]
     file: str | Path = ""
-    images: int = 0  # read for this file
+    count: int = 0  # of `unit`, read for this file
+    unit: str = ""
     last: float = float("-inf")  # when it was last reported
 
-    def tell(self, file: str | Path, image: bool = False) -> None:
-        """Report a new file at once, further images at most every PROGRESS_SECONDS."""
+    def tell(self, file: str | Path, unit: str | None = None) -> None:
+        """Report a new file at once, one more of `unit` ("images", "rows") at most every
+        PROGRESS_SECONDS."""
         now, new_file = time.monotonic(), file != self.file
-        self.file, self.images = file, (0 if new_file else self.images) + image
+        self.file, self.count = file, (0 if new_file else self.count) + (unit is not None)
+        self.unit = unit or self.unit
         if new_file or now - self.last >= PROGRESS_SECONDS:
             self.last = now
-            self.report(f"Reading {file}" + (f": {self.images} images" if self.images else ""))
+            self.report(f"Reading {file}" + (f": {self.count:,} {self.unit}" if self.count else ""))
 
 
 _PROGRESS: ContextVar[_Progress | None] = ContextVar("import_progress", default=None)
@@ -65,7 +69,8 @@ _PROGRESS: ContextVar[_Progress | None] = ContextVar("import_progress", default=
 @contextmanager
 def reporting(report: Callable[[str], None]) -> Iterator[None]:
     """Within the block, the readers tell `report` which file they read and how many
-    images they have read ("Reading mm-vet.json: 57 images"), for a progress line."""
+    images (or workbook rows) they have read ("Reading mm-vet.json: 57 images"), for a
+    progress line."""
     token = _PROGRESS.set(_Progress(report))
     try:
         yield
@@ -73,10 +78,10 @@ def reporting(report: Callable[[str], None]) -> Iterator[None]:
         _PROGRESS.reset(token)
 
 
-def _tell(file: str | Path, image: bool = False) -> None:
+def _tell(file: str | Path, unit: str | None = None) -> None:
     progress = _PROGRESS.get()
     if progress is not None:
-        progress.tell(file, image)
+        progress.tell(file, unit)
 
 
 def existing(path: str | Path, what: str = "file") -> Path:
@@ -281,6 +286,7 @@ def workbook_rows(
     out. A cell reads as the text written in it: a formula's own text ("=A", as pandas saves
     an answer starting with "="), never a result cached or left out by the program that wrote
     it. A workbook beyond the size bound is refused before it is read."""
+    _tell(path)
     limit = _xlsx_limit()
     _check_unpacked_size(path, limit)
     try:
@@ -317,11 +323,27 @@ def _sheet_rows(
                 f"the sheet reaches row {number:,} across {len(header):,} columns, over "
                 f"{max_cells:,} cells, the limit for .xlsx files: {_beyond_limit(limit)}",
             )
+        _tell(path, "rows")  # a large workbook takes seconds: say how far it is
         if any(value not in (None, "") for value in values):
-            rows.append(
-                (number, {name: _cell_text(v) for name, v in zip(header, values, strict=True)})
-            )
+            where = f"sheet {sheet.title!r}, row {number}"
+            rows.append((number, _row_cells(header, values, path, where)))
     return rows
+
+
+def _row_cells(
+    header: list[str], values: tuple[object, ...], path: Path, where: str
+) -> dict[str, str]:
+    """A row's cells as text. A true/false or date cell is refused: Excel typed it (a model's
+    "TRUE" or "1/2"), and its text is not what the cell held."""
+    for name, value in zip(header, values, strict=True):
+        if isinstance(value, bool | datetime.date | datetime.time | datetime.timedelta):
+            kind = "a true/false" if isinstance(value, bool) else "a date or time"
+            raise ImportFailure(
+                path,
+                f"{kind} cell ({value}), not text the model wrote: save the column as text",
+                f"{where}, column {name!r}",
+            )
+    return {name: _cell_text(value) for name, value in zip(header, values, strict=True)}
 
 
 def _xlsx_limit() -> int:
@@ -378,7 +400,7 @@ def image_from_bytes(
     """Check that `data` is an image Pillow can decode (every pixel, not only the header);
     keep its format and size. Images above Pillow's decompression-bomb limit are refused.
     Failures name the data `file`, the row (`where`) and the image (`name`)."""
-    _tell(file, image=True)
+    _tell(file, "images")
     limit = Image.MAX_IMAGE_PIXELS or 0
     try:
         with warnings.catch_warnings():

@@ -21,13 +21,14 @@ from lmmreview.db.importers.batch import (
     check_model_argument,
 )
 from lmmreview.db.importers.mmbench import (
-    read_mmbench as read_mmbench_tsv,
-)
-from lmmreview.db.importers.mmbench import (
+    check_circular_copies,
     row_index,
     row_sample,
     warn_unknown_l2,
     xlsx_rows,
+)
+from lmmreview.db.importers.mmbench import (
+    read_mmbench as read_mmbench_tsv,
 )
 from lmmreview.db.importers.mmvet import capabilities_of
 from lmmreview.db.importers.read import (
@@ -40,6 +41,7 @@ from lmmreview.db.importers.read import (
 from lmmreview.engine.benchmarks.mmbench import MMBENCH
 from lmmreview.engine.benchmarks.mmvet import CAPABILITY, MMVET
 from lmmreview.engine.mmbench import circular_position
+from lmmreview.engine.official import name_of_file_part
 from lmmreview.engine.scoring import IMPORTED, GroupVerdict, Judgment, Status
 from lmmreview.engine.types import QuestionType, Sample
 
@@ -84,7 +86,7 @@ def _names(request: ImportRequest, file: Path, dataset_pattern: str) -> _Names:
         )
     if match is None:
         return _Names(model or "", None, judge)
-    return _Names(model or match[1], match[2], judge or match[3])
+    return _Names(model or name_of_file_part(match[1]), match[2], judge or match[3])
 
 
 def _rows(path: Path) -> Rows:
@@ -288,6 +290,8 @@ def _mmbench_rows(
         if questions:  # rows without a category count in Overall only
             batch.samples.append(row_sample(index, {"category": "", **row}, file, where))
         batch.answers.append(AnswerRecord(str(index), model, row["prediction"], str(file)))
+    if questions:
+        check_circular_copies(batch.samples, indices, file)
     return list(indices)
 
 
