@@ -14,8 +14,8 @@ import threading
 import time
 import tracemalloc
 from collections import Counter
-from collections.abc import Callable
-from contextlib import closing
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -500,19 +500,42 @@ def test_a_never_ending_view_neither_hangs_nor_leaves_a_copy(two_reviewers, tmp_
     assert dump(ana_db) == before
 
 
-def test_ctrl_c_stops_a_read_of_the_other_file_inside_sqlite(demo_db: Path) -> None:
-    """However long one SQLite step on the other file takes, Ctrl-C ends it: the merge
-    reads through a connection whose progress handler lets the signal in."""
+@contextmanager
+def _merging(db: Path) -> Iterator[sqlite3.Connection]:
+    """DB's connection as a merge writes through it, in the merge's transaction."""
+    from lmmreview.db.merge import _set_aside
+
+    with Store.open(db) as store, _set_aside(store.conn), store.transaction():
+        yield store.conn
+
+
+NEVER_ENDS = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("the other file", f"{NEVER_ENDS} SELECT MAX(i) FROM n"),
+        # SQLite rolls back the transaction of a write it stops: no second rollback.
+        ("this file", f"INSERT INTO temp.merging_flags (file) {NEVER_ENDS} SELECT i FROM n"),
+    ],
+    ids=lambda case: case[0],
+)
+def test_ctrl_c_stops_a_step_inside_sqlite(demo_db: Path, case: tuple[str, str]) -> None:
+    """However long one SQLite step takes (a read of the other file; counting and
+    appending millions of rows here), Ctrl-C ends it: the merge reads and writes through
+    connections whose progress handler lets the signal in."""
     from lmmreview.db.merge import _read_only
 
-    never_ends = (
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT MAX(i) FROM n"
-    )
+    connection, never_ends = case
+    opened = _read_only if connection == "the other file" else _merging
+    before = dump(demo_db)
     ctrl_c = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt), _read_only(demo_db) as other:
+    with pytest.raises(KeyboardInterrupt), opened(demo_db) as conn:
         ctrl_c.start()
-        other.execute(never_ends).fetchone()
+        conn.execute(never_ends).fetchone()
+    assert dump(demo_db) == before
     assert time.monotonic() - started < 10
 
 
