@@ -300,7 +300,8 @@ class Store:
                 if migrating:
                     self._check_foreign_keys()
             except BaseException:
-                self.conn.execute("ROLLBACK")
+                if self.conn.in_transaction:  # an interrupted write rolled it back itself
+                    self.conn.execute("ROLLBACK")
                 raise
             if self._gone() is not None:  # replaced during a long write: commit nothing
                 self.conn.execute("ROLLBACK")

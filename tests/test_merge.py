@@ -12,8 +12,10 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 from collections import Counter
-from contextlib import closing
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -498,19 +500,42 @@ def test_a_never_ending_view_neither_hangs_nor_leaves_a_copy(two_reviewers, tmp_
     assert dump(ana_db) == before
 
 
-def test_ctrl_c_stops_a_read_of_the_other_file_inside_sqlite(demo_db: Path) -> None:
-    """However long one SQLite step on the other file takes, Ctrl-C ends it: the merge
-    reads through a connection whose progress handler lets the signal in."""
+@contextmanager
+def _merging(db: Path) -> Iterator[sqlite3.Connection]:
+    """DB's connection as a merge writes through it, in the merge's transaction."""
+    from lmmreview.db.merge import _set_aside
+
+    with Store.open(db) as store, _set_aside(store.conn), store.transaction():
+        yield store.conn
+
+
+NEVER_ENDS = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        ("the other file", f"{NEVER_ENDS} SELECT MAX(i) FROM n"),
+        # SQLite rolls back the transaction of a write it stops: no second rollback.
+        ("this file", f"INSERT INTO temp.merging_flags (file) {NEVER_ENDS} SELECT i FROM n"),
+    ],
+    ids=lambda case: case[0],
+)
+def test_ctrl_c_stops_a_step_inside_sqlite(demo_db: Path, case: tuple[str, str]) -> None:
+    """However long one SQLite step takes (a read of the other file; counting and
+    appending millions of rows here), Ctrl-C ends it: the merge reads and writes through
+    connections whose progress handler lets the signal in."""
     from lmmreview.db.merge import _read_only
 
-    never_ends = (
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT MAX(i) FROM n"
-    )
+    connection, never_ends = case
+    opened = _read_only if connection == "the other file" else _merging
+    before = dump(demo_db)
     ctrl_c = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt), _read_only(demo_db) as other:
+    with pytest.raises(KeyboardInterrupt), opened(demo_db) as conn:
         ctrl_c.start()
-        other.execute(never_ends).fetchone()
+        conn.execute(never_ends).fetchone()
+    assert dump(demo_db) == before
     assert time.monotonic() - started < 10
 
 
@@ -521,3 +546,122 @@ def test_the_checked_columns_are_this_schemas(demo_db: Path) -> None:
         for table, columns in COLUMNS.items():
             schema = [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
             assert schema == ["id", *columns], table
+
+
+# -- a large other file -----------------------------------------------------------------
+
+
+@pytest.fixture
+def chunk_rows(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
+    """Sets how many rows of the other file a merge reads and sets aside at a time."""
+    from lmmreview.db import merge
+
+    return lambda rows: monkeypatch.setattr(merge, "CHUNK_ROWS", rows)
+
+
+def _copy(db: Path, target: Path) -> Path:
+    """A copy of `db` with the rows its WAL holds (a connection may not be closed yet)."""
+    with closing(sqlite3.connect(db)) as source, closing(sqlite3.connect(target)) as copy:
+        source.backup(copy)
+    return target
+
+
+def test_a_merge_in_chunks_equals_a_merge_in_one_go(cli, two_reviewers, chunk_rows) -> None:
+    """Two files, rows shared between them and with DB, rows left out (an answer whose text
+    differs): read two rows at a time, all is counted and written as in one go."""
+    ana_db, ben_db = two_reviewers
+    (a1,) = _answers(ana_db, "mmvet", 1)
+    changed = _copy(ben_db, ana_db.with_name("changed.db"))
+    with closing(sqlite3.connect(changed)) as conn, conn:
+        conn.execute("UPDATE answers SET text = 'another answer: 42' WHERE id = ?", (a1,))
+    merged = {}
+    for way in ("one go", "chunks"):
+        (ana_db.parent / way).mkdir()
+        db = _copy(ana_db, ana_db.parent / way / "ana.db")
+        if way == "chunks":
+            chunk_rows(2)
+        result = cli("merge", db, ben_db, changed)
+        said = (result.stdout + result.stderr).replace(str(db), "DB")
+        merged[way] = (result.code, said, dump(db))
+    code, said, _ = merged["one go"]
+    assert code == 0 and "merged 9 reviews, 1 flags, 1 causes" in said
+    assert f"{changed}: 2 rows on 1 answers whose answer text" in said
+    assert merged["chunks"] == merged["one go"]
+
+
+def test_a_broken_row_in_a_later_chunk_refuses_the_whole_merge(
+    cli, two_reviewers, chunk_rows
+) -> None:
+    ana_db, ben_db = two_reviewers
+    good = _copy(ben_db, ana_db.with_name("good.db"))
+    with sqlite3.connect(ben_db) as conn:
+        answer = _answers(ben_db, "mmvet", 1)[0]
+        rowid = _add(conn, "reviews", REVIEW | {"answer_id": answer, "action": "x"})
+    chunk_rows(2)
+    assert rowid > 2 * 2  # past the first chunks, which were read and set aside
+    before = dump(ana_db)
+    result = cli("merge", ana_db, good, ben_db)  # the good file lands no more than the rest
+    assert result.code == 1
+    (line,) = result.stderr.strip().splitlines()
+    assert f"{ben_db}: reviews row {rowid}: action 'x'" in line, line
+    assert dump(ana_db) == before
+
+
+def test_a_merge_says_how_far_it_reads_on_a_terminal_only(
+    cli, two_reviewers, chunk_rows, monkeypatch
+) -> None:
+    from rich.console import Console
+
+    from lmmreview.db.merge import merge
+    from lmmreview.tui import output
+
+    ana_db, ben_db = two_reviewers
+    chunk_rows(4)
+    lines: list[str] = []
+    copy = _copy(ana_db, ana_db.with_name("copy.db"))
+    with Store.open(copy) as store:
+        merge(store, [ben_db], report=lines.append)
+    total, done = 0, []
+    for table in HISTORY:  # 4 rows at a time, table by table
+        rows = sum(_rows(ben_db, table).values())
+        done += [total + min(start + 4, rows) for start in range(0, rows, 4)]
+        total += rows
+    assert total > 4 + 4  # three chunks at least
+    rows = [f"Reading {ben_db}: {n} of {total} rows" for n in done]
+    assert lines == [f"Reading {ben_db}", *rows, f"Writing to {copy}"]
+
+    assert cli("merge", copy, ben_db).stderr == ""  # not a terminal: no status line
+    monkeypatch.setattr(output, "err", Console(stderr=True, force_terminal=True, width=500))
+    result = cli("merge", ana_db, ben_db)
+    assert result.code == 0
+    assert all(line in result.stderr for line in rows), result.stderr
+    assert "merged 9 reviews, 1 flags, 1 causes" in result.stdout  # the summary as before
+
+
+def test_a_large_other_file_takes_memory_for_a_chunk_not_for_every_row(
+    two_reviewers, chunk_rows
+) -> None:
+    """H4: 3,000,000 reviews in the other file took 1.6 GB. Its rows are set aside in
+    SQLite's temporary file a chunk at a time; Python holds a chunk (tracemalloc counts
+    Python's memory, not SQLite's page cache, which is bounded of itself)."""
+    from lmmreview.db.merge import merge
+
+    ana_db, ben_db = two_reviewers
+    (answer,) = _answers(ben_db, "mmvet", 1)
+    with closing(sqlite3.connect(ben_db)) as conn, conn:
+        conn.execute(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 5000) "
+            "INSERT INTO reviews (answer_id, score, action, reviewer, created_at) "
+            "SELECT ?, 0.5, 'grade', 'r' || i, ? FROM n",
+            (answer, TIME),
+        )
+    chunk_rows(50)
+    with Store.open(ana_db) as store:
+        tracemalloc.start()
+        try:
+            (merged,) = merge(store, [ben_db])
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert merged.added["reviews"] == 9 + 5_000
+    assert peak < 1_000_000, peak  # 2.2 MB before, holding every row

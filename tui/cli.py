@@ -42,7 +42,16 @@ from lmmreview.tui.options import (
     ZeroOpt,
     given_path,
 )
-from lmmreview.tui.output import clear_errors, deliver, err, fail, out, require_terminal, say
+from lmmreview.tui.output import (
+    clear_errors,
+    deliver,
+    err,
+    fail,
+    out,
+    require_terminal,
+    say,
+    status_line,
+)
 from lmmreview.tui.plugin_trial import trial
 from lmmreview.tui.plugin_watch import watched
 from lmmreview.tui.safe_text import safe
@@ -117,11 +126,9 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
     from lmmreview.db.importers.read import reporting
 
     with clear_errors(db):
-        # on a terminal only: a status line draws nothing into a file or a pipe
-        status = err.status("Reading input files")
-        with status, reporting(lambda line: status.update(safe(line, one_line=True))):
+        with status_line("Reading input files") as report, reporting(report):
             batch = read()
-        with err.status(safe(f"Writing to {db}", one_line=True)):
+        with status_line(f"Writing to {db}"):
             summary = import_batch(db, batch)
     _report(db, summary)
     if batch.checks:

@@ -12,7 +12,7 @@ import typer
 
 from lmmreview.db import Store
 from lmmreview.tui.options import DatasetsOpt, DbArg, given_path
-from lmmreview.tui.output import clear_errors, err, out, say
+from lmmreview.tui.output import clear_errors, err, out, say, status_line
 from lmmreview.tui.settings import for_command
 
 if TYPE_CHECKING:
@@ -48,8 +48,12 @@ def merge_command(
 
     causes = for_command().causes  # the taxonomy a merged cause must belong to
     try:
-        with clear_errors(db), Store.open(db, create=False, migrate=False) as store:
-            merged = merge(store, others, causes)
+        with (
+            clear_errors(db),
+            Store.open(db, create=False, migrate=False) as store,
+            status_line(f"Reading {others[0]}") as report,
+        ):
+            merged = merge(store, others, causes, report)
     except KeyboardInterrupt:
         say(f"Stopped: {db} was left as it was.", console=err)
         raise typer.Exit(130) from None

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.live import Live
+from rich.spinner import Spinner
 from rich.style import StyleType
 
 from lmmreview.db import StoreError
@@ -27,6 +29,21 @@ def say(message: str, *, style: StyleType = "", console: Console = out) -> None:
     """Print one line of a command's report. Messages name files, datasets, models and
     server replies: they are shown literally, on one line, never as markup or control."""
     console.print(safe(message, one_line=True, style=style))
+
+
+@contextmanager
+def status_line(first: str) -> Iterator[Callable[[str], None]]:
+    """A spinner and a line of text on stderr, for the block, redrawn with each text given
+    to the function yielded; on a terminal only (nothing lands in a file or pipe). The text
+    names files: it is shown literally, on one line."""
+    spinner = Spinner("dots", safe(first, one_line=True), style="status.spinner")
+    with Live(spinner, console=err, transient=True, refresh_per_second=12.5) as live:
+
+        def show(line: str) -> None:
+            spinner.update(text=safe(line, one_line=True))
+            live.refresh()  # at once: a short step would otherwise never be seen
+
+        yield show
 
 
 def fail(message: str) -> typer.Exit:
