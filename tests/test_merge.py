@@ -94,7 +94,7 @@ def _answers(db: Path, dataset: str, count: int) -> list[int]:
 
 
 def _cause(db: Path, answer: int, cause: str, reviewer: str) -> None:
-    with sqlite3.connect(db) as conn:
+    with closing(sqlite3.connect(db)) as conn, conn:  # closed: a copy of the file holds the row
         conn.execute(CAUSES)
         conn.execute(
             "INSERT INTO causes (answer_id, cause, previous, reviewer, created_at) "
@@ -121,7 +121,7 @@ def two_reviewers(demo_template: Path, tmp_path: Path) -> tuple[Path, Path]:
     with Store.open(ana_db) as store:
         ReviewStore(store, "ana").grade(a1, 1.0)
     _cause(ana_db, a1, "perceptual", "ana")
-    shutil.copyfile(ana_db, ben_db)
+    _copy(ana_db, ben_db)
     with Store.open(ana_db) as store:
         ana = ReviewStore(store, "ana")
         for answer, score in ((a2, 1.0), (a3, 0.0), (a4, 0.5)):
