@@ -184,7 +184,8 @@ def test_rows_on_an_answer_whose_text_differs_are_left_out_and_named(
     result = cli("merge", ana_db, ben_db)
     assert result.code == 0, result.stderr
     assert "merged 8 reviews, 1 flags, 1 causes" in result.stdout
-    assert f"{ben_db}: 2 rows on 1 answers whose answer text, question or ground truth" in (
+    # ana's verdict and cause (shared), ben's verdict
+    assert f"{ben_db}: 3 rows on 1 answers whose answer text, question or ground truth" in (
         result.stderr
     )
     assert "mmvet / v1_0 / demo-alpha" in result.stderr
@@ -585,7 +586,7 @@ def test_a_merge_in_chunks_equals_a_merge_in_one_go(cli, two_reviewers, chunk_ro
         merged[way] = (result.code, said, dump(db))
     code, said, _ = merged["one go"]
     assert code == 0 and "merged 9 reviews, 1 flags, 1 causes" in said
-    assert f"{changed}: 2 rows on 1 answers whose answer text" in said
+    assert f"{changed}: 3 rows on 1 answers whose answer text" in said
     assert merged["chunks"] == merged["one go"]
 
 
