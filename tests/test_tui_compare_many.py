@@ -5,27 +5,18 @@ grade lands on the model highlighted while the list's cursor stays where it was.
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 from conftest import MANY_MODELS
 from textual.geometry import Region
 from textual.widget import Widget
-from tui_harness import cursor, drive, text_of, until
+from tui_harness import cursor, drive, text_of, until, verdicts
 
 from lmmreview.tui.screens import CompareScreen
 
 BORDER = "╔═╗╭─╮ "  # a box's top edge, highlighted or not, around its title
 START = 4  # the list's cursor: the fifth model's answer to the first sample
-
-
-def _verdicts(db: Path) -> list[tuple[str, str, float]]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(
-            "SELECT s.key, m.name, r.score FROM reviews r JOIN answers a ON a.id = r.answer_id "
-            "JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id"
-        ).fetchall()
 
 
 def _in_view(app) -> bool:
@@ -70,7 +61,7 @@ def test_twenty_models_readable_in_view_and_graded_where_highlighted(
         await until(pilot, lambda: _in_view(app))
         seen["title"] = text_of(app, "#compare-title")
         await pilot.press("3")
-        await until(pilot, lambda: _verdicts(many_models_db))
+        await until(pilot, lambda: verdicts(many_models_db))
         await pilot.press("escape")
         await until(pilot, lambda: not isinstance(app.screen, CompareScreen))
         seen["after"] = (cursor(app), app.current().model)
@@ -82,5 +73,5 @@ def test_twenty_models_readable_in_view_and_graded_where_highlighted(
     assert not {name: shown for name, shown in titles.items() if not _readable(shown, name)}
     assert len(set(titles.values())) == len(MANY_MODELS)  # -7b and -13b told apart
     assert "model 20 of 20" in str(seen["title"])
-    assert _verdicts(many_models_db) == [("v1_0", MANY_MODELS[-1], 0.3)]
+    assert verdicts(many_models_db) == [("v1_0", MANY_MODELS[-1], 0.3)]
     assert seen["after"] == (START, MANY_MODELS[START])

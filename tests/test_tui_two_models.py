@@ -5,13 +5,12 @@ answer highlighted, leaving the list where it was; a small terminal tells the na
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
 from textual.widgets import Input
-from tui_harness import choose, drive, until
+from tui_harness import choose, drive, until, verdicts
 
 from lmmreview.tui.answer_list import AnswerList, shared_ends, short_model
 from lmmreview.tui.screens import CompareScreen
@@ -29,14 +28,6 @@ def two_models_db(cli, mmvet_files, tmp_path: Path) -> Path:
                  "--answers", files["alpha"], "--model", THIRTEEN)  # fmt: skip
     assert result.code == 0, result.stderr
     return db
-
-
-def _verdicts(db: Path) -> list[tuple[str, str, float]]:
-    with sqlite3.connect(db) as conn:
-        return conn.execute(
-            "SELECT s.key, m.name, r.score FROM reviews r JOIN answers a ON a.id = r.answer_id "
-            "JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id"
-        ).fetchall()
 
 
 @pytest.mark.parametrize("advance", [False, True])
@@ -61,7 +52,7 @@ def test_compare_grades_the_answer_under_the_cursor_and_leaves_the_cursor(
         seen["models"] = [a.model for a in app.screen.answers]
         seen["highlighted"] = app.screen.highlighted().model
         await pilot.press("2")
-        await until(pilot, lambda: _verdicts(two_models_db))
+        await until(pilot, lambda: verdicts(two_models_db))
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is review)
         await pilot.pause(0.2)
@@ -72,7 +63,7 @@ def test_compare_grades_the_answer_under_the_cursor_and_leaves_the_cursor(
     assert seen["before"] == (2, SEVEN)
     assert seen["models"] == [SEVEN, THIRTEEN]  # as the list has them: import order
     assert seen["highlighted"] == SEVEN
-    assert _verdicts(two_models_db) == [("v1_1", SEVEN, 0.2)]
+    assert verdicts(two_models_db) == [("v1_1", SEVEN, 0.2)]
     assert seen["after"] == (2, SEVEN) and seen["key"] == "v1_1"
 
 

@@ -6,6 +6,7 @@ import asyncio
 import io
 import sqlite3
 from collections.abc import Awaitable, Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -151,3 +152,14 @@ def set_first_image(db: Path, data: bytes | None) -> None:
                 "(SELECT image_hash FROM sample_images WHERE sample_id = ?)",
                 (data, sample_id),
             )
+
+
+def verdicts(db: Path) -> list[tuple[str, str, float]]:
+    """(sample, model, score) of every review row in `db`, oldest first, read by another
+    connection (closed at once: no lock kept on the file the screen writes)."""
+    with closing(sqlite3.connect(db)) as conn:
+        return conn.execute(
+            "SELECT s.key, m.name, r.score FROM reviews r JOIN answers a ON a.id = r.answer_id "
+            "JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id "
+            "ORDER BY r.id"
+        ).fetchall()
