@@ -226,7 +226,7 @@ def key_p95_at_scale(ctx: Context, answers: int) -> Measurement:
     return Measurement(p95.value, {**p95.extra, "p50_ms": statistics.median(timings)})
 
 
-@_at_scales("export --format md, {answers} answers", "s", 2.0)
+@_at_scales("launch export --format md, {answers} answers", "s", 1.0)
 def export_md(ctx: Context, answers: int) -> Measurement:
     """`lmmreview export DB --format md --out FILE` as a subprocess, wall time."""
     db, out = _generated(ctx, answers), ctx.scratch / "tables.md"
