@@ -109,8 +109,17 @@ def _mmvet_fixture(ctx: Context, db: Path) -> None:
     ctx.log("building the real MM-Vet import")
     answers = MMVET_FIXTURE / "llava-v1.5-7b" / "llava-v1.5-7b.json"
     questions, images = MMVET_FIXTURE / "mm-vet.json", MMVET_FIXTURE / "images"
-    _cli(ctx, "import", "mmvet", str(db), str(questions), "--images", str(images),
-         "--answers", str(answers))  # fmt: skip
+    _cli(
+        ctx,
+        "import",
+        "mmvet",
+        str(db),
+        str(questions),
+        "--images",
+        str(images),
+        "--answers",
+        str(answers),
+    )
     _cli(ctx, "score", str(db))
 
 
@@ -130,26 +139,44 @@ def _first_key(db: Path) -> str:
     return str(key)
 
 
+def screen_markers(db: Path) -> dict[str, str]:
+    """What `lmmreview open DB` draws, by stage: the first list row, the first answer's
+    detail, the tables (regular expressions, for bench/terminal.py)."""
+    return {
+        # A list row: the key's end (the list cuts long keys from the left), spaces, the
+        # model; the detail's title has the key and " · ".
+        "row": re.escape(_first_key(db)[-8:]) + r" +[^\s·]",
+        "detail": DETAIL,
+        "tables": TABLES_DRAWN,
+    }
+
+
+def user_env(home: Path) -> dict[str, str]:
+    """This checkout's code, run by a user whose home is `home`: no settings but the
+    defaults."""
+    return {
+        **repo_first_env(),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_STATE_HOME": str(home / "state"),
+    }
+
+
 def _open(ctx: Context, label: str, build: Builder, busy: bool = False) -> Drawn:
     """`lmmreview open DB` in a pty, one run per repetition (and busy or not), shared by
     the figures read from it."""
     db = _database(ctx, label.replace(" ", "-").replace(",", ""), build)
     cache = ctx.fixture(f"launch open {label} {busy} {ctx.repetition}", lambda _: {})
     if "drawn" not in cache:
-        markers = {
-            # A list row: the key's end (the list cuts long keys from the left), spaces, the
-            # model; the detail's title has the key and " · ".
-            "row": re.escape(_first_key(db)[-8:]) + r" +[^\s·]",
-            "detail": DETAIL,
-            "tables": TABLES_DRAWN,
-        }
-        home = ctx.scratch / "home"  # no settings but the defaults
-        env = {**repo_first_env(), "HOME": str(home), "XDG_CONFIG_HOME": str(home / "config"),
-               "XDG_STATE_HOME": str(home / "state")}  # fmt: skip
+        env = user_env(ctx.scratch / "home")
         spinning: AbstractContextManager[None] = busy_core() if busy else nullcontext()
         with spinning:
-            drawn = in_terminal([*lmmreview_command(), "open", str(db)], markers, env=env,
-                                cwd=ctx.scratch)  # fmt: skip
+            drawn = in_terminal(
+                [*lmmreview_command(), "open", str(db)],
+                screen_markers(db),
+                env=env,
+                cwd=ctx.scratch,
+            )
         if drawn.returncode != 0:
             raise RuntimeError(f"lmmreview open ended with exit code {drawn.returncode}")
         cache["drawn"] = drawn
@@ -158,36 +185,72 @@ def _open(ctx: Context, label: str, build: Builder, busy: bool = False) -> Drawn
     return drawn
 
 
+def _seconds(
+    label: str, build: Builder, marker: str, busy: bool = False
+) -> Callable[[Context], Measurement]:
+    return lambda ctx: Measurement(_open(ctx, label, build, busy).seconds[marker])
+
+
+def _peak_mb(label: str, build: Builder) -> Callable[[Context], Measurement]:
+    return lambda ctx: Measurement(_open(ctx, label, build).peak_rss_bytes / 1e6)
+
+
+STAGES = (("first row", "row"), ("first answer", "detail"), ("tables", "tables"))
+
+
 def _register_screen(label: str, build: Builder, first_screen: float) -> None:
-    """The four figures of one open, and the two again with a core busy."""
-
-    def seconds(marker: str, busy: bool = False) -> Callable[[Context], Measurement]:
-        return lambda ctx: Measurement(_open(ctx, label, build, busy).seconds[marker])
-
-    def peak(ctx: Context) -> Measurement:
-        return Measurement(_open(ctx, label, build).peak_rss_bytes / 1e6)
-
+    """The four figures of one open, and the first answer and the tables again with a
+    core busy."""
     said = f"`lmmreview open` on {label}, in a pty, from launch:"
-    for what, marker, target in (
-        ("first row", "row", first_screen),
-        ("first answer", "detail", first_screen),
-        ("tables", "tables", TABLES),
-    ):
-        benchmark(name=f"launch {what}, {label}", unit="s", target=target,
-                  description=f"{said} {what} drawn")(seconds(marker))  # fmt: skip
-    benchmark(name=f"launch peak memory, {label}", unit="MB", target=PEAK_MB,
-              description=f"{said} peak RSS once the tables are drawn")(peak)  # fmt: skip
-    for what, marker in (("first answer", "detail"), ("tables", "tables")):
-        benchmark(name=f"launch {what}, {label} (one core busy)", unit="s", target=None,
-                  description=f"{said} {what} drawn, another process spinning on one core")(
-            seconds(marker, busy=True)
-        )  # fmt: skip
+    targets = {"row": first_screen, "detail": first_screen, "tables": TABLES}
+    for what, marker in STAGES:
+        benchmark(
+            name=f"launch {what}, {label}",
+            unit="s",
+            target=targets[marker],
+            description=f"{said} {what} drawn",
+        )(_seconds(label, build, marker))
+    benchmark(
+        name=f"launch peak memory, {label}",
+        unit="MB",
+        target=PEAK_MB,
+        description=f"{said} peak RSS once the tables are drawn",
+    )(_peak_mb(label, build))
+    for what, marker in STAGES[1:]:
+        benchmark(
+            name=f"launch {what}, {label} (one core busy)",
+            unit="s",
+            target=None,
+            description=f"{said} {what} drawn, another process spinning on one core",
+        )(_seconds(label, build, marker, busy=True))
+
+
+def _register_stretch(answers: int) -> None:
+    """The stretch figures (no targets), on request only: `--only "launch 10,000,000"`."""
+    label, build = f"generic {answers:,} answers", _generated("generic", answers)
+    said = f"Stretch: `lmmreview open` on {label}, in a pty, from launch:"
+    for what, marker in STAGES:
+        benchmark(
+            name=f"launch {answers:,} answers, {what}",
+            unit="s",
+            target=None,
+            description=f"{said} {what} drawn",
+            on_request=True,
+        )(_seconds(label, build, marker))
+    benchmark(
+        name=f"launch {answers:,} answers, peak memory",
+        unit="MB",
+        target=None,
+        description=f"{said} peak RSS",
+        on_request=True,
+    )(_peak_mb(label, build))
 
 
 _register_screen("demo", _demo, FIRST_SCREEN_SMALL)
 _register_screen("mm-vet fixture", _mmvet_fixture, FIRST_SCREEN_SMALL)
 for _kind in WRITERS:
     _register_screen(f"{_kind} {ANSWERS:,} answers", _generated(_kind, ANSWERS), FIRST_SCREEN_BIG)
+_register_stretch(STRETCH)
 
 
 def _command_time(*args: str) -> Callable[[Context], Measurement]:
@@ -209,12 +272,18 @@ def _peak(done: Finished) -> dict[str, float]:
     return {} if done.peak_rss_bytes is None else {"peak_rss_bytes": done.peak_rss_bytes}
 
 
-benchmark(name="launch --version", unit="s", target=0.2,
-          description="`lmmreview --version` as a subprocess, wall time")(
-    _command_time("--version"))  # fmt: skip
-benchmark(name="launch --help", unit="s", target=0.2,
-          description="`lmmreview --help` as a subprocess, wall time")(
-    _command_time("--help"))  # fmt: skip
+benchmark(
+    name="launch --version",
+    unit="s",
+    target=0.2,
+    description="`lmmreview --version` as a subprocess, wall time",
+)(_command_time("--version"))
+benchmark(
+    name="launch --help",
+    unit="s",
+    target=0.2,
+    description="`lmmreview --help` as a subprocess, wall time",
+)(_command_time("--help"))
 
 GENERIC = f"generic {ANSWERS:,} answers"
 
@@ -256,10 +325,15 @@ def _register_command(what: str, run: Callable[[Context], Finished], target: flo
     def peak(ctx: Context) -> Measurement:
         return Measurement((run(ctx).peak_rss_bytes or 0) / 1e6)
 
-    benchmark(name=f"launch {what} {GENERIC}", unit="s", target=target,
-              description=f"{said} wall time")(seconds)  # fmt: skip
-    benchmark(name=f"launch {what} {GENERIC}, peak memory", unit="MB", target=PEAK_MB,
-              description=f"{said} its peak RSS (wait4)")(peak)  # fmt: skip
+    benchmark(
+        name=f"launch {what} {GENERIC}", unit="s", target=target, description=f"{said} wall time"
+    )(seconds)
+    benchmark(
+        name=f"launch {what} {GENERIC}, peak memory",
+        unit="MB",
+        target=PEAK_MB,
+        description=f"{said} its peak RSS (wait4)",
+    )(peak)
 
 
 _register_command("import", _import_run, 20.0)
