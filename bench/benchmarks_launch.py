@@ -66,7 +66,7 @@ def _database(ctx: Context, name: str, build: Builder) -> Path:
     )
 
 
-def _input(ctx: Context, kind: str, answers: int) -> Arguments:
+def input_files(ctx: Context, kind: str, answers: int) -> Arguments:
     """The generated `kind` input of `answers` answers (bench/launch_data.py), written once
     per run: the import commands' arguments."""
     return ctx.fixture(
@@ -78,7 +78,7 @@ def _imported(kind: str, answers: int) -> Builder:
     """Import the generated `kind` input, unscored."""
 
     def build(ctx: Context, db: Path) -> None:
-        commands = _input(ctx, kind, answers)
+        commands = input_files(ctx, kind, answers)
         for number, (kind_name, *rest) in enumerate(commands, 1):
             ctx.log(f"building {kind}, {answers:,} answers: import {number}/{len(commands)}")
             _cli(ctx, "import", kind_name, str(db), *rest)
@@ -293,7 +293,7 @@ def _import_run(ctx: Context) -> Finished:
     repetition (shared by its time and memory figures)."""
     cache = ctx.fixture(f"launch import {GENERIC} {ctx.repetition}", lambda _: {})
     if "done" not in cache:
-        [[kind, *rest]] = _input(ctx, "generic", ANSWERS)
+        [[kind, *rest]] = input_files(ctx, "generic", ANSWERS)
         db = ctx.scratch / "import.db"
         cache["done"] = _measured(ctx, [*lmmreview_command(), "import", kind, str(db), *rest])
     done = cache["done"]

@@ -31,9 +31,11 @@ COLUMNS, ROWS = 160, 48
 CELL_PIXELS = (10, 20)  # told through TIOCSWINSZ, so nothing has to ask the terminal for it
 TAIL = 400  # plain text kept from one chunk to the next: longer than any marker
 QUIT_SECONDS = 20.0  # after the quit keys, how long the process may take to end
-# CSI, OSC, APC/DCS (textual-image's graphics query) and two-character escapes.
+# CSI, OSC, APC/DCS (textual-image's graphics query), and the short ones (ESC ( B, ESC 7, ...),
+# whose final byte is never one that opens the longer kinds: an unfinished CSI stays unmatched.
 _ESCAPE = re.compile(
-    r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[_P][^\x1b]*\x1b\\|[ -Z\\-~])"
+    r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[_P][^\x1b]*\x1b\\"
+    r"|[ -/]*[0-?@A-OQ-Z\\^`a-~])"
 )
 # Primary device attributes: xterm (no sixel) answers at once; textual-image waits for it.
 _ASKS_ATTRIBUTES = re.compile(rb"\x1b\[0?c")
