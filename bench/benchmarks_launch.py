@@ -16,7 +16,7 @@ import shutil
 import sqlite3
 import subprocess
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, closing, nullcontext
 from pathlib import Path
 
 from bench.benchmarks_import import Finished, lmmreview_command, repo_first_env, run_measured
@@ -131,7 +131,7 @@ def _generated(kind: str, answers: int) -> Builder:
 def _first_key(db: Path) -> str:
     """The key of the first sample of the dataset the screen opens (the first by name):
     the first list row's."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
         (key,) = conn.execute(
             "SELECT key FROM samples WHERE dataset_id = "
             "(SELECT id FROM datasets ORDER BY name LIMIT 1) ORDER BY id LIMIT 1"

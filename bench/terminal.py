@@ -107,7 +107,7 @@ def in_terminal(
     )
     os.close(slave)
     try:
-        _read_until_drawn(master, screen, process, started, timeout)
+        _read_until_drawn(master, screen, Path(command[0]).name, started, timeout)
         peak = _peak_rss(process.pid)
         os.write(master, quit_keys)
         code, usage_peak = _wait_for_exit(master, process)
@@ -120,7 +120,7 @@ def in_terminal(
 
 
 def _read_until_drawn(
-    master: int, screen: _Screen, process: subprocess.Popen[bytes], started: float, timeout: float
+    master: int, screen: _Screen, program: str, started: float, timeout: float
 ) -> None:
     while screen.pending:
         chunk = _read(master, 0.5)
@@ -133,7 +133,7 @@ def _read_until_drawn(
             state = "ended" if chunk is None else f"was still running after {timeout:.0f} s"
             shown = " ".join(screen.tail.split())[-300:]
             raise Undrawn(
-                f"{Path(str(process.args[0])).name} {state} before drawing "  # type: ignore[index]
+                f"{program} {state} before drawing "
                 f"{', '.join(screen.pending)}; its last text: {shown!r}"
             )
 
