@@ -187,14 +187,14 @@ OFFICIAL_MMMU_US = 1.6
 def mmmu_parse(ctx: Context) -> Measurement:
     """The official example outputs of LLaVA-1.5-13B (skipped when ../shared is absent); the
     target is the official evaluation code's own figure for the same answers."""
-    cases = ctx.fixture("mmmu-fixture-samples", _mmmu_cases)
+    cases = ctx.fixture("mmmu-fixture-samples", mmmu_cases)
     with timed() as clock:
         for sample, response in cases:
             judge(sample, response)
     return Measurement(clock.seconds / len(cases) * 1e6, {"answers": len(cases)})
 
 
-def _mmmu_cases(_: Path) -> list[tuple[Sample, str]]:
+def mmmu_cases(_: Path) -> list[tuple[Sample, str]]:
     if not SHARED.is_dir():
         raise Skipped(f"the MMMU fixture is absent ({SHARED})")
     golds = json.loads((SHARED / "answer_dict_val.json").read_text())

@@ -20,7 +20,7 @@ import os
 import random
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from itertools import repeat
 from pathlib import Path
 
@@ -106,19 +106,31 @@ def cache_name(samples: int) -> str:
 
 def cached_copy(samples: int, target: Path, cache: Path | None) -> Path:
     """A fresh database of `samples` samples at `target`: copied from `cache` (built there
-    first if absent; the finished file appears under its name at once), else built."""
+    first if absent), else built."""
+    return cached_build(
+        cache_name(samples), lambda path: write_database(path, samples), target, cache
+    )
+
+
+def cached_build(
+    name: str, build: Callable[[Path], object], target: Path, cache: Path | None
+) -> Path:
+    """A fresh copy at `target` of the file `build(path)` writes, kept in `cache` under
+    `name` (built there first if absent; the finished file appears under its name at
+    once); without a cache, built at `target`."""
     if cache is None:
-        return write_database(target, samples)
+        build(target)
+        return target
     cache.mkdir(parents=True, exist_ok=True)
-    cached = cache / cache_name(samples)
+    cached = cache / name
     if not cached.exists():
         # Built beside its final name and renamed: an interrupted build leaves no file
         # that a later run would take for a finished one.
         handle, temporary = tempfile.mkstemp(prefix=".building-", suffix=".db", dir=cache)
         os.close(handle)
-        os.unlink(temporary)  # the store creates its own file
+        os.unlink(temporary)  # the builder creates its own file
         try:
-            write_database(Path(temporary), samples)
+            build(Path(temporary))
             os.replace(temporary, cached)
         finally:
             Path(temporary).unlink(missing_ok=True)

@@ -96,6 +96,7 @@ class Benchmark:
     target: float | None  # None: a figure to report, with no target to meet
     lower_is_better: bool
     description: str
+    on_request: bool = False  # run only when `--only` names it alone (e.g. too big for every run)
 
     def meets(self, value: float) -> bool:
         """Whether `value` meets the target (at or below it, or at or above it)."""
@@ -114,6 +115,7 @@ def benchmark(
     target: float | None,
     lower_is_better: bool = True,
     description: str | None = None,
+    on_request: bool = False,
 ) -> Callable[[BenchFunction], BenchFunction]:
     """Register the decorated function as a benchmark (description: its docstring)."""
     if target is not None and target <= 0:
@@ -123,7 +125,7 @@ def benchmark(
         if name in _REGISTRY:
             raise ValueError(f"two benchmarks are named {name!r}")
         text = description or (function.__doc__ or "").strip()
-        _REGISTRY[name] = Benchmark(name, function, unit, target, lower_is_better, text)
+        _REGISTRY[name] = Benchmark(name, function, unit, target, lower_is_better, text, on_request)
         return function
 
     return register
@@ -135,11 +137,19 @@ def registered() -> list[Benchmark]:
 
 
 def select(benchmarks: Sequence[Benchmark], only: Sequence[str]) -> list[Benchmark]:
-    """The benchmarks whose name contains one of `only` (case-insensitive); all if none."""
-    if not only:
-        return list(benchmarks)
+    """The benchmarks whose name contains one of `only` (case-insensitive); all if none,
+    but those on request. An on-request benchmark is chosen only by a text that no other
+    benchmark's name holds."""
     wanted = [text.lower() for text in only]
-    return [b for b in benchmarks if any(text in b.name.lower() for text in wanted)]
+    everyday = [b.name.lower() for b in benchmarks if not b.on_request]
+
+    def asked(bench: Benchmark) -> bool:
+        texts = [text for text in wanted if text in bench.name.lower()]
+        if bench.on_request:
+            return any(not any(text in name for name in everyday) for text in texts)
+        return bool(texts) or not wanted
+
+    return [b for b in benchmarks if asked(b)]
 
 
 class Stopwatch:

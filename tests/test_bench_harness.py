@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from bench.benchmarks_import import repo_first_env, run_measured
-from bench.harness import Benchmark, Context, Fixtures, Skipped, run_benchmark
+from bench.benchmarks_launch import screen_markers, user_env
+from bench.harness import Benchmark, Context, Fixtures, Skipped, run_benchmark, select
 from bench.run import summary_lines
+from bench.terminal import Undrawn, _Screen, in_terminal
 
 
 def _bench(name: str, function, target: float | None = 10.0) -> Benchmark:
@@ -69,3 +71,43 @@ def test_a_commands_peak_memory_is_its_own_not_the_runners(tmp_path: Path) -> No
     assert small.returncode == grown.returncode == 0
     assert small.peak_rss_bytes is not None and grown.peak_rss_bytes is not None
     assert small.peak_rss_bytes < 100_000_000 < 150_000_000 < grown.peak_rss_bytes
+
+
+def test_a_marker_is_found_across_chunks_and_escape_sequences() -> None:
+    """The terminal gets styled text in pieces: a marker split by a style change, or an
+    escape sequence cut between two reads, is still found, at the chunk that ends it."""
+    screen = _Screen({"detail": "Ground truth:", "row": r"q1 +[^\s·]"})
+    screen.feed(b"\x1b[1mGround tr", 0.1)
+    screen.feed(b"uth\x1b[0", 0.2)
+    screen.feed(b"m:  q1 \xc2\xb7 model-0", 0.3)  # the title, not a row
+    assert (screen.found, list(screen.pending)) == ({"detail": 0.3}, ["row"])
+    screen.feed(b"\x1b[3;1Hq1        model-0", 0.4)
+    assert screen.found == {"detail": 0.3, "row": 0.4}
+
+
+def test_a_command_that_ends_before_drawing_a_marker_is_named(tmp_path: Path) -> None:
+    command = [sys.executable, "-c", "print('hello')"]
+    with pytest.raises(Undrawn, match="ended before drawing tables; its last text: 'hello'"):
+        in_terminal(command, {"tables": "Overall"}, env=dict(os.environ), cwd=tmp_path)
+
+
+def test_the_review_screen_is_timed_from_launch_in_a_terminal(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """`lmmreview open` on the demo in a pty: every stage drawn, in order, then quit."""
+    command = [sys.executable, "-m", "lmmreview", "open", str(demo_db)]
+    drawn = in_terminal(
+        command, screen_markers(demo_db), env=user_env(tmp_path / "home"), cwd=tmp_path
+    )
+    assert drawn.returncode == 0
+    assert 0 < drawn.seconds["row"] <= drawn.seconds["detail"] <= drawn.seconds["tables"]
+    assert drawn.peak_rss_bytes > 10_000_000  # an interpreter with Textual loaded
+
+
+def test_a_benchmark_on_request_runs_only_when_named_alone() -> None:
+    everyday = _bench("launch tables, generic 1,000,000 answers", lambda _ctx: 1.0)
+    big = Benchmark("launch 10,000,000 answers, tables", lambda _ctx: 1.0, "s", None, True,
+                    "", on_request=True)  # fmt: skip
+    both = [everyday, big]
+    assert select(both, []) == select(both, ["launch"]) == select(both, ["1,000"]) == [everyday]
+    assert select(both, ["launch 10,000,000"]) == select(both, ["10,000,000"]) == [big]

@@ -1,0 +1,340 @@
+"""What a user meets, from pressing Enter (issue 26): `lmmreview open` in a pseudo-terminal,
+timed from process launch, on databases the CLI itself built (`import`, then `score`).
+
+Targets: first screen <= 0.6 s on a small database (the demo, a real MM-Vet import) and
+<= 1 s at 1,000,000 answers; tables <= 2 s; peak RSS <= 400 MB; `--version` and `--help`
+<= 0.2 s; `import` of the 1,000,000-answer JSONL <= 20 s and `score` of it <= 15 s, each
+<= 400 MB. The same figures with one core kept busy, and the peers' (visidata, the
+official scorers), are reported beside them with no target.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+from collections.abc import Callable
+from contextlib import AbstractContextManager, closing, nullcontext
+from pathlib import Path
+
+from bench.benchmarks_import import Finished, lmmreview_command, repo_first_env, run_measured
+from bench.big_data import cache_folder, cached_build
+from bench.harness import Context, Measurement, Skipped, benchmark
+from bench.launch_data import GENERATOR_VERSION, WRITERS, Arguments
+from bench.terminal import Drawn, busy_core, in_terminal
+from lmmreview.db.schema import SCHEMA_VERSION
+
+REPO = Path(__file__).resolve().parent.parent
+CACHE_VARIABLE = "LMMREVIEW_BENCH_CACHE"
+# For trying the benchmarks out: a smaller size in place of 1,000,000 (the names say it).
+SIZE_VARIABLE = "LMMREVIEW_BENCH_LAUNCH_ANSWERS"
+ANSWERS = int(os.environ.get(SIZE_VARIABLE) or 1_000_000)
+STRETCH = 10_000_000
+MODELS = 5
+FIXTURES = REPO.parent / "shared" / "fixtures"
+MMVET_FIXTURE = FIXTURES / "mmvet-real"
+FIRST_SCREEN_SMALL, FIRST_SCREEN_BIG, TABLES, PEAK_MB = 0.6, 1.0, 2.0, 400
+# What only the detail panel draws, and what only the tables' strip draws once computed.
+DETAIL, TABLES_DRAWN = r"Ground truth:", r"judge-human Δ"
+
+Builder = Callable[[Context, Path], None]
+
+
+def _cli(ctx: Context, *args: str) -> None:
+    """Run `lmmreview ARGS` (this checkout's code) to the end; raise with its stderr if it
+    fails."""
+    command = [*lmmreview_command(), *args]
+    done = subprocess.run(
+        command, capture_output=True, text=True, env=repo_first_env(), cwd=ctx.scratch
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(args[:2])}: exit {done.returncode}: {done.stderr[-500:]}")
+
+
+def _database(ctx: Context, name: str, build: Builder) -> Path:
+    """The database `name`, built once per run by `build(ctx, path)` (or copied from
+    $LMMREVIEW_BENCH_CACHE, where it is kept under a name with both versions)."""
+    cached = f"launch-{name}-g{GENERATOR_VERSION}-s{SCHEMA_VERSION}.db"
+    cache = cache_folder(CACHE_VARIABLE)
+    return ctx.fixture(
+        f"launch {name}.db",
+        lambda folder: cached_build(
+            cached, lambda path: build(ctx, path), folder / f"{name}.db", cache
+        ),
+    )
+
+
+def input_files(ctx: Context, kind: str, answers: int) -> Arguments:
+    """The generated `kind` input of `answers` answers (bench/launch_data.py), written once
+    per run: the import commands' arguments."""
+    return ctx.fixture(
+        f"launch {kind} {answers} input", lambda folder: WRITERS[kind](folder, answers // MODELS)
+    )
+
+
+def _imported(kind: str, answers: int) -> Builder:
+    """Import the generated `kind` input, unscored."""
+
+    def build(ctx: Context, db: Path) -> None:
+        commands = input_files(ctx, kind, answers)
+        for number, (kind_name, *rest) in enumerate(commands, 1):
+            ctx.log(f"building {kind}, {answers:,} answers: import {number}/{len(commands)}")
+            _cli(ctx, "import", kind_name, str(db), *rest)
+
+    return build
+
+
+def _scored(name: str, imported: Builder) -> Builder:
+    """`imported`'s database (kept as its own cache entry), then `lmmreview score`."""
+
+    def build(ctx: Context, db: Path) -> None:
+        shutil.copyfile(_database(ctx, f"{name}-imported", imported), db)
+        ctx.log(f"building {name}: score")
+        _cli(ctx, "score", str(db))
+
+    return build
+
+
+def _demo(ctx: Context, db: Path) -> None:
+    ctx.log("building the demo database")
+    _cli(ctx, "demo", str(db), "--no-open")
+
+
+def _mmvet_fixture(ctx: Context, db: Path) -> None:
+    """The real MM-Vet (mm-vet.json, its images, LLaVA-1.5-7B's answers), scored."""
+    if not (MMVET_FIXTURE / "mm-vet.json").is_file():
+        raise Skipped(f"the real MM-Vet is not at {MMVET_FIXTURE}")
+    ctx.log("building the real MM-Vet import")
+    answers = MMVET_FIXTURE / "llava-v1.5-7b" / "llava-v1.5-7b.json"
+    questions, images = MMVET_FIXTURE / "mm-vet.json", MMVET_FIXTURE / "images"
+    _cli(
+        ctx,
+        "import",
+        "mmvet",
+        str(db),
+        str(questions),
+        "--images",
+        str(images),
+        "--answers",
+        str(answers),
+    )
+    _cli(ctx, "score", str(db))
+
+
+def _generated(kind: str, answers: int) -> Builder:
+    name = f"{kind}-{answers}"
+    return _scored(name, _imported(kind, answers))
+
+
+def _first_key(db: Path) -> str:
+    """The key of the first sample of the dataset the screen opens (the first by name):
+    the first list row's."""
+    with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
+        (key,) = conn.execute(
+            "SELECT key FROM samples WHERE dataset_id = "
+            "(SELECT id FROM datasets ORDER BY name LIMIT 1) ORDER BY id LIMIT 1"
+        ).fetchone()
+    return str(key)
+
+
+def screen_markers(db: Path) -> dict[str, str]:
+    """What `lmmreview open DB` draws, by stage: the first list row, the first answer's
+    detail, the tables (regular expressions, for bench/terminal.py)."""
+    return {
+        # A list row: the key's end (the list cuts long keys from the left), spaces, the
+        # model; the detail's title has the key and " · ".
+        "row": re.escape(_first_key(db)[-8:]) + r" +[^\s·]",
+        "detail": DETAIL,
+        "tables": TABLES_DRAWN,
+    }
+
+
+def user_env(home: Path) -> dict[str, str]:
+    """This checkout's code, run by a user whose home is `home`: no settings but the
+    defaults."""
+    return {
+        **repo_first_env(),
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_STATE_HOME": str(home / "state"),
+    }
+
+
+def _open(ctx: Context, label: str, build: Builder, busy: bool = False) -> Drawn:
+    """`lmmreview open DB` in a pty, one run per repetition (and busy or not), shared by
+    the figures read from it."""
+    db = _database(ctx, label.replace(" ", "-").replace(",", ""), build)
+    cache = ctx.fixture(f"launch open {label} {busy} {ctx.repetition}", lambda _: {})
+    if "drawn" not in cache:
+        env = user_env(ctx.scratch / "home")
+        spinning: AbstractContextManager[None] = busy_core() if busy else nullcontext()
+        with spinning:
+            drawn = in_terminal(
+                [*lmmreview_command(), "open", str(db)],
+                screen_markers(db),
+                env=env,
+                cwd=ctx.scratch,
+            )
+        if drawn.returncode != 0:
+            raise RuntimeError(f"lmmreview open ended with exit code {drawn.returncode}")
+        cache["drawn"] = drawn
+    drawn = cache["drawn"]
+    assert isinstance(drawn, Drawn)
+    return drawn
+
+
+def _seconds(
+    label: str, build: Builder, marker: str, busy: bool = False
+) -> Callable[[Context], Measurement]:
+    return lambda ctx: Measurement(_open(ctx, label, build, busy).seconds[marker])
+
+
+def _peak_mb(label: str, build: Builder) -> Callable[[Context], Measurement]:
+    return lambda ctx: Measurement(_open(ctx, label, build).peak_rss_bytes / 1e6)
+
+
+STAGES = (("first row", "row"), ("first answer", "detail"), ("tables", "tables"))
+
+
+def _register_screen(label: str, build: Builder, first_screen: float) -> None:
+    """The four figures of one open, and the first answer and the tables again with a
+    core busy."""
+    said = f"`lmmreview open` on {label}, in a pty, from launch:"
+    targets = {"row": first_screen, "detail": first_screen, "tables": TABLES}
+    for what, marker in STAGES:
+        benchmark(
+            name=f"launch {what}, {label}",
+            unit="s",
+            target=targets[marker],
+            description=f"{said} {what} drawn",
+        )(_seconds(label, build, marker))
+    benchmark(
+        name=f"launch peak memory, {label}",
+        unit="MB",
+        target=PEAK_MB,
+        description=f"{said} peak RSS once the tables are drawn",
+    )(_peak_mb(label, build))
+    for what, marker in STAGES[1:]:
+        benchmark(
+            name=f"launch {what}, {label} (one core busy)",
+            unit="s",
+            target=None,
+            description=f"{said} {what} drawn, another process spinning on one core",
+        )(_seconds(label, build, marker, busy=True))
+
+
+def _register_stretch(answers: int) -> None:
+    """The stretch figures (no targets), on request only: `--only "launch 10,000,000"`."""
+    label, build = f"generic {answers:,} answers", _generated("generic", answers)
+    said = f"Stretch: `lmmreview open` on {label}, in a pty, from launch:"
+    for what, marker in STAGES:
+        benchmark(
+            name=f"launch {answers:,} answers, {what}",
+            unit="s",
+            target=None,
+            description=f"{said} {what} drawn",
+            on_request=True,
+        )(_seconds(label, build, marker))
+    benchmark(
+        name=f"launch {answers:,} answers, peak memory",
+        unit="MB",
+        target=None,
+        description=f"{said} peak RSS",
+        on_request=True,
+    )(_peak_mb(label, build))
+
+
+_register_screen("demo", _demo, FIRST_SCREEN_SMALL)
+_register_screen("mm-vet fixture", _mmvet_fixture, FIRST_SCREEN_SMALL)
+for _kind in WRITERS:
+    _register_screen(f"{_kind} {ANSWERS:,} answers", _generated(_kind, ANSWERS), FIRST_SCREEN_BIG)
+_register_stretch(STRETCH)
+
+
+def _command_time(*args: str) -> Callable[[Context], Measurement]:
+    def measure(ctx: Context) -> Measurement:
+        done = _measured(ctx, [*lmmreview_command(), *args])
+        return Measurement(done.seconds, _peak(done))
+
+    return measure
+
+
+def _measured(ctx: Context, command: list[str]) -> Finished:
+    done = run_measured(command, ctx.scratch, repo_first_env())
+    if done.returncode != 0:
+        raise RuntimeError(f"exit code {done.returncode}: {done.stderr.strip()[-500:]}")
+    return done
+
+
+def _peak(done: Finished) -> dict[str, float]:
+    return {} if done.peak_rss_bytes is None else {"peak_rss_bytes": done.peak_rss_bytes}
+
+
+benchmark(
+    name="launch --version",
+    unit="s",
+    target=0.2,
+    description="`lmmreview --version` as a subprocess, wall time",
+)(_command_time("--version"))
+benchmark(
+    name="launch --help",
+    unit="s",
+    target=0.2,
+    description="`lmmreview --help` as a subprocess, wall time",
+)(_command_time("--help"))
+
+GENERIC = f"generic {ANSWERS:,} answers"
+
+
+def _import_run(ctx: Context) -> Finished:
+    """`lmmreview import jsonl` of the generic input into a new database, once per
+    repetition (shared by its time and memory figures)."""
+    cache = ctx.fixture(f"launch import {GENERIC} {ctx.repetition}", lambda _: {})
+    if "done" not in cache:
+        [[kind, *rest]] = input_files(ctx, "generic", ANSWERS)
+        db = ctx.scratch / "import.db"
+        cache["done"] = _measured(ctx, [*lmmreview_command(), "import", kind, str(db), *rest])
+    done = cache["done"]
+    assert isinstance(done, Finished)
+    return done
+
+
+def _score_run(ctx: Context) -> Finished:
+    """`lmmreview score` of a copy of the imported generic database, once per repetition."""
+    cache = ctx.fixture(f"launch score {GENERIC} {ctx.repetition}", lambda _: {})
+    if "done" not in cache:
+        imported = _database(ctx, f"generic-{ANSWERS}-imported", _imported("generic", ANSWERS))
+        db = ctx.scratch / "score.db"
+        shutil.copyfile(imported, db)
+        cache["done"] = _measured(ctx, [*lmmreview_command(), "score", str(db)])
+    done = cache["done"]
+    assert isinstance(done, Finished)
+    return done
+
+
+def _register_command(what: str, run: Callable[[Context], Finished], target: float) -> None:
+    """The time and the peak memory of `lmmreview WHAT` on the generic input."""
+    said = f"`lmmreview {what}` of the generic JSONL as a subprocess:"
+
+    def seconds(ctx: Context) -> Measurement:
+        done = run(ctx)
+        return Measurement(done.seconds, _peak(done))
+
+    def peak(ctx: Context) -> Measurement:
+        return Measurement((run(ctx).peak_rss_bytes or 0) / 1e6)
+
+    benchmark(
+        name=f"launch {what} {GENERIC}", unit="s", target=target, description=f"{said} wall time"
+    )(seconds)
+    benchmark(
+        name=f"launch {what} {GENERIC}, peak memory",
+        unit="MB",
+        target=PEAK_MB,
+        description=f"{said} its peak RSS (wait4)",
+    )(peak)
+
+
+_register_command("import", _import_run, 20.0)
+_register_command("score", _score_run, 15.0)
