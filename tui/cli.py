@@ -1,31 +1,26 @@
 """The `lmmreview` command line. Every command takes the database file first.
 
-Start-up matters (`lmmreview export` at a million answers must take seconds), so this
-module and the command modules it registers import only what the command line needs to
-list and parse the commands; each command imports its own machinery (the screen and
-Textual, the judge's client, the importers and Pillow, the demo, the batches) in its
-body, and `export` or `report` load none of it.
+Start-up matters (`lmmreview --help` and `--version` within 0.2 s, `lmmreview export` at a
+million answers in seconds), so this module and the command modules it registers import
+only what the command line needs to list and parse the commands (typer, Rich's console,
+the options): no store, no rules, no benchmark. Each command imports its own machinery
+(the store, the tables, the screen and Textual, the judge's client, the importers and
+Pillow, the demo, the batches) in its body, and `export` or `report` load none of the
+screen's, the judge's or the importers'. tests/test_startup.py keeps it so.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table as RichTable
-from rich.text import Text
 
-from lmmreview import __version__
-from lmmreview.db import Store
-from lmmreview.engine.guarded import watch_calls
-from lmmreview.engine.registry import benchmarks, on_problem, origin, problems, try_first
-from lmmreview.engine.review import DISAGREEMENT, SPREAD
-from lmmreview.engine.scoring import Judge
+from lmmreview.engine.defaults import DISAGREEMENT, SPREAD
+from lmmreview.engine.hooks import on_problem, try_first, watch_calls
 from lmmreview.tui.crash import run_guarded, run_screen
 from lmmreview.tui.import_commands import import_group
 from lmmreview.tui.imports_cli import imports_command
@@ -33,6 +28,7 @@ from lmmreview.tui.judge_cli import judge
 from lmmreview.tui.judges_cli import judges
 from lmmreview.tui.merge_cli import merge_command, reviewers_command
 from lmmreview.tui.options import (
+    IMAGE_RENDERERS,
     MAX_RUNS,
     DatasetOpt,
     DatasetsOpt,
@@ -55,13 +51,14 @@ from lmmreview.tui.output import (
 from lmmreview.tui.plugin_trial import trial
 from lmmreview.tui.plugin_watch import watched
 from lmmreview.tui.safe_text import safe
-from lmmreview.tui.settings import IMAGE_RENDERERS, Settings, SettingsError, for_command
 
 if TYPE_CHECKING:
     from lmmreview.db.importers import ImportBatch, ImportSummary
     from lmmreview.engine.checks import Expected
     from lmmreview.engine.export import Notes
+    from lmmreview.engine.scoring import Judge
     from lmmreview.engine.tables import Table
+    from lmmreview.tui.settings import Settings
 
 Images = StrEnum("Images", {name: name for name in IMAGE_RENDERERS})  # type: ignore[misc]
 
@@ -101,6 +98,8 @@ def main(args: list[str] | None = None) -> None:
 
 def _print_version(wanted: bool) -> None:
     if wanted:
+        from lmmreview import __version__
+
         say(f"lmmreview {__version__}")
         raise typer.Exit()
 
@@ -124,6 +123,7 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
     """
     from lmmreview.db.importers import import_batch
     from lmmreview.db.importers.read import reporting
+    from lmmreview.engine.scoring import Judge
 
     with clear_errors(db):
         with status_line("Reading input files") as report, reporting(report):
@@ -203,6 +203,11 @@ def list_benchmarks(
     A plug-in is a package that declares a benchmark under the entry-point group
     "lmmreview.benchmarks"; one that cannot be loaded is listed with the reason.
     """
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    from lmmreview.engine.registry import benchmarks, origin, problems
+
     installed = benchmarks()
     if as_json:
         document = {
@@ -234,7 +239,13 @@ def info(
     Per dataset: samples, images and the judge counted; per model: answers, judged (by that
     judge), reviewed, unscored, offline (scored by the offline rules).
     """
+    from dataclasses import asdict
+
+    from rich.table import Table as RichTable
+
+    from lmmreview.db import Store
     from lmmreview.db.batches import batches_in_flight, in_flight_lines
+    from lmmreview.tui.settings import for_command
 
     preferred = for_command(uses=["review.judge"]).shown_judge
     with clear_errors(db), Store.open(db, create=False) as store:
@@ -285,6 +296,7 @@ def score(
     short ground truths; long answers are left for a human or an LLM judge. Then says
     where the rules' scores stand, counted as `info --judge "offline rules"` counts them.
     """
+    from lmmreview.db import Store
     from lmmreview.db.scoring import score_offline
 
     status = err.status("Scoring by the offline rules")
@@ -300,7 +312,9 @@ def _tables(
 ) -> tuple[list[Table], list[Notes]]:
     """Each dataset's tables and notes, by the judge `judge_name` names (else the one the
     settings name, else the default)."""
+    from lmmreview.db import Store
     from lmmreview.db.scoring import tables_and_notes
+    from lmmreview.tui.settings import for_command
 
     settings = for_command(uses=["review.judge"])
     with clear_errors(db), Store.open(db, create=False) as store:
@@ -443,6 +457,9 @@ def open_db(
             f"--reviewer: {reviewer!r} is empty: give a name, or leave --reviewer out "
             "to take the settings' or your user name"
         )
+    from lmmreview.db import Store
+    from lmmreview.tui.settings import for_command
+
     require_terminal()  # checked before the file is touched
     settings = for_command(
         reviewer=reviewer,
@@ -504,6 +521,7 @@ def _check_screen(settings: Settings) -> None:
     from textual.theme import BUILTIN_THEMES
 
     from lmmreview.tui.app import binding_ids
+    from lmmreview.tui.settings import SettingsError
 
     try:
         settings.check_screen(binding_ids(), BUILTIN_THEMES)
@@ -519,6 +537,10 @@ def show_config(
 
     Sources: default, file (the settings file named on top), environment, flag.
     """
+    from rich.table import Table as RichTable
+
+    from lmmreview.tui.settings import for_command
+
     settings = for_command()
     _check_screen(settings)
     rows = settings.rows()
