@@ -15,11 +15,14 @@ from __future__ import annotations
 import importlib
 import threading
 from functools import cache
-from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
 from lmmreview.engine import hooks
 from lmmreview.engine.benchmark import Benchmark, Importer, Option
 from lmmreview.engine.guarded import GuardedBenchmark, contained, notice_interrupts, reason
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 ENTRY_POINT_GROUP = "lmmreview.benchmarks"
 LOAD_SECONDS = 5.0  # a plug-in that takes longer to load is left out
@@ -52,6 +55,9 @@ def shipped() -> dict[str, Benchmark]:
 @cache
 def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
     """name -> (plug-in benchmark, its distribution), and the plug-ins that could not load."""
+    # here, not on top: every command that opens a file loads the registry, few the plug-ins
+    from importlib.metadata import entry_points
+
     found: dict[str, tuple[Benchmark, str]] = {}
     claimed = {name: "lmmreview" for b in shipped().values() for name in _claims(b)}
     problems: list[str] = []
