@@ -203,13 +203,15 @@ def test_open_loads_what_the_first_screen_draws_and_sets_it_aside(
     demo_db: Path, tmp_path: Path
 ) -> None:
     """Opened, drawn, quit: none of the judge run's, the export's or the zoom's modules
-    was loaded, and the screen's modules were set aside from the garbage collector's
-    passes (gc.freeze) once loaded."""
+    was loaded, the screen's modules were set aside from the garbage collector's passes
+    (gc.freeze) once loaded, and textual-image, imported beside them, still found a
+    terminal (one that answers none of its questions: half cells)."""
     report = tmp_path / "report.json"
     inject = (
         "import atexit, gc, json\n"
         f"atexit.register(lambda: open({str(report)!r}, 'w').write(json.dumps("
-        "{'frozen': gc.get_freeze_count(), 'modules': sorted(sys.modules)})))"
+        "{'frozen': gc.get_freeze_count(), 'modules': sorted(sys.modules), "
+        "'images': sys.modules['textual_image.renderable'].Image.__module__})))"
     )
     code, _ = run_in_terminal(["open", str(demo_db)], inject=inject, keys=b"q")
     assert code == 0
@@ -217,3 +219,4 @@ def test_open_loads_what_the_first_screen_draws_and_sets_it_aside(
     assert [name for name in NOT_FOR_A_LOOK if name in found["modules"]] == []
     assert "lmmreview.tui.review_screen" in found["modules"]  # the screen was drawn
     assert found["frozen"] > 0
+    assert found["images"] == "textual_image.renderable.halfcell"

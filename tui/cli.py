@@ -12,9 +12,11 @@ screen's, the judge's or the importers'. tests/test_startup.py keeps it so.
 from __future__ import annotations
 
 import gc
+import importlib
 import json
+import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -476,6 +478,7 @@ def open_db(
         # fail here, with one line, rather than inside the screen
         store.require_datasets([dataset] if dataset is not None else [])
     with _loaded_for_good():
+        _import_meanwhile("textual_image.renderable")
         from lmmreview.tui.app import review_app
 
     _check_screen(settings)
@@ -530,6 +533,20 @@ def _loaded_for_good() -> Iterator[None]:
     finally:
         gc.freeze()
         gc.enable()
+
+
+def _import_meanwhile(module: str) -> None:
+    """Import `module` in a thread of its own. For textual-image's renderers: as they are
+    imported they ask the terminal which image protocols it speaks, and wait up to 0.1 s
+    for each answer, which a terminal without them never sends; meanwhile the screen's
+    other modules load. What fails there fails again, and is told, where the screen
+    imports it."""
+
+    def load() -> None:
+        with suppress(Exception):
+            importlib.import_module(module)
+
+    threading.Thread(target=load, name=f"import {module}", daemon=True).start()
 
 
 def _check_screen(settings: Settings) -> None:
