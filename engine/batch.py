@@ -15,14 +15,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final, Protocol, TypeGuard
 
+from lmmreview.engine.defaults import MAX_BYTES, MAX_REQUESTS
 from lmmreview.engine.llm import Call, CallFailed, Reply, chat_body, completion_reply, error_message
 from lmmreview.engine.secrets import redact
 
 ENDPOINT: Final = "/v1/chat/completions"
 COMPLETION_WINDOW: Final = "24h"  # the only window the API offers
-# OpenAI's limits per batch input file.
-MAX_REQUESTS = 50_000
-MAX_BYTES = 200 * 1000 * 1000
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 STATUSES = TERMINAL | {"validating", "in_progress", "finalizing", "cancelling"}
 TAG_KEY = "lmmreview_tag"  # the metadata key that names the batch's row in the database

@@ -6,7 +6,7 @@ did not type) or returns that lmmreview cannot use (a score of 2.0 or NaN, a cho
 is not one of the question's letters, tables whose units count in no column) becomes one
 `PluginFailure` naming the plug-in, the method and the reason, before anything is
 written; what it prints meanwhile is dropped (`quiet`), and the command line watches
-each call besides (`watch_calls`).
+each call besides (`hooks.watch_calls`).
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Hashable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import fields
 from types import FrameType
 from typing import Any, TypeVar
 
+from lmmreview.engine import hooks
 from lmmreview.engine.benchmark import (
     Benchmark,
     Importer,
@@ -40,10 +41,6 @@ Check = Callable[[Any], str | None]  # what is wrong with a returned value, or N
 _REASON_CHARS = 300  # an error message, cut to one readable line
 _TEXT_FIELDS = [f.name for f in fields(Judgment) if f.type == "str"]
 _ctrl_c = threading.Event()  # the user pressed Ctrl-C (see notice_interrupts)
-# Around each run of plug-in code, given what runs ("plug-in X: tables() (dataset 'd')")
-# and whether to say when it is slow (its load has a time bound of its own).
-Watch = Callable[[str, bool], AbstractContextManager[object]]
-_watches: list[Watch] = []
 
 
 class PluginFailure(Exception):
@@ -88,17 +85,11 @@ def quiet() -> Iterator[None]:
             setattr(sys, name, stream)
 
 
-def watch_calls(watch: Watch) -> None:
-    """Have every run of plug-in code run within `watch` too (the command line's captures
-    what it writes to the terminal itself, and says when a call is slow)."""
-    _watches.append(watch)
-
-
 @contextmanager
 def contained(what: str, *, timed: bool = True) -> Iterator[None]:
     """Around a run of plug-in code described by `what`: its prints dropped (`quiet`),
-    within the watch the command line set (`watch_calls`), if any."""
-    with _watches[-1](what, timed) if _watches else nullcontext(), quiet():
+    within the watch the command line set (`hooks.watch_calls`), if any."""
+    with hooks.watches[-1](what, timed) if hooks.watches else nullcontext(), quiet():
         yield
 
 

@@ -7,8 +7,7 @@ group decided by all its rows).
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import groupby
@@ -20,7 +19,11 @@ from lmmreview.engine.benchmark import Benchmark, Cells, TableSpec, Unit
 from lmmreview.engine.mmbench import circular_verdict
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import MICRO, Outcome
-from lmmreview.engine.tables import Column
+
+# Plug-ins build their tables' columns with these: they live in engine.tables, which the
+# benchmarks import without numpy (`lmmreview import --help` lists their commands).
+from lmmreview.engine.tables import by_count as by_count
+from lmmreview.engine.tables import columns as columns
 
 Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
@@ -160,13 +163,3 @@ def layout_for(dataset: str, benchmark: Benchmark, samples: SampleSet) -> Layout
     several = len(set(splits)) > 1
     units = [units_of[s.key] for s in profiles]
     return Layout(dataset, tables, samples, units, splits if several else [""] * len(splits))
-
-
-def columns(pairs: Iterable[tuple[str, str]]) -> list[Column]:
-    """Table columns from (key, title) pairs."""
-    return [Column(key, title) for key, title in pairs]
-
-
-def by_count(values: Counter[str]) -> list[str]:
-    """Values by descending count, ties by name: the order of columns no paper fixes."""
-    return sorted(values, key=lambda v: (-values[v], v))

@@ -69,6 +69,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
+from lmmreview.engine.defaults import DEFAULT_JUDGE_MODEL as DEFAULT_JUDGE_MODEL  # re-exported
+
 # The paper's order; it names integrations and orders capability columns.
 CAPABILITIES: tuple[str, ...] = ("rec", "ocr", "know", "gen", "spat", "math")
 CAPABILITY_TITLES: dict[str, str] = {
@@ -224,7 +226,6 @@ JUDGE_PROMPT: str = _template(FEW_SHOT)
 PROMPT_VERSION: str = hashlib.sha256(JUDGE_PROMPT.encode("utf-8")).hexdigest()[:12]
 # Appended to the filled prompt when the judge's reply could not be read as a score.
 RETRY_SUFFIX = "\nPredict the correctness of the answer (digit): "
-DEFAULT_JUDGE_MODEL = "gpt-4-0613"
 # The reference's sampling: 3 tokens are enough for "0.5"; temperature 0 for the first call.
 JUDGE_SETTINGS: dict[str, float | int] = {"temperature": 0.0, "max_tokens": 3}
 

@@ -5,8 +5,8 @@ object a `Benchmark` or a subclass of it).
 Plug-ins load only when something asks for a benchmark lmmreview does not ship, or for
 every benchmark: `--version`, `report` on MM-Vet and the like never run a plug-in's code.
 A plug-in that cannot be loaded (it raises, exits, prints, or hangs) is left out and
-reported (`problems`, and the `on_problem` callback), so one broken plug-in does not stop
-lmmreview; a dataset that needs it says so when opened. One that loads is wrapped once
+reported (`problems`, and the `hooks.on_problem` callback), so one broken plug-in does not
+stop lmmreview; a dataset that needs it says so when opened. One that loads is wrapped once
 (engine.guarded), so that its failures as it runs end in one line naming it.
 """
 
@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import importlib
 import threading
-from collections.abc import Callable
 from functools import cache
-from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
 
+from lmmreview.engine import hooks
 from lmmreview.engine.benchmark import Benchmark, Importer, Option
 from lmmreview.engine.guarded import GuardedBenchmark, contained, notice_interrupts, reason
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 ENTRY_POINT_GROUP = "lmmreview.benchmarks"
 LOAD_SECONDS = 5.0  # a plug-in that takes longer to load is left out
@@ -33,14 +36,6 @@ BUILTIN = (
     "lmmreview.engine.benchmarks.generic:GENERIC",
 )
 
-# Told each plug-in problem as it is found (the command line prints a warning line).
-_listeners: list[Callable[[str], None]] = []
-# Loads the plug-ins ("module:name" each) elsewhere first, within a time bound (seconds),
-# and says which must not load here, by index, and why (the command line's is
-# tui.plugin_trial: a process of its own).
-Trial = Callable[[list[str], float], dict[int, str]]
-_trials: list[Trial] = []
-
 
 class UnknownBenchmark(LookupError):
     """No installed benchmark has this name."""
@@ -48,16 +43,6 @@ class UnknownBenchmark(LookupError):
 
 class _Failed(Exception):
     """A plug-in that could not load; the message says why."""
-
-
-def try_first(trial: Trial) -> None:
-    """Have `trial` vet the plug-ins before they load in this process."""
-    _trials.append(trial)
-
-
-def on_problem(report: Callable[[str], None]) -> None:
-    """Have `report` called with each plug-in problem when plug-ins load."""
-    _listeners.append(report)
 
 
 @cache
@@ -70,13 +55,16 @@ def shipped() -> dict[str, Benchmark]:
 @cache
 def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
     """name -> (plug-in benchmark, its distribution), and the plug-ins that could not load."""
+    # here, not on top: every command that opens a file loads the registry, few the plug-ins
+    from importlib.metadata import entry_points
+
     found: dict[str, tuple[Benchmark, str]] = {}
     claimed = {name: "lmmreview" for b in shipped().values() for name in _claims(b)}
     problems: list[str] = []
     notice_interrupts()
     entries = list(entry_points(group=ENTRY_POINT_GROUP))
     left_out: dict[int, str] = {}
-    for trial in _trials:
+    for trial in hooks.trials:
         left_out |= trial([entry.value for entry in entries], LOAD_SECONDS)
     for index, entry in enumerate(entries):
         origin = entry.dist.name if entry.dist is not None else entry.value
@@ -97,7 +85,7 @@ def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
         found[benchmark.name] = (benchmark, origin)
         claimed.update(dict.fromkeys(claims, origin))
     for problem in problems:
-        for report in _listeners:
+        for report in hooks.listeners:
             report(problem)
     return found, tuple(problems)
 

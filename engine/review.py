@@ -70,9 +70,6 @@ def judge_human_difference(
 
 AxesOf = Callable[[Sample], dict[str, list[str]]]
 
-DISAGREEMENT = 0.3  # the |judge - human| filter's default threshold
-SPREAD = 0.0  # the run-variance filter's default threshold: runs that disagree at all
-
 
 @dataclass(frozen=True, slots=True)
 class Filter:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 
@@ -9,6 +11,16 @@ from dataclasses import dataclass, field
 class Column:
     key: str
     title: str
+
+
+def columns(pairs: Iterable[tuple[str, str]]) -> list[Column]:
+    """Table columns from (key, title) pairs."""
+    return [Column(key, title) for key, title in pairs]
+
+
+def by_count(values: Counter[str]) -> list[str]:
+    """Values by descending count, ties by name: the order of columns no paper fixes."""
+    return sorted(values, key=lambda v: (-values[v], v))
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,9 +5,22 @@ The installed packages are `lmmreview.engine` (pure rules and the judge), `lmmre
 repository they are the top-level folders `engine/`, `db/` and `tui/`.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from functools import cache
 
-try:
-    __version__ = version("lmmreview")
-except PackageNotFoundError:  # a source tree that was never installed
-    __version__ = "0+unknown"
+
+def __getattr__(name: str) -> str:
+    """`lmmreview.__version__`, read from the installed metadata when first asked for:
+    importlib.metadata takes longer to load than the rest of `lmmreview --help`."""
+    if name != "__version__":
+        raise AttributeError(f"module 'lmmreview' has no attribute {name!r}")
+    return _version()
+
+
+@cache
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("lmmreview")
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import re
@@ -184,3 +185,38 @@ def test_a_signal_ends_the_screen_and_removes_the_images_o_wrote(
     assert list(temporary.glob("lmmreview-images-*")) == []
     assert code == 128 + signum
     assert "No image viewer here" not in after  # the alternate screen was left
+
+
+# What a look at the first screen never needs: each loads when its key is first pressed.
+NOT_FOR_A_LOOK = (
+    "openai",
+    "sqlite_utils",
+    "lmmreview.tui.judge_run",
+    "lmmreview.tui.judge_worker",
+    "lmmreview.tui.exporting",
+    "lmmreview.tui.zoom",
+    "lmmreview.db.reviewers",
+)
+
+
+def test_open_loads_what_the_first_screen_draws_and_sets_it_aside(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """Opened, drawn, quit: none of the judge run's, the export's or the zoom's modules
+    was loaded, the screen's modules were set aside from the garbage collector's passes
+    (gc.freeze) once loaded, and textual-image, imported beside them, still found a
+    terminal (one that answers none of its questions: half cells)."""
+    report = tmp_path / "report.json"
+    inject = (
+        "import atexit, gc, json\n"
+        f"atexit.register(lambda: open({str(report)!r}, 'w').write(json.dumps("
+        "{'frozen': gc.get_freeze_count(), 'modules': sorted(sys.modules), "
+        "'images': sys.modules['textual_image.renderable'].Image.__module__})))"
+    )
+    code, _ = run_in_terminal(["open", str(demo_db)], inject=inject, keys=b"q")
+    assert code == 0
+    found = json.loads(report.read_text())
+    assert [name for name in NOT_FOR_A_LOOK if name in found["modules"]] == []
+    assert "lmmreview.tui.review_screen" in found["modules"]  # the screen was drawn
+    assert found["frozen"] > 0
+    assert found["images"] == "textual_image.renderable.halfcell"

@@ -9,13 +9,17 @@ import re
 import sqlite3
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Input
+from textual.widgets._footer import FooterKey
 from tui_harness import cursor, drive, text_of, until
 
 from lmmreview.engine.scoring import choice_score
 from lmmreview.tui.answer_list import AnswerList
+from lmmreview.tui.footer import FIRST as FOOTER_FIRST
+from lmmreview.tui.footer import ReviewFooter
 from lmmreview.tui.images import SampleImages
 from lmmreview.tui.screens import BreakdownScreen, CompareScreen
 
@@ -63,6 +67,35 @@ def test_the_dataset_switcher_is_in_the_footer_and_the_header_counts_datasets(
     drive(demo_db, steps, size=(160, 48))
     assert "d dataset" in seen["screen"][-1]
     assert "demo.db · 5 datasets · mmvet (mmvet)" in seen["status"]
+
+
+def test_the_footer_makes_its_keys_once_and_shows_every_binding(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual makes the footer's keys anew at each change of focus or bindings: they are
+    made once empty, then once with the bindings (not again while those stay the same),
+    and they are every binding shown, `? help` and `q quit` first."""
+    made = []
+    compose = ReviewFooter.compose
+
+    def counted(footer: ReviewFooter) -> object:
+        made.append(footer)
+        return compose(footer)
+
+    monkeypatch.setattr(ReviewFooter, "compose", counted)
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.pause(0.3)
+        screen = app.screen
+        seen["made"] = len(made)
+        seen["keys"] = [key.action for key in screen.query_one(ReviewFooter).query(FooterKey)]
+        shown = [b.action for _, b, _, _ in screen.active_bindings.values() if b.show]
+        seen["shown"] = [*FOOTER_FIRST, *(a for a in dict.fromkeys(shown) if a not in FOOTER_FIRST)]
+
+    drive(demo_db, steps)
+    assert seen["made"] == 2
+    assert seen["keys"][: len(seen["shown"])] == seen["shown"]
 
 
 def test_the_tables_screen_focuses_its_first_table(demo_db: Path) -> None:

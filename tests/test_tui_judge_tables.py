@@ -18,7 +18,7 @@ from lmmreview.db.judges import read_judges
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine.scoring import Judgment, Status
 from lmmreview.tui.fitted import FittedTable
-from lmmreview.tui.judges_cli import judge_grids, judge_section
+from lmmreview.tui.judges_tables import judge_grids, judge_section
 from lmmreview.tui.judges_view import JudgesPanel
 
 LONG_JUDGE = "a-judge-model-with-a-rather-long-name"

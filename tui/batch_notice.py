@@ -2,15 +2,19 @@
 
 Each poll of the screen reads the batches not collected yet; when they change (one is
 sent, polled, collected), a notification says how many are in flight and how far along.
+The batches' code (and the judge's it imports) loads at the first poll, after the first
+screen.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from lmmreview.db.batches import InFlight, batches_in_flight, in_flight_lines
 from lmmreview.db.review import ReviewStore
+
+if TYPE_CHECKING:
+    from lmmreview.db.batches import InFlight
 
 T = TypeVar("T")
 Read = Callable[[Callable[[ReviewStore], T]], Awaitable[T | None]]
@@ -36,6 +40,8 @@ class BatchNotice:
             self._seen = state
             return
         self._seen = state
+        from lmmreview.db.batches import in_flight_lines
+
         lines = [line.strip() for line in in_flight_lines(batches)]
         text = f"{lines[0]} {'; '.join(lines[1:])}." if lines else ""
         self._tell(text or "Every judge batch is collected.")
@@ -43,4 +49,6 @@ class BatchNotice:
 
 def batches_in_flight_of(reader: ReviewStore) -> list[InFlight]:
     """The batches in flight in the file the review screen reads."""
+    from lmmreview.db.batches import batches_in_flight
+
     return batches_in_flight(reader.store)

@@ -1,31 +1,30 @@
 """The `lmmreview` command line. Every command takes the database file first.
 
-Start-up matters (`lmmreview export` at a million answers must take seconds), so this
-module and the command modules it registers import only what the command line needs to
-list and parse the commands; each command imports its own machinery (the screen and
-Textual, the judge's client, the importers and Pillow, the demo, the batches) in its
-body, and `export` or `report` load none of it.
+Start-up matters (`lmmreview --help` and `--version` within 0.2 s, `lmmreview export` at a
+million answers in seconds), so this module and the command modules it registers import
+only what the command line needs to list and parse the commands (typer, Rich's console,
+the options): no store, no rules, no benchmark. Each command imports its own machinery
+(the store, the tables, the screen and Textual, the judge's client, the importers and
+Pillow, the demo, the batches) in its body, and `export` or `report` load none of the
+screen's, the judge's or the importers'. tests/test_startup.py keeps it so.
 """
 
 from __future__ import annotations
 
+import gc
+import importlib
 import json
-from collections.abc import Callable
-from dataclasses import asdict
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table as RichTable
-from rich.text import Text
 
-from lmmreview import __version__
-from lmmreview.db import Store
-from lmmreview.engine.guarded import watch_calls
-from lmmreview.engine.registry import benchmarks, on_problem, origin, problems, try_first
-from lmmreview.engine.review import DISAGREEMENT, SPREAD
-from lmmreview.engine.scoring import Judge
+from lmmreview.engine.defaults import DISAGREEMENT, SPREAD
+from lmmreview.engine.hooks import on_problem, try_first, watch_calls
 from lmmreview.tui.crash import run_guarded, run_screen
 from lmmreview.tui.import_commands import import_group
 from lmmreview.tui.imports_cli import imports_command
@@ -33,6 +32,7 @@ from lmmreview.tui.judge_cli import judge
 from lmmreview.tui.judges_cli import judges
 from lmmreview.tui.merge_cli import merge_command, reviewers_command
 from lmmreview.tui.options import (
+    IMAGE_RENDERERS,
     MAX_RUNS,
     DatasetOpt,
     DatasetsOpt,
@@ -55,13 +55,14 @@ from lmmreview.tui.output import (
 from lmmreview.tui.plugin_trial import trial
 from lmmreview.tui.plugin_watch import watched
 from lmmreview.tui.safe_text import safe
-from lmmreview.tui.settings import IMAGE_RENDERERS, Settings, SettingsError, for_command
 
 if TYPE_CHECKING:
     from lmmreview.db.importers import ImportBatch, ImportSummary
     from lmmreview.engine.checks import Expected
     from lmmreview.engine.export import Notes
+    from lmmreview.engine.scoring import Judge
     from lmmreview.engine.tables import Table
+    from lmmreview.tui.settings import Settings
 
 Images = StrEnum("Images", {name: name for name in IMAGE_RENDERERS})  # type: ignore[misc]
 
@@ -101,6 +102,8 @@ def main(args: list[str] | None = None) -> None:
 
 def _print_version(wanted: bool) -> None:
     if wanted:
+        from lmmreview import __version__
+
         say(f"lmmreview {__version__}")
         raise typer.Exit()
 
@@ -124,6 +127,7 @@ def _import(db: Path, read: Callable[[], ImportBatch]) -> None:
     """
     from lmmreview.db.importers import import_batch
     from lmmreview.db.importers.read import reporting
+    from lmmreview.engine.scoring import Judge
 
     with clear_errors(db):
         with status_line("Reading input files") as report, reporting(report):
@@ -203,6 +207,11 @@ def list_benchmarks(
     A plug-in is a package that declares a benchmark under the entry-point group
     "lmmreview.benchmarks"; one that cannot be loaded is listed with the reason.
     """
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    from lmmreview.engine.registry import benchmarks, origin, problems
+
     installed = benchmarks()
     if as_json:
         document = {
@@ -234,7 +243,13 @@ def info(
     Per dataset: samples, images and the judge counted; per model: answers, judged (by that
     judge), reviewed, unscored, offline (scored by the offline rules).
     """
+    from dataclasses import asdict
+
+    from rich.table import Table as RichTable
+
+    from lmmreview.db import Store
     from lmmreview.db.batches import batches_in_flight, in_flight_lines
+    from lmmreview.tui.settings import for_command
 
     preferred = for_command(uses=["review.judge"]).shown_judge
     with clear_errors(db), Store.open(db, create=False) as store:
@@ -285,6 +300,7 @@ def score(
     short ground truths; long answers are left for a human or an LLM judge. Then says
     where the rules' scores stand, counted as `info --judge "offline rules"` counts them.
     """
+    from lmmreview.db import Store
     from lmmreview.db.scoring import score_offline
 
     status = err.status("Scoring by the offline rules")
@@ -300,7 +316,9 @@ def _tables(
 ) -> tuple[list[Table], list[Notes]]:
     """Each dataset's tables and notes, by the judge `judge_name` names (else the one the
     settings name, else the default)."""
+    from lmmreview.db import Store
     from lmmreview.db.scoring import tables_and_notes
+    from lmmreview.tui.settings import for_command
 
     settings = for_command(uses=["review.judge"])
     with clear_errors(db), Store.open(db, create=False) as store:
@@ -443,6 +461,9 @@ def open_db(
             f"--reviewer: {reviewer!r} is empty: give a name, or leave --reviewer out "
             "to take the settings' or your user name"
         )
+    from lmmreview.db import Store
+    from lmmreview.tui.settings import for_command
+
     require_terminal()  # checked before the file is touched
     settings = for_command(
         reviewer=reviewer,
@@ -456,7 +477,9 @@ def open_db(
     with clear_errors(db), Store.open(db, create=False) as store:
         # fail here, with one line, rather than inside the screen
         store.require_datasets([dataset] if dataset is not None else [])
-    from lmmreview.tui.app import review_app
+    with _loaded_for_good():
+        _import_meanwhile("textual_image.renderable")
+        from lmmreview.tui.app import review_app
 
     _check_screen(settings)
     screen = review_app(db, settings, dataset)
@@ -498,12 +521,41 @@ def demo(
         open_db(db, dataset="mmvet")
 
 
+@contextmanager
+def _loaded_for_good() -> Iterator[None]:
+    """Around loading the screen's modules (Textual, numpy, the store, the screen): what
+    they make lives as long as the process, so the garbage collector does not pass over it
+    again and again as it loads, and is then told to leave it aside for good. Those passes
+    took a fifth of the time to the first screen."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        gc.enable()
+
+
+def _import_meanwhile(module: str) -> None:
+    """Import `module` in a thread of its own. For textual-image's renderers: as they are
+    imported they ask the terminal which image protocols it speaks, and wait up to 0.1 s
+    for each answer, which a terminal without them never sends; meanwhile the screen's
+    other modules load. What fails there fails again, and is told, where the screen
+    imports it."""
+
+    def load() -> None:
+        with suppress(Exception):
+            importlib.import_module(module)
+
+    threading.Thread(target=load, name=f"import {module}", daemon=True).start()
+
+
 def _check_screen(settings: Settings) -> None:
     """A keymap id or theme the review screen lacks ends the command, naming the file and
     the key. Imports the screen: call it where Textual may load."""
     from textual.theme import BUILTIN_THEMES
 
     from lmmreview.tui.app import binding_ids
+    from lmmreview.tui.settings import SettingsError
 
     try:
         settings.check_screen(binding_ids(), BUILTIN_THEMES)
@@ -519,6 +571,10 @@ def show_config(
 
     Sources: default, file (the settings file named on top), environment, flag.
     """
+    from rich.table import Table as RichTable
+
+    from lmmreview.tui.settings import for_command
+
     settings = for_command()
     _check_screen(settings)
     rows = settings.rows()

@@ -17,18 +17,11 @@ from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-import click
-import platformdirs
 import typer
 from rich.console import Console
 
-from lmmreview import __version__
-from lmmreview.engine.guarded import PluginFailure
-from lmmreview.engine.registry import plugins_loaded
 from lmmreview.engine.secrets import redact
 from lmmreview.tui.output import fail
-from lmmreview.tui.plugin_watch import screen_on_terminal
-from lmmreview.tui.settings import load as load_settings
 
 if TYPE_CHECKING:  # Textual loads only for the screen
     from textual.app import App
@@ -36,9 +29,6 @@ if TYPE_CHECKING:  # Textual loads only for the screen
 PROG_NAME = "lmmreview"
 DEFAULT_KEY_VARIABLE = "OPENAI_API_KEY"  # what `judge` and the review screen read
 KEY_OPTION = "--api-key-env"  # `judge` reads the key from the variable this names
-# Typer 0.2x carries its own click, whose errors derive from typer.TyperException; older
-# Typer raises click's own. Any: both have format_message(), usage errors a ctx.
-USER_ERROR: Any = getattr(typer, "TyperException", click.ClickException)
 # Other variables that may hold a credential (a proxy token, another provider's key).
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.IGNORECASE)
 
@@ -49,13 +39,20 @@ def run_guarded(app: typer.Typer, args: Sequence[str] | None = None) -> None:
     try:
         _run(app, list(sys.argv[1:] if args is None else args))
     except SystemExit as done:
-        if plugins_loaded():
+        if _plugins_ran():
             _leave(done.code)
         raise
     except KeyboardInterrupt:  # the user's Ctrl-C, as Python would end on it
-        if plugins_loaded():
+        if _plugins_ran():
             _leave(130)
         raise
+
+
+def _plugins_ran() -> bool:
+    """Whether this process ran the plug-ins' code; asked of the registry only if it was
+    loaded (importing it to ask would load the benchmarks for `--help` and `--version`)."""
+    registry = sys.modules.get("lmmreview.engine.registry")
+    return registry is not None and bool(registry.plugins_loaded())
 
 
 def _leave(code: object) -> None:
@@ -71,10 +68,20 @@ def _leave(code: object) -> None:
     os._exit(code if isinstance(code, int) else 0 if code is None else 1)
 
 
+def _user_error() -> Any:
+    """Typer 0.2x carries its own click, whose errors derive from typer.TyperException;
+    older Typer raises click's own. Any: both have format_message(), usage errors a ctx."""
+    if hasattr(typer, "TyperException"):
+        return typer.TyperException
+    import click  # only for the older Typer: importing it costs start-up time
+
+    return click.ClickException
+
+
 def _run(app: typer.Typer, args: list[str]) -> None:
     try:
         code = app(args, prog_name=PROG_NAME, standalone_mode=False)
-    except USER_ERROR as exc:  # a missing argument, an unknown option, a bad URL
+    except _user_error() as exc:  # a missing argument, an unknown option, a bad URL
         context = getattr(exc, "ctx", None)  # usage errors know their command
         if type(exc).__name__ == "NoArgsIsHelpError":  # `lmmreview`, `lmmreview import`
             typer.echo(exc.format_message())  # the help, as click before 8.2 showed it
@@ -83,9 +90,11 @@ def _run(app: typer.Typer, args: list[str]) -> None:
         _end(f"{where}: {exc.format_message()} (-h for help)")
     except typer.Abort:  # end of input at a prompt
         _end("interrupted")
-    except PluginFailure as exc:  # its message may quote a key, as a crash's may
-        _end(redact(str(exc), secrets_in_environment(args)))
     except Exception as exc:
+        from lmmreview.engine.guarded import PluginFailure  # loaded if a plug-in ran
+
+        if isinstance(exc, PluginFailure):  # its message may quote a key, as a crash's may
+            _end(redact(str(exc), secrets_in_environment(args)))
         _end(_crash_line(exc, app, args))
     sys.exit(code if isinstance(code, int) else 0)  # click returns Exit's code, or None
 
@@ -132,6 +141,8 @@ def secrets_in_environment(args: Sequence[str]) -> list[str]:
 def _key_setting() -> list[str]:
     """The key variable the settings file names, if the file can be read (a crash may come
     from reading it)."""
+    from lmmreview.tui.settings import load as load_settings
+
     try:
         return [load_settings().judge_api_key_env]
     except Exception:  # whatever failed there, the crash report must still be written
@@ -148,6 +159,10 @@ def _key_options(args: Sequence[str]) -> list[str]:
 def write_crash_log(exc: BaseException, args: Sequence[str], secrets: Sequence[str]) -> Path:
     """Write the report of `exc` to a new crash-YYYYmmdd-HHMMSS.log in the user's state
     directory (only the user may read it), keys redacted; returns its path."""
+    import platformdirs
+
+    from lmmreview import __version__
+
     report = "\n".join(
         [
             f"{PROG_NAME} {__version__} on Python {platform.python_version()} "
@@ -178,6 +193,8 @@ def run_screen(screen: App[Any]) -> None:
 
     Textual prints its own traceback, with local variables (a key among them, maybe), to
     its error console: that goes nowhere instead."""
+    from lmmreview.tui.plugin_watch import screen_on_terminal
+
     screen.error_console = Console(file=io.StringIO())
     with screen_on_terminal():  # plug-in calls leave the screen's descriptors alone
         screen.run()

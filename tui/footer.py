@@ -3,6 +3,8 @@ cuts the footer's end, still shows them."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from textual.app import ComposeResult
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -11,9 +13,13 @@ FIRST = ("help", "quit")  # the app's actions the footer always shows, in this o
 
 
 class ReviewFooter(Footer):
-    """Textual's footer with the keys of `FIRST` moved to its start."""
+    """Textual's footer with the keys of `FIRST` moved to its start, made anew only when
+    what it shows changed."""
+
+    _composed_for: Hashable = None  # what the keys shown were made from
 
     def compose(self) -> ComposeResult:
+        self._composed_for = self._shown()
         widgets = list(super().compose())
         first = sorted(
             (w for w in widgets if isinstance(w, FooterKey) and w.action in FIRST),
@@ -21,3 +27,21 @@ class ReviewFooter(Footer):
         )
         yield from first
         yield from (w for w in widgets if w not in first)
+
+    async def recompose(self) -> None:
+        """Textual makes the footer's keys anew at each change of focus or bindings: four
+        times before the first screen is drawn, three of them with the same keys. Only a
+        change of what Footer.compose reads makes them anew."""
+        if self._shown() != self._composed_for:
+            await super().recompose()
+
+    def _shown(self) -> Hashable:
+        """Everything Footer.compose reads: the bindings with their state and key display,
+        whether they are ready, and the command palette's key."""
+        app = self.app
+        bindings = tuple(
+            (binding, enabled, tooltip, app.get_key_display(binding))
+            for _, binding, enabled, tooltip in self.screen.active_bindings.values()
+        )
+        palette = (self.show_command_palette, app.ENABLE_COMMAND_PALETTE)
+        return self._bindings_ready, self.compact, palette, bindings

@@ -1,25 +1,24 @@
 """`lmmreview import NAME`: one command per installed benchmark that has an importer,
 made from what its `Importer` declares, so a plug-in's files import like the built-ins'.
-The plug-ins' commands are made only when one is asked for or the commands are listed:
-`lmmreview import mmvet` loads no plug-in."""
+The commands are made when the group is looked into, not when it is defined: `lmmreview
+--help` loads no benchmark. The plug-ins' commands are made only when one is asked for or
+the commands are listed: `lmmreview import mmvet` loads no plug-in."""
 
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
 
-from lmmreview.engine.benchmark import Benchmark, Importer, Option
-from lmmreview.engine.guarded import plugin_call
-from lmmreview.engine.registry import plugins, shipped
 from lmmreview.tui.options import DatasetOpt, NewDbArg, given_path
 
 if TYPE_CHECKING:  # the importers load when an import command runs (see tui/cli.py)
     from lmmreview.db.importers import ImportBatch, ImportRequest
+    from lmmreview.engine.benchmark import Benchmark, Importer, Option
 
 _KEYWORD = inspect.Parameter.POSITIONAL_OR_KEYWORD
 ImportRun = Callable[[Path, Callable[[], "ImportBatch"]], None]  # db, read -> load and report
@@ -30,9 +29,24 @@ def import_group(run: ImportRun, help: str) -> typer.Typer:
     command that is not lmmreview's is asked for, or the commands are listed (its help)."""
 
     class Group(TyperGroup):
+        shipped_added = False
         plugins_added = False
 
         # Any: Typer 0.2x carries its own click, older Typer uses click's (see tui/crash.py)
+        @property
+        def commands(self) -> MutableMapping[str, Any]:
+            """lmmreview's own import commands, made the first time they are looked at."""
+            if not self.shipped_added:
+                from lmmreview.engine.registry import shipped
+
+                self.shipped_added = True
+                self._add(shipped().values())
+            return self._commands
+
+        @commands.setter
+        def commands(self, value: MutableMapping[str, Any]) -> None:
+            self._commands = value  # the (empty) commands click's own __init__ sets
+
         def get_command(self, ctx: Any, name: str) -> Any:
             if name not in self.commands:
                 self._add_plugins()
@@ -45,15 +59,18 @@ def import_group(run: ImportRun, help: str) -> typer.Typer:
         def _add_plugins(self) -> None:
             if self.plugins_added:
                 return
+            from lmmreview.engine.registry import plugins
+
             self.plugins_added = True
-            extra = typer.Typer()
-            _add_commands(extra, plugins().values(), run)
+            self._add(plugins().values())
+
+        def _add(self, installed: Iterable[Benchmark]) -> None:
+            extra = typer.Typer(rich_markup_mode=self.rich_markup_mode)  # help as the group's
+            _add_commands(extra, installed, run)
             for name, command in typer.main.get_group(extra).commands.items():
                 self.commands.setdefault(name, command)  # the built-ins keep their names
 
-    group = typer.Typer(cls=Group, help=help, no_args_is_help=True)
-    _add_commands(group, shipped().values(), run)
-    return group
+    return typer.Typer(cls=Group, help=help, no_args_is_help=True)
 
 
 def _add_commands(group: typer.Typer, installed: Iterable[Benchmark], run: ImportRun) -> None:
@@ -105,6 +122,7 @@ def _read(
     reader that reads --judge itself gets the same name again). A plug-in's reader runs
     guarded: its ImportFailure is bad input, anything else its failure."""
     from lmmreview.db.importers import ImportBatch, ImportFailure, reader_of
+    from lmmreview.engine.guarded import plugin_call
 
     _refuse_blank_names(importer, values)
     batch = plugin_call(

@@ -5,9 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.table import Table as RichTable
 
-from lmmreview.db import Store
 from lmmreview.tui.options import DbArg
 from lmmreview.tui.output import clear_errors, out, say
 from lmmreview.tui.safe_text import safe
@@ -36,6 +34,9 @@ def imports_command(
     judge files) is recorded with its file, the file's sha256, its judge and runs; its
     judgments point to it. Removing one leaves the tables as if it had never been imported.
     """
+    from rich.table import Table as RichTable
+
+    from lmmreview.db import Store
     from lmmreview.db.imports import imports, remove_import
 
     with clear_errors(db), Store.open(db, create=False) as store:

@@ -1,30 +1,23 @@
-"""`lmmreview judge`: run the LLM judge over a database, with a progress bar."""
+"""`lmmreview judge`: run the LLM judge over a database, with a progress bar.
+
+The command's options are defined here with what they cost nothing to import; the store,
+the judge and the progress bar load when the command runs (see tui/cli.py)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-)
 
-from lmmreview.db import Store
-from lmmreview.engine.batch import MAX_BYTES, MAX_REQUESTS, Limits
-from lmmreview.engine.benchmarks.mmvet import Grading
-from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
-from lmmreview.engine.scoring import OFFLINE_RULES
+from lmmreview.engine.defaults import DEFAULT_JUDGE_MODEL, MAX_BYTES, MAX_REQUESTS
 from lmmreview.tui.options import MAX_RUNS, DatasetsOpt, DbArg, JudgeUrlOpt
 from lmmreview.tui.output import clear_errors, err, fail, say
-from lmmreview.tui.settings import for_command
 
 if TYPE_CHECKING:
+    from rich.progress import Progress, TaskID
+
     from lmmreview.db.judging import JudgeStore, Plan
+    from lmmreview.engine.benchmarks.mmvet import Grading
     from lmmreview.engine.runner import Progress as RunProgress
     from lmmreview.tui.judge_run import JudgeSetup
 
@@ -135,10 +128,14 @@ def judge(
     Resumable: what is judged is stored at once, and a new run asks only what is left.
     Without OPENAI_API_KEY or a base URL, the offline rules run instead.
     """
+    from lmmreview.db import Store
     from lmmreview.db.judging import JudgeStore
     from lmmreview.db.scoring import score_offline
+    from lmmreview.engine.batch import Limits
+    from lmmreview.engine.scoring import OFFLINE_RULES
     from lmmreview.tui.judge_batch import BatchOptions, judge_in_batches
     from lmmreview.tui.judge_run import judge_setup
+    from lmmreview.tui.settings import for_command
 
     effective = for_command(
         uses=["judge"],
@@ -203,6 +200,8 @@ def _grading(variant: str | None) -> Grading | None:
     variant ends the command with one line, before the database is opened."""
     if variant is None:
         return None
+    from lmmreview.engine.benchmarks.mmvet import Grading
+
     try:
         return Grading.variant(variant)
     except ValueError as exc:
@@ -211,6 +210,14 @@ def _grading(variant: str | None) -> Grading | None:
 
 def _run_with_progress(setup: JudgeSetup, storage: JudgeStore, plan: Plan) -> RunProgress:
     import asyncio
+
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     from lmmreview.tui.judge_run import run_judge
 

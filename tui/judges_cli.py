@@ -1,52 +1,27 @@
-"""`lmmreview judges`: every judge of a database measured against the human verdicts."""
+"""`lmmreview judges`: every judge of a database measured against the human verdicts.
+
+The tables are made and rendered in tui/judges_tables.py, loaded when the command runs."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lmmreview.db import Store
-from lmmreview.engine.export import DASH, md_escape, tex
-from lmmreview.engine.scoring import ANY_PROMPT, Judge, judge_names, judges_named
 from lmmreview.tui.options import DatasetsOpt, DbArg, given_path
 from lmmreview.tui.output import clear_errors, deliver, fail
 
 if TYPE_CHECKING:
-    from lmmreview.db.judges import DatasetJudges, JudgeReport
-    from lmmreview.engine.agreement import Estimate
-
-OFFLINE = "offline"
-REFERENCE = "reference"  # an LLM judge asked with the papers' own prompts
-BASELINE = " (keyword-matching baseline)"  # how the offline rules' row is labelled
-COMBINED = "combined: "
+    from lmmreview.db.judges import DatasetJudges
+    from lmmreview.tui.judges_tables import Section
 
 
 class JudgesFormat(StrEnum):
     md = "md"
     latex = "latex"
     json = "json"
-
-
-@dataclass(frozen=True, slots=True)
-class Line:
-    """One row of the judges table: a judge (None: a combination) and its measures."""
-
-    name: str
-    judge: Judge | None
-    report: JudgeReport
-
-
-@dataclass(frozen=True, slots=True)
-class Section:
-    dataset: str
-    choices: bool
-    lines: list[Line]
 
 
 def judges(
@@ -85,7 +60,9 @@ def judges(
     option matching could not settle (Case I, Case II), kappa on choices, and per model
     the share settled by matching, by the LLM and by the seeded fallback.
     """
+    from lmmreview.db import Store
     from lmmreview.db.judges import read_judges
+    from lmmreview.tui.judges_tables import RENDERERS, judge_section
 
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
@@ -96,34 +73,6 @@ def judges(
     deliver(text, output, db)
 
 
-def judge_section(found: DatasetJudges, wanted: list[str]) -> Section:
-    """A dataset's judges table; a combined row when each name in `wanted` names a judge
-    here, a different one each."""
-    from lmmreview.db.judges import combine, report
-
-    names = judge_names(found.calls)
-    lines = [Line(names[j], j, report(found, calls)) for j, calls in found.calls.items()]
-    chosen = _named(list(found.calls), wanted)
-    if len(chosen) > 1:
-        calls = combine(found, chosen)
-        title = COMBINED + " + ".join(names[judge] for judge in chosen)
-        lines.append(Line(title, None, report(found, calls)))
-    return Section(found.dataset, found.choices, lines)
-
-
-def _named(judges: list[Judge], wanted: list[str]) -> list[Judge]:
-    """The judges `wanted` names, read as `report --judge` reads a name (the Judge
-    column's name, the model, or the label with the prompt); none unless each name names
-    one judge, a different one."""
-    chosen = []
-    for name in wanted:
-        matches = judges_named(judges, name)
-        if len(matches) != 1 or matches[0] in chosen:
-            return []
-        chosen.append(matches[0])
-    return chosen
-
-
 def _check_combined(wanted: list[str], sections: list[Section], found: list[DatasetJudges]) -> None:
     """--combine needs two judges or more, and a dataset where all of them judged; else the
     error lists the names it takes."""
@@ -132,174 +81,11 @@ def _check_combined(wanted: list[str], sections: list[Section], found: list[Data
     if len(set(wanted)) < 2:
         raise fail("--combine needs at least two different judges")
     if not any(line.judge is None for s in sections for line in s.lines):
+        from lmmreview.engine.scoring import judge_names
+
         known = dict.fromkeys(name for one in found for name in judge_names(one.calls).values())
         raise fail(
             f"no dataset has every judge of --combine: {', '.join(wanted)} (each name must "
             f"name one judge, and two names never the same one; the judges: "
             f"{', '.join(known) or 'none yet'})"
         )
-
-
-# -- cells ------------------------------------------------------------------------------
-
-
-def _shown_name(line: Line) -> str:
-    return line.name + (BASELINE if line.judge and line.judge.kind == OFFLINE else "")
-
-
-def _prompt(judge: Judge | None) -> str:
-    """A judge's prompt as the tables name it: the LLM's reference prompts, a variant, the
-    tool an imported judge's results came from, or the rules' own (none)."""
-    if judge is None or judge.prompt == ANY_PROMPT:
-        return DASH
-    return judge.prompt or REFERENCE
-
-
-def _number(value: float | None, digits: int = 3) -> str:
-    return DASH if value is None else f"{value:.{digits}f}"
-
-
-def _interval(estimate: Estimate) -> str:
-    if estimate.low is None or estimate.high is None:
-        return DASH
-    return f"{estimate.low:.3f} to {estimate.high:.3f}"
-
-
-def _percent(share: float | None) -> str:
-    return DASH if share is None else f"{100 * share:.1f}"
-
-
-Grid = tuple[str, list[str], list[list[str]]]  # title, headers, rows
-
-
-def judge_grids(section: Section) -> list[Grid]:
-    """The tables of one dataset as strings: judges, and for choices alignment and Table 2."""
-    from lmmreview.engine.agreement import SETTLED_BY
-
-    grids: list[Grid] = [
-        (
-            "judges against human verdicts",
-            ["Judge", "Prompt", "N", "Δ̄", "95% CI", "κ correct", "95% CI", "Run std"],
-            [
-                [
-                    _shown_name(line), _prompt(line.judge),
-                    str(r.delta.n), _number(r.delta.value), _interval(r.delta),
-                    _number(r.kappa_correct.value), _interval(r.kappa_correct),
-                    _number(r.run_std),
-                ]
-                for line in section.lines
-                if (r := line.report)
-            ],
-        )
-    ]  # fmt: skip
-    if not section.choices:
-        return grids
-    grids.append(
-        (
-            "alignment with human choices where option matching failed",
-            ["Judge", "N", "Aligned %", "Case I", "Case II", "κ choice", "95% CI"],
-            [
-                [
-                    _shown_name(line),
-                    str(a.n),
-                    _percent(a.rate),
-                    str(a.case_one),
-                    str(a.case_two),
-                    _number(line.report.kappa_choice.value),
-                    _interval(line.report.kappa_choice),
-                ]
-                for line in section.lines
-                if (a := line.report.alignment) is not None
-            ],
-        )
-    )
-    grids.append(
-        (
-            "share of answers settled by each step (%)",
-            ["Judge", "Model", "Matched", "LLM", "Fallback"],
-            [
-                [_shown_name(line), model, *(_percent(shares.get(s)) for s in SETTLED_BY)]
-                for line in section.lines
-                for model, shares in line.report.settled.items()
-            ],
-        )
-    )
-    return grids
-
-
-# -- renderers ----------------------------------------------------------------------------
-
-
-def to_markdown(sections: list[Section]) -> str:
-    """Each dataset's tables in Markdown."""
-    parts = []
-    for section in sections:
-        for title, headers, rows in judge_grids(section):
-            lines = [
-                f"### {md_escape(section.dataset)}: {title}",
-                "",
-                "| " + " | ".join(headers) + " |",
-                "|" + "---|" * len(headers),
-                *("| " + " | ".join(map(md_escape, row)) + " |" for row in rows),
-            ]
-            parts.append("\n".join(lines))
-    return "\n\n".join(parts) + "\n"
-
-
-def to_latex(sections: list[Section]) -> str:
-    """Each dataset's tables as booktabs tables (\\usepackage{booktabs})."""
-    parts = []
-    for section in sections:
-        for title, headers, rows in judge_grids(section):
-            lines = [
-                r"\begin{table}[t]",
-                r"\centering",
-                rf"\caption{{{tex(section.dataset)}: {title}}}",
-                r"\begin{tabular}{ll" + "r" * (len(headers) - 2) + "}",
-                r"\toprule",
-                " & ".join(tex(h).replace("Δ̄", r"$\bar{\Delta}$").replace("κ", r"$\kappa$")
-                           for h in headers) + r" \\",
-                r"\midrule",
-                *(" & ".join(tex(cell).replace(DASH, "--") for cell in row) + r" \\"
-                  for row in rows),
-                r"\bottomrule",
-                r"\end{tabular}",
-                r"\end{table}",
-            ]  # fmt: skip
-            parts.append("\n".join(lines))
-    return "\n\n".join(parts) + "\n"
-
-
-def to_json(sections: list[Section]) -> str:
-    """Every measure unrounded; non-ASCII text as \\u escapes, so nothing can drive a
-    terminal that shows the file."""
-    document = {
-        "datasets": [
-            {
-                "dataset": section.dataset,
-                "judges": [
-                    {
-                        "judge": line.name,
-                        "kind": line.judge.kind if line.judge else "combined",
-                        "model": line.judge.model if line.judge else None,
-                        "prompt": _prompt(line.judge) if line.judge else None,
-                        "baseline": bool(line.judge and line.judge.kind == OFFLINE),
-                        **asdict(line.report),
-                        "alignment_rate": line.report.alignment.rate
-                        if line.report.alignment
-                        else None,
-                    }
-                    for line in section.lines
-                ],
-            }
-            for section in sections
-        ]
-    }
-    return json.dumps(document, indent=2, ensure_ascii=True) + "\n"
-
-
-RENDERERS: dict[str, Callable[[list[Section]], str]] = {
-    "md": to_markdown,
-    "latex": to_latex,
-    "json": to_json,
-}

@@ -16,7 +16,7 @@ from textual.widgets import Static
 from lmmreview.db.judges import DatasetJudges, human_of
 from lmmreview.engine.review import Entry
 from lmmreview.tui.fitted import FittedTable
-from lmmreview.tui.judges_cli import Grid, judge_grids, judge_section
+from lmmreview.tui.judges_tables import Grid, judge_grids, judge_section
 from lmmreview.tui.safe_text import Wrapped, safe
 
 DROPPED_FIRST = ("95% CI", "Prompt")  # on a small terminal, before a name is cut

@@ -10,12 +10,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lmmreview.db import Store
 from lmmreview.tui.options import DatasetsOpt, DbArg, given_path
 from lmmreview.tui.output import clear_errors, err, out, say, status_line
-from lmmreview.tui.settings import for_command
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # these load when a command runs: `--help` needs none of them
     from lmmreview.db.merge import AnswerKey, FileMerge
     from lmmreview.engine.reviewers import Measure, ReviewerAgreement
     from lmmreview.engine.scoring import Verdict
@@ -44,7 +42,9 @@ def merge_command(
     counted and left out. All files or none: a file that cannot be read leaves DB as it
     was. Merging the same file again adds nothing.
     """
+    from lmmreview.db import Store
     from lmmreview.db.merge import merge
+    from lmmreview.tui.settings import for_command
 
     causes = for_command().causes  # the taxonomy a merged cause must belong to
     try:
@@ -113,6 +113,7 @@ def reviewers_command(
     Each reviewer's own verdict in force counts (their undo takes it back). JSON output
     always lists the disagreements.
     """
+    from lmmreview.db import Store
     from lmmreview.db.reviewers import reviewer_verdicts
     from lmmreview.engine.reviewers import agreement
 

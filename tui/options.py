@@ -11,6 +11,7 @@ import typer
 # Judge runs per answer at most (MM-Vet's paper takes 5): each run is paid for, and a run
 # count far above this is a typo that would plan (and bill) without end.
 MAX_RUNS = 100
+IMAGE_RENDERERS = ("auto", "tgp", "sixel", "halfcell", "unicode", "off")  # open --images
 
 
 def url_problem(url: str) -> str | None:

@@ -1,8 +1,10 @@
-"""The terminal streams of the command line, and how a command fails."""
+"""The terminal streams of the command line, and how a command fails.
+
+Every command imports this module, `--help` included: the store, the judge and Rich's live
+display load in the functions that use them."""
 
 from __future__ import annotations
 
-import sqlite3
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -10,14 +12,8 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.live import Live
-from rich.spinner import Spinner
 from rich.style import StyleType
 
-from lmmreview.db import StoreError
-from lmmreview.db.files import write_export
-from lmmreview.db.store import is_busy, is_read_only, read_only_error
-from lmmreview.engine.llm import JudgeUnavailable
 from lmmreview.tui.safe_text import safe
 
 # soft_wrap: a message stays one line, however narrow the terminal.
@@ -36,6 +32,9 @@ def status_line(first: str) -> Iterator[Callable[[str], None]]:
     """A spinner and a line of text on stderr, for the block, redrawn with each text given
     to the function yielded; on a terminal only (nothing lands in a file or pipe). The text
     names files: it is shown literally, on one line."""
+    from rich.live import Live
+    from rich.spinner import Spinner
+
     spinner = Spinner("dots", safe(first, one_line=True), style="status.spinner")
     with Live(spinner, console=err, transient=True, refresh_per_second=12.5) as live:
 
@@ -75,6 +74,12 @@ def require_terminal() -> None:
 def clear_errors(db: Path | None = None) -> Iterator[None]:
     """Bad input, a file that cannot be written, a busy database: the command ends with
     one line on stderr (naming the file) and exit code 1."""
+    import sqlite3
+
+    from lmmreview.db import StoreError
+    from lmmreview.db.store import is_busy, is_read_only, read_only_error
+    from lmmreview.engine.llm import JudgeUnavailable
+
     try:
         yield
     except (StoreError, JudgeUnavailable, _import_failure()) as exc:
@@ -105,6 +110,8 @@ def deliver(text: str, output: Path | None, db: Path) -> None:
     if output is None:
         sys.stdout.write(text)
         return
+    from lmmreview.db.files import write_export
+
     with clear_errors():
         write_export(output, text, db)
     say(f"wrote {output}", console=err)

@@ -27,9 +27,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from lmmreview.db import Store
-from lmmreview.db.judges import disagreeing_judges, read_judges
 from lmmreview.db.review import NO_MARKS, Detail, ReviewStore
-from lmmreview.db.reviewers import disagreeing_answers
 from lmmreview.db.scoring import DatasetScores
 from lmmreview.engine.columns import outcomes
 from lmmreview.engine.export import Notes, to_markdown
@@ -47,7 +45,6 @@ from lmmreview.tui.database import (
     read_dataset,
     reason,
 )
-from lmmreview.tui.exporting import THIS, all_datasets, ask_scope, ask_target, export
 from lmmreview.tui.file_watch import Moved
 from lmmreview.tui.footer import ReviewFooter
 from lmmreview.tui.grade_keys import score_keys
@@ -59,8 +56,6 @@ from lmmreview.tui.images import (
     SampleImages,
     settled,
 )
-from lmmreview.tui.judge_run import JudgeSetup, judge_setup
-from lmmreview.tui.judge_worker import BackgroundJudge
 from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.messages import (
     AnswersRead,
@@ -85,10 +80,13 @@ from lmmreview.tui.session import Session
 from lmmreview.tui.settings import Settings
 from lmmreview.tui.viewer import TemporaryImages, open_outside
 from lmmreview.tui.writes import PENDING_MARK, PendingWrite, PendingWrites, changes
-from lmmreview.tui.zoom import ZoomScreen
 
+# What no first screen shows (a judge run, an export, the zoom, the filters by
+# disagreement) loads when first asked for: the first screen comes that much sooner.
 if TYPE_CHECKING:
     from lmmreview.tui.app import ReviewApp
+    from lmmreview.tui.judge_run import JudgeSetup
+    from lmmreview.tui.judge_worker import BackgroundJudge
 
 T = TypeVar("T")
 IMAGE_BOX = (480, 240)  # thumbnails are made to fit this many pixels
@@ -443,6 +441,8 @@ class ReviewScreen(Screen[None]):
 
     async def _toggle_reviewers_disagree(self, current: Filter) -> None:
         """Show only the answers whose reviewers' own verdicts differ, or stop doing so."""
+        from lmmreview.db.reviewers import disagreeing_answers
+
         ids = None
         if current.reviewers_disagree is None and self.session is not None:
             dataset = self.session.dataset
@@ -453,6 +453,8 @@ class ReviewScreen(Screen[None]):
 
     async def _toggle_judges_disagree(self, current: Filter) -> None:
         """Show only the answers whose judges' scores spread by more than the threshold."""
+        from lmmreview.db.judges import disagreeing_judges, read_judges
+
         ids = None
         if current.judges_disagree is None and self.session is not None:
             dataset, limit = self.session.dataset, self.settings.disagreement
@@ -547,6 +549,8 @@ class ReviewScreen(Screen[None]):
         if images is not None and renderer is None:
             self.notify(f"Nothing to zoom: {IMAGES_OFF}.")
         elif images is not None and renderer is not None:
+            from lmmreview.tui.zoom import ZoomScreen
+
             self.app.push_screen(ZoomScreen(images, renderer, self._image_files))
 
     @work(group="viewer")
@@ -558,6 +562,8 @@ class ReviewScreen(Screen[None]):
     @work(group="prompt")
     async def action_export(self) -> None:
         """Write this dataset's tables, or every dataset's, to a file the reviewer names."""
+        from lmmreview.tui.exporting import THIS, all_datasets, ask_scope, ask_target, export
+
         app, session = self.review_app, self.session
         if session is None or not self.tables_ready():
             return
@@ -731,6 +737,8 @@ class ReviewScreen(Screen[None]):
 
     async def _open_judges(self, panel: JudgesPanel, session: Session) -> None:
         """Read every judge's calls (again) into the judges view."""
+        from lmmreview.db.judges import read_judges
+
         found = await self._read(lambda r: read_judges(r.store, session.dataset))
         if found is None:
             return
@@ -1381,6 +1389,8 @@ class ReviewScreen(Screen[None]):
         if self._judge_screen is not None:
             self.app.push_screen(self._judge_screen)
             return
+        from lmmreview.tui.judge_run import judge_setup
+
         setup = judge_setup(self.settings)
         self._judge_screen = JudgeScreen(
             self._judge_description(setup),
@@ -1411,6 +1421,8 @@ class ReviewScreen(Screen[None]):
         session = self.session
         if session is None or self._judge is not None:
             return
+        from lmmreview.tui.judge_worker import BackgroundJudge
+
         self._judge = BackgroundJudge(setup, self.review_app.db_path, session.dataset)
         self.run_worker(
             partial(self._judge.run, self.post_message),

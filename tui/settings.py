@@ -27,12 +27,10 @@ from typing import Any
 import platformdirs
 
 from lmmreview.engine.causes import MMMU_CAUSES
-from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
-from lmmreview.engine.review import DISAGREEMENT, SPREAD
-from lmmreview.tui.options import MAX_RUNS, url_problem
+from lmmreview.engine.defaults import DEFAULT_JUDGE_MODEL, DISAGREEMENT, SPREAD
+from lmmreview.tui.options import IMAGE_RENDERERS, MAX_RUNS, url_problem
 from lmmreview.tui.output import fail
 
-IMAGE_RENDERERS = ("auto", "tgp", "sixel", "halfcell", "unicode", "off")
 DEFAULT_THEME = "textual-dark"
 CAUSES = "causes"  # the file's table of error causes
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -17,9 +17,9 @@ from lmmreview.engine.benchmark import (
 )
 from lmmreview.engine.benchmarks.mmbench import EXTRACTION
 from lmmreview.engine.benchmarks.mmvet import GRADING
-from lmmreview.engine.layouts import by_count, columns
 from lmmreview.engine.offline import choice_judgment, open_judgment
 from lmmreview.engine.scoring import Judgment
+from lmmreview.engine.tables import by_count, columns
 from lmmreview.engine.types import QuestionType, Sample
 
 

@@ -24,10 +24,10 @@ from lmmreview.engine.benchmarks import (
     REPLACE,
 )
 from lmmreview.engine.judging import llm_judgment
-from lmmreview.engine.layouts import by_count, columns
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.offline import OFFLINE_JUDGE, RULES_VERSION, choice_judgment
 from lmmreview.engine.scoring import Judgment, Status, choice_score
+from lmmreview.engine.tables import by_count, columns
 from lmmreview.engine.types import Sample
 
 EXTRACT_MAX_TOKENS = 16  # room for "The answer is C." from chatty judges

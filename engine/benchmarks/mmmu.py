@@ -9,9 +9,9 @@ from collections import Counter
 from lmmreview.engine import mmmu
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
 from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, REPLACE
-from lmmreview.engine.layouts import by_count, columns
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment, Status
+from lmmreview.engine.tables import by_count, columns
 from lmmreview.engine.types import Sample
 
 SUBJECT, DISCIPLINE = "subject", "discipline"

@@ -24,10 +24,10 @@ from lmmreview.engine.benchmarks import (
     REPLACE,
 )
 from lmmreview.engine.judging import llm_judgment
-from lmmreview.engine.layouts import columns
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.offline import open_judgment
 from lmmreview.engine.scoring import Judgment, Status
+from lmmreview.engine.tables import columns
 from lmmreview.engine.types import Sample
 
 CAPABILITY = "capability"  # the axis holding a sample's capabilities, in the paper's order
