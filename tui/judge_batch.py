@@ -66,7 +66,7 @@ def judge_in_batches(
         client = OpenAIBatches(api_key=setup.api_key, base_url=setup.base_url,
                                timeout=setup.timeout)  # fmt: skip
         judge = BatchJudge(store, client, setup.model, variant=options.variant,
-                           base_url=setup.base_url, limits=options.limits,
+                           base_url=setup.shown_url, limits=options.limits,
                            secrets=client.secrets)  # fmt: skip
         try:
             _rounds(store, judge, options, plan, setup)
@@ -185,7 +185,7 @@ def _collect_them(store: Store, setup: JudgeSetup) -> str:
 def _collect_command(db: Path, base_url: str | None, setup: JudgeSetup) -> str:
     words = ["lmmreview", "judge", str(db), "--batch", "--collect"]
     if base_url:
-        words += ["--base-url", base_url]
+        words += ["--base-url", setup.shown(base_url)]  # stored before it was redacted
     if setup.api_key_env != DEFAULT_KEY_VARIABLE:
         words += ["--api-key-env", setup.api_key_env]
     return shlex.join(words)

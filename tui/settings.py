@@ -29,6 +29,7 @@ import platformdirs
 from lmmreview.engine.causes import MMMU_CAUSES
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
+from lmmreview.engine.secrets import redact_url
 from lmmreview.tui.options import MAX_RUNS, url_problem
 from lmmreview.tui.output import fail
 
@@ -76,14 +77,37 @@ class Settings:
         sources = dict(self.sources) | {_KEY_OF[name]: "flag" for name in given}
         return replace(self, **given, sources=sources)
 
+    @property
+    def api_key(self) -> str | None:
+        """The key in the variable judge.api_key_env names (None: not set)."""
+        return os.environ.get(self.judge_api_key_env) or None
+
+    def shown_url(self) -> str | None:
+        """The base URL as it may be shown: without the key, wherever it sits."""
+        url = self.judge_base_url
+        return None if url is None else redact_url(url, [self.api_key])
+
+    def check_url(self) -> None:
+        """Raise SettingsError, naming where the base URL came from but not quoting it,
+        when it holds the key (in the path, the query, percent-encoded...)."""
+        url = self.judge_base_url
+        problem = None if url is None else url_problem(url, self.api_key)
+        if problem is not None:
+            where = {"flag": "the base URL flag", "environment": "$OPENAI_BASE_URL"}
+            source = self.sources.get("judge.base_url", "file")
+            raise SettingsError(f"{where.get(source, f'{self.path}: judge.base_url')}: {problem}")
+
     def rows(self) -> list[tuple[str, object, str]]:
         """(file key, effective value, source) for every setting, then the keymap entries,
         then the error causes."""
-        listed = [(key, getattr(self, _SPECS[key].attribute), self.sources[key]) for key in _SPECS]
+        listed = [(key, self._shown(key), self.sources[key]) for key in _SPECS]
         keymap = [(f"keymap.{b}", keys, "file") for b, keys in sorted(self.keymap.items())]
         source = self.sources.get(CAUSES, "default")
         causes = [(f"{CAUSES}.{cause}", title, source) for cause, title in self.causes.items()]
         return listed + keymap + causes
+
+    def _shown(self, key: str) -> object:
+        return self.shown_url() if key == "judge.base_url" else getattr(self, _SPECS[key].attribute)
 
     def check_screen(self, defaults: Mapping[str, str], themes: Collection[str]) -> None:
         """Fail, naming the file and the key, on a keymap id or theme the screen lacks, or a
@@ -151,7 +175,7 @@ _SPECS: dict[str, _Spec] = {
     "judge.base_url": _Spec(
         "judge_base_url",
         lambda v: isinstance(v, str) and url_problem(v) is None,
-        "an http:// or https:// URL with a host (and no user name or password)",
+        "an http:// or https:// URL with a host (no user name or password, no #fragment)",
     ),
     "judge.api_key_env": _Spec(
         "judge_api_key_env",
@@ -355,10 +379,14 @@ def save_theme(path: Path, theme: str) -> None:
 
 
 def for_command(uses: Collection[str] | None = None, **flags: Any) -> Settings:
-    """The user's settings with a command's flags on top; a file that cannot be read, or
-    a bad key among those the command `uses` (see `load`), ends the command with one line
-    naming the file and the key (exit 1)."""
+    """The user's settings with a command's flags on top; a file that cannot be read, a
+    bad key among those the command `uses` (see `load`), or a base URL holding the key
+    (where it uses the judge), ends the command with one line naming the file and the key
+    (exit 1)."""
     try:
-        return load(uses=uses).merged(**flags)
+        settings = load(uses=uses).merged(**flags)
+        if uses is None or "judge" in uses:
+            settings.check_url()
+        return settings
     except SettingsError as exc:
         raise fail(str(exc)) from None
