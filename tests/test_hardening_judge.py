@@ -330,6 +330,24 @@ def test_runs_above_the_maximum_in_the_settings_file_are_refused(demo_db, config
     assert _judge_bounded(demo_db, "--dry-run").returncode == 0
 
 
+@pytest.mark.parametrize("seconds", ["inf", "nan", "1e300", "3601"])
+def test_a_timeout_beyond_an_hour_or_not_finite_is_refused_by_the_flag_and_the_settings(
+    cli, demo_db: Path, config_home: Path, seconds: str
+) -> None:
+    """H5: `--timeout inf` (or judge.timeout = 1e300) waited for ever on a stalled server."""
+    before = dump(demo_db)
+    result = cli("judge", demo_db, "--timeout", seconds, "--dry-run")
+    assert result.code != 0, result.stdout
+    assert "--timeout" in result.stderr and "0.1 to 3600" in result.stderr
+    settings = config_home / "lmmreview" / "config.toml"
+    settings.parent.mkdir()
+    settings.write_text(f"[judge]\ntimeout = {seconds}\n")  # TOML has inf and nan
+    result = cli("judge", demo_db, "--dry-run")
+    assert result.code == 1, result.stdout
+    assert result.stderr == f"error: {settings}: judge.timeout: expected seconds from 0.1 to 3600\n"
+    assert dump(demo_db) == before
+
+
 @pytest.mark.parametrize("where", ["flag", "environment", "settings file"])
 def test_a_key_given_inside_the_base_url_is_refused_and_never_shown_or_stored(
     demo_db: Path, config_home: Path, where: str

@@ -19,7 +19,15 @@ from lmmreview.engine.batch import MAX_BYTES, MAX_REQUESTS, Limits
 from lmmreview.engine.benchmarks.mmvet import Grading
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.scoring import OFFLINE_RULES
-from lmmreview.tui.options import MAX_RUNS, DatasetsOpt, DbArg, JudgeUrlOpt
+from lmmreview.tui.options import (
+    MAX_RUNS,
+    MAX_TIMEOUT,
+    MIN_TIMEOUT,
+    DatasetsOpt,
+    DbArg,
+    JudgeUrlOpt,
+    checked_timeout,
+)
 from lmmreview.tui.output import clear_errors, err, fail, say
 from lmmreview.tui.settings import for_command
 
@@ -64,7 +72,11 @@ def judge(
     ] = None,
     timeout: Annotated[
         float | None,
-        typer.Option(min=0.1, metavar="SECONDS", help="Seconds per request (default: 60)."),
+        typer.Option(
+            metavar="SECONDS",
+            help=f"Seconds per request, {MIN_TIMEOUT:g} to {MAX_TIMEOUT:g} (default: 60).",
+            callback=checked_timeout,
+        ),
     ] = None,
     max_attempts: Annotated[
         int | None,

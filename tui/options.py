@@ -13,6 +13,10 @@ from lmmreview.engine.secrets import MIN_SECRET_LENGTH
 # Judge runs per answer at most (MM-Vet's paper takes 5): each run is paid for, and a run
 # count far above this is a typo that would plan (and bill) without end.
 MAX_RUNS = 100
+# Seconds a judge request may wait: beyond an hour the server has stalled (`inf` waited
+# for ever); `judge --timeout` and the settings' judge.timeout share this bound.
+MIN_TIMEOUT, MAX_TIMEOUT = 0.1, 3600.0
+TIMEOUT_EXPECTED = f"seconds from {MIN_TIMEOUT:g} to {MAX_TIMEOUT:g}"
 _KEY_ADVICE = "give the key through the environment variable api_key_env names, never in the URL"
 
 
@@ -43,6 +47,20 @@ def checked_url(url: str | None) -> str | None:
     if problem is not None:
         raise typer.BadParameter(problem)
     return url
+
+
+def timeout_ok(seconds: object) -> bool:
+    """Whether `seconds` is a request timeout within the bounds (NaN is none)."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
+        return False  # TOML true is no number, though Python's bool is an int
+    return MIN_TIMEOUT <= seconds <= MAX_TIMEOUT
+
+
+def checked_timeout(seconds: float | None) -> float | None:
+    """The --timeout given, within the bounds; anything else is a usage error."""
+    if seconds is not None and not timeout_ok(seconds):
+        raise typer.BadParameter(f"expected {TIMEOUT_EXPECTED}")
+    return seconds
 
 
 def given_path(text: str | Path) -> Path:

@@ -30,7 +30,7 @@ from lmmreview.engine.causes import MMMU_CAUSES
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.engine.secrets import redact_url
-from lmmreview.tui.options import MAX_RUNS, url_problem
+from lmmreview.tui.options import MAX_RUNS, TIMEOUT_EXPECTED, timeout_ok, url_problem
 from lmmreview.tui.output import fail
 
 IMAGE_RENDERERS = ("auto", "tgp", "sixel", "halfcell", "unicode", "off")
@@ -186,7 +186,7 @@ _SPECS: dict[str, _Spec] = {
         "judge_runs", _number(1, MAX_RUNS, whole=True), f"a whole number from 1 to {MAX_RUNS}"
     ),
     "judge.concurrency": _Spec("judge_concurrency", _number(1, whole=True), "a whole number >= 1"),
-    "judge.timeout": _Spec("judge_timeout", _number(0.1), "seconds >= 0.1"),
+    "judge.timeout": _Spec("judge_timeout", timeout_ok, TIMEOUT_EXPECTED),
     "judge.max_attempts": _Spec(
         "judge_max_attempts", _number(1, whole=True), "a whole number >= 1"
     ),
