@@ -460,6 +460,43 @@ def test_result_lines_of_no_request_are_counted_and_said(cli, batch_api, demo_db
     assert "batch_fake2: 116 result line(s) named no request of the batch" in result.stderr
 
 
+class _EmptyOutput(FakeBatchAPI):
+    """A provider that reports every request done, then serves an empty output file
+    (while `empty` holds)."""
+
+    empty = True
+
+    def _publish(self, batch) -> None:
+        if self.empty:
+            batch.output = [""]
+        super()._publish(batch)
+
+
+def test_a_batch_reported_done_whose_output_is_empty_exits_1_and_is_asked_again(
+    cli, demo_db, monkeypatch
+) -> None:
+    """U6: "58 of 58 done" with an empty output file was "0 judged, 58 failed", exit 0,
+    with no word on the mismatch: one line says it, exit 1, and the next run asks again."""
+    with _EmptyOutput(delay=None) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        cli("judge", demo_db, *MMVET_ONE_RUN, "--batch")
+        server.release()
+        result = cli("judge", demo_db, "--batch", "--collect")
+        assert result.code == 1, result.stdout
+        assert result.stderr == (
+            "error: batch batch_fake2: the provider reported 58 requests done, but its result "
+            "files hold 0; the others are recorded as failed, and the next `judge --batch` "
+            "asks them again.\n"
+        )
+        server.empty = False
+        again = cli("judge", demo_db, *MMVET_ONE_RUN, "--batch")
+        assert "Sent 58 requests" in again.stdout, again.stdout
+        server.release()
+        result = cli("judge", demo_db, "--batch", "--collect")
+    assert result.code == 0 and "58 judged, 0 failed" in result.stdout, result.stderr
+
+
 def test_a_request_in_the_output_and_the_error_file_is_done_and_never_sent_again(
     cli, batch_api, demo_db
 ) -> None:

@@ -89,6 +89,7 @@ def _rounds(
     """Collect and send until nothing is in flight (--wait) or once. An item that failed
     in this command is not sent again by it (a later command asks it again)."""
     failed: set[tuple[int, int]] = set()
+    short: list[tuple[str, int, int]] = []
     first = True
     waiting = BatchNotice(
         lambda text: say(f"Waiting (a poll every {options.poll_seconds:g} s): {text}", console=err)
@@ -96,6 +97,7 @@ def _rounds(
     while True:
         collected = judge.collect()
         failed |= collected.failed_items
+        short += collected.short
         _say_collected(collected)
         if not options.collect_only:
             submitted = judge.submit(plan(store), failed)
@@ -105,6 +107,7 @@ def _rounds(
         flying = batches_in_flight(store)
         if not (options.wait and flying):
             _say_in_flight(store, setup)
+            _fail_if_short(short)
             return
         waiting.seen(flying)
         time.sleep(options.poll_seconds)
@@ -152,6 +155,19 @@ def _say_collected(done: Collected) -> None:
             "the first reply (else the first failure) was kept, the others are recorded "
             "with the request, and none is sent again.",
             console=err,
+        )
+
+
+def _fail_if_short(short: list[tuple[str, int, int]]) -> None:
+    """Exit 1 when a provider reported requests done that its result files left out: they
+    are recorded as failed (the next `judge --batch` asks them again), not judged."""
+    if short:
+        batches = ", ".join(batch for batch, _, _ in short)
+        reported, received = sum(r for _, r, _ in short), sum(r for _, _, r in short)
+        raise fail(
+            f"batch {batches}: the provider reported {reported} requests done, but its result "
+            f"files hold {received}; the others are recorded as failed, and the next "
+            "`judge --batch` asks them again."
         )
 
 
