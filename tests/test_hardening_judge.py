@@ -348,6 +348,16 @@ def test_a_timeout_beyond_an_hour_or_not_finite_is_refused_by_the_flag_and_the_s
     assert dump(demo_db) == before
 
 
+@pytest.mark.parametrize("name", ["PATH", "HOME", "sk-SECRET-given-as-a-name"])
+def test_a_key_variable_that_holds_no_key_is_refused_and_not_echoed(
+    cli, demo_db: Path, name: str
+) -> None:
+    """`--api-key-env PATH` would send PATH's value to the server as the key."""
+    result = cli("judge", demo_db, "--api-key-env", name, "--dry-run")
+    assert result.code != 0 and "--api-key-env" in result.stderr, result.stdout
+    assert "not PATH, HOME and the like" in result.stderr and "SECRET" not in result.stderr
+
+
 @pytest.mark.parametrize("where", ["flag", "environment", "settings file"])
 def test_a_key_given_inside_the_base_url_is_refused_and_never_shown_or_stored(
     demo_db: Path, config_home: Path, where: str

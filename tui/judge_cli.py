@@ -26,6 +26,7 @@ from lmmreview.tui.options import (
     DatasetsOpt,
     DbArg,
     JudgeUrlOpt,
+    checked_key_variable,
     checked_timeout,
 )
 from lmmreview.tui.output import clear_errors, err, fail, say
@@ -68,6 +69,7 @@ def judge(
         typer.Option(
             metavar="VAR",
             help="Environment variable holding the API key (default: OPENAI_API_KEY).",
+            callback=checked_key_variable,
         ),
     ] = None,
     timeout: Annotated[

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 from urllib.parse import unquote, urlsplit
@@ -17,6 +18,16 @@ MAX_RUNS = 100
 # for ever); `judge --timeout` and the settings' judge.timeout share this bound.
 MIN_TIMEOUT, MAX_TIMEOUT = 0.1, 3600.0
 TIMEOUT_EXPECTED = f"seconds from {MIN_TIMEOUT:g} to {MAX_TIMEOUT:g}"
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Variables that never hold a key: naming one (api_key_env = "PATH") would send its value
+# to the judge server as the key.
+NOT_KEY_VARIABLES = frozenset(
+    {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "OLDPWD", "LANG", "LC_ALL", "TERM",
+     "TMPDIR", "HOSTNAME", "DISPLAY", "EDITOR", "MAIL", "PYTHONPATH"}
+)  # fmt: skip
+KEY_VARIABLE_EXPECTED = (
+    "the NAME of the environment variable holding the key (never the key itself)"
+)
 _KEY_ADVICE = "give the key through the environment variable api_key_env names, never in the URL"
 
 
@@ -61,6 +72,24 @@ def checked_timeout(seconds: float | None) -> float | None:
     if seconds is not None and not timeout_ok(seconds):
         raise typer.BadParameter(f"expected {TIMEOUT_EXPECTED}")
     return seconds
+
+
+def key_variable_ok(name: object) -> bool:
+    """Whether `name` can name the variable holding the key: a variable name, and none of
+    those that hold something else (PATH, HOME...)."""
+    return (
+        isinstance(name, str)
+        and _VARIABLE_NAME.fullmatch(name) is not None
+        and name.upper() not in NOT_KEY_VARIABLES
+    )
+
+
+def checked_key_variable(name: str | None) -> str | None:
+    """The --api-key-env given, if it can name the key's variable (it is never echoed: a
+    key put there by mistake stays off the terminal)."""
+    if name is not None and not key_variable_ok(name):
+        raise typer.BadParameter(f"expected {KEY_VARIABLE_EXPECTED}, not PATH, HOME and the like")
+    return name
 
 
 def given_path(text: str | Path) -> Path:

@@ -30,13 +30,19 @@ from lmmreview.engine.causes import MMMU_CAUSES
 from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL
 from lmmreview.engine.review import DISAGREEMENT, SPREAD
 from lmmreview.engine.secrets import redact_url
-from lmmreview.tui.options import MAX_RUNS, TIMEOUT_EXPECTED, timeout_ok, url_problem
+from lmmreview.tui.options import (
+    KEY_VARIABLE_EXPECTED,
+    MAX_RUNS,
+    TIMEOUT_EXPECTED,
+    key_variable_ok,
+    timeout_ok,
+    url_problem,
+)
 from lmmreview.tui.output import fail
 
 IMAGE_RENDERERS = ("auto", "tgp", "sixel", "halfcell", "unicode", "off")
 DEFAULT_THEME = "textual-dark"
 CAUSES = "causes"  # the file's table of error causes
-_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CAUSE_ID = re.compile(r"[A-Za-z0-9_-]+")
 _TABLE_HEADER = re.compile(r"^\s*\[")
 _THEME_LINE = re.compile(r"^\s*theme\s*=")
@@ -178,9 +184,7 @@ _SPECS: dict[str, _Spec] = {
         "an http:// or https:// URL with a host (no user name or password, no #fragment)",
     ),
     "judge.api_key_env": _Spec(
-        "judge_api_key_env",
-        lambda v: isinstance(v, str) and bool(_VARIABLE_NAME.fullmatch(v)),
-        "the NAME of an environment variable (never the key itself)",
+        "judge_api_key_env", key_variable_ok, f"{KEY_VARIABLE_EXPECTED}, not PATH, HOME..."
     ),
     "judge.runs": _Spec(
         "judge_runs", _number(1, MAX_RUNS, whole=True), f"a whole number from 1 to {MAX_RUNS}"
