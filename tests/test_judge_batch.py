@@ -373,6 +373,11 @@ def _outcomes(db: Path) -> list[str]:
         ({"request_counts": "lots"}, "request_counts is 'lots'"),
         ({"request_counts": {"completed": "many"}}, "request_counts.completed is 'many'"),
         ({"request_counts": {"completed": 10**30}}, "request_counts.completed is 1000000000"),
+        # with every count given, the client reads `true` as 1: "1 of 58 done"
+        (
+            {"request_counts": {"total": 58, "completed": True, "failed": 0}},
+            "request_counts.completed is True",
+        ),
         ({"id": "b" * 200_000}, "id is 'bbbbbbbb"),
         ({"id": "../files/x"}, "id is '../files/x'"),
     ],
@@ -412,6 +417,10 @@ def test_a_malformed_batch_when_polled_changes_nothing_and_is_collected_later(
     result = cli("judge", demo_db, "--batch", "--collect")
     assert result.code == 1 and "asking about batch batch_fake2: " in result.stderr
     assert "malformed" in result.stderr and dump(demo_db) == before
+    batch_api.mangle = {"request_counts": {"total": 58, "completed": 58, "failed": False}}
+    result = cli("judge", demo_db, "--batch", "--collect")
+    assert result.code == 1 and "request_counts.failed is False" in result.stderr
+    assert dump(demo_db) == before
     batch_api.mangle = {}
     result = cli("judge", demo_db, "--batch", "--collect")
     assert result.code == 0 and "58 judged, 0 failed" in result.stdout, result.stdout
