@@ -338,7 +338,7 @@ def test_a_timeout_beyond_an_hour_or_not_finite_is_refused_by_the_flag_and_the_s
     before = dump(demo_db)
     result = cli("judge", demo_db, "--timeout", seconds, "--dry-run")
     assert result.code != 0, result.stdout
-    assert "--timeout" in result.stderr and "0.1 to 3600" in result.stderr
+    assert "--timeout" in result.stderr and "3600" in result.stderr
     settings = config_home / "lmmreview" / "config.toml"
     settings.parent.mkdir()
     settings.write_text(f"[judge]\ntimeout = {seconds}\n")  # TOML has inf and nan

@@ -27,7 +27,6 @@ from lmmreview.tui.options import (
     DbArg,
     JudgeUrlOpt,
     checked_key_variable,
-    checked_timeout,
 )
 from lmmreview.tui.output import clear_errors, err, fail, say
 from lmmreview.tui.settings import for_command
@@ -75,9 +74,10 @@ def judge(
     timeout: Annotated[
         float | None,
         typer.Option(
+            min=MIN_TIMEOUT,
+            max=MAX_TIMEOUT,  # inf waited for ever on a stalled server
             metavar="SECONDS",
-            help=f"Seconds per request, {MIN_TIMEOUT:g} to {MAX_TIMEOUT:g} (default: 60).",
-            callback=checked_timeout,
+            help="Seconds per request (default: 60).",
         ),
     ] = None,
     max_attempts: Annotated[

@@ -17,7 +17,6 @@ MAX_RUNS = 100
 # Seconds a judge request may wait: beyond an hour the server has stalled (`inf` waited
 # for ever); `judge --timeout` and the settings' judge.timeout share this bound.
 MIN_TIMEOUT, MAX_TIMEOUT = 0.1, 3600.0
-TIMEOUT_EXPECTED = f"seconds from {MIN_TIMEOUT:g} to {MAX_TIMEOUT:g}"
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Variables that never hold a key: naming one (api_key_env = "PATH") would send its value
 # to the judge server as the key.
@@ -58,20 +57,6 @@ def checked_url(url: str | None) -> str | None:
     if problem is not None:
         raise typer.BadParameter(problem)
     return url
-
-
-def timeout_ok(seconds: object) -> bool:
-    """Whether `seconds` is a request timeout within the bounds (NaN is none)."""
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
-        return False  # TOML true is no number, though Python's bool is an int
-    return MIN_TIMEOUT <= seconds <= MAX_TIMEOUT
-
-
-def checked_timeout(seconds: float | None) -> float | None:
-    """The --timeout given, within the bounds; anything else is a usage error."""
-    if seconds is not None and not timeout_ok(seconds):
-        raise typer.BadParameter(f"expected {TIMEOUT_EXPECTED}")
-    return seconds
 
 
 def key_variable_ok(name: object) -> bool:

@@ -33,9 +33,9 @@ from lmmreview.engine.secrets import redact_url
 from lmmreview.tui.options import (
     KEY_VARIABLE_EXPECTED,
     MAX_RUNS,
-    TIMEOUT_EXPECTED,
+    MAX_TIMEOUT,
+    MIN_TIMEOUT,
     key_variable_ok,
-    timeout_ok,
     url_problem,
 )
 from lmmreview.tui.output import fail
@@ -88,11 +88,6 @@ class Settings:
         """The key in the variable judge.api_key_env names (None: not set)."""
         return os.environ.get(self.judge_api_key_env) or None
 
-    def shown_url(self) -> str | None:
-        """The base URL as it may be shown: without the key, wherever it sits."""
-        url = self.judge_base_url
-        return None if url is None else redact_url(url, [self.api_key])
-
     def check_url(self) -> None:
         """Raise SettingsError, naming where the base URL came from but not quoting it,
         when it holds the key (in the path, the query, percent-encoded...)."""
@@ -113,7 +108,10 @@ class Settings:
         return listed + keymap + causes
 
     def _shown(self, key: str) -> object:
-        return self.shown_url() if key == "judge.base_url" else getattr(self, _SPECS[key].attribute)
+        value = getattr(self, _SPECS[key].attribute)
+        if key == "judge.base_url" and value is not None:
+            return redact_url(value, [self.api_key])  # never the key, wherever it sits
+        return value
 
     def check_screen(self, defaults: Mapping[str, str], themes: Collection[str]) -> None:
         """Fail, naming the file and the key, on a keymap id or theme the screen lacks, or a
@@ -190,7 +188,11 @@ _SPECS: dict[str, _Spec] = {
         "judge_runs", _number(1, MAX_RUNS, whole=True), f"a whole number from 1 to {MAX_RUNS}"
     ),
     "judge.concurrency": _Spec("judge_concurrency", _number(1, whole=True), "a whole number >= 1"),
-    "judge.timeout": _Spec("judge_timeout", timeout_ok, TIMEOUT_EXPECTED),
+    "judge.timeout": _Spec(
+        "judge_timeout",
+        _number(MIN_TIMEOUT, MAX_TIMEOUT),
+        f"seconds from {MIN_TIMEOUT:g} to {MAX_TIMEOUT:g}",
+    ),
     "judge.max_attempts": _Spec(
         "judge_max_attempts", _number(1, whole=True), "a whole number >= 1"
     ),
