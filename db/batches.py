@@ -80,6 +80,8 @@ class Collected:
     repeated: list[tuple[str, int]] = field(default_factory=list)  # (batch, ids seen twice)
     # (batch, lines no request of it: unreadable, or a custom_id it never sent)
     strays: list[tuple[str, int]] = field(default_factory=list)
+    # (batch, requests the provider reported ended, those its files hold a result for)
+    short: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,9 +392,12 @@ class BatchJudge:
             (row,),
         ).fetchall()
         sent = {sent_as for _, sent_as, *_ in requests}
-        strays = results.unreadable + sum(1 for found in results.outcomes if found not in sent)
+        received = sum(1 for found in results.outcomes if found in sent)
+        strays = results.unreadable + len(results.outcomes) - received
         if strays:
             done.strays.append((info.id, strays))
+        if info.completed + info.failed > received:  # an empty or truncated result file
+            done.short.append((info.id, info.completed + info.failed, received))
         with self.store.transaction():
             for request_id, sent_as, answer_id, run, key in requests:
                 outcome = results.outcomes.get(sent_as, missing)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Final, Protocol, TypeGuard
+from typing import Any, Final, Protocol, TypeGuard
 
 from lmmreview.engine.defaults import MAX_BYTES, MAX_REQUESTS
 from lmmreview.engine.llm import Call, CallFailed, Reply, chat_body, completion_reply, error_message
@@ -158,6 +158,22 @@ def batch_info(batch: object, secrets: tuple[str, ...]) -> BatchInfo:
     )
 
 
+def _parsed(raw: Any, secrets: tuple[str, ...]) -> Any:
+    """A raw reply of the client, parsed, once no request count of its batch (or of each
+    batch of a list's page) is found to be `true`: the client would read it as 1."""
+    try:
+        data = json.loads(raw.text)
+    except ValueError:
+        data = None  # not JSON: the parse says so
+    listed = data.get("data") if isinstance(data, dict) else None
+    for batch in listed if isinstance(listed, list) else [data]:
+        counts = batch.get("request_counts") if isinstance(batch, dict) else None
+        for name, value in counts.items() if isinstance(counts, dict) else ():
+            if isinstance(value, bool):
+                raise _malformed(f"request_counts.{name}", value, secrets)
+    return raw.parse()
+
+
 def _malformed(name: str, value: object, secrets: tuple[str, ...]) -> BatchMalformed:
     shown = redact(repr(value), secrets)[:60]
     return BatchMalformed(f"the provider's reply is malformed: {name} is {shown}")
@@ -245,24 +261,27 @@ class OpenAIBatches:
 
     def create(self, file_id: str, tag: str) -> BatchInfo:
         with self._errors("creating a batch"):
-            batch = self._client.batches.create(
+            raw = self._client.batches.with_raw_response.create(
                 input_file_id=file_id,
                 endpoint=ENDPOINT,
                 completion_window=COMPLETION_WINDOW,
                 metadata={TAG_KEY: tag},
             )
-            return batch_info(batch, self.secrets)
+            return batch_info(_parsed(raw, self.secrets), self.secrets)
 
     def retrieve(self, batch_id: str) -> BatchInfo:
         with self._errors(f"asking about batch {batch_id}"):
-            return batch_info(self._client.batches.retrieve(batch_id), self.secrets)
+            raw = self._client.batches.with_raw_response.retrieve(batch_id)
+            return batch_info(_parsed(raw, self.secrets), self.secrets)
 
     def find(self, tag: str, since: float) -> BatchInfo | None:
         """The batch created with this tag, looking back to `since` (epoch seconds; the
         list is newest first), or None. A listed batch that cannot be read stops the
         search: it might be this one."""
         with self._errors("listing the batches"):
-            for batch in self._client.batches.list(limit=100):
+            for batch in _parsed(
+                self._client.batches.with_raw_response.list(limit=100), self.secrets
+            ):
                 metadata = getattr(batch, "metadata", None)
                 created_at = getattr(batch, "created_at", None)
                 if not isinstance(metadata, dict | None):

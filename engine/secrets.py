@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Iterable
+from urllib.parse import quote
 
 REDACTED = "[redacted]"
 # A key of one to three characters (a local server's "k") is no secret, and replacing
@@ -33,3 +34,10 @@ def redact(text: str, secrets: Iterable[str]) -> str:
         if len(secret) >= MIN_SECRET_LENGTH:
             text = text.replace(secret, REDACTED)
     return text
+
+
+def redact_url(url: str, secrets: Iterable[str | None]) -> str:
+    """`url` with each secret (None: no key) hidden, as written or percent-encoded: what
+    every base URL passes through before it is shown or stored."""
+    given = [secret for secret in secrets if secret]
+    return redact(url, [*given, *(quote(secret, safe="") for secret in given)])

@@ -642,6 +642,21 @@ def test_two_official_files_of_one_name_are_refused(cli, demo_db: Path, tmp_path
     assert _export(cli, demo_db, "mmvet-grades", tmp_path / "grades", "--dataset", "mmvet")
 
 
+def test_two_models_mapped_to_one_file_name_are_named_as_they_are(cli, tmp_path: Path) -> None:
+    """The refusal said the names differ "but for '/'" when one held U+202E where the
+    other held "_": it names both models, as they are, and says why they collide."""
+    db = _import_mmvet(cli, tmp_path, "alike.db")
+    for model in ("m\u202ex", "m_x"):
+        _add_model(cli, db, tmp_path, model)
+        _judge(db, model, SCORES["m2"])
+    result = cli("export", db, "--format", "mmvet-grades", "--out", tmp_path / "grades")
+    assert result.code == 1
+    assert "but for '/'" not in result.stderr
+    assert "for model 'm\\u202ex' of mmvet and for model 'm_x' of mmvet:" in result.stderr
+    assert "a file name replaces '/', control and direction characters" in result.stderr
+    assert not (tmp_path / "grades").exists()
+
+
 def _add_model(cli, db: Path, folder: Path, model: str) -> None:
     """`model`'s answers to the questions `_import_mmvet` wrote to `folder`."""
     answers = write_json(folder / "more.json", dict.fromkeys(SCORES["m2"], "x"))

@@ -5,6 +5,7 @@ is never stored or printed, and a run killed with SIGKILL pays again for no answ
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import resource
 import shutil
@@ -13,12 +14,15 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 import pytest
 from conftest import dump
 
+from bench.fake_batch import FakeBatchAPI
 from bench.fake_judge import FakeJudge
 from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore
@@ -326,6 +330,34 @@ def test_runs_above_the_maximum_in_the_settings_file_are_refused(demo_db, config
     assert _judge_bounded(demo_db, "--dry-run").returncode == 0
 
 
+@pytest.mark.parametrize("seconds", ["inf", "nan", "1e300", "3601"])
+def test_a_timeout_beyond_an_hour_or_not_finite_is_refused_by_the_flag_and_the_settings(
+    cli, demo_db: Path, config_home: Path, seconds: str
+) -> None:
+    """H5: `--timeout inf` (or judge.timeout = 1e300) waited for ever on a stalled server."""
+    before = dump(demo_db)
+    result = cli("judge", demo_db, "--timeout", seconds, "--dry-run")
+    assert result.code != 0, result.stdout
+    assert "--timeout" in result.stderr and "3600" in result.stderr
+    settings = config_home / "lmmreview" / "config.toml"
+    settings.parent.mkdir()
+    settings.write_text(f"[judge]\ntimeout = {seconds}\n")  # TOML has inf and nan
+    result = cli("judge", demo_db, "--dry-run")
+    assert result.code == 1, result.stdout
+    assert result.stderr == f"error: {settings}: judge.timeout: expected seconds from 0.1 to 3600\n"
+    assert dump(demo_db) == before
+
+
+@pytest.mark.parametrize("name", ["PATH", "HOME", "sk-SECRET-given-as-a-name"])
+def test_a_key_variable_that_holds_no_key_is_refused_and_not_echoed(
+    cli, demo_db: Path, name: str
+) -> None:
+    """`--api-key-env PATH` would send PATH's value to the server as the key."""
+    result = cli("judge", demo_db, "--api-key-env", name, "--dry-run")
+    assert result.code != 0 and "--api-key-env" in result.stderr, result.stdout
+    assert "not PATH, HOME and the like" in result.stderr and "SECRET" not in result.stderr
+
+
 @pytest.mark.parametrize("where", ["flag", "environment", "settings file"])
 def test_a_key_given_inside_the_base_url_is_refused_and_never_shown_or_stored(
     demo_db: Path, config_home: Path, where: str
@@ -353,6 +385,73 @@ def test_a_key_given_inside_the_base_url_is_refused_and_never_shown_or_stored(
         assert "user name or password" in result.stderr, result.stderr
         assert "SECRET" not in result.stdout + result.stderr
     assert demo_db.read_bytes() == before
+
+
+URL_KEY = "sk-SECRET-5678/+x"  # with characters a URL percent-encodes
+KEYED_URLS = {  # the key outside userinfo, as the third attacker placed it (K2); HOST: host:port
+    "query": f"http://HOST/v1?api-key={URL_KEY}",
+    "path": f"http://HOST/{URL_KEY}/v1",
+    "encoded path": f"http://HOST/{quote(URL_KEY, safe='')}/v1",
+    "fragment": f"http://HOST/v1#{URL_KEY}",
+    "encoded userinfo": f"http://u%3A{quote(URL_KEY, safe='')}%40HOST/v1",
+}
+
+
+@pytest.fixture(scope="module")
+def batch_host() -> Iterator[str]:
+    """A live fake Batch API (a URL it accepts would send and store): its host:port."""
+    with FakeBatchAPI(delay=None) as server:
+        yield f"127.0.0.1:{server.port}"
+
+
+@pytest.mark.parametrize("where", ["flag", "environment", "settings file"])
+@pytest.mark.parametrize("url", KEYED_URLS.values(), ids=KEYED_URLS.keys())
+def test_a_key_anywhere_in_the_base_url_is_refused_and_never_shown_or_stored(
+    cli, demo_db: Path, config_home: Path, monkeypatch, batch_host: str, where: str, url: str
+) -> None:
+    """K2: the key in the query, the path, a fragment, or percent-encoded userinfo was
+    printed by `config`, and with `#KEY` by the collect hint and stored with the batch."""
+    url = url.replace("HOST", batch_host)
+    monkeypatch.setenv("OPENAI_API_KEY", URL_KEY)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    flags: tuple[str, ...] = ()
+    if where == "flag":
+        flags = ("--base-url", url)
+    elif where == "environment":
+        monkeypatch.setenv("OPENAI_BASE_URL", url)
+    else:
+        path = config_home / "lmmreview" / "config.toml"
+        path.parent.mkdir()
+        path.write_text(f"[judge]\nbase_url = {json.dumps(url)}\n")
+    before = dump(demo_db)
+    for command in (["judge", demo_db, "--runs", "1", "--batch", *flags], ["config"]):
+        result = cli(*command)
+        if command == ["config"] and where == "flag":
+            assert result.code == 0  # no URL given to it
+        else:
+            assert result.code != 0 and "error" in result.stderr.lower(), result.stderr
+        shown = result.stdout + result.stderr
+        assert "SECRET" not in unquote(shown), shown
+    assert dump(demo_db) == before
+
+
+def test_a_base_url_stored_with_the_key_is_shown_without_it(
+    cli, demo_db: Path, monkeypatch
+) -> None:
+    """Every printed or stored base URL goes through one redaction: a batch in flight
+    recorded (by an older version) with the key in its URL is hinted without the key."""
+    monkeypatch.setenv("OPENAI_API_KEY", URL_KEY)
+    with closing(sqlite3.connect(demo_db)) as conn, conn:
+        conn.execute(
+            "INSERT INTO judge_batches (tag, judge_model, base_url, owner, status, batch_id, "
+            "created_at) VALUES ('t', 'gpt-4-0613', ?, 'o@1', 'in_progress', 'batch_1', "
+            "'2026-11-27T13:00:00')",
+            (KEYED_URLS["encoded path"].replace("/v1", "/v1?k=" + URL_KEY),),
+        )
+    result = cli("judge", demo_db, "--runs", "1", "--batch", "--dry-run")
+    assert result.code == 0, result.stderr
+    assert "--batch --collect --base-url" in result.stdout
+    assert "SECRET" not in unquote(result.stdout + result.stderr), result.stdout
 
 
 def test_a_poll_interval_beyond_a_day_is_refused_as_a_usage_error(cli, demo_db: Path) -> None:

@@ -373,6 +373,11 @@ def _outcomes(db: Path) -> list[str]:
         ({"request_counts": "lots"}, "request_counts is 'lots'"),
         ({"request_counts": {"completed": "many"}}, "request_counts.completed is 'many'"),
         ({"request_counts": {"completed": 10**30}}, "request_counts.completed is 1000000000"),
+        # with every count given, the client reads `true` as 1: "1 of 58 done"
+        (
+            {"request_counts": {"total": 58, "completed": True, "failed": 0}},
+            "request_counts.completed is True",
+        ),
         ({"id": "b" * 200_000}, "id is 'bbbbbbbb"),
         ({"id": "../files/x"}, "id is '../files/x'"),
     ],
@@ -412,6 +417,10 @@ def test_a_malformed_batch_when_polled_changes_nothing_and_is_collected_later(
     result = cli("judge", demo_db, "--batch", "--collect")
     assert result.code == 1 and "asking about batch batch_fake2: " in result.stderr
     assert "malformed" in result.stderr and dump(demo_db) == before
+    batch_api.mangle = {"request_counts": {"total": 58, "completed": 58, "failed": False}}
+    result = cli("judge", demo_db, "--batch", "--collect")
+    assert result.code == 1 and "request_counts.failed is False" in result.stderr
+    assert dump(demo_db) == before
     batch_api.mangle = {}
     result = cli("judge", demo_db, "--batch", "--collect")
     assert result.code == 0 and "58 judged, 0 failed" in result.stdout, result.stdout
@@ -458,6 +467,43 @@ def test_result_lines_of_no_request_are_counted_and_said(cli, batch_api, demo_db
     result = cli("judge", demo_db, "--batch", "--collect")
     assert "58 judged, 0 failed" in result.stdout, result.stdout
     assert "batch_fake2: 116 result line(s) named no request of the batch" in result.stderr
+
+
+class _EmptyOutput(FakeBatchAPI):
+    """A provider that reports every request done, then serves an empty output file
+    (while `empty` holds)."""
+
+    empty = True
+
+    def _publish(self, batch) -> None:
+        if self.empty:
+            batch.output = [""]
+        super()._publish(batch)
+
+
+def test_a_batch_reported_done_whose_output_is_empty_exits_1_and_is_asked_again(
+    cli, demo_db, monkeypatch
+) -> None:
+    """U6: "58 of 58 done" with an empty output file was "0 judged, 58 failed", exit 0,
+    with no word on the mismatch: one line says it, exit 1, and the next run asks again."""
+    with _EmptyOutput(delay=None) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        cli("judge", demo_db, *MMVET_ONE_RUN, "--batch")
+        server.release()
+        result = cli("judge", demo_db, "--batch", "--collect")
+        assert result.code == 1, result.stdout
+        assert result.stderr == (
+            "error: batch batch_fake2: the provider reported 58 requests done, but its result "
+            "files hold 0; the others are recorded as failed, and the next `judge --batch` "
+            "asks them again.\n"
+        )
+        server.empty = False
+        again = cli("judge", demo_db, *MMVET_ONE_RUN, "--batch")
+        assert "Sent 58 requests" in again.stdout, again.stdout
+        server.release()
+        result = cli("judge", demo_db, "--batch", "--collect")
+    assert result.code == 0 and "58 judged, 0 failed" in result.stdout, result.stderr
 
 
 def test_a_request_in_the_output_and_the_error_file_is_done_and_never_sent_again(

@@ -129,6 +129,8 @@ def test_a_judge_flag_beats_the_file_which_beats_the_default(
         ("[keymap]\nflag = 'x,ctrl+f'\n", "keymap.flag: key 'x' is also bound to cause"),
         ("theme = 'no-such-theme'\n", "theme"),
         ("[judge]\napi_key_env = 'sk-unique-SECRET'\n", "judge.api_key_env"),
+        # PATH's value would be sent as the key
+        ("[judge]\napi_key_env = 'PATH'\n", "judge.api_key_env: expected the NAME"),
         ("[judge]\nbase_url = 'localhost:8000'\n", "judge.base_url"),  # as the flag is checked
     ],
 )

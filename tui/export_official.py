@@ -22,7 +22,7 @@ from lmmreview.tui.output import clear_errors, err, fail, say
 Workbook = tuple[list[str], list[list]]  # header, rows
 Content = str | Workbook
 Files = dict[str, Content]  # file name -> what goes in it
-Named = list[tuple[str, Content]]  # a dataset's files, named
+Named = list[tuple[str, str | None, Content]]  # a dataset's files: name, model (None: all)
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,14 +65,15 @@ def _mmvet_csvs(
     if len(left_out) == len(capabilities.rows):
         return []
     names = official.grader_csv_names(name, capabilities.runs)
-    return list(zip(names, map(official.grader_csv, (capabilities, integrations)), strict=True))
+    contents = map(official.grader_csv, (capabilities, integrations))
+    return [(file, None, content) for file, content in zip(names, contents, strict=True)]
 
 
 def _mmvet_grades(
     store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
 ) -> Named:
     return [
-        (official.grade_file_name(model, grades), official.grade_json(grades))
+        (official.grade_file_name(model, grades), model, official.grade_json(grades))
         for model, grades in grade_files(store, name, judge).items()
     ]
 
@@ -81,7 +82,7 @@ def _mmbench(
     store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
 ) -> Named:
     return [
-        (f"{official.file_part(model)}_{official.file_part(name)}.xlsx", book)
+        (f"{official.file_part(model)}_{official.file_part(name)}.xlsx", model, book)
         for model, book in mmbench_workbooks(store, name).items()
     ]
 
@@ -92,6 +93,7 @@ def _mmmu(
     return [
         (
             f"{official.file_part(model)}_{official.file_part(name)}.json",
+            model,
             official.submission_json(answers),
         )
         for model, answers in mmmu_submissions(store, name, judge).items()
@@ -122,12 +124,14 @@ def export_official(
     with clear_errors(db):
         refuse_database(output, db)  # before the database is read, or anything written
     files: Files = {}
+    owners: dict[str, tuple[str, str | None]] = {}  # file name -> (dataset, model)
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(datasets or [])
         for name, benchmark in store.datasets(datasets or None):
             if isinstance(benchmark, spec.benchmark):
                 judge = store.chosen_judge(name, judge_name)
-                _add(files, spec.files(store, name, benchmark, unscored_as_zero, judge), fmt)
+                named = spec.files(store, name, benchmark, unscored_as_zero, judge)
+                _add(files, owners, named, fmt, name)
     if not files:
         raise fail(f"{db}: no {spec.title} answers to write as {fmt}")
     folder, destinations = _destinations(output, files, spec.one_file_allowed, fmt)
@@ -140,15 +144,32 @@ def export_official(
         say(f"wrote {path}")
 
 
-def _add(files: Files, named: Named, fmt: str) -> None:
+def _add(
+    files: Files,
+    owners: dict[str, tuple[str, str | None]],
+    named: Named,
+    fmt: str,
+    dataset: str,
+) -> None:
     """Add a dataset's files; two files of one name would leave only the last."""
-    for name, content in named:
+    for name, model, content in named:
         if name in files:
+            first, second = _owner(*owners[name]), _owner(dataset, model)
+            way = (
+                "give --dataset NAME, one at a time"
+                if owners[name][0] != dataset
+                else "a file name replaces '/', control and direction characters"
+            )
             raise fail(
-                f"--format {fmt} would write two files named {name} (the same model in two "
-                "datasets, or models named alike but for '/'): give --dataset NAME, one at a time"
+                f"--format {fmt} would write two files named {name}, for {first} and for "
+                f"{second}: {way}"
             )
         files[name] = content
+        owners[name] = (dataset, model)
+
+
+def _owner(dataset: str, model: str | None) -> str:
+    return f"model {model!r} of {dataset}" if model is not None else dataset
 
 
 def _writer(content: Content) -> Callable[[Path], None]:

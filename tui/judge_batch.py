@@ -66,7 +66,7 @@ def judge_in_batches(
         client = OpenAIBatches(api_key=setup.api_key, base_url=setup.base_url,
                                timeout=setup.timeout)  # fmt: skip
         judge = BatchJudge(store, client, setup.model, variant=options.variant,
-                           base_url=setup.base_url, limits=options.limits,
+                           base_url=setup.shown_url, limits=options.limits,
                            secrets=client.secrets)  # fmt: skip
         try:
             _rounds(store, judge, options, plan, setup)
@@ -89,6 +89,7 @@ def _rounds(
     """Collect and send until nothing is in flight (--wait) or once. An item that failed
     in this command is not sent again by it (a later command asks it again)."""
     failed: set[tuple[int, int]] = set()
+    short: list[tuple[str, int, int]] = []
     first = True
     waiting = BatchNotice(
         lambda text: say(f"Waiting (a poll every {options.poll_seconds:g} s): {text}", console=err)
@@ -96,6 +97,7 @@ def _rounds(
     while True:
         collected = judge.collect()
         failed |= collected.failed_items
+        short += collected.short
         _say_collected(collected)
         if not options.collect_only:
             submitted = judge.submit(plan(store), failed)
@@ -105,6 +107,7 @@ def _rounds(
         flying = batches_in_flight(store)
         if not (options.wait and flying):
             _say_in_flight(store, setup)
+            _fail_if_short(short)
             return
         waiting.seen(flying)
         time.sleep(options.poll_seconds)
@@ -155,6 +158,19 @@ def _say_collected(done: Collected) -> None:
         )
 
 
+def _fail_if_short(short: list[tuple[str, int, int]]) -> None:
+    """Exit 1 when a provider reported requests done that its result files left out: they
+    are recorded as failed (the next `judge --batch` asks them again), not judged."""
+    if short:
+        batches = ", ".join(batch for batch, _, _ in short)
+        reported, received = sum(r for _, r, _ in short), sum(r for _, _, r in short)
+        raise fail(
+            f"batch {batches}: the provider reported {reported} requests done, but its result "
+            f"files hold {received}; the others are recorded as failed, and the next "
+            "`judge --batch` asks them again."
+        )
+
+
 def _say_submitted(done: Submitted, model: str, quiet: bool) -> None:
     """What a round sent; `quiet`: nothing when it sent nothing (a later round of --wait)."""
     if done.answered:
@@ -185,7 +201,7 @@ def _collect_them(store: Store, setup: JudgeSetup) -> str:
 def _collect_command(db: Path, base_url: str | None, setup: JudgeSetup) -> str:
     words = ["lmmreview", "judge", str(db), "--batch", "--collect"]
     if base_url:
-        words += ["--base-url", base_url]
+        words += ["--base-url", setup.shown(base_url)]  # stored before it was redacted
     if setup.api_key_env != DEFAULT_KEY_VARIABLE:
         words += ["--api-key-env", setup.api_key_env]
     return shlex.join(words)

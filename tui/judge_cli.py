@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from lmmreview.engine.defaults import DEFAULT_JUDGE_MODEL, MAX_BYTES, MAX_REQUESTS
-from lmmreview.tui.options import MAX_RUNS, DatasetsOpt, DbArg, JudgeUrlOpt
+from lmmreview.tui.options import (
+    MAX_RUNS,
+    MAX_TIMEOUT,
+    MIN_TIMEOUT,
+    DatasetsOpt,
+    DbArg,
+    JudgeUrlOpt,
+    checked_key_variable,
+)
 from lmmreview.tui.output import clear_errors, err, fail, say
 
 if TYPE_CHECKING:
@@ -53,11 +61,17 @@ def judge(
         typer.Option(
             metavar="VAR",
             help="Environment variable holding the API key (default: OPENAI_API_KEY).",
+            callback=checked_key_variable,
         ),
     ] = None,
     timeout: Annotated[
         float | None,
-        typer.Option(min=0.1, metavar="SECONDS", help="Seconds per request (default: 60)."),
+        typer.Option(
+            min=MIN_TIMEOUT,
+            max=MAX_TIMEOUT,  # inf waited for ever on a stalled server
+            metavar="SECONDS",
+            help="Seconds per request (default: 60).",
+        ),
     ] = None,
     max_attempts: Annotated[
         int | None,

@@ -7,7 +7,6 @@ run the same Runner; only the progress display differs (a bar, or the judge scre
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -15,6 +14,7 @@ from lmmreview.db.judging import JudgeStore
 from lmmreview.engine.benchmark import JudgeItem
 from lmmreview.engine.llm import OpenAIChat
 from lmmreview.engine.runner import Progress, Runner, RunnerSettings
+from lmmreview.engine.secrets import redact_url
 from lmmreview.tui.settings import Settings
 
 DUMMY_KEY = "not-needed"  # local servers (vLLM, Ollama) ignore the key, but one is required
@@ -35,6 +35,14 @@ class JudgeSetup:
     def model(self) -> str:
         return self.runner.model
 
+    def shown(self, url: str) -> str:
+        """A base URL as it may be shown or stored: without the key."""
+        return redact_url(url, [self.api_key])
+
+    @property
+    def shown_url(self) -> str | None:
+        return None if self.base_url is None else self.shown(self.base_url)
+
     def client(self) -> OpenAIChat:
         assert self.api_key is not None, "no LLM judge is configured"
         return OpenAIChat(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout)
@@ -44,7 +52,7 @@ def judge_setup(settings: Settings, *, use_cache: bool = True) -> JudgeSetup:
     """The judge run the effective settings ask for, with the key read from the variable
     they name (or the dummy key a local server at `judge.base_url` needs)."""
     base_url = settings.judge_base_url
-    api_key = os.environ.get(settings.judge_api_key_env) or (DUMMY_KEY if base_url else None)
+    api_key = settings.api_key or (DUMMY_KEY if base_url else None)
     runner = RunnerSettings(
         settings.judge_model,
         settings.judge_concurrency,

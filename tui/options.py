@@ -2,34 +2,52 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import typer
+
+from lmmreview.engine.secrets import MIN_SECRET_LENGTH
 
 # Judge runs per answer at most (MM-Vet's paper takes 5): each run is paid for, and a run
 # count far above this is a typo that would plan (and bill) without end.
 MAX_RUNS = 100
 IMAGE_RENDERERS = ("auto", "tgp", "sixel", "halfcell", "unicode", "off")  # open --images
+# Seconds a judge request may wait: beyond an hour the server has stalled (`inf` waited
+# for ever); `judge --timeout` and the settings' judge.timeout share this bound.
+MIN_TIMEOUT, MAX_TIMEOUT = 0.1, 3600.0
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Variables that never hold a key: naming one (api_key_env = "PATH") would send its value
+# to the judge server as the key.
+NOT_KEY_VARIABLES = frozenset(
+    {"PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "OLDPWD", "LANG", "LC_ALL", "TERM",
+     "TMPDIR", "HOSTNAME", "DISPLAY", "EDITOR", "MAIL", "PYTHONPATH"}
+)  # fmt: skip
+KEY_VARIABLE_EXPECTED = (
+    "the NAME of the environment variable holding the key (never the key itself)"
+)
+_KEY_ADVICE = "give the key through the environment variable api_key_env names, never in the URL"
 
 
-def url_problem(url: str) -> str | None:
-    """Why `url` is not an http(s) URL with a host and no credentials, or None when it is
-    one."""
+def url_problem(url: str, key: str | None = None) -> str | None:
+    """Why `url` is not an http(s) URL with a host, no credentials, no fragment and not
+    the `key` (raw or percent-encoded) anywhere, or None when it is one. The answer never
+    quotes the URL: the key may be in it, in any part and any encoding."""
+    if key is not None and len(key) >= MIN_SECRET_LENGTH and (key in url or key in unquote(url)):
+        return f"the URL holds the API key (not shown): {_KEY_ADVICE}"
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - the property raises on a port that is not a number
-    except ValueError as exc:  # http://[::1 (an unclosed IPv6 bracket), http://h:x
-        return f"{url!r} is not a URL ({exc})"
-    if parts.username is not None or parts.password is not None:
-        # Likely the key itself: never echoed, never stored with the batches, never shown.
-        return (
-            "the URL holds a user name or password (not shown): give the key through the "
-            "environment variable api_key_env names, never in the URL"
-        )
+    except ValueError:  # http://[::1 (an unclosed IPv6 bracket), http://h:x
+        return "not a URL (its host or port does not parse)"
+    if "@" in unquote(parts.netloc):  # u:KEY@host, and u%3AKEY%40host too
+        return f"the URL holds a user name or password (not shown): {_KEY_ADVICE}"
+    if "#" in url:  # a base URL has no fragment: what follows "#" is likely the key
+        return f"the URL has a #fragment (not shown): {_KEY_ADVICE}"
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"{url!r} is not an http:// or https:// URL with a host"
+        return "not an http:// or https:// URL with a host"
     return None
 
 
@@ -40,6 +58,24 @@ def checked_url(url: str | None) -> str | None:
     if problem is not None:
         raise typer.BadParameter(problem)
     return url
+
+
+def key_variable_ok(name: object) -> bool:
+    """Whether `name` can name the variable holding the key: a variable name, and none of
+    those that hold something else (PATH, HOME...)."""
+    return (
+        isinstance(name, str)
+        and _VARIABLE_NAME.fullmatch(name) is not None
+        and name.upper() not in NOT_KEY_VARIABLES
+    )
+
+
+def checked_key_variable(name: str | None) -> str | None:
+    """The --api-key-env given, if it can name the key's variable (it is never echoed: a
+    key put there by mistake stays off the terminal)."""
+    if name is not None and not key_variable_ok(name):
+        raise typer.BadParameter(f"expected {KEY_VARIABLE_EXPECTED}, not PATH, HOME and the like")
+    return name
 
 
 def given_path(text: str | Path) -> Path:

@@ -1411,7 +1411,7 @@ class ReviewScreen(Screen[None]):
         runs = setup.runs
         dataset = self.session.dataset if self.session else "?"
         return (
-            f"LLM judge {setup.model} at {setup.base_url or 'the OpenAI API'} on {dataset}: "
+            f"LLM judge {setup.model} at {setup.shown_url or 'the OpenAI API'} on {dataset}: "
             f"open answers graded {runs} run{'s' if runs != 1 else ''} each, choice rows "
             "extracted where matching fails."
         )

@@ -28,12 +28,20 @@ import platformdirs
 
 from lmmreview.engine.causes import MMMU_CAUSES
 from lmmreview.engine.defaults import DEFAULT_JUDGE_MODEL, DISAGREEMENT, SPREAD
-from lmmreview.tui.options import IMAGE_RENDERERS, MAX_RUNS, url_problem
+from lmmreview.engine.secrets import redact_url
+from lmmreview.tui.options import (
+    IMAGE_RENDERERS,
+    KEY_VARIABLE_EXPECTED,
+    MAX_RUNS,
+    MAX_TIMEOUT,
+    MIN_TIMEOUT,
+    key_variable_ok,
+    url_problem,
+)
 from lmmreview.tui.output import fail
 
 DEFAULT_THEME = "textual-dark"
 CAUSES = "causes"  # the file's table of error causes
-_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _CAUSE_ID = re.compile(r"[A-Za-z0-9_-]+")
 _TABLE_HEADER = re.compile(r"^\s*\[")
 _THEME_LINE = re.compile(r"^\s*theme\s*=")
@@ -74,14 +82,35 @@ class Settings:
         sources = dict(self.sources) | {_KEY_OF[name]: "flag" for name in given}
         return replace(self, **given, sources=sources)
 
+    @property
+    def api_key(self) -> str | None:
+        """The key in the variable judge.api_key_env names (None: not set)."""
+        return os.environ.get(self.judge_api_key_env) or None
+
+    def check_url(self) -> None:
+        """Raise SettingsError, naming where the base URL came from but not quoting it,
+        when it holds the key (in the path, the query, percent-encoded...)."""
+        url = self.judge_base_url
+        problem = None if url is None else url_problem(url, self.api_key)
+        if problem is not None:
+            where = {"flag": "the base URL flag", "environment": "$OPENAI_BASE_URL"}
+            source = self.sources.get("judge.base_url", "file")
+            raise SettingsError(f"{where.get(source, f'{self.path}: judge.base_url')}: {problem}")
+
     def rows(self) -> list[tuple[str, object, str]]:
         """(file key, effective value, source) for every setting, then the keymap entries,
         then the error causes."""
-        listed = [(key, getattr(self, _SPECS[key].attribute), self.sources[key]) for key in _SPECS]
+        listed = [(key, self._shown(key), self.sources[key]) for key in _SPECS]
         keymap = [(f"keymap.{b}", keys, "file") for b, keys in sorted(self.keymap.items())]
         source = self.sources.get(CAUSES, "default")
         causes = [(f"{CAUSES}.{cause}", title, source) for cause, title in self.causes.items()]
         return listed + keymap + causes
+
+    def _shown(self, key: str) -> object:
+        value = getattr(self, _SPECS[key].attribute)
+        if key == "judge.base_url" and value is not None:
+            return redact_url(value, [self.api_key])  # never the key, wherever it sits
+        return value
 
     def check_screen(self, defaults: Mapping[str, str], themes: Collection[str]) -> None:
         """Fail, naming the file and the key, on a keymap id or theme the screen lacks, or a
@@ -149,18 +178,20 @@ _SPECS: dict[str, _Spec] = {
     "judge.base_url": _Spec(
         "judge_base_url",
         lambda v: isinstance(v, str) and url_problem(v) is None,
-        "an http:// or https:// URL with a host (and no user name or password)",
+        "an http:// or https:// URL with a host (no user name or password, no #fragment)",
     ),
     "judge.api_key_env": _Spec(
-        "judge_api_key_env",
-        lambda v: isinstance(v, str) and bool(_VARIABLE_NAME.fullmatch(v)),
-        "the NAME of an environment variable (never the key itself)",
+        "judge_api_key_env", key_variable_ok, f"{KEY_VARIABLE_EXPECTED}, not PATH, HOME..."
     ),
     "judge.runs": _Spec(
         "judge_runs", _number(1, MAX_RUNS, whole=True), f"a whole number from 1 to {MAX_RUNS}"
     ),
     "judge.concurrency": _Spec("judge_concurrency", _number(1, whole=True), "a whole number >= 1"),
-    "judge.timeout": _Spec("judge_timeout", _number(0.1), "seconds >= 0.1"),
+    "judge.timeout": _Spec(
+        "judge_timeout",
+        _number(MIN_TIMEOUT, MAX_TIMEOUT),
+        f"seconds from {MIN_TIMEOUT:g} to {MAX_TIMEOUT:g}",
+    ),
     "judge.max_attempts": _Spec(
         "judge_max_attempts", _number(1, whole=True), "a whole number >= 1"
     ),
@@ -353,10 +384,14 @@ def save_theme(path: Path, theme: str) -> None:
 
 
 def for_command(uses: Collection[str] | None = None, **flags: Any) -> Settings:
-    """The user's settings with a command's flags on top; a file that cannot be read, or
-    a bad key among those the command `uses` (see `load`), ends the command with one line
-    naming the file and the key (exit 1)."""
+    """The user's settings with a command's flags on top; a file that cannot be read, a
+    bad key among those the command `uses` (see `load`), or a base URL holding the key
+    (where it uses the judge), ends the command with one line naming the file and the key
+    (exit 1)."""
     try:
-        return load(uses=uses).merged(**flags)
+        settings = load(uses=uses).merged(**flags)
+        if uses is None or "judge" in uses:
+            settings.check_url()
+        return settings
     except SettingsError as exc:
         raise fail(str(exc)) from None
