@@ -401,6 +401,47 @@ def test_a_judge_run_whose_file_is_replaced_or_deleted_stops_and_leaves_the_new_
         assert dump(demo_db) == before
 
 
+@pytest.mark.parametrize("how", ["cp", "truncate"])
+def test_a_judge_run_whose_file_is_rewritten_in_place_stops_and_leaves_the_new_content_intact(
+    demo_db: Path, tmp_path: Path, how: str
+) -> None:
+    """`cp other.db a.db` or `: > a.db` during `lmmreview judge` keeps the inode, so the
+    device-and-inode check missed it: the run went on, its WAL (pages of the old content)
+    was moved into the new content ("database disk image is malformed"), and stayed
+    beside it for the next opener."""
+    newer = tmp_path / "newer.db"
+    shutil.copyfile(demo_db, newer)
+    with closing(sqlite3.connect(newer)) as conn, conn:
+        conn.execute("CREATE TABLE other_tool (x)")  # another program's own file now
+    content = newer.read_bytes() if how == "cp" else b""
+    with FakeJudge(latency=0.2) as server:
+        env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lmmreview", "judge", str(demo_db), "--dataset", "mmvet",
+             "--runs", "3", "--concurrency", "2"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60
+            while _llm_judged(demo_db) == 0 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            demo_db.write_bytes(content)  # the same inode, written over
+            _, stderr = process.communicate(timeout=120)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 1, stderr
+    assert demo_db.read_bytes() == content, stderr  # before anything opens it again
+    wal = demo_db.with_name(demo_db.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0  # nothing left to move into it
+    assert f"{demo_db}: the file was rewritten in place by another program" in stderr, stderr
+    assert "Traceback" not in stderr and "malformed" not in stderr
+    if how == "cp":
+        with closing(sqlite3.connect(demo_db)) as conn:
+            assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert dump(demo_db) == dump(newer)
+
+
 def _llm_judged(db: Path) -> int:
     with closing(sqlite3.connect(db)) as conn:
         return int(conn.execute("SELECT COUNT(*) FROM judgments WHERE judge_kind = 'llm'")

@@ -22,9 +22,10 @@ from lmmreview.db.answer_columns import Judgments
 from lmmreview.db.aside import Aside
 from lmmreview.db.review import Marks, ReviewStore
 from lmmreview.db.store import is_read_only
+from lmmreview.db.watch import REWRITTEN, Watch
 from lmmreview.engine.review import Entry
 from lmmreview.engine.scoring import Judge
-from lmmreview.tui.file_watch import REWRITTEN, FileMoved, Moved, Watch, make_copy
+from lmmreview.tui.file_watch import FileMoved, Moved, make_copy
 from lmmreview.tui.messages import Shown
 from lmmreview.tui.session import Session
 from lmmreview.tui.writes import PendingWrite
@@ -146,7 +147,7 @@ class Database:
             version = version if emptied else None
         except sqlite3.Error:
             version = None  # another connection is in the way: the next change tries again
-        self._watch.left_complete(self.path, version)
+        self._watch.left(self.path, version)
 
     def commit(self, pending: PendingWrite, review: ReviewStore) -> Shown:
         """In the database thread: apply one change (an error means it is not saved), then
