@@ -14,9 +14,11 @@ from pathlib import Path
 import pytest
 from conftest import dump
 from test_open_terminal import run_in_terminal
-from tui_harness import drive, text_of, until
+from tui_harness import drive, start_judge, text_of, until
 
+from bench.fake_judge import FakeJudge
 from lmmreview.tui import file_watch
+from lmmreview.tui.screens import JudgeScreen
 
 
 def _told(app) -> str:
@@ -293,3 +295,45 @@ def test_a_replacing_file_written_before_the_screen_looks_gets_no_broken_copy(
     assert _intact(demo_db) and dump(demo_db) == seen["before"]
     assert seen["pending"] == 2  # the first verdict went with the old file: pending again
     assert not list(tmp_path.glob("demo.rescued-*"))
+
+
+def _judged(db: Path) -> int:
+    with closing(sqlite3.connect(db)) as conn:
+        return int(
+            conn.execute("SELECT COUNT(*) FROM judgments WHERE judge_kind = 'llm'").fetchone()[0]
+        )
+
+
+@pytest.mark.parametrize("rewrite", ["cp", "truncate"])
+def test_a_judge_run_whose_file_is_rewritten_in_place_stops_and_the_screen_says_so(
+    demo_db: Path, tmp_path: Path, rewrite: str, monkeypatch
+) -> None:
+    """`cp other.db results.db` (or `: > results.db`) during a J run: the run went on
+    writing, its WAL damaged the new content, and the screen either crashed reading it
+    (LookupError: no dataset 'mmvet') or went on with no word and exit 0."""
+    newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
+    content = newer.read_bytes() if rewrite == "cp" else b""
+    seen: dict[str, object] = {}
+    with FakeJudge(latency=0.2) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "k")
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+        async def steps(app, pilot) -> None:
+            await start_judge(app, pilot, lambda: server.requests)
+            await until(pilot, lambda: _judged(demo_db) > 0, 30)
+            demo_db.write_bytes(content)  # the same inode, written over
+            await until(pilot, lambda: "rewritten in place" in _told(app), 30)
+            await pilot.press("escape")  # the judge dialog
+            await until(pilot, lambda: not isinstance(app.screen, JudgeScreen))
+            seen["status"] = text_of(app, "#status")
+            await pilot.press("q")
+
+        app = drive(demo_db, steps, poll_seconds=0.1, judge_runs=3, judge_base_url=server.base_url)
+    assert demo_db.read_bytes() == content  # before anything opens it again
+    wal = demo_db.with_name(demo_db.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0  # nothing left to move into it
+    assert seen["status"].startswith("demo.db rewritten: saving nothing · "), seen["status"]
+    assert app.return_code == 1
+    assert "demo.db was rewritten in place by another program while open" in app.failure
+    if rewrite == "cp":
+        assert _intact(demo_db) and dump(demo_db) == dump(newer)

@@ -108,6 +108,13 @@ class Database:
         self.path = copy
         self._watch.moved_to(copy)
 
+    def rewritten(self) -> None:
+        """Another connection to the file (a judge run's) found it rewritten in place,
+        which this one may not see (that connection's commits hide it): nothing more goes
+        to it from here either."""
+        if self.moved is None:
+            self.moved = Moved(self.path, REWRITTEN)
+
     def _copy(self, store: Store, what: str) -> Path:
         """Copy the file this connection has to a new file that takes it."""
         try:

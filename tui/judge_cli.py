@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -193,9 +192,6 @@ def judge(
             return
         try:
             done = _run_with_progress(setup, storage, plan)
-        except sqlite3.DatabaseError:
-            store.check_still_there()  # a read of a file written over under the run: say so
-            raise
         except KeyboardInterrupt:
             say("Stopped. What was judged is stored; run again to resume.", console=err)
             raise typer.Exit(130) from None

@@ -8,6 +8,7 @@ run the same Runner; only the progress display differs (a bar, or the judge scre
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -68,9 +69,13 @@ async def run_judge(
     on_progress: Callable[[Progress], None] | None = None,
 ) -> Progress:
     """Judge `chains` with the setup's client and runner settings; the client is closed
-    however the run ends."""
+    however the run ends. A file replaced or rewritten under the run raises FileChanged
+    (also when a read meets the new content first)."""
     client = setup.client()
     try:
         return await Runner(client, storage, setup.runner, on_progress).run(chains)
+    except sqlite3.DatabaseError:
+        storage.store.check_still_there()
+        raise
     finally:
         await client.close()

@@ -16,6 +16,7 @@ from textual.message import Message
 
 from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore
+from lmmreview.db.store import FileChanged
 from lmmreview.engine.runner import Progress
 from lmmreview.tui.judge_run import JudgeSetup, run_judge
 from lmmreview.tui.messages import JudgeFinished, JudgeProgress
@@ -42,16 +43,18 @@ class BackgroundJudge:
     def run(self, post: Callable[[Message], object]) -> None:
         """The worker's body: run, posting JudgeProgress after each item and JudgeFinished
         at the end (a failure is an outcome shown to the reviewer, never raised)."""
-        outcome = "finished"
+        outcome, changed = "finished", None
         try:
             asyncio.run(self._judge(post))
         except asyncio.CancelledError:
             outcome = "stopped"
+        except FileChanged as exc:
+            outcome, changed = f"stopped: {exc}", exc.what
         except Exception as exc:
             outcome = f"failed: {exc}"
         finally:
             with contextlib.suppress(RuntimeError):  # the app has closed its loop
-                post(JudgeFinished(outcome))
+                post(JudgeFinished(outcome, changed))
 
     async def _judge(self, post: Callable[[Message], object]) -> Progress:
         task = asyncio.current_task()

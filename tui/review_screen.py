@@ -31,6 +31,7 @@ from lmmreview.db.judges import disagreeing_judges, read_judges
 from lmmreview.db.review import NO_MARKS, Detail, ReviewStore
 from lmmreview.db.reviewers import disagreeing_answers
 from lmmreview.db.scoring import DatasetScores
+from lmmreview.db.watch import REWRITTEN
 from lmmreview.engine.columns import outcomes
 from lmmreview.engine.export import Notes, to_markdown
 from lmmreview.engine.ordering import LIST_ORDER, ORDERS
@@ -1434,6 +1435,9 @@ class ReviewScreen(Screen[None]):
 
     def on_judge_finished(self, message: JudgeFinished) -> None:
         self._judge = None
+        if message.changed == REWRITTEN:
+            self.review_app.database.rewritten()
+            self._notice_moved()
         self.notify(f"Judge run {message.outcome}.", title="Judge")
         if self._judge_screen is not None:
             self._judge_screen.progress(1, 1, f"Judge run {message.outcome}.")
