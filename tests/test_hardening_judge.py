@@ -17,7 +17,7 @@ from contextlib import closing
 from pathlib import Path
 
 import pytest
-from conftest import dump
+from conftest import dump, llm_judgments
 
 from bench.fake_judge import FakeJudge
 from lmmreview.db import Store
@@ -402,13 +402,13 @@ def test_a_judge_run_whose_file_is_replaced_or_deleted_stops_and_leaves_the_new_
 
 
 @pytest.mark.parametrize("how", ["cp", "truncate"])
-def test_a_judge_run_whose_file_is_rewritten_in_place_stops_and_leaves_the_new_content_intact(
+def test_a_judge_run_whose_file_is_rewritten_in_place_stops_and_keeps_its_judgments_in_a_copy(
     demo_db: Path, tmp_path: Path, how: str
 ) -> None:
     """`cp other.db a.db` or `: > a.db` during `lmmreview judge` keeps the inode, so the
     device-and-inode check missed it: the run went on, its WAL (pages of the old content)
-    was moved into the new content ("database disk image is malformed"), and stayed
-    beside it for the next opener."""
+    was moved into the new content ("database disk image is malformed") or stayed beside
+    it for the next opener, and the judgments paid for were lost."""
     newer = tmp_path / "newer.db"
     shutil.copyfile(demo_db, newer)
     with closing(sqlite3.connect(newer)) as conn, conn:
@@ -423,8 +423,9 @@ def test_a_judge_run_whose_file_is_rewritten_in_place_stops_and_leaves_the_new_c
         )  # fmt: skip
         try:
             deadline = time.monotonic() + 60
-            while _llm_judged(demo_db) == 0 and time.monotonic() < deadline:
+            while _llm_judged(demo_db) < 2 and time.monotonic() < deadline:
                 time.sleep(0.05)
+            paid = llm_judgments(demo_db)
             demo_db.write_bytes(content)  # the same inode, written over
             _, stderr = process.communicate(timeout=120)
         finally:
@@ -434,7 +435,15 @@ def test_a_judge_run_whose_file_is_rewritten_in_place_stops_and_leaves_the_new_c
     assert demo_db.read_bytes() == content, stderr  # before anything opens it again
     wal = demo_db.with_name(demo_db.name + "-wal")
     assert not wal.exists() or wal.stat().st_size == 0  # nothing left to move into it
-    assert f"{demo_db}: the file was rewritten in place by another program" in stderr, stderr
+    [copy] = tmp_path.glob("demo.rescued-*.db")
+    kept = llm_judgments(copy)
+    assert paid and paid <= kept
+    [line] = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert line == (
+        f"error: {demo_db}: the file was rewritten in place by another program while this "
+        f"run had it open, so nothing more is written to it; the {len(kept)} judgments it "
+        f"received are saved, with their answers, in {copy} (see them: lmmreview info {copy})"
+    )
     assert "Traceback" not in stderr and "malformed" not in stderr
     if how == "cp":
         with closing(sqlite3.connect(demo_db)) as conn:

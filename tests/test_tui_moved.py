@@ -12,7 +12,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from conftest import dump
+from conftest import dump, llm_judgments
 from test_open_terminal import run_in_terminal
 from tui_harness import drive, start_judge, text_of, until
 
@@ -297,20 +297,14 @@ def test_a_replacing_file_written_before_the_screen_looks_gets_no_broken_copy(
     assert not list(tmp_path.glob("demo.rescued-*"))
 
 
-def _judged(db: Path) -> int:
-    with closing(sqlite3.connect(db)) as conn:
-        return int(
-            conn.execute("SELECT COUNT(*) FROM judgments WHERE judge_kind = 'llm'").fetchone()[0]
-        )
-
-
 @pytest.mark.parametrize("rewrite", ["cp", "truncate"])
 def test_a_judge_run_whose_file_is_rewritten_in_place_stops_and_the_screen_says_so(
     demo_db: Path, tmp_path: Path, rewrite: str, monkeypatch
 ) -> None:
     """`cp other.db results.db` (or `: > results.db`) during a J run: the run went on
     writing, its WAL damaged the new content, and the screen either crashed reading it
-    (LookupError: no dataset 'mmvet') or went on with no word and exit 0."""
+    (LookupError: no dataset 'mmvet') or went on with no word and exit 0, the judgments
+    paid for lost."""
     newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
     content = newer.read_bytes() if rewrite == "cp" else b""
     seen: dict[str, object] = {}
@@ -320,7 +314,8 @@ def test_a_judge_run_whose_file_is_rewritten_in_place_stops_and_the_screen_says_
 
         async def steps(app, pilot) -> None:
             await start_judge(app, pilot, lambda: server.requests)
-            await until(pilot, lambda: _judged(demo_db) > 0, 30)
+            await until(pilot, lambda: len(llm_judgments(demo_db)) > 1, 30)
+            seen["paid"] = llm_judgments(demo_db)
             demo_db.write_bytes(content)  # the same inode, written over
             await until(pilot, lambda: "rewritten in place" in _told(app), 30)
             await pilot.press("escape")  # the judge dialog
@@ -333,7 +328,10 @@ def test_a_judge_run_whose_file_is_rewritten_in_place_stops_and_the_screen_says_
     wal = demo_db.with_name(demo_db.name + "-wal")
     assert not wal.exists() or wal.stat().st_size == 0  # nothing left to move into it
     assert seen["status"].startswith("demo.db rewritten: saving nothing · "), seen["status"]
+    [copy] = tmp_path.glob("demo.rescued-*.db")
+    assert seen["paid"] <= llm_judgments(copy)
     assert app.return_code == 1
     assert "demo.db was rewritten in place by another program while open" in app.failure
+    assert f"judgments it received are saved, with their answers, in {copy}" in app.failure
     if rewrite == "cp":
         assert _intact(demo_db) and dump(demo_db) == dump(newer)

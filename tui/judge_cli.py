@@ -137,8 +137,9 @@ def judge(
     """
     from lmmreview.db.judging import JudgeStore
     from lmmreview.db.scoring import score_offline
+    from lmmreview.db.store import FileChanged
     from lmmreview.tui.judge_batch import BatchOptions, judge_in_batches
-    from lmmreview.tui.judge_run import judge_setup
+    from lmmreview.tui.judge_run import judge_setup, rescued
 
     effective = for_command(
         uses=["judge"],
@@ -192,6 +193,8 @@ def judge(
             return
         try:
             done = _run_with_progress(setup, storage, plan)
+        except FileChanged as changed:
+            raise fail(rescued(changed, storage)) from None
         except KeyboardInterrupt:
             say("Stopped. What was judged is stored; run again to resume.", console=err)
             raise typer.Exit(130) from None

@@ -18,8 +18,16 @@ from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore
 from lmmreview.db.store import FileChanged
 from lmmreview.engine.runner import Progress
-from lmmreview.tui.judge_run import JudgeSetup, run_judge
+from lmmreview.tui.judge_run import JudgeSetup, rescued, run_judge
 from lmmreview.tui.messages import JudgeFinished, JudgeProgress
+
+
+class Stopped(Exception):
+    """The file changed under the run: `line` says so, and where its judgments went."""
+
+    def __init__(self, line: str, what: str) -> None:
+        super().__init__(line)
+        self.line, self.what = line, what
 
 
 class BackgroundJudge:
@@ -48,8 +56,8 @@ class BackgroundJudge:
             asyncio.run(self._judge(post))
         except asyncio.CancelledError:
             outcome = "stopped"
-        except FileChanged as exc:
-            outcome, changed = f"stopped: {exc}", exc.what
+        except Stopped as stopped:
+            outcome, changed = f"stopped: {stopped.line}", stopped.what
         except Exception as exc:
             outcome = f"failed: {exc}"
         finally:
@@ -72,4 +80,7 @@ class BackgroundJudge:
         with Store.open(self.db, create=False) as store:
             storage = JudgeStore(store, self.setup.model)
             plan = storage.plan(self.setup.runs, [self.dataset])
-            return await run_judge(self.setup, storage, plan.chains, progress)
+            try:
+                return await run_judge(self.setup, storage, plan.chains, progress)
+            except FileChanged as changed:
+                raise Stopped(rescued(changed, storage), changed.what) from None

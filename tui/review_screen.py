@@ -185,6 +185,7 @@ class ReviewScreen(Screen[None]):
         self._problems: dict[str, str] = {}  # "save"/"read" -> the problem last told
         self._moved: Moved | None = None  # what happened to the file, as last told
         self._judge: BackgroundJudge | None = None
+        self.judge_stopped = ""  # a judge run stopped by a change of the file: what it said
         self._batches = BatchNotice(lambda text: self.review_app.tell(text))
         self._judge_screen: JudgeScreen | None = None
         self._before_search: int | None = None  # the answer shown when a search began
@@ -1435,6 +1436,8 @@ class ReviewScreen(Screen[None]):
 
     def on_judge_finished(self, message: JudgeFinished) -> None:
         self._judge = None
+        if message.changed is not None:
+            self.judge_stopped = f"judge run {message.outcome}"
         if message.changed == REWRITTEN:
             self.review_app.database.rewritten()
             self._notice_moved()
