@@ -162,7 +162,7 @@ class ReviewApp(App[None]):
     async def action_quit(self) -> None:
         """Quit; with changes not saved yet, only when asked twice (they would be lost). Exit
         code 1 when changes did not reach the file opened (`stop` says where they are, and
-where a judge run stopped by a change of the file saved its judgments)."""
+        where a judge run stopped by a change of the file saved its judgments)."""
         unsaved = self.review_screen.unsaved()
         moved = self.database.moved  # then the changes are in its copy, not in db_path
         judge = self.review_screen.judge_stopped  # where a judge run's judgments went
