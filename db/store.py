@@ -335,6 +335,16 @@ class Store:
         path names it as this connection left it."""
         return self._watch.change(self._opened, self.data_version)
 
+    @contextmanager
+    def noticing(self) -> Iterator[None]:
+        """A read that fails on a file changed under this connection (SQLite reads the new
+        content as damaged) raises FileChanged, as a write would."""
+        try:
+            yield
+        except sqlite3.DatabaseError:
+            self.check_still_there()
+            raise
+
     def check_still_there(self) -> None:
         """Raise FileChanged when the path no longer names the file this connection opened
         as it left it."""

@@ -25,7 +25,7 @@ class Seen(NamedTuple):
     """The file and its WAL as this connection left them."""
 
     file: tuple[int, int]  # size, modification time (ns)
-    wal: tuple[int, int] | None  # the same of the -wal file (None: none)
+    wal: tuple[int, int] | None  # the same of the -wal file (None: none, or empty)
     version: int  # the connection's data version then
 
 
@@ -90,8 +90,10 @@ def _shape(found: os.stat_result) -> tuple[int, int]:
 
 
 def _wal(path: Path) -> tuple[int, int] | None:
+    """The WAL's size and time; None when it holds nothing (SQLite makes an empty one at
+    the first read: no sign of another writer)."""
     found = _stat(wal_of(path))
-    return None if found is None else _shape(found)
+    return None if found is None or found.st_size == 0 else _shape(found)
 
 
 def _stat(path: Path) -> os.stat_result | None:

@@ -187,7 +187,8 @@ def judge(
                 say(result.summary())
             return
         storage = JudgeStore(store, model, grading)
-        plan = storage.plan(runs, dataset, model_filter)
+        with store.noticing():
+            plan = storage.plan(runs, dataset, model_filter)
         if not plan.items:
             say(f"Nothing to judge with {model}: every item has a judgment.")
             return

@@ -77,10 +77,8 @@ async def run_judge(
     (also when a read meets the new content first)."""
     client = setup.client()
     try:
-        return await Runner(client, storage, setup.runner, on_progress).run(chains)
-    except sqlite3.DatabaseError:
-        storage.store.check_still_there()
-        raise
+        with storage.store.noticing():
+            return await Runner(client, storage, setup.runner, on_progress).run(chains)
     finally:
         await client.close()
 

@@ -79,8 +79,9 @@ class BackgroundJudge:
 
         with Store.open(self.db, create=False) as store:
             storage = JudgeStore(store, self.setup.model)
-            plan = storage.plan(self.setup.runs, [self.dataset])
             try:
+                with store.noticing():
+                    plan = storage.plan(self.setup.runs, [self.dataset])
                 return await run_judge(self.setup, storage, plan.chains, progress)
             except FileChanged as changed:
                 raise Stopped(rescued(changed, storage), changed.what) from None
