@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 DELETED, REPLACED, REWRITTEN = "deleted", "replaced", "rewritten"
+FIRST_PAGE = 512  # the smallest page: a database file is never shorter once written
 SAID = {
     DELETED: "deleted",
     REPLACED: "replaced by another file",
@@ -53,10 +54,15 @@ class Watch:
 
     def change(self, path: Path, version: Callable[[], int] | None) -> str | None:
         """What happened to the file since it was opened (None: nothing). Rewritten in
-        place: the file changed on disk since this connection left it while neither its
-        WAL changed nor another connection committed (`version()` unchanged), which SQLite
-        alone never does (it writes the file only to move the WAL in); without a
-        connection to ask (`version` None), the WAL alone tells."""
+        place, when the file changed on disk since this connection left it and either
+        - it is now shorter than a database's first page, which SQLite never makes it, or
+        - this connection had left the WAL empty, and neither the WAL nor (`version()`)
+          another connection's commit changed since: with no frame to move in, nothing of
+          SQLite's writes the file. With frames in the WAL, another connection's checkpoint
+          writes the file without a commit or a change to the WAL, so a rewrite then cannot
+          be told from it (reading the WAL index to tell would drop SQLite's locks: closing
+          any descriptor of a file releases every POSIX lock the process holds on it).
+        Without a connection to ask (`version` None), the WAL alone tells."""
         if self._identity is None:
             return None
         if self._rewritten:
@@ -69,7 +75,12 @@ class Watch:
         seen = self._left
         if seen is None or _shape(found) == seen.file:
             return None
-        if _wal(path) != seen.wal or (version is not None and version() != seen.version):
+        emptied = found.st_size < FIRST_PAGE <= seen.file[0]
+        if not emptied and (
+            seen.wal is not None
+            or _wal(path) is not None
+            or (version is not None and version() != seen.version)
+        ):
             self._left = None  # another connection wrote: unknown until this one writes
             return None
         self._rewritten = True

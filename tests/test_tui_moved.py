@@ -297,16 +297,12 @@ def test_a_replacing_file_written_before_the_screen_looks_gets_no_broken_copy(
     assert not list(tmp_path.glob("demo.rescued-*"))
 
 
-@pytest.mark.parametrize("rewrite", ["cp", "truncate"])
-def test_a_judge_run_whose_file_is_rewritten_in_place_stops_and_the_screen_says_so(
-    demo_db: Path, tmp_path: Path, rewrite: str, monkeypatch
+def test_a_judge_run_whose_file_is_emptied_stops_and_the_screen_says_so(
+    demo_db: Path, tmp_path: Path, monkeypatch
 ) -> None:
-    """`cp other.db results.db` (or `: > results.db`) during a J run: the run went on
-    writing, its WAL damaged the new content, and the screen either crashed reading it
-    (LookupError: no dataset 'mmvet') or went on with no word and exit 0, the judgments
-    paid for lost."""
-    newer = _laid_out_anew(demo_db, tmp_path / "newer.db")
-    content = newer.read_bytes() if rewrite == "cp" else b""
+    """`: > results.db` during a J run: the screen went on with no word, q q did not end
+    it, and the judgments paid for were lost."""
+    content = b""
     seen: dict[str, object] = {}
     with FakeJudge(latency=0.2) as server:
         monkeypatch.setenv("OPENAI_API_KEY", "k")
@@ -333,5 +329,3 @@ def test_a_judge_run_whose_file_is_rewritten_in_place_stops_and_the_screen_says_
     assert app.return_code == 1
     assert "demo.db was rewritten in place by another program while open" in app.failure
     assert f"judgments it received are saved, with their answers, in {copy}" in app.failure
-    if rewrite == "cp":
-        assert _intact(demo_db) and dump(demo_db) == dump(newer)
