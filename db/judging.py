@@ -12,9 +12,10 @@ import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 from lmmreview.db.schema import JUDGE_PROMPT
-from lmmreview.db.store import IN_DATASET, Store, now
+from lmmreview.db.store import IN_DATASET, Store, new_database, now
 from lmmreview.engine.benchmark import JudgeItem, JudgeWork
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.runner import Cached
@@ -77,6 +78,17 @@ def _settled(done: _Done, answer: int, run: int, work: JudgeWork) -> tuple[float
 
 
 @dataclass(frozen=True, slots=True)
+class _Answer:
+    """An answer a run judges, as the file held it (see JudgeStore.save_received)."""
+
+    dataset: str
+    kind: str
+    model: str
+    sample: Sample
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Plan:
     """What a judge run would do."""
 
@@ -109,6 +121,8 @@ class JudgeStore:
         self.grading = grading
         self.owner = owner
         self.held_until = held_until
+        self._answers: dict[int, _Answer] = {}  # the answers planned, by id
+        self._received: list[tuple[int, Judgment]] = []  # what this run recorded
 
     # -- planning ------------------------------------------------------------------
 
@@ -130,6 +144,7 @@ class JudgeStore:
                 work = self._work(benchmark.judge_work(sample))
                 if work is None:
                     continue
+                self._answers[answer_id] = _Answer(name, benchmark.name, model, sample, text)
                 if work.every_run:
                     chains.extend(
                         [_item(answer_id, run, work, sample, text)]
@@ -242,10 +257,40 @@ class JudgeStore:
         """`record`, in the caller's transaction."""
         self.cache(replies)
         self.store.add_judgments([(item.answer_id, judgment)])
+        self._received.append((item.answer_id, judgment))
         self.store.conn.execute(
             "DELETE FROM judge_claims WHERE answer_id = ? AND run = ? AND judge_model = ?",
             (item.answer_id, item.run, self.judge_model),
         )
+
+    def received(self) -> int:
+        """How many judgments this run recorded."""
+        return len(self._received)
+
+    def save_received(self, target: Path) -> None:
+        """Write the judgments this run recorded, with their answers, samples and datasets,
+        to a new database at `target`: after the file was rewritten in place they are held
+        nowhere else (its old content is gone)."""
+        from lmmreview.db.importers import ImportBatch, load
+        from lmmreview.db.importers.batch import AnswerRecord
+
+        batches: dict[str, ImportBatch] = {}
+        for answer_id in dict.fromkeys(answer for answer, _ in self._received):
+            a = self._answers[answer_id]
+            batch = batches.setdefault(a.dataset, ImportBatch(a.dataset, a.kind, str(target)))
+            batch.samples.append(a.sample)
+            batch.answers.append(AnswerRecord(a.sample.key, a.model, a.text, str(target)))
+        for batch in batches.values():  # a sample answered by several models: once
+            batch.samples = list({sample.key: sample for sample in batch.samples}.values())
+        with new_database(target) as store:
+            for batch in batches.values():
+                load(store, batch)
+            ids = {name: store.answer_ids(name) for name in batches}
+            with store.transaction():
+                store.add_judgments(
+                    (ids[a.dataset][a.model, a.sample.key], judgment)
+                    for a, judgment in ((self._answers[i], j) for i, j in self._received)
+                )
 
     def release_all(self) -> None:
         with self.store.transaction():

@@ -445,7 +445,7 @@ class ReviewStore(EntryReader):
 
     def data_version(self) -> int:
         """Changes whenever another connection commits to the file."""
-        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+        return self.store.data_version()
 
     def marks(self) -> Marks:
         """The newest judgment, review, flag, cause and answer ids: where to look for

@@ -29,6 +29,7 @@ from lmmreview.db.schema import (
     object_json,
     statements,
 )
+from lmmreview.db.watch import REWRITTEN, SAID, Watch, wal_of
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.registry import UnknownBenchmark, benchmark
 from lmmreview.engine.scoring import (
@@ -50,6 +51,15 @@ COMPANIONS = ("-wal", "-shm", "-journal")
 
 class StoreError(Exception):
     """A database that cannot be used as asked; the message names the file."""
+
+
+class FileChanged(StoreError):
+    """The file was replaced, deleted or rewritten in place (`what`, see db/watch.py) while
+    a connection had it open: nothing more was written to it."""
+
+    def __init__(self, message: str, what: str) -> None:
+        super().__init__(message)
+        self.what = what
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,8 +201,11 @@ class Store:
         # The schema version still to migrate from, until a write transaction does it.
         self._pending_from: int | None = pending_from if pending_from < SCHEMA_VERSION else None
         # The file as opened: SQLite keeps writing to it (and, through the WAL it finds by
-        # name, damages a file put in its place) if another program replaces or deletes it.
-        self._opened, self._identity = path, _identity(path)
+        # name, damages a file put in its place) if another program replaces, deletes or
+        # rewrites it.
+        self._opened, self._watch = path, Watch()
+        self._watch.opened(path)
+        self._watch.left(path, self.data_version())
 
     # -- opening -------------------------------------------------------------------
 
@@ -249,6 +262,10 @@ class Store:
     def close(self) -> None:
         self.conn.close()
 
+    def data_version(self) -> int:
+        """Changes whenever another connection commits to the file."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
     def checkpoint(self) -> bool:
         """Move the WAL into the file and empty it, unless another connection is in the way
         (False): a file moved over this one's path later finds no frame of this one to
@@ -288,7 +305,7 @@ class Store:
         foreign keys off (they cannot be switched inside a transaction), so they are off
         for that transaction and every key is checked before it commits.
         """
-        self._check_still_there()
+        self.check_still_there()
         migrating = self._pending_from is not None
         if migrating:
             self.conn.execute("PRAGMA foreign_keys = OFF")
@@ -305,33 +322,51 @@ class Store:
                 raise
             if self._gone() is not None:  # replaced during a long write: commit nothing
                 self.conn.execute("ROLLBACK")
-                self._check_still_there()
+                self.check_still_there()
             self.conn.execute("COMMIT")
+            self._watch.left(self._opened, self.data_version())
         finally:
             if migrating:
                 self.conn.execute("PRAGMA foreign_keys = ON")
         self._pending_from = None
 
     def _gone(self) -> str | None:
-        """What became of the file this connection opened: None while the path names it."""
-        found = _identity(self._opened)
-        if self._identity is None or found == self._identity:
-            return None
-        return "deleted" if found is None else "replaced by another file"
+        """What became of the file this connection opened (db/watch.py): None while the
+        path names it as this connection left it."""
+        return self._watch.change(self._opened, self.data_version)
 
-    def _check_still_there(self) -> None:
-        """Raise StoreError when the path no longer names the file this connection opened."""
+    @contextmanager
+    def noticing(self) -> Iterator[None]:
+        """A read that fails on a file changed under this connection (SQLite reads the new
+        content as damaged) raises FileChanged, as a write would."""
+        try:
+            yield
+        except sqlite3.DatabaseError:
+            self.check_still_there()
+            raise
+
+    def check_still_there(self) -> None:
+        """Raise FileChanged when the path no longer names the file this connection opened
+        as it left it."""
         what = self._gone()
-        if what is not None:
+        if what is None:
+            return
+        if what == REWRITTEN:
+            # The WAL holds pages of the file's old content: moved into the new content
+            # (by this connection's close, or by the next to open it) they would damage it.
+            with suppress(OSError):
+                os.truncate(wal_of(self._opened), 0)
+        else:
             # This connection's WAL, found by name, would be read as the new file's: fold
             # it into the file this connection has (gone from view) and empty it.
             with suppress(sqlite3.Error):
                 self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            raise StoreError(
-                f"{self.path}: the file was {what} while this command had it open: nothing "
-                "more is written to it (what the command did since is not saved; run it "
-                "again on the file)"
-            )
+        raise FileChanged(
+            f"{self.path}: the file was {SAID[what]} while this command had it open: nothing "
+            "more is written to it (what the command did since is not saved; run it "
+            "again on the file)",
+            what,
+        )
 
     def _check_foreign_keys(self) -> None:
         """Raise StoreError when a row points at nothing (checked while keys are off)."""
@@ -942,15 +977,6 @@ def _lmmreview_version(conn: sqlite3.Connection, path: Path, create: bool) -> in
         if not create:  # only import and demo make a new database
             raise StoreError(f"{path}: not a lmmreview database (an SQLite file with no tables)")
     return version
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    """The device and inode `path` names now (None: no file there)."""
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return found.st_dev, found.st_ino
 
 
 def is_busy(exc: sqlite3.Error) -> bool:

@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,6 +105,19 @@ def dump(db: Path) -> list[str]:
         return []
     with sqlite3.connect(db) as conn:
         return list(conn.iterdump())
+
+
+def llm_judgments(db: Path) -> set[tuple[str, str, str, int, float | None]]:
+    """(dataset, sample, model, run, score) of every LLM judgment in `db`: what a run paid for."""
+    with closing(sqlite3.connect(db)) as conn:
+        return set(
+            conn.execute(
+                "SELECT d.name, s.key, m.name, j.run, j.score FROM judgments j "
+                "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
+                "JOIN datasets d ON d.id = s.dataset_id JOIN models m ON m.id = a.model_id "
+                "WHERE j.judge_kind = 'llm'"
+            )
+        )
 
 
 def write_json(path: Path, value: object) -> Path:

@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 import pytest
-from conftest import dump
+from conftest import dump, llm_judgments
 
 from bench.fake_batch import FakeBatchAPI
 from bench.fake_judge import FakeJudge
@@ -498,6 +498,48 @@ def test_a_judge_run_whose_file_is_replaced_or_deleted_stops_and_leaves_the_new_
         with closing(sqlite3.connect(demo_db)) as conn:
             assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
         assert dump(demo_db) == before
+
+
+def test_a_judge_run_whose_file_is_emptied_stops_and_keeps_its_judgments_in_a_copy(
+    demo_db: Path, tmp_path: Path
+) -> None:
+    """`: > a.db` during `lmmreview judge` keeps the inode, so the device-and-inode check
+    missed it: the run went on, its WAL (pages of the old content) stayed beside the empty
+    file for the next opener, and the judgments paid for were lost. (`cp other.db a.db`
+    while the WAL holds frames cannot be told from another connection's checkpoint: see
+    db/watch.py.)"""
+    content = b""
+    with FakeJudge(latency=0.2) as server:
+        env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lmmreview", "judge", str(demo_db), "--dataset", "mmvet",
+             "--runs", "3", "--concurrency", "2"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60
+            while _llm_judged(demo_db) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            paid = llm_judgments(demo_db)
+            demo_db.write_bytes(content)  # the same inode, written over
+            _, stderr = process.communicate(timeout=120)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    assert process.returncode == 1, stderr
+    assert demo_db.read_bytes() == content, stderr  # before anything opens it again
+    wal = demo_db.with_name(demo_db.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0  # nothing left to move into it
+    [copy] = tmp_path.glob("demo.rescued-*.db")
+    kept = llm_judgments(copy)
+    assert paid and paid <= kept
+    [line] = [line for line in stderr.splitlines() if line.startswith("error:")]
+    assert line == (
+        f"error: {demo_db}: the file was rewritten in place by another program while this "
+        f"run had it open, so nothing more is written to it; the {len(kept)} judgments it "
+        f"received are saved, with their answers, in {copy} (see them: lmmreview info {copy})"
+    )
+    assert "Traceback" not in stderr and "malformed" not in stderr
 
 
 def _llm_judged(db: Path) -> int:

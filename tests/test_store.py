@@ -204,6 +204,26 @@ def test_a_file_replaced_or_deleted_during_a_write_gets_nothing_and_stays_intact
         assert dump(demo_db) == before
 
 
+def test_another_connections_checkpoint_is_not_taken_for_a_rewrite(demo_db: Path) -> None:
+    """A checkpoint by another process (the screen folds the WAL in after a verdict while
+    a judge run writes) changes the file on disk with no commit and no change to the WAL:
+    the writer must go on, its WAL left whole, not stop and empty the WAL (which would
+    lose every commit not yet moved in)."""
+    with Store.open(demo_db) as store, closing(sqlite3.connect(demo_db)) as other:
+        with store.transaction():
+            store.conn.execute("CREATE TABLE mine (x)")
+        for row in range(3):
+            with store.transaction():
+                store.conn.execute("INSERT INTO mine VALUES (?)", (row,))
+            # copies the frames into the file, keeps the WAL: no commit, no WAL change
+            assert other.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[0] == 0
+        with store.transaction():
+            store.conn.execute("INSERT INTO mine VALUES (3)")
+    with closing(sqlite3.connect(demo_db)) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert conn.execute("SELECT x FROM mine ORDER BY x").fetchall() == [(0,), (1,), (2,), (3,)]
+
+
 def test_a_view_where_a_table_belongs_is_refused_at_open_not_run(
     demo_db: Path, tmp_path: Path
 ) -> None:

@@ -12,11 +12,13 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from conftest import dump
+from conftest import dump, llm_judgments
 from test_open_terminal import run_in_terminal
-from tui_harness import drive, text_of, until
+from tui_harness import drive, start_judge, text_of, until
 
+from bench.fake_judge import FakeJudge
 from lmmreview.tui import file_watch
+from lmmreview.tui.screens import JudgeScreen
 
 
 def _told(app) -> str:
@@ -293,3 +295,37 @@ def test_a_replacing_file_written_before_the_screen_looks_gets_no_broken_copy(
     assert _intact(demo_db) and dump(demo_db) == seen["before"]
     assert seen["pending"] == 2  # the first verdict went with the old file: pending again
     assert not list(tmp_path.glob("demo.rescued-*"))
+
+
+def test_a_judge_run_whose_file_is_emptied_stops_and_the_screen_says_so(
+    demo_db: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """`: > results.db` during a J run: the screen went on with no word, q q did not end
+    it, and the judgments paid for were lost."""
+    content = b""
+    seen: dict[str, object] = {}
+    with FakeJudge(latency=0.2) as server:
+        monkeypatch.setenv("OPENAI_API_KEY", "k")
+        monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+
+        async def steps(app, pilot) -> None:
+            await start_judge(app, pilot, lambda: server.requests)
+            await until(pilot, lambda: len(llm_judgments(demo_db)) > 1, 30)
+            seen["paid"] = llm_judgments(demo_db)
+            demo_db.write_bytes(content)  # the same inode, written over
+            await until(pilot, lambda: "rewritten in place" in _told(app), 30)
+            await pilot.press("escape")  # the judge dialog
+            await until(pilot, lambda: not isinstance(app.screen, JudgeScreen))
+            seen["status"] = text_of(app, "#status")
+            await pilot.press("q")
+
+        app = drive(demo_db, steps, poll_seconds=0.1, judge_runs=3, judge_base_url=server.base_url)
+    assert demo_db.read_bytes() == content  # before anything opens it again
+    wal = demo_db.with_name(demo_db.name + "-wal")
+    assert not wal.exists() or wal.stat().st_size == 0  # nothing left to move into it
+    assert seen["status"].startswith("demo.db rewritten: saving nothing · "), seen["status"]
+    [copy] = tmp_path.glob("demo.rescued-*.db")
+    assert seen["paid"] <= llm_judgments(copy)
+    assert app.return_code == 1
+    assert "demo.db was rewritten in place by another program while open" in app.failure
+    assert f"judgments it received are saved, with their answers, in {copy}" in app.failure

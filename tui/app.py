@@ -161,17 +161,19 @@ class ReviewApp(App[None]):
 
     async def action_quit(self) -> None:
         """Quit; with changes not saved yet, only when asked twice (they would be lost). Exit
-        code 1 when changes did not reach the file opened (`stop` says where they are)."""
+        code 1 when changes did not reach the file opened (`stop` says where they are, and
+        where a judge run stopped by a change of the file saved its judgments)."""
         unsaved = self.review_screen.unsaved()
         moved = self.database.moved  # then the changes are in its copy, not in db_path
+        judge = self.review_screen.judge_stopped  # where a judge run's judgments went
         if unsaved and unsaved != self._quit_warned_about:
             self._quit_warned_about = unsaved
             self.tell(f"{unsaved}. Press q again to quit without them.", "warning")
-        elif unsaved or moved:
+        elif unsaved or moved or judge:
             parts = [f"{self.db_path}: quit with {unsaved}"] if unsaved else []
             if moved and moved.told() not in unsaved:  # else it is the reason given already
                 parts.append(moved.told())
-            self.stop("; ".join(parts))
+            self.stop("; ".join([*parts, judge] if judge else parts))
         else:
             self.exit()
 

@@ -22,9 +22,10 @@ from lmmreview.db.answer_columns import Judgments
 from lmmreview.db.aside import Aside
 from lmmreview.db.review import Marks, ReviewStore
 from lmmreview.db.store import is_read_only
+from lmmreview.db.watch import REWRITTEN, Watch
 from lmmreview.engine.review import Entry
 from lmmreview.engine.scoring import Judge
-from lmmreview.tui.file_watch import REWRITTEN, FileMoved, Moved, Watch, make_copy
+from lmmreview.tui.file_watch import FileMoved, Moved, make_copy
 from lmmreview.tui.messages import Shown
 from lmmreview.tui.session import Session
 from lmmreview.tui.writes import PendingWrite
@@ -107,6 +108,13 @@ class Database:
         self.path = copy
         self._watch.moved_to(copy)
 
+    def rewritten(self) -> None:
+        """Another connection to the file (a judge run's) found it rewritten in place,
+        which this one may not see (that connection's commits hide it): nothing more goes
+        to it from here either."""
+        if self.moved is None:
+            self.moved = Moved(self.path, REWRITTEN)
+
     def _copy(self, store: Store, what: str) -> Path:
         """Copy the file this connection has to a new file that takes it."""
         try:
@@ -146,7 +154,7 @@ class Database:
             version = version if emptied else None
         except sqlite3.Error:
             version = None  # another connection is in the way: the next change tries again
-        self._watch.left_complete(self.path, version)
+        self._watch.left(self.path, version)
 
     def commit(self, pending: PendingWrite, review: ReviewStore) -> Shown:
         """In the database thread: apply one change (an error means it is not saved), then

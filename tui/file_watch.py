@@ -1,14 +1,8 @@
-"""Whether the database path still names the file the screen opened, as it left it.
-
-Another program can replace the file (`mv new.db results.db`), delete it, or write over
-it in place (`cp other.db results.db`) while the screen has it open. SQLite does not
-notice: its connection keeps writing to the old file, and its WAL (a file found by name)
-damages the new one. The database thread asks `Watch.change` before every call.
-"""
+"""What the screen tells when its file was replaced, deleted or rewritten while open
+(found by db/watch.py, asked before every call), and the copy its changes go to then."""
 
 from __future__ import annotations
 
-import os
 import shlex
 import sqlite3
 import tempfile
@@ -18,10 +12,9 @@ from pathlib import Path
 from typing import NamedTuple
 
 from lmmreview.db import StoreError
+from lmmreview.db.watch import DELETED, SAID
 
-DELETED, REPLACED, REWRITTEN = "deleted", "replaced", "rewritten"
 CLASHES = 100  # names tried in one folder before the next
-SAID = {REPLACED: "replaced by another file", REWRITTEN: "rewritten in place by another program"}
 
 
 class Moved(NamedTuple):
@@ -35,7 +28,7 @@ class Moved(NamedTuple):
     def told(self) -> str:
         """What happened, and where the changes are and how to bring them back (each path
         once: a notification is cut at 400 characters)."""
-        what = SAID.get(self.what, self.what)
+        what = SAID[self.what]
         said = f"{self.opened.name} was {what} while open, so nothing more is written to it"
         if self.copy is None:
             return f"{said}; changes not saved yet stay on screen (open the file again to go on)"
@@ -59,62 +52,6 @@ class FileMoved(StoreError):
     """The file was replaced, deleted or rewritten while open: nothing is written to it."""
 
 
-class Seen(NamedTuple):
-    """The file as this connection left it complete (its WAL empty)."""
-
-    size: int
-    mtime_ns: int
-    version: int  # the connection's data version then
-
-
-class Watch:
-    """The file's device and inode when it was opened, and how it was last left complete."""
-
-    def __init__(self) -> None:
-        self._identity: tuple[int, int] | None = None
-        self._complete: Seen | None = None
-
-    def opened(self, path: Path) -> None:
-        """The connection has just opened `path`: that is the file (the first time only)."""
-        found = _stat(path)
-        if self._identity is None and found is not None:
-            self._identity = found.st_dev, found.st_ino
-
-    def left_complete(self, path: Path, version: int | None) -> None:
-        """This connection emptied the WAL (`version`: its data version), or could not (None)."""
-        found = _stat(path)
-        self._complete = (
-            None
-            if version is None or found is None
-            else Seen(found.st_size, found.st_mtime_ns, version)
-        )
-
-    def change(self, path: Path, version: Callable[[], int] | None) -> str | None:
-        """What happened to the file since it was opened (None: nothing). Rewritten in
-        place: it changed on disk since it was left complete with no commit since
-        (`version()` unchanged), which SQLite alone never does; without a connection to
-        ask (`version` None), any change counts."""
-        if self._identity is None:
-            return None
-        found = _stat(path)
-        if found is None:
-            return DELETED
-        if (found.st_dev, found.st_ino) != self._identity:
-            return REPLACED
-        seen = self._complete
-        if seen is None or (found.st_size, found.st_mtime_ns) == (seen.size, seen.mtime_ns):
-            return None
-        if version is not None and version() != seen.version:
-            self._complete = None  # another process wrote: unknown until the WAL is emptied
-            return None
-        return REWRITTEN
-
-    def moved_to(self, path: Path) -> None:
-        """The changes go to `path` from now on: watch that file."""
-        self._identity = self._complete = None
-        self.opened(path)
-
-
 def make_copy(opened: Path, copy: Callable[[Path], None]) -> Path:
     """`copy(place)` to a new file beside `opened`, else (its folder gone or read-only) in
     the temporary folder; returns the place. `copy` creates the file exclusively: a name
@@ -134,10 +71,3 @@ def make_copy(opened: Path, copy: Callable[[Path], None]) -> Path:
                     break  # this folder takes no copy: the next one
     assert problem is not None
     raise problem
-
-
-def _stat(path: Path) -> os.stat_result | None:
-    try:
-        return os.stat(path)
-    except FileNotFoundError:
-        return None

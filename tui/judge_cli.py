@@ -145,10 +145,11 @@ def judge(
     from lmmreview.db import Store
     from lmmreview.db.judging import JudgeStore
     from lmmreview.db.scoring import score_offline
+    from lmmreview.db.store import FileChanged
     from lmmreview.engine.batch import Limits
     from lmmreview.engine.scoring import OFFLINE_RULES
     from lmmreview.tui.judge_batch import BatchOptions, judge_in_batches
-    from lmmreview.tui.judge_run import judge_setup
+    from lmmreview.tui.judge_run import judge_setup, rescued
     from lmmreview.tui.settings import for_command
 
     effective = for_command(
@@ -197,12 +198,15 @@ def judge(
                 say(result.summary())
             return
         storage = JudgeStore(store, model, grading)
-        plan = storage.plan(runs, dataset, model_filter)
+        with store.noticing():
+            plan = storage.plan(runs, dataset, model_filter)
         if not plan.items:
             say(f"Nothing to judge with {model}: every item has a judgment.")
             return
         try:
             done = _run_with_progress(setup, storage, plan)
+        except FileChanged as changed:
+            raise fail(rescued(changed, storage)) from None
         except KeyboardInterrupt:
             say("Stopped. What was judged is stored; run again to resume.", console=err)
             raise typer.Exit(130) from None

@@ -7,14 +7,19 @@ run the same Runner; only the progress display differs (a bar, or the judge scre
 
 from __future__ import annotations
 
+import shlex
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from lmmreview.db.judging import JudgeStore
+from lmmreview.db.store import FileChanged, StoreError
+from lmmreview.db.watch import REWRITTEN, SAID
 from lmmreview.engine.benchmark import JudgeItem
 from lmmreview.engine.llm import OpenAIChat
 from lmmreview.engine.runner import Progress, Runner, RunnerSettings
 from lmmreview.engine.secrets import redact_url
+from lmmreview.tui.file_watch import make_copy
 from lmmreview.tui.settings import Settings
 
 DUMMY_KEY = "not-needed"  # local servers (vLLM, Ollama) ignore the key, but one is required
@@ -76,9 +81,34 @@ async def run_judge(
     on_progress: Callable[[Progress], None] | None = None,
 ) -> Progress:
     """Judge `chains` with the setup's client and runner settings; the client is closed
-    however the run ends."""
+    however the run ends. A file replaced or rewritten under the run raises FileChanged
+    (also when a read meets the new content first)."""
     client = setup.client()
     try:
-        return await Runner(client, storage, setup.runner, on_progress).run(chains)
+        with storage.store.noticing():
+            return await Runner(client, storage, setup.runner, on_progress).run(chains)
     finally:
         await client.close()
+
+
+def rescued(changed: FileChanged, storage: JudgeStore) -> str:
+    """Save what the run received (paid for) to a copy beside the file, as the screen
+    saves its verdicts, and say so in one line: after a rewrite in place, the judgments
+    with their answers (the file's old content is gone); else the file as the run had it."""
+    store = storage.store
+    said = (
+        f"{store.path}: the file was {SAID[changed.what]} while this run had it open, so "
+        "nothing more is written to it"
+    )
+    count = storage.received()
+    if not count:
+        return f"{said}; no judgment had been received yet"
+    save = storage.save_received if changed.what == REWRITTEN else store.copy_to
+    try:
+        copy = make_copy(store.path, save)
+    except (OSError, sqlite3.Error, StoreError) as problem:
+        return f"{said}; the {count} judgments it received could not be saved ({problem})"
+    return (
+        f"{said}; the {count} judgments it received are saved, with their answers, in "
+        f"{copy} (see them: lmmreview info {shlex.quote(str(copy))})"
+    )

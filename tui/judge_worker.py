@@ -16,9 +16,18 @@ from textual.message import Message
 
 from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore
+from lmmreview.db.store import FileChanged
 from lmmreview.engine.runner import Progress
-from lmmreview.tui.judge_run import JudgeSetup, run_judge
+from lmmreview.tui.judge_run import JudgeSetup, rescued, run_judge
 from lmmreview.tui.messages import JudgeFinished, JudgeProgress
+
+
+class Stopped(Exception):
+    """The file changed under the run: `line` says so, and where its judgments went."""
+
+    def __init__(self, line: str, what: str) -> None:
+        super().__init__(line)
+        self.line, self.what = line, what
 
 
 class BackgroundJudge:
@@ -42,16 +51,18 @@ class BackgroundJudge:
     def run(self, post: Callable[[Message], object]) -> None:
         """The worker's body: run, posting JudgeProgress after each item and JudgeFinished
         at the end (a failure is an outcome shown to the reviewer, never raised)."""
-        outcome = "finished"
+        outcome, changed = "finished", None
         try:
             asyncio.run(self._judge(post))
         except asyncio.CancelledError:
             outcome = "stopped"
+        except Stopped as stopped:
+            outcome, changed = f"stopped: {stopped.line}", stopped.what
         except Exception as exc:
             outcome = f"failed: {exc}"
         finally:
             with contextlib.suppress(RuntimeError):  # the app has closed its loop
-                post(JudgeFinished(outcome))
+                post(JudgeFinished(outcome, changed))
 
     async def _judge(self, post: Callable[[Message], object]) -> Progress:
         task = asyncio.current_task()
@@ -68,5 +79,9 @@ class BackgroundJudge:
 
         with Store.open(self.db, create=False) as store:
             storage = JudgeStore(store, self.setup.model)
-            plan = storage.plan(self.setup.runs, [self.dataset])
-            return await run_judge(self.setup, storage, plan.chains, progress)
+            try:
+                with store.noticing():
+                    plan = storage.plan(self.setup.runs, [self.dataset])
+                return await run_judge(self.setup, storage, plan.chains, progress)
+            except FileChanged as changed:
+                raise Stopped(rescued(changed, storage), changed.what) from None

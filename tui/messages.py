@@ -134,8 +134,9 @@ class JudgeProgress(WorkerMessage, bubble=False):
 
 
 class JudgeFinished(WorkerMessage, bubble=False):
-    """A background judge run ended: "finished", "stopped" or "failed: why"."""
+    """A background judge run ended: "finished", "stopped" or "failed: why"; `changed`:
+    what it found the file had become (db/watch.py), if that stopped it."""
 
-    def __init__(self, outcome: str) -> None:
+    def __init__(self, outcome: str, changed: str | None = None) -> None:
         super().__init__()
-        self.outcome = outcome
+        self.outcome, self.changed = outcome, changed

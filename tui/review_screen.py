@@ -29,6 +29,7 @@ from textual.widgets import Static
 from lmmreview.db import Store
 from lmmreview.db.review import NO_MARKS, Detail, ReviewStore
 from lmmreview.db.scoring import DatasetScores
+from lmmreview.db.watch import REWRITTEN
 from lmmreview.engine.columns import outcomes
 from lmmreview.engine.export import Notes, to_markdown
 from lmmreview.engine.ordering import LIST_ORDER, ORDERS
@@ -182,6 +183,7 @@ class ReviewScreen(Screen[None]):
         self._problems: dict[str, str] = {}  # "save"/"read" -> the problem last told
         self._moved: Moved | None = None  # what happened to the file, as last told
         self._judge: BackgroundJudge | None = None
+        self.judge_stopped = ""  # a judge run stopped by a change of the file: what it said
         self._batches = BatchNotice(lambda text: self.review_app.tell(text))
         self._judge_screen: JudgeScreen | None = None
         self._before_search: int | None = None  # the answer shown when a search began
@@ -1446,6 +1448,11 @@ class ReviewScreen(Screen[None]):
 
     def on_judge_finished(self, message: JudgeFinished) -> None:
         self._judge = None
+        if message.changed is not None:
+            self.judge_stopped = f"judge run {message.outcome}"
+        if message.changed == REWRITTEN:
+            self.review_app.database.rewritten()
+            self._notice_moved()
         self.notify(f"Judge run {message.outcome}.", title="Judge")
         if self._judge_screen is not None:
             self._judge_screen.progress(1, 1, f"Judge run {message.outcome}.")
