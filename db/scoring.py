@@ -17,6 +17,7 @@ from lmmreview.engine.columns import AnswerColumns, Outcomes
 from lmmreview.engine.export import ImportedCircular, Notes
 from lmmreview.engine.guarded import PluginFailure
 from lmmreview.engine.layouts import layout_for
+from lmmreview.engine.offline import forget_grades
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import MICRO, OFFLINE, GroupVerdict, Judge, Outcome
 from lmmreview.engine.tables import Table
@@ -80,6 +81,7 @@ def _judge_by_rules(store: Store, name: str, benchmark: Benchmark) -> int:
                 raise exc.within(name) from exc.__cause__
             store.add_judgments(results)
             judged += len(results)
+    forget_grades()
     return judged
 
 

@@ -392,7 +392,7 @@ class Store:
     def sample_ids(self, dataset_id: int) -> dict[str, int]:
         """key -> sample id for one dataset."""
         query = "SELECT key, id FROM samples WHERE dataset_id = ?"
-        return dict(self.conn.execute(query, (dataset_id,)).fetchall())
+        return dict(self.conn.execute(query, (dataset_id,)))
 
     def samples(self, dataset: str) -> list[Sample]:
         """Every sample of a dataset, in import order."""

@@ -141,6 +141,11 @@ def match_choice(answer: str, options: dict[str, str]) -> str | None:
     return _matched(answer, tuple(options.items()))
 
 
+def forget_matches() -> None:
+    """Let go of the remembered matches (see engine.offline.forget_grades)."""
+    _matched.cache_clear()
+
+
 @lru_cache(maxsize=MATCHES_KEPT)
 def _matched(answer: str, items: tuple[tuple[str, str], ...]) -> str | None:
     """`match_choice`, worked out once for the same answer to the same options."""

@@ -52,6 +52,14 @@ def open_judgment(sample: Sample, answer: str) -> Judgment | None:
     return _open_graded(tuple(sample.golds), answer)
 
 
+def forget_grades() -> None:
+    """Let go of the remembered grades and option matches once a run is over: scattered
+    among a million answers' freed objects, they would keep that memory from going back
+    to the system."""
+    _open_graded.cache_clear()
+    mmbench.forget_matches()
+
+
 @lru_cache(maxsize=GRADES_KEPT)
 def _open_graded(golds: tuple[str, ...], answer: str) -> Judgment | None:
     """The grader reads nothing but the golds and the answer: each pair is graded once

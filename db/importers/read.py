@@ -195,14 +195,21 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     Lines end at "\\n" (or "\\r\\n") only: U+2028, U+0085 and the other separators
     str.splitlines knows may stand raw inside a JSON string.
     """
-    for number, line in enumerate(read_text(path).split("\n"), start=1):
-        line = line.removesuffix("\r")
-        if not line.strip():
-            continue
-        value = parse_json(line, path, f"line {number}")
-        if not isinstance(value, dict):
-            raise ImportFailure(path, "expected a JSON object", f"line {number}")
-        yield number, value
+    _tell(path)
+    # Streamed: a million lines are never all held at once.
+    with existing(path).open(encoding="utf-8-sig", newline="\n") as handle:
+        try:
+            for number, line in enumerate(handle, start=1):
+                line = line.removesuffix("\n").removesuffix("\r")
+                if not line.strip():
+                    continue
+                value = parse_json(line, path, f"line {number}")
+                if not isinstance(value, dict):
+                    raise ImportFailure(path, "expected a JSON object", f"line {number}")
+                yield number, value
+        except UnicodeDecodeError:
+            read_text(path)  # reads it whole to say why (and on which line); raises ImportFailure
+            raise
 
 
 def read_table(
