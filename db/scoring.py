@@ -68,7 +68,7 @@ def _judge_by_rules(store: Store, name: str, benchmark: Benchmark) -> int:
     returns how many. The samples are let go before the tables are read."""
     samples = {s.key: s for s in store.samples(name)}
     judged = 0
-    with store.transaction():
+    with store.transaction(), store.judgments_counted_together():
         # other judges' scores stand beside
         for rows in store.unjudged_answers(name, OFFLINE, GRADED_AT_ONCE):
             try:

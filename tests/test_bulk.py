@@ -14,8 +14,10 @@ import pytest
 from lmmreview.db import Store
 from lmmreview.db import scoring as scoring_module
 from lmmreview.db.importers.read import read_jsonl
+from lmmreview.db.schema import JUDGE_MODEL, JUDGE_PROMPT
 from lmmreview.db.scoring import score_offline
 from lmmreview.engine.benchmarks.generic import Generic
+from lmmreview.engine.scoring import USABLE, Judgment
 from tests.conftest import dump, write_lines
 
 LONG_GOLD = "a long ground truth " * 20  # the rules leave it to a judge
@@ -89,6 +91,37 @@ def test_a_failure_in_a_later_chunk_leaves_the_database_as_it_was(
     with Store.open(unscored) as store, pytest.raises(RuntimeError, match="the rules broke"):
         list(score_offline(store))
     assert dump(unscored) == before
+
+
+# Each dataset's judges counted from scratch, as migration 10 first counted them.
+RECOUNT = f"""
+    SELECT s.dataset_id, l.judge_kind, {JUDGE_MODEL}, {JUDGE_PROMPT}, COUNT(*),
+        SUM(l.status IN {USABLE}), SUM(l.method IS 'matched'), MIN(l.id)
+    FROM judgments l JOIN answers a ON a.id = l.answer_id JOIN samples s ON s.id = a.sample_id
+    GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4"""
+
+
+def test_judgments_counted_together_are_counted_as_the_trigger_counts_each(
+    unscored: Path,
+) -> None:
+    """`score` counts its judgments in one statement, with the counting trigger off in its
+    transaction: the counts equal a recount, beside another judge's, and the trigger is
+    back for the next judgment."""
+    llm = {"kind": "llm", "judge_model": "gpt-test"}
+    with Store.open(unscored) as store:
+        with store.transaction():
+            store.add_judgments([(1, Judgment(0, 0.5, **llm))])
+        list(score_offline(store))
+        with store.transaction():
+            store.add_judgments([(2, Judgment(0, 1.0, method="matched", **llm))])
+        counted = store.conn.execute("SELECT * FROM dataset_judges ORDER BY 1, 2, 3, 4")
+        assert [row[1:5] for row in counted] == [
+            ("llm", "gpt-test", "", 2),
+            ("offline", "offline rules", "*", 24),
+        ]
+        assert store.conn.execute(
+            "SELECT * FROM dataset_judges ORDER BY 1, 2, 3, 4"
+        ).fetchall() == (store.conn.execute(RECOUNT).fetchall())
 
 
 def test_scoring_again_grades_only_what_the_rules_have_not_decided(unscored: Path) -> None:
