@@ -3,6 +3,7 @@ of answers at a time, in one transaction; what they write equals the one-go path
 
 from __future__ import annotations
 
+import gc
 import shutil
 import sqlite3
 import tracemalloc
@@ -13,6 +14,7 @@ import pytest
 
 from lmmreview.db import Store
 from lmmreview.db import scoring as scoring_module
+from lmmreview.db.importers.batch import ImportFailure
 from lmmreview.db.importers.read import read_jsonl
 from lmmreview.db.schema import JUDGE_MODEL, JUDGE_PROMPT
 from lmmreview.db.scoring import score_offline
@@ -148,3 +150,19 @@ def test_reading_a_jsonl_file_holds_a_line_not_the_whole_file(tmp_path: Path) ->
         tracemalloc.stop()
     assert first == (1, rows[0])
     assert peak < 500_000, peak
+
+
+def test_the_collector_paused_for_a_jsonl_file_runs_again_after_it(tmp_path: Path) -> None:
+    """Read whole, refused midway or left unfinished, a JSONL file gives the collector back."""
+    good = write_lines(tmp_path / "good.jsonl", [{"id": "q1"}, {"id": "q2"}])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "q1"}\n{"id": \n', encoding="utf-8")
+    assert len(list(read_jsonl(good))) == 2 and gc.isenabled()
+    with pytest.raises(ImportFailure, match="line 2: malformed JSON"):
+        list(read_jsonl(bad))
+    assert gc.isenabled()
+    lines = read_jsonl(good)
+    next(lines)
+    assert not gc.isenabled()  # paused while the file is read
+    lines.close()
+    assert gc.isenabled()
