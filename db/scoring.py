@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lmmreview.db.aside import Aside
+from lmmreview.db.collector import collector_paused
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Benchmark
@@ -66,21 +67,22 @@ def score_offline(store: Store, datasets: list[str] | None = None) -> Iterator[O
 def _judge_by_rules(store: Store, name: str, benchmark: Benchmark) -> int:
     """Add the offline rules' judgments of a dataset's answers they have not scored;
     returns how many. The samples are let go before the tables are read."""
-    samples = {s.key: s for s in store.samples(name)}
     judged = 0
-    with store.transaction(), store.judgments_counted_together():
-        # other judges' scores stand beside
-        for rows in store.unjudged_answers(name, OFFLINE, GRADED_AT_ONCE):
-            try:
-                results = [
-                    (answer_id, judgment)
-                    for answer_id, key, text in rows
-                    if (judgment := benchmark.offline(samples[key], text)) is not None
-                ]
-            except PluginFailure as exc:
-                raise exc.within(name) from exc.__cause__
-            store.add_judgments(results)
-            judged += len(results)
+    with collector_paused():
+        samples = {s.key: s for s in store.samples(name)}
+        with store.transaction(), store.judgments_counted_together():
+            # other judges' scores stand beside
+            for rows in store.unjudged_answers(name, OFFLINE, GRADED_AT_ONCE):
+                try:
+                    results = [
+                        (answer_id, judgment)
+                        for answer_id, key, text in rows
+                        if (judgment := benchmark.offline(samples[key], text)) is not None
+                    ]
+                except PluginFailure as exc:
+                    raise exc.within(name) from exc.__cause__
+                store.add_judgments(results)
+                judged += len(results)
     forget_grades()
     return judged
 
