@@ -145,6 +145,21 @@ _COUNT_NEW = f"""
             matched = matched + excluded.matched,
             first_judgment_id = MIN(first_judgment_id, excluded.first_judgment_id);"""
 
+# Count the judgments from id ? on at once, as _COUNT_NEW counts each (see
+# Store.judgments_counted_together).
+COUNT_JUDGMENTS_FROM = f"""
+    INSERT INTO dataset_judges (dataset_id, judge_kind, judge_model, prompt, judgments,
+        usable, matched, first_judgment_id)
+    SELECT s.dataset_id, l.judge_kind, {JUDGE_MODEL}, {JUDGE_PROMPT}, COUNT(*),
+        SUM(l.status IN {USABLE}), SUM(l.method IS 'matched'), MIN(l.id)
+    FROM judgments l JOIN answers a ON a.id = l.answer_id JOIN samples s ON s.id = a.sample_id
+    WHERE l.id >= ? GROUP BY 1, 2, 3, 4
+    ON CONFLICT (dataset_id, judge_kind, judge_model, prompt) DO UPDATE SET
+        judgments = judgments + excluded.judgments, usable = usable + excluded.usable,
+        matched = matched + excluded.matched,
+        first_judgment_id = MIN(first_judgment_id, excluded.first_judgment_id)"""
+COUNTING_TRIGGER = "dataset_judges_insert"  # migration 10's trigger running _COUNT_NEW
+
 # Uncount judgment OLD; a judge's row goes with its last judgment. Its first_judgment_id
 # stays (finding the next would read the judge's judgments): after deletions it is a lower
 # bound, so a judge keeps its place among the dataset's judges.

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lmmreview.db.aside import Aside
+from lmmreview.db.collector import collector_paused
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Benchmark
@@ -17,6 +18,7 @@ from lmmreview.engine.columns import AnswerColumns, Outcomes
 from lmmreview.engine.export import ImportedCircular, Notes
 from lmmreview.engine.guarded import PluginFailure
 from lmmreview.engine.layouts import layout_for
+from lmmreview.engine.offline import forget_grades
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import MICRO, OFFLINE, GroupVerdict, Judge, Outcome
 from lmmreview.engine.tables import Table
@@ -49,27 +51,40 @@ class OfflineRun:
         )
 
 
+GRADED_AT_ONCE = 20_000  # answers graded, then written, at a time: memory stays bounded
+
+
 def score_offline(store: Store, datasets: list[str] | None = None) -> Iterator[OfflineRun]:
     """Judge by rule every answer the rules have not scored yet (or whose latest offline
-    judgment failed), whatever other judges said; one transaction each."""
+    judgment failed), whatever other judges said; one transaction each (a plug-in that
+    fails midway leaves the dataset as it was)."""
     for name, benchmark in store.datasets(datasets or None):
-        samples = {s.key: s for s in store.samples(name)}
-        judged = store.deciding_judgments(name, OFFLINE)  # other judges' scores stand beside
-        try:
-            results = [
-                (answer_id, judgment)
-                for answer_id, _, key, text in store.answer_rows(name)
-                if answer_id not in judged
-                and (judgment := benchmark.offline(samples[key], text)) is not None
-            ]
-        except PluginFailure as exc:  # before anything is written
-            raise exc.within(name) from exc.__cause__
-        with store.transaction():
-            store.add_judgments(results)
+        judged = _judge_by_rules(store, name, benchmark)
         notes = dataset_scores(store, name, benchmark, OFFLINE).notes([])
-        yield OfflineRun(
-            name, len(results), notes.offline, notes.fallback, notes.unscored, notes.no_gold
-        )
+        yield OfflineRun(name, judged, notes.offline, notes.fallback, notes.unscored, notes.no_gold)
+
+
+def _judge_by_rules(store: Store, name: str, benchmark: Benchmark) -> int:
+    """Add the offline rules' judgments of a dataset's answers they have not scored;
+    returns how many. The samples are let go before the tables are read."""
+    judged = 0
+    with collector_paused():
+        samples = {s.key: s for s in store.samples(name)}
+        with store.transaction(), store.judgments_counted_together():
+            # other judges' scores stand beside
+            for rows in store.unjudged_answers(name, OFFLINE, GRADED_AT_ONCE):
+                try:
+                    results = [
+                        (answer_id, judgment)
+                        for answer_id, key, text in rows
+                        if (judgment := benchmark.offline(samples[key], text)) is not None
+                    ]
+                except PluginFailure as exc:
+                    raise exc.within(name) from exc.__cause__
+                store.add_judgments(results)
+                judged += len(results)
+    forget_grades()
+    return judged
 
 
 @dataclass(slots=True)

@@ -14,6 +14,7 @@ import re
 import string
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 CIRCULAR_STRIDE = 1_000_000
 
@@ -116,10 +117,14 @@ def circular_position(index: int) -> tuple[int, int]:
     return index % CIRCULAR_STRIDE, index // CIRCULAR_STRIDE
 
 
+_LETTERS = frozenset(string.ascii_uppercase)
+MATCHES_KEPT = 50_000  # step-1 results remembered: models often give one question one answer
+
+
 def _valid_letters(options: dict[str, str]) -> list[str]:
     """The option letters that have a non-blank text, in letter order (2 to 4 in MMBench,
     up to 26 in generic multiple choice)."""
-    return [letter for letter in string.ascii_uppercase if options.get(letter, "").strip()]
+    return sorted(letter for letter, text in options.items() if letter in _LETTERS and text.strip())
 
 
 def _labels(options: dict[str, str]) -> list[str]:
@@ -133,6 +138,18 @@ def match_choice(answer: str, options: dict[str, str]) -> str | None:
 
     None when the answer is empty, names several options, or names none.
     """
+    return _matched(answer, tuple(options.items()))
+
+
+def forget_matches() -> None:
+    """Let go of the remembered matches (see engine.offline.forget_grades)."""
+    _matched.cache_clear()
+
+
+@lru_cache(maxsize=MATCHES_KEPT)
+def _matched(answer: str, items: tuple[tuple[str, str], ...]) -> str | None:
+    """`match_choice`, worked out once for the same answer to the same options."""
+    options = dict(items)
     return _match(answer, options, _valid_letters(options))
 
 

@@ -8,12 +8,15 @@ answers stay unscored for a human or an LLM judge).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from lmmreview.engine import mmbench, mmvet
 from lmmreview.engine.scoring import OFFLINE_RULES, Judgment, Status, choice_score
 from lmmreview.engine.types import Sample
 
 OFFLINE_JUDGE = OFFLINE_RULES  # the model the rules' judgments are recorded with
 RULES_VERSION = "rules-2"  # bump when a rule changes, so old results can be told apart
+GRADES_KEPT = 50_000  # open grades remembered: short answers repeat across models and samples
 
 
 def rules_judgment(
@@ -46,7 +49,22 @@ def open_judgment(sample: Sample, answer: str) -> Judgment | None:
     """The short-answer grader; None when it cannot grade (no gold, a long one)."""
     if sample.answer is None:
         return None
-    grade = mmvet.best_offline_grade(sample.golds, answer)
+    return _open_graded(tuple(sample.golds), answer)
+
+
+def forget_grades() -> None:
+    """Let go of the remembered grades and option matches once a run is over: scattered
+    among a million answers' freed objects, they would keep that memory from going back
+    to the system."""
+    _open_graded.cache_clear()
+    mmbench.forget_matches()
+
+
+@lru_cache(maxsize=GRADES_KEPT)
+def _open_graded(golds: tuple[str, ...], answer: str) -> Judgment | None:
+    """The grader reads nothing but the golds and the answer: each pair is graded once
+    (the Judgment is frozen, so one object serves every answer that shares it)."""
+    grade = mmvet.best_offline_grade(golds, answer)
     if grade.score is None:
         return None
     return rules_judgment(grade.score, "rules", grade.reason)

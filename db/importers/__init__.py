@@ -5,7 +5,6 @@ Reading checks everything before the database is touched; loading is all or noth
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -21,6 +20,7 @@ from lmmreview.db.importers.batch import (
     ImportRequest,
     JudgmentRecord,
     check_batch,
+    first_answers,
     listed,
     quoted,
 )
@@ -129,12 +129,9 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
             for key, hashes in batch.sample_images.items()
             for position, image_hash in enumerate(hashes, start=1)
         )
-        by_model: dict[str, list[AnswerRecord]] = defaultdict(list)
-        for record in answers:
-            by_model[record.model].append(record)
-        for model, records in by_model.items():
+        for model, records in answers.items():
             summary.answers_added[model] = _load_answers(
-                store, dataset_id, ids, model, records, summary
+                store, dataset_id, ids, model, first_answers(records), summary
             )
         if batch.judgments or batch.group_verdicts:
             _load_judged(store, dataset_id, batch, summary)
@@ -327,24 +324,41 @@ def _load_answers(
     dataset_id: int,
     ids: dict[str, int],
     model: str,
-    records: list[AnswerRecord],
+    records: dict[str, AnswerRecord],
     summary: ImportSummary,
 ) -> int:
+    """Add a model's answers (by sample key); returns how many were new."""
     model_id = store.model_id(model)
     stored = store.answer_texts(model_id, dataset_id)
-    unknown = [r.key for r in records if r.key not in ids]
+    unknown = [key for key in records if key not in ids]
     if unknown:
         summary.warnings.append(
-            f"{records[0].source}: {len(unknown)} id(s) not in dataset "
+            f"{next(iter(records.values())).source}: {len(unknown)} id(s) not in dataset "
             f"{summary.dataset!r}, skipped: {listed(unknown)}"
         )
-    new = []
-    for record in records:
+    added = store.conn.total_changes
+    store.add_answers(model_id, _new_answers(model, records, ids, stored))
+    added = store.conn.total_changes - added
+    missing = [key for key, i in ids.items() if key not in records and i not in stored]
+    if missing:
+        summary.warnings.append(
+            f"model {model!r} has no answer for {len(missing)} sample(s): {listed(missing)}"
+        )
+    return added
+
+
+def _new_answers(
+    model: str, records: dict[str, AnswerRecord], ids: dict[str, int], stored: dict[int, str]
+) -> Iterator[tuple[int, str, str]]:
+    """(sample id, text, source) of each answer not stored yet (streamed into the insert:
+    an ImportFailure on the way rolls the whole import back). Ids not in the dataset are
+    left out (a warning names them)."""
+    for record in records.values():
         sample_id = ids.get(record.key)
         if sample_id is None:
             continue
         if sample_id not in stored:
-            new.append((sample_id, record.text, record.source))
+            yield sample_id, record.text, record.source
         elif stored[sample_id] != record.text:
             raise ImportFailure(
                 record.source,
@@ -352,14 +366,6 @@ def _load_answers(
                 "answers are never overwritten: import under another --model name",
                 f"id {record.key}",
             )
-    store.add_answers(model_id, new)
-    answered = {r.key for r in records} | {k for k, i in ids.items() if i in stored}
-    missing = [key for key in ids if key not in answered]
-    if missing:
-        summary.warnings.append(
-            f"model {model!r} has no answer for {len(missing)} sample(s): {listed(missing)}"
-        )
-    return len(new)
 
 
 def reader_of(importer: Importer) -> Callable[[ImportRequest], ImportBatch]:

@@ -130,13 +130,11 @@ def listed(names: list[str], shown: int = 8) -> str:
     return ", ".join(names[:shown]) + more
 
 
-def check_batch(batch: ImportBatch) -> list[AnswerRecord]:
-    """Refuse what the database cannot store or would silently drop; return the answers
-    with identical repeats left out.
+def check_batch(batch: ImportBatch) -> dict[str, list[AnswerRecord]]:
+    """Refuse what the database cannot store; return the answers by model.
 
     Every text must be valid Unicode (a lone surrogate, from a JSON escape or a byte that
-    is not UTF-8 in a file name or argument, cannot be stored), and a model may not give
-    two different answers to one sample within one import.
+    is not UTF-8 in a file name or argument, cannot be stored).
     """
     _check_unicode(batch.source, batch.source, "the file name")
     _check_unicode(batch.dataset, batch.source, "the dataset name")
@@ -144,11 +142,21 @@ def check_batch(batch: ImportBatch) -> list[AnswerRecord]:
         for name in (f.name for f in fields(sample)):
             for text in _texts(getattr(sample, name)):
                 _check_unicode(text, batch.source, f"id {_shown(sample.key)}")
-    first: dict[tuple[str, str], AnswerRecord] = {}
+    by_model: dict[str, list[AnswerRecord]] = {}
     for record in batch.answers:
         for text in (record.source, record.model, record.key, record.text):
             _check_unicode(text, record.source, f"id {_shown(record.key)}")
-        seen = first.setdefault((record.model, record.key), record)
+        by_model.setdefault(record.model, []).append(record)
+    return by_model
+
+
+def first_answers(records: list[AnswerRecord]) -> dict[str, AnswerRecord]:
+    """One model's answers by sample key, identical repeats left out: a model may not give
+    two different answers to one sample within one import. (Checked a model at a time,
+    so that only one model's keys are held at once.)"""
+    first: dict[str, AnswerRecord] = {}
+    for record in records:
+        seen = first.setdefault(record.key, record)
         if seen.text != record.text:
             other = "the same file" if seen.source == record.source else seen.source
             raise ImportFailure(
@@ -157,7 +165,7 @@ def check_batch(batch: ImportBatch) -> list[AnswerRecord]:
                 f"(the other in {other}); give each model one answer per sample",
                 f"id {record.key}",
             )
-    return list(first.values())
+    return first
 
 
 def check_model_argument(model: str | None) -> None:

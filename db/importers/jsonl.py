@@ -18,6 +18,7 @@ name without its extension).
 from __future__ import annotations
 
 import string
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,8 @@ def read_generic(path: Path, model: str | None = None, dataset: str | None = Non
     batch = ImportBatch(dataset or path.stem, GENERIC.name, str(path))
     seen: dict[str, int] = {}
     images = ImageFiles(path.parent)
+    named = model_name(model, path)  # a line's model when it names none
+    tags: dict[tuple[tuple[str, tuple[str, ...]], ...], Axes] = {}  # equal tags: one object
     for number, row in read_jsonl(path):
         where = f"line {number}"
         key = _key(row, path, where)
@@ -61,13 +64,13 @@ def read_generic(path: Path, model: str | None = None, dataset: str | None = Non
             if key in seen:
                 raise ImportFailure(path, f"duplicate id {key!r} (also on line {seen[key]})", where)
             seen[key] = number
-            batch.samples.append(_sample(key, row, path, where))
+            batch.samples.append(_sample(key, row, path, where, tags))
             for name in _image_names(row.get("images"), path, where):
                 image = images.read(name, path, where)
                 if image is not None:
                     batch.add_image(key, image)
         if "prediction" in row:
-            batch.answers.append(_answer(key, row, model, path, where))
+            batch.answers.append(_answer(key, row, named, batch.source, where))
         elif "question" not in row:
             raise ImportFailure(path, "a line needs 'question' (a sample) or 'prediction'", where)
     if not seen and not batch.answers:
@@ -84,17 +87,27 @@ def _key(row: dict[str, Any], path: Path, where: str) -> str:
         raise ImportFailure(path, why, where)
     if isinstance(key, bool) or not isinstance(key, str | int) or key == "":
         raise ImportFailure(path, "missing field 'id' (text or a number)", where)
-    return str(key)
+    return sys.intern(str(key))  # a sample's key and its answers' keys: one string
 
 
-def _sample(key: str, row: dict[str, Any], path: Path, where: str) -> Sample:
+def _sample(
+    key: str,
+    row: dict[str, Any],
+    path: Path,
+    where: str,
+    shared: dict[tuple[tuple[str, tuple[str, ...]], ...], Axes],
+) -> Sample:
+    """A sample line's sample; its tags are the object in `shared` equal to them, and its
+    short texts are interned (a million samples hold few distinct ones)."""
     question = row["question"]
     if not isinstance(question, str):
         raise ImportFailure(path, "question must be text", where)
     options = _options(row.get("options"), path, where)
-    golds = _golds(row.get("answer"), path, where)
+    golds = [sys.intern(gold) for gold in _golds(row.get("answer"), path, where)]
     if options:
         golds = [_gold_letter(gold, options, path, where) for gold in golds]
+    split = _text_or_none(row.get("split"), "split", path, where)
+    tags = _tags(row.get("tags"), path, where)
     return Sample(
         key=key,
         question=question,
@@ -102,8 +115,8 @@ def _sample(key: str, row: dict[str, Any], path: Path, where: str) -> Sample:
         answer=golds[0] if golds else None,
         alt_answers=tuple(golds[1:]),
         options=options,
-        split=_text_or_none(row.get("split"), "split", path, where),
-        axes=_tags(row.get("tags"), path, where),
+        split=split and sys.intern(split),
+        axes=shared.setdefault(tuple(tags.items()), tags),
     )
 
 
@@ -129,7 +142,7 @@ def _options(value: object, path: Path, where: str) -> dict[str, str]:
             raise ImportFailure(path, f"option key {key!r} is not a letter A to Z", where)
         if letter in options:  # "a" and "A" would otherwise become one option
             raise ImportFailure(path, f"option {letter!r} is given twice ({key!r})", where)
-        options[letter] = text
+        options[letter] = sys.intern(text)  # option texts repeat ("Yes", "No") across samples
     return options
 
 
@@ -160,9 +173,9 @@ def _tags(value: object, path: Path, where: str) -> Axes:
         tags: Axes = {}
         for name, tag in value.items():
             if isinstance(tag, str):
-                tags[str(name)] = (tag,)
+                tags[sys.intern(name)] = (sys.intern(tag),)
             elif isinstance(tag, list) and all(isinstance(t, str) for t in tag):
-                tags[str(name)] = tuple(tag)
+                tags[sys.intern(name)] = tuple(map(sys.intern, tag))
             else:
                 break
         else:
@@ -179,20 +192,20 @@ def _image_names(value: object, path: Path, where: str) -> list[str]:
     return items
 
 
-def _answer(
-    key: str, row: dict[str, Any], model: str | None, path: Path, where: str
-) -> AnswerRecord:
+def _answer(key: str, row: dict[str, Any], model: str, source: str, where: str) -> AnswerRecord:
+    """One answer line's answer; `model` when the line names none. The repeated texts (the
+    sample key, the model, the file) are shared, not held once per line."""
     text = row["prediction"]
     if not isinstance(text, str):
-        raise ImportFailure(path, "prediction must be text", where)
+        raise ImportFailure(source, "prediction must be text", where)
     name = row.get("model")
     if name is None:
-        return AnswerRecord(key, model_name(model, path), text, str(path))
-    if not isinstance(name, str):
-        raise ImportFailure(path, "model must be text", where)
-    if not name.strip():  # a model no list could show; "" is not "absent" either
-        raise ImportFailure(path, "model is blank: name it, or leave the field out", where)
-    return AnswerRecord(key, name, text, str(path))
+        name = model
+    elif not isinstance(name, str):
+        raise ImportFailure(source, "model must be text", where)
+    elif not name.strip():  # a model no list could show; "" is not "absent" either
+        raise ImportFailure(source, "model is blank: name it, or leave the field out", where)
+    return AnswerRecord(key, sys.intern(name), text, source)
 
 
 def _text_or_none(value: object, name: str, path: Path, where: str) -> str | None:

@@ -6,7 +6,6 @@ import base64
 import binascii
 import csv
 import datetime
-import gc
 import hashlib
 import io
 import json
@@ -26,6 +25,7 @@ from typing import Any
 
 from PIL import Image, UnidentifiedImageError
 
+from lmmreview.db.collector import collector_paused
 from lmmreview.db.importers.batch import ImportFailure, listed
 from lmmreview.db.store import StoredImage
 from lmmreview.engine.official import from_workbook_text
@@ -141,16 +141,16 @@ def parse_json(text: str, path: Path, where: str | None = None) -> Any:
             non_finite.append(token)
         return value
 
-    collecting = gc.isenabled()
-    gc.disable()  # a collection deep in a nested document runs finalizers with no stack left
     try:
-        value = json.loads(
-            text,
-            object_pairs_hook=_no_duplicate_keys,
-            parse_float=number,
-            parse_constant=number,
-            strict=False,
-        )
+        # a collection deep in a nested document runs finalizers with no stack left
+        with collector_paused():
+            value = json.loads(
+                text,
+                object_pairs_hook=_no_duplicate_keys,
+                parse_float=number,
+                parse_constant=number,
+                strict=False,
+            )
     except json.JSONDecodeError as exc:
         place = where or f"line {exc.lineno}, column {exc.colno}"
         raise ImportFailure(path, f"malformed JSON ({exc.msg})", place) from None
@@ -160,9 +160,6 @@ def parse_json(text: str, path: Path, where: str | None = None) -> Any:
         raise ImportFailure(path, "a number with too many digits (over 4,300)", where) from None
     except RecursionError:
         raise ImportFailure(path, "JSON nested too deeply", where) from None
-    finally:
-        if collecting:
-            gc.enable()
     if non_finite:
         at = _non_finite(value)
         place = ", ".join(filter(None, (where, at and f"at {at}")))
@@ -195,14 +192,21 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     Lines end at "\\n" (or "\\r\\n") only: U+2028, U+0085 and the other separators
     str.splitlines knows may stand raw inside a JSON string.
     """
-    for number, line in enumerate(read_text(path).split("\n"), start=1):
-        line = line.removesuffix("\r")
-        if not line.strip():
-            continue
-        value = parse_json(line, path, f"line {number}")
-        if not isinstance(value, dict):
-            raise ImportFailure(path, "expected a JSON object", f"line {number}")
-        yield number, value
+    _tell(path)
+    # Streamed: a million lines are never all held at once.
+    with existing(path).open(encoding="utf-8-sig", newline="\n") as handle, collector_paused():
+        try:
+            for number, line in enumerate(handle, start=1):
+                line = line.removesuffix("\n").removesuffix("\r")
+                if not line.strip():
+                    continue
+                value = parse_json(line, path, f"line {number}")
+                if not isinstance(value, dict):
+                    raise ImportFailure(path, "expected a JSON object", f"line {number}")
+                yield number, value
+        except UnicodeDecodeError:
+            read_text(path)  # reads it whole to say why (and on which line); raises ImportFailure
+            raise
 
 
 def read_table(
