@@ -405,6 +405,10 @@ def faulty_db(site: Path, folder: Path) -> Path:
         ("offline-generator", "score", "faulty.offline() (dataset 'quiz', sample 'a') raised GeneratorExit"),
         ("reader-exit", "import", "reader faulty_bench.reader:read raised SystemExit: 3"),
         ("reader-list", "import", "reader faulty_bench.reader:read returned list, not an ImportBatch"),
+        ("reader-kind", "import", "reader faulty_bench.reader:read sample 'a': question_type 'weird' "
+         "is not a QuestionType"),
+        ("reader-nan", "import", "reader faulty_bench.reader:read sample 'a': answer, hint and split "
+         "must be text or None"),
     ],
 )  # fmt: skip
 def test_a_plugin_failing_as_it_runs_ends_the_command_in_one_line(

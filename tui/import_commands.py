@@ -122,6 +122,7 @@ def _read(
     reader that reads --judge itself gets the same name again). A plug-in's reader runs
     guarded: its ImportFailure is bad input, anything else its failure."""
     from lmmreview.db.importers import ImportBatch, ImportFailure, reader_of
+    from lmmreview.db.importers.batch import contents_problem
     from lmmreview.engine.guarded import plugin_call
 
     _refuse_blank_names(importer, values)
@@ -130,7 +131,7 @@ def _read(
         f"reader {importer.reader}",
         lambda: reader_of(importer)(request),
         lambda found: (
-            None
+            contents_problem(found)
             if isinstance(found, ImportBatch)
             else f"returned {type(found).__name__}, not an ImportBatch"
         ),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 from lmmreview.db.store import StoredImage
 from lmmreview.engine.checks import Expected
 from lmmreview.engine.scoring import GroupVerdict, Judgment
-from lmmreview.engine.types import Sample
+from lmmreview.engine.types import QuestionType, Sample
 
 
 class ImportFailure(Exception):
@@ -215,6 +216,61 @@ def _lone_surrogate(text: str) -> str | None:
     except UnicodeEncodeError as exc:
         return text[exc.start].encode("utf-8", "backslashreplace").decode()
     return None
+
+
+def contents_problem(batch: ImportBatch) -> str | None:
+    """Why a batch a plug-in's reader returned cannot be stored (its first sample or answer
+    that is not of the types lmmreview's own readers give), or None. The check is on the
+    types only: a plug-in decides its own values."""
+    for sample in batch.samples:
+        problem = _sample_problem(sample)
+        if problem is not None:
+            return f"sample {quoted(getattr(sample, 'key', sample))}: {problem}"
+    for answer in batch.answers:
+        if not isinstance(answer, AnswerRecord) or not all(
+            isinstance(text, str) for text in (answer.key, answer.model, answer.text, answer.source)
+        ):
+            return (
+                f"answer {quoted(answer)}: not an AnswerRecord of texts (key, model, text, source)"
+            )
+    return None
+
+
+def _sample_problem(sample: object) -> str | None:
+    if not isinstance(sample, Sample):
+        return f"{type(sample).__name__}, not a Sample"
+    if not isinstance(sample.key, str) or not sample.key or not isinstance(sample.question, str):
+        return "key and question must be text (key not empty)"
+    if not isinstance(sample.question_type, QuestionType):
+        return f"question_type {quoted(sample.question_type)} is not a QuestionType"
+    texts = [sample.answer, sample.hint, sample.split]
+    if not all(text is None or isinstance(text, str) for text in texts):
+        return "answer, hint and split must be text or None"
+    if not all(isinstance(text, str) for text in sample.alt_answers):
+        return "alt_answers must be texts"
+    if not isinstance(sample.options, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in sample.options.items()
+    ):
+        return "options must map letters to texts"
+    if not isinstance(sample.axes, dict) or not all(
+        isinstance(axis, str)
+        and isinstance(values, tuple)
+        and all(isinstance(v, str) for v in values)
+        for axis, values in sample.axes.items()
+    ):
+        return "axes must map names to tuples of texts"
+    if not isinstance(sample.extra, dict) or not all(
+        isinstance(k, str) and _plain(v) for k, v in sample.extra.items()
+    ):
+        return "extra must map names to text, whole numbers, finite numbers, true/false or None"
+    return None
+
+
+def _plain(value: object) -> bool:
+    """A plain JSON value lmmreview stores: a finite float, not NaN or infinity."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or isinstance(value, str | int | bool)
 
 
 def quoted(value: object, width: int = 40) -> str:

@@ -24,7 +24,9 @@ def read(request: ImportRequest) -> ImportBatch | list[str]:
     path = request.path("questions")
     assert path is not None  # the command requires it
     batch = ImportBatch(request.dataset or path.stem, "faulty", str(path))
+    kind = "weird" if fault() == "reader-kind" else QuestionType.OPEN
     for key, question, answer, prediction in json.loads(path.read_text(encoding="utf-8")):
-        batch.samples.append(Sample(key, question, QuestionType.OPEN, answer=answer))
+        gold = float("nan") if fault() == "reader-nan" else answer
+        batch.samples.append(Sample(key, question, kind, answer=gold))  # type: ignore[arg-type]
         batch.answers.append(AnswerRecord(key, "m", prediction, str(path)))
     return batch
