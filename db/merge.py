@@ -31,7 +31,14 @@ from typing import cast
 
 from lmmreview.db.importers import IMPORT_ACTION
 from lmmreview.db.importers.batch import quoted
-from lmmreview.db.store import Store, StoreError, _check_file, _lmmreview_version, is_busy
+from lmmreview.db.store import (
+    Store,
+    StoreError,
+    _check_file,
+    _lmmreview_version,
+    is_busy,
+    larger_cache,
+)
 from lmmreview.engine.agreement import NO_OPTION
 from lmmreview.engine.causes import MMMU_CAUSES
 
@@ -48,7 +55,7 @@ CAUSE_ACTIONS = ("set", "undo")
 LOCK_WAIT_S = 2.0  # how long a read waits for another program's lock on the other file
 PROGRESS_STEPS = 100_000  # SQLite steps between two chances for Ctrl-C to stop a read
 CHUNK_ROWS = 10_000  # rows read, checked and set aside at a time
-MERGE_CACHE_KIB = -32_000  # SQLite's page cache while merging (negative: in KiB)
+MERGE_CACHE_KIB = 32_000  # SQLite's page cache while merging
 Report = Callable[[str], None]  # takes a progress line ("Reading ben.db: 10,000 of 80,000 rows")
 
 
@@ -129,20 +136,18 @@ def _set_aside(conn: sqlite3.Connection) -> Iterator[None]:
     for table, columns in COLUMNS.items():
         for name in (_aside(table), _new(table)):
             conn.execute(f"CREATE TABLE {name} (file, seq, {', '.join(columns)})")
-    (cache,) = conn.execute("PRAGMA main.cache_size").fetchone()
+    conn.set_progress_handler(lambda: 0, PROGRESS_STEPS)  # Ctrl-C stops a long step here too
     # Appending a million rows to the indexed history took 3.1 s with the default 2 MB of
     # cache, 1.3 s with 32 MB (SQLite's sorter takes as much: fewer passes on disk).
-    conn.execute(f"PRAGMA main.cache_size = {MERGE_CACHE_KIB}")
-    conn.set_progress_handler(lambda: 0, PROGRESS_STEPS)  # Ctrl-C stops a long step here too
     try:
-        yield
+        with larger_cache(conn, MERGE_CACHE_KIB):
+            yield
     except sqlite3.OperationalError as exc:
         if exc.sqlite_errorcode == sqlite3.SQLITE_INTERRUPT:
             raise KeyboardInterrupt from None
         raise
     finally:
         conn.set_progress_handler(None, 0)
-        conn.execute(f"PRAGMA main.cache_size = {cache}")
         for table in COLUMNS:
             conn.execute(f"DROP TABLE IF EXISTS {_aside(table)}")
             conn.execute(f"DROP TABLE IF EXISTS {_new(table)}")

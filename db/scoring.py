@@ -10,7 +10,7 @@ import numpy as np
 from lmmreview.db.aside import Aside
 from lmmreview.db.collector import collector_paused
 from lmmreview.db.review import EntryReader
-from lmmreview.db.store import Store
+from lmmreview.db.store import Store, larger_cache
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.causes import cause_table
@@ -70,7 +70,7 @@ def _judge_by_rules(store: Store, name: str, benchmark: Benchmark) -> int:
     judged = 0
     with collector_paused():
         samples = {s.key: s for s in store.samples(name)}
-        with store.transaction(), store.judgments_counted_together():
+        with larger_cache(store.conn), store.transaction(), store.judgments_counted_together():
             # other judges' scores stand beside
             for rows in store.unjudged_answers(name, OFFLINE, GRADED_AT_ONCE):
                 try:

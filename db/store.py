@@ -47,9 +47,10 @@ from lmmreview.engine.scoring import (
 from lmmreview.engine.types import QuestionType, Sample
 
 BUSY_TIMEOUT_MS = 10_000
-# SQLite's page cache (its default is 2 MiB): a write of a million rows in one transaction
-# spills and rereads its index pages through the WAL with less, and takes twice the time.
-CACHE_KIB = 16 * 1024
+# SQLite's page cache for a bulk write (its default is 2 MiB): a million rows in one
+# transaction spill and reread their index pages through the WAL with less, and take twice
+# the time. Only there: the screen's connections keep the default (memory).
+BULK_CACHE_KIB = 16 * 1024
 # Files SQLite keeps beside a database (writing over one damages the database too).
 COMPANIONS = ("-wal", "-shm", "-journal")
 
@@ -236,7 +237,6 @@ class Store:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
         except BaseException as exc:
             conn.close()
             if isinstance(exc, sqlite3.Error) and not is_busy(exc):
@@ -1014,6 +1014,17 @@ def _lmmreview_version(conn: sqlite3.Connection, path: Path, create: bool) -> in
         if not create:  # only import and demo make a new database
             raise StoreError(f"{path}: not a lmmreview database (an SQLite file with no tables)")
     return version
+
+
+@contextmanager
+def larger_cache(conn: sqlite3.Connection, kib: int = BULK_CACHE_KIB) -> Iterator[None]:
+    """SQLite's page cache of `conn` at `kib` KiB for the block (a bulk write), then back."""
+    (before,) = conn.execute("PRAGMA main.cache_size").fetchone()
+    conn.execute(f"PRAGMA main.cache_size = {-kib}")  # negative: in KiB, not pages
+    try:
+        yield
+    finally:
+        conn.execute(f"PRAGMA main.cache_size = {before}")
 
 
 def is_busy(exc: sqlite3.Error) -> bool:

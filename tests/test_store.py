@@ -241,3 +241,17 @@ def test_a_view_where_a_table_belongs_is_refused_at_open_not_run(
     assert result.stderr == (
         f"error: {demo_db}: reviews is a view, not a table (was the file edited?)\n"
     )
+
+
+def test_only_a_bulk_write_takes_the_larger_page_cache(demo_db: Path) -> None:
+    """The screen opens several connections: each kept 16 MiB of cache for writes it never
+    makes (memory with 100,000 answers open rose from 110 to 126 MB)."""
+    from lmmreview.db.store import BULK_CACHE_KIB, larger_cache
+
+    with Store.open(demo_db) as store:
+        cache = lambda: store.conn.execute("PRAGMA cache_size").fetchone()[0]  # noqa: E731
+        default = cache()
+        assert default == -2000  # SQLite's own: 2,000 KiB
+        with larger_cache(store.conn):
+            assert cache() == -BULK_CACHE_KIB
+        assert cache() == default

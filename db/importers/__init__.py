@@ -37,7 +37,7 @@ from lmmreview.db.imports import (
     remove_import,
 )
 from lmmreview.db.review import ReviewStore
-from lmmreview.db.store import Store, new_database
+from lmmreview.db.store import Store, larger_cache, new_database
 from lmmreview.engine.benchmark import Importer
 from lmmreview.engine.scoring import (
     IMPORTED,
@@ -115,7 +115,7 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
     answers = check_batch(batch)
     summary = ImportSummary(batch.dataset, warnings=list(batch.warnings))
     reviewers = {v.reviewer: ReviewStore(store, v.reviewer) for v in batch.verdicts}
-    with store.transaction():
+    with larger_cache(store.conn), store.transaction():
         dataset_id = _dataset(store, batch)
         known = len(store.sample_ids(dataset_id))
         _refuse_changed_samples(store, dataset_id, batch)
