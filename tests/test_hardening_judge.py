@@ -14,7 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -473,26 +473,9 @@ def test_a_judge_run_whose_file_is_replaced_or_deleted_stops_and_leaves_the_new_
     with closing(sqlite3.connect(newer)) as conn, conn:
         conn.execute("CREATE TABLE other_tool (x)")  # another program's own file now
     before = dump(newer)
-    with FakeJudge(latency=0.2) as server:
-        env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url}
-        process = subprocess.Popen(
-            [sys.executable, "-m", "lmmreview", "judge", str(demo_db), "--dataset", "mmvet",
-             "--runs", "3", "--concurrency", "2"],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        try:
-            deadline = time.monotonic() + 60
-            while _llm_judged(demo_db) == 0 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            if how == "replaced":
-                os.replace(newer, demo_db)
-            else:
-                demo_db.unlink()
-            _, stderr = process.communicate(timeout=120)
-        finally:
-            if process.poll() is None:
-                process.kill()
-    assert process.returncode == 1, stderr
+    change = (lambda: os.replace(newer, demo_db)) if how == "replaced" else demo_db.unlink
+    code, stderr = _judge_changed_midway(demo_db, 1, change)
+    assert code == 1, stderr
     assert f"{demo_db}: the file was {how}" in stderr, stderr
     if how == "replaced":
         with closing(sqlite3.connect(demo_db)) as conn:
@@ -508,25 +491,14 @@ def test_a_judge_run_whose_file_is_emptied_stops_and_keeps_its_judgments_in_a_co
     file for the next opener, and the judgments paid for were lost. (`cp other.db a.db`
     while the WAL holds frames cannot be told from another connection's checkpoint: see
     db/watch.py.)"""
-    content = b""
-    with FakeJudge(latency=0.2) as server:
-        env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url}
-        process = subprocess.Popen(
-            [sys.executable, "-m", "lmmreview", "judge", str(demo_db), "--dataset", "mmvet",
-             "--runs", "3", "--concurrency", "2"],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        try:
-            deadline = time.monotonic() + 60
-            while _llm_judged(demo_db) < 2 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            paid = llm_judgments(demo_db)
-            demo_db.write_bytes(content)  # the same inode, written over
-            _, stderr = process.communicate(timeout=120)
-        finally:
-            if process.poll() is None:
-                process.kill()
-    assert process.returncode == 1, stderr
+    content, paid = b"", set()
+
+    def empty() -> None:
+        paid.update(llm_judgments(demo_db))
+        demo_db.write_bytes(content)  # the same inode, written over
+
+    code, stderr = _judge_changed_midway(demo_db, 2, empty)
+    assert code == 1, stderr
     assert demo_db.read_bytes() == content, stderr  # before anything opens it again
     wal = demo_db.with_name(demo_db.name + "-wal")
     assert not wal.exists() or wal.stat().st_size == 0  # nothing left to move into it
@@ -540,6 +512,28 @@ def test_a_judge_run_whose_file_is_emptied_stops_and_keeps_its_judgments_in_a_co
         f"received are saved, with their answers, in {copy} (see them: lmmreview info {copy})"
     )
     assert "Traceback" not in stderr and "malformed" not in stderr
+
+
+def _judge_changed_midway(db: Path, judged: int, change: Callable[[], object]) -> tuple[int, str]:
+    """`lmmreview judge DB` against a slow fake judge; once `judged` judgments are stored,
+    `change()` the file under it. The exit code and stderr."""
+    with FakeJudge(latency=0.2) as server:
+        env = {**os.environ, "OPENAI_API_KEY": "k", "OPENAI_BASE_URL": server.base_url}
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lmmreview", "judge", str(db), "--dataset", "mmvet",
+             "--runs", "3", "--concurrency", "2"],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 60  # a hang guard
+            while _llm_judged(db) < judged and time.monotonic() < deadline:
+                time.sleep(0.05)
+            change()
+            _, stderr = process.communicate(timeout=120)
+        finally:
+            if process.poll() is None:
+                process.kill()
+    return process.returncode, stderr
 
 
 def _llm_judged(db: Path) -> int:
