@@ -110,9 +110,10 @@ class Option:
 class Importer:
     """How `lmmreview import NAME` reads a benchmark's files.
 
-    `reader` names a function in `db/` ("package.module:function") that takes an
-    `ImportRequest` (lmmreview.db.importers) and returns an `ImportBatch`; file reading
-    stays in `db/`. The command takes `argument` first, then `options`, then --dataset.
+    `reader` names the function that takes an `ImportRequest` and returns an
+    `ImportBatch`: a built-in reader's name (db/ registers them) or a plug-in's
+    "package.module:function"; file reading stays out of the engine. The command takes
+    `argument` first, then `options`, then --dataset.
     """
 
     reader: str
@@ -120,8 +121,8 @@ class Importer:
     argument: Option
     options: tuple[Option, ...] = ()
     command: str = ""  # the command's name, when not the benchmark's
-    # A function in `db/` ("package.module:function") that takes the sample data folder and
-    # returns the `ImportRequest`s of the demo's imports, in order; "" for none.
+    # The function that takes the sample data folder and returns the `ImportRequest`s of the
+    # demo's imports, in order, named as `reader` is; "" for none.
     demo: str = ""
 
 

@@ -36,3 +36,17 @@ def test_the_contracts_catch_a_violation(tmp_path: Path) -> None:
     result = _lint_imports(tmp_path)
     assert result.returncode != 0
     assert "engine is pure" in result.stdout and "BROKEN" in result.stdout
+
+
+def test_every_shipped_reader_and_demo_name_is_one_db_registers() -> None:
+    """The engine names its readers by names db/ registers (no module path in a string):
+    each name a shipped benchmark gives must be registered and lead to a function, and
+    every registered one must be used."""
+    from lmmreview.db.importers import DEMOS, READERS, demo_of, reader_of
+    from lmmreview.engine.registry import shipped
+
+    importers = [i for b in shipped().values() for i in b.importers().values()]
+    readers = {i.reader for i in importers}
+    demos = {i.demo for i in importers if i.demo}
+    assert (readers, demos) == (set(READERS), set(DEMOS))
+    assert all(callable(reader_of(i)) and callable(demo_of(i) or len) for i in importers)

@@ -368,21 +368,50 @@ def _new_answers(
             )
 
 
+# The built-in benchmarks' readers and demo listers, by the names their Importers give
+# (module of this package, function): the engine names no module of db/. Each is imported
+# when first used, as a plug-in's is.
+READERS = {
+    "jsonl": ("jsonl", "read_request"),
+    "mmbench": ("mmbench", "read_request"),
+    "mmmu": ("mmmu", "read_request"),
+    "mmvet": ("mmvet", "read_request"),
+    "mmvet-v2": ("mmvet_v2", "read_request"),
+    "mmvet-grades": ("mmvet_grades", "read_request"),
+    "mmvet-v2-grades": ("mmvet_grades", "read_v2_request"),
+    "lmms-eval mmbench": ("lmms_eval", "read_mmbench"),
+    "lmms-eval mmmu": ("lmms_eval", "read_mmmu"),
+    "lmms-eval mmvet": ("lmms_eval", "read_mmvet"),
+    "vlmevalkit mmbench": ("vlmevalkit", "read_mmbench"),
+    "vlmevalkit mmvet": ("vlmevalkit", "read_mmvet"),
+}
+DEMOS = {
+    "jsonl": ("jsonl", "demo_requests"),
+    "mmbench": ("mmbench", "demo_requests"),
+    "mmmu": ("mmmu", "demo_requests"),
+    "mmvet": ("mmvet", "demo_requests"),
+    "mmvet-v2": ("mmvet_v2", "demo_requests"),
+}
+
+
 def reader_of(importer: Importer) -> Callable[[ImportRequest], ImportBatch]:
     """The function that reads an importer's files."""
-    reader: Callable[[ImportRequest], ImportBatch] = _named(importer.reader)
+    reader: Callable[[ImportRequest], ImportBatch] = _named(importer.reader, READERS)
     return reader
 
 
 def demo_of(importer: Importer) -> Callable[[Path], list[ImportRequest]] | None:
     """The function that lists an importer's demo imports, if it has one."""
     demo: Callable[[Path], list[ImportRequest]] | None = (
-        _named(importer.demo) if importer.demo else None
+        _named(importer.demo, DEMOS) if importer.demo else None
     )
     return demo
 
 
-def _named(reference: str) -> Any:
-    """The object a "package.module:name" reference names."""
+def _named(reference: str, built_in: dict[str, tuple[str, str]]) -> Any:
+    """The object a built-in name or a plug-in's "package.module:name" reference names."""
+    if reference in built_in:
+        module, name = built_in[reference]
+        return getattr(import_module(f"{__name__}.{module}"), name)
     module, _, name = reference.partition(":")
     return getattr(import_module(module), name)

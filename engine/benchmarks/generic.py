@@ -28,7 +28,7 @@ class Generic(Benchmark):
     title = "JSONL"
     axis_prefix = "tag:"  # free tags are filtered apart from split and question type
     importer = Importer(
-        "lmmreview.db.importers.jsonl:read_request",
+        "jsonl",
         "Any benchmark, in lmmreview's JSONL format.\n\n"
         "Sample lines and answer lines; the README documents the fields.",
         Option("file", "FILE", "lmmreview JSONL: sample lines and/or answer lines.", required=True),
@@ -42,7 +42,7 @@ class Generic(Benchmark):
             ),
         ),
         command="jsonl",
-        demo="lmmreview.db.importers.jsonl:demo_requests",
+        demo="jsonl",
     )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:

@@ -110,7 +110,7 @@ class MMBench(Benchmark):
     by_profile = False  # a circular group ties its rows together by their extra fields
     title = "MMBench"
     importer = Importer(
-        "lmmreview.db.importers.mmbench:read_request",
+        "mmbench",
         "MMBench: the TSV, and optionally predictions.\n\n"
         "The MMBench TSV, and one model's predictions with --answers.",
         Option("data", "TSV", "MMBench TSV (base64 images, circular copies).", required=True),
@@ -129,11 +129,11 @@ class MMBench(Benchmark):
                 text=True,
             ),
         ),
-        demo="lmmreview.db.importers.mmbench:demo_requests",
+        demo="mmbench",
     )
     tool_importers: tuple[Importer, ...] = (
         Importer(
-            "lmmreview.db.importers.vlmevalkit:read_mmbench",
+            "vlmevalkit mmbench",
             "MMBench: VLMEvalKit predictions or result workbook.\n\n"
             "A prediction workbook ({model}_MMBench_DEV_EN.xlsx, or .tsv, .json; every "
             "circular row) as answers, and as questions when no --questions TSV is given "
@@ -154,7 +154,7 @@ class MMBench(Benchmark):
             command="mmbench-vlmevalkit",
         ),
         Importer(
-            "lmmreview.db.importers.lmms_eval:read_mmbench",
+            "lmms-eval mmbench",
             "MMBench: lmms-eval --log_samples JSONL.\n\n"
             "The v0.3 or v0.4 layout. Questions (from each line's doc, or the gpt_eval_score "
             "dict that repeats them; circular rows by index) and answers (the filtered "

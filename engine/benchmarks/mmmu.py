@@ -27,7 +27,7 @@ class MMMU(Benchmark):
     name = "mmmu"
     title = "MMMU"
     importer = Importer(
-        "lmmreview.db.importers.mmmu:read_request",
+        "mmmu",
         "MMMU: example outputs, answer dictionary, questions.\n\n"
         "Any of: the official example outputs, the answer dictionary, a question file.",
         Option("outputs", "OUTPUTS", "Folder of <Subject>/output.json, or one outputs file."),
@@ -44,11 +44,11 @@ class MMMU(Benchmark):
                 text=True,
             ),
         ),
-        demo="lmmreview.db.importers.mmmu:demo_requests",
+        demo="mmmu",
     )
     tool_importers: tuple[Importer, ...] = (
         Importer(
-            "lmmreview.db.importers.lmms_eval:read_mmmu",
+            "lmms-eval mmmu",
             "MMMU: lmms-eval --log_samples JSONL.\n\n"
             "The v0.3 or v0.4 layout. Answers (the filtered response) and lmms-eval's parsed "
             "choice of each multiple-choice answer as an imported judgment; questions from "

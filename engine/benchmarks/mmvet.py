@@ -93,7 +93,7 @@ class MMVet(Benchmark):
     integration_order: tuple[tuple[str, ...], ...] = mmvet.INTEGRATION_ORDER
     grading: JudgeWork = GRADING
     importer = Importer(
-        "lmmreview.db.importers.mmvet:read_request",
+        "mmvet",
         "MM-Vet: question JSON, images, result JSONs.\n\n"
         "The official question JSON, its images folder, and one or more result JSONs.",
         Option("questions", "QUESTIONS", "MM-Vet question JSON (id -> fields).", required=True),
@@ -115,11 +115,11 @@ class MMVet(Benchmark):
                 text=True,
             ),
         ),
-        demo="lmmreview.db.importers.mmvet:demo_requests",
+        demo="mmvet",
     )
     tool_importers: tuple[Importer, ...] = (
         Importer(
-            "lmmreview.db.importers.mmvet_grades:read_request",
+            "mmvet-grades",
             "MM-Vet: the official grader's grade JSON.\n\n"
             "The grader's *-grade-Nruns.json (id -> model, content, score per run) for "
             "answers already imported: run j becomes judge run j, labelled imported. A run "
@@ -147,7 +147,7 @@ class MMVet(Benchmark):
             command="mmvet-grades",
         ),
         Importer(
-            "lmmreview.db.importers.vlmevalkit:read_mmvet",
+            "vlmevalkit mmvet",
             "MM-Vet: VLMEvalKit predictions or judge workbook.\n\n"
             "VLMEvalKit's {model}_MMVet.xlsx (or .tsv, .json) as answers, and as questions "
             "when no --questions TSV is given; its judge workbook {model}_MMVet_{judge}.xlsx "
@@ -163,7 +163,7 @@ class MMVet(Benchmark):
             command="mmvet-vlmevalkit",
         ),
         Importer(
-            "lmmreview.db.importers.lmms_eval:read_mmvet",
+            "lmms-eval mmvet",
             "MM-Vet: lmms-eval --log_samples JSONL.\n\n"
             "The v0.3 or v0.4 layout. Questions (from each line's doc, or the "
             "gpt_eval_score dict that repeats them), answers (the filtered response) and "

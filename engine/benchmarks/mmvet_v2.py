@@ -125,7 +125,7 @@ class MMVetV2(MMVet):
     grading: JudgeWork = GradingV2()
     importer = replace(
         MMVet.importer,
-        reader="lmmreview.db.importers.mmvet_v2:read_request",
+        reader="mmvet-v2",
         help="MM-Vet v2: questions with inline images, results.\n\n"
         "The official mm-vet-v2.json (each question names its images between <IMG> "
         "markers), its images folder, and one or more result JSONs.",
@@ -137,13 +137,13 @@ class MMVetV2(MMVet):
             Option("images", "FOLDER", "Folder of the images the questions name."),
             *MMVet.importer.options[1:],
         ),
-        demo="lmmreview.db.importers.mmvet_v2:demo_requests",
+        demo="mmvet-v2",
     )
     # The v2 grader writes v1's grade JSON ("BadRequestError" is its give-up).
     tool_importers: tuple[Importer, ...] = (
         replace(
             MMVet.tool_importers[0],
-            reader="lmmreview.db.importers.mmvet_grades:read_v2_request",
+            reader="mmvet-v2-grades",
             help=MMVet.tool_importers[0].help.replace("MM-Vet:", "MM-Vet v2:", 1),
             command="mmvet-v2-grades",
         ),
