@@ -4,8 +4,9 @@ timed from process launch, on databases the CLI itself built (`import`, then `sc
 Targets: first screen <= 0.6 s on a small database (the demo, a real MM-Vet import) and
 <= 1 s at 1,000,000 answers; tables <= 2 s; peak RSS <= 400 MB; `--version` and `--help`
 <= 0.2 s; `import` of the 1,000,000-answer JSONL <= 20 s and `score` of it <= 15 s, each
-<= 400 MB. The same figures with one core kept busy, and the peers' (visidata, the
-official scorers), are reported beside them with no target.
+<= 400 MB; `export --format md` of each 1,000,000-answer database <= 1 s. The same
+figures with one core kept busy, and the peers' (visidata, the official scorers), are
+reported beside them with no target.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ STRETCH = 10_000_000
 MODELS = 5
 FIXTURES = REPO.parent / "shared" / "fixtures"
 MMVET_FIXTURE = FIXTURES / "mmvet-real"
-FIRST_SCREEN_SMALL, FIRST_SCREEN_BIG, TABLES, PEAK_MB = 0.6, 1.0, 2.0, 400
+FIRST_SCREEN_SMALL, FIRST_SCREEN_BIG, TABLES, PEAK_MB, EXPORT_MD = 0.6, 1.0, 2.0, 400, 1.0
 # What only the detail panel draws, and what only the tables' strip draws once computed.
 DETAIL, TABLES_DRAWN = r"Ground truth:", r"judge-human Δ"
 
@@ -246,10 +247,35 @@ def _register_stretch(answers: int) -> None:
     )(_peak_mb(label, build))
 
 
+def _register_export(label: str, build: Builder) -> None:
+    """`lmmreview export DB --format md` of one database: its wall time, every model's row
+    checked in what it wrote."""
+
+    def seconds(ctx: Context) -> Measurement:
+        db = _database(ctx, label.replace(" ", "-").replace(",", ""), build)
+        out = ctx.scratch / "tables.md"
+        done = _measured(ctx, [*lmmreview_command(), "export", str(db), "--format", "md",
+                               "--out", str(out)])  # fmt: skip
+        written = out.read_text(encoding="utf-8")
+        missing = [f"model-{m}" for m in range(MODELS) if f"model-{m}" not in written]
+        if missing:
+            raise AssertionError(f"the exported tables have no row for {', '.join(missing)}")
+        return Measurement(done.seconds, _peak(done))
+
+    benchmark(
+        name=f"launch export --format md, {label}",
+        unit="s",
+        target=EXPORT_MD,
+        description=f"`lmmreview export DB --format md` of {label} as a subprocess, wall time",
+    )(seconds)
+
+
 _register_screen("demo", _demo, FIRST_SCREEN_SMALL)
 _register_screen("mm-vet fixture", _mmvet_fixture, FIRST_SCREEN_SMALL)
 for _kind in WRITERS:
-    _register_screen(f"{_kind} {ANSWERS:,} answers", _generated(_kind, ANSWERS), FIRST_SCREEN_BIG)
+    _label, _build = f"{_kind} {ANSWERS:,} answers", _generated(_kind, ANSWERS)
+    _register_screen(_label, _build, FIRST_SCREEN_BIG)
+    _register_export(_label, _build)
 _register_stretch(STRETCH)
 
 

@@ -23,7 +23,6 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from bench.benchmarks_import import lmmreview_command, repo_first_env, run_measured
 from bench.big_data import (
     DATASET,
     KIND,
@@ -224,20 +223,3 @@ def key_p95_at_scale(ctx: Context, answers: int) -> Measurement:
     timings = _pressed(ctx, f"{answers}", _generated(ctx, answers))
     p95 = _p95(timings)
     return Measurement(p95.value, {**p95.extra, "p50_ms": statistics.median(timings)})
-
-
-@_at_scales("launch export --format md, {answers} answers", "s", 1.0)
-def export_md(ctx: Context, answers: int) -> Measurement:
-    """`lmmreview export DB --format md --out FILE` as a subprocess, wall time."""
-    db, out = _generated(ctx, answers), ctx.scratch / "tables.md"
-    command = [*lmmreview_command(), "export", str(db), "--format", "md", "--out", str(out)]
-    done = run_measured(command, ctx.scratch, repo_first_env())
-    if done.returncode != 0:
-        raise RuntimeError(f"exit code {done.returncode}: {done.stderr.strip()[-500:]}")
-    missing = [f"model-{m}" for m in range(MODELS) if f"model-{m}" not in out.read_text()]
-    if missing:
-        raise AssertionError(f"the exported tables have no row for {', '.join(missing)}")
-    extra: dict[str, float] = {}
-    if done.peak_rss_bytes is not None:
-        extra["peak_rss_bytes"] = done.peak_rss_bytes
-    return Measurement(done.seconds, extra)

@@ -92,7 +92,6 @@ def test_the_million_benchmarks_run_alone_and_each_has_its_100k_figure() -> None
         "memory with 1,000,000 answers open": 400,
         "key to next sample, 1,000,000 answers, p95": 16.7,
         "recompute all tables, 1,000,000 answers x 5 runs": 500,
-        "launch export --format md, 1,000,000 answers": 1.0,
     }
     names = {b.name for b in everything}
     assert {name.replace("1,000,000", "100,000") for name in million} <= names
@@ -178,3 +177,21 @@ def test_a_million_answers_open_grade_filter_and_show_the_tables(
     assert totals["reviewed"] == "1" and totals["N"].replace(",", "") == str(MILLION_SAMPLES)
     for name in (f"model-{m}" for m in range(MODELS)):
         assert float(totals[name]) == pytest.approx(_total(db, name), abs=0.05 + 1e-9)
+
+
+def test_the_launch_run_holds_every_target_of_issue_26_on_each_input() -> None:
+    """`--only launch` measures each of the four 1,000,000-answer inputs built by the CLI
+    (first screen, tables, memory, the Markdown export) and the commands, with their
+    targets."""
+    load_benchmark_modules()
+    launch = {b.name: b.target for b in select(registered(), ["launch"])}
+    for kind in ("mm-vet", "mmbench", "mmmu", "generic"):
+        label = f"{kind} 1,000,000 answers"
+        assert launch[f"launch first row, {label}"] == launch[f"launch first answer, {label}"] == 1
+        assert launch[f"launch tables, {label}"] == 2
+        assert launch[f"launch peak memory, {label}"] == 400
+        assert launch[f"launch export --format md, {label}"] == 1
+    assert launch["launch --version"] == launch["launch --help"] == 0.2
+    assert launch["launch import generic 1,000,000 answers"] == 20
+    assert launch["launch score generic 1,000,000 answers"] == 15
+    assert launch["launch import mmbench tsv 4400 rows, cli"] == 3
