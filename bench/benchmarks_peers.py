@@ -115,14 +115,20 @@ def _official(ctx: Context, scorer: tuple[str, str, tuple[str, ...]]) -> ModuleT
 
 
 def _load(path: Path) -> ModuleType:
+    """The module at `path`, its imports of modules beside it (its folder, and the folder
+    above, as its authors run it) found there."""
     spec = importlib.util.spec_from_file_location(f"peer_{path.stem}", path)
     if spec is None or spec.loader is None:
         raise Skipped(f"{path} is not a Python module")
     module = importlib.util.module_from_spec(spec)
+    beside = [str(path.parent), str(path.parent.parent)]
+    sys.path[:0] = beside
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # e.g. a package it imports is not installed here
         raise Skipped(f"{path} does not load here: {type(exc).__name__}: {exc}") from exc
+    finally:
+        del sys.path[: len(beside)]
     return module
 
 
