@@ -73,6 +73,10 @@ class SampleSet:
         counted: Ints = np.bincount(self.profile, minlength=len(self.firsts))
         return [int(n) for n in counted]
 
+    def has_all(self, keys: list[str]) -> bool:
+        """Whether every sample of `keys` is one of these."""
+        return keys == self.keys or all(key in self.index for key in keys)
+
     def golds(self, index: int) -> list[str]:
         return self.samples[index].golds
 

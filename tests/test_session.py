@@ -13,23 +13,20 @@ from lmmreview.db.review import ReviewStore
 from lmmreview.db.store import Store
 from lmmreview.engine.scoring import Verdict
 from lmmreview.tui.database import read_dataset
-from lmmreview.tui.session import Session, Tables
+from lmmreview.tui.session import Beside, Session, Tables
 
 DATASETS = ("generic", "mmbench", "mmmu", "mmvet")
 
 
 def _tables(review: ReviewStore, session: Session, beside: bool) -> Tables:
-    judgments = None
-    if beside:
-        path, name = review.store.path, session.dataset
-        judgments = Aside(path, lambda store: Session.judgments(store, name, None, None))
+    reads = Session.read_beside(review.store.path, session.dataset, None, None) if beside else None
     return Session.compute(
-        review, session.dataset, session.benchmark, session.answers, None, None, judgments
+        review, session.dataset, session.benchmark, session.answers, None, None, reads
     )
 
 
 @pytest.mark.parametrize("dataset", DATASETS)
-def test_judgments_read_beside_give_the_tables_read_in_line(demo_db: Path, dataset) -> None:
+def test_the_reads_beside_give_the_tables_read_in_line(demo_db: Path, dataset) -> None:
     with Store.open(demo_db) as store:
         review = ReviewStore(store, "me")
         session = Session.open(review, dataset)
@@ -38,8 +35,48 @@ def test_judgments_read_beside_give_the_tables_read_in_line(demo_db: Path, datas
     assert beside.breakdown.tables() == inline.breakdown.tables()
     assert list(beside.answers.entries()) == list(inline.answers.entries())
     assert any(entry.judged for entry in beside.answers.entries())
-    # the samples' keys are the list the answers on screen hold: not a second one alike
-    assert beside.samples.keys is session.answers.keys is beside.answers.keys
+    # once the tables are taken, the answers on screen and the samples hold one list of
+    # keys, not a second one alike
+    session.complete(beside)
+    assert beside.samples.keys is session.answers.keys
+
+
+def test_samples_read_beside_before_another_import_are_read_again(demo_db: Path) -> None:
+    """The samples read beside the answers may be older than them: a sample another
+    process added in between has answers on screen, so the tables read the samples again
+    and count it."""
+    with Store.open(demo_db) as store:
+        review = ReviewStore(store, "me")
+        stale = Session.samples(store, "generic")
+        with sqlite3.connect(demo_db) as other:
+            sample = other.execute(
+                "INSERT INTO samples (dataset_id, key, question, question_type, answer) "
+                "SELECT id, 'added-late', 'Which?', 'open', 'cat' FROM datasets "
+                "WHERE name = 'generic'"
+            ).lastrowid
+            other.execute(
+                "INSERT INTO answers (sample_id, model_id, text, created_at) "
+                "SELECT ?, min(id), 'cat', 'now' FROM models",
+                (sample,),
+            )
+        session = Session.open(review, "generic")
+        path = review.store.path
+        beside = Beside(
+            Aside(path, lambda s: Session.judgments(s, "generic", None, None)),
+            Aside(path, lambda _: stale),
+        )
+        tables = Session.compute(
+            review, "generic", session.benchmark, session.answers, None, None, beside
+        )
+    assert "added-late" not in stale.keys
+    assert tables.samples.keys[-1] == "added-late"
+    assert tables.breakdown.tables() == _tables_of(demo_db, "generic")
+
+
+def _tables_of(db: Path, dataset: str) -> object:
+    with Store.open(db) as store:
+        review = ReviewStore(store, "me")
+        return _tables(review, Session.open(review, dataset), False).breakdown.tables()
 
 
 def test_a_verdict_given_while_the_tables_are_made_is_in_them(demo_db: Path) -> None:
@@ -83,7 +120,7 @@ def test_a_judgment_written_while_the_answers_are_read_is_polled(
     with Store.open(demo_db) as store:
         review = ReviewStore(store, "me")
         opening = read_dataset(review, "mmvet", None, None)
-        opening.judgments.take()
+        opening.beside.judgments.take(), opening.beside.samples.take()
         first = int(opening.session.answers.ids[0])
         assert first in review.touched_since(opening.marks)
 

@@ -18,8 +18,6 @@ from pathlib import Path
 from typing import NamedTuple, TypeVar
 
 from lmmreview.db import Store, StoreError
-from lmmreview.db.answer_columns import Judgments
-from lmmreview.db.aside import Aside
 from lmmreview.db.review import Marks, ReviewStore
 from lmmreview.db.store import is_read_only
 from lmmreview.db.watch import REWRITTEN, Watch
@@ -27,7 +25,7 @@ from lmmreview.engine.review import Entry
 from lmmreview.engine.scoring import Judge
 from lmmreview.tui.file_watch import FileMoved, Moved, make_copy
 from lmmreview.tui.messages import Shown
-from lmmreview.tui.session import Session
+from lmmreview.tui.session import Beside, Session
 from lmmreview.tui.writes import PendingWrite
 
 T = TypeVar("T")
@@ -39,12 +37,12 @@ DB_ERRORS = (sqlite3.Error, OSError, StoreError)
 
 class Opening(NamedTuple):
     """A dataset read: its session, the file's data version and marks to poll from, and
-    the judgments for its tables, being read beside (see Session.judgments)."""
+    the long reads for its tables, made beside (see Session.read_beside)."""
 
     session: Session
     version: int
     marks: Marks
-    judgments: Aside[Judgments | None]
+    beside: Beside
 
 
 def reason(exc: BaseException) -> str:
@@ -191,13 +189,11 @@ def read_dataset(
 ) -> Opening:
     """A dataset's answers (the first `head` samples' only, if given), for `judge` if one
     is chosen (see Session.open), with the file's data version and marks to poll from;
-    meanwhile a second connection reads the judgments of `judge` (else of the one
-    `preferred` names)."""
+    meanwhile other connections read the judgments of `judge` (else of the one
+    `preferred` names) and the samples."""
     version, marks = review.data_version(), review.marks()  # first: the poll sees what is newer
-    judgments = Aside(
-        review.store.path, lambda store: Session.judgments(store, dataset, judge, preferred)
-    )
-    return Opening(Session.open(review, dataset, judge, head), version, marks, judgments)
+    beside = Session.read_beside(review.store.path, dataset, judge, preferred)
+    return Opening(Session.open(review, dataset, judge, head), version, marks, beside)
 
 
 def read_back(review: ReviewStore, dataset: str, answer_id: int) -> Shown:

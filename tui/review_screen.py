@@ -630,7 +630,7 @@ class ReviewScreen(Screen[None]):
         except (LookupError, *DB_ERRORS) as exc:
             self.post_message(OpenFailed(str(exc)))
             return
-        session, version, marks, judgments = read
+        session, version, marks, beside = read
         self.post_message(Opened(session, version, marks, keep))
         start = (session.place(keep) if keep is not None else None) or 0
         if len(session.visible):  # the first answer before the tables: they take longer
@@ -645,7 +645,7 @@ class ReviewScreen(Screen[None]):
                 self.post_message(AnswersRead(session, bare))
             tables = await app.database.run(
                 lambda r: Session.compute(
-                    r, session.dataset, benchmark, bare, session.judge, preferred, judgments
+                    r, session.dataset, benchmark, bare, session.judge, preferred, beside
                 )
             )
         except DB_ERRORS as exc:

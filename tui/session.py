@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -44,6 +46,14 @@ class Tables:
     agreement: Agreement
     judge: Judge | None = None  # whose scores they are
     judges: dict[Judge, str] = field(default_factory=dict)  # the dataset's, by name
+
+
+class Beside(NamedTuple):
+    """The long reads of `Session.compute`, made on connections of their own (see
+    `Session.read_beside`)."""
+
+    judgments: Aside[Judgments | None]
+    samples: Aside[SampleSet]
 
 
 @dataclass(slots=True)
@@ -98,14 +108,32 @@ class Session:
         self.apply(self.filter)
 
     @staticmethod
+    def read_beside(
+        path: Path, dataset: str | None, judge: Judge | None, preferred: str | None
+    ) -> Beside:
+        """Start the two long reads `compute` needs, each on a connection of its own beside
+        `open`'s: the judgments (of `judge`, else the one `preferred` names, else the
+        default) and the samples."""
+        return Beside(
+            Aside(path, lambda store: Session.judgments(store, dataset, judge, preferred)),
+            Aside(path, lambda store: Session.samples(store, dataset)),
+        )
+
+    @staticmethod
     def judgments(
         store: Store, dataset: str | None, judge: Judge | None, preferred: str | None
     ) -> Judgments | None:
         """The judgments `compute` reads (of `judge`, else the one `preferred` names, else
-        the default): the longest read, which a second connection can make beside `open`."""
+        the default)."""
         name = _dataset(store, dataset)[0]
         chosen = _judge(store.judges(name), judge, preferred)
         return EntryReader(store, chosen).judgments(name)
+
+    @staticmethod
+    def samples(store: Store, dataset: str | None) -> SampleSet:
+        """The samples `compute` reads."""
+        name, benchmark, _ = _dataset(store, dataset)
+        return EntryReader(store).samples(name, benchmark.by_profile)
 
     @staticmethod
     def compute(
@@ -115,19 +143,23 @@ class Session:
         answers: AnswerColumns,
         judge: Judge | None = None,
         preferred: str | None = None,
-        judgments: Aside[Judgments | None] | None = None,
+        beside: Beside | None = None,
     ) -> Tables:
         """Fill `answers` anew as `judge` scored them (else the judge `preferred` names,
-        else the default) and build the samples and every table; `judgments`: what
-        `Session.judgments` reads, if it is being read beside.
+        else the default) and build the samples and every table; `beside`: the reads
+        `read_beside` started, if it did (what they read is checked and read again here
+        if it does not fit).
 
         Safe beside the UI thread: the answers it changes meanwhile are replayed on the
         new columns by `complete`."""
         found = review.store.judges(dataset)
         judge = review.judge = _judge(found, judge, preferred)
-        samples = review.samples(dataset, benchmark.by_profile, answers.keys)
+        samples = beside.samples.take() if beside else None
+        # Read before the answers, they may lack a sample another process added since.
+        if samples is None or not samples.has_all(answers.keys):
+            samples = review.samples(dataset, benchmark.by_profile, answers.keys)
         filled = answers.unfilled()
-        runs = review.fill(dataset, filled, judgments.take() if judgments else None)
+        runs = review.fill(dataset, filled, beside.judgments.take() if beside else None)
         return _read_tables(dataset, benchmark, samples, filled, runs, judge, found)
 
     @staticmethod
