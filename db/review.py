@@ -144,6 +144,16 @@ class EntryReader:
         keys held already, see read_samples)."""
         return read_samples(self.conn, self._dataset_id(dataset), by_profile, known)
 
+    def samples_of(
+        self, dataset: str, by_profile: bool, answers: AnswerColumns, read: SampleSet | None
+    ) -> SampleSet:
+        """The samples of `answers`: `read` (on another connection, maybe before the
+        answers were) if it has every one, else read here, another process having added
+        some since."""
+        if read is None or not read.has_all(answers.keys):
+            return self.samples(dataset, by_profile, answers.keys)
+        return read
+
     def fill(self, dataset: str, answers: AnswerColumns, read: Judgments | None = None) -> int:
         """Add judge scores (of `self.judge`, else the dataset's default judge), failures,
         verdicts and flags to answers read by bare_columns (`read`: the judgments, if

@@ -184,10 +184,12 @@ def dataset_scores(
     """Read a dataset's answers, `judge`'s judgments (see Store.chosen_judge) and the
     verdicts, as the review screen reads them; compute every table."""
     reader = EntryReader(store, judge)
-    # The judgments, the longest read, come on a second connection meanwhile.
+    # The judgments and the samples come on connections of their own meanwhile.
     judgments = Aside(store.path, lambda beside: EntryReader(beside, judge).judgments(name))
-    samples = reader.samples(name, benchmark.by_profile)
-    answers = reader.bare_columns(name, samples.keys)
+    read = Aside(store.path, lambda beside: EntryReader(beside).samples(name, benchmark.by_profile))
+    answers = reader.bare_columns(name)
+    samples = reader.samples_of(name, benchmark.by_profile, answers, read.take())
+    answers.share_keys(samples)
     # failed runs count: a failed run is unscored
     runs = reader.fill(name, answers, judgments.take())
     layout = layout_for(name, benchmark, samples)

@@ -154,10 +154,8 @@ class Session:
         new columns by `complete`."""
         found = review.store.judges(dataset)
         judge = review.judge = _judge(found, judge, preferred)
-        samples = beside.samples.take() if beside else None
-        # Read before the answers, they may lack a sample another process added since.
-        if samples is None or not samples.has_all(answers.keys):
-            samples = review.samples(dataset, benchmark.by_profile, answers.keys)
+        read = beside.samples.take() if beside else None
+        samples = review.samples_of(dataset, benchmark.by_profile, answers, read)
         filled = answers.unfilled()
         runs = review.fill(dataset, filled, beside.judgments.take() if beside else None)
         return _read_tables(dataset, benchmark, samples, filled, runs, judge, found)
