@@ -60,6 +60,7 @@ FOR_HELP = {
     "lmmreview.engine.secrets",
     "lmmreview.engine.visible",
     "lmmreview.tui",
+    "lmmreview.tui.allocator",
     "lmmreview.tui.cli",
     "lmmreview.tui.crash",
     "lmmreview.tui.import_commands",

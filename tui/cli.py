@@ -25,6 +25,7 @@ import typer
 
 from lmmreview.engine.defaults import DISAGREEMENT, SPREAD
 from lmmreview.engine.hooks import on_problem, try_first, watch_calls
+from lmmreview.tui.allocator import give_back_large_buffers
 from lmmreview.tui.crash import run_guarded, run_screen
 from lmmreview.tui.import_commands import import_group
 from lmmreview.tui.imports_cli import imports_command
@@ -97,6 +98,7 @@ watch_calls(watched)  # what one writes to the terminal itself is captured; a sl
 def main(args: list[str] | None = None) -> None:
     """The `lmmreview` script and `python -m lmmreview`: every command, with its errors
     ending in one line (an unexpected one names its crash log)."""
+    give_back_large_buffers()
     run_guarded(app, args)
 
 
