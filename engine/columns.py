@@ -22,6 +22,8 @@ from lmmreview.engine.scoring import MICRO, Verdict, human_score
 NONE = -1  # an index column's "no value" (no choice, no cause)
 
 Ints = npt.NDArray[np.int64]
+# Label codes and run counts: small numbers, half the memory of Ints at a million answers.
+Codes = npt.NDArray[np.int32]
 Floats = npt.NDArray[np.float64]
 Bools = npt.NDArray[np.bool_]
 GoldsOf = Callable[[int], list[str]]  # a sample index -> its golds
@@ -60,10 +62,10 @@ class AnswerColumns:
     sample: Ints  # index into `keys`
     model: Ints  # index into `models`
     judged: Floats  # (answers, runs): each run's deciding score; NaN: no usable one
-    judged_runs: Ints  # the runs an answer has a deciding judgment for (failed ones too)
-    judge_choice: Ints  # into `labels`
+    judged_runs: Codes  # the runs an answer has a deciding judgment for (failed ones too)
+    judge_choice: Codes  # into `labels`
     verdict_score: Floats  # the verdict in force: its score (NaN: none) ...
-    verdict_choice: Ints  # ... or its chosen option (into `labels`)
+    verdict_choice: Codes  # ... or its chosen option (into `labels`)
     reviewed: Bools  # a verdict is in force
     flagged: Bools
     failed: Bools  # some run's latest judgment failed
@@ -71,7 +73,7 @@ class AnswerColumns:
     offline: Bools
     no_reply: Bools  # an imported 0.0 with no judge reply (see Entry.no_reply)
     noted: Bools
-    cause: Ints  # into `labels`
+    cause: Codes  # into `labels`
     keys: list[str]
     models: list[str]
     labels: Labels
@@ -90,14 +92,14 @@ class AnswerColumns:
         """Answers with nothing judged, reviewed or marked yet."""
         n = len(ids)
 
-        def none() -> Ints:
-            return np.full(n, NONE, np.int64)
+        def none() -> Codes:
+            return np.full(n, NONE, np.int32)
 
         def no() -> Bools:
             return np.zeros(n, np.bool_)
 
         return cls(
-            ids, sample, model, np.full((n, max(runs, 1)), np.nan), np.zeros(n, np.int64),
+            ids, sample, model, np.full((n, max(runs, 1)), np.nan), np.zeros(n, np.int32),
             none(), np.full(n, np.nan),
             none(), no(), no(), no(), no(), no(), no(), no(), none(), keys, models, Labels(),
         )  # fmt: skip
@@ -251,7 +253,7 @@ class AnswerColumns:
         more.widen(runs)
         for name in ("judge_choice", "verdict_choice", "cause"):
             codes = getattr(more, name)
-            recode = np.array([self.labels.code(t) for t in more.labels.texts] + [NONE])
+            recode = np.array([self.labels.code(t) for t in more.labels.texts] + [NONE], np.int32)
             setattr(more, name, recode[codes])  # NONE (-1) picks the last: NONE again
         for f in fields(self):
             column = getattr(self, f.name)

@@ -110,3 +110,20 @@ def test_rows_are_found_by_model_and_sample_and_missing_ones_are_none() -> None:
     answers.append(more)  # other labels: recoded into these
     assert answers.index_of(4) == 3 and answers.entry(3).judge_choice == "Q"
     assert np.array_equal(answers.ids, [7, 9, 3, 4])
+
+
+def test_an_answer_costs_at_most_64_bytes_of_columns_with_one_run() -> None:
+    """A million answers are held twice while the tables are made (the screen's and the
+    tables' own): label codes and run counts are 32-bit, not 64 (was 79 bytes)."""
+    n = 1_000
+    ids = np.arange(n, dtype=np.int64)
+    answers = AnswerColumns.of(ids, ids % 3, ids % 2, KEYS, ["m0", "m1"], 1)
+    held = sum(column.nbytes for column in vars_of(answers) if isinstance(column, np.ndarray))
+    assert held / n <= 64
+    merged = AnswerColumns.of(ids, ids % 3, ids % 2, KEYS, ["m0", "m1"], 1)
+    merged.append(answers)  # read in two parts: the codes stay 32-bit
+    assert merged.judge_choice.dtype == merged.cause.dtype == np.int32
+
+
+def vars_of(answers: AnswerColumns) -> list[object]:
+    return [getattr(answers, name) for name in AnswerColumns.__slots__]
