@@ -144,3 +144,20 @@ def test_the_top_of_the_list_comes_first_and_every_answer_after_it(demo_db: Path
         assert top.counts() == (len(whole.answers), 1, len(whole.answers))
         assert top.find(answer_id) == graded
         assert Session.open(review, "mmvet", head=10_000).partial is False  # all were read
+
+
+def test_every_answer_read_beside_is_the_one_read_in_line(demo_db: Path) -> None:
+    """With the top of the list first, every answer is read on a connection of its own
+    from the start; the screen takes that read, the same answers as its own would be."""
+    with Store.open(demo_db) as store:
+        review = ReviewStore(store, "me")
+        opening = read_dataset(review, "mmvet", None, None, head=2)
+        assert opening.session.partial and opening.beside.answers is not None
+        every = Session.every_answer(review, "mmvet", opening.beside)
+        assert opening.beside.answers.take() is None  # taken: not held a second time
+        inline = Session.every_answer(review, "mmvet")
+        assert every is not inline
+        assert list(every.entries()) == list(inline.entries())
+        assert every.keys == inline.keys and len(every) > len(opening.session.answers)
+        whole = read_dataset(review, "mmvet", None, None)  # no top first: no read beside
+        assert whole.beside.answers is None

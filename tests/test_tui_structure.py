@@ -22,7 +22,7 @@ from lmmreview.tui import messages
 from lmmreview.tui.app import ReviewApp
 from lmmreview.tui.judge_run import judge_setup
 from lmmreview.tui.screens import JudgeScreen
-from lmmreview.tui.session import Session
+from lmmreview.tui.session import Beside, Session
 from lmmreview.tui.settings import Settings, load
 
 MMVET_ANSWERS = 58  # the demo's MM-Vet answers: one judge item each per run
@@ -219,9 +219,9 @@ def test_the_first_screen_shows_the_top_of_the_list_before_every_answer_is_read(
     release = threading.Event()
     every_answer = Session.every_answer
 
-    def held_back(review: ReviewStore, dataset: str) -> AnswerColumns:
+    def held_back(review: ReviewStore, dataset: str, beside: Beside | None) -> AnswerColumns:
         release.wait(15)
-        return every_answer(review, dataset)
+        return every_answer(review, dataset, beside)
 
     monkeypatch.setattr(Session, "every_answer", staticmethod(held_back))
 

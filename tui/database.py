@@ -190,9 +190,9 @@ def read_dataset(
     """A dataset's answers (the first `head` samples' only, if given), for `judge` if one
     is chosen (see Session.open), with the file's data version and marks to poll from;
     meanwhile other connections read the judgments of `judge` (else of the one
-    `preferred` names) and the samples."""
+    `preferred` names), the samples and, with `head`, every answer."""
     version, marks = review.data_version(), review.marks()  # first: the poll sees what is newer
-    beside = Session.read_beside(review.store.path, dataset, judge, preferred)
+    beside = Session.read_beside(review.store.path, dataset, judge, preferred, head is not None)
     return Opening(Session.open(review, dataset, judge, head), version, marks, beside)
 
 

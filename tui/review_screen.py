@@ -641,7 +641,9 @@ class ReviewScreen(Screen[None]):
         bare, benchmark = session.answers, session.benchmark
         try:
             if session.partial:
-                bare = await app.database.run(lambda r: Session.every_answer(r, session.dataset))
+                bare = await app.database.run(
+                    lambda r: Session.every_answer(r, session.dataset, beside)
+                )
                 self.post_message(AnswersRead(session, bare))
             tables = await app.database.run(
                 lambda r: Session.compute(

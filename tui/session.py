@@ -54,6 +54,7 @@ class Beside(NamedTuple):
 
     judgments: Aside[Judgments | None]
     samples: Aside[SampleSet]
+    answers: Aside[AnswerColumns] | None = None  # every answer, when the top comes first
 
 
 @dataclass(slots=True)
@@ -93,9 +94,13 @@ class Session:
                    partial=partial)  # fmt: skip
 
     @staticmethod
-    def every_answer(review: ReviewStore, dataset: str) -> AnswerColumns:
-        """In the database thread: every answer of the dataset, for `take_answers`."""
-        return _bare(review, dataset, None)
+    def every_answer(
+        review: ReviewStore, dataset: str, beside: Beside | None = None
+    ) -> AnswerColumns:
+        """In the database thread: every answer of the dataset, for `take_answers` (as
+        read beside, if it was)."""
+        read = beside.answers.take() if beside and beside.answers else None
+        return read if read is not None else _bare(review, dataset, None)
 
     def take_answers(self, answers: AnswerColumns) -> None:
         """Every answer, read after the top of the list: listed in its place, each
@@ -109,14 +114,22 @@ class Session:
 
     @staticmethod
     def read_beside(
-        path: Path, dataset: str | None, judge: Judge | None, preferred: str | None
+        path: Path,
+        dataset: str | None,
+        judge: Judge | None,
+        preferred: str | None,
+        every: bool = False,
     ) -> Beside:
-        """Start the two long reads `compute` needs, each on a connection of its own beside
+        """Start the long reads the tables need, each on a connection of its own beside
         `open`'s: the judgments (of `judge`, else the one `preferred` names, else the
-        default) and the samples."""
+        default), the samples and, if `every`, every answer (for `every_answer`, when
+        `open` reads only the top of the list)."""
         return Beside(
             Aside(path, lambda store: Session.judgments(store, dataset, judge, preferred)),
             Aside(path, lambda store: Session.samples(store, dataset)),
+            Aside(path, lambda store: _bare(EntryReader(store), _name(store, dataset), None))
+            if every
+            else None,
         )
 
     @staticmethod
@@ -125,7 +138,7 @@ class Session:
     ) -> Judgments | None:
         """The judgments `compute` reads (of `judge`, else the one `preferred` names, else
         the default)."""
-        name = _dataset(store, dataset)[0]
+        name = _name(store, dataset)
         chosen = _judge(store.judges(name), judge, preferred)
         return EntryReader(store, chosen).judgments(name)
 
@@ -376,7 +389,7 @@ def _tables(
     return Tables(answers, samples, breakdown, agreement, judge, judges)
 
 
-def _bare(review: ReviewStore, dataset: str, head: int | None) -> AnswerColumns:
+def _bare(review: EntryReader, dataset: str, head: int | None) -> AnswerColumns:
     """A dataset's answers, nothing filled in (the first `head` samples' only, if given)."""
     answers = review.bare_columns(dataset, head=head)
     answers.locate(answers.ids[:1])  # sort the ids here, not on the UI thread's first look
@@ -394,6 +407,10 @@ def _dataset(store: Store, dataset: str | None) -> tuple[str, Benchmark, list[st
         raise LookupError(f"{store.path}: no dataset {dataset!r}")
     name, kind = next((n, k) for n, k in known if n == (dataset or names[0]))
     return name, kind, names
+
+
+def _name(store: Store, dataset: str | None) -> str:
+    return _dataset(store, dataset)[0]
 
 
 def _judge(found: list[Judge], judge: Judge | None, preferred: str | None) -> Judge | None:
