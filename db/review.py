@@ -139,10 +139,16 @@ class EntryReader:
         only the answers to the first `head` samples (the top of the list)."""
         return ColumnReader(self.conn, self._dataset_id(dataset)).answers(keys, head)
 
-    def samples(self, dataset: str, by_profile: bool, known: list[str] | None = None) -> SampleSet:
-        """Every sample, by id, as columns (see engine.samples for `by_profile`; `known`:
-        keys held already, see read_samples)."""
-        return read_samples(self.conn, self._dataset_id(dataset), by_profile, known)
+    def samples(
+        self,
+        dataset: str,
+        by_profile: bool,
+        known: list[str] | None = None,
+        group_by: tuple[str, str] | None = None,
+    ) -> SampleSet:
+        """Every sample, by id, as columns (see read_samples for `by_profile`, `group_by`
+        and `known`)."""
+        return read_samples(self.conn, self._dataset_id(dataset), by_profile, known, group_by)
 
     def fill(self, dataset: str, answers: AnswerColumns, read: Judgments | None = None) -> int:
         """Add judge scores (of `self.judge`, else the dataset's default judge), failures,

@@ -186,7 +186,7 @@ def dataset_scores(
     reader = EntryReader(store, judge)
     # The judgments, the longest read, come on a second connection meanwhile.
     judgments = Aside(store.path, lambda beside: EntryReader(beside, judge).judgments(name))
-    samples = reader.samples(name, benchmark.by_profile)
+    samples = reader.samples(name, benchmark.by_profile, group_by=benchmark.group_by)
     answers = reader.bare_columns(name, samples.keys)
     # failed runs count: a failed run is unscored
     runs = reader.fill(name, answers, judgments.take())

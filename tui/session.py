@@ -125,7 +125,7 @@ class Session:
         new columns by `complete`."""
         found = review.store.judges(dataset)
         judge = review.judge = _judge(found, judge, preferred)
-        samples = review.samples(dataset, benchmark.by_profile, answers.keys)
+        samples = review.samples(dataset, benchmark.by_profile, answers.keys, benchmark.group_by)
         filled = answers.unfilled()
         runs = review.fill(dataset, filled, judgments.take() if judgments else None)
         return _read_tables(dataset, benchmark, samples, filled, runs, judge, found)
@@ -137,7 +137,7 @@ class Session:
         """In the database thread: the dataset read again with the answers another process
         imported, and its tables (a new answer can bring a new sample or judge)."""
         review.judge = judge
-        samples = review.samples(dataset, benchmark.by_profile)
+        samples = review.samples(dataset, benchmark.by_profile, group_by=benchmark.group_by)
         answers = review.bare_columns(dataset, samples.keys)
         runs = review.fill(dataset, answers)
         found = review.store.judges(dataset)
