@@ -65,19 +65,17 @@ def read_samples(
     grouped = group_by if by_profile else None
     # the group fields as JSON texts, taken out by SQLite: no sample is decoded for them
     fields = [f"extra -> '$.{_field(name)}'" for name in grouped or ()]
+    names = (*READ, *fields)
+    few = [name for name in names if name != "key"]  # most hold few values: each held once
     # `+`: a scan in id order, not a search of the (dataset, key) index and a sort
     ids, *columns = read_text_columns(
-        conn, ("id", *READ, *fields), "FROM samples WHERE +dataset_id = ?", (dataset_id,)
+        conn, ("id", *names), "FROM samples WHERE +dataset_id = ?", (dataset_id,), few
     )
     columns = in_id_order(ids, columns)[1]
     samples = SampleColumns(columns[: len(READ)])
     keys = cast(list[str], samples.columns["key"])  # NOT NULL
     if keys == known:  # one list, not two alike
         keys, samples.columns["key"] = known, cast(list[str | None], known)
-    for name, column in samples.columns.items():  # most hold few values: each held once
-        if name != "key":
-            once = dict[str | None, str | None]()
-            column[:] = [once.setdefault(value, value) for value in column]
     profiles: list[Hashable] | None = None
     groups = None
     if by_profile:  # what a profile is (engine.samples)
