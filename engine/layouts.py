@@ -81,10 +81,14 @@ class Layout:
     multi_split: list[Ints] = field(default_factory=list)  # per size: each unit's split
     multi_set: list[Ints] = field(default_factory=list)  # per size: each unit's cell set
     titles: dict[str, str] = field(default_factory=dict)  # "table/column" -> column title
-    # the samples by profile, then group, and where each profile's samples begin there
+    # the samples by profile, then group, and where each profile's samples begin there;
+    # per sample, its place among its profile's (its group's among the groups alike)
     by_group: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
     starts: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
+    place: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
     _ids: dict[Cells, int] = field(default_factory=dict)
+    # per multi-row unit: its size's number in multi_members and its first group's column
+    _multi_at: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.titles = {
@@ -98,12 +102,19 @@ class Layout:
         self.by_group = np.lexsort((samples.group, samples.profile))
         sizes = np.bincount(samples.profile, minlength=len(samples.firsts))
         self.starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        self.place = np.empty(len(samples), np.int64)
+        self.place[self.by_group] = np.arange(len(samples)) - np.repeat(self.starts[:-1], sizes)
         multi: dict[str, Unit] = {}
         singles = []
-        for units in self.profile_units:
+        for profile, units in enumerate(self.profile_units):
             singles.append([self.cell_set(u.cells) for u in units if len(u.members) == 1])
+            first = samples.keys[samples.firsts[profile]]
             for unit in units:
-                if len(unit.members) > 1 and multi.setdefault(unit.key, unit) != unit:
+                if len(unit.members) == 1:
+                    continue
+                if sizes[profile] > 1 and first not in unit.members:  # see `_alike`
+                    raise ValueError(f"{unit.key!r} ties samples together: no profiles")
+                if multi.setdefault(unit.key, unit) != unit:
                     raise ValueError(f"two multi-row units are named {unit.key!r}")
         width = max(map(len, singles), default=0)
         by_profile = np.array(
@@ -111,14 +122,17 @@ class Layout:
         ).reshape(len(singles), width)
         self.single_sets = by_profile[samples.profile]
         by_size = sorted(multi.values(), key=lambda u: len(u.members))  # stable
-        for _, same_size in groupby(by_size, key=lambda u: len(u.members)):
+        for size, (_, same_size) in enumerate(groupby(by_size, key=lambda u: len(u.members))):
             units = list(same_size)
             members = [self._rows_of(unit) for unit in units]  # each (rows, alike groups)
+            counts = [rows.shape[1] for rows in members]
+            firsts = np.cumsum([0, *counts[:-1]]).tolist()
+            self._multi_at |= {u.key: (size, at) for u, at in zip(units, firsts, strict=True)}
             self.multi_members.append(np.concatenate(members, axis=1))
             # a group's rows share a split
             self.multi_split.append(self.split_of[self.multi_members[-1][0]])
             sets = [self.cell_set(unit.cells) for unit in units]
-            self.multi_set.append(np.repeat(sets, [m.shape[1] for m in members]).astype(np.int64))
+            self.multi_set.append(np.repeat(sets, counts).astype(np.int64))
 
     def _rows_of(self, unit: Unit) -> Ints:
         """A multi-row unit's rows in every group alike to its own: (rows, groups), each
@@ -157,9 +171,9 @@ class Layout:
         key = self.samples.keys[sample]
         if len(unit.members) == 1:
             return Unit(key, unit.cells, (key,))
-        rows = self._rows_of(unit)
-        (group,) = np.flatnonzero((rows == sample).any(axis=0))
-        members = tuple(self.samples.keys[i] for i in rows[:, group].tolist())
+        size, first = self._multi_at[unit.key]
+        rows = self.multi_members[size][:, first + self.place[sample]]
+        members = tuple(self.samples.keys[i] for i in rows.tolist())
         return Unit(f"{unit.key}@{members[0]}", unit.cells, members)
 
     def in_cell(self, table: str, column: str) -> Bools:

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmmreview.engine.benchmark import Benchmark
+from lmmreview.engine.benchmark import Benchmark, Tables, TableSpec, Unit
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.columns import Outcomes
-from lmmreview.engine.layouts import Layout, layout_for
+from lmmreview.engine.layouts import Layout, columns, layout_for
 from lmmreview.engine.registry import benchmark
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import Outcome, Verdict, effective
@@ -441,3 +441,41 @@ def test_alike_circular_groups_count_as_if_each_row_had_its_own_profile(
             )
     order.shuffle(samples)
     _profiles_count_as_samples("mmbench", samples, answers, overrides)
+
+
+class _Tied(Benchmark):
+    """Tables that count every profile's first sample in one unit."""
+
+    name, title = "tied", "Tied"
+
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
+        unit = Unit("all", (("t", "c"),), tuple(s.key for s in samples))
+        return [TableSpec("t", "T", columns([("c", "C")]))], {s.key: [unit] for s in samples}
+
+
+def test_a_unit_tying_samples_of_shared_profiles_outside_a_group_is_refused() -> None:
+    samples = [_alike({}, None, 0), _alike({}, None, 1), _alike({}, "dev", 2)]
+    assert layout_for("d", _Tied(), SampleSet.of(samples, by_profile=False)).multi_members
+    with pytest.raises(ValueError, match="'all' ties samples together: no profiles"):
+        layout_for("d", _Tied(), SampleSet.of(samples))
+
+
+class _Others(Benchmark):
+    """Tables that count the other profiles' first samples in a unit of each one's."""
+
+    name, title = "others", "Others"
+
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
+        cells = (("t", "c"),)
+        units = {
+            s.key: [Unit(f"not {s.key}", cells, tuple(o.key for o in samples if o is not s))]
+            for s in samples
+        }
+        return [TableSpec("t", "T", columns([("c", "C")]))], units
+
+
+def test_a_unit_of_a_shared_profile_without_its_first_sample_is_refused() -> None:
+    """Its alike samples could not have it at their own places (Layout._alike)."""
+    samples = [_alike({}, split, i) for i, split in enumerate([None, None, "x", "y"])]
+    with pytest.raises(ValueError, match="'not s0' ties samples together: no profiles"):
+        layout_for("d", _Others(), SampleSet.of(samples))
