@@ -64,7 +64,8 @@ class SampleSet:
     ) -> SampleSet:
         """Samples (`keys` and `gold_known` are theirs) whose profiles are given as values
         equal where the samples are alike, one per sample (None: each its own profile),
-        and, where the tables count groups together, the place of each in its group."""
+        and, where the tables count groups together, the group of each (equal values: one
+        group; see _in_groups)."""
         alone = np.arange(len(keys), dtype=np.int64)
         if profiles is None:
             numbers, group = alone, alone
