@@ -89,7 +89,9 @@ def _dataset(ctx: Context) -> Generated:
 
 def _recompute(data: Generated, benchmark: Benchmark) -> Measurement:
     """Every table of `data` from its answers: effective outcomes, aggregation, tables."""
-    layout = layout_for("bench", benchmark, SampleSet.of(data.samples, benchmark.by_profile))
+    layout = layout_for(
+        "bench", benchmark, SampleSet.of(data.samples, benchmark.by_profile, benchmark.group_by)
+    )
     with timed() as clock:
         breakdown, _ = Breakdown.of(layout, data.answers, data.runs, data.golds)
         tables = breakdown.tables()

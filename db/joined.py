@@ -8,7 +8,7 @@ column into one text (`group_concat`) about as fast as it scans it, and numpy or
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import cast
 
 import numpy as np
@@ -47,17 +47,25 @@ def cut(lengths: Ints, joined: str | None) -> list[str | None]:
 
 
 def read_text_columns(
-    conn: sqlite3.Connection, columns: Sequence[str], rows: str, parameters: Sequence[object]
+    conn: sqlite3.Connection,
+    columns: Sequence[str],
+    rows: str,
+    parameters: Sequence[object],
+    once: Collection[str] = (),
 ) -> list[list[str | None]]:
     """Text columns of the rows the query `rows` gives (a FROM clause and what follows),
-    one list each, joined with SEPARATOR and NULL as NULL."""
+    one list each, joined with SEPARATOR and NULL as NULL; the equal values of a column
+    in `once` (one of few values) held as one."""
     parts = ", ".join(
         f"group_concat(COALESCE({c}, '{NULL}'), '{SEPARATOR}'), max({c} = '{NULL}')"
         for c in columns
     )
-    found = conn.execute(f"SELECT count(*), {parts} {rows}", parameters).fetchone()
+    found = list(conn.execute(f"SELECT count(*), {parts} {rows}", parameters).fetchone())
     count, read = found[0], []
-    for column, joined, ambiguous in zip(columns, found[1::2], found[2::2], strict=True):
+    for at, column in enumerate(columns):
+        # each joined text let go once cut, and each column held once as it is cut: a
+        # million-row read does not hold every column twice at its peak
+        joined, ambiguous, found[1 + 2 * at] = found[1 + 2 * at], found[2 + 2 * at], None
         values: list[str | None] = joined.split(SEPARATOR) if count else []
         if len(values) != count or ambiguous:
             values = _text_column(conn, column, rows, parameters)
@@ -65,6 +73,9 @@ def read_text_columns(
             values = [None] * count
         elif NULL in joined:
             values = [None if v == NULL else v for v in values]
+        if column in once:
+            held: dict[str | None, str | None] = {}
+            values = list(map(held.setdefault, values, values))
         read.append(values)
     return read
 

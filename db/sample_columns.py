@@ -7,7 +7,7 @@ one list of strings per column (read whole: db.joined) cost a fraction of both.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import cast, overload
 
 import numpy as np
@@ -52,26 +52,45 @@ class SampleColumns(Sequence[Sample]):
 
 
 def read_samples(
-    conn: sqlite3.Connection, dataset_id: int, by_profile: bool, known: list[str] | None = None
+    conn: sqlite3.Connection,
+    dataset_id: int,
+    by_profile: bool,
+    known: list[str] | None = None,
+    group_by: tuple[str, str] | None = None,
 ) -> SampleSet:
     """A dataset's samples in id order (see engine.samples: `by_profile` groups those
-    equal in question type, split and axes). `known`: keys held already (the answers'),
-    kept as the samples' own if they are theirs, not held twice."""
+    equal in question type, split and axes, and with `group_by` in their groups' rows).
+    `known`: keys held already (the answers'), kept as the samples' own if they are
+    theirs, not held twice."""
+    grouped = group_by if by_profile else None
+    # the group fields as JSON texts, taken out by SQLite: no sample is decoded for them
+    fields = [f"extra -> '$.{_field(name)}'" for name in grouped or ()]
+    names = (*READ, *fields)
+    few = [name for name in names if name != "key"]  # most hold few values: each held once
     # `+`: a scan in id order, not a search of the (dataset, key) index and a sort
     ids, *columns = read_text_columns(
-        conn, ("id", *READ), "FROM samples WHERE +dataset_id = ?", (dataset_id,)
+        conn, ("id", *names), "FROM samples WHERE +dataset_id = ?", (dataset_id,), few
     )
-    samples = SampleColumns(in_id_order(ids, columns)[1])
+    columns = in_id_order(ids, columns)[1]
+    samples = SampleColumns(columns[: len(READ)])
     keys = cast(list[str], samples.columns["key"])  # NOT NULL
     if keys == known:  # one list, not two alike
         keys, samples.columns["key"] = known, cast(list[str | None], known)
-    for name, column in samples.columns.items():  # most hold few values: each held once
-        if name != "key":
-            once = dict[str | None, str | None]()
-            column[:] = [once.setdefault(value, value) for value in column]
-    profiles = None
+    profiles: list[Hashable] | None = None
+    groups = None
     if by_profile:  # what a profile is (engine.samples)
-        read = ("question_type", "split", "axes")
-        profiles = list(zip(*(samples.columns[name] for name in read), strict=True))
+        read = [samples.columns[name] for name in ("question_type", "split", "axes")]
+        if grouped:  # and the order field as it is
+            group, order = columns[len(READ) :]
+            read.append(order)
+            groups = list(zip(samples.columns["split"], group, strict=True))
+        profiles = list(zip(*read, strict=True))
     gold_known = np.array([gold is not None for gold in samples.columns["answer"]], np.bool_)
-    return SampleSet.coded(keys, samples, profiles, gold_known)
+    return SampleSet.coded(keys, samples, profiles, gold_known, groups)
+
+
+def _field(name: str) -> str:
+    """An extra field's name, safe in a JSON path in SQL text."""
+    if not name.isidentifier():
+        raise ValueError(f"a group field must be a name, not {name!r}")
+    return name

@@ -186,9 +186,9 @@ def dataset_scores(
     reader = EntryReader(store, judge)
     # The judgments and the samples come on connections of their own meanwhile.
     judgments = Aside(store.path, lambda beside: EntryReader(beside, judge).judgments(name))
-    read = Aside(store.path, lambda beside: EntryReader(beside).samples(name, benchmark.by_profile))
+    read = Aside(store.path, lambda beside: EntryReader(beside).table_samples(name, benchmark))
     answers = reader.bare_columns(name)
-    samples = reader.samples_of(name, benchmark.by_profile, answers, read.take())
+    samples = reader.samples_of(name, benchmark, answers, read.take())
     answers.share_keys(samples)
     # failed runs count: a failed run is unscored
     runs = reader.fill(name, answers, judgments.take())

@@ -139,6 +139,11 @@ class Benchmark(ABC):
     # Whether `tables` (and `filter_axes`) read no more of a sample than its question
     # type, split and axes, so that alike samples can share one profile (engine.samples).
     by_profile: bool = True
+    # The extra fields of a sample's group, whose rows (within a split) one table unit
+    # counts together, and of its order there (MMBench: circular group, rotation); None:
+    # no such groups. `tables` may then also read these two fields and put the rows of a
+    # group in one unit: alike groups share profiles, their units repeated by the layout.
+    group_by: tuple[str, str] | None = None
 
     def importers(self) -> dict[str, Importer]:
         """Every import command this benchmark declares, by command name."""
@@ -149,7 +154,11 @@ class Benchmark(ABC):
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
         """The paper's tables and the units each sample counts in, for `samples` each
         standing for `counts` alike samples (one, unless `by_profile`): the units of a
-        sample that stands for others are single-sample ones (see engine.samples)."""
+        sample that stands for others are single-sample ones, or those of its group
+        (`group_by`), which stands for alike groups (see engine.samples).
+
+        The samples hold what tables read: key, question type, gold, split, axes and
+        extra fields; not the question and hint."""
 
     def offline(self, sample: Sample, answer: str) -> Judgment | None:
         """The offline rules' judgment of one answer; None when they cannot judge it."""

@@ -175,6 +175,13 @@ class GuardedBenchmark(Benchmark):
         self.axis_prefix, self.by_profile = inner.axis_prefix, inner.by_profile
         if not (isinstance(self.axis_prefix, str) and isinstance(self.by_profile, bool)):
             raise TypeError("axis_prefix must be text and by_profile True or False")
+        self.group_by = inner.group_by
+        if self.group_by is not None and not (
+            isinstance(self.group_by, tuple)
+            and len(self.group_by) == 2
+            and all(isinstance(name, str) and name.isidentifier() for name in self.group_by)
+        ):
+            raise TypeError("group_by must be None or two extra fields' names")
 
     def run(self, call: str, run: Callable[[], T], check: Check, *where: str) -> T:
         """`run`, a call into the plug-in named `call`, guarded (see `guard`)."""

@@ -61,7 +61,8 @@ def circular_outcome(
 class Layout:
     """One dataset's tables and the units each of its samples counts in, kept per profile
     (engine.samples): the units of a sample standing for others are single-sample units,
-    which every sample of its profile has alike."""
+    which every sample of its profile has alike, or the units of its group, which every
+    group alike has at the same places."""
 
     dataset: str
     tables: list[TableSpec]
@@ -76,13 +77,18 @@ class Layout:
     split_names: list[str] = field(default_factory=list)
     split_of: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
     single_sets: Ints = field(default_factory=lambda: np.zeros((0, 0), np.int64))
-    multi: list[Unit] = field(default_factory=list)
-    multi_keys: list[str] = field(default_factory=list)  # unique in a dataset
     multi_members: list[Ints] = field(default_factory=list)  # per size: (rows, units)
     multi_split: list[Ints] = field(default_factory=list)  # per size: each unit's split
     multi_set: list[Ints] = field(default_factory=list)  # per size: each unit's cell set
     titles: dict[str, str] = field(default_factory=dict)  # "table/column" -> column title
+    # the samples by profile, then group, and where each profile's samples begin there;
+    # per sample, its place among its profile's (its group's among the groups alike)
+    by_group: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
+    starts: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
+    place: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
     _ids: dict[Cells, int] = field(default_factory=dict)
+    # per multi-row unit: its size's number in multi_members and its first group's column
+    _multi_at: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.titles = {
@@ -93,15 +99,20 @@ class Layout:
         self.split_names = list(names)
         profile_split = np.array([names[split] for split in self.profile_splits], np.int64)
         self.split_of = profile_split[samples.profile]
-        shared = np.bincount(samples.profile, minlength=len(samples.firsts)) > 1
+        self.by_group = np.lexsort((samples.group, samples.profile))
+        sizes = np.bincount(samples.profile, minlength=len(samples.firsts))
+        self.starts = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        self.place = np.empty(len(samples), np.int64)
+        self.place[self.by_group] = np.arange(len(samples)) - np.repeat(self.starts[:-1], sizes)
         multi: dict[str, Unit] = {}
         singles = []
         for profile, units in enumerate(self.profile_units):
             singles.append([self.cell_set(u.cells) for u in units if len(u.members) == 1])
+            first = samples.keys[samples.firsts[profile]]
             for unit in units:
                 if len(unit.members) == 1:
                     continue
-                if shared[profile]:
+                if sizes[profile] > 1 and first not in unit.members:  # see `_alike`
                     raise ValueError(f"{unit.key!r} ties samples together: no profiles")
                 if multi.setdefault(unit.key, unit) != unit:
                     raise ValueError(f"two multi-row units are named {unit.key!r}")
@@ -110,15 +121,33 @@ class Layout:
             [sets + [-1] * (width - len(sets)) for sets in singles], np.int64
         ).reshape(len(singles), width)
         self.single_sets = by_profile[samples.profile]
-        self.multi = sorted(multi.values(), key=lambda u: len(u.members))  # stable
-        self.multi_keys = [unit.key for unit in self.multi]
-        for _, same_size in groupby(self.multi, key=lambda u: len(u.members)):
+        by_size = sorted(multi.values(), key=lambda u: len(u.members))  # stable
+        for size, (_, same_size) in enumerate(groupby(by_size, key=lambda u: len(u.members))):
             units = list(same_size)
-            members = [[self.samples.index[key] for key in u.members] for u in units]
-            self.multi_members.append(np.array(members, np.int64).T)
+            members = [self._rows_of(unit) for unit in units]  # each (rows, alike groups)
+            counts = [rows.shape[1] for rows in members]
+            firsts = np.cumsum([0, *counts[:-1]]).tolist()
+            self._multi_at |= {u.key: (size, at) for u, at in zip(units, firsts, strict=True)}
+            self.multi_members.append(np.concatenate(members, axis=1))
             # a group's rows share a split
-            self.multi_split.append(self.split_of[[m[0] for m in members]])
-            self.multi_set.append(np.array([self.cell_set(u.cells) for u in units], np.int64))
+            self.multi_split.append(self.split_of[self.multi_members[-1][0]])
+            sets = [self.cell_set(unit.cells) for unit in units]
+            self.multi_set.append(np.repeat(sets, counts).astype(np.int64))
+
+    def _rows_of(self, unit: Unit) -> Ints:
+        """A multi-row unit's rows in every group alike to its own: (rows, groups), each
+        group's rows at its members' places."""
+        samples = self.samples
+        first = [samples.index[key] for key in unit.members]
+        alike = [self._of_profile(int(p)) for p in samples.profile[first]]
+        shared = any(len(rows) > 1 for rows in alike)
+        if shared and len(set(samples.group[first].tolist())) > 1:
+            raise ValueError(f"{unit.key!r} ties samples together: no profiles")
+        return np.array(alike, np.int64).reshape(len(first), -1)
+
+    def _of_profile(self, profile: int) -> Ints:
+        """A profile's samples, by group."""
+        return self.by_group[self.starts[profile] : self.starts[profile + 1]]
 
     def cell_set(self, cells: Cells) -> int:
         """The id of a set of cells, given on first sight."""
@@ -135,7 +164,17 @@ class Layout:
         units = self.profile_units[profile]
         if samples.keys[samples.firsts[profile]] == key:
             return units
-        return [Unit(key, unit.cells, (key,)) for unit in units]  # all single: see above
+        return [self._alike(unit, samples.index[key]) for unit in units]
+
+    def _alike(self, unit: Unit, sample: int) -> Unit:
+        """The unit of sample `sample` like `unit`, its profile's first sample's."""
+        key = self.samples.keys[sample]
+        if len(unit.members) == 1:
+            return Unit(key, unit.cells, (key,))
+        size, first = self._multi_at[unit.key]
+        rows = self.multi_members[size][:, first + self.place[sample]]
+        members = tuple(self.samples.keys[i] for i in rows.tolist())
+        return Unit(f"{unit.key}@{members[0]}", unit.cells, members)
 
     def in_cell(self, table: str, column: str) -> Bools:
         """Per sample: whether one of its units counts in the cell."""

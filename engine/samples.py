@@ -3,8 +3,10 @@
 A million answers may be to 200,000 samples, yet their tables read only each sample's
 question type, split and axes, which few combinations cover (MM-Vet's capability sets: a
 few dozen). Samples equal in those share a *profile*, and the tables' layout is built once
-per profile, not once per sample. A benchmark whose tables read more of each sample
-(MMBench: its circular groups) gives every sample a profile of its own.
+per profile, not once per sample. Where the tables count groups of samples together
+(MMBench: circular groups, by Benchmark.group_by), a profile is also alike in the rows of
+the sample's group and in its place among them: the first group standing for alike groups
+is built once, and the layout repeats its units for each of them.
 """
 
 from __future__ import annotations
@@ -33,13 +35,23 @@ class SampleSet:
     firsts: Ints  # per profile: its first sample, which stands for all
     gold_known: Bools  # per sample: it has a gold (a test split's has none)
     index: dict[str, int]  # sample key -> its index
+    group: Ints  # per sample: its group's number (a sample in none: its own)
 
     @classmethod
-    def of(cls, samples: Sequence[Sample], by_profile: bool = True) -> SampleSet:
-        """Samples held as they are, grouped by profile (or each on its own)."""
-        profiles = [_profile(s) for s in samples] if by_profile else None
+    def of(
+        cls,
+        samples: Sequence[Sample],
+        by_profile: bool = True,
+        group_by: tuple[str, str] | None = None,
+    ) -> SampleSet:
+        """Samples held as they are, grouped by profile (or each on its own); `group_by`:
+        the extra fields of a sample's group and its order there (Benchmark.group_by)."""
+        profiles = [_profile(s, group_by) for s in samples] if by_profile else None
+        groups = None
+        if by_profile and group_by:
+            groups = [(s.split, s.extra.get(group_by[0])) for s in samples]
         known = np.array([s.answer is not None for s in samples], np.bool_)
-        return cls.coded([s.key for s in samples], samples, profiles, known)
+        return cls.coded([s.key for s in samples], samples, profiles, known, groups)
 
     @classmethod
     def coded(
@@ -48,17 +60,24 @@ class SampleSet:
         samples: Sequence[Sample],
         profiles: Sequence[Hashable] | None,
         gold_known: Bools,
+        groups: Sequence[Hashable] | None = None,
     ) -> SampleSet:
         """Samples (`keys` and `gold_known` are theirs) whose profiles are given as values
-        equal where the samples are alike, one per sample (None: each its own profile)."""
+        equal where the samples are alike, one per sample (None: each its own profile),
+        and, where the tables count groups together, the group of each (equal values: one
+        group; see _in_groups)."""
+        alone = np.arange(len(keys), dtype=np.int64)
         if profiles is None:
-            numbers = np.arange(len(keys), dtype=np.int64)
+            numbers, group = alone, alone
+        elif groups is None:
+            numbers, group = _numbered(profiles), alone
         else:
-            seen: dict[Hashable, int] = {}
-            numbers = np.array([seen.setdefault(p, len(seen)) for p in profiles], np.int64)
-        _, firsts = np.unique(numbers, return_index=True)
+            numbers, group = _in_groups(profiles, groups)
+        # the first of each profile in group order: alike groups stand for theirs whole
+        by_group = np.lexsort((alone, group))
+        _, firsts = np.unique(numbers[by_group], return_index=True)
         index = {key: i for i, key in enumerate(keys)}
-        return cls(keys, samples, numbers, firsts.astype(np.int64), gold_known, index)
+        return cls(keys, samples, numbers, by_group[firsts], gold_known, index, group)
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -84,6 +103,35 @@ class SampleSet:
         return self.golds(self.index[key])
 
 
-def _profile(sample: Sample) -> Hashable:
-    """What a benchmark's tables read of a sample that profiles them."""
-    return sample.question_type, sample.split, tuple(sample.axes.items())
+def _in_groups(profiles: Sequence[Hashable], groups: Sequence[Hashable]) -> tuple[Ints, Ints]:
+    """Per sample: its profile's number, alike in the profiles of its group's rows and in
+    its place among them, in dataset order (the tables order a group's rows stably, by
+    their profiles); and its group's number, by first appearance."""
+    group, kind = _numbered(groups), _numbered(profiles)
+    count = len(group)
+    rows = np.argsort(group, kind="stable")
+    by_group = group[rows]
+    starts = np.flatnonzero(np.r_[True, by_group[1:] != by_group[:-1]])
+    ends = np.r_[starts[1:], count]
+    place = np.arange(count) - np.repeat(starts, ends - starts)
+    kinds = kind[rows].tolist()
+    # per group (in number order, as sorted): the profiles of its rows in order
+    signature = _numbered(
+        [tuple(kinds[a:b]) for a, b in zip(starts.tolist(), ends.tolist(), strict=True)]
+    )
+    numbers = np.empty(count, np.int64)
+    numbers[rows] = np.unique(signature[by_group] * count + place, return_inverse=True)[1]
+    return numbers, group
+
+
+def _numbered(values: Sequence[Hashable]) -> Ints:
+    """A number per value, equal where the values are, by first appearance."""
+    seen: dict[Hashable, int] = {}
+    return np.array([seen.setdefault(v, len(seen)) for v in values], np.int64)
+
+
+def _profile(sample: Sample, group_by: tuple[str, str] | None) -> Hashable:
+    """What a benchmark's tables read of a sample that profiles them (with its order field
+    as it is, where they count groups)."""
+    order = sample.extra.get(group_by[1]) if group_by else None
+    return sample.question_type, sample.split, tuple(sample.axes.items()), order

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmmreview.engine.benchmark import Benchmark
+from lmmreview.engine.benchmark import Benchmark, Tables, TableSpec, Unit
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.columns import Outcomes
-from lmmreview.engine.layouts import Layout, layout_for
+from lmmreview.engine.layouts import Layout, columns, layout_for
 from lmmreview.engine.registry import benchmark
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import Outcome, Verdict, effective
@@ -25,7 +25,7 @@ def _open(key: str, caps: tuple[str, ...]) -> Sample:
 
 
 def _layout(dataset: str, kind: Benchmark, samples: list[Sample]) -> Layout:
-    return layout_for(dataset, kind, SampleSet.of(samples, kind.by_profile))
+    return layout_for(dataset, kind, SampleSet.of(samples, kind.by_profile, kind.group_by))
 
 
 MMVET = [_open("v0", ("ocr", "math")), _open("v1", ("rec",)), _open("v2", ("rec", "ocr"))]
@@ -366,8 +366,20 @@ def test_samples_sharing_a_profile_count_as_if_each_had_its_own(
         _alike(data.draw(PROFILED[kind]), data.draw(st.sampled_from([None, "dev"])), i)
         for i in range(count)
     ]
+    _profiles_count_as_samples(kind, samples, answers, overrides)
+
+
+def _profiles_count_as_samples(
+    kind: str,
+    samples: list[Sample],
+    answers: list[tuple[str, int, Outcome]],
+    overrides: list[tuple[str, int, Outcome]],
+) -> None:
+    """The tables, each answer's cells and the delta updates are the same with profiles
+    as sample by sample; answers and overrides name samples by index (any number)."""
+    count, kind_ = len(samples), benchmark(kind)
     layouts = [
-        layout_for("d", benchmark(kind), SampleSet.of(samples, by_profile))
+        layout_for("d", kind_, SampleSet.of(samples, by_profile, kind_.group_by))
         for by_profile in (True, False)
     ]
     assert len(layouts[0].profile_units) <= len(layouts[1].profile_units) == count
@@ -380,3 +392,90 @@ def test_samples_sharing_a_profile_count_as_if_each_had_its_own(
         cells = [breakdown.row_cells(m, s.key) for m in ("a", "b") for s in samples]
         built.append((breakdown.tables(), breakdown.tables(unscored_as_zero=True), cells))
     assert built[0] == built[1]
+
+
+# An MMBench dataset as the importers give it, and worse: a few shapes of circular group
+# (one to four rows, a rotation missing, the main row too; categories in and out of the
+# paper's, in either case, some missing), each shape taken by several groups, in any
+# order, in splits that reuse group numbers (a number taken twice in a split: one group).
+_SHAPE = st.fixed_dictionaries(
+    {
+        "split": st.sampled_from([None, "dev", "test"]),
+        "category": st.sampled_from([None, "ocr", "OCR", "image_scene", "new_skill"]),
+        "l2": st.sampled_from([None, "coarse_perception", "logic_reasoning", "new_l2"]),
+        "rotations": st.lists(st.sampled_from([0, 1, 2, 3, None]), min_size=1, max_size=4),
+    }
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shapes=st.lists(_SHAPE, min_size=1, max_size=3),
+    groups=st.lists(st.tuples(st.integers(0, 2), st.sampled_from([*range(12), None])), max_size=10),
+    order=st.randoms(use_true_random=False),
+    answers=st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 60), outcomes)),
+    overrides=st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 60), outcomes)),
+)
+def test_alike_circular_groups_count_as_if_each_row_had_its_own_profile(
+    shapes, groups, order, answers, overrides
+) -> None:
+    """MMBench's profiles are alike circular groups (Benchmark.group_by): the first stands
+    for the others, whose units the layout repeats."""
+    samples = []
+    for shape, group in [(shapes[i % len(shapes)], group) for i, group in groups] or [
+        (shapes[0], 0)
+    ]:
+        axes = {
+            name: (v,)
+            for name, v in (("category", shape["category"]), ("l2_category", shape["l2"]))
+            if v
+        }
+        for rotation in shape["rotations"]:
+            extra = {"circular_group": group, "rotation": rotation}
+            extra = {name: v for name, v in extra.items() if v is not None}
+            key = f"s{len(samples)}"
+            samples.append(
+                Sample(
+                    key, "q", QuestionType.CHOICE, "A", split=shape["split"], axes=axes, extra=extra
+                )
+            )
+    order.shuffle(samples)
+    _profiles_count_as_samples("mmbench", samples, answers, overrides)
+
+
+class _Tied(Benchmark):
+    """Tables that count every profile's first sample in one unit."""
+
+    name, title = "tied", "Tied"
+
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
+        unit = Unit("all", (("t", "c"),), tuple(s.key for s in samples))
+        return [TableSpec("t", "T", columns([("c", "C")]))], {s.key: [unit] for s in samples}
+
+
+def test_a_unit_tying_samples_of_shared_profiles_outside_a_group_is_refused() -> None:
+    samples = [_alike({}, None, 0), _alike({}, None, 1), _alike({}, "dev", 2)]
+    assert layout_for("d", _Tied(), SampleSet.of(samples, by_profile=False)).multi_members
+    with pytest.raises(ValueError, match="'all' ties samples together: no profiles"):
+        layout_for("d", _Tied(), SampleSet.of(samples))
+
+
+class _Others(Benchmark):
+    """Tables that count the other profiles' first samples in a unit of each one's."""
+
+    name, title = "others", "Others"
+
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
+        cells = (("t", "c"),)
+        units = {
+            s.key: [Unit(f"not {s.key}", cells, tuple(o.key for o in samples if o is not s))]
+            for s in samples
+        }
+        return [TableSpec("t", "T", columns([("c", "C")]))], units
+
+
+def test_a_unit_of_a_shared_profile_without_its_first_sample_is_refused() -> None:
+    """Its alike samples could not have it at their own places (Layout._alike)."""
+    samples = [_alike({}, split, i) for i, split in enumerate([None, None, "x", "y"])]
+    with pytest.raises(ValueError, match="'not s0' ties samples together: no profiles"):
+        layout_for("d", _Others(), SampleSet.of(samples))

@@ -20,6 +20,9 @@ from textual.widgets import DataTable
 from tui_harness import drive, until
 
 from lmmreview.engine import registry
+from lmmreview.engine.benchmark import Benchmark, Tables
+from lmmreview.engine.guarded import GuardedBenchmark
+from lmmreview.engine.types import Sample
 from lmmreview.tui.plugin_watch import screen_on_terminal, watched
 from lmmreview.tui.screens import BreakdownScreen
 
@@ -580,3 +583,24 @@ def test_what_a_plugin_prints_never_reaches_the_terminal(faulty_site: Path, tmp_
         result = faulty(faulty_site, tmp_path, "print", *args)
         assert result.returncode == 0, result.stderr
         assert "\x1b" not in result.stdout + result.stderr
+
+
+class _Grouped(Benchmark):
+    name, title = "grouped", "Grouped"
+
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
+        return [], {}
+
+
+@pytest.mark.parametrize("group_by", [("group", "order"), None])
+def test_a_plugin_benchmark_may_count_groups_by_two_extra_fields(group_by) -> None:
+    inner = type("Mine", (_Grouped,), {"group_by": group_by})()
+    assert GuardedBenchmark(inner, "p", {}).group_by == group_by
+
+
+@pytest.mark.parametrize("group_by", [("group",), ("a b", "order"), "group", (1, 2)])
+def test_a_plugin_benchmark_with_other_group_fields_is_refused(group_by) -> None:
+    """The fields go into SQL text (db.sample_columns): names only."""
+    inner = type("Mine", (_Grouped,), {"group_by": group_by})()
+    with pytest.raises(TypeError, match="group_by must be None or two extra fields' names"):
+        GuardedBenchmark(inner, "p", {})

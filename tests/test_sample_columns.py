@@ -10,6 +10,8 @@ import numpy as np
 from lmmreview.db.joined import SEPARATOR, in_id_order, read_text_columns
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store
+from lmmreview.engine.benchmarks.mmbench import MMBENCH
+from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.types import QuestionType, Sample
 
 OPEN, CHOICE = QuestionType.OPEN, QuestionType.CHOICE
@@ -54,6 +56,34 @@ def test_alike_samples_share_a_profile_and_the_first_stands_for_it(tmp_path: Pat
         assert read.counts() == [3, 2, 1]
         alone = EntryReader(store).samples("d", by_profile=False)
         assert alone.profile.tolist() == list(range(6))
+
+
+def test_alike_circular_groups_read_share_profiles_as_built_from_samples(tmp_path: Path) -> None:
+    """Profiles from the stored texts (group fields taken out by SQLite) are those of
+    SampleSet.of: groups alike in their rows share them, each row by its place."""
+
+    def row(key: str, group: int | None, rotation: int | None, category: str) -> Sample:
+        extra = {"circular_group": group, "rotation": rotation}
+        return Sample(key, "q", CHOICE, "A", options={"A": "x", "B": "y"}, split="dev",
+            axes={"category": (category,)},
+            extra={name: value for name, value in extra.items() if value is not None},
+        )  # fmt: skip
+
+    rows = [
+        row("0", 0, 0, "ocr"), row("1", 1, 0, "ocr"), row("1000000", 0, 1, "ocr"),
+        row("1000001", 1, 1, "ocr"), row("2", 2, 0, "ocr"), row("3", 3, 1, "ocr"),
+        row("4", 4, 0, "x"), row("5", None, 0, "ocr"), row("6", None, None, "ocr"),
+    ]  # fmt: skip
+    with Store.open(tmp_path / "s.db") as store:
+        store.upsert_samples(store.dataset_id("d", "mmbench"), rows)
+        read = EntryReader(store).samples("d", True, None, MMBENCH.group_by)
+        built = SampleSet.of(store.samples("d"), True, MMBENCH.group_by)
+    # groups 0 and 1 alike: two profiles; 2, 3, 4 and the rows without a group: their own
+    assert read.profile.tolist() == [0, 0, 1, 1, 2, 3, 4, 5, 6]
+    assert read.group.tolist() == [0, 1, 0, 1, 2, 3, 4, 5, 5]
+    assert [read.keys[i] for i in read.firsts] == ["0", "1000000", "2", "3", "4", "5", "6"]
+    for name in ("profile", "group", "firsts"):
+        assert np.array_equal(getattr(read, name), getattr(built, name))
 
 
 def test_a_text_column_with_the_separator_in_it_is_read_by_length(tmp_path: Path) -> None:

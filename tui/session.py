@@ -146,7 +146,7 @@ class Session:
     def samples(store: Store, dataset: str | None) -> SampleSet:
         """The samples `compute` reads."""
         name, benchmark, _ = _dataset(store, dataset)
-        return EntryReader(store).samples(name, benchmark.by_profile)
+        return EntryReader(store).table_samples(name, benchmark)
 
     @staticmethod
     def compute(
@@ -168,7 +168,7 @@ class Session:
         found = review.store.judges(dataset)
         judge = review.judge = _judge(found, judge, preferred)
         read = beside.samples.take() if beside else None
-        samples = review.samples_of(dataset, benchmark.by_profile, answers, read)
+        samples = review.samples_of(dataset, benchmark, answers, read)
         filled = answers.unfilled()
         runs = review.fill(dataset, filled, beside.judgments.take() if beside else None)
         return _read_tables(dataset, benchmark, samples, filled, runs, judge, found)
@@ -180,7 +180,7 @@ class Session:
         """In the database thread: the dataset read again with the answers another process
         imported, and its tables (a new answer can bring a new sample or judge)."""
         review.judge = judge
-        samples = review.samples(dataset, benchmark.by_profile)
+        samples = review.table_samples(dataset, benchmark)
         answers = review.bare_columns(dataset, samples.keys)
         runs = review.fill(dataset, answers)
         found = review.store.judges(dataset)

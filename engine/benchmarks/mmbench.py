@@ -107,7 +107,7 @@ def _l3(category: str) -> str:
 
 class MMBench(Benchmark):
     name = "mmbench"
-    by_profile = False  # a circular group ties its rows together by their extra fields
+    group_by = (CIRCULAR_GROUP, ROTATION)  # a circular group's rows count as one unit
     title = "MMBench"
     importer = Importer(
         "mmbench",
@@ -166,11 +166,14 @@ class MMBench(Benchmark):
     )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
-        first_rows = [s for s in samples if s.extra.get(ROTATION) == 0]
-        l3_present = Counter(_l3(c) for s in first_rows if (c := s.first(CATEGORY)))
+        l3_present, l2_present = Counter[str](), Counter[str]()
+        for s, count in zip(samples, counts, strict=True):
+            if s.extra.get(ROTATION) == 0 and (c := s.first(CATEGORY)):  # first rows'
+                l3_present[_l3(c)] += count
+            if c := s.first(L2_CATEGORY):
+                l2_present[c] += count
         l3 = [c for c in mmbench.L3_ABILITIES if c in l3_present]
         l3 += [c for c in by_count(l3_present) if c not in mmbench.L3_ABILITIES]
-        l2_present = Counter(c for s in samples if (c := s.first(L2_CATEGORY)))
         l2_others = [c for c in by_count(l2_present) if c not in mmbench.L2_ABBREVIATIONS]
         l2_table, l3_table = f"{dataset}.l2", f"{dataset}.l3"
         tables = [
@@ -189,7 +192,7 @@ class MMBench(Benchmark):
         ]
         groups: dict[tuple[str | None, object], list[Sample]] = {}
         for s in samples:
-            groups.setdefault((s.split, s.extra.get(CIRCULAR_GROUP) or 0), []).append(s)
+            groups.setdefault((s.split, s.extra.get(CIRCULAR_GROUP)), []).append(s)
         units_of: dict[str, list[Unit]] = {s.key: [] for s in samples}
         for (split, group), rows in groups.items():
             rows.sort(key=lambda s: int(s.extra.get(ROTATION) or 0))
