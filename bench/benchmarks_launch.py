@@ -163,10 +163,15 @@ def user_env(home: Path) -> dict[str, str]:
     }
 
 
+def _labelled(ctx: Context, label: str, build: Builder) -> Path:
+    """The database a figure's label names ("mmmu 1,000,000 answers")."""
+    return _database(ctx, label.replace(" ", "-").replace(",", ""), build)
+
+
 def _open(ctx: Context, label: str, build: Builder, busy: bool = False) -> Drawn:
     """`lmmreview open DB` in a pty, one run per repetition (and busy or not), shared by
     the figures read from it."""
-    db = _database(ctx, label.replace(" ", "-").replace(",", ""), build)
+    db = _labelled(ctx, label, build)
     cache = ctx.fixture(f"launch open {label} {busy} {ctx.repetition}", lambda _: {})
     if "drawn" not in cache:
         env = user_env(ctx.scratch / "home")
@@ -252,8 +257,7 @@ def _register_export(label: str, build: Builder) -> None:
     checked in what it wrote."""
 
     def seconds(ctx: Context) -> Measurement:
-        db = _database(ctx, label.replace(" ", "-").replace(",", ""), build)
-        out = ctx.scratch / "tables.md"
+        db, out = _labelled(ctx, label, build), ctx.scratch / "tables.md"
         done = _measured(ctx, [*lmmreview_command(), "export", str(db), "--format", "md",
                                "--out", str(out)])  # fmt: skip
         written = out.read_text(encoding="utf-8")
