@@ -17,15 +17,16 @@ from lmmreview.db.store import SAMPLE_COLUMNS, row_sample
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.types import Sample
 
-# A sample's fields the tables and the grading keys read: not its question and hint (the
-# longest texts; the screen shows them from the answer's details, read whole).
-READ = tuple(name for name in SAMPLE_COLUMNS if name not in ("question", "hint"))
-_LEFT_OUT: dict[str, str | None] = {"question": "", "hint": None}
+# A sample's fields the tables read (engine.benchmark.Benchmark.tables): not its question,
+# hint and options, the longest texts (a third of what 1,000,000 MMMU answers' samples
+# held); the screen and its grading keys take them from the answer's details, read whole.
+LEFT_OUT: dict[str, str | None] = {"question": "", "hint": None, "options": None}
+READ = tuple(name for name in SAMPLE_COLUMNS if name not in LEFT_OUT)
 
 
 class SampleColumns(Sequence[Sample]):
     """Samples held as one list per column of READ: each built on access, without its
-    question and hint."""
+    question, hint and options."""
 
     def __init__(self, columns: list[list[str | None]]) -> None:
         self.columns = dict(zip(READ, columns, strict=True))
@@ -42,7 +43,7 @@ class SampleColumns(Sequence[Sample]):
             return [self[i] for i in range(len(self))[index]]
         return row_sample(
             tuple(
-                self.columns[name][index] if name in self.columns else _LEFT_OUT[name]
+                self.columns[name][index] if name in self.columns else LEFT_OUT[name]
                 for name in SAMPLE_COLUMNS
             )
         )

@@ -157,8 +157,8 @@ class Benchmark(ABC):
         sample that stands for others are single-sample ones, or those of its group
         (`group_by`), which stands for alike groups (see engine.samples).
 
-        The samples hold what tables read: key, question type, gold, split, axes and
-        extra fields; not the question and hint."""
+        The samples hold what tables read: key, question type, golds, split, axes and
+        extra fields; not the question, hint and options."""
 
     def offline(self, sample: Sample, answer: str) -> Judgment | None:
         """The offline rules' judgment of one answer; None when they cannot judge it."""

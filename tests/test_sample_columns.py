@@ -39,8 +39,10 @@ def test_the_columns_give_back_every_sample_exactly(tmp_path: Path) -> None:
     with _store(tmp_path) as store:
         read = EntryReader(store).samples("d", by_profile=True)
         assert store.samples("d") == SAMPLES
-        # as the tables and grading keys read them: not the question and hint
-        assert list(read.samples) == [replace(s, question="", hint=None) for s in SAMPLES]
+        # as the tables read them: not the question, hint and options
+        assert list(read.samples) == [
+            replace(s, question="", hint=None, options={}) for s in SAMPLES
+        ]
         assert read.keys == ["a", "b", "c", "d", "e", "f"]
         assert read.gold_known.tolist() == [True, True, False, True, True, True]
         assert read.golds(3) == ["\x1e", "alt", "\x1f"]

@@ -83,6 +83,33 @@ def test_choices_accept_note_and_flag_on_a_multiple_choice_dataset(demo_db: Path
         assert conn.execute("SELECT flagged FROM flags").fetchall() == [(1,)]
 
 
+def test_a_choice_key_before_the_answers_detail_is_checked_against_its_options(
+    demo_db: Path,
+) -> None:
+    """The tables' samples hold no options (db/sample_columns.py): a letter pressed on an
+    answer whose detail is not read yet is checked against the options read with it."""
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        await until(pilot, lambda: app.session.tables is not None)
+        screen = app.review_screen
+        screen._details.clear()  # as when a key comes before the answer's detail
+        await pilot.press("H")  # the demo's MMBench questions have options A to D
+        await until(pilot, lambda: "No option H here." in notices(app))
+        screen._details.clear()
+        await pilot.press("C")
+        await until(pilot, lambda: app.current().reviewed)
+        seen["verdict"] = app.current().verdict
+
+    drive(demo_db, steps, dataset="mmbench")
+    assert seen["verdict"].choice == "C"
+    assert [(a, c) for a, _, c, _ in _reviews(demo_db)] == [("grade", "C")]
+
+
+def notices(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
 def test_next_unreviewed_and_the_unreviewed_filter(demo_db: Path) -> None:
     seen = {}
 

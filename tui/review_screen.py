@@ -284,10 +284,10 @@ class ReviewScreen(Screen[None]):
 
     # -- grading ---------------------------------------------------------------------------
 
-    def _gradable(self, kind: QuestionType) -> tuple[Entry, Sample] | None:
+    async def _gradable(self, kind: QuestionType) -> tuple[Entry, Sample] | None:
         """The current answer and its sample, if a key for `kind` questions can grade it."""
         entry = self.current()
-        sample = self.sample_of(entry) if entry is not None else None
+        sample = await self.sample_of(entry) if entry is not None else None
         if entry is None or sample is None:
             return None
         if sample.question_type is not kind:
@@ -299,13 +299,13 @@ class ReviewScreen(Screen[None]):
             return None
         return entry, sample
 
-    def action_score(self, value: float) -> None:
-        found = self._gradable(QuestionType.OPEN)
+    async def action_score(self, value: float) -> None:
+        found = await self._gradable(QuestionType.OPEN)
         if found is not None:
             self.grade(found[0], Verdict(round(value, 1)))
 
-    def action_choose(self, letter: str) -> None:
-        found = self._gradable(QuestionType.CHOICE)
+    async def action_choose(self, letter: str) -> None:
+        found = await self._gradable(QuestionType.CHOICE)
         if found is None:
             return
         entry, sample = found
@@ -317,12 +317,12 @@ class ReviewScreen(Screen[None]):
     @work(group="prompt")
     async def action_pick_option(self) -> None:
         """Options past I have no key of their own: choose any option from a list."""
-        found = self._gradable(QuestionType.CHOICE)
+        found = await self._gradable(QuestionType.CHOICE)
         if found is None:
             return
         letter = await self.app.push_screen_wait(OptionPicker(found[1].options))
         if letter is not None:
-            self.action_choose(letter)
+            await self.action_choose(letter)
 
     def action_accept(self) -> None:
         entry = self.current()
@@ -805,12 +805,12 @@ class ReviewScreen(Screen[None]):
         title = f"{entry.key} · {entry.model}"
         return ImageSet(entry.key, title, detail.image_hashes, self.review_app.database.image_bytes)
 
-    def sample_of(self, entry: Entry) -> Sample | None:
-        """The entry's sample: from its shown detail, or the session once the tables came."""
-        detail = self._details.get(entry.answer_id)
-        if detail is not None:
-            return detail.sample
-        return self.session.sample(entry.key) if self.session else None
+    async def sample_of(self, entry: Entry) -> Sample | None:
+        """The entry's whole sample (its options too): from its detail, read now if a key
+        came before it (None: it cannot be read now)."""
+        answer_id = entry.answer_id
+        detail = self._details.get(answer_id) or await self._read(lambda r: r.detail(answer_id))
+        return None if detail is None else detail.sample
 
     def _row(self, index: int) -> Row:
         session = self.session

@@ -28,7 +28,6 @@ from lmmreview.engine.review import Agreement, Entry, Filter
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import MICRO, Judge, Outcome, judge_names, preferred_judge
 from lmmreview.engine.tables import Cell
-from lmmreview.engine.types import Sample
 
 # Samples whose answers are read before the first screen: many screens of the list, read
 # in milliseconds whatever the dataset's size (the rest come a moment later).
@@ -204,12 +203,6 @@ class Session:
     @property
     def judge_name(self) -> str:
         return self.judges.get(self.judge, "none yet") if self.judge else "none yet"
-
-    def sample(self, key: str) -> Sample | None:
-        """A sample by key, as the tables read it: without its question and hint (None
-        before the tables came)."""
-        found = self._located(key)
-        return None if found is None else found[0].samples[found[1]]
 
     def golds(self, key: str) -> list[str] | None:
         """A sample's golds (None before the tables came)."""
