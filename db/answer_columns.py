@@ -188,7 +188,8 @@ def _apply_judgments(answers: AnswerColumns, read: Judgments) -> int:
     # Each judgment's chosen option, as the answers' labels number it.
     chose = ((packed >> _SCORE_BITS) & _CHOSE) > 0
     choice = np.full(len(ids), NONE, np.int64)
-    choice[chose] = [answers.labels.code(text) for text in read.choices]
+    coded = {text: answers.labels.code(text) for text in set(read.choices)}  # a few texts
+    choice[chose] = list(map(coded.__getitem__, read.choices))
     # A few hundred thousand judgments at a time (an answer's all in one part): the
     # temporary arrays stay small beside a million answers.
     bounds = [*np.unique(np.searchsorted(ids, ids[::_PART])).tolist(), len(ids)]
