@@ -60,7 +60,6 @@ FOR_HELP = {
     "lmmreview.engine.secrets",
     "lmmreview.engine.visible",
     "lmmreview.tui",
-    "lmmreview.tui.allocator",
     "lmmreview.tui.cli",
     "lmmreview.tui.crash",
     "lmmreview.tui.import_commands",

@@ -25,7 +25,6 @@ import typer
 
 from lmmreview.engine.defaults import DISAGREEMENT, SPREAD
 from lmmreview.engine.hooks import on_problem, try_first, watch_calls
-from lmmreview.tui.allocator import give_back_large_buffers
 from lmmreview.tui.crash import run_guarded, run_screen
 from lmmreview.tui.import_commands import import_group
 from lmmreview.tui.imports_cli import imports_command
@@ -98,7 +97,6 @@ watch_calls(watched)  # what one writes to the terminal itself is captured; a sl
 def main(args: list[str] | None = None) -> None:
     """The `lmmreview` script and `python -m lmmreview`: every command, with its errors
     ending in one line (an unexpected one names its crash log)."""
-    give_back_large_buffers()
     run_guarded(app, args)
 
 
@@ -481,9 +479,11 @@ def open_db(
         store.require_datasets([dataset] if dataset is not None else [])
     with _loaded_for_good():
         _import_meanwhile("textual_image.renderable")
+        from lmmreview.tui.allocator import give_back_large_buffers
         from lmmreview.tui.app import review_app
 
     _check_screen(settings)
+    give_back_large_buffers()  # the screen is held open: its peak memory counts
     screen = review_app(db, settings, dataset)
     run_screen(screen)  # an unexpected error is raised here, for the crash log
     if screen.failure is not None:  # it stopped itself, and says why
