@@ -15,7 +15,7 @@ import pytest
 from lmmreview.db import Store
 from lmmreview.db import scoring as scoring_module
 from lmmreview.db.importers.batch import ImportFailure
-from lmmreview.db.importers.read import read_jsonl
+from lmmreview.db.importers.read import parse_json, read_jsonl
 from lmmreview.db.schema import JUDGE_MODEL, JUDGE_PROMPT
 from lmmreview.db.scoring import score_offline
 from lmmreview.engine.benchmarks.generic import Generic
@@ -226,3 +226,24 @@ def test_an_import_and_a_score_write_the_rows_they_always_wrote(cli, tmp_path: P
     assert cli("score", db).code == 0
     rows = _rows_of_every_table(db).replace(str(tmp_path), "TMP")  # the files' folder
     matches_golden(rows, "bulk_rows.txt")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"a": NaN, "a": 1}', "line 3: duplicate key 'a'"),
+        ('{"a": 1.5, "b": {"c": 2, "c": 3}}', "line 3: duplicate key 'c'"),
+        ('{"a": [1, {"b": 1e400}], "c": ', "line 3: malformed JSON (Expecting value)"),
+        (
+            '{"a": {"b": [1, -Infinity]}, "c": NaN}',
+            "line 3, at a > b > 2: -Infinity is not a number lmmreview takes (NaN or infinite)",
+        ),
+        ("[0.5, 1e400]", "line 3, at 2: 1e400 is not a number lmmreview takes (NaN or infinite)"),
+    ],
+)
+def test_a_parsed_line_is_refused_as_it_always_was(text: str, said: str) -> None:
+    """Lines are parsed by one decoder that stops at a NaN or an infinite number and then
+    parsed again to say where: the first problem named stays the one it was."""
+    with pytest.raises(ImportFailure) as refused:
+        parse_json(text, Path("f.jsonl"), "line 3")
+    assert str(refused.value) == f"f.jsonl: {said}"
