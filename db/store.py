@@ -16,6 +16,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from itertools import repeat
+from operator import is_not, itemgetter
 from pathlib import Path
 
 from lmmreview.db.schema import (
@@ -194,6 +196,23 @@ def deciding_in_dataset(judge: Judge | None) -> str:
 
 def judge_parameters(dataset: str, judge: Judge | None) -> tuple[str, ...]:
     return (dataset, *judge.parameters()) if judge else (dataset,)
+
+
+# The judgments' columns, in the order Store.add_judgments gives them, and those that may be
+# NULL (with no other default: leaving one out stores NULL).
+_JUDGMENT_COLUMNS = (
+    "answer_id", "run", "judge_kind", "judge_model", "prompt_hash", "settings", "raw_reply",
+    "score", "choice", "method", "status", "error", "prompt_tokens", "completion_tokens",
+    "latency_ms", "source", "import_id", "created_at",
+)  # fmt: skip
+_REQUIRED = ("answer_id", "run", "judge_kind", "status", "created_at")  # run: DEFAULT 0
+_NULLABLE = frozenset(_JUDGMENT_COLUMNS) - frozenset(_REQUIRED)
+
+
+def _all_null(rows: list[tuple], column: int) -> bool:
+    """Whether `column` is None in every row (iterated in C: a Python loop over a million
+    rows cost more than leaving the column out saved)."""
+    return not any(map(is_not, map(itemgetter(column), rows), repeat(None)))
 
 
 class Store:
@@ -798,34 +817,29 @@ class Store:
         """Record judge results: (answer id, judgment), brought by import `import_id` (None:
         made here)."""
         stamp = now()
-        self.conn.executemany(
-            "INSERT INTO judgments (answer_id, run, judge_kind, judge_model, prompt_hash, "
-            "settings, raw_reply, score, choice, method, status, error, prompt_tokens, "
-            "completion_tokens, latency_ms, source, import_id, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        values = [
             (
-                (
-                    answer,
-                    j.run,
-                    j.kind,
-                    j.judge_model,
-                    j.prompt_version,
-                    j.settings or None,
-                    j.reply,
-                    j.score,
-                    j.choice,
-                    j.method,
-                    j.status.value,
-                    j.error or None,
-                    j.prompt_tokens,
-                    j.completion_tokens,
-                    j.latency_ms,
-                    j.source or None,
-                    import_id,
-                    stamp,
-                )
-                for answer, j in rows
-            ),
+                answer, j.run, j.kind, j.judge_model, j.prompt_version, j.settings or None,
+                j.reply, j.score, j.choice, j.method, j.status.value, j.error or None,
+                j.prompt_tokens, j.completion_tokens, j.latency_ms, j.source or None, import_id,
+                stamp,
+            )
+            for answer, j in rows
+        ]  # fmt: skip
+        if not values:
+            return
+        # A column that may be NULL and is NULL in every row is left out (NULL all the
+        # same): the offline rules leave 7 of 18 NULL, and binding a million rows' NULLs
+        # took a quarter of the insert's time.
+        kept = [
+            column
+            for column, name in enumerate(_JUDGMENT_COLUMNS)
+            if name not in _NULLABLE or not _all_null(values, column)
+        ]
+        names = ", ".join(_JUDGMENT_COLUMNS[column] for column in kept)
+        self.conn.executemany(
+            f"INSERT INTO judgments ({names}) VALUES ({', '.join('?' * len(kept))})",
+            map(itemgetter(*kept), values),
         )
 
     # -- overview ----------------------------------------------------------------------

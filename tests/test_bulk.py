@@ -19,7 +19,7 @@ from lmmreview.db.importers.read import parse_json, read_jsonl
 from lmmreview.db.schema import JUDGE_MODEL, JUDGE_PROMPT
 from lmmreview.db.scoring import score_offline
 from lmmreview.engine.benchmarks.generic import Generic
-from lmmreview.engine.scoring import USABLE, Judgment
+from lmmreview.engine.scoring import USABLE, Judgment, Status
 from tests.conftest import dump, matches_golden, write_lines
 
 LONG_GOLD = "a long ground truth " * 20  # the rules leave it to a judge
@@ -247,3 +247,28 @@ def test_a_parsed_line_is_refused_as_it_always_was(text: str, said: str) -> None
     with pytest.raises(ImportFailure) as refused:
         parse_json(text, Path("f.jsonl"), "line 3")
     assert str(refused.value) == f"f.jsonl: {said}"
+
+
+def test_judgments_store_every_field_given_and_null_for_the_rest(unscored: Path) -> None:
+    """add_judgments leaves out the columns that are NULL in every row it writes: what it
+    stores is the same whether a field is given in every row, in some, or in none."""
+    full = Judgment(
+        2, 0.5, "B", Status.FALLBACK, "llm", "llm", "gpt-test", "v1", "reply", "", '{"t": 0}',
+        11, 7, 12.5, "f.json",
+    )  # fmt: skip
+    bare = Judgment(1, None, kind="imported", status=Status.ERROR, error="timed out")
+    with Store.open(unscored) as store, store.transaction():
+        store.add_judgments([(1, full), (2, bare)])
+        store.add_judgments([(3, bare)], import_id=None)
+        store.add_judgments([])
+        columns = "answer_id, run, judge_kind, judge_model, prompt_hash, settings, raw_reply, "
+        columns += "score, choice, method, status, error, prompt_tokens, completion_tokens, "
+        columns += "latency_ms, source, import_id"
+        rows = store.conn.execute(f"SELECT {columns} FROM judgments ORDER BY id").fetchall()
+    given = ("gpt-test", "v1", '{"t": 0}', "reply", 0.5, "B", "llm", "fallback", None, 11, 7)
+    bare_row = ("", "", None, "", None, None, "", "error", "timed out", None, None)
+    assert rows == [
+        (1, 2, "llm", *given, 12.5, "f.json", None),
+        (2, 1, "imported", *bare_row, None, None, None),
+        (3, 1, "imported", *bare_row, None, None, None),
+    ]
