@@ -144,6 +144,7 @@ def match_choice(answer: str, options: dict[str, str]) -> str | None:
 def forget_matches() -> None:
     """Let go of the remembered matches (see engine.offline.forget_grades)."""
     _matched.cache_clear()
+    _letters_named.cache_clear()
 
 
 @lru_cache(maxsize=MATCHES_KEPT)
@@ -155,15 +156,19 @@ def _matched(answer: str, items: tuple[tuple[str, str], ...]) -> str | None:
 
 def _match(answer: str, options: dict[str, str], labels: list[str]) -> str | None:
     """Step 1 with `labels` as the letters to look for (the LLM's reply may also say X)."""
-    letters = _letters_named(answer, labels)
+    letters = _letters_named(answer, tuple(labels))
     if not letters:
         # Option texts are consulted only when no letter at all was found.
-        letters = _texts_named(answer, options)
-    return letters.pop() if len(letters) == 1 else None
+        letters = frozenset(_texts_named(answer, options))
+    return next(iter(letters)) if len(letters) == 1 else None
 
 
-def _letters_named(answer: str, labels: list[str]) -> set[str]:
-    """Every label that occurs as a word, punctuation stripped, except `A` as an article."""
+@lru_cache(maxsize=MATCHES_KEPT)
+def _letters_named(answer: str, labels: tuple[str, ...]) -> frozenset[str]:
+    """Every label that occurs as a word, punctuation stripped, except `A` as an article.
+    Remembered apart from the option texts: many questions get the same answer ("B", "The
+    answer is B."), where the same answer to the same options comes rarely in bulk (a
+    question's answers from several models lie a model's answers apart)."""
     found: set[str] = set()
     # Lines are looked at one by one: an article never ends a line ("A\nThe dog is ...").
     for line in answer.splitlines():
@@ -172,7 +177,7 @@ def _letters_named(answer: str, labels: list[str]) -> set[str]:
             core = word.strip(_PUNCTUATION)
             if core in labels and not _is_word(words, position, _WORD_LETTERS.get(core)):
                 found.add(core)
-    return found
+    return frozenset(found)
 
 
 def _is_word(words: list[str], position: int, not_after: frozenset[str] | None) -> bool:
