@@ -223,6 +223,8 @@ def test_an_import_and_a_score_write_the_rows_they_always_wrote(cli, tmp_path: P
     assert cli("import", "jsonl", db, write_lines(tmp_path / "varied.jsonl", first)).code == 0
     added = write_lines(tmp_path / "m9.jsonl", second)
     assert cli("import", "jsonl", db, added, "--dataset", "varied").code == 0
+    other = write_lines(tmp_path / "other.jsonl", first[40:80] + first[100:140])
+    assert cli("import", "jsonl", db, other, "--model", "m9").code == 0  # a second dataset
     assert cli("score", db).code == 0
     rows = _rows_of_every_table(db).replace(str(tmp_path), "TMP")  # the files' folder
     matches_golden(rows, "bulk_rows.txt")
