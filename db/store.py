@@ -583,7 +583,7 @@ class Store:
         query = (
             "SELECT a.id, a.sample_id, a.text FROM answers a WHERE +a.sample_id IN ("
             "SELECT s.id FROM samples s JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ?) "
-            f"AND a.id NOT IN (SELECT j.answer_id FROM judgments j JOIN "
+            "AND a.id NOT IN (SELECT j.answer_id FROM judgments j JOIN "
             f"({deciding_in_dataset(judge)}) USING (id) WHERE j.status IN {USABLE}) ORDER BY a.id"
         )
         parameters = (dataset, *judge_parameters(dataset, judge))
