@@ -69,15 +69,15 @@ def _judge_by_rules(store: Store, name: str, benchmark: Benchmark) -> int:
     returns how many. The samples are let go before the tables are read."""
     judged = 0
     with collector_paused():
-        samples = {s.key: s for s in store.samples(name)}
+        samples = store.samples_by_id(name)
         with larger_cache(store.conn), store.transaction(), store.judgments_counted_together():
             # other judges' scores stand beside
             for rows in store.unjudged_answers(name, OFFLINE, GRADED_AT_ONCE):
                 try:
                     results = [
                         (answer_id, judgment)
-                        for answer_id, key, text in rows
-                        if (judgment := benchmark.offline(samples[key], text)) is not None
+                        for answer_id, sample, text in rows
+                        if (judgment := benchmark.offline(samples[sample], text)) is not None
                     ]
                 except PluginFailure as exc:
                     raise exc.within(name) from exc.__cause__

@@ -118,7 +118,7 @@ def circular_position(index: int) -> tuple[int, int]:
 
 
 _LETTERS = frozenset(string.ascii_uppercase)
-MATCHES_KEPT = 50_000  # step-1 results remembered: models often give one question one answer
+MATCHES_KEPT = 50_000  # answers remembered by each step-1 search (letters, option texts)
 
 
 def _valid_letters(options: dict[str, str]) -> list[str]:
@@ -138,32 +138,30 @@ def match_choice(answer: str, options: dict[str, str]) -> str | None:
 
     None when the answer is empty, names several options, or names none.
     """
-    return _matched(answer, tuple(options.items()))
+    return _match(answer, options, _valid_letters(options))
 
 
 def forget_matches() -> None:
     """Let go of the remembered matches (see engine.offline.forget_grades)."""
-    _matched.cache_clear()
-
-
-@lru_cache(maxsize=MATCHES_KEPT)
-def _matched(answer: str, items: tuple[tuple[str, str], ...]) -> str | None:
-    """`match_choice`, worked out once for the same answer to the same options."""
-    options = dict(items)
-    return _match(answer, options, _valid_letters(options))
+    _letters_named.cache_clear()
+    _texts_named.cache_clear()
 
 
 def _match(answer: str, options: dict[str, str], labels: list[str]) -> str | None:
     """Step 1 with `labels` as the letters to look for (the LLM's reply may also say X)."""
-    letters = _letters_named(answer, labels)
+    letters = _letters_named(answer, tuple(labels))
     if not letters:
         # Option texts are consulted only when no letter at all was found.
-        letters = _texts_named(answer, options)
-    return letters.pop() if len(letters) == 1 else None
+        letters = _texts_named(answer, tuple(options.items()))
+    return next(iter(letters)) if len(letters) == 1 else None
 
 
-def _letters_named(answer: str, labels: list[str]) -> set[str]:
-    """Every label that occurs as a word, punctuation stripped, except `A` as an article."""
+@lru_cache(maxsize=MATCHES_KEPT)
+def _letters_named(answer: str, labels: tuple[str, ...]) -> frozenset[str]:
+    """Every label that occurs as a word, punctuation stripped, except `A` as an article.
+    Remembered apart from the option texts: many questions get the same answer ("B", "The
+    answer is B."), where the same answer to the same options comes rarely in bulk (a
+    question's answers from several models lie a model's answers apart)."""
     found: set[str] = set()
     # Lines are looked at one by one: an article never ends a line ("A\nThe dog is ...").
     for line in answer.splitlines():
@@ -172,7 +170,7 @@ def _letters_named(answer: str, labels: list[str]) -> set[str]:
             core = word.strip(_PUNCTUATION)
             if core in labels and not _is_word(words, position, _WORD_LETTERS.get(core)):
                 found.add(core)
-    return found
+    return frozenset(found)
 
 
 def _is_word(words: list[str], position: int, not_after: frozenset[str] | None) -> bool:
@@ -196,14 +194,17 @@ def _is_word(words: list[str], position: int, not_after: frozenset[str] | None) 
     return before not in _CUE_WORDS
 
 
-def _texts_named(answer: str, options: dict[str, str]) -> set[str]:
-    """The valid options whose text occurs in the answer as whole words, ignoring case.
+@lru_cache(maxsize=MATCHES_KEPT)
+def _texts_named(answer: str, items: tuple[tuple[str, str], ...]) -> frozenset[str]:
+    """The valid options (`items` of the options) whose text occurs in the answer as whole
+    words, ignoring case; remembered for the same answer to the same options.
 
     Whole words, so "cat" is not found in "category". An occurrence that lies inside an
     occurrence of another option's text does not count, so "a black cat" names "black cat"
     and not also "cat"; "a black cat and a cat" names both. Two options with the same text
     hide each other, so neither is named.
     """
+    options = dict(items)
     haystack = " ".join(answer.split())
     spans: list[tuple[int, int, str]] = []
     for letter in _valid_letters(options):
@@ -212,13 +213,13 @@ def _texts_named(answer: str, options: dict[str, str]) -> set[str]:
             continue
         pattern = re.compile(rf"(?<!\w){re.escape(text)}(?!\w)", re.IGNORECASE)
         spans.extend((m.start(), m.end(), letter) for m in pattern.finditer(haystack))
-    return {
+    return frozenset(
         letter
         for start, end, letter in spans
         if not any(
             other != letter and o_start <= start and end <= o_end for o_start, o_end, other in spans
         )
-    }
+    )
 
 
 def extraction_prompt(question: str, options: dict[str, str], prediction: str) -> str:

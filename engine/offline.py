@@ -17,6 +17,7 @@ from lmmreview.engine.types import Sample
 OFFLINE_JUDGE = OFFLINE_RULES  # the model the rules' judgments are recorded with
 RULES_VERSION = "rules-2"  # bump when a rule changes, so old results can be told apart
 GRADES_KEPT = 50_000  # open grades remembered: short answers repeat across models and samples
+CHOICE_KINDS = 256  # choice judgments kept: a letter (A-Z, X), its score, how it was found
 
 
 def rules_judgment(
@@ -36,12 +37,22 @@ def rules_judgment(
 def choice_judgment(sample: Sample, answer: str) -> Judgment:
     """Step-1 option matching, else a seeded random choice marked as a fallback."""
     extraction = mmbench.extract_offline(answer, sample.options, sample.key)
+    score = choice_score(extraction.choice, sample.golds)
+    return _choice_judged(extraction.choice, score, extraction.method, extraction.fallback)
+
+
+@lru_cache(maxsize=CHOICE_KINDS)
+def _choice_judged(
+    choice: str | None, score: float | None, method: str, fallback: bool
+) -> Judgment:
+    """A choice's judgment, made once for every answer judged alike (the Judgment is
+    frozen): a third of a million new ones took more time than matching their answers."""
     return rules_judgment(
-        choice_score(extraction.choice, sample.golds),
-        extraction.method,
-        f"choice {extraction.choice}",
-        choice=extraction.choice,
-        status=Status.FALLBACK if extraction.fallback else Status.OK,
+        score,
+        method,
+        f"choice {choice}",
+        choice=choice,
+        status=Status.FALLBACK if fallback else Status.OK,
     )
 
 

@@ -15,12 +15,12 @@ import pytest
 from lmmreview.db import Store
 from lmmreview.db import scoring as scoring_module
 from lmmreview.db.importers.batch import ImportFailure
-from lmmreview.db.importers.read import read_jsonl
+from lmmreview.db.importers.read import parse_json, read_jsonl
 from lmmreview.db.schema import JUDGE_MODEL, JUDGE_PROMPT
 from lmmreview.db.scoring import score_offline
 from lmmreview.engine.benchmarks.generic import Generic
-from lmmreview.engine.scoring import USABLE, Judgment
-from tests.conftest import dump, write_lines
+from lmmreview.engine.scoring import USABLE, Judgment, Status
+from tests.conftest import dump, matches_golden, write_lines
 
 LONG_GOLD = "a long ground truth " * 20  # the rules leave it to a judge
 
@@ -166,3 +166,111 @@ def test_the_collector_paused_for_a_jsonl_file_runs_again_after_it(tmp_path: Pat
     assert not gc.isenabled()  # paused while the file is read
     lines.close()
     assert gc.isenabled()
+
+
+def _varied_rows() -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """A small file with the shapes a bulk import and score meet (open and choice samples,
+    several golds, none, long ones, tags, non-ASCII and repeated answers, an answer on its
+    sample's line), and a second file of answers only (a new model, a repeated line)."""
+    samples: list[dict[str, object]] = []
+    for i in range(12):
+        tags = {
+            "topic": ["maps", "charts", "photos"][i % 3],
+            "skills": ["ocr", "counting"][: i % 3],
+        }
+        samples += [
+            {"id": f"o{i}", "question": f"Count {i}?", "answer": f"{i} apples", "tags": tags},
+            {"id": f"a{i}", "question": "Colour?", "answer": ["red", "crimson", 7][i % 3:]},
+            {"id": i, "question": "Essay?", "answer": LONG_GOLD if i % 2 else None},
+            {"id": f"c{i}", "question": "Animal?", "options": ["cat", "dog", "cow"][: 2 + i % 2],
+             "answer": "ab"[i % 2], "split": "dev"},
+            {"id": f"d{i}", "question": "Which?", "options": {"a": "Ünïcode", "B": "plain"},
+             "answer": None if i % 4 == 0 else ["A", "b"][: 1 + i % 2], "tags": tags},
+        ]  # fmt: skip
+    samples[0]["prediction"] = "0 apples"  # a model's answer on the sample's line
+    texts = ["B", "The answer is A.", "dog", "réponse Ünïcode", "", "crimson", "7 apples",
+             "no idea", "A cat", "(B) plain", "答案 A", "red"]  # fmt: skip
+    answers = [
+        {"id": s["id"], "prediction": texts[(n * (m + 2)) % len(texts)], "model": f"m{m}"}
+        for m in range(3)
+        for n, s in enumerate(samples)
+    ]
+    more = [{"id": s["id"], "prediction": texts[n % len(texts)]} for n, s in enumerate(samples)]
+    return samples + answers, [*more, more[0]]
+
+
+def _rows_of_every_table(db: Path) -> str:
+    """Every row of every table, in id order, their time stamps left out."""
+    lines = []
+    with closing(sqlite3.connect(db)) as conn:
+        tables = conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"
+        ).fetchall()
+        for (table,) in tables:
+            columns = [c[1] for c in conn.execute(f"PRAGMA table_info({table})")]
+            kept = ", ".join(c for c in columns if c != "created_at")
+            lines.append(f"-- {table} ({kept})")
+            rows = conn.execute(f"SELECT {kept} FROM {table} ORDER BY rowid")
+            lines += [repr(row) for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def test_an_import_and_a_score_write_the_rows_they_always_wrote(cli, tmp_path: Path) -> None:
+    """Bulk import and score are made faster without changing a stored value, an id or an
+    order: this pins every row they write."""
+    first, second = _varied_rows()
+    db = tmp_path / "rows.db"
+    assert cli("import", "jsonl", db, write_lines(tmp_path / "varied.jsonl", first)).code == 0
+    added = write_lines(tmp_path / "m9.jsonl", second)
+    assert cli("import", "jsonl", db, added, "--dataset", "varied").code == 0
+    other = write_lines(tmp_path / "other.jsonl", first[40:80] + first[100:140])
+    assert cli("import", "jsonl", db, other, "--model", "m9").code == 0  # a second dataset
+    assert cli("score", db).code == 0
+    rows = _rows_of_every_table(db).replace(str(tmp_path), "TMP")  # the files' folder
+    matches_golden(rows, "bulk_rows.txt")
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ('{"a": NaN, "a": 1}', "line 3: duplicate key 'a'"),
+        ('{"a": 1.5, "b": {"c": 2, "c": 3}}', "line 3: duplicate key 'c'"),
+        ('{"a": [1, {"b": 1e400}], "c": ', "line 3: malformed JSON (Expecting value)"),
+        (
+            '{"a": {"b": [1, -Infinity]}, "c": NaN}',
+            "line 3, at a > b > 2: -Infinity is not a number lmmreview takes (NaN or infinite)",
+        ),
+        ("[0.5, 1e400]", "line 3, at 2: 1e400 is not a number lmmreview takes (NaN or infinite)"),
+    ],
+)
+def test_a_parsed_line_is_refused_as_it_always_was(text: str, said: str) -> None:
+    """Lines are parsed by one decoder that stops at a NaN or an infinite number and then
+    parsed again to say where: the first problem named stays the one it was."""
+    with pytest.raises(ImportFailure) as refused:
+        parse_json(text, Path("f.jsonl"), "line 3")
+    assert str(refused.value) == f"f.jsonl: {said}"
+
+
+def test_judgments_store_every_field_given_and_null_for_the_rest(unscored: Path) -> None:
+    """add_judgments leaves out the columns that are NULL in every row it writes: what it
+    stores is the same whether a field is given in every row, in some, or in none."""
+    full = Judgment(
+        2, 0.5, "B", Status.FALLBACK, "llm", "llm", "gpt-test", "v1", "reply", "", '{"t": 0}',
+        11, 7, 12.5, "f.json",
+    )  # fmt: skip
+    bare = Judgment(1, None, kind="imported", status=Status.ERROR, error="timed out")
+    with Store.open(unscored) as store, store.transaction():
+        store.add_judgments([(1, full), (2, bare)])
+        store.add_judgments([(3, bare)], import_id=None)
+        store.add_judgments([])
+        columns = "answer_id, run, judge_kind, judge_model, prompt_hash, settings, raw_reply, "
+        columns += "score, choice, method, status, error, prompt_tokens, completion_tokens, "
+        columns += "latency_ms, source, import_id"
+        rows = store.conn.execute(f"SELECT {columns} FROM judgments ORDER BY id").fetchall()
+    given = ("gpt-test", "v1", '{"t": 0}', "reply", 0.5, "B", "llm", "fallback", None, 11, 7)
+    bare_row = ("", "", None, "", None, None, "", "error", "timed out", None, None)
+    assert rows == [
+        (1, 2, "llm", *given, 12.5, "f.json", None),
+        (2, 1, "imported", *bare_row, None, None, None),
+        (3, 1, "imported", *bare_row, None, None, None),
+    ]

@@ -340,3 +340,14 @@ def test_extract_offline_returns_a_valid_option_or_x(
     extraction = extract_offline(answer, options, seed)
     assert extraction.choice in _valid(options) | {"X"}
     assert extraction.fallback == (extraction.method == "fallback")
+
+
+def test_an_answer_remembered_for_some_letters_is_read_afresh_for_others() -> None:
+    """The letters an answer names are remembered by its text and the letters looked
+    for: the same text against other options, or as a reply that may say X, is read again."""
+    assert match_choice("D", THREE) is None  # no option D: nor a text naming one
+    assert match_choice("D", FOUR) == "D"
+    assert match_choice("The answer is X.", FOUR) is None
+    assert parse_extraction_reply("The answer is X.", FOUR) == "X"
+    assert match_choice("a rabbit", THREE) == "B"  # no letter: the option texts decide
+    assert match_choice("a rabbit", {"A": "rabbit", "B": "cat"}) == "A"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -140,15 +140,27 @@ def check_batch(batch: ImportBatch) -> dict[str, list[AnswerRecord]]:
     _check_unicode(batch.source, batch.source, "the file name")
     _check_unicode(batch.dataset, batch.source, "the dataset name")
     for sample in batch.samples:
-        for name in (f.name for f in fields(sample)):
-            for text in _texts(getattr(sample, name)):
-                _check_unicode(text, batch.source, f"id {_shown(sample.key)}")
+        texts = _texts([getattr(sample, name) for name in _SAMPLE_FIELDS], [])
+        _check_row(texts, batch.source, sample.key)
     by_model: dict[str, list[AnswerRecord]] = {}
     for record in batch.answers:
-        for text in (record.source, record.model, record.key, record.text):
-            _check_unicode(text, record.source, f"id {_shown(record.key)}")
+        _check_row(
+            (record.source, record.model, record.key, record.text), record.source, record.key
+        )
         by_model.setdefault(record.model, []).append(record)
     return by_model
+
+
+_SAMPLE_FIELDS = tuple(f.name for f in fields(Sample))
+
+
+def _check_row(texts: Sequence[str], file: str, key: str) -> None:
+    """`_check_unicode` for each of a row's texts, the row named by its id. Most text is
+    ASCII, hence valid: the row's texts are tested together, and a message is made only
+    for a bad one (a million rows)."""
+    if not all(map(str.isascii, texts)):
+        for text in texts:
+            _check_unicode(text, file, f"id {_shown(key)}")
 
 
 def first_answers(records: list[AnswerRecord]) -> dict[str, AnswerRecord]:
@@ -186,17 +198,19 @@ def model_name(model: str | None, path: Path) -> str:
     return path.name if path.is_dir() else path.stem
 
 
-def _texts(value: object) -> Iterator[str]:
-    """Every string in a field value: text, or lists, tuples and dicts of them."""
+def _texts(value: object, found: list[str]) -> list[str]:
+    """Every string in a field value (text, or lists, tuples and dicts of them), added to
+    `found` (twice as fast as a generator at each level)."""
     if isinstance(value, str):
-        yield value
+        found.append(value)
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _texts(key)
-            yield from _texts(item)
+            _texts(key, found)
+            _texts(item, found)
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _texts(item)
+            _texts(item, found)
+    return found
 
 
 def _check_unicode(text: str, file: str, where: str) -> None:

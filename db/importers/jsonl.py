@@ -43,6 +43,9 @@ def read_request(request: ImportRequest) -> ImportBatch:
 
 
 OPTION_LETTERS = frozenset(string.ascii_uppercase)  # the letters an option may have
+# Distinct answer texts held once each: models give many samples the same short answer (a
+# letter, "Yes", a number), and a million answers held as a million strings took 80 MB.
+SHARED_TEXTS = 100_000
 
 
 def demo_requests(data: Path) -> list[ImportRequest]:
@@ -57,6 +60,7 @@ def read_generic(path: Path, model: str | None = None, dataset: str | None = Non
     images = ImageFiles(path.parent)
     named = model_name(model, path)  # a line's model when it names none
     tags: dict[tuple[tuple[str, tuple[str, ...]], ...], Axes] = {}  # equal tags: one object
+    texts: dict[str, str] = {}  # equal answer texts: one string (SHARED_TEXTS)
     for number, row in read_jsonl(path):
         where = f"line {number}"
         key = _key(row, path, where)
@@ -70,7 +74,7 @@ def read_generic(path: Path, model: str | None = None, dataset: str | None = Non
                 if image is not None:
                     batch.add_image(key, image)
         if "prediction" in row:
-            batch.answers.append(_answer(key, row, named, batch.source, where))
+            batch.answers.append(_answer(key, row, named, batch.source, where, texts))
         elif "question" not in row:
             raise ImportFailure(path, "a line needs 'question' (a sample) or 'prediction'", where)
     if not seen and not batch.answers:
@@ -192,12 +196,16 @@ def _image_names(value: object, path: Path, where: str) -> list[str]:
     return items
 
 
-def _answer(key: str, row: dict[str, Any], model: str, source: str, where: str) -> AnswerRecord:
+def _answer(
+    key: str, row: dict[str, Any], model: str, source: str, where: str, texts: dict[str, str]
+) -> AnswerRecord:
     """One answer line's answer; `model` when the line names none. The repeated texts (the
-    sample key, the model, the file) are shared, not held once per line."""
+    sample key, the model, the file, an answer's text found in `texts`) are shared, not
+    held once per line."""
     text = row["prediction"]
     if not isinstance(text, str):
         raise ImportFailure(source, "prediction must be text", where)
+    text = texts.setdefault(text, text) if len(texts) < SHARED_TEXTS else texts.get(text, text)
     name = row.get("model")
     if name is None:
         name = model

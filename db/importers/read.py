@@ -116,16 +116,43 @@ def read_text(path: Path, expected: str = "UTF-8 text") -> str:
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _DuplicateKey(key)
-        seen[key] = value
-    return seen
+    found = dict(pairs)
+    if len(found) < len(pairs):  # a key given twice: name the first repeat
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return found
 
 
 class _DuplicateKey(Exception):
     pass
+
+
+class _NonFinite(Exception):
+    """A NaN or an infinite number: parse_json's careful path says where."""
+
+
+def _finite(token: str) -> float:
+    value = float(token)
+    if not math.isfinite(value):
+        raise _NonFinite
+    return value
+
+
+def _no_constant(token: str) -> float:
+    raise _NonFinite  # NaN, Infinity, -Infinity
+
+
+# What parse_json takes, in one decoder made once (json.loads with options makes one per
+# call): it stops at the first non-finite number, for the careful path to say where.
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_no_duplicate_keys,
+    parse_float=_finite,
+    parse_constant=_no_constant,
+    strict=False,
+)
 
 
 def parse_json(text: str, path: Path, where: str | None = None) -> Any:
@@ -133,24 +160,13 @@ def parse_json(text: str, path: Path, where: str | None = None) -> Any:
     infinite numbers (they would be stored as "nan" and "inf"), integers too long to
     convert and nesting too deep to parse. Raw control characters inside strings are
     taken as they are."""
-    non_finite: list[str] = []
-
-    def number(token: str) -> float:
-        value = float(token)
-        if not math.isfinite(value):
-            non_finite.append(token)
-        return value
-
     try:
         # a collection deep in a nested document runs finalizers with no stack left
         with collector_paused():
-            value = json.loads(
-                text,
-                object_pairs_hook=_no_duplicate_keys,
-                parse_float=number,
-                parse_constant=number,
-                strict=False,
-            )
+            try:
+                return _DECODER.decode(text)
+            except _NonFinite:
+                return _with_non_finite(text, path, where)
     except json.JSONDecodeError as exc:
         place = where or f"line {exc.lineno}, column {exc.colno}"
         raise ImportFailure(path, f"malformed JSON ({exc.msg})", place) from None
@@ -160,12 +176,30 @@ def parse_json(text: str, path: Path, where: str | None = None) -> Any:
         raise ImportFailure(path, "a number with too many digits (over 4,300)", where) from None
     except RecursionError:
         raise ImportFailure(path, "JSON nested too deeply", where) from None
-    if non_finite:
-        at = _non_finite(value)
-        place = ", ".join(filter(None, (where, at and f"at {at}")))
-        message = f"{non_finite[0]} is not a number lmmreview takes (NaN or infinite)"
-        raise ImportFailure(path, message, place)
-    return value
+
+
+def _with_non_finite(text: str, path: Path, where: str | None) -> Any:
+    """Parse text holding a non-finite number to the end (a malformed part or a repeated
+    key later on is reported first, as it always was), then refuse it, saying where."""
+    non_finite: list[str] = []
+
+    def number(token: str) -> float:
+        value = float(token)
+        if not math.isfinite(value):
+            non_finite.append(token)
+        return value
+
+    value = json.loads(
+        text,
+        object_pairs_hook=_no_duplicate_keys,
+        parse_float=number,
+        parse_constant=number,
+        strict=False,
+    )
+    at = _non_finite(value)
+    place = ", ".join(filter(None, (where, at and f"at {at}")))
+    message = f"{non_finite[0]} is not a number lmmreview takes (NaN or infinite)"
+    raise ImportFailure(path, message, place)
 
 
 def _non_finite(document: Any) -> str | None:
