@@ -144,3 +144,10 @@ def test_the_progress_line_counts_the_images(
     with read.reporting(lines.append):
         read_mmbench(data)
     assert lines == [f"Reading {data}", *(f"Reading {data}: {n} images" for n in (1, 2, 3))]
+
+
+@pytest.mark.usefixtures("first_checked_last")  # still being checked when the block ends
+def test_an_image_added_is_checked_even_if_its_result_is_never_asked_for() -> None:
+    refused = pytest.raises(ImportFailure, match="line 2: the image is not an image Pillow can")
+    with refused, read.base64_images("d.tsv") as images:
+        images.add("1", base64.b64encode(NOT_AN_IMAGE).decode(), "line 2")

@@ -521,6 +521,7 @@ def base64_images(file: str | Path) -> Iterator[Base64Images]:
     with _bombs_refused():  # until every thread has stopped
         try:
             yield images
+            images.checked()  # none goes unchecked, even if the block did not ask for them
         except ImportFailure:
             images.checked()  # raises an earlier row's bad image, which comes first
             raise
