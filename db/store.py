@@ -903,13 +903,24 @@ def new_database(path: Path) -> Iterator[Store]:
             opened = Store.open(temp)
         except StoreError as exc:  # a full disk: name the file the user asked for
             raise StoreError(str(exc).replace(str(temp), str(path), 1)) from None
-        with opened as store:
+        with opened as store, _written_alone(store.conn):
             store.path = path  # messages name the file the user asked for
             yield store
         _link_new(temp, target, path)
     finally:
         for leftover in (temp, *(temp.with_name(temp.name + end) for end in COMPANIONS)):
             leftover.unlink(missing_ok=True)
+
+
+@contextmanager
+def _written_alone(conn: sqlite3.Connection) -> Iterator[None]:
+    """Fill a new file, which no other connection can have open under its temporary name,
+    with a rollback journal in memory: WAL writes every page twice (to the log, then into
+    the file). A failure leaves nothing behind to recover: the file is deleted. Then WAL,
+    as every lmmreview database has."""
+    conn.execute("PRAGMA journal_mode = MEMORY")
+    yield
+    conn.execute("PRAGMA journal_mode = WAL")
 
 
 def _creation_target(path: Path) -> Path:

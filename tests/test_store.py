@@ -13,7 +13,7 @@ from conftest import dump
 
 from lmmreview.db import Store, StoreError
 from lmmreview.db.schema import SCHEMA_VERSION
-from lmmreview.db.store import _open_error, is_busy, is_read_only
+from lmmreview.db.store import _open_error, is_busy, is_read_only, new_database
 from lmmreview.engine.registry import benchmark
 from lmmreview.engine.types import QuestionType, Sample
 
@@ -29,6 +29,19 @@ def test_a_new_database_has_the_schema_and_settings(tmp_path: Path) -> None:
     expected = {"datasets", "samples", "images", "sample_images", "models", "answers",
                 "judgments", "reviews", "llm_cache"}  # fmt: skip
     assert expected <= tables
+
+
+def test_a_new_database_is_filled_and_left_in_wal_mode_alone(tmp_path: Path) -> None:
+    """new_database fills its file with another journal (no other connection can have it),
+    then leaves it as Store.open makes one: WAL, with no journal or log beside it."""
+    db = tmp_path / "r.db"
+    with new_database(db) as store, store.transaction():
+        sample = Sample("1", "Q?", QuestionType.OPEN)
+        store.upsert_samples(store.dataset_id("d", "generic"), [sample])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.db"]
+    with closing(sqlite3.connect(db)) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("SELECT COUNT(*) FROM samples").fetchone()[0] == 1
 
 
 def test_a_newer_schema_is_refused_with_a_clear_message(tmp_path: Path) -> None:

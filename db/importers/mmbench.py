@@ -16,9 +16,8 @@ from lmmreview.db.importers.batch import (
     quoted,
 )
 from lmmreview.db.importers.model_vqa import is_model_vqa, model_vqa_answers
-from lmmreview.db.importers.read import image_from_base64, read_table, workbook_rows
+from lmmreview.db.importers.read import base64_images, read_table, workbook_rows
 from lmmreview.db.optional import INSTALL_OPENPYXL
-from lmmreview.db.store import StoredImage
 from lmmreview.engine.benchmarks.mmbench import (
     CATEGORY,
     CIRCULAR_GROUP,
@@ -61,41 +60,47 @@ def read_mmbench(
     """Parse an MMBench TSV and, optionally, one model's predictions for it."""
     check_model_argument(model)
     batch = ImportBatch(dataset or data.stem, MMBENCH.name, str(data))
-    images: dict[int, StoredImage] = {}
-    references: list[tuple[int, str, int]] = []  # (index, key, referenced index), line
-    lines: dict[int, int] = {}
-    for line, row in read_table(data, _REQUIRED, _DATASET_EXPECTED):
-        where = f"line {line}"
-        index = row_index(row["index"], data, where)
-        if index in lines:
-            raise ImportFailure(
-                data, f"duplicate index {index} (also on line {lines[index]})", where
-            )
-        lines[index] = line
-        batch.samples.append(row_sample(index, row, data, where))
-        cell = row["image"].strip()
-        if not cell:
-            raise ImportFailure(data, "empty image cell", where)
-        if len(cell) <= _IMAGE_REFERENCE_MAX:
-            references.append(
-                (index, str(index), row_index(cell, data, where + " (image reference)"))
-            )
-        else:
-            images[index] = image_from_base64(cell, data, where)
-            batch.add_image(str(index), images[index])
-    for index, key, target in references:
-        if target not in images:
-            raise ImportFailure(
-                data,
-                f"image refers to row index {target}, which has no image",
-                f"line {lines[index]}",
-            )
-        batch.add_image(key, images[target])
+    lines = _read_rows(data, batch)
     check_circular_copies(batch.samples, {i: f"line {n}" for i, n in lines.items()}, data)
     if predictions is not None:
         batch.answers.extend(read_predictions(predictions, model))
     warn_unknown_l2(batch, data)
     return batch
+
+
+def _read_rows(data: Path, batch: ImportBatch) -> dict[int, int]:
+    """The TSV's samples and images into `batch`; returns the line of each row index."""
+    references: list[tuple[int, int]] = []  # (index, the index whose image it reuses)
+    lines: dict[int, int] = {}
+    with base64_images(data) as decoded:
+        for line, row in read_table(data, _REQUIRED, _DATASET_EXPECTED):
+            where = f"line {line}"
+            index = row_index(row["index"], data, where)
+            if index in lines:
+                raise ImportFailure(
+                    data, f"duplicate index {index} (also on line {lines[index]})", where
+                )
+            lines[index] = line
+            batch.samples.append(row_sample(index, row, data, where))
+            cell = row["image"].strip()
+            if not cell:
+                raise ImportFailure(data, "empty image cell", where)
+            if len(cell) <= _IMAGE_REFERENCE_MAX:
+                references.append((index, row_index(cell, data, where + " (image reference)")))
+            else:
+                decoded.add(str(index), cell, where)
+        images = dict(decoded.checked())
+    for key, image in images.items():
+        batch.add_image(key, image)
+    for index, target in references:
+        if str(target) not in images:
+            raise ImportFailure(
+                data,
+                f"image refers to row index {target}, which has no image",
+                f"line {lines[index]}",
+            )
+        batch.add_image(str(index), images[str(target)])
+    return lines
 
 
 def check_circular_copies(samples: list[Sample], places: Mapping[int, str], file: Path) -> None:

@@ -15,10 +15,13 @@ import stat
 import time
 import warnings
 import zipfile
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -255,27 +258,43 @@ def read_table(
     delimiter = "," if path.suffix.lower() == ".csv" else "\t"
     _tell(path)
     with existing(path).open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.reader(handle, delimiter=delimiter, strict=True)
         try:
-            yield from _table_rows(reader, path, required)
+            yield from _table_rows(table_records(handle, delimiter, path), path, required)
         except UnicodeDecodeError:
             read_text(path, expected)  # reads it whole to say why; raises ImportFailure
             raise
 
 
+def table_records(
+    lines: Iterable[str], delimiter: str, path: Path
+) -> Iterator[tuple[int, int, list[str]]]:
+    """(first line, last line, cells) of each record of a table's lines (split as
+    open(newline="") splits them), as a strict csv.reader reads them, but quicker: only a
+    quoted cell spans lines, so a line with no quote character is a whole record, which
+    splitting at the delimiter reads as csv does (cells of 40 KB are scanned once, not
+    character by character). csv reads the others, from their first line on."""
+    lines, last = iter(lines), 0
+    for line in lines:
+        first = last = last + 1
+        if '"' not in line:
+            text = line.removesuffix("\n").removesuffix("\r")
+            yield first, last, text.split(delimiter) if text else []
+            continue
+        reader = csv.reader(chain((line,), lines), delimiter=delimiter, strict=True)
+        try:
+            cells = next(reader)
+        except csv.Error as exc:
+            raise _table_error(path, first, first + reader.line_num - 1, str(exc)) from None
+        last = first + reader.line_num - 1
+        yield first, last, cells
+
+
 def _table_rows(
-    reader: Any, path: Path, required: tuple[str, ...]
+    records: Iterator[tuple[int, int, list[str]]], path: Path, required: tuple[str, ...]
 ) -> Iterator[tuple[int, dict[str, str]]]:
     """Rows by the line they start on (a quoted cell may span lines)."""
     header: list[str] | None = None
-    while True:
-        start = reader.line_num + 1
-        try:
-            cells = next(reader)
-        except StopIteration:
-            break
-        except csv.Error as exc:
-            raise _table_error(path, start, reader.line_num, str(exc)) from None
+    for start, end, cells in records:
         if header is None:
             header = [name.strip() for name in cells]
             check_header(header, path, required)
@@ -284,7 +303,7 @@ def _table_rows(
             continue
         if len(cells) != len(header):  # a cell missing or extra: columns would shift
             problem = f"{len(cells)} cells but the header has {len(header)} columns"
-            raise _table_error(path, start, reader.line_num, problem)
+            raise _table_error(path, start, end, problem)
         yield start, dict(zip(header, cells, strict=True))
     if header is None:
         raise ImportFailure(path, "the file is empty")
@@ -439,13 +458,27 @@ def image_from_bytes(
     keep its format and size. Images above Pillow's decompression-bomb limit are refused.
     Failures name the data `file`, the row (`where`) and the image (`name`)."""
     _tell(file, "images")
+    with _bombs_refused():
+        return _checked_image(data, file, where, name)
+
+
+@contextmanager
+def _bombs_refused() -> Iterator[None]:
+    """Within the block, Pillow's warning of a possible decompression bomb is an error.
+    The filters are the process's, not the thread's: image checks on other threads are
+    covered only while they run inside the block."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        yield
+
+
+def _checked_image(data: bytes, file: str | Path, where: str, name: str) -> StoredImage:
+    """image_from_bytes's check, safe on any thread; inside _bombs_refused."""
     limit = Image.MAX_IMAGE_PIXELS or 0
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(io.BytesIO(data)) as image:
-                fmt, (width, height) = image.format or "unknown", image.size
-                image.load()  # verify() alone reads no pixels
+        with Image.open(io.BytesIO(data)) as image:
+            fmt, (width, height) = image.format or "unknown", image.size
+            image.load()  # verify() alone reads no pixels
     except (Image.DecompressionBombWarning, Image.DecompressionBombError):
         message = f"{name} is too large to decode safely (over {limit:,} pixels); make it smaller"
         raise ImportFailure(file, message, where) from None
@@ -457,14 +490,77 @@ def image_from_bytes(
     return StoredImage(hashlib.sha256(data).hexdigest(), data, fmt, width, height)
 
 
-def image_from_base64(cell: str, file: str | Path, where: str) -> StoredImage:
+def _base64_bytes(cell: str, file: str | Path, where: str) -> bytes:
+    """The bytes of a base64 image cell (line breaks and spaces inside it allowed)."""
     if len(cell) * 3 // 4 > MAX_IMAGE_BYTES:
         raise ImportFailure(file, f"the image {_too_big(len(cell) * 3 // 4)}", where)
     try:
-        data = base64.b64decode("".join(cell.split()), validate=True)
+        return base64.b64decode("".join(cell.split()), validate=True)
     except (binascii.Error, ValueError) as exc:
         raise ImportFailure(file, f"image is not valid base64 ({exc})", where) from None
-    return image_from_bytes(data, file, where)
+
+
+# Pillow decodes without holding the GIL, so threads check images side by side while the
+# reader parses the next rows. A few checks waiting ahead keep every thread busy.
+_CHECK_THREADS = min(4, os.cpu_count() or 1)
+_CHECKS_AHEAD = 64
+
+
+class Base64Images:
+    """The base64 images of one table, checked as image_from_bytes checks them but on worker
+    threads, and given back in the order they were added. Made by `base64_images`."""
+
+    def __init__(self, file: str | Path, pool: ThreadPoolExecutor) -> None:
+        self.file, self._pool = file, pool
+        self._checks: dict[bytes, Future[StoredImage]] = {}  # by the image's bytes
+        self._waiting: deque[tuple[str, Future[StoredImage]]] = deque()
+        self._checked: list[tuple[str, StoredImage]] = []
+
+    def add(self, key: str, cell: str, where: str) -> None:
+        """Check the image in `cell`, row `where`; an image met before is not decoded again."""
+        data = _base64_bytes(cell, self.file, where)
+        check = self._checks.get(data)
+        if check is None:
+            check = self._pool.submit(_checked_image, data, self.file, where, "the image")
+            self._checks[data] = check
+        self._waiting.append((key, check))
+        while self._waiting and (len(self._waiting) > _CHECKS_AHEAD or self._waiting[0][1].done()):
+            self._take_oldest()  # a bad image stops the import as soon as it is found
+
+    def checked(self) -> list[tuple[str, StoredImage]]:
+        """(key, image) of every image added, in order; the first bad one raises."""
+        while self._waiting:
+            self._take_oldest()
+        return self._checked
+
+    def _take_oldest(self) -> None:
+        key, check = self._waiting.popleft()
+        try:
+            self._checked.append((key, check.result()))
+        except ImportFailure:
+            self._waiting.clear()  # later rows' failures must not replace this one
+            raise
+        _tell(self.file, "images")
+
+
+@contextmanager
+def base64_images(file: str | Path) -> Iterator[Base64Images]:
+    """Base64 images of `file`, checked on threads while the block reads the next rows.
+
+    Errors keep file order: when the block fails on a row (ImportFailure), a bad image on
+    an earlier row is the one raised, as if every image had been checked as its row was read.
+    """
+    pool = ThreadPoolExecutor(_CHECK_THREADS, thread_name_prefix="image-check")
+    images = Base64Images(file, pool)
+    with _bombs_refused():  # until every thread has stopped
+        try:
+            yield images
+            images.checked()  # none goes unchecked, even if the block did not ask for them
+        except ImportFailure:
+            images.checked()  # raises an earlier row's bad image, which comes first
+            raise
+        finally:
+            pool.shutdown(cancel_futures=True)
 
 
 def image_from_file(path: Path, file: str | Path, where: str) -> StoredImage | None:

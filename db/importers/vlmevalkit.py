@@ -32,7 +32,7 @@ from lmmreview.db.importers.mmbench import (
 )
 from lmmreview.db.importers.mmvet import capabilities_of
 from lmmreview.db.importers.read import (
-    image_from_base64,
+    base64_images,
     parse_json,
     read_table,
     read_text,
@@ -210,11 +210,14 @@ def _mmvet_sample(key: str, row: dict[str, str], file: Path, where: str) -> Samp
 
 def _mmvet_tsv(path: Path, batch: ImportBatch) -> None:
     """VLMEvalKit's MMVet.tsv: index, image (base64), question, answer, category."""
-    for line, row in read_table(path, _MMVET_TSV_COLUMNS):
-        where = f"line {line}"
-        key = _mmvet_key(row["index"], path, where)
-        batch.samples.append(_mmvet_sample(key, row, path, where))
-        batch.add_image(key, image_from_base64(row["image"].strip(), path, where))
+    with base64_images(path) as images:
+        for line, row in read_table(path, _MMVET_TSV_COLUMNS):
+            where = f"line {line}"
+            key = _mmvet_key(row["index"], path, where)
+            batch.samples.append(_mmvet_sample(key, row, path, where))
+            images.add(key, row["image"].strip(), where)
+        for key, image in images.checked():
+            batch.add_image(key, image)
 
 
 def _mmvet_judgment(row: dict[str, str], judge: str, file: Path, where: str) -> Judgment:
