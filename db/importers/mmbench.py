@@ -75,12 +75,7 @@ def _read_rows(data: Path, batch: ImportBatch) -> dict[int, int]:
     with base64_images(data) as decoded:
         for line, row in read_table(data, _REQUIRED, _DATASET_EXPECTED):
             where = f"line {line}"
-            index = row_index(row["index"], data, where)
-            if index in lines:
-                raise ImportFailure(
-                    data, f"duplicate index {index} (also on line {lines[index]})", where
-                )
-            lines[index] = line
+            index = _new_index(row, lines, line, data)
             batch.samples.append(row_sample(index, row, data, where))
             cell = row["image"].strip()
             if not cell:
@@ -207,15 +202,19 @@ def read_predictions(path: Path, model: str | None) -> list[AnswerRecord]:
     seen: dict[int, int] = {}
     records = []
     for line, row in rows:
-        where = f"line {line}"
-        index = row_index(row["index"], path, where)
-        if index in seen:
-            raise ImportFailure(
-                path, f"duplicate index {index} (also on line {seen[index]})", where
-            )
-        seen[index] = line
+        index = _new_index(row, seen, line, path)
         records.append(AnswerRecord(str(index), model, row["prediction"], str(path)))
     return records
+
+
+def _new_index(row: dict[str, str], seen: dict[int, int], line: int, file: Path) -> int:
+    """The row's index, one no earlier line had (`seen`: the line of each, this one added)."""
+    where = f"line {line}"
+    index = row_index(row["index"], file, where)
+    if index in seen:
+        raise ImportFailure(file, f"duplicate index {index} (also on line {seen[index]})", where)
+    seen[index] = line
+    return index
 
 
 def mmbench_id(question_id: object, file: Path, where: str) -> str:
