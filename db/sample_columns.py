@@ -12,7 +12,7 @@ from typing import cast, overload
 
 import numpy as np
 
-from lmmreview.db.joined import in_id_order, read_text_columns
+from lmmreview.db.joined import Ints, in_id_order, read_text_columns
 from lmmreview.db.store import SAMPLE_COLUMNS, row_sample
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.types import Sample
@@ -22,14 +22,15 @@ from lmmreview.engine.types import Sample
 # held); the screen and its grading keys take them from the answer's details, read whole.
 LEFT_OUT: dict[str, str | None] = {"question": "", "hint": None, "options": None}
 READ = tuple(name for name in SAMPLE_COLUMNS if name not in LEFT_OUT)
+_IDS_PER_QUERY = 10_000
 
 
 class SampleColumns(Sequence[Sample]):
     """Samples held as one list per column of READ: each built on access, without its
     question, hint and options."""
 
-    def __init__(self, columns: list[list[str | None]]) -> None:
-        self.columns = dict(zip(READ, columns, strict=True))
+    def __init__(self, columns: dict[str, list[str | None]]) -> None:
+        self.columns = columns
 
     def __len__(self) -> int:
         return len(self.columns["key"])
@@ -64,16 +65,18 @@ def read_samples(
     `known`: keys held already (the answers'), kept as the samples' own if they are
     theirs, not held twice."""
     grouped = group_by if by_profile else None
+    # A profile's extra fields are read from the sample standing for it, below.
+    held = tuple(name for name in READ if name != "extra" or not by_profile)
     # the group fields as JSON texts, taken out by SQLite: no sample is decoded for them
     fields = [f"extra -> '$.{_field(name)}'" for name in grouped or ()]
-    names = (*READ, *fields)
+    names = (*held, *fields)
     few = [name for name in names if name != "key"]  # most hold few values: each held once
     # `+`: a scan in id order, not a search of the (dataset, key) index and a sort
-    ids, *columns = read_text_columns(
+    texts, *columns = read_text_columns(
         conn, ("id", *names), "FROM samples WHERE +dataset_id = ?", (dataset_id,), few
     )
-    columns = in_id_order(ids, columns)[1]
-    samples = SampleColumns(columns[: len(READ)])
+    ids, columns = in_id_order(texts, columns)
+    samples = SampleColumns(dict(zip(held, columns[: len(held)], strict=True)))
     keys = cast(list[str], samples.columns["key"])  # NOT NULL
     if keys == known:  # one list, not two alike
         keys, samples.columns["key"] = known, cast(list[str | None], known)
@@ -82,12 +85,30 @@ def read_samples(
     if by_profile:  # what a profile is (engine.samples)
         read = [samples.columns[name] for name in ("question_type", "split", "axes")]
         if grouped:  # and the order field as it is
-            group, order = columns[len(READ) :]
+            group, order = columns[len(held) :]
             read.append(order)
             groups = list(zip(samples.columns["split"], group, strict=True))
         profiles = list(zip(*read, strict=True))
     gold_known = np.array([gold is not None for gold in samples.columns["answer"]], np.bool_)
-    return SampleSet.coded(keys, samples, profiles, gold_known, groups)
+    found = SampleSet.coded(keys, samples, profiles, gold_known, groups)
+    if by_profile:
+        samples.columns["extra"] = _extras(conn, ids, found.firsts)
+    return found
+
+
+def _extras(conn: sqlite3.Connection, ids: Ints, firsts: Ints) -> list[str | None]:
+    """The extra fields of the samples at places `firsts` (the rest: None): what the
+    tables read of each profile, which its first sample stands for (MMBench's 200,000
+    circular rows have a few dozen)."""
+    extras: list[str | None] = [None] * len(ids)
+    places = firsts.tolist()
+    for start in range(0, len(places), _IDS_PER_QUERY):
+        part = places[start : start + _IDS_PER_QUERY]
+        listed = ",".join(str(int(ids[place])) for place in part)  # integers only
+        found = dict(conn.execute(f"SELECT id, extra FROM samples WHERE id IN ({listed})"))
+        for place in part:
+            extras[place] = found.get(int(ids[place]))
+    return extras
 
 
 def _field(name: str) -> str:

@@ -105,3 +105,20 @@ def test_rows_come_back_in_id_order_whatever_order_sqlite_gave() -> None:
     assert numbers.tolist() == [10, 20, 30]
     assert ordered == [["a", "b", "c"], ["1", "2", None]]
     assert in_id_order(["1", "2"], [["x", "y"]])[1] == [["x", "y"]]
+
+
+def test_extra_fields_are_held_for_the_sample_standing_for_each_profile(tmp_path: Path) -> None:
+    """The tables read a profile's extra fields from its first sample: the others' are not
+    held; without profiles every sample stands for itself and keeps them."""
+    alike = [
+        Sample(key, "q", OPEN, "1", axes={"t": ("x",)}, extra={"n": n})
+        for n, key in enumerate(["p", "q", "r"])
+    ]
+    with _store(tmp_path) as store:
+        store.upsert_samples(store.dataset_id("alike", "generic"), alike)
+        profiled = EntryReader(store).samples("alike", by_profile=True)
+        alone = EntryReader(store).samples("alike", by_profile=False)
+    assert profiled.profile.tolist() == [0, 0, 0]
+    assert [s.extra for s in profiled.profiles] == [{"n": 0}]
+    assert [s.extra for s in profiled.samples] == [{"n": 0}, {}, {}]
+    assert [s.extra for s in alone.samples] == [{"n": 0}, {"n": 1}, {"n": 2}]
