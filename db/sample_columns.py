@@ -14,7 +14,7 @@ import numpy as np
 
 from lmmreview.db.joined import Ints, in_id_order, read_text_columns
 from lmmreview.db.store import SAMPLE_COLUMNS, row_sample
-from lmmreview.engine.samples import SampleSet
+from lmmreview.engine.samples import SampleSet, group_places
 from lmmreview.engine.types import Sample
 
 # A sample's fields the tables read (engine.benchmark.Benchmark.tables): not its question,
@@ -64,9 +64,25 @@ def read_samples(
     equal in question type, split and axes, and with `group_by` in their groups' rows).
     `known`: keys held already (the answers'), kept as the samples' own if they are
     theirs, not held twice."""
+    # One snapshot: the extra fields read after the scan are those of the samples it read.
+    conn.execute("SAVEPOINT read_samples")
+    try:
+        return _read_samples(conn, dataset_id, by_profile, known, group_by)
+    finally:
+        conn.execute("RELEASE read_samples")
+
+
+def _read_samples(
+    conn: sqlite3.Connection,
+    dataset_id: int,
+    by_profile: bool,
+    known: list[str] | None,
+    group_by: tuple[str, str] | None,
+) -> SampleSet:
     grouped = group_by if by_profile else None
-    # A profile's extra fields are read from the sample standing for it, below.
-    held = tuple(name for name in READ if name != "extra" or not by_profile)
+    # A profile's extra fields are read from the sample standing for it, below; a benchmark
+    # that does not profile gets every sample whole but for its question and hint.
+    held = (*READ, "options") if not by_profile else tuple(n for n in READ if n != "extra")
     # the group fields as JSON texts, taken out by SQLite: no sample is decoded for them
     fields = [f"extra -> '$.{_field(name)}'" for name in grouped or ()]
     names = (*held, *fields)
@@ -87,7 +103,9 @@ def read_samples(
         if grouped:  # and the order field as it is
             group, order = columns[len(held) :]
             read.append(order)
-            groups = list(zip(samples.columns["split"], group, strict=True))
+            absent = (None, "null")  # no field, or JSON's null: a lone question
+            values = [None if value in absent else value for value in group]
+            groups = group_places(samples.columns["split"], values)
         profiles = list(zip(*read, strict=True))
     gold_known = np.array([gold is not None for gold in samples.columns["answer"]], np.bool_)
     found = SampleSet.coded(keys, samples, profiles, gold_known, groups)

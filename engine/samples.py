@@ -49,7 +49,8 @@ class SampleSet:
         profiles = [_profile(s, group_by) for s in samples] if by_profile else None
         groups = None
         if by_profile and group_by:
-            groups = [(s.split, s.extra.get(group_by[0])) for s in samples]
+            values = [s.extra.get(group_by[0]) for s in samples]
+            groups = group_places([s.split for s in samples], values)
         known = np.array([s.answer is not None for s in samples], np.bool_)
         return cls.coded([s.key for s in samples], samples, profiles, known, groups)
 
@@ -101,6 +102,15 @@ class SampleSet:
 
     def golds_for(self, key: str) -> list[str]:
         return self.golds(self.index[key])
+
+
+def group_places(splits: Sequence[str | None], values: Sequence[object]) -> list[Hashable]:
+    """Each sample's group as the tables count groups: its split and its group field's
+    value; a sample without one (a lone question) is a group of its own."""
+    return [
+        (split, value) if value is not None else ("alone", i)
+        for i, (split, value) in enumerate(zip(splits, values, strict=True))
+    ]
 
 
 def _in_groups(profiles: Sequence[Hashable], groups: Sequence[Hashable]) -> tuple[Ints, Ints]:

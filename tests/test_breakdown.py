@@ -184,6 +184,23 @@ def test_circular_groups_need_every_rotation_and_vanilla_counts_the_main_row() -
     assert (overall.value, overall.unscored) == (pytest.approx(100.0), 1)
 
 
+def test_a_question_without_a_circular_group_is_a_unit_of_its_own() -> None:
+    """A lone question (no circular group, as the judge's chains take it) counts once in
+    Overall, never inside another group; alike lone questions share a profile."""
+    lone = [replace(_mc(key, 0, 0, "OCR", "x"), extra={}) for key in ("7", "8", "9")]
+    breakdown = Keyed(_layout("mmb", benchmark("mmbench"), [*MMBENCH, *lone]), runs=1)
+    _load(breakdown,
+        [
+            ("m", "1", RIGHT), ("m", "1000001", RIGHT),  # group 1 passes
+            ("m", "2", RIGHT), ("m", "1000002", RIGHT),  # group 2 passes
+            ("m", "2000002", RIGHT), ("m", "3000002", RIGHT),
+            ("m", "7", WRONG), ("m", "8", RIGHT), ("m", "9", WRONG),
+        ]
+    )  # fmt: skip
+    overall = _cells(breakdown, "mmb.l2")["overall"]
+    assert (overall.value, overall.n) == (pytest.approx(60.0), 5)  # 1, 2 and 8 of 5 units
+
+
 def test_several_splits_give_one_row_each() -> None:
     samples = [_mc("1", 1, 0, "OCR", "x", "dev"), _mc("5", 5, 0, "OCR", "x", "test")]
     breakdown = Keyed(_layout("mmb", benchmark("mmbench"), samples), runs=1)

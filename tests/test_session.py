@@ -161,3 +161,28 @@ def test_every_answer_read_beside_is_the_one_read_in_line(demo_db: Path) -> None
         assert every.keys == inline.keys and len(every) > len(opening.session.answers)
         whole = read_dataset(review, "mmvet", None, None)  # no top first: no read beside
         assert whole.beside.answers is None
+
+
+def test_the_reads_beside_read_the_dataset_the_screen_opens(
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no dataset named, the first by name is chosen once: another process importing
+    a dataset that sorts first, as the reads beside start, does not change theirs."""
+    started = Session.read_beside
+
+    def another_import_first(*args: object) -> Beside:
+        with sqlite3.connect(demo_db) as other:
+            other.execute("UPDATE datasets SET name = 'aaa' WHERE name = 'mmmu'")
+        return started(*args)  # type: ignore[arg-type]
+
+    with Store.open(demo_db) as store:
+        review = ReviewStore(store, "me")
+        first = Session.name_of(store, None)
+        monkeypatch.setattr(Session, "read_beside", staticmethod(another_import_first))
+        opening = read_dataset(review, None, None, None, head=1)
+        session = opening.session
+        every = Session.every_answer(review, session.dataset, opening.beside)
+        samples = opening.beside.samples.take()
+        own = Session.every_answer(review, first)
+    assert session.dataset == first != "aaa"
+    assert every.keys == samples.keys == own.keys

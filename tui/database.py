@@ -192,8 +192,10 @@ def read_dataset(
     meanwhile other connections read the judgments of `judge` (else of the one
     `preferred` names), the samples and, with `head`, every answer."""
     version, marks = review.data_version(), review.marks()  # first: the poll sees what is newer
-    beside = Session.read_beside(review.store.path, dataset, judge, preferred, head is not None)
-    return Opening(Session.open(review, dataset, judge, head), version, marks, beside)
+    # Named once, here: left to each read, another import could make a different one first.
+    name = Session.name_of(review.store, dataset)
+    beside = Session.read_beside(review.store.path, name, judge, preferred, head is not None)
+    return Opening(Session.open(review, name, judge, head), version, marks, beside)
 
 
 def read_back(review: ReviewStore, dataset: str, answer_id: int) -> Shown:

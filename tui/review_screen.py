@@ -306,9 +306,11 @@ class ReviewScreen(Screen[None]):
 
     async def action_choose(self, letter: str) -> None:
         found = await self._gradable(QuestionType.CHOICE)
-        if found is None:
-            return
-        entry, sample = found
+        if found is not None:
+            self._choose(*found, letter)
+
+    def _choose(self, entry: Entry, sample: Sample, letter: str) -> None:
+        """Grade `entry` with option `letter` of its `sample`, if it has one."""
         if letter != "X" and letter not in sample.options:
             self.notify(f"No option {letter} here.", severity="warning")
             return
@@ -321,8 +323,8 @@ class ReviewScreen(Screen[None]):
         if found is None:
             return
         letter = await self.app.push_screen_wait(OptionPicker(found[1].options))
-        if letter is not None:
-            await self.action_choose(letter)
+        if letter is not None:  # the answer whose options were shown, wherever the cursor is
+            self._choose(*found, letter)
 
     def action_accept(self) -> None:
         entry = self.current()

@@ -93,6 +93,11 @@ class Session:
                    partial=partial)  # fmt: skip
 
     @staticmethod
+    def name_of(store: Store, dataset: str | None) -> str:
+        """The dataset `dataset` names, else the first by name (LookupError: none)."""
+        return _name(store, dataset)
+
+    @staticmethod
     def every_answer(
         review: ReviewStore, dataset: str, beside: Beside | None = None
     ) -> AnswerColumns:

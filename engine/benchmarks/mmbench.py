@@ -192,7 +192,9 @@ class MMBench(Benchmark):
         ]
         groups: dict[tuple[str | None, object], list[Sample]] = {}
         for s in samples:
-            groups.setdefault((s.split, s.extra.get(CIRCULAR_GROUP)), []).append(s)
+            found = s.extra.get(CIRCULAR_GROUP)  # none: a lone question, a unit of its own
+            place = (s.split, found if found is not None else f"row {s.key}")
+            groups.setdefault(place, []).append(s)
         units_of: dict[str, list[Unit]] = {s.key: [] for s in samples}
         for (split, group), rows in groups.items():
             rows.sort(key=lambda s: int(s.extra.get(ROTATION) or 0))
