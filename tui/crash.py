@@ -198,5 +198,7 @@ def run_screen(screen: App[Any]) -> None:
     screen.error_console = Console(file=io.StringIO())
     with screen_on_terminal():  # plug-in calls leave the screen's descriptors alone
         screen.run()
-    if screen._exception is not None:  # Textual keeps the first unhandled error
+    # Textual keeps the first unhandled error only in a private attribute: it offers no
+    # public way to get it (Textualize/textual#4278 asks for one); `return_code` is public.
+    if screen.return_code == 1 and screen._exception is not None:
         raise screen._exception
