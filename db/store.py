@@ -616,7 +616,14 @@ class Store:
             query, judge_parameters(dataset, judge)
         ):
             deciding.setdefault(answer, {})[run] = Judgment(
-                run, score, choice, Status(status), method or "", kind, model or "", version or ""
+                run=run,
+                score=score,
+                choice=choice,
+                status=Status(status),
+                method=method or "",
+                kind=kind,
+                judge_model=model or "",
+                prompt_version=version or "",
             )
         return deciding
 
@@ -725,16 +732,16 @@ class Store:
         ):
             score, choice, status, method, kind, model, version, reply, error = fields
             latest[answer, run] = Judgment(
-                run,
-                score,
-                choice,
-                Status(status),
-                method,
-                kind,
-                model,
-                version,
-                reply,
-                error,
+                run=run,
+                score=score,
+                choice=choice,
+                status=Status(status),
+                method=method,
+                kind=kind,
+                judge_model=model,
+                prompt_version=version,
+                reply=reply,
+                error=error,
                 source=source,
             )
         return latest

@@ -28,16 +28,34 @@ def llm_judgment(
 ) -> Judgment:
     """The judgment a parsed reply gives, with the call and reply it came from."""
     return Judgment(
-        item.run, score, choice, Status.OK, "llm", "llm", call.model, item.work.prompt_version(),
-        reply.text, settings=settings_json(call), prompt_tokens=reply.prompt_tokens,
-        completion_tokens=reply.completion_tokens, latency_ms=reply.latency_ms,
-    )  # fmt: skip
+        run=item.run,
+        score=score,
+        choice=choice,
+        status=Status.OK,
+        method="llm",
+        kind="llm",
+        judge_model=call.model,
+        prompt_version=item.work.prompt_version(),
+        reply=reply.text,
+        settings=settings_json(call),
+        prompt_tokens=reply.prompt_tokens,
+        completion_tokens=reply.completion_tokens,
+        latency_ms=reply.latency_ms,
+    )
 
 
 def failed(item: JudgeItem, model: str, reason: str, last_reply: str = "") -> Judgment:
     """The per-item cap was reached without a usable reply: recorded, never scored, with
     the last reply that did not parse (if any), for the reviewer to read."""
     return Judgment(
-        item.run, None, None, Status.ERROR, "llm", "llm", model, item.work.prompt_version(),
-        last_reply, error=reason,
-    )  # fmt: skip
+        run=item.run,
+        score=None,
+        choice=None,
+        status=Status.ERROR,
+        method="llm",
+        kind="llm",
+        judge_model=model,
+        prompt_version=item.work.prompt_version(),
+        reply=last_reply,
+        error=reason,
+    )

@@ -25,7 +25,7 @@ class Status(StrEnum):
 USABLE = (Status.OK.value, Status.FALLBACK.value)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Judgment:
     """One judge result for one answer and run, as the engine produces or reads it."""
 

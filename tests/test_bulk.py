@@ -112,10 +112,10 @@ def test_judgments_counted_together_are_counted_as_the_trigger_counts_each(
     llm = {"kind": "llm", "judge_model": "gpt-test"}
     with Store.open(unscored) as store:
         with store.transaction():
-            store.add_judgments([(1, Judgment(0, 0.5, **llm))])
+            store.add_judgments([(1, Judgment(run=0, score=0.5, **llm))])
         list(score_offline(store))
         with store.transaction():
-            store.add_judgments([(2, Judgment(0, 1.0, method="matched", **llm))])
+            store.add_judgments([(2, Judgment(run=0, score=1.0, method="matched", **llm))])
         counted = store.conn.execute("SELECT * FROM dataset_judges ORDER BY 1, 2, 3, 4")
         assert [row[1:5] for row in counted] == [
             ("llm", "gpt-test", "", 2),
@@ -255,10 +255,23 @@ def test_judgments_store_every_field_given_and_null_for_the_rest(unscored: Path)
     """add_judgments leaves out the columns that are NULL in every row it writes: what it
     stores is the same whether a field is given in every row, in some, or in none."""
     full = Judgment(
-        2, 0.5, "B", Status.FALLBACK, "llm", "llm", "gpt-test", "v1", "reply", "", '{"t": 0}',
-        11, 7, 12.5, "f.json",
-    )  # fmt: skip
-    bare = Judgment(1, None, kind="imported", status=Status.ERROR, error="timed out")
+        run=2,
+        score=0.5,
+        choice="B",
+        status=Status.FALLBACK,
+        method="llm",
+        kind="llm",
+        judge_model="gpt-test",
+        prompt_version="v1",
+        reply="reply",
+        error="",
+        settings='{"t": 0}',
+        prompt_tokens=11,
+        completion_tokens=7,
+        latency_ms=12.5,
+        source="f.json",
+    )
+    bare = Judgment(run=1, score=None, kind="imported", status=Status.ERROR, error="timed out")
     with Store.open(unscored) as store, store.transaction():
         store.add_judgments([(1, full), (2, bare)])
         store.add_judgments([(3, bare)], import_id=None)

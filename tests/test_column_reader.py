@@ -62,9 +62,7 @@ def _database(path: Path, judgments: list[tuple]) -> list[int]:
         for answer, run, (kind, model, prompt), status, score, choice, method, reply in judgments:
             usable = status.value in USABLE
             score = score if usable or score is None else None  # a failure has no score
-            rows.append((answers[answer], Judgment(
-                run, score, choice, status, method, kind, model, prompt, reply=reply,
-            )))  # fmt: skip
+            rows.append((answers[answer], Judgment(run=run, score=score, choice=choice, status=status, method=method, kind=kind, judge_model=model, prompt_version=prompt, reply=reply)))  # fmt: skip
         store.add_judgments(rows)
     return answers
 

@@ -81,7 +81,9 @@ def counted_db(cli, tmp_path: Path) -> Path:
     assert cli("score", db).code == 0
     with Store.open(db) as store:
         ids = {(d, m, k): a for d in ("bench", "test") for a, m, k in store.answer_keys(d)}
-        failed = Judgment(1, None, status=Status.ERROR, error="timeout")  # the rules' run 1
+        failed = Judgment(
+            run=1, score=None, status=Status.ERROR, error="timeout"
+        )  # the rules' run 1
         with store.transaction():
             store.add_judgments([(ids["bench", "m1", "o1"], failed)])
         review = ReviewStore(store, "ada")

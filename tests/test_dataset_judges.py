@@ -43,11 +43,14 @@ SPECS = (
 def _judgment(spec: dict, run: int, rng: random.Random) -> Judgment:
     failed = rng.random() < spec["failing"]
     return Judgment(
-        run, None if failed else rng.choice([0.0, 0.5, 1.0]),
+        run=run,
+        score=None if failed else rng.choice([0.0, 0.5, 1.0]),
         status=Status.ERROR if failed else rng.choice([Status.OK, Status.FALLBACK]),
-        method=spec["method"], kind=spec["kind"], judge_model=spec["model"],
+        method=spec["method"],
+        kind=spec["kind"],
+        judge_model=spec["model"],
         prompt_version=spec["prompt"],
-    )  # fmt: skip
+    )
 
 
 def _answers(store: Store) -> dict[str, list[int]]:
@@ -207,7 +210,9 @@ def test_deleting_the_default_judges_first_judgment_keeps_it_the_default(
 ) -> None:
     with Store.open(tmp_path / "j.db") as store:
         answers = _answers(store)["first"]
-        a, b = (Judgment(0, 1.0, kind="llm", judge_model=m) for m in ("judge-a", "judge-b"))
+        a, b = (
+            Judgment(run=0, score=1.0, kind="llm", judge_model=m) for m in ("judge-a", "judge-b")
+        )
         with store.transaction():
             store.add_judgments([(answers[0], a), (answers[1], b), (answers[2], a)])
         first_id = min(i for (i,) in store.conn.execute("SELECT id FROM judgments"))
@@ -267,10 +272,12 @@ def many_judgments(tmp_path: Path) -> Store:
         store.add_answers(store.model_id("m"), [(i, "x", "f") for i in ids.values()])
         answers = [a for a, _, _ in store.answer_keys("big")]
         llm = dict(kind="llm", judge_model="judge-a", prompt_version=PROMPT_VERSION)
-        store.add_judgments([(a, Judgment(0, 1.0, method="rules")) for a in answers])
-        store.add_judgments([(a, Judgment(r, 0.5, **llm)) for a in answers for r in (0, 1)])
-        store.add_judgments([(a, Judgment(1, 1.0, method="rules")) for a in answers])
-        store.add_judgments([(answers[0], Judgment(1, None, status=Status.ERROR, **llm))])
+        store.add_judgments([(a, Judgment(run=0, score=1.0, method="rules")) for a in answers])
+        store.add_judgments(
+            [(a, Judgment(run=r, score=0.5, **llm)) for a in answers for r in (0, 1)]
+        )
+        store.add_judgments([(a, Judgment(run=1, score=1.0, method="rules")) for a in answers])
+        store.add_judgments([(answers[0], Judgment(run=1, score=None, status=Status.ERROR, **llm))])
     return store
 
 

@@ -58,17 +58,23 @@ def _history(db: Path) -> None:
     with Store.open(db) as store:
         ids = {(m, k): a for a, m, k in store.answer_keys("bench")}
         judgments = [
-            (ids["m1", "o1"], Judgment(0, 1.0)),  # offline, then run 1 fails: partly scored
-            (ids["m1", "o1"], Judgment(1, None, **FAILED)),
-            (ids["m1", "o2"], Judgment(0, None, **FAILED)),  # only a failure
-            (ids["m1", "o3"], Judgment(0, None, **FAILED)),  # a failure replaced
-            (ids["m1", "o3"], Judgment(0, 0.5, **LLM)),
-            (ids["m1", "o4"], Judgment(0, 1.0, **LLM)),  # a success replaced by a failure
-            (ids["m1", "o4"], Judgment(0, None, **FAILED)),
-            (ids["m1", "c1"], Judgment(0, 0.0, "A", method="llm", **LLM)),
-            (ids["m1", "c2"], Judgment(0, None, "A", method="llm", **LLM)),
-            (ids["m2", "o3"], Judgment(0, 0.0, **LLM)),
-            (ids["m2", "c1"], Judgment(1, 1.0, "B", method="matched")),  # run 1 only
+            (
+                ids["m1", "o1"],
+                Judgment(run=0, score=1.0),
+            ),  # offline, then run 1 fails: partly scored
+            (ids["m1", "o1"], Judgment(run=1, score=None, **FAILED)),
+            (ids["m1", "o2"], Judgment(run=0, score=None, **FAILED)),  # only a failure
+            (ids["m1", "o3"], Judgment(run=0, score=None, **FAILED)),  # a failure replaced
+            (ids["m1", "o3"], Judgment(run=0, score=0.5, **LLM)),
+            (ids["m1", "o4"], Judgment(run=0, score=1.0, **LLM)),  # a success replaced by a failure
+            (ids["m1", "o4"], Judgment(run=0, score=None, **FAILED)),
+            (ids["m1", "c1"], Judgment(run=0, score=0.0, choice="A", method="llm", **LLM)),
+            (ids["m1", "c2"], Judgment(run=0, score=None, choice="A", method="llm", **LLM)),
+            (ids["m2", "o3"], Judgment(run=0, score=0.0, **LLM)),
+            (
+                ids["m2", "c1"],
+                Judgment(run=1, score=1.0, choice="B", method="matched"),
+            ),  # run 1 only
         ]
         with store.transaction():
             store.add_judgments(judgments)
@@ -183,7 +189,7 @@ def test_every_query_takes_the_latest_judgment_of_a_run(tricky_db: Path) -> None
             if (i.answer_id, i.run) == (ids["m1", "o3"], 1)
         ]  # fmt: skip
         with store.transaction():
-            store.add_judgments([(ids["m1", "o3"], Judgment(1, 1.0, **LLM))])
+            store.add_judgments([(ids["m1", "o3"], Judgment(run=1, score=1.0, **LLM))])
         assert not judge.claim(o3)  # decided meanwhile
 
 
@@ -192,3 +198,11 @@ def test_a_choice_with_no_gold_is_reviewed_and_keeps_the_judges_scores() -> None
     assert outcome.micro == (500_000, None) and outcome.reviewed and outcome.fallback
     scored = effective((0.5, None), Verdict(None, "B"), 2, ["B"], fallback=True)
     assert scored.micro == (1_000_000,) * 2 and scored.reviewed and not scored.fallback
+
+
+def test_a_judgment_is_built_by_keyword_only() -> None:
+    """Its fifteen fields are named where it is made (a plug-in's included): a positional
+    list of them was easy to get out of order."""
+    with pytest.raises(TypeError):
+        Judgment(0, 1.0)  # type: ignore[misc]
+    assert Judgment(run=0, score=1.0).status is Status.OK

@@ -51,9 +51,29 @@ GIVE_UP = "I cannot grade this."
 
 def _judgment(run: int, score: float | None) -> Judgment:
     if score is None:
-        return Judgment(run, None, None, Status.UNPARSEABLE, "llm", "llm", JUDGE, "v", GIVE_UP,
-                        error="no valid score after 6 calls")  # fmt: skip
-    return Judgment(run, score, None, Status.OK, "llm", "llm", JUDGE, "v", f"{score} ")
+        return Judgment(
+            run=run,
+            score=None,
+            choice=None,
+            status=Status.UNPARSEABLE,
+            method="llm",
+            kind="llm",
+            judge_model=JUDGE,
+            prompt_version="v",
+            reply=GIVE_UP,
+            error="no valid score after 6 calls",
+        )
+    return Judgment(
+        run=run,
+        score=score,
+        choice=None,
+        status=Status.OK,
+        method="llm",
+        kind="llm",
+        judge_model=JUDGE,
+        prompt_version="v",
+        reply=f"{score} ",
+    )
 
 
 def _import_mmvet(cli, tmp_path: Path, name: str) -> Path:

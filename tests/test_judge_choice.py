@@ -143,7 +143,9 @@ def test_a_hostile_judge_name_is_shown_literally_in_the_palette_and_the_header(
     hostile = "[bold red]evil[/] \x1b[2J"
     with Store.open(two_judges) as store:
         answer = store.answer_ids("mmvet")["alpha", "v1_1"]
-        judgment = Judgment(0, 0.5, kind="llm", judge_model=hostile, prompt_version=PROMPT_VERSION)
+        judgment = Judgment(
+            run=0, score=0.5, kind="llm", judge_model=hostile, prompt_version=PROMPT_VERSION
+        )
         with store.transaction():
             store.add_judgments([(answer, judgment)])
     seen: dict[str, object] = {}
@@ -199,7 +201,9 @@ def test_the_judges_disagree_filter_lists_the_answers_whose_judges_differ(two_ju
     with Store.open(two_judges) as store:
         ids = store.answer_ids("mmvet")
         apart = ids["alpha", "v1_1"]  # both judges gave 1.0 (±0.1); judge-c says 0.0
-        judge_c = Judgment(0, 0.0, kind="llm", judge_model="judge-c", prompt_version=PROMPT_VERSION)
+        judge_c = Judgment(
+            run=0, score=0.0, kind="llm", judge_model="judge-c", prompt_version=PROMPT_VERSION
+        )
         with store.transaction():
             store.add_judgments([(apart, judge_c)])
         ReviewStore(store, "x").grade(ids["alpha", "v1_0"], 1.0)  # a verdict: no judge

@@ -24,7 +24,17 @@ def _llm(run: int, score: float | None, model: str, choice: str | None = None) -
     """An LLM judgment as `lmmreview judge` stores it; a None score is a failed call."""
     status = Status.OK if score is not None else Status.ERROR
     prompt = EXTRACTION_PROMPT_VERSION if choice else PROMPT_VERSION
-    return Judgment(run, score, choice, status, "llm", "llm", model, prompt, "reply")
+    return Judgment(
+        run=run,
+        score=score,
+        choice=choice,
+        status=status,
+        method="llm",
+        kind="llm",
+        judge_model=model,
+        prompt_version=prompt,
+        reply="reply",
+    )
 
 
 def _report(cli, db: Path, *args: str) -> dict[str, dict[str, dict]]:
@@ -101,7 +111,16 @@ def test_combine_reads_a_judge_name_as_report_judge_does(cli, mmvet_db: Path) ->
     """`gpt-4` names the imported judge `gpt-4 (imported)` for --combine as for --judge."""
     with Store.open(mmvet_db) as store, store.transaction():
         a0 = store.answer_ids("mmvet")["alpha", "v1_0"]
-        imported = Judgment(0, 0.9, None, Status.OK, "imported", "imported", "gpt-4", "grader")
+        imported = Judgment(
+            run=0,
+            score=0.9,
+            choice=None,
+            status=Status.OK,
+            method="imported",
+            kind="imported",
+            judge_model="gpt-4",
+            prompt_version="grader",
+        )
         store.add_judgments([(a0, imported)])
     assert cli("report", mmvet_db, "--judge", "gpt-4").code == 0
     judges = _report(cli, mmvet_db, "--combine", "gpt-4", "--combine", "j1")["mmvet"]

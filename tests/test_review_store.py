@@ -187,7 +187,9 @@ def test_an_llm_failure_leaves_its_own_run_unscored_and_the_rules_score_standing
 
     rules_cell = tables_cell(OFFLINE)
     with store.transaction():
-        store.add_judgments([(answer, Judgment(0, None, status=Status.ERROR, error="500", **llm))])
+        store.add_judgments(
+            [(answer, Judgment(run=0, score=None, status=Status.ERROR, error="500", **llm))]
+        )
     review.judge = gpt
     failed = _entry(review)
     assert (failed.judged, failed.failed, failed.offline) == ((None,), True, False)
@@ -197,7 +199,7 @@ def test_an_llm_failure_leaves_its_own_run_unscored_and_the_rules_score_standing
     assert tables_cell(OFFLINE) == rules_cell  # the rules' score stands beside
     assert [r.judged for r in score_offline(store, ["mmvet"])] == [0]  # nothing to redo
     with store.transaction():
-        store.add_judgments([(answer, Judgment(0, 0.4, **llm))])
+        store.add_judgments([(answer, Judgment(run=0, score=0.4, **llm))])
     judged = _entry(review)
     assert (judged.judged, judged.failed, judged.offline) == ((0.4,), False, False)
     assert tables_cell(gpt) == (400_000, answers - 1)
@@ -219,7 +221,7 @@ def test_info_and_the_notes_count_unscored_alike_and_name_partly_scored(review) 
     store = review.store
     answer = _entry(review).answer_id
     with store.transaction():  # a second run for one answer: the others now have one of two
-        store.add_judgments([(answer, Judgment(1, 0.5, judge_model=OFFLINE.model))])
+        store.add_judgments([(answer, Judgment(run=1, score=0.5, judge_model=OFFLINE.model))])
     scores = dataset_scores(store, "mmvet", benchmark("mmvet"), OFFLINE)
     notes = scores.notes(store.judge_names("mmvet", OFFLINE)[0])
     (mmvet,) = [d for d in store.counts() if d.name == "mmvet"]
@@ -235,8 +237,11 @@ def test_a_run_that_failed_everywhere_is_still_a_run_on_screen_and_in_the_report
     answers = [e.answer_id for e in review.entries("mmvet")]
     with store.transaction():
         store.add_judgments(
-            [(a, Judgment(0, 0.5, **llm)) for a in answers]
-            + [(a, Judgment(1, None, status=Status.ERROR, error="500", **llm)) for a in answers]
+            [(a, Judgment(run=0, score=0.5, **llm)) for a in answers]
+            + [
+                (a, Judgment(run=1, score=None, status=Status.ERROR, error="500", **llm))
+                for a in answers
+            ]
         )
     gpt = store.chosen_judge("mmvet", None)  # the LLM, first of the judges now
     assert gpt == Judge("llm", "gpt-test", "")
@@ -258,16 +263,26 @@ def test_only_this_judges_own_newer_failure_makes_a_run_worth_asking_again(revie
 
     before = planned()
     with store.transaction():
-        store.add_judgments([(answer, Judgment(0, 0.5, kind="llm", judge_model="a"))])
+        store.add_judgments([(answer, Judgment(run=0, score=0.5, kind="llm", judge_model="a"))])
     assert (answer, 0) in before and (answer, 0) not in planned()  # judged by "a": settled
     with store.transaction():
         store.add_judgments(
-            [(answer, Judgment(0, None, status=Status.ERROR, kind="llm", judge_model="b"))]
+            [
+                (
+                    answer,
+                    Judgment(run=0, score=None, status=Status.ERROR, kind="llm", judge_model="b"),
+                )
+            ]
         )
     assert (answer, 0) not in planned()  # another judge's failure: "a"'s score stands
     with store.transaction():
         store.add_judgments(
-            [(answer, Judgment(0, None, status=Status.ERROR, kind="llm", judge_model="a"))]
+            [
+                (
+                    answer,
+                    Judgment(run=0, score=None, status=Status.ERROR, kind="llm", judge_model="a"),
+                )
+            ]
         )
     assert (answer, 0) in planned()  # its own run is unscored now: worth asking again
 
@@ -279,7 +294,7 @@ def test_the_judges_choice_is_its_lowest_runs_even_when_that_run_chose_none(revi
     judge = Judge("llm", "judge-x", "")
     with store.transaction():
         store.add_judgments(
-            (answer, Judgment(run, 0.5, choice, kind="llm", judge_model="judge-x"))
+            (answer, Judgment(run=run, score=0.5, choice=choice, kind="llm", judge_model="judge-x"))
             for run, choice in ((0, None), (1, "B"))
         )
     (entry,) = [e for e in EntryReader(store, judge).entries("mmvet") if e.answer_id == answer]

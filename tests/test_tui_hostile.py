@@ -54,7 +54,12 @@ def hostile_db(cli, tmp_path: Path) -> Path:
                 (
                     answer,
                     Judgment(
-                        0, None, status=Status.UNPARSEABLE, kind="llm", reply=reply, error="bad"
+                        run=0,
+                        score=None,
+                        status=Status.UNPARSEABLE,
+                        kind="llm",
+                        reply=reply,
+                        error="bad",
                     ),
                 )
             ]
@@ -117,10 +122,8 @@ def _names_db(cli, tmp_path: Path, gap: str) -> Path:
         answer = store.conn.execute("SELECT MIN(id) FROM answers").fetchone()[0]
         store.add_judgments(
             [
-                (answer, Judgment(0, 0.5, kind="llm", judge_model=f"gpt-4{gap}{FAKE}",
-                                  method=f"llm{gap}{FAKE}", reply="0.5")),
-                (answer, Judgment(0, 0.5, kind="imported", judge_model="gpt-4", source=folder,
-                                  reply="0.5", error=f"late{gap}{FAKE}")),
+                (answer, Judgment(run=0, score=0.5, kind="llm", judge_model=f"gpt-4{gap}{FAKE}", method=f"llm{gap}{FAKE}", reply="0.5")),
+                (answer, Judgment(run=0, score=0.5, kind="imported", judge_model="gpt-4", source=folder, reply="0.5", error=f"late{gap}{FAKE}")),
             ]
         )  # fmt: skip
         for reviewer, note in ((f"ben{gap}{FAKE}", f"fine{gap}{FAKE_HISTORY}"), ("ann", None)):
@@ -210,7 +213,9 @@ def test_a_choice_from_the_data_is_shown_literally_everywhere(cli, tmp_path: Pat
     assert cli("import", "jsonl", db, write_lines(tmp_path / "c.jsonl", lines)).code == 0
     with Store.open(db) as store, store.transaction():
         answers = [a for (a,) in store.conn.execute("SELECT id FROM answers ORDER BY id")]
-        store.add_judgments([(answers[0], Judgment(0, None, choice, kind="llm", judge_model="j"))])
+        store.add_judgments(
+            [(answers[0], Judgment(run=0, score=None, choice=choice, kind="llm", judge_model="j"))]
+        )
         for answer in answers:
             store.conn.execute(
                 "INSERT INTO reviews (answer_id, choice, action, reviewer, created_at) "

@@ -25,7 +25,17 @@ LONG_JUDGE = "a-judge-model-with-a-rather-long-name"
 
 
 def _judged(run: int, score: float, kind: str, model: str, prompt: str) -> Judgment:
-    return Judgment(run, score, None, Status.OK, kind, kind, model, prompt, "reply")
+    return Judgment(
+        run=run,
+        score=score,
+        choice=None,
+        status=Status.OK,
+        method=kind,
+        kind=kind,
+        judge_model=model,
+        prompt_version=prompt,
+        reply="reply",
+    )
 
 
 @pytest.fixture

@@ -41,10 +41,14 @@ def graded_demo(cli, judge_env, demo_db: Path) -> Path:
         ids = {(d, k, m): a for d, _ in store.datasets() for a, m, k in store.answer_keys(d)}
         with store.transaction():  # run 1 of this answer: the judge's latest judgment failed
             failed = Judgment(
-                1, None, status=Status.ERROR, kind="llm", judge_model=DEFAULT_JUDGE_MODEL,
+                run=1,
+                score=None,
+                status=Status.ERROR,
+                kind="llm",
+                judge_model=DEFAULT_JUDGE_MODEL,
                 prompt_version=PROMPT_VERSION,
-            )  # fmt: skip
-            other = Judgment(0, 0.0, kind="llm", judge_model="another-judge")
+            )
+            other = Judgment(run=0, score=0.0, kind="llm", judge_model="another-judge")
             store.add_judgments([(ids["mmvet", "v1_0", "demo-alpha"], j) for j in (failed, other)])
         review = ReviewStore(store, "ana")
         review.grade(ids["mmvet", "v1_1", "demo-alpha"], score=0.3)

@@ -233,9 +233,17 @@ def _mmvet_grade(grade: dict[str, Any], path: Path, where: str) -> Judgment:
     content = _text(grade, "content", path, where)
     recorded = json.dumps({"score": score, "eval_model": judge}) if judge else ""
     return Judgment(
-        0, score, None, Status.OK, IMPORTED, IMPORTED, judge, PROMPT_VERSION,
-        content or recorded, source=str(path),
-    )  # fmt: skip
+        run=0,
+        score=score,
+        choice=None,
+        status=Status.OK,
+        method=IMPORTED,
+        kind=IMPORTED,
+        judge_model=judge,
+        prompt_version=PROMPT_VERSION,
+        reply=content or recorded,
+        source=str(path),
+    )
 
 
 def _score(value: object, path: Path, where: str) -> float:
@@ -375,6 +383,14 @@ def _mmmu_choice(
     else:
         return None
     return Judgment(
-        0, 1.0 if choice in golds else 0.0, choice, Status.OK, IMPORTED, IMPORTED,
-        RULES_JUDGE, PROMPT_VERSION, json.dumps(parsed, ensure_ascii=False), source=str(path),
-    )  # fmt: skip
+        run=0,
+        score=1.0 if choice in golds else 0.0,
+        choice=choice,
+        status=Status.OK,
+        method=IMPORTED,
+        kind=IMPORTED,
+        judge_model=RULES_JUDGE,
+        prompt_version=PROMPT_VERSION,
+        reply=json.dumps(parsed, ensure_ascii=False),
+        source=str(path),
+    )

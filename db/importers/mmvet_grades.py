@@ -144,15 +144,15 @@ def _runs(entry: object, path: Path, where: str) -> list[Judgment]:
         status, error = (Status.OK, "") if score is not None else (Status.ERROR, GAVE_UP)
         runs.append(
             Judgment(
-                run,
-                score,
-                None,
-                status,
-                "imported",
-                IMPORTED,
-                judge,
-                PROMPT,
-                content,
+                run=run,
+                score=score,
+                choice=None,
+                status=status,
+                method="imported",
+                kind=IMPORTED,
+                judge_model=judge,
+                prompt_version=PROMPT,
+                reply=content,
                 error=error,
                 source=str(path),
             )

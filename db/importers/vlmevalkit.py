@@ -226,15 +226,31 @@ def _mmvet_judgment(row: dict[str, str], judge: str, file: Path, where: str) -> 
     log = row["log"]
     if log.rstrip().endswith(_GAVE_UP):
         return Judgment(
-            0, None, None, Status.ERROR, "imported", IMPORTED, judge, _PROMPT_VERSION, log,
+            run=0,
+            score=None,
+            choice=None,
+            status=Status.ERROR,
+            method="imported",
+            kind=IMPORTED,
+            judge_model=judge,
+            prompt_version=_PROMPT_VERSION,
+            reply=log,
             error="the judge gave up: no valid score in 5 tries (VLMEvalKit stored 0.0)",
             source=str(file),
-        )  # fmt: skip
+        )
     score = _unit_number(row["score"], "score", file, where)
     return Judgment(
-        0, score, None, Status.OK, "imported", IMPORTED, judge, _PROMPT_VERSION, log,
+        run=0,
+        score=score,
+        choice=None,
+        status=Status.OK,
+        method="imported",
+        kind=IMPORTED,
+        judge_model=judge,
+        prompt_version=_PROMPT_VERSION,
+        reply=log,
         source=str(file),
-    )  # fmt: skip
+    )
 
 
 def _unit_number(cell: str, column: str, file: Path, where: str) -> float:

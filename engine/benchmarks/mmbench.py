@@ -61,9 +61,16 @@ class Extraction(JudgeWork):
         if choice is None:
             return None
         return Judgment(
-            item.run, choice_score(choice, list(item.golds)), choice, Status.OK, "matched",
-            "offline", OFFLINE_JUDGE, RULES_VERSION, f"choice {choice}",
-        )  # fmt: skip
+            run=item.run,
+            score=choice_score(choice, list(item.golds)),
+            choice=choice,
+            status=Status.OK,
+            method="matched",
+            kind="offline",
+            judge_model=OFFLINE_JUDGE,
+            prompt_version=RULES_VERSION,
+            reply=f"choice {choice}",
+        )
 
     def interpret(self, item: JudgeItem, call: Call, reply: Reply) -> Judgment | None:
         choice = mmbench.parse_extraction_reply(reply.text, item.options)
@@ -74,10 +81,17 @@ class Extraction(JudgeWork):
     def exhausted(self, item: JudgeItem, model: str, last_reply: str) -> Judgment:
         choice = mmbench.fallback_choice(item.options, item.seed_key)
         return Judgment(
-            item.run, choice_score(choice, list(item.golds)), choice, Status.FALLBACK,
-            "fallback", "llm", model, self.prompt_version(), last_reply,
+            run=item.run,
+            score=choice_score(choice, list(item.golds)),
+            choice=choice,
+            status=Status.FALLBACK,
+            method="fallback",
+            kind="llm",
+            judge_model=model,
+            prompt_version=self.prompt_version(),
+            reply=last_reply,
             error=f"no option in {len(EXTRACT_TEMPERATURES)} replies; seeded random choice",
-        )  # fmt: skip
+        )
 
 
 EXTRACTION = Extraction()

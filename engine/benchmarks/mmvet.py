@@ -78,9 +78,17 @@ class Grading(JudgeWork):
 
     def exhausted(self, item: JudgeItem, model: str, last_reply: str) -> Judgment:
         return Judgment(
-            item.run, None, None, Status.UNPARSEABLE, "llm", "llm", model, self.prompt_version(),
-            last_reply, error=f"no valid score after {mmvet.MAX_JUDGE_CALLS} calls",
-        )  # fmt: skip
+            run=item.run,
+            score=None,
+            choice=None,
+            status=Status.UNPARSEABLE,
+            method="llm",
+            kind="llm",
+            judge_model=model,
+            prompt_version=self.prompt_version(),
+            reply=last_reply,
+            error=f"no valid score after {mmvet.MAX_JUDGE_CALLS} calls",
+        )
 
 
 GRADING = Grading()

@@ -77,10 +77,12 @@ class Work(JudgeWork):
         return [Call(model, (("user", item.question),), 0.0, 16)]
 
     def interpret(self, item: JudgeItem, call: Call, reply: Reply) -> Judgment | None:
-        return Judgment(item.run, 5.0, method="llm", kind="llm", judge_model=call.model)
+        return Judgment(run=item.run, score=5.0, method="llm", kind="llm", judge_model=call.model)
 
     def exhausted(self, item: JudgeItem, model: str, last_reply: str) -> Judgment:
-        return Judgment(item.run, None, status=Status.ERROR, kind="llm", judge_model=model)
+        return Judgment(
+            run=item.run, score=None, status=Status.ERROR, kind="llm", judge_model=model
+        )
 
 
 FAULTY = Faulty()
