@@ -37,26 +37,35 @@ class Watch:
         self._identity: tuple[int, int] | None = None
         self._left: Seen | None = None
         self._rewritten = False  # for good: the WAL emptied since no longer tells
+        self._written = False  # the file was once at least a page long
 
     def opened(self, path: Path) -> None:
         """The connection has just opened `path`: that is the file (the first time only)."""
         found = _stat(path)
         if self._identity is None and found is not None:
             self._identity = found.st_dev, found.st_ino
+        self._saw(found)
 
     def left(self, path: Path, version: int | None) -> None:
         """This connection committed or emptied the WAL (`version`: its data version then),
         or could not tell (None)."""
         found = _stat(path)
+        self._saw(found)
         self._left = None if version is None or found is None else Seen(
             _shape(found), _wal(path), version
         )  # fmt: skip
 
+    def _saw(self, found: os.stat_result | None) -> None:
+        self._written |= found is not None and found.st_size >= FIRST_PAGE
+
     def change(self, path: Path, version: Callable[[], int] | None) -> str | None:
         """What happened to the file since it was opened (None: nothing). Rewritten in
-        place, when the file changed on disk since this connection left it and either
-        - it is now shorter than a database's first page, which SQLite never makes it, or
-        - this connection had left the WAL empty, and neither the WAL nor (`version()`)
+        place, when either
+        - it is now shorter than a database's first page, which SQLite never makes it once
+          written (whoever wrote since: told before another connection's checkpoint fills
+          it out again), or
+        - it changed on disk since this connection left it, this connection had left the
+          WAL empty, and neither the WAL nor (`version()`)
           another connection's commit changed since: with no frame to move in, nothing of
           SQLite's writes the file. With frames in the WAL, another connection's checkpoint
           writes the file without a commit or a change to the WAL, so a rewrite then cannot
@@ -72,11 +81,15 @@ class Watch:
             return DELETED
         if (found.st_dev, found.st_ino) != self._identity:
             return REPLACED
+        # Emptied, whoever wrote since: told before a checkpoint of another connection's
+        # WAL (the screen's, after a judge's commits) fills the file out again.
+        if found.st_size < FIRST_PAGE and self._written:
+            self._rewritten = True
+            return REWRITTEN
         seen = self._left
         if seen is None or _shape(found) == seen.file:
             return None
-        emptied = found.st_size < FIRST_PAGE <= seen.file[0]
-        if not emptied and (
+        if (
             seen.wal is not None
             or _wal(path) is not None
             or (version is not None and version() != seen.version)
