@@ -44,14 +44,16 @@ def llm_judgment(
     )
 
 
-def failed(item: JudgeItem, model: str, reason: str, last_reply: str = "") -> Judgment:
+def failed(
+    item: JudgeItem, model: str, reason: str, last_reply: str = "", status: Status = Status.ERROR
+) -> Judgment:
     """The per-item cap was reached without a usable reply: recorded, never scored, with
     the last reply that did not parse (if any), for the reviewer to read."""
     return Judgment(
         run=item.run,
         score=None,
         choice=None,
-        status=Status.ERROR,
+        status=status,
         method="llm",
         kind="llm",
         judge_model=model,

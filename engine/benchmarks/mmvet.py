@@ -23,7 +23,7 @@ from lmmreview.engine.benchmarks import (
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
-from lmmreview.engine.judging import llm_judgment
+from lmmreview.engine.judging import failed, llm_judgment
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.offline import open_judgment
 from lmmreview.engine.scoring import Judgment, Status
@@ -77,18 +77,8 @@ class Grading(JudgeWork):
         return None if score is None else llm_judgment(item, call, reply, score)
 
     def exhausted(self, item: JudgeItem, model: str, last_reply: str) -> Judgment:
-        return Judgment(
-            run=item.run,
-            score=None,
-            choice=None,
-            status=Status.UNPARSEABLE,
-            method="llm",
-            kind="llm",
-            judge_model=model,
-            prompt_version=self.prompt_version(),
-            reply=last_reply,
-            error=f"no valid score after {mmvet.MAX_JUDGE_CALLS} calls",
-        )
+        reason = f"no valid score after {mmvet.MAX_JUDGE_CALLS} calls"
+        return failed(item, model, reason, last_reply, Status.UNPARSEABLE)
 
 
 GRADING = Grading()
