@@ -31,7 +31,6 @@ def llm_judgment(
         run=item.run,
         score=score,
         choice=choice,
-        status=Status.OK,
         method="llm",
         kind="llm",
         judge_model=call.model,
@@ -52,7 +51,6 @@ def failed(
     return Judgment(
         run=item.run,
         score=None,
-        choice=None,
         status=status,
         method="llm",
         kind="llm",

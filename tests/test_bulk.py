@@ -264,7 +264,6 @@ def test_judgments_store_every_field_given_and_null_for_the_rest(unscored: Path)
         judge_model="gpt-test",
         prompt_version="v1",
         reply="reply",
-        error="",
         settings='{"t": 0}',
         prompt_tokens=11,
         completion_tokens=7,

@@ -54,7 +54,6 @@ def _judgment(run: int, score: float | None) -> Judgment:
         return Judgment(
             run=run,
             score=None,
-            choice=None,
             status=Status.UNPARSEABLE,
             method="llm",
             kind="llm",
@@ -66,8 +65,6 @@ def _judgment(run: int, score: float | None) -> Judgment:
     return Judgment(
         run=run,
         score=score,
-        choice=None,
-        status=Status.OK,
         method="llm",
         kind="llm",
         judge_model=JUDGE,

@@ -114,8 +114,6 @@ def test_combine_reads_a_judge_name_as_report_judge_does(cli, mmvet_db: Path) ->
         imported = Judgment(
             run=0,
             score=0.9,
-            choice=None,
-            status=Status.OK,
             method="imported",
             kind="imported",
             judge_model="gpt-4",

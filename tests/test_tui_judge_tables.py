@@ -16,7 +16,7 @@ from tui_harness import drive, until
 from lmmreview.db import Store
 from lmmreview.db.judges import read_judges
 from lmmreview.db.review import ReviewStore
-from lmmreview.engine.scoring import Judgment, Status
+from lmmreview.engine.scoring import Judgment
 from lmmreview.tui.fitted import FittedTable
 from lmmreview.tui.judges_tables import judge_grids, judge_section
 from lmmreview.tui.judges_view import JudgesPanel
@@ -28,8 +28,6 @@ def _judged(run: int, score: float, kind: str, model: str, prompt: str) -> Judgm
     return Judgment(
         run=run,
         score=score,
-        choice=None,
-        status=Status.OK,
         method=kind,
         kind=kind,
         judge_model=model,

@@ -95,7 +95,7 @@ class Session:
     @staticmethod
     def name_of(store: Store, dataset: str | None) -> str:
         """The dataset `dataset` names, else the first by name (LookupError: none)."""
-        return _name(store, dataset)
+        return _dataset(store, dataset)[0]
 
     @staticmethod
     def every_answer(
@@ -119,7 +119,7 @@ class Session:
     @staticmethod
     def read_beside(
         path: Path,
-        dataset: str | None,
+        dataset: str,
         judge: Judge | None,
         preferred: str | None,
         every: bool = False,
@@ -131,9 +131,7 @@ class Session:
         return Beside(
             Aside(path, lambda store: Session.judgments(store, dataset, judge, preferred)),
             Aside(path, lambda store: Session.samples(store, dataset)),
-            Aside(path, lambda store: _bare(EntryReader(store), _name(store, dataset), None))
-            if every
-            else None,
+            Aside(path, lambda store: _bare(EntryReader(store), dataset, None)) if every else None,
         )
 
     @staticmethod
@@ -142,7 +140,7 @@ class Session:
     ) -> Judgments | None:
         """The judgments `compute` reads (of `judge`, else the one `preferred` names, else
         the default)."""
-        name = _name(store, dataset)
+        name = Session.name_of(store, dataset)
         chosen = _judge(store.judges(name), judge, preferred)
         return EntryReader(store, chosen).judgments(name)
 
@@ -405,10 +403,6 @@ def _dataset(store: Store, dataset: str | None) -> tuple[str, Benchmark, list[st
         raise LookupError(f"{store.path}: no dataset {dataset!r}")
     name, kind = next((n, k) for n, k in known if n == (dataset or names[0]))
     return name, kind, names
-
-
-def _name(store: Store, dataset: str | None) -> str:
-    return _dataset(store, dataset)[0]
 
 
 def _judge(found: list[Judge], judge: Judge | None, preferred: str | None) -> Judge | None:

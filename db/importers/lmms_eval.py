@@ -38,7 +38,7 @@ from lmmreview.engine.benchmarks.mmbench import MMBENCH
 from lmmreview.engine.benchmarks.mmmu import MMMU_BENCHMARK
 from lmmreview.engine.benchmarks.mmvet import MMVET
 from lmmreview.engine.mmbench import OPTION_LETTERS
-from lmmreview.engine.scoring import IMPORTED, Judgment, Status
+from lmmreview.engine.scoring import IMPORTED, Judgment
 from lmmreview.engine.types import QuestionType, Sample
 
 PROMPT_VERSION = "lmms-eval"  # imported judgments used lmms-eval's own prompt or rules
@@ -235,8 +235,6 @@ def _mmvet_grade(grade: dict[str, Any], path: Path, where: str) -> Judgment:
     return Judgment(
         run=0,
         score=score,
-        choice=None,
-        status=Status.OK,
         method=IMPORTED,
         kind=IMPORTED,
         judge_model=judge,
@@ -386,7 +384,6 @@ def _mmmu_choice(
         run=0,
         score=1.0 if choice in golds else 0.0,
         choice=choice,
-        status=Status.OK,
         method=IMPORTED,
         kind=IMPORTED,
         judge_model=RULES_JUDGE,

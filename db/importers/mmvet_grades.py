@@ -146,7 +146,6 @@ def _runs(entry: object, path: Path, where: str) -> list[Judgment]:
             Judgment(
                 run=run,
                 score=score,
-                choice=None,
                 status=status,
                 method="imported",
                 kind=IMPORTED,

@@ -224,31 +224,19 @@ def _mmvet_judgment(row: dict[str, str], judge: str, file: Path, where: str) -> 
     """The judge workbook's verdict on one answer: its score, or failed when the judge gave
     up (VLMEvalKit then stores 0.0, which is no grade)."""
     log = row["log"]
-    if log.rstrip().endswith(_GAVE_UP):
-        return Judgment(
-            run=0,
-            score=None,
-            choice=None,
-            status=Status.ERROR,
-            method="imported",
-            kind=IMPORTED,
-            judge_model=judge,
-            prompt_version=_PROMPT_VERSION,
-            reply=log,
-            error="the judge gave up: no valid score in 5 tries (VLMEvalKit stored 0.0)",
-            source=str(file),
-        )
-    score = _unit_number(row["score"], "score", file, where)
+    gave_up = log.rstrip().endswith(_GAVE_UP)
     return Judgment(
         run=0,
-        score=score,
-        choice=None,
-        status=Status.OK,
+        score=None if gave_up else _unit_number(row["score"], "score", file, where),
+        status=Status.ERROR if gave_up else Status.OK,
         method="imported",
         kind=IMPORTED,
         judge_model=judge,
         prompt_version=_PROMPT_VERSION,
         reply=log,
+        error="the judge gave up: no valid score in 5 tries (VLMEvalKit stored 0.0)"
+        if gave_up
+        else "",
         source=str(file),
     )
 

@@ -64,7 +64,6 @@ class Extraction(JudgeWork):
             run=item.run,
             score=choice_score(choice, list(item.golds)),
             choice=choice,
-            status=Status.OK,
             method="matched",
             kind="offline",
             judge_model=OFFLINE_JUDGE,
