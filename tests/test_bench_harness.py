@@ -94,16 +94,17 @@ def test_a_command_that_ends_before_drawing_a_marker_is_named(tmp_path: Path) ->
 def test_the_review_screen_is_timed_from_launch_in_a_terminal(
     demo_db: Path, tmp_path: Path
 ) -> None:
-    """`lmmreview open` on the demo in a pty: every stage drawn after the first row, then quit.
+    """`lmmreview open` on the demo in a pty: every stage is drawn and timed, then quit.
 
-    The tables come from a worker, so on a tiny database they may beat the detail pane."""
+    No order is asserted: on a database this small one frame may carry all three stages,
+    written in whatever order Textual paints the regions (CI saw the detail pane first)."""
     command = [sys.executable, "-m", "lmmreview", "open", str(demo_db)]
     drawn = in_terminal(
         command, screen_markers(demo_db), env=user_env(tmp_path / "home"), cwd=tmp_path
     )
     assert drawn.returncode == 0
-    row = drawn.seconds["row"]
-    assert 0 < row <= drawn.seconds["detail"] and row <= drawn.seconds["tables"]
+    assert set(drawn.seconds) == {"row", "detail", "tables"}
+    assert all(seconds > 0 for seconds in drawn.seconds.values())
     assert drawn.peak_rss_bytes > 10_000_000  # an interpreter with Textual loaded
 
 
