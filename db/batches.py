@@ -32,8 +32,7 @@ from lmmreview.engine.batch import (
     read_results,
     request_line,
 )
-from lmmreview.engine.benchmark import JudgeItem, JudgeWork
-from lmmreview.engine.benchmarks.mmvet import Grading
+from lmmreview.engine.benchmark import JudgeItem
 from lmmreview.engine.judging import failed
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.runner import Ask, Lookup, usable_cached, walk_ladder
@@ -133,10 +132,6 @@ def in_flight_lines(batches: list[InFlight]) -> list[str]:
     ]
 
 
-def _grading(variant: str | None) -> JudgeWork | None:
-    return Grading.variant(variant) if variant else None
-
-
 class BatchJudge:
     """One judge's batch runs over a Store, through one Batch API (`client`; None for a
     dry run, which only reads)."""
@@ -172,7 +167,7 @@ class BatchJudge:
         done = Submitted()
         owner = f"batch {uuid.uuid4().hex[:12]}@{OWNER}"
         held = (datetime.fromisoformat(now()) + WINDOW).isoformat(timespec="milliseconds")
-        storage = JudgeStore(self.store, self.model, _grading(self.variant), owner=owner,
+        storage = JudgeStore(self.store, self.model, self.variant, owner=owner,
                              held_until=held)  # fmt: skip
         with self.store.transaction():
             calls = self._calls(self._found(storage, self._waiting(chains, skip), done))
@@ -186,7 +181,7 @@ class BatchJudge:
 
     def preview(self, chains: list[list[JudgeItem]]) -> Preview:
         """What `submit` would send, without writing or asking anything."""
-        storage = JudgeStore(self.store, self.model, _grading(self.variant))
+        storage = JudgeStore(self.store, self.model, self.variant)
         done = Submitted()
         found = self._found(storage, self._waiting(chains, ()), done, write=False)
         seen = self._flying()  # only the keys are kept: the prompts are counted and let go
@@ -355,7 +350,7 @@ class BatchJudge:
                 continue
             if (model, variant) not in items:
                 items[(model, variant)] = self._items(model, variant)
-            storage = JudgeStore(self.store, model, _grading(variant), owner=owner)
+            storage = JudgeStore(self.store, model, variant, owner=owner)
             self._store_results(row, info, storage, items[(model, variant)], done)
             done.batches += 1
         return done
@@ -367,7 +362,7 @@ class BatchJudge:
             "SELECT MAX(r.run) FROM judge_batch_requests r JOIN judge_batches b ON b.id = r.batch "
             "WHERE b.collected_at IS NULL"
         ).fetchone()[0]
-        plan = JudgeStore(self.store, model, _grading(variant)).plan((runs or 0) + 1)
+        plan = JudgeStore(self.store, model, variant).plan((runs or 0) + 1)
         return {(i.answer_id, i.run): i for chain in plan.chains for i in chain}
 
     def _store_results(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lmmreview.db.schema import JUDGE_PROMPT
 from lmmreview.db.store import IN_DATASET, Store, new_database, now
-from lmmreview.engine.benchmark import JudgeItem, JudgeWork
+from lmmreview.engine.benchmark import Benchmark, JudgeItem, JudgeWork
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.runner import Cached
 from lmmreview.engine.scoring import USABLE, Judgment, prompt_variant
@@ -98,9 +98,13 @@ class Plan:
     prompt_tokens: int  # estimated, for the first call of each LLM item (4 chars a token)
 
 
+class UnknownVariant(ValueError):
+    """No dataset a judge run covers has the prompt variant it names."""
+
+
 class JudgeStore:
     """`JudgeStorage` over a Store, for one judge: a model, and the prompt each item's work
-    asks with (MM-Vet answers with `grading` when given: a prompt variant). A run is
+    asks with (`variant` names a prompt variant: Benchmark.prompt_variant). A run is
     pending until this judge's own latest judgment of it, with that prompt, is usable;
     another judge's judgments change nothing here."""
 
@@ -108,7 +112,7 @@ class JudgeStore:
         self,
         store: Store,
         judge_model: str,
-        grading: JudgeWork | None = None,
+        variant: str | None = None,
         *,
         owner: str = OWNER,
         held_until: str | None = None,
@@ -118,7 +122,7 @@ class JudgeStore:
         that moment (a batch's claims last its completion window)."""
         self.store = store
         self.judge_model = judge_model
-        self.grading = grading
+        self.variant = variant
         self.owner = owner
         self.held_until = held_until
         self._answers: dict[int, _Answer] = {}  # the answers planned, by id
@@ -133,7 +137,9 @@ class JudgeStore:
         work asked once, one item, chained with the rows of its group in order (none for a
         group that a decided row already ended)."""
         chains: list[list[JudgeItem]] = []
+        variants: dict[str, JudgeWork | ValueError] = {}  # benchmark name -> its variant work
         for name, benchmark in self.store.datasets(datasets or None):
+            variant = self._variant(benchmark, variants)
             samples = {s.key: s for s in self.store.samples(name)}
             done = self._done(name)
             groups: dict[tuple[str, object], list[_Row]] = {}
@@ -141,7 +147,7 @@ class JudgeStore:
                 if models and model not in models:
                     continue
                 sample = samples[key]
-                work = self._work(benchmark.judge_work(sample))
+                work = _asked(benchmark.judge_work(sample), variant)
                 if work is None:
                     continue
                 self._answers[answer_id] = _Answer(name, benchmark.name, model, sample, text)
@@ -165,7 +171,24 @@ class JudgeStore:
                     for _, _, decided in rows
                 ):  # else a decided row already ended this chain
                     chains.append(chain)
+        refused = [work for work in variants.values() if isinstance(work, ValueError)]
+        if refused and len(refused) == len(variants):
+            raise UnknownVariant(str(refused[0])) from refused[0]  # no dataset here has it
         return self._plan(chains)
+
+    def _variant(
+        self, benchmark: Benchmark, variants: dict[str, JudgeWork | ValueError]
+    ) -> JudgeWork | None:
+        """The work of this judge's prompt variant for `benchmark`, if it has it."""
+        if self.variant is None:
+            return None
+        if benchmark.name not in variants:
+            try:
+                variants[benchmark.name] = benchmark.prompt_variant(self.variant)
+            except ValueError as exc:
+                variants[benchmark.name] = exc
+        work = variants[benchmark.name]
+        return None if isinstance(work, ValueError) else work
 
     def _plan(self, chains: list[list[JudgeItem]]) -> Plan:
         items = [item for chain in chains for item in chain]
@@ -174,12 +197,6 @@ class JudgeStore:
             len(item.work.ladder(item, self.judge_model)[0].messages[0][1]) // 4 for item in needing
         )
         return Plan(chains, len(items), len(needing), tokens)
-
-    def _work(self, work: JudgeWork | None) -> JudgeWork | None:
-        """The work an item is asked with: MM-Vet grading swapped for the variant's."""
-        if self.grading is not None and type(work) is type(self.grading):
-            return self.grading
-        return work
 
     def _done(self, dataset: str) -> _Done:
         """(answer id, run, prompt variant or MATCHED) -> score, for the runs this judge's
@@ -310,3 +327,9 @@ def _item(answer_id: int, run: int, work: JudgeWork, sample: Sample, text: str) 
         answer_id, run, work, sample.question, tuple(sample.golds), text, dict(sample.options),
         sample.key,
     )  # fmt: skip
+
+
+def _asked(work: JudgeWork | None, variant: JudgeWork | None) -> JudgeWork | None:
+    """The work an item is asked with: the prompt variant's, in place of work of its own
+    kind (MM-Vet v2's grading is of another kind than a variant of MM-Vet's)."""
+    return variant if variant is not None and type(work) is type(variant) else work

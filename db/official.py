@@ -1,22 +1,51 @@
-"""What the official files need from the store: every run's deciding judgment, the
-verdicts in force and who gave them, raw answers; and the workbook writer (openpyxl)."""
+"""What every benchmark's official files share: the writer's signature and what it makes
+(a benchmark's export format names its writer: ExportFormat.writer), the verdicts in
+force and who gave them, and the workbook writer (openpyxl)."""
 
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from itertools import groupby
 from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
 from lmmreview.db.optional import INSTALL_OPENPYXL
-from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store, StoreError
 from lmmreview.engine import official
-from lmmreview.engine.mmmu import Candidate
-from lmmreview.engine.official import GradeRun
+from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.review import in_force
 from lmmreview.engine.scoring import Judge, Verdict
+
+Workbook = tuple[list[str], list[list]]  # header, rows
+Content = str | Workbook  # a text file's text, or a workbook's one sheet
+
+
+@dataclass(frozen=True, slots=True)
+class OfficialFile:
+    """One file of an official format: its name, the model it is for (None: the whole
+    dataset), and what goes in it."""
+
+    name: str
+    model: str | None
+    content: Content
+
+
+@dataclass(frozen=True, slots=True)
+class OfficialFiles:
+    """What an export format's writer makes of one dataset: its files, and what the user
+    should be told (answers left out, and why)."""
+
+    files: list[OfficialFile]
+    warnings: list[str] = field(default_factory=list)
+
+
+# An export format's writer (ExportFormat.writer names one): the store, the dataset, its
+# benchmark, the judge whose judgments count (None: the dataset's default), and whether
+# answers without a score count as 0.
+Writer = Callable[[Store, str, Benchmark, Judge | None, bool], OfficialFiles]
 
 CELL_LIMIT = 32_767  # characters in a workbook cell; openpyxl would cut longer text silently
 
@@ -45,52 +74,6 @@ def verdicts_in_force(store: Store, dataset: str) -> dict[int, tuple[Verdict, st
             top = stack[-1]
             found[answer] = (Verdict(top.score, top.choice), top.reviewer)
     return found
-
-
-def grade_files(
-    store: Store, dataset: str, judge: Judge | None
-) -> dict[str, dict[str, list[GradeRun]]]:
-    """model -> sample key -> its grade runs, for every answer judged or human-scored (an
-    answer with neither has nothing to say to the grader and is left out)."""
-    runs = store.judge_runs(dataset, judge)
-    latest = store.latest_judgments(dataset, judge)
-    verdicts = verdicts_in_force(store, dataset)
-    files: dict[str, dict[str, list[GradeRun]]] = {}
-    for answer, model, key in store.answer_keys(dataset):
-        verdict, reviewer = verdicts.get(answer, (None, ""))
-        judgments = [latest.get((answer, run)) for run in range(runs)]
-        if (verdict is None or verdict.score is None) and not any(judgments):
-            continue
-        files.setdefault(model, {})[key] = [
-            official.grade_run(judgment, verdict, reviewer) for judgment in judgments
-        ]
-    return files
-
-
-def mmbench_workbooks(store: Store, dataset: str) -> dict[str, tuple[list[str], list[list]]]:
-    """model -> (header, rows): every circular row the model answered, with its raw answer."""
-    samples = {s.key: s for s in store.samples(dataset)}
-    header = official.mmbench_header(list(samples.values()))
-    books: dict[str, tuple[list[str], list[list]]] = {}
-    for _, model, key, text in store.answer_rows(dataset):
-        books.setdefault(model, (header, []))[1].append(
-            official.mmbench_row(header, samples[key], text)
-        )
-    return books
-
-
-def mmmu_submissions(
-    store: Store, dataset: str, judge: Judge | None
-) -> dict[str, dict[str, str | list[Candidate]]]:
-    """model -> id -> the answer the MMMU test server reads (reviewed choices win)."""
-    samples = {s.key: s for s in store.samples(dataset)}
-    texts = {answer: text for answer, _, _, text in store.answer_rows(dataset)}
-    submissions: dict[str, dict[str, str | list[Candidate]]] = {}
-    for entry in EntryReader(store, judge).entries(dataset):
-        submissions.setdefault(entry.model, {})[entry.key] = official.mmmu_answer(
-            samples[entry.key], texts[entry.answer_id], entry.judge_choice, entry.verdict
-        )
-    return submissions
 
 
 def write_workbook(path: Path, header: list[str], rows: list[list]) -> None:

@@ -15,8 +15,8 @@ from typing import NamedTuple
 from lmmreview.db.answer_columns import ColumnReader, Judgments
 from lmmreview.db.sample_columns import read_samples
 from lmmreview.db.store import Store, now
+from lmmreview.engine import registry
 from lmmreview.engine.benchmark import Benchmark
-from lmmreview.engine.benchmarks.mmbench import CIRCULAR_GROUP
 from lmmreview.engine.causes import CauseChange
 from lmmreview.engine.columns import AnswerColumns
 from lmmreview.engine.review import Entry, HistoryRow, current, in_force, undo_target
@@ -262,10 +262,19 @@ class ReviewStore(EntryReader):
         )  # fmt: skip
 
     def _group_verdict(self, answer_id: int, sample: Sample) -> GroupVerdict | None:
-        """The latest verdict imported for the circular group of this answer's row, from
-        the same model's answer to the group's main row."""
-        group = sample.extra.get(CIRCULAR_GROUP)
-        if group is None or not self._holds_group_verdicts():
+        """The latest verdict imported for the group of this answer's row (its benchmark's
+        `group_by`: MMBench's circular group), from the same model's answer to the group's
+        main row."""
+        if not self._holds_group_verdicts():
+            return None
+        (kind,) = self.conn.execute(
+            "SELECT d.kind FROM datasets d JOIN answers a JOIN samples s "
+            "ON s.id = a.sample_id AND d.id = s.dataset_id WHERE a.id = ?",
+            (answer_id,),
+        ).fetchone()
+        group_by = registry.benchmark(kind).group_by
+        group = sample.extra.get(group_by[0]) if group_by else None
+        if group_by is None or group is None:
             return None
         row = self.conn.execute(
             "SELECT s.key, m.name, g.score, g.failed_at, COALESCE(g.judge_model, ''), "
@@ -274,9 +283,9 @@ class ReviewStore(EntryReader):
             "JOIN models m ON m.id = a.model_id JOIN answers this ON this.id = ? "
             "JOIN samples mine ON mine.id = this.sample_id "
             "WHERE a.model_id = this.model_id AND s.dataset_id = mine.dataset_id "
-            "AND s.split IS mine.split AND json_extract(s.extra, '$.circular_group') = ? "
+            "AND s.split IS mine.split AND json_extract(s.extra, ?) = ? "
             "ORDER BY g.id DESC LIMIT 1",
-            (answer_id, group),
+            (answer_id, f"$.{group_by[0]}", group),
         ).fetchone()
         return None if row is None else GroupVerdict(*row)
 

@@ -126,6 +126,20 @@ class Importer:
     demo: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class ExportFormat:
+    """One of a benchmark's official file formats: `lmmreview export --format NAME`.
+
+    `writer` names the function that makes a dataset's files from the store, declared
+    under the entry-point group `lmmreview.files` (see db.official for its signature), as
+    an Importer names its reader."""
+
+    name: str  # the --format value; unique among every installed benchmark's
+    help: str  # one line for `export --help` and the docs
+    writer: str
+    one_file_allowed: bool = False  # --out may name one file (else it is a folder)
+
+
 class Benchmark(ABC):
     """A benchmark's rules; subclass it, set the class attributes, and register it."""
 
@@ -144,6 +158,7 @@ class Benchmark(ABC):
     # no such groups. `tables` may then also read these two fields and put the rows of a
     # group in one unit: alike groups share profiles, their units repeated by the layout.
     group_by: tuple[str, str] | None = None
+    exports: tuple[ExportFormat, ...] = ()  # its official file formats
 
     def importers(self) -> dict[str, Importer]:
         """Every import command this benchmark declares, by command name."""
@@ -167,6 +182,11 @@ class Benchmark(ABC):
     def judge_work(self, sample: Sample) -> JudgeWork | None:
         """What an LLM judge is asked about answers to this sample (None: nothing)."""
         return None
+
+    def prompt_variant(self, name: str) -> JudgeWork:
+        """The judge work of a named prompt variant (`lmmreview judge --prompt-variant`),
+        which replaces work of its own kind; ValueError names what is wrong."""
+        raise ValueError(f"{self.title} has no prompt variants (--prompt-variant {name!r})")
 
     def chain(self, sample: Sample) -> tuple[Hashable, int] | None:
         """The chain an answer to this sample is judged in and its place there (None: on

@@ -1,6 +1,8 @@
-"""The benchmarks lmmreview knows: those it ships, and those other installed packages
-declare under the entry-point group `lmmreview.benchmarks` (name = "module:object", the
-object a `Benchmark` or a subclass of it).
+"""The benchmarks lmmreview knows, all declared under the entry-point group
+`lmmreview.benchmarks` (name = "module:object", the object a `Benchmark` or a subclass of
+it): lmmreview's own in its pyproject.toml, exactly as another installed package declares
+its plug-ins. The functions that read and write a benchmark's files are declared beside
+them, under `lmmreview.files` (db.parts finds them by name).
 
 Plug-ins load only when something asks for a benchmark lmmreview does not ship, or for
 every benchmark: `--version`, `report` on MM-Vet and the like never run a plug-in's code.
@@ -12,7 +14,6 @@ stop lmmreview; a dataset that needs it says so when opened. One that loads is w
 
 from __future__ import annotations
 
-import importlib
 import threading
 from functools import cache
 from typing import TYPE_CHECKING
@@ -25,16 +26,11 @@ if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
 ENTRY_POINT_GROUP = "lmmreview.benchmarks"
+FILES_GROUP = "lmmreview.files"  # the functions that read and write benchmarks' files
 LOAD_SECONDS = 5.0  # a plug-in that takes longer to load is left out
-
-# The benchmarks lmmreview ships: one line each.
-BUILTIN = (
-    "lmmreview.engine.benchmarks.mmvet:MMVET",
-    "lmmreview.engine.benchmarks.mmvet_v2:MMVET_V2",
-    "lmmreview.engine.benchmarks.mmbench:MMBENCH",
-    "lmmreview.engine.benchmarks.mmmu:MMMU_BENCHMARK",
-    "lmmreview.engine.benchmarks.generic:GENERIC",
-)
+OWN = "lmmreview"  # the distribution whose entry points are the benchmarks it ships
+# How lmmreview's own are listed, and the demo built (installers sort entry points by name).
+OWN_ORDER = ("mmvet", "mmvet-v2", "mmbench", "mmmu", "generic")
 
 
 class UnknownBenchmark(LookupError):
@@ -46,23 +42,44 @@ class _Failed(Exception):
 
 
 @cache
+def declared(group: str) -> tuple[tuple[EntryPoint, str], ...]:
+    """Every entry point of `group`, with its distribution's name, lmmreview's own first,
+    each once (a source checkout on the path may show lmmreview's metadata twice)."""
+    # here, not on top: importlib.metadata costs a launch 20 ms, and --version needs none
+    from importlib.metadata import entry_points
+
+    seen: set[tuple[str, str]] = set()
+    found: list[tuple[EntryPoint, str]] = []
+    for entry in entry_points(group=group):
+        origin = entry.dist.name if entry.dist is not None else entry.value
+        if (origin, entry.name) not in seen:
+            seen.add((origin, entry.name))
+            found.append((entry, origin))
+    return tuple(sorted(found, key=lambda pair: pair[1] != OWN))
+
+
+@cache
 def shipped() -> dict[str, Benchmark]:
     """The benchmarks lmmreview ships, by name: no plug-in is loaded."""
-    loaded = (_as_benchmark(_load(reference)) for reference in BUILTIN)
+    own = [entry for entry, origin in declared(ENTRY_POINT_GROUP) if origin == OWN]
+    own.sort(key=lambda entry: (*OWN_ORDER, entry.name).index(entry.name))
+    if not own:
+        raise RuntimeError(
+            "lmmreview's own benchmarks are not registered: its package metadata is missing "
+            "(install it: pip install lmmreview, or pip install -e . in a source checkout)"
+        )
+    loaded = (_as_benchmark(entry.load()) for entry in own)
     return {benchmark.name: benchmark for benchmark in loaded}
 
 
 @cache
 def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
     """name -> (plug-in benchmark, its distribution), and the plug-ins that could not load."""
-    # here, not on top: every command that opens a file loads the registry, few the plug-ins
-    from importlib.metadata import entry_points
-
     found: dict[str, tuple[Benchmark, str]] = {}
-    claimed = {name: "lmmreview" for b in shipped().values() for name in _claims(b)}
+    claimed = {name: OWN for b in shipped().values() for name in _claims(b)}
     problems: list[str] = []
     notice_interrupts()
-    entries = list(entry_points(group=ENTRY_POINT_GROUP))
+    entries = [entry for entry, origin in declared(ENTRY_POINT_GROUP) if origin != OWN]
     left_out: dict[int, str] = {}
     for trial in hooks.trials:
         left_out |= trial([entry.value for entry in entries], LOAD_SECONDS)
@@ -118,11 +135,6 @@ def _contained(entry: EntryPoint, origin: str) -> tuple[Benchmark, set[str]]:
     if isinstance(outcome[0], str):
         raise _Failed(outcome[0])
     return outcome[0]
-
-
-def _load(reference: str) -> object:
-    module, _, name = reference.partition(":")
-    return getattr(importlib.import_module(module), name)
 
 
 def _claims(benchmark: Benchmark) -> set[str]:
@@ -181,7 +193,7 @@ def benchmarks() -> dict[str, Benchmark]:
 
 def origin(name: str) -> str:
     """The distribution a benchmark comes from ("lmmreview" for those it ships)."""
-    return "lmmreview" if name in shipped() else _plugins()[0][name][1]
+    return OWN if name in shipped() else _plugins()[0][name][1]
 
 
 def problems() -> tuple[str, ...]:

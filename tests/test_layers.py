@@ -38,15 +38,17 @@ def test_the_contracts_catch_a_violation(tmp_path: Path) -> None:
     assert "engine is pure" in result.stdout and "BROKEN" in result.stdout
 
 
-def test_every_shipped_reader_and_demo_name_is_one_db_registers() -> None:
-    """The engine names its readers by names db/ registers (no module path in a string):
-    each name a shipped benchmark gives must be registered and lead to a function, and
-    every registered one must be used."""
-    from lmmreview.db.importers import DEMOS, READERS, demo_of, reader_of
-    from lmmreview.engine.registry import shipped
+def test_every_shipped_file_function_is_declared_and_used() -> None:
+    """The engine names its readers, demo listers and export writers by names that
+    lmmreview's pyproject.toml declares under `lmmreview.files`, as a plug-in declares its
+    own (no module path in the engine): each name a shipped benchmark gives must lead to a
+    function, and every declared one must be used."""
+    from lmmreview.db.importers import demo_of, reader_of
+    from lmmreview.engine.registry import FILES_GROUP, OWN, declared, shipped
 
     importers = [i for b in shipped().values() for i in b.importers().values()]
-    readers = {i.reader for i in importers}
-    demos = {i.demo for i in importers if i.demo}
-    assert (readers, demos) == (set(READERS), set(DEMOS))
+    named = {i.reader for i in importers} | {i.demo for i in importers if i.demo}
+    named |= {f.writer for b in shipped().values() for f in b.exports}
+    own = {entry.name for entry, origin in declared(FILES_GROUP) if origin == OWN}
+    assert named == own
     assert all(callable(reader_of(i)) and callable(demo_of(i) or len) for i in importers)

@@ -331,6 +331,7 @@ def yesno_in_process(yesno_site: Path) -> Iterator[None]:
     restored afterwards, so later tests see only the built-ins."""
     sys.path.append(str(yesno_site))
     registry._plugins.cache_clear()
+    registry.declared.cache_clear()
     try:
         yield
     finally:
@@ -338,6 +339,7 @@ def yesno_in_process(yesno_site: Path) -> Iterator[None]:
         for name in [m for m in sys.modules if m.split(".")[0] == "yesno_bench"]:
             del sys.modules[name]
         registry._plugins.cache_clear()
+    registry.declared.cache_clear()
 
 
 def test_the_screen_shows_a_plugin_datasets_tables(
@@ -406,11 +408,11 @@ def faulty_db(site: Path, folder: Path) -> Path:
         ("tables-lost", "report", "faulty.tables() (dataset 'quiz') counts sample 'a' in column "
          "'elsewhere' of table 'quiz.overall', which its tables lack"),
         ("offline-generator", "score", "faulty.offline() (dataset 'quiz', sample 'a') raised GeneratorExit"),
-        ("reader-exit", "import", "reader faulty_bench.reader:read raised SystemExit: 3"),
-        ("reader-list", "import", "reader faulty_bench.reader:read returned list, not an ImportBatch"),
-        ("reader-kind", "import", "reader faulty_bench.reader:read sample 'a': question_type 'weird' "
+        ("reader-exit", "import", "reader faulty raised SystemExit: 3"),
+        ("reader-list", "import", "reader faulty returned list, not an ImportBatch"),
+        ("reader-kind", "import", "reader faulty sample 'a': question_type 'weird' "
          "is not a QuestionType"),
-        ("reader-nan", "import", "reader faulty_bench.reader:read sample 'a': answer, hint and split "
+        ("reader-nan", "import", "reader faulty sample 'a': answer, hint and split "
          "must be text or None"),
     ],
 )  # fmt: skip
@@ -521,7 +523,7 @@ def test_a_plugin_method_that_does_not_return_is_told_in_one_line_until_ctrl_c(
     [
         ("write", "benchmarks", "loading (lmmreview-faulty): loading faulty_bench.loading:BENCHMARK "
          r"wrote to the terminal itself; not shown there: '\x1b]0;title\x07\x1b[2J written'"),
-        ("reader-write", "import", "plug-in lmmreview-faulty: reader faulty_bench.reader:read "
+        ("reader-write", "import", "plug-in lmmreview-faulty: reader faulty "
          r"wrote to the terminal itself; not shown there: '\x1b]0;title\x07\x1b[2J key [redacted]'"),
     ],
 )  # fmt: skip

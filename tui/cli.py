@@ -19,9 +19,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from typer.core import TyperCommand
 
 from lmmreview.engine.defaults import DISAGREEMENT, SPREAD
 from lmmreview.engine.hooks import on_problem, try_first, watch_calls
@@ -67,15 +68,18 @@ if TYPE_CHECKING:
 Images = StrEnum("Images", {name: name for name in IMAGE_RENDERERS})  # type: ignore[misc]
 
 
-class Format(StrEnum):
-    md = "md"
-    csv = "csv"
-    json = "json"
-    latex = "latex"
-    mmvet_csv = "mmvet-csv"
-    mmvet_grades = "mmvet-grades"
-    mmbench_submission = "mmbench-submission"
-    mmmu_submission = "mmmu-submission"
+class _ExportCommand(TyperCommand):
+    """`export`, whose help lists every installed benchmark's official formats (each
+    benchmark declares its own: Benchmark.exports)."""
+
+    # Any: newer typer releases bring click's classes of their own, older ones click's.
+    def format_help_text(self, ctx: Any, formatter: Any) -> None:
+        super().format_help_text(ctx, formatter)
+        from lmmreview.tui.export_official import format_help_lines
+
+        with formatter.indentation(), formatter.indentation():
+            for line in format_help_lines():
+                formatter.write(f"{'':>{formatter.current_indent}}{line}\n")
 
 
 app = typer.Typer(
@@ -350,10 +354,12 @@ def report(
     out.print(render(tables, notes))
 
 
-@app.command()
+@app.command(cls=_ExportCommand)
 def export(
     db: DbArg,
-    format: Annotated[Format, typer.Option("--format", help="Output format.")] = Format.md,
+    format: Annotated[
+        str, typer.Option("--format", metavar="FORMAT", help="Output format (see above).")
+    ] = "md",
     output: Annotated[
         Path | None,
         typer.Option(
@@ -376,20 +382,16 @@ def export(
       csv                 one line per table cell, every statistic in a column
       json                the tables with unrounded values, N and counts, and the notes
       latex               booktabs tables
-      mmvet-csv           MM-Vet grader's cap-score and cap-int-score CSVs (--out DIR)
-      mmvet-grades        MM-Vet grader's grade JSON per model (--out DIR)
-      mmbench-submission  MMBench submission workbook per model (--out FILE.xlsx or DIR)
-      mmmu-submission     MMMU test-server JSON (id -> answer) per model (--out FILE or DIR)
     """
     from lmmreview.engine.export import RENDERERS
 
-    if format.value not in RENDERERS:  # a benchmark's official files
+    if format not in RENDERERS:  # a benchmark's official files
         from lmmreview.tui.export_official import export_official
 
-        export_official(db, format.value, output, dataset, unscored_as_zero, judge_name)
+        export_official(db, format, output, dataset, unscored_as_zero, judge_name)
         return
     tables, notes = _tables(db, dataset, unscored_as_zero, judge_name)
-    text = RENDERERS[format.value](tables, notes)
+    text = RENDERERS[format](tables, notes)
     deliver(text, output, db)
 
 

@@ -1,111 +1,50 @@
-"""`lmmreview export --format mmvet-csv|mmvet-grades|mmbench-submission|mmmu-submission`:
-the benchmarks' official files, one or several per dataset, written to --out."""
+"""`lmmreview export --format NAME` for a benchmark's official format (Benchmark.exports,
+written by the function its `writer` names): one or several files per dataset, to --out."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from lmmreview.db import Store
 from lmmreview.db.files import Export, refuse_database, write_text
-from lmmreview.db.official import grade_files, mmbench_workbooks, mmmu_submissions, write_workbook
-from lmmreview.db.scoring import dataset_scores
-from lmmreview.engine import official
-from lmmreview.engine.benchmark import Benchmark
-from lmmreview.engine.benchmarks.mmbench import MMBench
-from lmmreview.engine.benchmarks.mmmu import MMMU
-from lmmreview.engine.benchmarks.mmvet import MMVet
-from lmmreview.engine.scoring import Judge
+from lmmreview.db.official import Content, OfficialFiles, Writer, write_workbook
+from lmmreview.db.parts import declared_file_function
+from lmmreview.engine.benchmark import Benchmark, ExportFormat
+from lmmreview.engine.guarded import plugin_call
+from lmmreview.engine.registry import benchmarks, shipped
 from lmmreview.tui.output import clear_errors, err, fail, say
 
-Workbook = tuple[list[str], list[list]]  # header, rows
-Content = str | Workbook
 Files = dict[str, Content]  # file name -> what goes in it
-Named = list[tuple[str, str | None, Content]]  # a dataset's files: name, model (None: all)
 
 
-@dataclass(frozen=True, slots=True)
-class Official:
-    """One official format: the benchmark it is for, how its files are made, and whether a
-    single file may be named by --out (else --out is a folder)."""
-
-    benchmark: type[Benchmark]
-    title: str
-    files: Callable[[Store, str, Benchmark, bool, Judge | None], Named]
-    one_file_allowed: bool
-
-
-def _mmvet_csvs(
-    store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
-) -> Named:
-    tables = {
-        t.name: t
-        for t in dataset_scores(store, name, benchmark, judge).breakdown.tables(unscored_as_zero)
-    }
-    capabilities, integrations = tables[f"{name}.capabilities"], tables[f"{name}.integrations"]
-    left_out = official.unscored(capabilities)
-    for model in left_out:
-        say(
-            f"warning: {name}: {model} has no scored answer: left out of the CSVs "
-            "(score or judge it, or --unscored-as-zero counts its answers as 0)",
-            style="yellow",
-            console=err,
-        )
-    partly = {} if unscored_as_zero else official.partly_scored(capabilities)
-    if partly:
-        counts = ", ".join(f"{model} {count}" for model, count in partly.items())
-        say(
-            f"warning: {name}: answers with no score ({counts}) are left out of the means, as "
-            "the tables leave them; the official grader scores every question (judge them, "
-            "or --unscored-as-zero counts them as 0, as `import mmvet-grades --check` does)",
-            style="yellow",
-            console=err,
-        )
-    if len(left_out) == len(capabilities.rows):
-        return []
-    names = official.grader_csv_names(name, capabilities.runs)
-    contents = map(official.grader_csv, (capabilities, integrations))
-    return [(file, None, content) for file, content in zip(names, contents, strict=True)]
+def official_formats(everyone: bool = True) -> dict[str, tuple[type[Benchmark], ExportFormat]]:
+    """Every installed benchmark's official formats, by --format name, with the kind of
+    benchmark each is for (a subclass's datasets take its formats too); lmmreview's own
+    only, unless `everyone` (which loads the plug-ins)."""
+    found: dict[str, tuple[type[Benchmark], ExportFormat]] = {}
+    for benchmark in (benchmarks() if everyone else shipped()).values():
+        for spec in benchmark.exports:
+            found.setdefault(spec.name, (type(_unguarded(benchmark)), spec))
+    return found
 
 
-def _mmvet_grades(
-    store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
-) -> Named:
-    return [
-        (official.grade_file_name(model, grades), model, official.grade_json(grades))
-        for model, grades in grade_files(store, name, judge).items()
-    ]
+def official_format(fmt: str) -> tuple[type[Benchmark], ExportFormat] | None:
+    """The official format called `fmt`, if an installed benchmark has one (plug-ins load
+    only for a name lmmreview's own formats do not have)."""
+    return official_formats(everyone=False).get(fmt) or official_formats().get(fmt)
 
 
-def _mmbench(
-    store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
-) -> Named:
-    return [
-        (f"{official.file_part(model)}_{official.file_part(name)}.xlsx", model, book)
-        for model, book in mmbench_workbooks(store, name).items()
-    ]
+def format_help_lines() -> list[str]:
+    """One line per official format for `export --help`: its name and what it writes."""
+    return [f"{name:<18}  {spec.help}" for name, (_, spec) in official_formats().items()]
 
 
-def _mmmu(
-    store: Store, name: str, benchmark: Benchmark, unscored_as_zero: bool, judge: Judge | None
-) -> Named:
-    return [
-        (
-            f"{official.file_part(model)}_{official.file_part(name)}.json",
-            model,
-            official.submission_json(answers),
-        )
-        for model, answers in mmmu_submissions(store, name, judge).items()
-    ]
-
-
-OFFICIAL: dict[str, Official] = {
-    "mmvet-csv": Official(MMVet, "MM-Vet", _mmvet_csvs, one_file_allowed=False),
-    "mmvet-grades": Official(MMVet, "MM-Vet", _mmvet_grades, one_file_allowed=False),
-    "mmbench-submission": Official(MMBench, "MMBench", _mmbench, one_file_allowed=True),
-    "mmmu-submission": Official(MMMU, "MMMU", _mmmu, one_file_allowed=True),
-}
+def _unguarded(benchmark: Benchmark) -> Benchmark:
+    """The benchmark itself, not a plug-in's guard around it (engine.guarded)."""
+    inner: Benchmark = getattr(benchmark, "inner", benchmark)
+    return inner
 
 
 def export_official(
@@ -117,7 +56,11 @@ def export_official(
     judge_name: str | None = None,
 ) -> None:
     """Write a format's files for every dataset of its benchmark and say where."""
-    spec = OFFICIAL[fmt]
+    found = official_format(fmt)
+    if found is None:
+        known = ", ".join(["md", "csv", "json", "latex", *official_formats()])
+        raise fail(f"--format {fmt!r} is not a format here; choose one of: {known}")
+    kind, spec = found
     if output is None:
         where = "FILE or DIR" if spec.one_file_allowed else "DIR"
         raise fail(f"--format {fmt} writes files: --out {where} is needed")
@@ -127,13 +70,21 @@ def export_official(
     owners: dict[str, tuple[str, str | None]] = {}  # file name -> (dataset, model)
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(datasets or [])
+        write: Writer = declared_file_function(spec.writer)
+        titles = []
         for name, benchmark in store.datasets(datasets or None):
-            if isinstance(benchmark, spec.benchmark):
+            if isinstance(_unguarded(benchmark), kind):
+                titles.append(benchmark.title)
                 judge = store.chosen_judge(name, judge_name)
-                named = spec.files(store, name, benchmark, unscored_as_zero, judge)
-                _add(files, owners, named, fmt, name)
+                made = plugin_call(
+                    benchmark,
+                    f"writer {spec.writer}",
+                    partial(write, store, name, benchmark, judge, unscored_as_zero),
+                )
+                _warn(made)
+                _add(files, owners, made, fmt, name)
     if not files:
-        raise fail(f"{db}: no {spec.title} answers to write as {fmt}")
+        raise fail(f"{db}: no {titles[0] if titles else kind.title} answers to write as {fmt}")
     folder, destinations = _destinations(output, files, spec.one_file_allowed, fmt)
     with clear_errors(db), Export(db) as export:
         if folder is not None:
@@ -144,15 +95,20 @@ def export_official(
         say(f"wrote {path}")
 
 
+def _warn(made: OfficialFiles) -> None:
+    for warning in made.warnings:
+        say(f"warning: {warning}", style="yellow", console=err)
+
+
 def _add(
     files: Files,
     owners: dict[str, tuple[str, str | None]],
-    named: Named,
+    made: OfficialFiles,
     fmt: str,
     dataset: str,
 ) -> None:
     """Add a dataset's files; two files of one name would leave only the last."""
-    for name, model, content in named:
+    for name, model, content in ((f.name, f.model, f.content) for f in made.files):
         if name in files:
             first, second = _owner(*owners[name]), _owner(dataset, model)
             way = (

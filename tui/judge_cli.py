@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from rich.progress import Progress, TaskID
 
     from lmmreview.db.judging import JudgeStore, Plan
-    from lmmreview.engine.benchmarks.mmvet import Grading
     from lmmreview.engine.runner import Progress as RunProgress
     from lmmreview.tui.judge_run import JudgeSetup
 
@@ -167,7 +166,6 @@ def judge(
     if model == OFFLINE_RULES:  # the name would hide lmmreview's own rules behind it
         raise fail(f"the judge model {OFFLINE_RULES!r} is lmmreview's own name: give another")
     unconfigured = f"No LLM judge configured (set {setup.api_key_env} or --base-url)"
-    grading = _grading(prompt_variant)
     if batch or collect:
         if no_cache:
             raise fail("--no-cache does not apply to --batch (a batch continues from the cache)")
@@ -177,19 +175,21 @@ def judge(
         )  # fmt: skip
         judge_in_batches(
             db, setup, options, dataset,
-            lambda store: JudgeStore(store, model, grading)
-            .plan(runs, dataset, model_filter).chains,
+            lambda store: _plan(JudgeStore(store, model, prompt_variant), runs, dataset,
+                                model_filter).chains,
         )  # fmt: skip
         return
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
         if dry_run:  # before anything writes: a dry run leaves the file as it was
-            _describe(JudgeStore(store, model, grading).plan(runs, dataset, model_filter), model)
+            _describe(
+                _plan(JudgeStore(store, model, prompt_variant), runs, dataset, model_filter), model
+            )
             if setup.api_key is None:
                 say(f"{unconfigured}: a real run would use the offline rules instead.")
             return
         if setup.api_key is None:
-            if grading is not None:
+            if prompt_variant is not None:
                 raise fail(
                     f"--prompt-variant needs an LLM judge: set {setup.api_key_env} or --base-url"
                 )
@@ -197,9 +197,9 @@ def judge(
             for result in score_offline(store, dataset):
                 say(result.summary())
             return
-        storage = JudgeStore(store, model, grading)
+        storage = JudgeStore(store, model, prompt_variant)
         with store.noticing():
-            plan = storage.plan(runs, dataset, model_filter)
+            plan = _plan(storage, runs, dataset, model_filter)
         if not plan.items:
             say(f"Nothing to judge with {model}: every item has a judgment.")
             return
@@ -211,19 +211,6 @@ def judge(
             say("Stopped. What was judged is stored; run again to resume.", console=err)
             raise typer.Exit(130) from None
     _summary(done, model)
-
-
-def _grading(variant: str | None) -> Grading | None:
-    """The MM-Vet grading of a prompt variant (None: the reference prompt); an unknown
-    variant ends the command with one line, before the database is opened."""
-    if variant is None:
-        return None
-    from lmmreview.engine.benchmarks.mmvet import Grading
-
-    try:
-        return Grading.variant(variant)
-    except ValueError as exc:
-        raise fail(str(exc)) from None
 
 
 def _run_with_progress(setup: JudgeSetup, storage: JudgeStore, plan: Plan) -> RunProgress:
@@ -287,3 +274,16 @@ def _summary(done: RunProgress, model: str) -> None:
         f"{done.requests} requests, {done.cached} from the cache, "
         f"{done.prompt_tokens + done.completion_tokens:,} tokens."
     )
+
+
+def _plan(
+    storage: JudgeStore, runs: int, datasets: list[str] | None, models: list[str] | None
+) -> Plan:
+    """The run's plan; a prompt variant no dataset here has ends the command in one line,
+    before anything is written."""
+    from lmmreview.db.judging import UnknownVariant
+
+    try:
+        return storage.plan(runs, datasets, models)
+    except UnknownVariant as exc:
+        raise fail(str(exc)) from None

@@ -8,9 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from importlib import import_module
 from pathlib import Path
-from typing import Any
 
 from lmmreview.db.importers.batch import (
     AnswerRecord,
@@ -36,6 +34,7 @@ from lmmreview.db.imports import (
     record_import,
     remove_import,
 )
+from lmmreview.db.parts import declared_file_function
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.store import Store, larger_cache, new_database
 from lmmreview.engine.benchmark import Importer
@@ -368,50 +367,15 @@ def _new_answers(
             )
 
 
-# The built-in benchmarks' readers and demo listers, by the names their Importers give
-# (module of this package, function): the engine names no module of db/. Each is imported
-# when first used, as a plug-in's is.
-READERS = {
-    "jsonl": ("jsonl", "read_request"),
-    "mmbench": ("mmbench", "read_request"),
-    "mmmu": ("mmmu", "read_request"),
-    "mmvet": ("mmvet", "read_request"),
-    "mmvet-v2": ("mmvet_v2", "read_request"),
-    "mmvet-grades": ("mmvet_grades", "read_request"),
-    "mmvet-v2-grades": ("mmvet_grades", "read_v2_request"),
-    "lmms-eval mmbench": ("lmms_eval", "read_mmbench"),
-    "lmms-eval mmmu": ("lmms_eval", "read_mmmu"),
-    "lmms-eval mmvet": ("lmms_eval", "read_mmvet"),
-    "vlmevalkit mmbench": ("vlmevalkit", "read_mmbench"),
-    "vlmevalkit mmvet": ("vlmevalkit", "read_mmvet"),
-}
-DEMOS = {
-    "jsonl": ("jsonl", "demo_requests"),
-    "mmbench": ("mmbench", "demo_requests"),
-    "mmmu": ("mmmu", "demo_requests"),
-    "mmvet": ("mmvet", "demo_requests"),
-    "mmvet-v2": ("mmvet_v2", "demo_requests"),
-}
-
-
 def reader_of(importer: Importer) -> Callable[[ImportRequest], ImportBatch]:
     """The function that reads an importer's files."""
-    reader: Callable[[ImportRequest], ImportBatch] = _named(importer.reader, READERS)
+    reader: Callable[[ImportRequest], ImportBatch] = declared_file_function(importer.reader)
     return reader
 
 
 def demo_of(importer: Importer) -> Callable[[Path], list[ImportRequest]] | None:
     """The function that lists an importer's demo imports, if it has one."""
     demo: Callable[[Path], list[ImportRequest]] | None = (
-        _named(importer.demo, DEMOS) if importer.demo else None
+        declared_file_function(importer.demo) if importer.demo else None
     )
     return demo
-
-
-def _named(reference: str, built_in: dict[str, tuple[str, str]]) -> Any:
-    """The object a built-in name or a plug-in's "package.module:name" reference names."""
-    if reference in built_in:
-        module, name = built_in[reference]
-        return getattr(import_module(f"{__name__}.{module}"), name)
-    module, _, name = reference.partition(":")
-    return getattr(import_module(module), name)

@@ -29,7 +29,8 @@ from lmmreview.engine.benchmarks.mmvet import MMVET
 from lmmreview.engine.benchmarks.mmvet_v2 import MMVET_V2
 from lmmreview.engine.checks import STD, VALUE, Expected
 from lmmreview.engine.export import csv_name
-from lmmreview.engine.official import HUMAN, name_of_file_part
+from lmmreview.engine.mmvet_official import HUMAN
+from lmmreview.engine.official import name_of_file_part
 from lmmreview.engine.scoring import IMPORTED, Judgment, Status
 
 PROMPT = "official grader"  # the prompt version an imported grade is recorded with

@@ -42,7 +42,7 @@ class Generic(Benchmark):
             ),
         ),
         command="jsonl",
-        demo="jsonl",
+        demo="jsonl-demo",
     )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:

@@ -9,6 +9,7 @@ from lmmreview.engine import mmbench
 from lmmreview.engine.benchmark import (
     Benchmark,
     Cells,
+    ExportFormat,
     Importer,
     JudgeItem,
     JudgeWork,
@@ -142,11 +143,11 @@ class MMBench(Benchmark):
                 text=True,
             ),
         ),
-        demo="mmbench",
+        demo="mmbench-demo",
     )
     tool_importers: tuple[Importer, ...] = (
         Importer(
-            "vlmevalkit mmbench",
+            "mmbench-vlmevalkit",
             "MMBench: VLMEvalKit predictions or result workbook.\n\n"
             "A prediction workbook ({model}_MMBench_DEV_EN.xlsx, or .tsv, .json; every "
             "circular row) as answers, and as questions when no --questions TSV is given "
@@ -167,7 +168,7 @@ class MMBench(Benchmark):
             command="mmbench-vlmevalkit",
         ),
         Importer(
-            "lmms-eval mmbench",
+            "mmbench-lmms-eval",
             "MMBench: lmms-eval --log_samples JSONL.\n\n"
             "The v0.3 or v0.4 layout. Questions (from each line's doc, or the gpt_eval_score "
             "dict that repeats them; circular rows by index) and answers (the filtered "
@@ -175,6 +176,15 @@ class MMBench(Benchmark):
             Option("samples", "JSONL", "*_samples_mmbench_*.jsonl.", required=True),
             (LMMS_EVAL_MODEL,),
             command="mmbench-lmms-eval",
+        ),
+    )
+
+    exports = (
+        ExportFormat(
+            "mmbench-submission",
+            "MMBench submission workbook per model (--out FILE.xlsx or DIR)",
+            "mmbench-submission",
+            one_file_allowed=True,
         ),
     )
 

@@ -7,7 +7,16 @@ import json
 from collections import Counter
 
 from lmmreview.engine import mmmu
-from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
+from lmmreview.engine.benchmark import (
+    Benchmark,
+    Cells,
+    ExportFormat,
+    Importer,
+    Option,
+    Tables,
+    TableSpec,
+    Unit,
+)
 from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, REPLACE
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment, Status
@@ -44,11 +53,11 @@ class MMMU(Benchmark):
                 text=True,
             ),
         ),
-        demo="mmmu",
+        demo="mmmu-demo",
     )
     tool_importers: tuple[Importer, ...] = (
         Importer(
-            "lmms-eval mmmu",
+            "mmmu-lmms-eval",
             "MMMU: lmms-eval --log_samples JSONL.\n\n"
             "The v0.3 or v0.4 layout. Answers (the filtered response) and lmms-eval's parsed "
             "choice of each multiple-choice answer as an imported judgment; questions from "
@@ -57,6 +66,15 @@ class MMMU(Benchmark):
             Option("samples", "JSONL", "*_samples_mmmu_val.jsonl.", required=True),
             (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
             command="mmmu-lmms-eval",
+        ),
+    )
+
+    exports = (
+        ExportFormat(
+            "mmmu-submission",
+            "MMMU test-server JSON (id -> answer) per model (--out FILE or DIR)",
+            "mmmu-submission",
+            one_file_allowed=True,
         ),
     )
 

@@ -8,6 +8,7 @@ from lmmreview.engine import mmvet
 from lmmreview.engine.benchmark import (
     Benchmark,
     Cells,
+    ExportFormat,
     Importer,
     JudgeItem,
     JudgeWork,
@@ -113,7 +114,7 @@ class MMVet(Benchmark):
                 text=True,
             ),
         ),
-        demo="mmvet",
+        demo="mmvet-demo",
     )
     tool_importers: tuple[Importer, ...] = (
         Importer(
@@ -145,7 +146,7 @@ class MMVet(Benchmark):
             command="mmvet-grades",
         ),
         Importer(
-            "vlmevalkit mmvet",
+            "mmvet-vlmevalkit",
             "MM-Vet: VLMEvalKit predictions or judge workbook.\n\n"
             "VLMEvalKit's {model}_MMVet.xlsx (or .tsv, .json) as answers, and as questions "
             "when no --questions TSV is given; its judge workbook {model}_MMVet_{judge}.xlsx "
@@ -161,7 +162,7 @@ class MMVet(Benchmark):
             command="mmvet-vlmevalkit",
         ),
         Importer(
-            "lmms-eval mmvet",
+            "mmvet-lmms-eval",
             "MM-Vet: lmms-eval --log_samples JSONL.\n\n"
             "The v0.3 or v0.4 layout. Questions (from each line's doc, or the "
             "gpt_eval_score dict that repeats them), answers (the filtered response) and "
@@ -170,6 +171,17 @@ class MMVet(Benchmark):
             Option("samples", "JSONL", "*_samples_mmvet.jsonl.", required=True),
             (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
             command="mmvet-lmms-eval",
+        ),
+    )
+
+    exports = (
+        ExportFormat(
+            "mmvet-csv",
+            "MM-Vet grader's cap-score and cap-int-score CSVs (--out DIR)",
+            "mmvet-csv",
+        ),
+        ExportFormat(
+            "mmvet-grades", "MM-Vet grader's grade JSON per model (--out DIR)", "mmvet-grades-json"
         ),
     )
 
@@ -213,6 +225,9 @@ class MMVet(Benchmark):
     def _integration_column(self, capabilities: tuple[str, ...]) -> tuple[str, str]:
         """(key, title) of an integration column: ``rec_know`` and ``Rec+Know``."""
         return "_".join(capabilities), mmvet.integration_title(capabilities, self.capability_titles)
+
+    def prompt_variant(self, name: str) -> JudgeWork:
+        return Grading.variant(name)
 
     def offline(self, sample: Sample, answer: str) -> Judgment | None:
         return open_judgment(sample, answer)

@@ -137,7 +137,7 @@ class MMVetV2(MMVet):
             Option("images", "FOLDER", "Folder of the images the questions name."),
             *MMVet.importer.options[1:],
         ),
-        demo="mmvet-v2",
+        demo="mmvet-v2-demo",
     )
     # The v2 grader writes v1's grade JSON ("BadRequestError" is its give-up).
     tool_importers: tuple[Importer, ...] = (

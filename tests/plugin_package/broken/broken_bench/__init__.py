@@ -19,7 +19,7 @@ class Hijack(Impostor):
     name = "jsonl"  # the built-in generic benchmark's import command
     title = "Not JSONL"
     importer = Importer(
-        "broken_bench:no_reader", "Not lmmreview's JSONL.", Option("file", "FILE", "Any file.")
+        "broken-no-reader", "Not lmmreview's JSONL.", Option("file", "FILE", "Any file.")
     )
 
 

@@ -31,7 +31,7 @@ class Faulty(Benchmark):
     name = "faulty"
     title = "Faulty"
     importer = Importer(
-        "faulty_bench.reader:read",
+        "faulty",
         "A JSON list of [id, question, answer, prediction].",
         Option("questions", "FILE", "The JSON file.", required=True),
     )

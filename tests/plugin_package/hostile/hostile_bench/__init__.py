@@ -26,7 +26,7 @@ BAD_IMPORTERS = BadImporters()
 class NoHelp(Quiet):
     name = "nohelp"
     title = "No help"
-    importer = Importer("hostile_bench:no_reader", None, Option("file", "FILE", "Any file."))
+    importer = Importer("hostile-no-reader", None, Option("file", "FILE", "Any file."))
 
 
 NO_HELP = NoHelp()

@@ -19,7 +19,7 @@ class YesNo(Benchmark):
     name = "yesno"
     title = "Yes/No"
     importer = Importer(
-        "yesno_bench.importer:read_request",
+        "yesno",
         "Yes/no questions: a CSV of id, question, answer, topic.\n\n"
         "Answers, if any, are a CSV of id, prediction.",
         Option(
