@@ -16,9 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from lmmreview.engine.benchmark import Benchmark, Cells, TableSpec, Unit
-from lmmreview.engine.mmbench import circular_verdict
 from lmmreview.engine.samples import SampleSet
-from lmmreview.engine.scoring import MICRO, Outcome
+from lmmreview.engine.scoring import MICRO, Outcome, unit_passes
 
 # Plug-ins build their tables' columns with these: they live in engine.tables, which the
 # benchmarks import without numpy (`lmmreview import --help` lists their commands).
@@ -45,7 +44,7 @@ def _circular(outcomes: list[Outcome]) -> Outcome:
 @lru_cache(maxsize=4096)  # few distinct inputs (0, 1 or None per row) over many groups
 def circular_run(*scores: int | None) -> int | None:
     """One run of a circular group, from its rows' scores in that run (CircularEval)."""
-    passed = circular_verdict([None if s is None else s >= MICRO for s in scores])
+    passed = unit_passes([None if s is None else s >= MICRO for s in scores])
     return None if passed is None else MICRO * passed
 
 

@@ -12,7 +12,6 @@ import hashlib
 import random
 import re
 import string
-from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -253,18 +252,3 @@ def extract_offline(answer: str, options: dict[str, str], seed_key: str) -> Extr
     if matched is not None:
         return Extraction(choice=matched, method="matched", fallback=False)
     return Extraction(choice=fallback_choice(options, seed_key), method="fallback", fallback=True)
-
-
-def circular_verdict(correct: Sequence[bool | None]) -> bool | None:
-    """CircularEval for one group, from whether each row is right (None when unknown).
-
-    In rotation order the group fails at its first wrong row, whatever follows; a wrong row
-    therefore fails the group wherever it sits, so the order of the rows does not matter.
-    The group passes only if every row is right; with no row wrong but some unknown (or no
-    rows) the result is unknown (None).
-    """
-    if False in correct:  # `in` compares with ==: only bools and None are here
-        return False
-    if not correct or None in correct:
-        return None
-    return True

@@ -240,3 +240,19 @@ def effective(
     scores = tuple(judged[:runs]) + (None,) * (runs - len(judged))
     scored = any(score is not None for score in scores)
     return Outcome.of(scores, verdict is not None, fallback and scored, offline and scored)
+
+
+def unit_passes(correct: Sequence[bool | None]) -> bool | None:
+    """Whether a unit of several samples passes, from whether each is right (None when
+    unknown): MMBench's CircularEval and any benchmark's group (Benchmark.group_by).
+
+    In rotation order the group fails at its first wrong row, whatever follows; a wrong row
+    therefore fails the group wherever it sits, so the order of the rows does not matter.
+    The group passes only if every row is right; with no row wrong but some unknown (or no
+    rows) the result is unknown (None).
+    """
+    if False in correct:  # `in` compares with ==: only bools and None are here
+        return False
+    if not correct or None in correct:
+        return None
+    return True

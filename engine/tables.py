@@ -46,7 +46,7 @@ class Row:
 
 @dataclass(slots=True)
 class Table:
-    name: str  # stable id, e.g. "mmvet.capabilities"
+    name: str  # stable id: the dataset's name, a dot, the table's ("d.capabilities")
     title: str
     dataset: str
     columns: list[Column]

@@ -15,13 +15,13 @@ from lmmreview.engine.mmbench import (
     L3_ABILITIES,
     OPTION_LETTERS,
     Extraction,
-    circular_verdict,
     extract_offline,
     extraction_prompt,
     fallback_choice,
     match_choice,
     parse_extraction_reply,
 )
+from lmmreview.engine.scoring import unit_passes
 
 FOUR = {"A": "teddy bear", "B": "rabbit", "C": "cat", "D": "dog"}
 THREE = {"A": "teddy bear", "B": "rabbit", "C": "cat"}
@@ -286,31 +286,31 @@ def test_extract_offline_falls_back_and_says_so() -> None:
 
 
 def test_circular_fails_at_the_third_rotation() -> None:
-    assert circular_verdict([True, True, False, True]) is False
+    assert unit_passes([True, True, False, True]) is False
 
 
 def test_circular_unknown_after_a_wrong_row_still_fails() -> None:
-    assert circular_verdict([True, False, None, None]) is False
+    assert unit_passes([True, False, None, None]) is False
 
 
 def test_circular_unknown_with_none_wrong_is_unknown() -> None:
-    assert circular_verdict([True, None, True]) is None
+    assert unit_passes([True, None, True]) is None
 
 
 def test_circular_passes_when_every_row_is_right() -> None:
-    assert circular_verdict([True, True, True, True]) is True
-    assert circular_verdict([True, True]) is True  # a two-choice question
+    assert unit_passes([True, True, True, True]) is True
+    assert unit_passes([True, True]) is True  # a two-choice question
 
 
 def test_circular_rows_in_any_order() -> None:
     """In rotation order a group stops at its first wrong row: wherever it sits, it fails."""
-    assert circular_verdict([False, None, True, True]) is False
-    assert circular_verdict([True, True, True]) is True
-    assert circular_verdict([None, True, True]) is None
+    assert unit_passes([False, None, True, True]) is False
+    assert unit_passes([True, True, True]) is True
+    assert unit_passes([None, True, True]) is None
 
 
 def test_circular_empty_group_is_unknown() -> None:
-    assert circular_verdict([]) is None
+    assert unit_passes([]) is None
 
 
 # --- properties --------------------------------------------------------------------------

@@ -522,7 +522,7 @@ def demo(
     say(f"{db}: demo database ready ({added} answers added)")
     info(db)
     if not no_open:
-        open_db(db, dataset="mmvet")
+        open_db(db, dataset=batches[0].dataset)  # the first benchmark's demo
 
 
 @contextmanager

@@ -23,9 +23,6 @@ from lmmreview.db.importers.batch import (
     quoted,
 )
 from lmmreview.db.importers.jsonl import read_generic
-from lmmreview.db.importers.mmbench import read_mmbench
-from lmmreview.db.importers.mmmu import read_mmmu
-from lmmreview.db.importers.mmvet import read_mmvet
 from lmmreview.db.imports import (
     Import,
     Judged,
@@ -59,9 +56,6 @@ __all__ = [
     "import_target",
     "load",
     "read_generic",
-    "read_mmbench",
-    "read_mmmu",
-    "read_mmvet",
     "reader_of",
 ]
 

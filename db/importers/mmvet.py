@@ -45,6 +45,8 @@ def request_files(request: ImportRequest) -> tuple[Path, Path | None, list[tuple
 def demo_requests(data: Path) -> list[ImportRequest]:
     """The demo: the sample questions and images, every sample answer file."""
     folder = data / "mmvet"
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{data}: not a sample data folder (it has no mmvet/)")
     answers = sorted((folder / "answers").glob("*.json"))
     files = {"questions": folder / "mm-vet.json", "images": folder / "images", "answers": answers}
     return [ImportRequest(dict(files))]
