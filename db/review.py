@@ -184,7 +184,7 @@ class EntryReader:
 
     def judge_of(self, dataset: str) -> Judge | None:
         """Whose judgments the entries show: `self.judge`, else the dataset's default."""
-        return self.judge or self.store.chosen_judge(dataset, None)
+        return self.judge or self.store.chosen_judge(dataset)
 
     def refresh(self, dataset: str, answer_ids: set[int]) -> list[Entry]:
         """Fresh entries for some answers (after another process wrote to the file)."""

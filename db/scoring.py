@@ -20,7 +20,7 @@ from lmmreview.engine.guarded import PluginFailure
 from lmmreview.engine.layouts import layout_for
 from lmmreview.engine.offline import forget_grades
 from lmmreview.engine.samples import SampleSet
-from lmmreview.engine.scoring import MICRO, OFFLINE, GroupVerdict, Judge, Outcome
+from lmmreview.engine.scoring import MICRO, OFFLINE, GroupVerdict, Judge, JudgeChoice, Outcome
 from lmmreview.engine.tables import Table
 
 
@@ -201,17 +201,16 @@ def tables_and_notes(
     store: Store,
     datasets: list[str] | None,
     unscored_as_zero: bool,
-    judge_name: str | None,
-    preferred: str | None,
+    choice: JudgeChoice,
     causes: Mapping[str, str],
 ) -> tuple[list[Table], list[Notes]]:
     """Each dataset's tables (every dataset's, without `datasets`) and notes, by the judge
-    `judge_name` names, else the one `preferred` names, else the default; the error
-    causes' table where a dataset has causes (`causes` titles them)."""
+    `choice` chooses; the error causes' table where a dataset has causes (`causes` titles
+    them)."""
     tables: list[Table] = []
     notes: list[Notes] = []
     for name, benchmark in store.datasets(datasets):
-        judge = store.chosen_judge(name, judge_name, preferred)
+        judge = store.chosen_judge(name, choice)
         scores = dataset_scores(store, name, benchmark, judge)
         tables += scores.breakdown.tables(unscored_as_zero)
         tagged = store.causes(name)

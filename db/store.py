@@ -37,9 +37,11 @@ from lmmreview.db.watch import REWRITTEN, SAID, Watch, wal_of
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.registry import UnknownBenchmark, benchmark
 from lmmreview.engine.scoring import (
+    DEFAULT_CHOICE,
     USABLE,
     GroupVerdict,
     Judge,
+    JudgeChoice,
     Judgment,
     Status,
     judge_names,
@@ -693,15 +695,14 @@ class Store:
             for kind, model, prompt, *counts in self.conn.execute(query, (dataset,))
         }
 
-    def chosen_judge(
-        self, dataset: str, name: str | None, preferred: str | None = None
-    ) -> Judge | None:
-        """The judge whose scores a dataset's tables show: the one `name` names (StoreError
-        lists the judges when none or several match), else the one `preferred` names (a
-        setting: ignored where it names none), else the default (see `judges`); None when
-        the dataset has no judgment yet."""
+    def chosen_judge(self, dataset: str, choice: JudgeChoice = DEFAULT_CHOICE) -> Judge | None:
+        """The judge whose scores a dataset's tables show, as `choice` chooses it: the one
+        it names (StoreError lists the judges when none or several match), else the one it
+        prefers, else the default (see `judges`); None when the dataset has no judgment yet."""
         judges = self.judges(dataset)
-        return self._named(dataset, judges, name) if name else preferred_judge(judges, preferred)
+        if choice.named:
+            return self._named(dataset, judges, choice.named)
+        return preferred_judge(judges, choice.preferred)
 
     def _named(self, dataset: str, judges: list[Judge], name: str) -> Judge:
         matches = judges_named(judges, name)
@@ -858,9 +859,7 @@ class Store:
 
     # -- overview ----------------------------------------------------------------------
 
-    def counts(
-        self, judge_name: str | None = None, preferred: str | None = None
-    ) -> list[DatasetCounts]:
+    def counts(self, choice: JudgeChoice = DEFAULT_CHOICE) -> list[DatasetCounts]:
         """Per dataset: samples, images and the judge read (see `chosen_judge`); per model:
         answers, judged, reviewed, unscored, offline."""
         import sqlite_utils  # dict rows; here only: the other commands need not load it
@@ -874,7 +873,7 @@ class Store:
         )
         counts = []
         for d in datasets:
-            judge = self.chosen_judge(d["name"], judge_name, preferred)
+            judge = self.chosen_judge(d["name"], choice)
             names = judge_names(self.judges(d["name"]))
             rows = self.conn.execute(
                 _model_counts(judge), (*judge_parameters(d["name"], judge), d["id"])

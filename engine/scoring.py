@@ -110,6 +110,21 @@ def judge_names(judges: Iterable[Judge]) -> dict[Judge, str]:
     return {j: j.label if shared[j.label] == 1 else j.full_label for j in listed}
 
 
+@dataclass(frozen=True, slots=True)
+class JudgeChoice:
+    """Whose judgments the tables, exports and notes count, as the user chose once, at the
+    edge (the command line's --judge and the review.judge setting): the judge `named`
+    names (it must name one of the dataset's), else the one `preferred` names (ignored
+    where it names none), else the dataset's default. Store.chosen_judge resolves it per
+    dataset."""
+
+    named: str | None = None
+    preferred: str | None = None
+
+
+DEFAULT_CHOICE = JudgeChoice()  # no judge named or preferred: each dataset's default
+
+
 def preferred_judge(judges: Sequence[Judge], preferred: str | None) -> Judge | None:
     """The first of `judges` (a dataset's, the default first) that `preferred` names, else
     the default; None when there is none."""

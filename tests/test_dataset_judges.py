@@ -284,14 +284,14 @@ def many_judgments(tmp_path: Path) -> Store:
 def test_listing_a_datasets_judges_reads_no_judgment(many_judgments: Store) -> None:
     store = many_judgments
     assert _tables_read(store, lambda: store.judges("big")) == {"dataset_judges", "datasets"}
-    assert "judgments" not in _tables_read(store, lambda: store.chosen_judge("big", None))
+    assert "judgments" not in _tables_read(store, lambda: store.chosen_judge("big"))
 
 
 def test_naming_the_judges_behind_a_table_without_option_matches_reads_few_judgments(
     many_judgments: Store,
 ) -> None:
     store = many_judgments
-    judge = store.chosen_judge("big", None)
+    judge = store.chosen_judge("big")
     assert judge == Judge("llm", "judge-a", "")
     assert store.judge_names("big", judge) == (["judge-a"], ["offline rules"])
     # Grouping the 4,000 judgments costs hundreds of thousands of instructions.

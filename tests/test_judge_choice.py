@@ -14,7 +14,7 @@ from lmmreview.db import Store
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine.agreement import answer_score
 from lmmreview.engine.mmvet import PROMPT_VERSION
-from lmmreview.engine.scoring import Judgment
+from lmmreview.engine.scoring import JudgeChoice, Judgment
 from lmmreview.tui.judges_view import JudgesPanel
 
 
@@ -59,7 +59,7 @@ def test_a_second_judge_leaves_the_first_judges_tables_as_they_were(
     second = _totals(cli, db, "--judge", "judge-b")
     assert second != first
     with Store.open(db) as store:  # judge-b's total: its own runs' scores, by hand
-        judge_b = store.chosen_judge("mmvet", "judge-b")
+        judge_b = store.chosen_judge("mmvet", JudgeChoice("judge-b"))
         runs = store.deciding_judgments("mmvet", judge_b)
     per_run = [sum(r[run].score for r in runs.values()) / 3 for run in (0, 1)]
     assert second["alpha"] == pytest.approx(100 * sum(per_run) / 2)
@@ -92,6 +92,28 @@ def test_the_settings_can_fix_the_judge_shown(cli, two_judges, tmp_path: Path, m
     assert _totals(cli, two_judges, "--judge", "judge-a") != _totals(cli, two_judges)
     settings.write_text('[review]\njudge = "none"\n', encoding="utf-8")  # names no judge
     assert _totals(cli, two_judges) == _totals(cli, two_judges, "--judge", "judge-a")
+
+
+def test_the_official_exports_follow_the_judge_the_settings_name(
+    cli, two_judges, tmp_path: Path, monkeypatch
+) -> None:
+    """The judge is chosen once, from --judge and the settings, for every export: the
+    grader's files too (they read only --judge, and fell back to the first judge)."""
+
+    def grades(*args: str) -> dict[str, str]:
+        out = tmp_path / f"grades-{len(list(tmp_path.iterdir()))}"
+        result = cli("export", two_judges, "--format", "mmvet-grades", "--out", out, *args)
+        assert result.code == 0, result.stderr
+        return {f.name: f.read_text(encoding="utf-8") for f in out.iterdir()}
+
+    first, second = grades("--judge", "judge-a"), grades("--judge", "judge-b")
+    assert first != second and all("judge-b" in name for name in second)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    settings = tmp_path / "config" / "lmmreview" / "config.toml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text('[review]\njudge = "judge-b"\n', encoding="utf-8")
+    assert grades() == second
+    assert grades("--judge", "judge-a") == first
 
 
 def test_switching_the_judge_in_the_screen_shows_its_tables(cli, two_judges) -> None:

@@ -255,9 +255,9 @@ def info(
     from lmmreview.db.batches import batches_in_flight, in_flight_lines
     from lmmreview.tui.settings import for_command
 
-    preferred = for_command(uses=["review.judge"]).shown_judge
+    choice = for_command(uses=["review.judge"]).judge_choice(judge_name)
     with clear_errors(db), Store.open(db, create=False) as store:
-        counts = store.counts(judge_name, preferred)
+        counts = store.counts(choice)
         version = store.schema_version
         flying = batches_in_flight(store)
     if as_json:
@@ -328,7 +328,7 @@ def _tables(
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(datasets or [])
         return tables_and_notes(
-            store, datasets or None, unscored_as_zero, judge_name, settings.shown_judge,
+            store, datasets or None, unscored_as_zero, settings.judge_choice(judge_name),
             settings.causes,
         )  # fmt: skip
 
@@ -387,8 +387,10 @@ def export(
 
     if format not in RENDERERS:  # a benchmark's official files
         from lmmreview.tui.export_official import export_official
+        from lmmreview.tui.settings import for_command
 
-        export_official(db, format, output, dataset, unscored_as_zero, judge_name)
+        choice = for_command(uses=["review.judge"]).judge_choice(judge_name)
+        export_official(db, format, output, dataset, unscored_as_zero, choice)
         return
     tables, notes = _tables(db, dataset, unscored_as_zero, judge_name)
     text = RENDERERS[format](tables, notes)

@@ -14,6 +14,7 @@ from lmmreview.db.parts import declared_file_function
 from lmmreview.engine.benchmark import Benchmark, ExportFormat
 from lmmreview.engine.guarded import plugin_call
 from lmmreview.engine.registry import benchmarks, shipped
+from lmmreview.engine.scoring import JudgeChoice
 from lmmreview.tui.output import clear_errors, err, fail, say
 
 Files = dict[str, Content]  # file name -> what goes in it
@@ -53,7 +54,7 @@ def export_official(
     output: Path | None,
     datasets: list[str] | None,
     unscored_as_zero: bool,
-    judge_name: str | None = None,
+    choice: JudgeChoice,
 ) -> None:
     """Write a format's files for every dataset of its benchmark and say where."""
     found = official_format(fmt)
@@ -75,7 +76,7 @@ def export_official(
         for name, benchmark in store.datasets(datasets or None):
             if isinstance(_unguarded(benchmark), kind):
                 titles.append(benchmark.title)
-                judge = store.chosen_judge(name, judge_name)
+                judge = store.chosen_judge(name, choice)
                 made = plugin_call(
                     benchmark,
                     f"writer {spec.writer}",

@@ -74,7 +74,7 @@ def all_datasets(app: ReviewApp) -> Callable[[], Awaitable[str]]:
     async def markdown() -> str:
         tables, notes = await app.database.run(
             lambda r: tables_and_notes(
-                r.store, None, False, None, settings.shown_judge, settings.causes
+                r.store, None, False, settings.judge_choice(), settings.causes
             )
         )
         return to_markdown(tables, notes)

@@ -28,6 +28,7 @@ import platformdirs
 
 from lmmreview.engine.causes import MMMU_CAUSES
 from lmmreview.engine.defaults import DEFAULT_JUDGE_MODEL, DISAGREEMENT, SPREAD
+from lmmreview.engine.scoring import JudgeChoice
 from lmmreview.engine.secrets import redact_url
 from lmmreview.tui.options import (
     IMAGE_RENDERERS,
@@ -75,6 +76,12 @@ class Settings:
     keymap: Mapping[str, str] = field(default_factory=dict)
     causes: Mapping[str, str] = field(default_factory=lambda: dict(MMMU_CAUSES))  # id -> title
     sources: Mapping[str, str] = field(default_factory=dict)
+
+    def judge_choice(self, named: str | None = None) -> JudgeChoice:
+        """The judge choice every table, export and note of a command or screen follows:
+        the judge `named` (--judge), else the review.judge setting's, else the default.
+        Made once, here, and passed down."""
+        return JudgeChoice(named, self.shown_judge)
 
     def merged(self, **flags: Any) -> Settings:
         """These settings with the command-line flags that were given (not None) on top."""
