@@ -17,6 +17,7 @@ from pathlib import Path
 from lmmreview.db.schema import JUDGE_PROMPT
 from lmmreview.db.store import IN_DATASET, Store, new_database, now
 from lmmreview.engine.benchmark import Benchmark, JudgeItem, JudgeWork
+from lmmreview.engine.guarded import kind_of
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.runner import Cached
 from lmmreview.engine.scoring import USABLE, Judgment, prompt_variant
@@ -332,4 +333,6 @@ def _item(answer_id: int, run: int, work: JudgeWork, sample: Sample, text: str) 
 def _asked(work: JudgeWork | None, variant: JudgeWork | None) -> JudgeWork | None:
     """The work an item is asked with: the prompt variant's, in place of work of its own
     kind (MM-Vet v2's grading is of another kind than a variant of MM-Vet's)."""
-    return variant if variant is not None and type(work) is type(variant) else work
+    if variant is None or work is None or kind_of(work) is not kind_of(variant):
+        return work
+    return variant

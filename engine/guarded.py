@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 from lmmreview.engine import hooks
 from lmmreview.engine.benchmark import (
     Benchmark,
+    ExportFormat,
     Importer,
     JudgeItem,
     JudgeWork,
@@ -182,6 +183,9 @@ class GuardedBenchmark(Benchmark):
             and all(isinstance(name, str) and name.isidentifier() for name in self.group_by)
         ):
             raise TypeError("group_by must be None or two extra fields' names")
+        self.exports = inner.exports
+        if not (isinstance(self.exports, tuple) and all(_is_export(spec) for spec in self.exports)):
+            raise TypeError("exports must be a tuple of ExportFormats")
 
     def run(self, call: str, run: Callable[[], T], check: Check, *where: str) -> T:
         """`run`, a call into the plug-in named `call`, guarded (see `guard`)."""
@@ -207,6 +211,12 @@ class GuardedBenchmark(Benchmark):
         run = lambda: self.inner.judge_work(sample)  # noqa: E731
         work = self.run("judge_work()", run, _instance(JudgeWork, None), _of(sample))
         return None if work is None else GuardedWork(work, self.plugin, f"{self.name}.judge_work()")
+
+    def prompt_variant(self, name: str) -> JudgeWork:
+        call = f"{self.name}.prompt_variant()"
+        run = lambda: self.inner.prompt_variant(name)  # noqa: E731
+        work = guard(self.plugin, call, run, _instance(JudgeWork), allowed=(ValueError,))
+        return GuardedWork(work, self.plugin, call)
 
     def chain(self, sample: Sample) -> tuple[Hashable, int] | None:
         return self.run("chain()", lambda: self.inner.chain(sample), _chain_problem, _of(sample))
@@ -255,6 +265,21 @@ class GuardedWork(JudgeWork):
     def ends_chain(self, score: float | None) -> bool:
         run = lambda: self.inner.ends_chain(score)  # noqa: E731
         return self._run("ends_chain()", run, _instance(bool), None)
+
+
+def kind_of(work: JudgeWork) -> type[JudgeWork]:
+    """The class of a judge work, a plug-in's behind its guard: a prompt variant replaces
+    work of its own kind (db.judging)."""
+    return type(work.inner) if isinstance(work, GuardedWork) else type(work)
+
+
+def _is_export(spec: object) -> bool:
+    """An ExportFormat with the types `lmmreview export` reads (the dataclass checks none)."""
+    return (
+        isinstance(spec, ExportFormat)
+        and all(isinstance(value, str) and value for value in (spec.name, spec.help, spec.writer))
+        and isinstance(spec.one_file_allowed, bool)
+    )
 
 
 def _of(sample: Sample) -> str:

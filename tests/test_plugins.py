@@ -367,6 +367,65 @@ def test_the_screen_shows_a_plugin_datasets_tables(
     assert seen["topic columns"] == ["Model", "math", "colour"]
 
 
+def test_a_plugin_brings_its_own_export_format_and_prompt_variant(
+    yesno_site: Path, yesno_in_process: None, judge_env: str, fake_judge, tmp_path: Path
+) -> None:
+    """Issue 27's acceptance (a): the yesno plug-in declares an official format and a judge
+    prompt variant, and nothing in lmmreview names them: `judge --prompt-variant` asks the
+    plug-in's variant of the fake judge, `export --format` writes the plug-in's file by
+    the judge chosen, and the screen shows that judge's tables."""
+
+    def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+        return lmmreview(*args, sites=(yesno_site,), cwd=tmp_path)
+
+    db = imported_and_scored(yesno_site, tmp_path)
+    refused = run("judge", db, "--model", "judge-x", "--prompt-variant", "loose")
+    assert refused.returncode == 1
+    assert refused.stderr.splitlines() == [
+        "error: Yes/No has no prompt variant 'loose': it has strict"
+    ]
+    assert fake_judge.requests == 0
+    judged = run("judge", db, "--model", "judge-x", "--prompt-variant", "strict")
+    assert judged.returncode == 0, judged.stderr
+    asked = list(fake_judge.prompts)
+    assert len(asked) == 5 and all(prompt.startswith("Strictly: ") for prompt in asked)
+
+    assert "yesno-sheet         Yes/No: one CSV of id, model and score per dataset" in (
+        run("export", "--help").stdout
+    )
+    out = tmp_path / "sheets"
+    written = run("export", db, "--format", "yesno-sheet", "--judge", "judge-x", "--out", out)
+    assert written.returncode == 0, written.stderr
+    rows = (out / "quiz-sheet.csv").read_text(encoding="utf-8").splitlines()
+    assert rows == ["id,model,score", *(f"q{n},m,0.5" for n in range(1, 6))]
+    by_rules = run("export", db, "--format", "yesno-sheet", "--judge", "offline rules",
+                   "--out", tmp_path / "rules")  # fmt: skip
+    assert by_rules.returncode == 0, by_rules.stderr
+    assert (tmp_path / "rules" / "quiz-sheet.csv").read_text(encoding="utf-8").splitlines()[1:] == [
+        "q1,m,1.0",
+        "q2,m,0.0",
+        "q3,m,1.0",
+        "q4,m,1.0",
+        "q5,m,",
+    ]
+
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
+        seen["tables"] = {
+            t.name: {c.key: t.rows[0].cells[c.key].value for c in t.columns}
+            for t in app.screen.tables
+        }
+
+    drive(db, steps, dataset="quiz", shown_judge="judge-x")
+    assert seen["tables"] == {
+        "quiz.overall": {"overall": 50.0},
+        "quiz.topics": {"math": 50.0, "colour": 50.0},
+    }
+
+
 @pytest.fixture(scope="module")
 def faulty_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return install("faulty", tmp_path_factory)

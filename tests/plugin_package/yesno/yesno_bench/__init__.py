@@ -1,18 +1,64 @@
 """Yes/no questions: one table overall and one by topic; an answer is right when its
-first word is the gold's yes or no."""
+first word is the gold's yes or no (offline), or as an LLM judge grades it, with its
+reference prompt or the "strict" variant. Its own official format, yesno-sheet, is one
+CSV per dataset (yesno_bench.sheet)."""
 
 from __future__ import annotations
 
 import re
 from collections import Counter
 
-from lmmreview.engine.benchmark import Benchmark, Importer, Option, Tables, TableSpec, Unit
+from lmmreview.engine.benchmark import (
+    Benchmark,
+    ExportFormat,
+    Importer,
+    JudgeItem,
+    JudgeWork,
+    Option,
+    Tables,
+    TableSpec,
+    Unit,
+)
+from lmmreview.engine.judging import failed, llm_judgment
 from lmmreview.engine.layouts import by_count, columns
+from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.offline import rules_judgment
-from lmmreview.engine.scoring import Judgment
+from lmmreview.engine.scoring import Judgment, Status
 from lmmreview.engine.types import Sample
 
 TOPIC = "topic"
+STRICT = "Strictly: "  # what the strict variant's prompt starts with
+
+
+class Agreement(JudgeWork):
+    """An LLM grades whether the answer agrees with the gold, from 0 to 1."""
+
+    def __init__(self, strict: bool = False) -> None:
+        self.strict = strict
+
+    def prompt_version(self) -> str:
+        return "yesno-strict-1" if self.strict else "yesno-1"
+
+    def ladder(self, item: JudgeItem, model: str) -> list[Call]:
+        prompt = (
+            f"{STRICT if self.strict else ''}does the answer {item.prediction!r} to the "
+            f"question {item.question!r} agree with {item.golds[0]!r}? Reply with a number "
+            "from 0 to 1."
+        )
+        return [Call(model, (("user", prompt),), 0.0, 8)]
+
+    def interpret(self, item: JudgeItem, call: Call, reply: Reply) -> Judgment | None:
+        try:
+            score = float(reply.text.strip())
+        except ValueError:
+            return None
+        return llm_judgment(item, call, reply, score) if 0.0 <= score <= 1.0 else None
+
+    def exhausted(self, item: JudgeItem, model: str, last_reply: str) -> Judgment:
+        return failed(item, model, "no number from 0 to 1", last_reply, Status.UNPARSEABLE)
+
+
+AGREEMENT = Agreement()
 
 
 class YesNo(Benchmark):
@@ -28,6 +74,11 @@ class YesNo(Benchmark):
         (
             Option("answers", "FILE", "CSV with the columns id, prediction."),
             Option("model", "NAME", "The model that gave --answers.", text=True),
+        ),
+    )
+    exports = (
+        ExportFormat(
+            "yesno-sheet", "Yes/No: one CSV of id, model and score per dataset", "yesno-sheet"
         ),
     )
 
@@ -59,6 +110,14 @@ class YesNo(Benchmark):
         if sample.answer is None or said is None:
             return None
         return rules_judgment(float(said == sample.answer), "yesno", f"first word {said}")
+
+    def judge_work(self, sample: Sample) -> JudgeWork | None:
+        return AGREEMENT
+
+    def prompt_variant(self, name: str) -> JudgeWork:
+        if name != "strict":
+            raise ValueError(f"Yes/No has no prompt variant {name!r}: it has strict")
+        return Agreement(strict=True)
 
 
 YESNO = YesNo()
