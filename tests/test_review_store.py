@@ -243,7 +243,7 @@ def test_a_run_that_failed_everywhere_is_still_a_run_on_screen_and_in_the_report
                 for a in answers
             ]
         )
-    gpt = store.chosen_judge("mmvet", None)  # the LLM, first of the judges now
+    gpt = store.chosen_judge("mmvet")  # the LLM, first of the judges now
     assert gpt == Judge("llm", "gpt-test", "")
     scores = dataset_scores(store, "mmvet", benchmark("mmvet"), gpt)
     on_screen = {len(e.judged) for e in review.entries("mmvet")}
