@@ -25,12 +25,13 @@ import typer
 
 from lmmreview.engine.defaults import DISAGREEMENT, SPREAD
 from lmmreview.engine.hooks import on_problem, try_first, watch_calls
+from lmmreview.tui.cli.imports import import_group
+from lmmreview.tui.cli.judge import judge
+from lmmreview.tui.cli.judges import judges
+from lmmreview.tui.cli.merge import merge_command, reviewers_command
+from lmmreview.tui.cli.plugin_trial import trial
 from lmmreview.tui.crash import run_guarded, run_screen
-from lmmreview.tui.import_commands import import_group
 from lmmreview.tui.imports_cli import imports_command
-from lmmreview.tui.judge_cli import judge
-from lmmreview.tui.judges_cli import judges
-from lmmreview.tui.merge_cli import merge_command, reviewers_command
 from lmmreview.tui.options import (
     IMAGE_RENDERERS,
     MAX_RUNS,
@@ -52,7 +53,6 @@ from lmmreview.tui.output import (
     say,
     status_line,
 )
-from lmmreview.tui.plugin_trial import trial
 from lmmreview.tui.plugin_watch import watched
 from lmmreview.tui.safe_text import safe
 
@@ -344,7 +344,7 @@ def report(
     judge_name: JudgeOpt = None,
 ) -> None:
     """Print the breakdown tables in the terminal."""
-    from lmmreview.tui.report import render
+    from lmmreview.tui.cli.rich_tables import render
 
     tables, notes = _tables(db, dataset, unscored_as_zero, judge_name)
     out.print(render(tables, notes))
@@ -384,7 +384,7 @@ def export(
     from lmmreview.engine.export import RENDERERS
 
     if format.value not in RENDERERS:  # a benchmark's official files
-        from lmmreview.tui.export_official import export_official
+        from lmmreview.tui.cli.export_official import export_official
 
         export_official(db, format.value, output, dataset, unscored_as_zero, judge_name)
         return

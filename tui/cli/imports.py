@@ -16,7 +16,7 @@ from typer.core import TyperGroup
 
 from lmmreview.tui.options import DatasetOpt, NewDbArg, given_path
 
-if TYPE_CHECKING:  # the importers load when an import command runs (see tui/cli.py)
+if TYPE_CHECKING:  # the importers load when an import command runs (see tui/cli/__init__.py)
     from lmmreview.db.importers import ImportBatch, ImportRequest
     from lmmreview.engine.benchmark import Benchmark, Importer, Option
 
