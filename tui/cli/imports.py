@@ -1,8 +1,11 @@
-"""`lmmreview import NAME`: one command per installed benchmark that has an importer,
-made from what its `Importer` declares, so a plug-in's files import like the built-ins'.
-The commands are made when the group is looked into, not when it is defined: `lmmreview
---help` loads no benchmark. The plug-ins' commands are made only when one is asked for or
-the commands are listed: `lmmreview import mmvet` loads no plug-in."""
+"""`lmmreview import NAME` and `lmmreview imports`.
+
+`import`: one command per installed benchmark that has an importer, made from what its
+`Importer` declares, so a plug-in's files import like the built-ins'. The commands are
+made when the group is looked into, not when it is defined: `lmmreview --help` loads no
+benchmark. The plug-ins' commands are made only when one is asked for or the commands are
+listed: `lmmreview import mmvet` loads no plug-in. `imports`: the recorded imports of
+other tools' judgments, listed or removed."""
 
 from __future__ import annotations
 
@@ -14,17 +17,21 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from lmmreview.tui.options import DatasetOpt, NewDbArg, given_path
+from lmmreview.tui.cli.report import read_tables
+from lmmreview.tui.options import DatasetOpt, DbArg, NewDbArg, given_path
+from lmmreview.tui.output import clear_errors, err, out, say, status_line
+from lmmreview.tui.safe_text import safe
 
 if TYPE_CHECKING:  # the importers load when an import command runs (see tui/cli/__init__.py)
-    from lmmreview.db.importers import ImportBatch, ImportRequest
+    from lmmreview.db.importers import ImportBatch, ImportRequest, ImportSummary
     from lmmreview.engine.benchmark import Benchmark, Importer, Option
+    from lmmreview.engine.checks import Expected
+    from lmmreview.engine.scoring import Judge
 
 _KEYWORD = inspect.Parameter.POSITIONAL_OR_KEYWORD
-ImportRun = Callable[[Path, Callable[[], "ImportBatch"]], None]  # db, read -> load and report
 
 
-def import_group(run: ImportRun, help: str) -> typer.Typer:
+def import_group() -> typer.Typer:
     """The `import` group: lmmreview's own import commands, and the plug-ins' once a
     command that is not lmmreview's is asked for, or the commands are listed (its help)."""
 
@@ -66,14 +73,16 @@ def import_group(run: ImportRun, help: str) -> typer.Typer:
 
         def _add(self, installed: Iterable[Benchmark]) -> None:
             extra = typer.Typer(rich_markup_mode=self.rich_markup_mode)  # help as the group's
-            _add_commands(extra, installed, run)
+            _add_commands(extra, installed)
             for name, command in typer.main.get_group(extra).commands.items():
                 self.commands.setdefault(name, command)  # the built-ins keep their names
 
-    return typer.Typer(cls=Group, help=help, no_args_is_help=True)
+    return typer.Typer(
+        cls=Group, help="Import a benchmark's questions and model answers.", no_args_is_help=True
+    )
 
 
-def _add_commands(group: typer.Typer, installed: Iterable[Benchmark], run: ImportRun) -> None:
+def _add_commands(group: typer.Typer, installed: Iterable[Benchmark]) -> None:
     """Add an import command to `group` for each importer of each benchmark."""
     for benchmark in installed:
         for command, importer in benchmark.importers().items():
@@ -81,12 +90,10 @@ def _add_commands(group: typer.Typer, installed: Iterable[Benchmark], run: Impor
                 command,
                 help=importer.help,
                 short_help=importer.help.split("\n")[0],
-            )(_command(benchmark, command, importer, run))
+            )(_command(benchmark, command, importer))
 
 
-def _command(
-    benchmark: Benchmark, name: str, importer: Importer, run: ImportRun
-) -> Callable[..., None]:
+def _command(benchmark: Benchmark, name: str, importer: Importer) -> Callable[..., None]:
     """A function whose signature typer reads: DB, the importer's argument and options,
     then --dataset."""
 
@@ -96,7 +103,7 @@ def _command(
         db, dataset = values.pop("db"), values.pop("dataset")
         replace = bool(values.pop("replace", False))
         request = ImportRequest(values, dataset)
-        run(db, lambda: _read(benchmark, importer, request, values, replace=replace))
+        _load(db, lambda: _read(benchmark, importer, request, values, replace=replace))
 
     parameters = [
         inspect.Parameter("db", _KEYWORD, annotation=NewDbArg),
@@ -185,3 +192,138 @@ def _parameter(option: Option, *, argument: bool) -> inspect.Parameter:
         default=inspect.Parameter.empty if required else None,
         annotation=Annotated[kind if required else kind | None, info],
     )
+
+
+def _load(db: Path, read: Callable[[], ImportBatch]) -> None:
+    """Read (no database yet), then load in one transaction, then report.
+
+    A failed import leaves the database as it was, and creates none.
+    """
+    from lmmreview.db.importers import import_batch
+    from lmmreview.db.importers.read import reporting
+    from lmmreview.engine.scoring import Judge
+
+    with clear_errors(db):
+        with status_line("Reading input files") as report, reporting(report):
+            batch = read()
+        with status_line(f"Writing to {db}"):
+            summary = import_batch(db, batch)
+    _report(db, summary)
+    if batch.checks:
+        first = batch.judgments[0].judgment if batch.judgments else None
+        judge = Judge.of(first.kind, first.judge_model, first.prompt_version) if first else None
+        _check(db, batch.dataset, batch.checks, judge)
+
+
+def _report(db: Path, summary: ImportSummary) -> None:
+    answers = ", ".join(f"{m} {n} new" for m, n in summary.answers_added.items())
+    judged = [
+        f"{n} {what}"
+        for n, what in (
+            (summary.judgments_added, "imported judgments"),
+            (summary.group_verdicts_added, "imported circular verdicts"),
+            (summary.verdicts_added, "human verdicts read back"),
+        )
+        if n
+    ]
+    say(
+        f"{db}: dataset {summary.dataset}: {summary.samples_total} samples "
+        f"({summary.samples_added} new), {summary.images_added} new images"
+        + (f"; answers: {answers}" if answers else "")
+        + (f"; {', '.join(judged)}" if judged else "")
+        + (f" as import {summary.import_id}" if summary.import_id else "")
+    )
+    for replaced in summary.replaced:
+        say(f"{db}: import {replaced} removed (--replace)")
+    if summary.already_imported:
+        say(
+            f"{db}: these judgments are already there as import {summary.already_imported}: "
+            "nothing to add"
+        )
+    for warning in summary.warnings:
+        say(f"warning: {warning}", style="yellow", console=err)
+
+
+def _check(db: Path, dataset: str, expected: list[Expected], judge: Judge | None) -> None:
+    """Compare the tables of the imported judge with the numbers of the --check files, cell
+    by cell, counting unscored answers as 0 as the official grader does. The import is
+    kept; the exit code is 1 when a number differs."""
+    from lmmreview.engine.checks import compare
+
+    name = judge.full_label if judge else None
+    tables, _ = read_tables(db, [dataset], unscored_as_zero=True, judge_name=name)
+    differences = compare(expected, dataset, tables)
+    for file in dict.fromkeys(e.file for e in expected):
+        total = sum(e.file == file for e in expected)
+        wrong = [d for d in differences if d.expected.file == file]
+        if not wrong:
+            say(f"check {file}: all {total} numbers equal at the file's rounding")
+            continue
+        say(f"check {file}: {len(wrong)} of {total} numbers differ:", style="red")
+        for difference in wrong:
+            say(f"  {difference.sentence()}", style="red")
+    if differences:
+        raise typer.Exit(1)
+
+
+_COLUMNS = ("id", "dataset", "judge", "runs", "answers", "imported (UTC)", "file")
+
+
+def imports_command(
+    db: DbArg,
+    remove: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--remove",
+            metavar="ID",
+            min=1,
+            max=2**63 - 1,  # SQLite's largest id
+            help="Remove this import: its judgments and circular verdicts (human verdicts "
+            "stay); repeatable, all in one transaction.",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """List the imports of other tools' judgments, or remove one.
+
+    Each import that brings judgments (mmvet-grades, and the VLMEvalKit and lmms-eval
+    judge files) is recorded with its file, the file's sha256, its judge and runs; its
+    judgments point to it. Removing one leaves the tables as if it had never been imported.
+    """
+    from rich.table import Table as RichTable
+
+    from lmmreview.db import Store
+    from lmmreview.db.imports import imports, remove_import
+
+    with clear_errors(db), Store.open(db, create=False) as store:
+        if remove:
+            with store.transaction():
+                removed = [remove_import(store, one) for one in dict.fromkeys(remove)]
+            for gone in removed:
+                say(
+                    f"{db}: import {gone.id} removed: the judgments of {gone.answers} answers "
+                    f"from {gone.file} (judge {gone.judge}, dataset {gone.dataset})"
+                )
+            return
+        listed = imports(store)
+    if not listed:
+        say(f"{db}: no imports of judgments")
+        return
+    table = RichTable(box=None)
+    for name in _COLUMNS:
+        numbers = name in ("runs", "answers")
+        folds = name in ("dataset", "judge", "file")  # names: the rest keeps one line
+        table.add_column(
+            name, overflow="fold", no_wrap=not folds, justify="right" if numbers else "left"
+        )
+    for i in listed:
+        table.add_row(
+            str(i.id),
+            safe(i.dataset, one_line=True),
+            safe(i.judge, one_line=True),
+            str(i.runs),
+            str(i.answers),
+            i.created_at[:19].replace("T", " "),  # stored in UTC, to the millisecond
+            safe(i.file, one_line=True),
+        )
+    out.print(table)
