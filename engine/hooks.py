@@ -12,7 +12,7 @@ from contextlib import AbstractContextManager
 
 # Loads the plug-ins ("module:name" each) elsewhere first, within a time bound (seconds),
 # and says which must not load here, by index, and why (the command line's is
-# tui.plugin_trial: a process of its own).
+# tui.cli.plugin_trial: a process of its own).
 Trial = Callable[[list[str], float], dict[int, str]]
 # Around each run of plug-in code, given what runs ("plug-in X: tables() (dataset 'd')")
 # and whether to say when it is slow (its load has a time bound of its own).

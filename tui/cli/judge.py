@@ -1,7 +1,7 @@
 """`lmmreview judge`: run the LLM judge over a database, with a progress bar.
 
 The command's options are defined here with what they cost nothing to import; the store,
-the judge and the progress bar load when the command runs (see tui/cli.py)."""
+the judge and the progress bar load when the command runs (see tui/cli/__init__.py)."""
 
 from __future__ import annotations
 
@@ -147,7 +147,7 @@ def judge(
     from lmmreview.db.store import FileChanged
     from lmmreview.engine.batch import Limits
     from lmmreview.engine.scoring import OFFLINE_RULES
-    from lmmreview.tui.judge_batch import BatchOptions, judge_in_batches
+    from lmmreview.tui.cli.judge_batch import BatchOptions, judge_in_batches
     from lmmreview.tui.judge_run import judge_setup, rescued
     from lmmreview.tui.settings import for_command
 

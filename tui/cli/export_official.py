@@ -11,41 +11,12 @@ from lmmreview.db import Store
 from lmmreview.db.files import Export, refuse_database, write_text
 from lmmreview.db.official import Content, OfficialFiles, Writer, write_workbook
 from lmmreview.db.parts import declared_file_function
-from lmmreview.engine.benchmark import Benchmark, ExportFormat
 from lmmreview.engine.guarded import plugin_call
-from lmmreview.engine.registry import benchmarks, shipped
 from lmmreview.engine.scoring import JudgeChoice
+from lmmreview.tui.cli.official_formats import official_format, official_formats, unguarded
 from lmmreview.tui.output import clear_errors, err, fail, say
 
 Files = dict[str, Content]  # file name -> what goes in it
-
-
-def official_formats(everyone: bool = True) -> dict[str, tuple[type[Benchmark], ExportFormat]]:
-    """Every installed benchmark's official formats, by --format name, with the kind of
-    benchmark each is for (a subclass's datasets take its formats too); lmmreview's own
-    only, unless `everyone` (which loads the plug-ins)."""
-    found: dict[str, tuple[type[Benchmark], ExportFormat]] = {}
-    for benchmark in (benchmarks() if everyone else shipped()).values():
-        for spec in benchmark.exports:
-            found.setdefault(spec.name, (type(_unguarded(benchmark)), spec))
-    return found
-
-
-def official_format(fmt: str) -> tuple[type[Benchmark], ExportFormat] | None:
-    """The official format called `fmt`, if an installed benchmark has one (plug-ins load
-    only for a name lmmreview's own formats do not have)."""
-    return official_formats(everyone=False).get(fmt) or official_formats().get(fmt)
-
-
-def format_help_lines() -> list[str]:
-    """One line per official format for `export --help`: its name and what it writes."""
-    return [f"{name:<18}  {spec.help}" for name, (_, spec) in official_formats().items()]
-
-
-def _unguarded(benchmark: Benchmark) -> Benchmark:
-    """The benchmark itself, not a plug-in's guard around it (engine.guarded)."""
-    inner: Benchmark = getattr(benchmark, "inner", benchmark)
-    return inner
 
 
 def export_official(
@@ -74,7 +45,7 @@ def export_official(
         write: Writer = declared_file_function(spec.writer)
         titles = []
         for name, benchmark in store.datasets(datasets or None):
-            if isinstance(_unguarded(benchmark), kind):
+            if isinstance(unguarded(benchmark), kind):
                 titles.append(benchmark.title)
                 judge = store.chosen_judge(name, choice)
                 made = plugin_call(
