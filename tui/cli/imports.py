@@ -4,7 +4,7 @@
 `Importer` declares, so a plug-in's files import like the built-ins'. The commands are
 made when the group is looked into, not when it is defined: `lmmreview --help` loads no
 benchmark. The plug-ins' commands are made only when one is asked for or the commands are
-listed: `lmmreview import mmvet` loads no plug-in. `imports`: the recorded imports of
+listed: importing a built-in benchmark's files loads no plug-in. `imports`: the recorded imports of
 other tools' judgments, listed or removed."""
 
 from __future__ import annotations
@@ -286,8 +286,8 @@ def imports_command(
 ) -> None:
     """List the imports of other tools' judgments, or remove one.
 
-    Each import that brings judgments (mmvet-grades, and the VLMEvalKit and lmms-eval
-    judge files) is recorded with its file, the file's sha256, its judge and runs; its
+    Each import that brings judgments (a grader's grade files, and the VLMEvalKit and
+    lmms-eval judge files) is recorded with its file, the file's sha256, its judge and runs; its
     judgments point to it. Removing one leaves the tables as if it had never been imported.
     """
     from rich.table import Table as RichTable
