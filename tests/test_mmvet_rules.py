@@ -454,14 +454,14 @@ def test_best_offline_grade_leaves_to_a_judge_what_a_long_ground_truth_might_cre
     )
 
 
-# A row of the README's examples: | `ground truth` | answer | score | why |
+# A row of the examples in docs/scoring.md: | `ground truth` | answer | score | why |
 _README_EXAMPLE = re.compile(r"^\| `([^`]+)` \| ([^|]+?) \| ([01]\.[0-9]) \|", re.MULTILINE)
 
 
-def test_the_readme_examples_of_the_offline_grader_hold() -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    heading = "### What the offline grader understands, and what it does not"
-    section = readme.split(heading, 1)[1].split("\n#", 1)[0]
+def test_the_documented_examples_of_the_offline_grader_hold() -> None:
+    page = Path(__file__).resolve().parents[1] / "docs" / "scoring.md"
+    heading = "## What the offline grader understands, and what it does not"
+    section = page.read_text(encoding="utf-8").split(heading, 1)[1].split("\n#", 1)[0]
     examples = _README_EXAMPLE.findall(section)
     assert len(examples) >= 15
     for truth, prediction, score in examples:

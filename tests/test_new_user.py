@@ -207,8 +207,8 @@ def test_an_unknown_l2_category_is_warned_of_and_kept_in_the_l2_table(cli, tmp_p
 # -- g. the JSONL split field --------------------------------------------------------------------
 
 
-def test_the_readme_says_how_split_names_the_table_rows(cli, tmp_path: Path) -> None:
-    """The row name the README promises is the one `report` prints."""
+def test_the_docs_say_how_split_names_the_table_rows(cli, tmp_path: Path) -> None:
+    """The row name the file formats page promises is the one `report` prints."""
     data = tmp_path / "bench.jsonl"
     lines = [
         {"id": "q1", "question": "Colour?", "answer": "red", "split": "val"},
@@ -221,8 +221,8 @@ def test_the_readme_says_how_split_names_the_table_rows(cli, tmp_path: Path) -> 
     assert cli("import", "jsonl", db, data).code == 0
     assert cli("score", db).code == 0
     report = cli("report", db).stdout
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    jsonl = _section(readme, "### Any other benchmark: lmmreview JSONL", "\n## ")
+    formats = (ROOT / "docs" / "formats.md").read_text(encoding="utf-8")
+    jsonl = _section(formats, "### Any other benchmark: lmmreview JSONL", "\n## ")
     [split_row] = [line for line in jsonl.splitlines() if line.startswith("| `split` |")]
     for row in ("my-model (val)", "my-model (test)"):
         assert f"│ {row} " in report
