@@ -15,8 +15,8 @@ from pathlib import Path
 
 from bench.harness import Context, Measurement, benchmark, timed
 from bench.mmbench_data import TsvInfo, write_mmbench_tsv
+from lmmreview.db.benchmarks.mmbench.files import read_mmbench
 from lmmreview.db.importers import load
-from lmmreview.db.importers.mmbench import read_mmbench
 from lmmreview.db.store import Store
 
 REPO = Path(__file__).resolve().parent.parent

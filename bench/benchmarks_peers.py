@@ -28,7 +28,7 @@ from bench.benchmarks_launch import ANSWERS, FIXTURES, input_files, user_env
 from bench.benchmarks_scoring import mmmu_cases
 from bench.harness import Context, Measurement, Skipped, benchmark, timed
 from bench.terminal import Drawn, in_terminal
-from lmmreview.engine.mmmu import judge
+from lmmreview.engine.benchmarks.mmmu.rules import judge
 from lmmreview.engine.types import QuestionType, Sample
 
 GENERIC = f"generic {ANSWERS:,} answers"

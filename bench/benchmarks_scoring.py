@@ -19,14 +19,14 @@ import numpy as np
 
 from bench.harness import Context, Measurement, Skipped, benchmark, timed
 from bench.mmbench_data import ABILITIES, CIRCULAR_STRIDE, LETTERS
-from lmmreview.engine import mmvet
 from lmmreview.engine.benchmark import Benchmark
-from lmmreview.engine.benchmarks.mmbench import MMBENCH
-from lmmreview.engine.benchmarks.mmvet import MMVET
+from lmmreview.engine.benchmarks.mmbench.benchmark import MMBENCH
+from lmmreview.engine.benchmarks.mmmu.rules import judge, question_type_of
+from lmmreview.engine.benchmarks.mmvet import rules as mmvet
+from lmmreview.engine.benchmarks.mmvet.benchmark import MMVET
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.columns import AnswerColumns
 from lmmreview.engine.layouts import layout_for
-from lmmreview.engine.mmmu import judge, question_type_of
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import Outcome, Verdict
 from lmmreview.engine.types import QuestionType, Sample

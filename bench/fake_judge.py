@@ -84,10 +84,11 @@ GARBAGE_REPLY = "I think this deserves a good grade!"
 # What an unrecognised prompt gets: a valid MM-Vet score, so a stray prompt does not crash.
 DEFAULT_REPLY = "0.5"
 
-# Markers that identify the two judge prompts (from engine/mmvet.py and engine/mmbench.py).
+# Markers that identify the two judge prompts (engine/benchmarks/mmvet/rules.py and
+# engine/benchmarks/mmbench/rules.py).
 MMVET_MARKER = "Compare the ground truth and prediction from AI models"
 MMBENCH_MARKER = "You are an AI assistant to help me matching an answer with several options"
-# The start of engine.mmvet.RETRY_SUFFIX: it follows the query row on retries.
+# The start of engine.benchmarks.mmvet.rules.RETRY_SUFFIX: it follows the query row on retries.
 _MMVET_RETRY_START = "\nPredict the correctness of the answer"
 _NO_MATCH = "X"
 # Option boundaries in "A. teddy bear B. rabbit C. cat": a letter, a dot, a space.

@@ -29,8 +29,8 @@ from typing import Any
 from PIL import Image
 
 from bench.mmbench_data import ABILITIES, CIRCULAR_STRIDE, HEADER, LETTERS
-from lmmreview.engine.mmmu import DISCIPLINES
-from lmmreview.engine.mmvet import INTEGRATION_ORDER
+from lmmreview.engine.benchmarks.mmmu.rules import DISCIPLINES
+from lmmreview.engine.benchmarks.mmvet.rules import INTEGRATION_ORDER
 
 GENERATOR_VERSION = 1  # bump when the written files change, so cached databases are rebuilt
 MODELS = 5

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from lmmreview.engine import mmbench, mmvet
+from lmmreview.engine.benchmarks.mmbench import rules as mmbench
+from lmmreview.engine.benchmarks.mmvet import rules as mmvet
 from lmmreview.engine.scoring import OFFLINE_RULES, Judgment, Status, choice_score
 from lmmreview.engine.types import Sample
 

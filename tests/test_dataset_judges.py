@@ -13,7 +13,7 @@ import pytest
 
 from lmmreview.db.schema import JUDGE_MODEL, JUDGE_PROMPT, MIGRATIONS
 from lmmreview.db.store import IN_DATASET, Store, deciding_in_dataset, judge_parameters
-from lmmreview.engine.mmvet import PROMPT_VERSION
+from lmmreview.engine.benchmarks.mmvet.rules import PROMPT_VERSION
 from lmmreview.engine.scoring import USABLE, Judge, Judgment, Status, judge_names
 from lmmreview.engine.types import QuestionType, Sample
 

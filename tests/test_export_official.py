@@ -25,7 +25,7 @@ from conftest import FIXTURES, dump, needs_fixture, png_bytes, write_json
 
 from lmmreview.db import Store
 from lmmreview.db.review import ReviewStore
-from lmmreview.engine import mmmu
+from lmmreview.engine.benchmarks.mmmu import rules as mmmu
 from lmmreview.engine.export import csv_text
 from lmmreview.engine.scoring import USABLE, Judgment, Status
 

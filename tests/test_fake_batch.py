@@ -15,7 +15,7 @@ from conftest import serve_fake, stop_fake
 
 from bench.fake_batch import FakeBatchAPI
 from bench.fake_judge import FakeJudge, scripted_reply
-from lmmreview.engine import mmvet
+from lmmreview.engine.benchmarks.mmvet import rules as mmvet
 
 PROMPTS = [
     mmvet.judge_prompt("What colour?", "red <AND> blue", "red"),

@@ -29,8 +29,8 @@ from bench.fake_judge import (
     mmbench_letter,
     scripted_reply,
 )
-from lmmreview.engine.mmbench import extraction_prompt
-from lmmreview.engine.mmvet import judge_prompt, parse_score, retry_prompt
+from lmmreview.engine.benchmarks.mmbench.rules import extraction_prompt
+from lmmreview.engine.benchmarks.mmvet.rules import judge_prompt, parse_score, retry_prompt
 
 # A hand-built MM-Vet prompt: the marker sentence, then the query row with an empty last cell.
 MMVET_PROMPT = (

@@ -26,9 +26,9 @@ from bench.fake_batch import FakeBatchAPI
 from bench.fake_judge import FakeJudge
 from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore
+from lmmreview.engine.benchmarks.mmvet.rules import DEFAULT_JUDGE_MODEL, judge_prompt
 from lmmreview.engine.judging import cache_key
 from lmmreview.engine.llm import Call, CallFailed, OpenAIChat, _retry_after
-from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL, judge_prompt
 from lmmreview.engine.secrets import REDACTED, redact
 
 MMVET_ITEMS = 20 + 20 + 18  # the demo's MM-Vet answers (demo-gamma misses two)

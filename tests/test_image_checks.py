@@ -13,9 +13,9 @@ from conftest import MMBENCH_HEADER, png_bytes, write_tsv
 from PIL import Image
 from test_hardening_import import corrupt_pixels_png
 
+from lmmreview.db.benchmarks.mmbench.files import read_mmbench
 from lmmreview.db.importers import read
 from lmmreview.db.importers.batch import ImportFailure
-from lmmreview.db.importers.mmbench import read_mmbench
 from lmmreview.db.store import StoredImage
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from lmmreview.db.benchmarks.mmbench.files import read_predictions
+from lmmreview.db.benchmarks.mmvet.files import read_mmvet
 from lmmreview.db.importers import read
-from lmmreview.db.importers.mmbench import read_predictions
-from lmmreview.db.importers.mmvet import read_mmvet
 
 
 def import_mmvet(files: dict[str, Path], db: Path, *, stderr_terminal: bool) -> str:

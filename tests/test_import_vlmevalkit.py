@@ -18,7 +18,7 @@ from tui_harness import drive, text_of, until
 
 from lmmreview.db import Store
 from lmmreview.db.review import EntryReader
-from lmmreview.engine.mmbench import CIRCULAR_STRIDE, match_choice
+from lmmreview.engine.benchmarks.mmbench.rules import CIRCULAR_STRIDE, match_choice
 from lmmreview.tui.app import ReviewApp
 
 MMBENCH_COLUMNS = ["index", "question", "hint", "A", "B", "answer", "category", "split"]

@@ -27,7 +27,7 @@ from lmmreview.db.batches import BatchJudge
 from lmmreview.db.importers import load
 from lmmreview.db.importers.batch import AnswerRecord, ImportBatch
 from lmmreview.db.judging import JudgeStore
-from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL, RETRY_SUFFIX
+from lmmreview.engine.benchmarks.mmvet.rules import DEFAULT_JUDGE_MODEL, RETRY_SUFFIX
 from lmmreview.engine.types import QuestionType, Sample
 
 KEY = "sk-test-SECRET-9b8a7c6d"

@@ -13,7 +13,7 @@ from tui_harness import drive, pick, text_of, until
 from lmmreview.db import Store
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine.agreement import answer_score
-from lmmreview.engine.mmvet import PROMPT_VERSION
+from lmmreview.engine.benchmarks.mmvet.rules import PROMPT_VERSION
 from lmmreview.engine.scoring import JudgeChoice, Judgment
 from lmmreview.tui.judges_view import JudgesPanel
 

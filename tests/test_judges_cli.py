@@ -12,8 +12,8 @@ from conftest import FIXTURES, dump, needs_fixture, write_tsv
 from lmmreview.db import Store
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine.agreement import kappa, mean_abs_difference
-from lmmreview.engine.mmbench import EXTRACTION_PROMPT_VERSION
-from lmmreview.engine.mmvet import FEW_SHOT, PROMPT_VERSION
+from lmmreview.engine.benchmarks.mmbench.rules import EXTRACTION_PROMPT_VERSION
+from lmmreview.engine.benchmarks.mmvet.rules import FEW_SHOT, PROMPT_VERSION
 from lmmreview.engine.scoring import Judgment, Status
 
 REAL = FIXTURES / "mmvet-real"

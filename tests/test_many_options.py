@@ -11,7 +11,7 @@ from textual.widgets import OptionList
 from tui_harness import drive, text_of, until
 
 from lmmreview.db import Store
-from lmmreview.engine import mmbench
+from lmmreview.engine.benchmarks.mmbench import rules as mmbench
 from lmmreview.tui.option_picker import OptionPicker
 
 FRUITS = ["apple", "banana", "cherry", "date", "elder", "fig",

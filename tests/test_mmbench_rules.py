@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmmreview.engine.mmbench import (
+from lmmreview.engine.benchmarks.mmbench.rules import (
     EXTRACTION_PROMPT_VERSION,
     L2_ABBREVIATIONS,
     L3_ABILITIES,

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lmmreview.engine import mmmu
-from lmmreview.engine.mmmu import normalize_gold, parse_choice
+from lmmreview.engine.benchmarks.mmmu import rules as mmmu
+from lmmreview.engine.benchmarks.mmmu.rules import normalize_gold, parse_choice
 
 PREFIX = "mmmu-fallback:"
 SEED_KEYS = [f"validation_Subject_{n}" for n in range(600)]

@@ -12,7 +12,7 @@ from typing import Any
 
 from conftest import FIXTURES, needs_fixture
 
-from lmmreview.engine.mmmu import judge
+from lmmreview.engine.benchmarks.mmmu.rules import judge
 from lmmreview.engine.types import QuestionType, Sample
 
 CORPUS = FIXTURES / "mmmu" / "parity_corpus.jsonl"

@@ -17,7 +17,7 @@ from conftest import FIXTURES, needs_fixture
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmmreview.engine.mmmu import (
+from lmmreview.engine.benchmarks.mmmu.rules import (
     DISCIPLINE_OF,
     MmmuVerdict,
     judge,
@@ -109,7 +109,7 @@ def test_random_fallback_is_seeded_per_sample_and_marked() -> None:
 
 
 def test_random_fallback_does_not_depend_on_the_hash_seed() -> None:
-    code = "from lmmreview.engine.mmmu import parse_choice; print(parse_choice('?', dict.fromkeys('ABCDE', 'x'), 'id_7'))"
+    code = "from lmmreview.engine.benchmarks.mmmu.rules import parse_choice; print(parse_choice('?', dict.fromkeys('ABCDE', 'x'), 'id_7'))"
     outputs = {
         subprocess.run(
             [sys.executable, "-c", code],

@@ -12,7 +12,7 @@ from conftest import FIXTURES, needs_fixture
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmmreview.engine.mmvet import (
+from lmmreview.engine.benchmarks.mmvet.rules import (
     DEFAULT_JUDGE_MODEL,
     EMPTY_ANSWER_REASON,
     INTEGRATION_ORDER,

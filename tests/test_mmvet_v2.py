@@ -16,9 +16,9 @@ from tui_harness import drive, text_of, until
 
 from lmmreview.db import Store
 from lmmreview.db.judging import JudgeStore
-from lmmreview.engine import mmvet
 from lmmreview.engine.benchmark import JudgeItem
-from lmmreview.engine.benchmarks.mmvet_v2 import MMVET_V2, GradingV2
+from lmmreview.engine.benchmarks.mmvet import rules as mmvet
+from lmmreview.engine.benchmarks.mmvet.v2 import MMVET_V2, GradingV2
 from lmmreview.engine.llm import Call, CallFailed, Reply
 from lmmreview.engine.registry import benchmark
 from lmmreview.engine.runner import Runner, RunnerSettings

@@ -10,7 +10,7 @@ import numpy as np
 from lmmreview.db.joined import SEPARATOR, in_id_order, read_text_columns
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store
-from lmmreview.engine.benchmarks.mmbench import MMBENCH
+from lmmreview.engine.benchmarks.mmbench.benchmark import MMBENCH
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.types import QuestionType, Sample
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from conftest import FIXTURES, dump, needs_fixture
 
-from lmmreview.engine.mmmu import DISCIPLINE_OF, subject_of
-from lmmreview.engine.mmvet import offline_grade
+from lmmreview.engine.benchmarks.mmmu.rules import DISCIPLINE_OF, subject_of
+from lmmreview.engine.benchmarks.mmvet.rules import offline_grade
 
 ROOT = Path(__file__).resolve().parents[1]
 

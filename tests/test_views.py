@@ -20,7 +20,7 @@ import pytest
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.schema import MIGRATIONS, SCHEMA_VERSION
 from lmmreview.db.store import Store
-from lmmreview.engine.mmvet import DEFAULT_JUDGE_MODEL, PROMPT_VERSION
+from lmmreview.engine.benchmarks.mmvet.rules import DEFAULT_JUDGE_MODEL, PROMPT_VERSION
 from lmmreview.engine.scoring import Judgment, Status
 
 # The table column that averages every answer of a dataset, per dataset (MMBench's

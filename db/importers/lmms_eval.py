@@ -22,8 +22,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from lmmreview.db.importers import mmbench as mmbench_files
-from lmmreview.db.importers import mmmu as mmmu_files
+from lmmreview.db.benchmarks.mmbench import files as mmbench_files
+from lmmreview.db.benchmarks.mmmu import files as mmmu_files
+from lmmreview.db.benchmarks.mmvet.files import mmvet_id, open_sample
 from lmmreview.db.importers.batch import (
     AnswerRecord,
     ImportBatch,
@@ -32,12 +33,11 @@ from lmmreview.db.importers.batch import (
     JudgmentRecord,
     check_model_argument,
 )
-from lmmreview.db.importers.mmvet import mmvet_id, open_sample
 from lmmreview.db.importers.read import read_jsonl
-from lmmreview.engine.benchmarks.mmbench import MMBENCH
-from lmmreview.engine.benchmarks.mmmu import MMMU_BENCHMARK
-from lmmreview.engine.benchmarks.mmvet import MMVET
-from lmmreview.engine.mmbench import OPTION_LETTERS
+from lmmreview.engine.benchmarks.mmbench.benchmark import MMBENCH
+from lmmreview.engine.benchmarks.mmbench.rules import OPTION_LETTERS
+from lmmreview.engine.benchmarks.mmmu.benchmark import MMMU_BENCHMARK
+from lmmreview.engine.benchmarks.mmvet.benchmark import MMVET
 from lmmreview.engine.scoring import IMPORTED, Judgment
 from lmmreview.engine.types import QuestionType, Sample
 

@@ -12,6 +12,17 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from lmmreview.db.benchmarks.mmbench.files import (
+    check_circular_copies,
+    row_index,
+    row_sample,
+    warn_unknown_l2,
+    xlsx_rows,
+)
+from lmmreview.db.benchmarks.mmbench.files import (
+    read_mmbench as read_mmbench_tsv,
+)
+from lmmreview.db.benchmarks.mmvet.files import capabilities_of
 from lmmreview.db.importers.batch import (
     AnswerRecord,
     ImportBatch,
@@ -20,17 +31,6 @@ from lmmreview.db.importers.batch import (
     JudgmentRecord,
     check_model_argument,
 )
-from lmmreview.db.importers.mmbench import (
-    check_circular_copies,
-    row_index,
-    row_sample,
-    warn_unknown_l2,
-    xlsx_rows,
-)
-from lmmreview.db.importers.mmbench import (
-    read_mmbench as read_mmbench_tsv,
-)
-from lmmreview.db.importers.mmvet import capabilities_of
 from lmmreview.db.importers.read import (
     base64_images,
     parse_json,
@@ -38,9 +38,9 @@ from lmmreview.db.importers.read import (
     read_text,
     xlsx_text,
 )
-from lmmreview.engine.benchmarks.mmbench import MMBENCH
-from lmmreview.engine.benchmarks.mmvet import CAPABILITY, MMVET
-from lmmreview.engine.mmbench import circular_position
+from lmmreview.engine.benchmarks.mmbench.benchmark import MMBENCH
+from lmmreview.engine.benchmarks.mmbench.rules import circular_position
+from lmmreview.engine.benchmarks.mmvet.benchmark import CAPABILITY, MMVET
 from lmmreview.engine.official import name_of_file_part
 from lmmreview.engine.scoring import IMPORTED, GroupVerdict, Judgment, Status
 from lmmreview.engine.types import QuestionType, Sample

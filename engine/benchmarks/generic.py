@@ -15,8 +15,8 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks.mmbench import EXTRACTION
-from lmmreview.engine.benchmarks.mmvet import GRADING
+from lmmreview.engine.benchmarks.mmbench.benchmark import EXTRACTION
+from lmmreview.engine.benchmarks.mmvet.benchmark import GRADING
 from lmmreview.engine.offline import choice_judgment, open_judgment
 from lmmreview.engine.scoring import Judgment
 from lmmreview.engine.tables import by_count, columns

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from lmmreview.engine import mmmu
+from lmmreview.engine.benchmarks.mmmu import rules as mmmu
 from lmmreview.engine.scoring import Verdict
 from lmmreview.engine.types import QuestionType, Sample
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lmmreview.engine.benchmarks.mmbench import CATEGORY, L2_CATEGORY
+from lmmreview.engine.benchmarks.mmbench.benchmark import CATEGORY, L2_CATEGORY
 from lmmreview.engine.types import Sample
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections import Counter
 
-from lmmreview.engine import mmmu
 from lmmreview.engine.benchmark import (
     Benchmark,
     Cells,
@@ -18,6 +17,7 @@ from lmmreview.engine.benchmark import (
     Unit,
 )
 from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, REPLACE
+from lmmreview.engine.benchmarks.mmmu import rules as mmmu
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment, Status
 from lmmreview.engine.tables import by_count, columns

@@ -6,9 +6,9 @@ from __future__ import annotations
 from lmmreview.db.official import OfficialFile, OfficialFiles
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store
-from lmmreview.engine import mmmu_official as official
 from lmmreview.engine.benchmark import Benchmark
-from lmmreview.engine.mmmu import Candidate
+from lmmreview.engine.benchmarks.mmmu import official
+from lmmreview.engine.benchmarks.mmmu.rules import Candidate
 from lmmreview.engine.official import file_part
 from lmmreview.engine.scoring import Judge
 

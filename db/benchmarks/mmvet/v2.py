@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lmmreview.db.benchmarks.mmvet.files import open_sample, read_questions, request_files
 from lmmreview.db.importers.batch import ImportBatch, ImportRequest
-from lmmreview.db.importers.mmvet import open_sample, read_questions, request_files
-from lmmreview.engine.benchmarks.mmvet_v2 import CAPABILITIES, MMVET_V2, image_names
+from lmmreview.engine.benchmarks.mmvet.v2 import CAPABILITIES, MMVET_V2, image_names
 from lmmreview.engine.types import Sample
 
 _FIELDS = ("question", "answer", "capability")  # others (the reference has more) are ignored

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable
 
-from lmmreview.engine import mmbench
 from lmmreview.engine.benchmark import (
     Benchmark,
     Cells,
@@ -24,6 +23,7 @@ from lmmreview.engine.benchmarks import (
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
+from lmmreview.engine.benchmarks.mmbench import rules as mmbench
 from lmmreview.engine.judging import llm_judgment
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.offline import OFFLINE_JUDGE, RULES_VERSION, choice_judgment

@@ -9,8 +9,8 @@ import io
 import json
 from dataclasses import dataclass
 
+from lmmreview.engine.benchmarks.mmvet.rules import parse_score
 from lmmreview.engine.export import csv_text
-from lmmreview.engine.mmvet import parse_score
 from lmmreview.engine.official import file_part
 from lmmreview.engine.scoring import USABLE, Judgment, Verdict
 from lmmreview.engine.tables import Table

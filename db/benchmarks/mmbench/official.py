@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from lmmreview.db.official import OfficialFile, OfficialFiles, Workbook
 from lmmreview.db.store import Store
-from lmmreview.engine import mmbench_official as official
 from lmmreview.engine.benchmark import Benchmark
+from lmmreview.engine.benchmarks.mmbench import official
 from lmmreview.engine.official import file_part
 from lmmreview.engine.scoring import Judge
 

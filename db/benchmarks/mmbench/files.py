@@ -18,14 +18,18 @@ from lmmreview.db.importers.batch import (
 from lmmreview.db.importers.model_vqa import is_model_vqa, model_vqa_answers
 from lmmreview.db.importers.read import base64_images, read_table, workbook_rows
 from lmmreview.db.optional import INSTALL_OPENPYXL
-from lmmreview.engine.benchmarks.mmbench import (
+from lmmreview.engine.benchmarks.mmbench.benchmark import (
     CATEGORY,
     CIRCULAR_GROUP,
     L2_CATEGORY,
     MMBENCH,
     ROTATION,
 )
-from lmmreview.engine.mmbench import L2_ABBREVIATIONS, OPTION_LETTERS, circular_position
+from lmmreview.engine.benchmarks.mmbench.rules import (
+    L2_ABBREVIATIONS,
+    OPTION_LETTERS,
+    circular_position,
+)
 from lmmreview.engine.types import Axes, QuestionType, Sample
 
 _REQUIRED = ("index", "question", "A", "B", "category", "image")

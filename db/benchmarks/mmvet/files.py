@@ -15,8 +15,8 @@ from lmmreview.db.importers.batch import (
 )
 from lmmreview.db.importers.model_vqa import is_model_vqa, model_vqa_answers
 from lmmreview.db.importers.read import ImageFiles, existing, read_json
-from lmmreview.engine.benchmarks.mmvet import CAPABILITY, MMVET
-from lmmreview.engine.mmvet import CAPABILITIES, canonical_capabilities
+from lmmreview.engine.benchmarks.mmvet.benchmark import CAPABILITY, MMVET
+from lmmreview.engine.benchmarks.mmvet.rules import CAPABILITIES, canonical_capabilities
 from lmmreview.engine.types import QuestionType, Sample
 
 _FIELDS = ("imagename", "question", "answer", "capability")

@@ -24,12 +24,12 @@ from lmmreview.db.importers.batch import (
     check_model_argument,
 )
 from lmmreview.db.importers.read import read_json, read_table
-from lmmreview.engine import mmvet
-from lmmreview.engine.benchmarks.mmvet import MMVET
-from lmmreview.engine.benchmarks.mmvet_v2 import MMVET_V2
+from lmmreview.engine.benchmarks.mmvet import rules as mmvet
+from lmmreview.engine.benchmarks.mmvet.benchmark import MMVET
+from lmmreview.engine.benchmarks.mmvet.official import HUMAN
+from lmmreview.engine.benchmarks.mmvet.v2 import MMVET_V2
 from lmmreview.engine.checks import STD, VALUE, Expected
 from lmmreview.engine.export import csv_name
-from lmmreview.engine.mmvet_official import HUMAN
 from lmmreview.engine.official import name_of_file_part
 from lmmreview.engine.scoring import IMPORTED, Judgment, Status
 

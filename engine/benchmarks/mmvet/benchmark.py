@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 
-from lmmreview.engine import mmvet
 from lmmreview.engine.benchmark import (
     Benchmark,
     Cells,
@@ -24,6 +23,7 @@ from lmmreview.engine.benchmarks import (
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
+from lmmreview.engine.benchmarks.mmvet import rules as mmvet
 from lmmreview.engine.judging import failed, llm_judgment
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.offline import open_judgment

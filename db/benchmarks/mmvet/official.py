@@ -6,9 +6,9 @@ from __future__ import annotations
 from lmmreview.db.official import OfficialFile, OfficialFiles, verdicts_in_force
 from lmmreview.db.scoring import dataset_scores
 from lmmreview.db.store import Store
-from lmmreview.engine import mmvet_official as official
 from lmmreview.engine.benchmark import Benchmark
-from lmmreview.engine.mmvet_official import GradeRun
+from lmmreview.engine.benchmarks.mmvet import official
+from lmmreview.engine.benchmarks.mmvet.official import GradeRun
 from lmmreview.engine.scoring import Judge
 
 

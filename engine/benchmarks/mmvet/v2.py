@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
-from lmmreview.engine import mmvet
 from lmmreview.engine.benchmark import Importer, JudgeWork, Option
-from lmmreview.engine.benchmarks.mmvet import Grading, MMVet
+from lmmreview.engine.benchmarks.mmvet import rules as mmvet
+from lmmreview.engine.benchmarks.mmvet.benchmark import Grading, MMVet
 from lmmreview.engine.types import Sample
 
 # v1's six and seq (image-text sequence understanding), in the tables' order.

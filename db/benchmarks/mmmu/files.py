@@ -24,8 +24,8 @@ from lmmreview.db.importers.batch import (
     model_name,
 )
 from lmmreview.db.importers.read import ImageFiles, outside, read_json, read_jsonl
-from lmmreview.engine.benchmarks.mmmu import DISCIPLINE, MMMU_BENCHMARK, SUBJECT
-from lmmreview.engine.mmmu import DISCIPLINE_OF, question_type_of, subject_of
+from lmmreview.engine.benchmarks.mmmu.benchmark import DISCIPLINE, MMMU_BENCHMARK, SUBJECT
+from lmmreview.engine.benchmarks.mmmu.rules import DISCIPLINE_OF, question_type_of, subject_of
 from lmmreview.engine.types import Axes, QuestionType, Sample
 
 MAX_IMAGES = 7

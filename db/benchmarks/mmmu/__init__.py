@@ -1,0 +1,2 @@
+"""MMMU's files: its outputs, answers and questions (files.py) and its test-server JSON
+(official.py)."""
