@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lmmreview.db.schema import JUDGE_PROMPT
 from lmmreview.db.store import IN_DATASET, Store, new_database, now
-from lmmreview.engine.benchmark import Benchmark, JudgeItem, JudgeWork
+from lmmreview.engine.benchmark import Benchmark, JudgeItem, JudgeWork, NoVariants
 from lmmreview.engine.guarded import kind_of
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.runner import Cached
@@ -173,8 +173,9 @@ class JudgeStore:
                 ):  # else a decided row already ended this chain
                     chains.append(chain)
         refused = [work for work in variants.values() if isinstance(work, ValueError)]
-        if refused and len(refused) == len(variants):
-            raise UnknownVariant(str(refused[0])) from refused[0]  # no dataset here has it
+        if refused and len(refused) == len(variants):  # no dataset here has it: say why,
+            refused.sort(key=lambda exc: isinstance(exc, NoVariants))  # from one that has some
+            raise UnknownVariant(str(refused[0])) from refused[0]
         return self._plan(chains)
 
     def _variant(

@@ -93,6 +93,10 @@ class JudgeWork(ABC):
         return score == 0.0
 
 
+class NoVariants(ValueError):
+    """A benchmark has no judge prompt variants at all (Benchmark.prompt_variant)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Option:
     """One argument or option of a benchmark's import command."""
@@ -111,8 +115,9 @@ class Importer:
     """How `lmmreview import NAME` reads a benchmark's files.
 
     `reader` names the function that takes an `ImportRequest` and returns an
-    `ImportBatch`: a built-in reader's name (db/ registers them) or a plug-in's
-    "package.module:function"; file reading stays out of the engine. The command takes
+    `ImportBatch`, as its package declares it under the entry-point group
+    `lmmreview.files` (lmmreview's own in its pyproject.toml); file reading stays out of
+    the engine. The command takes
     `argument` first, then `options`, then --dataset.
     """
 
@@ -185,8 +190,9 @@ class Benchmark(ABC):
 
     def prompt_variant(self, name: str) -> JudgeWork:
         """The judge work of a named prompt variant (`lmmreview judge --prompt-variant`),
-        which replaces work of its own kind; ValueError names what is wrong."""
-        raise ValueError(f"{self.title} has no prompt variants (--prompt-variant {name!r})")
+        which replaces work of its own kind; ValueError names what is wrong (NoVariants:
+        this benchmark has none)."""
+        raise NoVariants(f"{self.title} has no prompt variants (--prompt-variant {name!r})")
 
     def chain(self, sample: Sample) -> tuple[Hashable, int] | None:
         """The chain an answer to this sample is judged in and its place there (None: on

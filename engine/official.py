@@ -1,6 +1,7 @@
 """What the benchmarks' official files have in common: model and dataset names as parts of
 file names, and text as a workbook cell holds it. Each benchmark's own formats live in
-its own modules (engine/*_official.py) and are declared as its export formats."""
+its own package (engine/benchmarks/<name>/official.py) and are declared as its export
+formats."""
 
 from __future__ import annotations
 

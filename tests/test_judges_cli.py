@@ -304,3 +304,31 @@ def test_an_unknown_prompt_variant_is_one_line_and_exit_1(
     (line,) = result.stderr.strip().splitlines()
     assert line.startswith(f"error: prompt variant {name!r}")
     assert fake_judge.requests == 0 and dump(db) == before
+
+
+def test_a_variant_no_dataset_has_is_told_by_a_benchmark_that_has_variants(
+    cli, judge_env, fake_judge, demo_db: Path
+) -> None:
+    """The demo holds five benchmarks, three without prompt variants: the line says what a
+    valid MM-Vet variant is, not that MMBench has none."""
+    before = dump(demo_db)
+    result = cli("judge", demo_db, "--prompt-variant", "shots=9")
+    assert result.code == 1
+    assert result.stderr.splitlines() == [
+        "error: prompt variant 'shots=9': the prompt has few-shot rows 1 to 7"
+    ]
+    assert fake_judge.requests == 0 and dump(demo_db) == before
+
+
+def test_the_generic_formats_open_answers_take_mm_vets_variants(
+    cli, judge_env, fake_judge, demo_db: Path
+) -> None:
+    """The generic format grades open answers as MM-Vet does, and so with its variants."""
+    result = cli("judge", demo_db, "--dataset", "generic", "--model", "judge-x",
+                 "--prompt-variant", "shots=1,2")  # fmt: skip
+    assert result.code == 0, result.stderr
+    rows = [" | ".join(example) + "\n" for example in FEW_SHOT]
+    graded = [prompt for prompt in fake_judge.prompts if rows[0] in prompt]
+    assert graded  # the open answers, asked with rows 1 and 2 only
+    for prompt in graded:
+        assert [row in prompt for row in rows] == [True, True, False, False, False, False, False]

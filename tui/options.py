@@ -116,7 +116,8 @@ JudgeOpt = Annotated[
         "--judge",
         metavar="NAME",
         help="Show this judge's scores (a model, 'offline rules', 'gpt-4 (imported)'; "
-        "default: the first LLM or imported judge, else the offline rules; "
+        "default: the review.judge setting's, else the first LLM or imported judge, else "
+        "the offline rules; "
         "`lmmreview judges` lists them).",
         show_default=False,
     ),

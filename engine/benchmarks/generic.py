@@ -83,5 +83,8 @@ class Generic(Benchmark):
             return EXTRACTION
         return GRADING if sample.golds else None
 
+    def prompt_variant(self, name: str) -> JudgeWork:
+        return GRADING.variant(name)  # open answers are graded as MM-Vet grades them
+
 
 GENERIC = Generic()

@@ -37,7 +37,7 @@ class Agreement(JudgeWork):
         self.strict = strict
 
     def prompt_version(self) -> str:
-        return "yesno-strict-1" if self.strict else "yesno-1"
+        return "yesno-1+strict" if self.strict else "yesno-1"  # a variant after "+"
 
     def ladder(self, item: JudgeItem, model: str) -> list[Call]:
         prompt = (
