@@ -8,6 +8,7 @@ there whether tui/cli is one module or a package.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterator
 from typing import Any
 
@@ -51,7 +52,7 @@ def _section(command: Any, ctx: Any) -> list[str]:
     """One command: a heading, its usage, its help, and tables of its arguments and options."""
     usage = " ".join([ctx.command_path, *command.collect_usage_pieces(ctx)])
     lines = [f"## `{ctx.command_path}`", "", "```text", usage, "```", ""]
-    lines += [_plain(command.help or ""), ""]
+    lines += [_help_text(command, ctx), ""]
     params = command.get_params(ctx)
     for kind in ("argument", "option"):
         records = [
@@ -61,9 +62,18 @@ def _section(command: Any, ctx: Any) -> list[str]:
         ]
         if records:
             lines += [f"| {kind} | what it does |", "|---|---|"]
-            lines += [f"| `{_cell(names)}` | {_cell(text)} |" for names, text in records]
+            # a code span keeps its `|` (the table does not split there): not escaped
+            lines += [f"| `{' '.join(names.split())}` | {_cell(text)} |" for names, text in records]
             lines.append("")
     return lines
+
+
+def _help_text(command: Any, ctx: Any) -> str:
+    """The help text as `--help` writes it, the command's own additions included (export
+    lists every installed benchmark's official formats), as Markdown paragraphs."""
+    formatter = ctx.make_formatter()
+    command.format_help_text(ctx, formatter)
+    return _plain(textwrap.dedent(formatter.getvalue()))
 
 
 def _plain(text: str) -> str:
