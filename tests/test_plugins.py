@@ -133,7 +133,8 @@ def test_benchmarks_lists_an_installed_plugin_from_its_distribution(
     yesno_site: Path, tmp_path: Path
 ) -> None:
     document = listing(yesno_site, cwd=tmp_path)
-    yesno = {"name": "yesno", "title": "Yes/No", "from": "lmmreview-yesno", "import": ["yesno"]}
+    yesno = {"name": "yesno", "title": "Yes/No", "from": "lmmreview-yesno", "import": ["yesno"],
+             "export": ["yesno-sheet"]}  # fmt: skip
     assert yesno in (document["benchmarks"])
     assert document["problems"] == []
 

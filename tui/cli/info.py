@@ -4,13 +4,17 @@ holds."""
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from lmmreview.tui.options import DbArg, JudgeOpt
 from lmmreview.tui.output import clear_errors, out, say
 from lmmreview.tui.safe_text import safe
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 
 def list_benchmarks(
@@ -22,7 +26,6 @@ def list_benchmarks(
     "lmmreview.benchmarks"; one that cannot be loaded is listed with the reason.
     """
     from rich.table import Table as RichTable
-    from rich.text import Text
 
     from lmmreview.engine.registry import benchmarks, origin, problems
 
@@ -30,7 +33,13 @@ def list_benchmarks(
     if as_json:
         document = {
             "benchmarks": [
-                {"name": n, "title": b.title, "from": origin(n), "import": list(b.importers())}
+                {
+                    "name": n,
+                    "title": b.title,
+                    "from": origin(n),
+                    "import": list(b.importers()),
+                    "export": [spec.name for spec in b.exports],
+                }
                 for n, b in installed.items()
             ],
             "problems": list(problems()),
@@ -38,12 +47,21 @@ def list_benchmarks(
         out.print_json(json.dumps(document), ensure_ascii=True)
         return
     table = RichTable(box=None)
-    for column in ("name", "title", "from", "lmmreview import"):
+    for column in ("name", "title", "from", "lmmreview import", "export --format"):
         table.add_column(column, overflow="fold")
     for name, b in installed.items():
-        commands = Text("\n").join(safe(c, one_line=True) for c in b.importers()) or "-"
-        table.add_row(*(safe(v, one_line=True) for v in (name, b.title, origin(name))), commands)
+        commands = _lines(b.importers()) or "-"
+        formats = _lines(spec.name for spec in b.exports) or "-"
+        fields = (safe(v, one_line=True) for v in (name, b.title, origin(name)))
+        table.add_row(*fields, commands, formats)
     out.print(table)  # the problems were warned of as the plug-ins loaded
+
+
+def _lines(names: Iterable[str]) -> Text:
+    """Names one per line, each made safe to show."""
+    from rich.text import Text
+
+    return Text("\n").join(safe(name, one_line=True) for name in names)
 
 
 def info(
