@@ -30,6 +30,7 @@ from PIL import Image, UnidentifiedImageError
 
 from lmmreview.db.collector import collector_paused
 from lmmreview.db.importers.batch import ImportFailure, listed
+from lmmreview.db.optional import INSTALL_OPENPYXL
 from lmmreview.db.store import StoredImage
 from lmmreview.engine.official import from_workbook_text
 
@@ -334,6 +335,20 @@ def _table_error(path: Path, start: int, end: int, problem: str) -> ImportFailur
     else:
         message = f"malformed table ({problem})"
     return ImportFailure(path, message, f"line {start}")
+
+
+def xlsx_rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+    """(row number, cells by column) of an .xlsx workbook with the `required` columns (see
+    workbook_rows); openpyxl is an optional extra, and its absence is one clear line."""
+    try:
+        import openpyxl
+    except ImportError:
+        raise ImportFailure(
+            path, f"reading .xlsx needs openpyxl: {INSTALL_OPENPYXL}; or save it as .tsv"
+        ) from None
+    if not path.is_file():
+        raise ImportFailure(path, "no such file")
+    return workbook_rows(openpyxl, path, required)
 
 
 def workbook_rows(

@@ -16,8 +16,7 @@ from lmmreview.db.importers.batch import (
     quoted,
 )
 from lmmreview.db.importers.model_vqa import is_model_vqa, model_vqa_answers
-from lmmreview.db.importers.read import base64_images, read_table, workbook_rows
-from lmmreview.db.optional import INSTALL_OPENPYXL
+from lmmreview.db.importers.read import base64_images, read_table, xlsx_rows
 from lmmreview.engine.benchmarks.mmbench.benchmark import (
     CATEGORY,
     CIRCULAR_GROUP,
@@ -201,7 +200,9 @@ def read_predictions(path: Path, model: str | None) -> list[AnswerRecord]:
         return model_vqa_answers(path, model, mmbench_id)
     model = model_name(model, path)
     rows = (
-        xlsx_rows(path) if path.suffix.lower() == ".xlsx" else read_table(path, _PREDICTION_COLUMNS)
+        xlsx_rows(path, _PREDICTION_COLUMNS)
+        if path.suffix.lower() == ".xlsx"
+        else read_table(path, _PREDICTION_COLUMNS)
     )
     seen: dict[int, int] = {}
     records = []
@@ -226,15 +227,3 @@ def mmbench_id(question_id: object, file: Path, where: str) -> str:
     if isinstance(question_id, bool) or not isinstance(question_id, int | str):
         raise ImportFailure(file, f"question_id {question_id!r} is not an MMBench index", where)
     return str(row_index(str(question_id), file, where))
-
-
-def xlsx_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
-    try:
-        import openpyxl
-    except ImportError:
-        raise ImportFailure(
-            path, f"reading .xlsx needs openpyxl: {INSTALL_OPENPYXL}; or save it as .tsv"
-        ) from None
-    if not path.is_file():
-        raise ImportFailure(path, "no such file")
-    return workbook_rows(openpyxl, path, _PREDICTION_COLUMNS)
