@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from importlib.resources import files
 from pathlib import Path
 
@@ -10,7 +11,10 @@ from lmmreview.db.importers import ImportSummary, demo_of, import_target, load, 
 from lmmreview.db.importers.batch import ImportBatch
 from lmmreview.db.scoring import score_offline
 from lmmreview.db.store import StoreError
-from lmmreview.engine.registry import benchmarks
+from lmmreview.engine import hooks
+from lmmreview.engine.benchmark import Benchmark
+from lmmreview.engine.guarded import PluginFailure, plugin_call
+from lmmreview.engine.registry import benchmarks, origin
 
 
 def sample_data() -> Path:
@@ -27,10 +31,20 @@ def demo_batches(data: Path) -> list[ImportBatch]:
     """Every import the demo makes: each installed benchmark's, in the registry's order."""
     batches = []
     for benchmark in benchmarks().values():
-        importer = benchmark.importer
-        if importer is not None and (requests := demo_of(importer)) is not None:
-            batches += [reader_of(importer)(request) for request in requests(data)]
+        try:
+            batches += plugin_call(benchmark, "demo", partial(_demo, benchmark, data))
+        except PluginFailure as failure:  # a plug-in's demo fails alone, said once
+            for report in hooks.listeners:
+                report(f"{failure}; its demo is left out")
     return batches
+
+
+def _demo(benchmark: Benchmark, data: Path) -> list[ImportBatch]:
+    """A benchmark's demo imports, read (none without a demo lister)."""
+    importer, package = benchmark.importer, origin(benchmark.name)
+    if importer is None or (requests := demo_of(importer, package)) is None:
+        return []
+    return [reader_of(importer, package)(request) for request in requests(data)]
 
 
 def installed_demo_batches() -> list[ImportBatch]:

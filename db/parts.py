@@ -3,25 +3,29 @@ give them (an Importer's `reader` and `demo`, an export format's `writer`).
 
 Every installed package declares its own under the entry-point group `lmmreview.files`,
 lmmreview included (its pyproject.toml), so a name needs no import path and the engine
-names no module of db/. lmmreview's own names win over a plug-in's.
+names no module of db/. Each package's names are its own: two plug-ins may use one.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from lmmreview.engine.registry import FILES_GROUP, declared
+from lmmreview.engine.registry import FILES_GROUP, OWN, StaleInstall, declared, load_own
 
 
 class UndeclaredFunction(LookupError):
-    """No installed package declares a file function of this name."""
+    """A package declares no file function of this name."""
 
 
-def declared_file_function(name: str) -> Any:
-    """The function declared as `name` under `lmmreview.files` (loaded on first use)."""
-    for entry, _ in declared(FILES_GROUP):
-        if entry.name == name:
-            return entry.load()
+def declared_file_function(name: str, origin: str) -> Any:
+    """The function the package `origin` (a distribution's name: the benchmark's, see
+    registry.origin) declares as `name` under `lmmreview.files`, loaded on first use. A
+    name is looked up in its own package only: two plug-ins may use one name."""
+    for entry, found in declared(FILES_GROUP):
+        if found == origin and entry.name == name:
+            return load_own(entry) if origin == OWN else entry.load()
+    if origin == OWN:
+        raise StaleInstall(f"it declares no {FILES_GROUP} {name}")
     raise UndeclaredFunction(
-        f"no installed package declares {name!r} under the entry-point group {FILES_GROUP}"
+        f"{origin} declares no {name!r} under the entry-point group {FILES_GROUP}"
     )

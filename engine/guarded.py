@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import signal
 import sys
 import threading
@@ -29,6 +30,7 @@ from lmmreview.engine.benchmark import (
     Importer,
     JudgeItem,
     JudgeWork,
+    NoVariants,
     Tables,
     TableSpec,
     Unit,
@@ -215,7 +217,11 @@ class GuardedBenchmark(Benchmark):
     def prompt_variant(self, name: str) -> JudgeWork:
         call = f"{self.name}.prompt_variant()"
         run = lambda: self.inner.prompt_variant(name)  # noqa: E731
-        work = guard(self.plugin, call, run, _instance(JudgeWork), allowed=(ValueError,))
+        try:
+            work = guard(self.plugin, call, run, _instance(JudgeWork), allowed=(ValueError,))
+        except ValueError as exc:  # its own word on the name: kept, short, and its own
+            kind = NoVariants if isinstance(exc, NoVariants) else ValueError
+            raise kind(f"plug-in {self.plugin}: {reason(exc).partition(': ')[2]}") from None
         return GuardedWork(work, self.plugin, call)
 
     def chain(self, sample: Sample) -> tuple[Hashable, int] | None:
@@ -267,18 +273,28 @@ class GuardedWork(JudgeWork):
         return self._run("ends_chain()", run, _instance(bool), None)
 
 
+def unguarded(benchmark: Benchmark) -> Benchmark:
+    """The benchmark itself, a plug-in's behind its guard."""
+    return benchmark.inner if isinstance(benchmark, GuardedBenchmark) else benchmark
+
+
 def kind_of(work: JudgeWork) -> type[JudgeWork]:
     """The class of a judge work, a plug-in's behind its guard: a prompt variant replaces
     work of its own kind (db.judging)."""
     return type(work.inner) if isinstance(work, GuardedWork) else type(work)
 
 
+_FORMAT_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+
+
 def _is_export(spec: object) -> bool:
-    """An ExportFormat with the types `lmmreview export` reads (the dataclass checks none)."""
+    """An ExportFormat with the types `lmmreview export` reads (the dataclass checks none),
+    named as a user types it: lower-case letters, digits and hyphens."""
     return (
         isinstance(spec, ExportFormat)
         and all(isinstance(value, str) and value for value in (spec.name, spec.help, spec.writer))
         and isinstance(spec.one_file_allowed, bool)
+        and _FORMAT_NAME.fullmatch(spec.name) is not None
     )
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lmmreview.engine import hooks
 from lmmreview.engine.benchmark import Benchmark, Importer, Option
@@ -29,6 +29,7 @@ ENTRY_POINT_GROUP = "lmmreview.benchmarks"
 FILES_GROUP = "lmmreview.files"  # the functions that read and write benchmarks' files
 LOAD_SECONDS = 5.0  # a plug-in that takes longer to load is left out
 OWN = "lmmreview"  # the distribution whose entry points are the benchmarks it ships
+TABLE_FORMATS = ("md", "csv", "json", "latex")  # `export --format` names no benchmark takes
 # How lmmreview's own are listed, and the demo built (installers sort entry points by name).
 OWN_ORDER = ("mmvet", "mmvet-v2", "mmbench", "mmmu", "generic")
 
@@ -43,19 +44,32 @@ class _Failed(Exception):
 
 @cache
 def declared(group: str) -> tuple[tuple[EntryPoint, str], ...]:
-    """Every entry point of `group`, with its distribution's name, lmmreview's own first,
-    each once (a source checkout on the path may show lmmreview's metadata twice)."""
+    """Every entry point of `group`, with its distribution's name, lmmreview's own first."""
     # here, not on top: importlib.metadata costs a launch 20 ms, and --version needs none
     from importlib.metadata import entry_points
 
-    seen: set[tuple[str, str]] = set()
-    found: list[tuple[EntryPoint, str]] = []
-    for entry in entry_points(group=group):
-        origin = entry.dist.name if entry.dist is not None else entry.value
-        if (origin, entry.name) not in seen:
-            seen.add((origin, entry.name))
-            found.append((entry, origin))
+    found = [(e, e.dist.name if e.dist is not None else e.value) for e in entry_points(group=group)]
     return tuple(sorted(found, key=lambda pair: pair[1] != OWN))
+
+
+class StaleInstall(RuntimeError):
+    """lmmreview's installed metadata does not match its code (an editable install made
+    before its entry points changed): the fix is to install it again."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"lmmreview's installed metadata is older than its code ({what}): install it "
+            "again (pip install -e . in a source checkout, else pip install --upgrade lmmreview)"
+        )
+
+
+def load_own(entry: EntryPoint) -> Any:
+    """What one of lmmreview's own entry points names; StaleInstall where the code has it
+    no more."""
+    try:
+        return entry.load()
+    except (ImportError, AttributeError) as exc:
+        raise StaleInstall(f"{entry.group} {entry.name} = {entry.value}: {exc}") from exc
 
 
 @cache
@@ -64,11 +78,8 @@ def shipped() -> dict[str, Benchmark]:
     own = [entry for entry, origin in declared(ENTRY_POINT_GROUP) if origin == OWN]
     own.sort(key=lambda entry: (*OWN_ORDER, entry.name).index(entry.name))
     if not own:
-        raise RuntimeError(
-            "lmmreview's own benchmarks are not registered: its package metadata is missing "
-            "(install it: pip install lmmreview, or pip install -e . in a source checkout)"
-        )
-    loaded = (_as_benchmark(entry.load()) for entry in own)
+        raise StaleInstall(f"it declares no {ENTRY_POINT_GROUP}")
+    loaded = (_as_benchmark(load_own(entry)) for entry in own)
     return {benchmark.name: benchmark for benchmark in loaded}
 
 
@@ -77,14 +88,14 @@ def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
     """name -> (plug-in benchmark, its distribution), and the plug-ins that could not load."""
     found: dict[str, tuple[Benchmark, str]] = {}
     claimed = {name: OWN for b in shipped().values() for name in _claims(b)}
+    claimed |= {f"export {name}": OWN for name in TABLE_FORMATS}
     problems: list[str] = []
     notice_interrupts()
-    entries = [entry for entry, origin in declared(ENTRY_POINT_GROUP) if origin != OWN]
+    entries = [(entry, origin) for entry, origin in declared(ENTRY_POINT_GROUP) if origin != OWN]
     left_out: dict[int, str] = {}
     for trial in hooks.trials:
-        left_out |= trial([entry.value for entry in entries], LOAD_SECONDS)
-    for index, entry in enumerate(entries):
-        origin = entry.dist.name if entry.dist is not None else entry.value
+        left_out |= trial([entry.value for entry, _ in entries], LOAD_SECONDS)
+    for index, (entry, origin) in enumerate(entries):
         try:
             if index in left_out:
                 raise _Failed(left_out[index])
@@ -122,7 +133,7 @@ def _contained(entry: EntryPoint, origin: str) -> tuple[Benchmark, set[str]]:
             benchmark = _as_benchmark(entry.load())
             importers = _importers(benchmark)
             guarded = GuardedBenchmark(benchmark, origin, importers)
-            outcome.append((guarded, {guarded.name, *importers}))
+            outcome.append((guarded, _claims(guarded)))
         except BaseException as exc:  # its bug, its exit(), its stray interrupt
             outcome.append(reason(exc))
 
@@ -138,9 +149,11 @@ def _contained(entry: EntryPoint, origin: str) -> tuple[Benchmark, set[str]]:
 
 
 def _claims(benchmark: Benchmark) -> set[str]:
-    """The names a benchmark takes: its own, and its import commands' (a plug-in named
-    "jsonl" would otherwise replace `lmmreview import jsonl`)."""
-    return {benchmark.name, *_importers(benchmark)}
+    """The names a benchmark takes: its own, its import commands' (a plug-in named "jsonl"
+    would otherwise replace `lmmreview import jsonl`) and its export formats' (the table
+    formats' names are lmmreview's: TABLE_FORMATS)."""
+    formats = {f"export {spec.name}" for spec in benchmark.exports}
+    return {benchmark.name, *_importers(benchmark), *formats}
 
 
 def _importers(benchmark: Benchmark) -> dict[str, Importer]:

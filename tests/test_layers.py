@@ -60,4 +60,4 @@ def test_every_shipped_file_function_is_declared_and_used() -> None:
     named |= {f.writer for b in shipped().values() for f in b.exports}
     own = {entry.name for entry, origin in declared(FILES_GROUP) if origin == OWN}
     assert named == own
-    assert all(callable(reader_of(i)) and callable(demo_of(i) or len) for i in importers)
+    assert all(callable(reader_of(i, OWN)) and callable(demo_of(i, OWN) or len) for i in importers)

@@ -383,7 +383,7 @@ def test_a_plugin_brings_its_own_export_format_and_prompt_variant(
     refused = run("judge", db, "--model", "judge-x", "--prompt-variant", "loose")
     assert refused.returncode == 1
     assert refused.stderr.splitlines() == [
-        "error: Yes/No has no prompt variant 'loose': it has strict"
+        "error: plug-in lmmreview-yesno: Yes/No has no prompt variant 'loose': it has strict"
     ]
     assert fake_judge.requests == 0
     judged = run("judge", db, "--model", "judge-x", "--prompt-variant", "strict")
@@ -491,6 +491,73 @@ def test_a_plugin_failing_as_it_runs_ends_the_command_in_one_line(
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr.splitlines() == [f"error: plug-in lmmreview-faulty: {failure}"]
     assert db.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("fault", "failure"),
+    [
+        ("writer-escape", "writer faulty-sheet named a file '../escaped.txt': a file's name, "
+         "with no folder, is needed"),
+        ("writer-none", "writer faulty-sheet returned NoneType, not OfficialFiles"),
+        ("writer-int", "writer faulty-sheet gave 'quiz.txt' a int, not text or a sheet"),
+        ("writer-exit", "writer faulty-sheet raised SystemExit: 4"),
+        ("writer-undeclared", "writer faulty-ghost raised UndeclaredFunction: lmmreview-faulty "
+         "declares no 'faulty-ghost' under the entry-point group lmmreview.files"),
+    ],
+)  # fmt: skip
+def test_a_plugin_writer_failing_ends_the_export_in_one_line_writing_nothing(
+    faulty_site: Path, tmp_path: Path, fault: str, failure: str
+) -> None:
+    """A plug-in's official format: its writer found, run and checked under the guard; a
+    file it names outside --out is refused, as a writer that fails or returns nonsense."""
+    db = faulty_db(faulty_site, tmp_path)
+    out = tmp_path / "out"
+    args = ("export", db, "--format", "faulty-sheet", "--out", out)
+    assert faulty(faulty_site, tmp_path, "", *args).returncode == 0
+    assert (out / "quiz.txt").read_text(encoding="utf-8") == "faulty quiz\n"
+    shutil.rmtree(out)
+    result = faulty(faulty_site, tmp_path, fault, *args)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.splitlines() == [f"error: plug-in lmmreview-faulty: {failure}"]
+    assert not out.exists() and not (tmp_path / "escaped.txt").exists()
+
+
+def test_a_name_two_plugins_declare_reaches_each_plugins_own_function(
+    faulty_site: Path, yesno_site: Path, tmp_path: Path
+) -> None:
+    """faulty declares a file function under yesno's writer's name, and comes first on the
+    path: yesno's format still writes with yesno's own writer."""
+    db = imported_and_scored(yesno_site, tmp_path)
+    out = tmp_path / "sheets"
+    result = lmmreview("export", db, "--format", "yesno-sheet", "--out", out,
+                       sites=(faulty_site, yesno_site), cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["quiz-sheet.csv"]
+
+
+def test_a_plugin_format_named_as_a_table_format_is_left_out(
+    faulty_site: Path, tmp_path: Path
+) -> None:
+    result = faulty(faulty_site, tmp_path, "format-csv", "benchmarks", "--json")
+    listed = json.loads(result.stdout)
+    assert "faulty" not in [b["name"] for b in listed["benchmarks"]]
+    assert (
+        "faulty (lmmreview-faulty): the name 'export csv' is taken by lmmreview; left out"
+        in (listed["problems"])
+    )
+
+
+def test_a_plugin_demo_that_cannot_be_found_is_left_out_of_the_demo_with_one_warning(
+    faulty_site: Path, tmp_path: Path
+) -> None:
+    result = faulty(faulty_site, tmp_path, "demo-undeclared", "demo", tmp_path / "d.db",
+                    "--no-open")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.splitlines() == [
+        "warning: plug-in lmmreview-faulty: demo raised UndeclaredFunction: lmmreview-faulty "
+        "declares no 'faulty-ghost-demo' under the entry-point group lmmreview.files; its "
+        "demo is left out"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -666,3 +733,34 @@ def test_a_plugin_benchmark_with_other_group_fields_is_refused(group_by) -> None
     inner = type("Mine", (_Grouped,), {"group_by": group_by})()
     with pytest.raises(TypeError, match="group_by must be None or two extra fields' names"):
         GuardedBenchmark(inner, "p", {})
+
+
+@pytest.mark.parametrize(
+    ("stale", "why"),
+    [
+        ("moved", "lmmreview.benchmarks mmvet = lmmreview.engine.benchmarks.mmvet:MMVET: "),
+        ("none", "it declares no lmmreview.benchmarks"),
+    ],
+)
+def test_an_install_older_than_the_code_is_told_in_one_line_with_the_fix(
+    tmp_path: Path, stale: str, why: str
+) -> None:
+    """An editable install made before the entry points changed (here: metadata found first
+    on the path, naming a module the code has moved, or no benchmark at all)."""
+    from importlib.metadata import distribution
+
+    declared = distribution("lmmreview").read_text("entry_points.txt") or ""
+    if stale == "moved":
+        declared = declared.replace("mmvet.benchmark:MMVET", "mmvet:MMVET")
+    else:
+        declared = declared.split("[lmmreview.benchmarks]")[0]
+    info = tmp_path / "site" / "lmmreview-0.0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: lmmreview\nVersion: 0.0.1\n")
+    (info / "entry_points.txt").write_text(declared)
+    result = lmmreview("benchmarks", sites=(tmp_path / "site",), cwd=tmp_path)
+    assert (result.returncode, result.stdout) == (1, "")
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"error: lmmreview's installed metadata is older than its code ({why}")
+    assert line.endswith("install it again (pip install -e . in a source checkout, else pip "
+                         "install --upgrade lmmreview)")  # fmt: skip

@@ -95,6 +95,9 @@ def _run(app: typer.Typer, args: list[str]) -> None:
 
         if isinstance(exc, PluginFailure):  # its message may quote a key, as a crash's may
             _end(redact(str(exc), secrets_in_environment(args)))
+        registry = sys.modules.get("lmmreview.engine.registry")  # loaded if it was asked
+        if registry is not None and isinstance(exc, registry.StaleInstall):
+            _end(str(exc))  # not a bug: its message names the fix
         _end(_crash_line(exc, app, args))
     sys.exit(code if isinstance(code, int) else 0)  # click returns Exit's code, or None
 

@@ -361,15 +361,16 @@ def _new_answers(
             )
 
 
-def reader_of(importer: Importer) -> Callable[[ImportRequest], ImportBatch]:
-    """The function that reads an importer's files."""
-    reader: Callable[[ImportRequest], ImportBatch] = declared_file_function(importer.reader)
+def reader_of(importer: Importer, origin: str) -> Callable[[ImportRequest], ImportBatch]:
+    """The function that reads an importer's files, declared by `origin`, the package of
+    the importer's benchmark (registry.origin)."""
+    reader: Callable[[ImportRequest], ImportBatch] = declared_file_function(importer.reader, origin)
     return reader
 
 
-def demo_of(importer: Importer) -> Callable[[Path], list[ImportRequest]] | None:
+def demo_of(importer: Importer, origin: str) -> Callable[[Path], list[ImportRequest]] | None:
     """The function that lists an importer's demo imports, if it has one."""
     demo: Callable[[Path], list[ImportRequest]] | None = (
-        declared_file_function(importer.demo) if importer.demo else None
+        declared_file_function(importer.demo, origin) if importer.demo else None
     )
     return demo

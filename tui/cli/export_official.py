@@ -9,11 +9,13 @@ from pathlib import Path
 
 from lmmreview.db import Store
 from lmmreview.db.files import Export, refuse_database, write_text
-from lmmreview.db.official import Content, OfficialFiles, Writer, write_workbook
+from lmmreview.db.official import Content, OfficialFile, OfficialFiles, Writer, write_workbook
 from lmmreview.db.parts import declared_file_function
-from lmmreview.engine.guarded import plugin_call
-from lmmreview.engine.scoring import JudgeChoice
-from lmmreview.tui.cli.official_formats import official_format, official_formats, unguarded
+from lmmreview.engine.benchmark import Benchmark, ExportFormat
+from lmmreview.engine.guarded import plugin_call, unguarded
+from lmmreview.engine.registry import origin
+from lmmreview.engine.scoring import Judge, JudgeChoice
+from lmmreview.tui.cli.official_formats import official_format, official_formats
 from lmmreview.tui.output import clear_errors, err, fail, say
 
 Files = dict[str, Content]  # file name -> what goes in it
@@ -32,7 +34,8 @@ def export_official(
     if found is None:
         known = ", ".join(["md", "csv", "json", "latex", *official_formats()])
         raise fail(f"--format {fmt!r} is not a format here; choose one of: {known}")
-    kind, spec = found
+    owner, spec = found
+    kind = type(unguarded(owner))
     if output is None:
         where = "FILE or DIR" if spec.one_file_allowed else "DIR"
         raise fail(f"--format {fmt} writes files: --out {where} is needed")
@@ -42,21 +45,16 @@ def export_official(
     owners: dict[str, tuple[str, str | None]] = {}  # file name -> (dataset, model)
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(datasets or [])
-        write: Writer = declared_file_function(spec.writer)
+        write = partial(_write, owner, spec, origin(owner.name), store)
         titles = []
         for name, benchmark in store.datasets(datasets or None):
             if isinstance(unguarded(benchmark), kind):
                 titles.append(benchmark.title)
-                judge = store.chosen_judge(name, choice)
-                made = plugin_call(
-                    benchmark,
-                    f"writer {spec.writer}",
-                    partial(write, store, name, benchmark, judge, unscored_as_zero),
-                )
+                made = write(name, benchmark, store.chosen_judge(name, choice), unscored_as_zero)
                 _warn(made)
                 _add(files, owners, made, fmt, name)
     if not files:
-        raise fail(f"{db}: no {titles[0] if titles else kind.title} answers to write as {fmt}")
+        raise fail(f"{db}: no {titles[0] if titles else owner.title} answers to write as {fmt}")
     folder, destinations = _destinations(output, files, spec.one_file_allowed, fmt)
     with clear_errors(db), Export(db) as export:
         if folder is not None:
@@ -65,6 +63,54 @@ def export_official(
             export.file(path, _writer(content))
     for path in destinations:
         say(f"wrote {path}")
+
+
+def _write(
+    owner: Benchmark,
+    spec: ExportFormat,
+    package: str,
+    store: Store,
+    dataset: str,
+    benchmark: Benchmark,
+    judge: Judge | None,
+    unscored_as_zero: bool,
+) -> OfficialFiles:
+    """A dataset's files, by the writer the format's package declares; a plug-in's writer
+    is found and run guarded, and what it returns checked."""
+
+    def run() -> OfficialFiles:
+        writer: Writer = declared_file_function(spec.writer, package)
+        return writer(store, dataset, benchmark, judge, unscored_as_zero)
+
+    return plugin_call(owner, f"writer {spec.writer}", run, _files_problem)
+
+
+def _files_problem(made: object) -> str | None:
+    """What is wrong with a writer's return value, if anything: OfficialFiles of files
+    each named as a file in the folder (no folder part), holding text or a sheet."""
+    if not isinstance(made, OfficialFiles):
+        return f"returned {type(made).__name__}, not OfficialFiles"
+    for file in made.files:
+        if not isinstance(file, OfficialFile) or not isinstance(file.name, str):
+            return "returned a file that is not an OfficialFile with a name"
+        if file.name in ("", ".", "..") or Path(file.name).name != file.name or "\\" in file.name:
+            return f"named a file {file.name!r}: a file's name, with no folder, is needed"
+        if not (isinstance(file.content, str) or _is_sheet(file.content)):
+            return f"gave {file.name!r} a {type(file.content).__name__}, not text or a sheet"
+    if not all(isinstance(w, str) for w in made.warnings):
+        return "returned warnings that are not text"
+    return None
+
+
+def _is_sheet(content: object) -> bool:
+    """A workbook's one sheet: (header, rows), a list of names and a list of lists."""
+    return (
+        isinstance(content, tuple)
+        and len(content) == 2
+        and isinstance(content[0], list)
+        and isinstance(content[1], list)
+        and all(isinstance(row, list) for row in content[1])
+    )
 
 
 def _warn(made: OfficialFiles) -> None:

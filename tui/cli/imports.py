@@ -131,12 +131,13 @@ def _read(
     from lmmreview.db.importers import ImportBatch, ImportFailure, reader_of
     from lmmreview.db.importers.batch import contents_problem
     from lmmreview.engine.guarded import plugin_call
+    from lmmreview.engine.registry import origin
 
     _refuse_blank_names(importer, values)
     batch = plugin_call(
         benchmark,
         f"reader {importer.reader}",
-        lambda: reader_of(importer)(request),
+        lambda: reader_of(importer, origin(benchmark.name))(request),
         lambda found: (
             contents_problem(found)
             if isinstance(found, ImportBatch)

@@ -88,8 +88,9 @@ def judge(
         str | None,
         typer.Option(
             metavar="NAME",
-            help="Grade MM-Vet answers with a variant of the prompt: shots=1,2,5 keeps only "
-            "those few-shot rows (1 to 7). Recorded as a prompt version of its own, so "
+            help="Ask with one of the benchmarks' prompt variants (each names its own: for "
+            "MM-Vet's and the JSONL format's open answers, shots=1,2,5 keeps only those "
+            "few-shot rows, 1 to 7). Recorded as a prompt version of its own, so "
             "`lmmreview judges` compares it as a judge.",
             show_default=False,
         ),
@@ -134,10 +135,11 @@ def judge(
         ),
     ] = MAX_BYTES / 1e6,
 ) -> None:
-    """Judge with an LLM: MM-Vet grading, MMBench extraction.
+    """Judge with an LLM, as each dataset's benchmark asks.
 
-    Open answers are graded with the MM-Vet prompt (--runs times each); multiple-choice
-    answers that option matching cannot settle go to MMBench's step-2 extraction.
+    lmmreview's own: open answers are graded with the MM-Vet prompt (--runs times each);
+    multiple-choice answers that option matching cannot settle go to MMBench's step-2
+    extraction. A plug-in's benchmark asks its own.
     Resumable: what is judged is stored at once, and a new run asks only what is left.
     Without OPENAI_API_KEY or a base URL, the offline rules run instead.
     """

@@ -45,7 +45,7 @@ class BatchOptions:
     wait: bool
     poll_seconds: float
     limits: Limits
-    variant: str | None  # the MM-Vet prompt variant's name
+    variant: str | None  # the prompt variant's name (Benchmark.prompt_variant)
 
 
 def judge_in_batches(

@@ -8,18 +8,19 @@ from lmmreview.engine.benchmark import Benchmark, ExportFormat
 from lmmreview.engine.registry import benchmarks, shipped
 
 
-def official_formats(everyone: bool = True) -> dict[str, tuple[type[Benchmark], ExportFormat]]:
-    """Every installed benchmark's official formats, by --format name, with the kind of
-    benchmark each is for (a subclass's datasets take its formats too); lmmreview's own
-    only, unless `everyone` (which loads the plug-ins)."""
-    found: dict[str, tuple[type[Benchmark], ExportFormat]] = {}
+def official_formats(everyone: bool = True) -> dict[str, tuple[Benchmark, ExportFormat]]:
+    """Every installed benchmark's official formats, by --format name, with the benchmark
+    that declares each (its datasets, and those of a benchmark derived from it, take the
+    format); lmmreview's own only, unless `everyone` (which loads the plug-ins). The
+    registry leaves out a plug-in that takes a name already taken."""
+    found: dict[str, tuple[Benchmark, ExportFormat]] = {}
     for benchmark in (benchmarks() if everyone else shipped()).values():
         for spec in benchmark.exports:
-            found.setdefault(spec.name, (type(unguarded(benchmark)), spec))
+            found.setdefault(spec.name, (benchmark, spec))
     return found
 
 
-def official_format(fmt: str) -> tuple[type[Benchmark], ExportFormat] | None:
+def official_format(fmt: str) -> tuple[Benchmark, ExportFormat] | None:
     """The official format called `fmt`, if an installed benchmark has one (plug-ins load
     only for a name lmmreview's own formats do not have)."""
     return official_formats(everyone=False).get(fmt) or official_formats().get(fmt)
@@ -28,9 +29,3 @@ def official_format(fmt: str) -> tuple[type[Benchmark], ExportFormat] | None:
 def format_help_lines() -> list[str]:
     """One line per official format for `export --help`: its name and what it writes."""
     return [f"{name:<18}  {spec.help}" for name, (_, spec) in official_formats().items()]
-
-
-def unguarded(benchmark: Benchmark) -> Benchmark:
-    """The benchmark itself, not a plug-in's guard around it (engine.guarded)."""
-    inner: Benchmark = getattr(benchmark, "inner", benchmark)
-    return inner

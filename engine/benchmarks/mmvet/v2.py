@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
-from lmmreview.engine.benchmark import Importer, JudgeWork, Option
+from lmmreview.engine.benchmark import Benchmark, Importer, JudgeWork, Option
 from lmmreview.engine.benchmarks.mmvet import rules as mmvet
 from lmmreview.engine.benchmarks.mmvet.benchmark import Grading, MMVet
 from lmmreview.engine.types import Sample
@@ -148,6 +148,10 @@ class MMVetV2(MMVet):
             command="mmvet-v2-grades",
         ),
     )
+
+    def prompt_variant(self, name: str) -> JudgeWork:
+        # MM-Vet's variants keep rows of v1's few-shot table; v2's prompt has none of them
+        return Benchmark.prompt_variant(self, name)
 
     def question_text(self, sample: Sample) -> str:
         return screen_question(sample.question)

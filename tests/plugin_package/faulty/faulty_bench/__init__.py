@@ -8,6 +8,7 @@ from pathlib import Path
 
 from lmmreview.engine.benchmark import (
     Benchmark,
+    ExportFormat,
     Importer,
     JudgeItem,
     JudgeWork,
@@ -34,6 +35,14 @@ class Faulty(Benchmark):
         "faulty",
         "A JSON list of [id, question, answer, prediction].",
         Option("questions", "FILE", "The JSON file.", required=True),
+        demo="faulty-ghost-demo" if fault() == "demo-undeclared" else "",
+    )
+    exports = (
+        ExportFormat(
+            "csv" if fault() == "format-csv" else "faulty-sheet",
+            "Faulty: one text file per dataset",
+            "faulty-ghost" if fault() == "writer-undeclared" else "faulty-sheet",
+        ),
     )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
