@@ -7,8 +7,10 @@ repaints a panel only when what that panel shows changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import Future
+from functools import partial
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -17,21 +19,39 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from lmmreview.db.review import Detail
+from lmmreview.db.review import Detail, ReviewStore
 from lmmreview.engine.review import Entry
 from lmmreview.tui import detail as render
-from lmmreview.tui.images import Decoded, Renderer, SampleImages, settled
+from lmmreview.tui.images import Decoded, ImagePipeline, Renderer, SampleImages, settled
+from lmmreview.tui.messages import DetailLoaded
 from lmmreview.tui.session import Session
 
 PANELS = ("title", "question", "gold", "answer", "judges", "verdict", "history")
+IMAGE_BOX = (480, 240)  # thumbnails are made to fit this many pixels
+DETAIL_CACHE = 128
+Read = Callable[[Callable[[ReviewStore], Detail]], Awaitable[Detail | None]]
 
 
 class DetailPane(VerticalScroll):
-    """One answer's panels and images, each repainted only when what it shows changed."""
+    """One answer's panels and images, each repainted only when what it shows changed;
+    the details of the answers shown and about to be, read ahead and kept."""
 
-    def __init__(self, renderer: Renderer | None, *, id: str | None = None) -> None:
+    def __init__(
+        self,
+        renderer: Renderer | None,
+        read: Read,
+        image_bytes: Callable[[str], bytes | None],
+        *,
+        id: str | None = None,
+    ) -> None:
+        """`read` runs a read in the database thread (None: it failed, and was told)."""
         super().__init__(id=id)
         self._renderer = renderer
+        self._read = read
+        self._image_bytes = image_bytes
+        self._images = ImagePipeline()
+        self.details: OrderedDict[int, Detail] = OrderedDict()  # the newest DETAIL_CACHE
+        self.showing: int | None = None  # the answer the panels are for
         self._shown: dict[str, object] = {}  # panel -> what it shows, to skip repeats
         self._imaged: int | None = None  # the answer whose images are shown or awaited
 
@@ -41,9 +61,53 @@ class DetailPane(VerticalScroll):
         for name in PANELS[1:]:
             yield Static(id=name)
 
+    def on_unmount(self) -> None:
+        self._images.shutdown()
+
     def forget(self) -> None:
-        """Another dataset: every panel is painted anew."""
+        """Another dataset: every detail is read and every panel painted anew."""
+        self.details.clear()
         self._shown.clear()
+        self.showing = None
+
+    def keep(self, detail: Detail) -> None:
+        """Keep an answer's details, the oldest kept going first."""
+        self.details[detail.answer_id] = detail
+        while len(self.details) > DETAIL_CACHE:
+            self.details.popitem(last=False)
+
+    def image_request(self, image_hash: str) -> Future[Decoded]:
+        """Decode one image of the file, as a thumbnail (at once if it is decoded already)."""
+        return self._images.request(image_hash, partial(self._image_bytes, image_hash), IMAGE_BOX)
+
+    def prefetch_images(self, detail: Detail) -> None:
+        """Start decoding an answer's images, unless images are off."""
+        if self._renderer is None:
+            return
+        for image_hash in detail.image_hashes:
+            load = partial(self._image_bytes, image_hash)
+            self._images.prefetch(image_hash, load, IMAGE_BOX)
+
+    @work(exclusive=True, group="detail")
+    async def fetch(self, session: Session, answer_id: int) -> None:
+        """Read the details of the answer to show; the screen is told (DetailLoaded)."""
+        detail = await self._read(lambda r: r.detail(answer_id))
+        if detail is not None:
+            self.screen.post_message(DetailLoaded(session, detail))
+
+    @work(exclusive=True, group="prefetch")  # a newer key press makes older prefetches moot
+    async def prefetch(self, session: Session, answer_ids: list[int]) -> None:
+        """Read the details of the answers next to the one shown and start decoding their
+        images."""
+        for answer_id in answer_ids:
+            cached = self.details.get(answer_id)
+            if cached is not None:
+                self.prefetch_images(cached)
+                continue
+            detail = await self._read(partial(ReviewStore.detail, answer_id=answer_id))
+            if detail is None:
+                return  # told already; the answer shows the problem when it is reached
+            self.screen.post_message(DetailLoaded(session, detail, ahead=True))
 
     def _panel(self, name: str) -> Static:
         return self.query_one(f"#{name}", Static)
@@ -105,17 +169,14 @@ class DetailPane(VerticalScroll):
                 self._shown[name] = key
                 self._panel(name).update(make())
 
-    def show_images(
-        self, entry: Entry, hashes: list[str], request: Callable[[str], Future[Decoded]]
-    ) -> None:
-        """The answer's images (`request` starts decoding one): those decoded now at once,
-        the others as they come."""
+    def show_images(self, entry: Entry, hashes: list[str]) -> None:
+        """The answer's images: those decoded now at once, the others as they come."""
         widget = self.query_one(SampleImages)
         self._imaged = entry.answer_id
         if widget.off:
             widget.show([])  # the line saying images are off, again after an empty list
             return
-        futures = [request(h) for h in hashes]
+        futures = [self.image_request(h) for h in hashes]
         shown = [f.result() if f.done() and not f.exception() else None for f in futures]
         widget.show(shown, entry.key)
         if any(not f.done() for f in futures):

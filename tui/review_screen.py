@@ -11,37 +11,33 @@ handlers hand each message to the part it is for, and change what is shown.
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future
 from dataclasses import replace
-from functools import partial
 from typing import TYPE_CHECKING, TypeVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Static
 
 from lmmreview.db.review import Detail, ReviewStore
 from lmmreview.engine.review import Entry, Filter
-from lmmreview.engine.scoring import Judge, Verdict
-from lmmreview.engine.types import QuestionType, Sample
+from lmmreview.engine.scoring import Judge
+from lmmreview.engine.types import Sample
 from lmmreview.tui import detail as render
 from lmmreview.tui.answer_list import AnswerList, Row, entry_row, shared_ends
-from lmmreview.tui.database import DB_ERRORS, Opening, read_dataset, reason
+from lmmreview.tui.database import DB_ERRORS, reason
 from lmmreview.tui.detail_pane import DetailPane
 from lmmreview.tui.filter_menu import FilterMenu
 from lmmreview.tui.footer import ReviewFooter
-from lmmreview.tui.grade_keys import score_keys
-from lmmreview.tui.images import Decoded, ImagePipeline, ImageSet
+from lmmreview.tui.grading import Grading
+from lmmreview.tui.images import ImageSet
 from lmmreview.tui.judge_control import JudgeControl
 from lmmreview.tui.judges_view import JudgesPanel
+from lmmreview.tui.loader import Loader
 from lmmreview.tui.messages import (
     AnswersRead,
     DetailLoaded,
@@ -58,78 +54,29 @@ from lmmreview.tui.messages import (
     TablesReady,
     Undone,
 )
-from lmmreview.tui.option_picker import OptionPicker
 from lmmreview.tui.poller import Poller
+from lmmreview.tui.review_keys import review_keys
 from lmmreview.tui.review_views import Views
-from lmmreview.tui.screens import CompareScreen, Menu, Prompt
+from lmmreview.tui.screens import CompareScreen, Prompt
 from lmmreview.tui.session import Session
 from lmmreview.tui.settings import Settings
 from lmmreview.tui.status_line import StatusLine
+from lmmreview.tui.styles import stylesheet
 from lmmreview.tui.viewer import TemporaryImages
 from lmmreview.tui.writer import Writer
-from lmmreview.tui.writes import Cause, Flag, Grade, Note, PendingWrites
+from lmmreview.tui.writes import PendingWrites
 
 if TYPE_CHECKING:
     from lmmreview.tui.app import ReviewApp
 
 T = TypeVar("T")
-IMAGE_BOX = (480, 240)  # thumbnails are made to fit this many pixels
-DETAIL_CACHE = 128
-NO_CAUSE = "(none)"  # the cause picker's choice that clears the cause; no cause id has "("
 
 
 class ReviewScreen(Screen[None]):
     """The sample list on the left; the selected answer and everything about it on the right."""
 
-    BINDINGS = [
-        Binding("j,down", "move(1)", "next", show=False, id="next"),
-        Binding("k,up", "move(-1)", "previous", show=False, id="previous"),
-        Binding("g,home", "jump_to(0)", "first", show=False, id="first"),
-        Binding("end", "jump_to(-1)", "last", show=False, id="last"),
-        Binding("pagedown", "page(1)", "page down", show=False, id="page-down"),
-        Binding("pageup", "page(-1)", "page up", show=False, id="page-up"),
-        Binding("n", "next_where('unreviewed')", "unreviewed", id="next-unreviewed"),
-        Binding("N", "next_where('flagged')", "next flagged", show=False, id="next-flagged"),
-        Binding("colon", "goto", "jump to id", key_display=":", show=False, id="jump"),
-        *score_keys(),
-        Binding("X", "choose('X')", "none of the options", show=False, id="choose-none"),
-        Binding("p", "pick_option", "pick any option from a list", show=False, id="pick-option"),
-        Binding("a", "accept", "accept", id="accept"),
-        Binding("u", "undo", "undo", id="undo"),
-        Binding("m", "note", "note", show=False, id="note"),
-        Binding("f", "flag", "flag", id="flag"),
-        Binding("x", "cause", "error cause", show=False, id="cause"),
-        Binding("slash", "search", "search", key_display="/", show=False, id="search"),
-        Binding("v", "filters", "filter", id="filter"),
-        Binding("escape", "clear_filters", "clear filters", show=False, id="clear-filters"),
-        Binding("b", "breakdown", "tables", id="breakdown"),
-        Binding("c", "compare", "compare", id="compare"),
-        Binding("z", "zoom", "zoom into the image", show=False, id="zoom"),
-        Binding("o", "open_image", "open the image outside", show=False, id="open-image"),
-        Binding("J", "judge", "judge", id="judge"),
-        Binding("w", "switch_judge", "show another judge's scores", show=False, id="switch-judge"),
-        Binding("W", "judges", "judges view (against humans)", show=False, id="judges"),
-        Binding("e", "export", "export", id="export"),
-        Binding("s", "sort", "sort the list", show=False, id="sort"),
-        Binding("t", "toggle_advance", "advance after a grade (on/off)", show=False, id="advance"),
-        Binding("d", "datasets", "dataset", id="dataset"),
-    ]
-    DEFAULT_CSS = """
-    ReviewScreen #status { height: 1; background: $primary-background; padding: 0 1; }
-    ReviewScreen #body { height: 1fr; }
-    ReviewScreen AnswerList { width: 47; border-right: solid $primary; }  /* 44 + bar + border */
-    ReviewScreen.-narrow AnswerList { width: 36; }  /* shorter ids and models */
-    ReviewScreen #detail { width: 1fr; padding: 0 1; }
-    ReviewScreen #detail > Static { margin-bottom: 1; }
-    ReviewScreen SampleImages { height: 14; }
-    ReviewScreen SampleImages.off, ReviewScreen SampleImages.empty { height: 1; }
-    ReviewScreen #strip { height: 3; background: $boost; padding: 0 1; }
-    /* A short terminal: the image gives up its room first, so question, gold, answer and
-       the judge's runs fit without scrolling. */
-    ReviewScreen.-short SampleImages { height: 1fr; min-height: 3; max-height: 14; }
-    ReviewScreen.-short #detail > Static { margin-bottom: 0; }
-    ReviewScreen.-short #strip { height: 2; }
-    """
+    BINDINGS = review_keys()
+    DEFAULT_CSS = stylesheet("review_screen")
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (36, "-tall")]
 
@@ -139,20 +86,18 @@ class ReviewScreen(Screen[None]):
         self._shared_ends: dict[str, tuple[int, int]] = {}  # per model name, for the list
         self.timings: list[float] = []  # seconds from key press to the next sample shown
         self._pressed_at: float | None = None
-        self._images = ImagePipeline()
         self.image_files = TemporaryImages()  # what `o` writes: removed at unmount
-        self._details: OrderedDict[int, Detail] = OrderedDict()
-        self._showing: int | None = None  # the answer the detail pane is for
         self.problems: dict[str, str] = {}  # "save"/"read" -> the problem last told
         self._before_search: int | None = None  # the answer shown when a search began
         self.writer = Writer(self)
         self.poller = Poller(self)
         self.judge_run = JudgeControl(self)
         self.views = Views(self)
+        self.grading = Grading(self)
+        self.loader = Loader(self)
 
     def on_unmount(self) -> None:
         self.stop_judge()
-        self._images.shutdown()
         self.remove_image_files()
 
     def remove_image_files(self) -> None:
@@ -178,10 +123,15 @@ class ReviewScreen(Screen[None]):
         yield StatusLine(Text("opening…"), id="status")
         with Horizontal(id="body"):
             yield AnswerList(id="list")
-            yield DetailPane(self.review_app.image_renderer, id="detail")
+            app = self.review_app
+            yield DetailPane(app.image_renderer, self.read, app.database.image_bytes, id="detail")
         yield JudgesPanel(id="judges-view")
         yield Static(id="strip")
         yield ReviewFooter()
+
+    @property
+    def pane(self) -> DetailPane:
+        return self.query_one(DetailPane)
 
     @property
     def review_app(self) -> ReviewApp:
@@ -246,94 +196,34 @@ class ReviewScreen(Screen[None]):
     def moved(self, event: AnswerList.Moved) -> None:
         self.show_current()
 
-    # -- grading: each key makes one write command for the writer -------------------------
-
-    async def _gradable(self, kind: QuestionType) -> tuple[Entry, Sample] | None:
-        """The current answer and its sample, if a key for `kind` questions can grade it."""
-        entry = self.current()
-        sample = await self.sample_of(entry) if entry is not None else None
-        if entry is None or sample is None:
-            return None
-        if sample.question_type is not kind:
-            hint = {
-                QuestionType.OPEN: "A multiple-choice answer: press the option's letter (X: none).",
-                QuestionType.CHOICE: "An open answer: grade with 0-9 and = (1.0).",
-            }[kind]
-            self.notify(hint)
-            return None
-        return entry, sample
+    # -- grading (tui/grading.py): each key makes one write command for the writer ----------
 
     async def action_score(self, value: float) -> None:
-        found = await self._gradable(QuestionType.OPEN)
-        if found is not None:
-            self.grade(found[0], Grade(Verdict(round(value, 1))))
+        await self.grading.score(value)
 
     async def action_choose(self, letter: str) -> None:
-        found = await self._gradable(QuestionType.CHOICE)
-        if found is not None:
-            self._choose(*found, letter)
-
-    def _choose(self, entry: Entry, sample: Sample, letter: str) -> None:
-        """Grade `entry` with option `letter` of its `sample`, if it has one."""
-        if letter != "X" and letter not in sample.options:
-            self.notify(f"No option {letter} here.", severity="warning")
-            return
-        self.grade(entry, Grade(Verdict(None, letter)))
+        await self.grading.choose(letter)
 
     @work(group="prompt")
     async def action_pick_option(self) -> None:
-        """Options past I have no key of their own: choose any option from a list."""
-        found = await self._gradable(QuestionType.CHOICE)
-        if found is None:
-            return
-        letter = await self.app.push_screen_wait(OptionPicker(found[1].options))
-        if letter is not None:  # the answer whose options were shown, wherever the cursor is
-            self._choose(*found, letter)
+        await self.grading.pick_option()
 
     def action_accept(self) -> None:
-        entry = self.current()
-        if entry is None:
-            return
-        mean = entry.judge_mean()
-        if entry.judge_choice is None and mean is None:
-            self.notify("Nothing to accept: the judge has no usable result.", severity="warning")
-            return
-        choice, score = entry.judge_choice, None if entry.judge_choice else round(mean or 0.0, 1)
-        self.grade(entry, Grade(Verdict(score, choice), "accept"))
-
-    def grade(self, entry: Entry, command: Grade) -> None:
-        """Hand a verdict to the writer, then move to the next answer if it was queued and
-        auto-advance is on."""
-        if self.writer.submit(entry, command) and self.auto_advance:
-            self.action_move(1)
+        self.grading.accept()
 
     def action_undo(self) -> None:
         self.run_worker(self.writer.undo(), group="write")
 
     def action_flag(self) -> None:
-        entry = self.current()
-        if entry is not None:
-            self.writer.submit(entry, Flag(not entry.flagged))
+        self.grading.flag()
 
     @work(group="prompt")
     async def action_cause(self) -> None:
-        """Give the answer an error cause from the taxonomy, or clear it."""
-        entry = self.current()
-        if entry is None:
-            return
-        choices = [*self.settings.causes.items(), (NO_CAUSE, "(no cause: clear it)")]
-        picked = await self.app.push_screen_wait(Menu("Why is this answer wrong?", choices))
-        if picked is not None:
-            self.writer.submit(entry, Cause(None if picked == NO_CAUSE else picked))
+        await self.grading.cause()
 
     @work(group="prompt")
     async def action_note(self) -> None:
-        entry = self.current()
-        if entry is None:
-            return
-        text = await self.app.push_screen_wait(Prompt("Note on this answer:"))
-        if text:
-            self.writer.submit(entry, Note(text))
+        await self.grading.note()
 
     def action_toggle_advance(self) -> None:
         self.auto_advance = not self.auto_advance
@@ -465,55 +355,14 @@ class ReviewScreen(Screen[None]):
     async def load(
         self, dataset: str | None, judge: Judge | None = None, keep: int | None = None
     ) -> None:
-        """Read a dataset in the database thread (as `judge` scored it): the answers (the
-        top of the list first, then every one), the first answer's details, then the
-        tables, each posted as it comes. The list shows
-        the answer `keep` if it is given."""
-        app = self.review_app
-        preferred = self.settings.shown_judge
-        opening = app.take_opening(dataset) if judge is None else None
-        if opening is None:  # the top of the list first, unless another answer is kept
-            head = app.head if keep is None else None
-            opening = app.database.submit(
-                lambda r: read_dataset(r, dataset, judge, preferred, head)
-            )
-        try:
-            read: Opening = await asyncio.wrap_future(opening)
-        except (LookupError, *DB_ERRORS) as exc:
-            self.post_message(OpenFailed(str(exc)))
-            return
-        session, version, marks, beside = read
-        self.post_message(Opened(session, version, marks, keep))
-        start = (session.place(keep) if keep is not None else None) or 0
-        if len(session.visible):  # the first answer before the tables: they take longer
-            first = session.listed(start)
-            detail = await self.read(lambda r: r.detail(first.answer_id))
-            if detail is not None:
-                self.post_message(DetailLoaded(session, detail))
-        bare, benchmark = session.answers, session.benchmark
-        try:
-            if session.partial:
-                bare = await app.database.run(
-                    lambda r: Session.every_answer(r, session.dataset, beside)
-                )
-                self.post_message(AnswersRead(session, bare))
-            tables = await app.database.run(
-                lambda r: Session.compute(
-                    r, session.dataset, benchmark, bare, session.judge, preferred, beside
-                )
-            )
-        except DB_ERRORS as exc:
-            self.post_message(OpenFailed(f"{app.db_path}: {reason(exc)}"))
-            return
-        self.post_message(TablesReady(session, tables))
+        """Read a dataset (tui/loader.py) as `judge` scored it, on the answer `keep`."""
+        await self.loader.load(dataset, judge, keep)
 
     def on_opened(self, message: Opened) -> None:
         session = self.session = message.session
         self.poller.opened(message.version, message.marks)
         self._shared_ends = shared_ends(session.answers.models)
-        self._details.clear()
-        self.query_one(DetailPane).forget()
-        self._showing = None
+        self.pane.forget()
         keep = message.keep
         self.refresh_list(cursor=(session.place(keep) if keep is not None else None) or 0)
 
@@ -550,11 +399,9 @@ class ReviewScreen(Screen[None]):
         if message.session is not self.session:
             return
         detail = message.detail
-        self._details[detail.answer_id] = detail
-        while len(self._details) > DETAIL_CACHE:
-            self._details.popitem(last=False)
+        self.pane.keep(detail)
         if message.ahead:
-            self._prefetch_images(detail)
+            self.pane.prefetch_images(detail)
         entry = self.current()
         if entry is not None and entry.answer_id == detail.answer_id:
             self._show(entry, detail)
@@ -593,7 +440,7 @@ class ReviewScreen(Screen[None]):
     def shown_images(self) -> ImageSet | None:
         """The images of the answer on screen, to zoom into or open; None, and why, if none."""
         entry = self.current()
-        detail = self._details.get(entry.answer_id) if entry is not None else None
+        detail = self.pane.details.get(entry.answer_id) if entry is not None else None
         if entry is None:
             self.notify("No answer is shown yet.")
             return None
@@ -606,16 +453,12 @@ class ReviewScreen(Screen[None]):
         title = f"{entry.key} · {entry.model}"
         return ImageSet(entry.key, title, detail.image_hashes, self.review_app.database.image_bytes)
 
-    def image_request(self, image_hash: str) -> Future[Decoded]:
-        """Decode one image of the file, as a thumbnail (at once if it is decoded already)."""
-        load = partial(self.review_app.database.image_bytes, image_hash)
-        return self._images.request(image_hash, load, IMAGE_BOX)
-
     async def sample_of(self, entry: Entry) -> Sample | None:
         """The entry's whole sample (its options too): from its detail, read now if a key
         came before it (None: it cannot be read now)."""
         answer_id = entry.answer_id
-        detail = self._details.get(answer_id) or await self.read(lambda r: r.detail(answer_id))
+        cached = self.pane.details.get(answer_id)
+        detail = cached or await self.read(lambda r: r.detail(answer_id))
         return None if detail is None else detail.sample
 
     def _row(self, index: int) -> Row:
@@ -657,72 +500,40 @@ class ReviewScreen(Screen[None]):
 
     def show_current(self, force: bool = False) -> None:
         """Show the current answer: at once from the caches, else after a fetch."""
-        entry = self.current()
-        if entry is None:
+        entry, session, pane = self.current(), self.session, self.pane
+        if entry is None or session is None:
             return
-        if entry.answer_id == self._showing and self._pressed_at is None and not force:
+        if entry.answer_id == pane.showing and self._pressed_at is None and not force:
             return  # already on screen (the cursor's message after a key that showed it)
-        self._showing = entry.answer_id
-        cached = self._details.get(entry.answer_id)
+        pane.showing = entry.answer_id
+        cached = pane.details.get(entry.answer_id)
         if cached is not None:
             self._show(entry, cached)
         else:
             with self.app.batch_update():
-                self.query_one(DetailPane).show_loading(entry)
-            self._fetch_detail(entry.answer_id)
-        self._prefetch()
+                pane.show_loading(entry)
+            pane.fetch(session, entry.answer_id)
+        cursor, count = self.query_one(AnswerList).cursor, len(session.visible)
+        near = [i for i in (cursor + 1, cursor + 2, cursor - 1) if 0 <= i < count]
+        pane.prefetch(session, [session.listed(i).answer_id for i in near])
 
     def _show_nothing(self) -> None:
         """An empty list: no answer is shown, so none seems to be the one a key grades."""
-        self._showing = None
+        self.pane.showing = None
         with self.app.batch_update():
-            self.query_one(DetailPane).show_loading(None)
+            self.pane.show_loading(None)
         self.query_one("#strip", Static).update(Text(""))
-
-    @work(exclusive=True, group="detail")
-    async def _fetch_detail(self, answer_id: int) -> None:
-        session = self.session
-        detail = await self.read(lambda r: r.detail(answer_id))
-        if detail is not None and session is not None:
-            self.post_message(DetailLoaded(session, detail))
-
-    @work(exclusive=True, group="prefetch")  # a newer key press makes older prefetches moot
-    async def _prefetch(self) -> None:
-        """Fetch the next answers' details and start decoding their images."""
-        session = self.session
-        if session is None:
-            return
-        cursor = self.query_one(AnswerList).cursor
-        for index in (cursor + 1, cursor + 2, cursor - 1):
-            if 0 <= index < len(session.visible):
-                answer_id = session.listed(index).answer_id
-                cached = self._details.get(answer_id)
-                if cached is not None:
-                    self._prefetch_images(cached)
-                    continue
-                detail = await self.read(partial(ReviewStore.detail, answer_id=answer_id))
-                if detail is None:
-                    return  # told already; the answer shows the problem when it is reached
-                self.post_message(DetailLoaded(session, detail, ahead=True))
-
-    def _prefetch_images(self, detail: Detail) -> None:
-        """Start decoding an answer's images, unless images are off."""
-        if self.review_app.image_renderer is None:
-            return
-        load = self.review_app.database.image_bytes
-        for image_hash in detail.image_hashes:
-            self._images.prefetch(image_hash, partial(load, image_hash), IMAGE_BOX)
 
     def _show(self, entry: Entry, detail: Detail) -> None:
         session = self.session
         if session is None:
             return
-        pane = self.query_one(DetailPane)
+        pane = self.pane
         unsaved = self.pending.labels(entry.answer_id)
         with self.app.batch_update():  # one repaint for the whole answer
             pane.show(entry, detail, session, unsaved, self.writer.problem, self.settings.causes)
             self.show_strip(entry)
-            pane.show_images(entry, detail.image_hashes, self.image_request)
+            pane.show_images(entry, detail.image_hashes)
         if self._pressed_at is not None:
             started, self._pressed_at = self._pressed_at, None
             self.call_after_refresh(lambda: self.timings.append(time.perf_counter() - started))
@@ -769,7 +580,7 @@ class ReviewScreen(Screen[None]):
         if session is None or not session.has(fresh.answer_id):
             return  # another dataset is open now
         self.apply_fresh([fresh])
-        self._details[answer_id] = detail
+        self.pane.details[answer_id] = detail
         current = self.current()
         if current is not None and current.answer_id == answer_id:
             self._show(current, detail)
@@ -802,7 +613,7 @@ class ReviewScreen(Screen[None]):
         fresh = list(fresh)
         for entry in fresh:
             session.update(entry)
-            self._details.pop(entry.answer_id, None)
+            self.pane.details.pop(entry.answer_id, None)
         self.refresh_list()
         self.query_one(JudgesPanel).verdicts_changed(fresh, session.golds)
         if isinstance(self.app.screen, CompareScreen):  # grades given there land there too

@@ -86,7 +86,7 @@ class Views:
         """The images of these hashes, decoded (a problem in place of one that fails)."""
         if self.screen.review_app.image_renderer is None:
             return []
-        return list(await settled(self.screen.image_request(h) for h in hashes))
+        return list(await settled(self.screen.pane.image_request(h) for h in hashes))
 
     def zoom(self) -> None:
         screen = self.screen
