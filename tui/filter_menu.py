@@ -1,6 +1,6 @@
-"""The review screen's filter menu (v): which answers the list shows. It asks the reviewer
-(menus), reads what a filter needs (in the database thread), and returns the new filter;
-the screen applies it."""
+"""The review screen's filters: the menu (v), the search (/) and Esc, which clears them.
+Each asks the reviewer, reads what a filter needs (in the database thread), and has the
+screen apply the new filter."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lmmreview.engine.review import Filter
-from lmmreview.tui.screens import Menu
+from lmmreview.tui.screens import Menu, Prompt
 from lmmreview.tui.session import Session
 
 if TYPE_CHECKING:
@@ -26,10 +26,42 @@ def cause_choices(causes: Mapping[str, str], present: Iterable[str]) -> list[tup
 
 
 class FilterMenu:
-    """The menu of filters, for one screen."""
+    """The filters of one screen."""
 
     def __init__(self, screen: ReviewScreen) -> None:
         self.screen = screen
+        self._before_search: int | None = None  # the answer shown when a search began
+
+    async def search(self) -> None:
+        """Show only the answers whose question or answer holds the text asked for."""
+        screen = self.screen
+        text = await screen.app.push_screen_wait(Prompt("Search questions and answers for:"))
+        session = screen.session
+        if not text or session is None:
+            return
+        dataset = session.dataset
+        ids = await screen.read(lambda r: r.search(dataset, text))
+        if ids is None:
+            return
+        shown = screen.current()
+        screen.filter(replace(session.filter, text=text, text_ids=ids))
+        if self._before_search is None and shown is not None:
+            self._before_search = shown.answer_id
+
+    def clear(self) -> None:
+        """Show every answer again, back on the one shown before a search, if one was."""
+        back, self._before_search = self._before_search, None
+        self.screen.filter(Filter())
+        if back is not None:
+            self.screen.reveal(back)
+
+    async def menu(self) -> None:
+        """The filter the reviewer picks from the menu, applied."""
+        session = self.screen.session
+        if session is not None:
+            picked = await self.pick(session)
+            if picked is not None:
+                self.screen.filter(picked)
 
     async def _ask(self, title: str, choices: list[tuple[str, str]]) -> str | None:
         return await self.screen.app.push_screen_wait(Menu(title, choices))

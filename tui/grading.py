@@ -31,13 +31,21 @@ class Grading:
     async def _gradable(self, kind: QuestionType) -> tuple[Entry, Sample] | None:
         """The current answer and its sample, if a key for `kind` questions can grade it."""
         entry = self.screen.current()
-        sample = await self.screen.sample_of(entry) if entry is not None else None
+        sample = await self._sample_of(entry) if entry is not None else None
         if entry is None or sample is None:
             return None
         if sample.question_type is not kind:
             self.screen.notify(HINTS[kind])
             return None
         return entry, sample
+
+    async def _sample_of(self, entry: Entry) -> Sample | None:
+        """The entry's whole sample (its options too): from its detail, read now if a key
+        came before it (None: it cannot be read now)."""
+        answer_id = entry.answer_id
+        cached = self.screen.pane.details.get(answer_id)
+        detail = cached or await self.screen.read(lambda r: r.detail(answer_id))
+        return None if detail is None else detail.sample
 
     async def score(self, value: float) -> None:
         found = await self._gradable(QuestionType.OPEN)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 from typing import TYPE_CHECKING, TypeVar
 
 from rich.text import Text
@@ -21,20 +20,17 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Static
 
 from lmmreview.db.review import Detail, ReviewStore
 from lmmreview.engine.review import Entry, Filter
 from lmmreview.engine.scoring import Judge
-from lmmreview.engine.types import Sample
 from lmmreview.tui import detail as render
-from lmmreview.tui.answer_list import AnswerList, Row, entry_row, shared_ends
+from lmmreview.tui.answer_list import AnswerList, Row, entry_row
 from lmmreview.tui.database import DB_ERRORS, reason
 from lmmreview.tui.detail_pane import DetailPane
 from lmmreview.tui.filter_menu import FilterMenu
 from lmmreview.tui.footer import ReviewFooter
 from lmmreview.tui.grading import Grading
-from lmmreview.tui.images import ImageSet
 from lmmreview.tui.judge_control import JudgeControl
 from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.loader import Loader
@@ -50,17 +46,18 @@ from lmmreview.tui.messages import (
     ReadFailed,
     Saved,
     SaveFailed,
-    Shown,
     TablesReady,
     Undone,
 )
+from lmmreview.tui.navigation import Navigation
 from lmmreview.tui.poller import Poller
 from lmmreview.tui.review_keys import review_keys
 from lmmreview.tui.review_views import Views
-from lmmreview.tui.screens import CompareScreen, Prompt
+from lmmreview.tui.screens import CompareScreen
 from lmmreview.tui.session import Session
 from lmmreview.tui.settings import Settings
 from lmmreview.tui.status_line import StatusLine
+from lmmreview.tui.strip import TablesStrip
 from lmmreview.tui.styles import stylesheet
 from lmmreview.tui.viewer import TemporaryImages
 from lmmreview.tui.writer import Writer
@@ -83,21 +80,22 @@ class ReviewScreen(Screen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.session: Session | None = None
-        self._shared_ends: dict[str, tuple[int, int]] = {}  # per model name, for the list
+        self.shared_ends: dict[str, tuple[int, int]] = {}  # per model name, for the list
         self.timings: list[float] = []  # seconds from key press to the next sample shown
         self._pressed_at: float | None = None
         self.image_files = TemporaryImages()  # what `o` writes: removed at unmount
         self.problems: dict[str, str] = {}  # "save"/"read" -> the problem last told
-        self._before_search: int | None = None  # the answer shown when a search began
         self.writer = Writer(self)
         self.poller = Poller(self)
         self.judge_run = JudgeControl(self)
         self.views = Views(self)
         self.grading = Grading(self)
         self.loader = Loader(self)
+        self.navigation = Navigation(self)
+        self.filters = FilterMenu(self)
 
     def on_unmount(self) -> None:
-        self.stop_judge()
+        self.judge_run.stop()
         self.remove_image_files()
 
     def remove_image_files(self) -> None:
@@ -114,11 +112,6 @@ class ReviewScreen(Screen[None]):
         """A background judge run is under way (until its JudgeFinished is handled)."""
         return self.judge_run.running
 
-    @property
-    def judge_stopped(self) -> str:
-        """A judge run stopped by a change of the file: what it said."""
-        return self.judge_run.stopped
-
     def compose(self) -> ComposeResult:
         yield StatusLine(Text("opening…"), id="status")
         with Horizontal(id="body"):
@@ -126,7 +119,7 @@ class ReviewScreen(Screen[None]):
             app = self.review_app
             yield DetailPane(app.image_renderer, self.read, app.database.image_bytes, id="detail")
         yield JudgesPanel(id="judges-view")
-        yield Static(id="strip")
+        yield TablesStrip(id="strip")
         yield ReviewFooter()
 
     @property
@@ -148,49 +141,19 @@ class ReviewScreen(Screen[None]):
     # -- navigation ----------------------------------------------------------------------
 
     def action_move(self, step: int) -> None:
-        answers = self.query_one(AnswerList)
-        self._go(min(max(answers.cursor + step, 0), max(answers.count - 1, 0)))
+        self.navigation.move(step)
 
     def action_page(self, direction: int) -> None:
-        """A screenful down (1) or up (-1): the list's height, less a line of context."""
-        answers = self.query_one(AnswerList)
-        self.action_move(direction * max(answers.size.height - 1, 1))
+        self.navigation.page(direction)
 
     def action_jump_to(self, index: int) -> None:
-        answers = self.query_one(AnswerList)
-        self._go(index % answers.count if answers.count else 0)
-
-    def _go(self, index: int) -> None:
-        """Move the cursor and show the answer in the same frame (timed for the benchmark)."""
-        self.pressed()
-        self.query_one(AnswerList).cursor = index
-        self.show_current()
+        self.navigation.jump_to(index)
 
     def action_next_where(self, what: str) -> None:
-        session = self.session
-        if session is None:
-            return
-        answers = self.query_one(AnswerList)
-        wanted = (lambda e: not e.reviewed) if what == "unreviewed" else (lambda e: e.flagged)
-        count = len(session.visible)
-        for step in range(1, count + 1):
-            index = (answers.cursor + step) % count
-            if wanted(session.listed(index)):
-                self._go(index)
-                return
-        self.notify(f"No {what} answer in this list.")
+        self.navigation.next_where(what)
 
-    @work(group="prompt")
-    async def action_goto(self) -> None:
-        session = self.session
-        key = await self.app.push_screen_wait(Prompt("Jump to sample id (e.g. v1_12):"))
-        if not key or session is None:
-            return
-        for index in range(len(session.visible)):
-            if session.listed(index).key == key.strip():
-                self.query_one(AnswerList).cursor = index
-                return
-        self.notify(f"No answer to {key!r} in this list.", severity="warning")
+    def action_goto(self) -> None:
+        self.run_worker(self.navigation.goto(), group="prompt")
 
     @on(AnswerList.Moved)
     def moved(self, event: AnswerList.Moved) -> None:
@@ -204,9 +167,8 @@ class ReviewScreen(Screen[None]):
     async def action_choose(self, letter: str) -> None:
         await self.grading.choose(letter)
 
-    @work(group="prompt")
-    async def action_pick_option(self) -> None:
-        await self.grading.pick_option()
+    def action_pick_option(self) -> None:
+        self.run_worker(self.grading.pick_option(), group="prompt")
 
     def action_accept(self) -> None:
         self.grading.accept()
@@ -217,13 +179,11 @@ class ReviewScreen(Screen[None]):
     def action_flag(self) -> None:
         self.grading.flag()
 
-    @work(group="prompt")
-    async def action_cause(self) -> None:
-        await self.grading.cause()
+    def action_cause(self) -> None:
+        self.run_worker(self.grading.cause(), group="prompt")
 
-    @work(group="prompt")
-    async def action_note(self) -> None:
-        await self.grading.note()
+    def action_note(self) -> None:
+        self.run_worker(self.grading.note(), group="prompt")
 
     def action_toggle_advance(self) -> None:
         self.auto_advance = not self.auto_advance
@@ -233,33 +193,14 @@ class ReviewScreen(Screen[None]):
 
     # -- filters ---------------------------------------------------------------------------
 
-    @work(group="prompt")
-    async def action_search(self) -> None:
-        text = await self.app.push_screen_wait(Prompt("Search questions and answers for:"))
-        if not text or self.session is None:
-            return
-        dataset = self.session.dataset
-        ids = await self.read(lambda r: r.search(dataset, text))
-        if ids is None:
-            return
-        shown = self.current()
-        self.filter(replace(self.session.filter, text=text, text_ids=ids))
-        if self._before_search is None and shown is not None:
-            self._before_search = shown.answer_id
+    def action_search(self) -> None:
+        self.run_worker(self.filters.search(), group="prompt")
 
     def action_clear_filters(self) -> None:
-        """Show every answer again, back on the one shown before a search, if one was."""
-        back, self._before_search = self._before_search, None
-        self.filter(Filter())
-        if back is not None:
-            self.reveal(back)
+        self.filters.clear()
 
-    @work(group="prompt")
-    async def action_filters(self) -> None:
-        if self.session is not None:
-            picked = await FilterMenu(self).pick(self.session)
-            if picked is not None:
-                self.filter(picked)
+    def action_filters(self) -> None:
+        self.run_worker(self.filters.menu(), group="prompt")
 
     def filter(self, flt: Filter) -> None:
         session = self.session
@@ -280,40 +221,32 @@ class ReviewScreen(Screen[None]):
 
     # -- other views (tui/review_views.py) -----------------------------------------------------
 
-    @work(group="prompt")
-    async def action_breakdown(self) -> None:
-        await self.views.breakdown()
+    def action_breakdown(self) -> None:
+        self.run_worker(self.views.breakdown(), group="prompt")
 
-    @work(group="prompt")
-    async def action_compare(self) -> None:
-        await self.views.compare()
+    def action_compare(self) -> None:
+        self.run_worker(self.views.compare(), group="prompt")
 
     def action_zoom(self) -> None:
         self.views.zoom()
 
-    @work(group="viewer")
-    async def action_open_image(self) -> None:
-        await self.views.open_image()
+    def action_open_image(self) -> None:
+        self.run_worker(self.views.open_image(), group="viewer")
 
-    @work(group="prompt")
-    async def action_export(self) -> None:
-        await self.views.export()
+    def action_export(self) -> None:
+        self.run_worker(self.views.export(), group="prompt")
 
-    @work(group="prompt")
-    async def action_switch_judge(self) -> None:
-        await self.views.switch_judge()
+    def action_switch_judge(self) -> None:
+        self.run_worker(self.views.switch_judge(), group="prompt")
 
-    @work(group="judges-view")
-    async def action_judges(self) -> None:
-        await self.views.toggle_judges()
+    def action_judges(self) -> None:
+        self.run_worker(self.views.toggle_judges(), group="judges-view")
 
-    @work(group="prompt")
-    async def action_datasets(self) -> None:
-        await self.views.datasets()
+    def action_datasets(self) -> None:
+        self.run_worker(self.views.datasets(), group="prompt")
 
-    @work(group="prompt")
-    async def action_sort(self) -> None:
-        await self.views.sort()
+    def action_sort(self) -> None:
+        self.run_worker(self.views.sort(), group="prompt")
 
     async def notes_text(self) -> str:
         return await self.views.notes_text()
@@ -340,9 +273,6 @@ class ReviewScreen(Screen[None]):
     def on_judge_finished(self, message: JudgeFinished) -> None:
         self.judge_run.finished(message)
 
-    def stop_judge(self) -> None:
-        self.judge_run.stop()
-
     # -- loading: the load worker and what it posts ------------------------------------------
 
     def reload(self, judge: Judge | None) -> None:
@@ -359,18 +289,10 @@ class ReviewScreen(Screen[None]):
         await self.loader.load(dataset, judge, keep)
 
     def on_opened(self, message: Opened) -> None:
-        session = self.session = message.session
-        self.poller.opened(message.version, message.marks)
-        self._shared_ends = shared_ends(session.answers.models)
-        self.pane.forget()
-        keep = message.keep
-        self.refresh_list(cursor=(session.place(keep) if keep is not None else None) or 0)
+        self.loader.opened(message)
 
     def on_answers_read(self, message: AnswersRead) -> None:
-        session = self.session
-        if message.session is not session or session is None:
-            return
-        self.relist(session, lambda: session.take_answers(message.answers))
+        self.loader.answers_read(message)
 
     def relist(self, session: Session, change: Callable[[], None]) -> None:
         """Make `change` to the session's answers and list them again, with the answer
@@ -384,27 +306,10 @@ class ReviewScreen(Screen[None]):
         self.review_app.stop(message.failure)
 
     async def on_tables_ready(self, message: TablesReady) -> None:
-        session = self.session
-        if message.session is not session or session is None:
-            return  # another dataset or judge was opened since
-        self.relist(session, lambda: session.complete(message.tables))
-        panel = self.query_one(JudgesPanel)
-        if panel.is_open:  # another judge shown: the view names it
-            await self.views.open_judges(panel, session)
-        # The answer shown before the tables came is drawn again as any other: with the
-        # judges' names, the one shown marked, and its strip.
-        self.show_current(force=True)
+        await self.loader.tables_ready(message)
 
     def on_detail_loaded(self, message: DetailLoaded) -> None:
-        if message.session is not self.session:
-            return
-        detail = message.detail
-        self.pane.keep(detail)
-        if message.ahead:
-            self.pane.prefetch_images(detail)
-        entry = self.current()
-        if entry is not None and entry.answer_id == detail.answer_id:
-            self._show(entry, detail)
+        self.loader.detail_loaded(message)
 
     def on_read_failed(self, message: ReadFailed) -> None:
         self.report("read", message.problem)
@@ -437,37 +342,13 @@ class ReviewScreen(Screen[None]):
         cursor = self.query_one(AnswerList).cursor
         return session.listed(min(cursor, len(session.visible) - 1))
 
-    def shown_images(self) -> ImageSet | None:
-        """The images of the answer on screen, to zoom into or open; None, and why, if none."""
-        entry = self.current()
-        detail = self.pane.details.get(entry.answer_id) if entry is not None else None
-        if entry is None:
-            self.notify("No answer is shown yet.")
-            return None
-        if detail is None:
-            self.notify(f"{entry.key} is still loading; press again.")
-            return None
-        if not detail.image_hashes:
-            self.notify(f"{entry.key} has no image.")
-            return None
-        title = f"{entry.key} · {entry.model}"
-        return ImageSet(entry.key, title, detail.image_hashes, self.review_app.database.image_bytes)
-
-    async def sample_of(self, entry: Entry) -> Sample | None:
-        """The entry's whole sample (its options too): from its detail, read now if a key
-        came before it (None: it cannot be read now)."""
-        answer_id = entry.answer_id
-        cached = self.pane.details.get(answer_id)
-        detail = cached or await self.read(lambda r: r.detail(answer_id))
-        return None if detail is None else detail.sample
-
     def _row(self, index: int) -> Row:
         session = self.session
         assert session is not None
         entry = session.listed(index)
         pending = bool(self.pending.labels(entry.answer_id))
         width = self.query_one(AnswerList).scrollable_content_region.width
-        shared = self._shared_ends.get(entry.model, (0, 0))
+        shared = self.shared_ends.get(entry.model, (0, 0))
         return entry_row(
             entry, render.score_text(entry), session.rightness(entry), pending, width, shared
         )
@@ -508,7 +389,7 @@ class ReviewScreen(Screen[None]):
         pane.showing = entry.answer_id
         cached = pane.details.get(entry.answer_id)
         if cached is not None:
-            self._show(entry, cached)
+            self.show(entry, cached)
         else:
             with self.app.batch_update():
                 pane.show_loading(entry)
@@ -522,9 +403,9 @@ class ReviewScreen(Screen[None]):
         self.pane.showing = None
         with self.app.batch_update():
             self.pane.show_loading(None)
-        self.query_one("#strip", Static).update(Text(""))
+        self.query_one(TablesStrip).update(Text(""))
 
-    def _show(self, entry: Entry, detail: Detail) -> None:
+    def show(self, entry: Entry, detail: Detail) -> None:
         session = self.session
         if session is None:
             return
@@ -539,20 +420,8 @@ class ReviewScreen(Screen[None]):
             self.call_after_refresh(lambda: self.timings.append(time.perf_counter() - started))
 
     def show_strip(self, entry: Entry) -> None:
-        session = self.session
-        if session is None:
-            return
-        tables = session.tables
-        if tables is None:
-            self.query_one("#strip", Static).update(Text("computing the tables…", style="italic"))
-            return
-        strip = render.breakdown_strip(
-            session.strip(entry),
-            tables.breakdown.layout.titles,
-            tables.agreement.delta,
-            tables.agreement.count,
-        )
-        self.query_one("#strip", Static).update(strip)
+        if self.session is not None:
+            self.query_one(TablesStrip).show(self.session, entry)
 
     # -- writes (tui/writer.py) and what they change on screen --------------------------------
 
@@ -564,33 +433,6 @@ class ReviewScreen(Screen[None]):
 
     def on_undone(self, message: Undone) -> None:
         self.writer.undone(message)
-
-    def unsaved(self) -> str:
-        """The changes not saved yet and why, for quitting ("" when every one is saved)."""
-        return self.writer.unsaved()
-
-    def landed(self, answer_id: int, shown: Shown) -> None:
-        """A change is saved: show the answer as the database now has it."""
-        session = self.session
-        if shown is None:
-            self.poller.stale(answer_id)
-            self.pending_changed(answer_id)
-            return
-        fresh, detail = shown
-        if session is None or not session.has(fresh.answer_id):
-            return  # another dataset is open now
-        self.apply_fresh([fresh])
-        self.pane.details[answer_id] = detail
-        current = self.current()
-        if current is not None and current.answer_id == answer_id:
-            self._show(current, detail)
-
-    def pending_changed(self, answer_id: int) -> None:
-        """Show where a change stands: its mark in the list, the status, the verdict panel."""
-        self.refresh_list()
-        current = self.current()
-        if current is not None and current.answer_id == answer_id:
-            self.show_current(force=True)
 
     def reveal(self, answer_id: int) -> None:
         """Put the cursor on an answer and show it; clear the filters if they hide it."""
@@ -620,11 +462,6 @@ class ReviewScreen(Screen[None]):
             self.app.screen.refresh_scores()
 
     # -- other writers to the same file (tui/poller.py) ---------------------------------------
-
-    def poll(self) -> None:
-        """Pick up what another process (or a judge run) wrote since the last look; retry
-        the changes not saved yet."""
-        self.poller.poll()
 
     def on_entries_changed(self, message: EntriesChanged) -> None:
         self.poller.changed(message)

@@ -14,7 +14,7 @@ from lmmreview.engine.ordering import ORDERS
 from lmmreview.engine.review import Filter
 from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
 from lmmreview.tui import detail as render
-from lmmreview.tui.images import IMAGES_OFF, Decoded, settled
+from lmmreview.tui.images import IMAGES_OFF, Decoded, ImageSet, settled
 from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.screens import Answer, BreakdownScreen, CompareScreen, Menu
 from lmmreview.tui.session import Session
@@ -88,9 +88,27 @@ class Views:
             return []
         return list(await settled(self.screen.pane.image_request(h) for h in hashes))
 
+    def shown_images(self) -> ImageSet | None:
+        """The images of the answer on screen, to zoom into or open; None, and why, if none."""
+        screen = self.screen
+        entry = screen.current()
+        detail = screen.pane.details.get(entry.answer_id) if entry is not None else None
+        if entry is None:
+            screen.notify("No answer is shown yet.")
+            return None
+        if detail is None:
+            screen.notify(f"{entry.key} is still loading; press again.")
+            return None
+        if not detail.image_hashes:
+            screen.notify(f"{entry.key} has no image.")
+            return None
+        title = f"{entry.key} · {entry.model}"
+        image_bytes = screen.review_app.database.image_bytes
+        return ImageSet(entry.key, title, detail.image_hashes, image_bytes)
+
     def zoom(self) -> None:
         screen = self.screen
-        images, renderer = screen.shown_images(), screen.review_app.image_renderer
+        images, renderer = self.shown_images(), screen.review_app.image_renderer
         if images is not None and renderer is None:
             screen.notify(f"Nothing to zoom: {IMAGES_OFF}.")
         elif images is not None and renderer is not None:
@@ -100,7 +118,7 @@ class Views:
 
     async def open_image(self) -> None:
         screen = self.screen
-        images = screen.shown_images()
+        images = self.shown_images()
         if images is not None:
             hashes = range(len(images.hashes))
             await open_outside(screen.app, images, hashes, screen.image_files)

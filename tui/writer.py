@@ -13,7 +13,7 @@ from lmmreview.engine.review import Entry
 from lmmreview.tui.database import DB_ERRORS, reason
 from lmmreview.tui.file_watch import Moved
 from lmmreview.tui.labels import score_label
-from lmmreview.tui.messages import Saved, SaveFailed, Undone
+from lmmreview.tui.messages import Saved, SaveFailed, Shown, Undone
 from lmmreview.tui.writes import (
     PENDING_MARK,
     Command,
@@ -52,7 +52,7 @@ class Writer:
             return False
         write = PendingWrite(session.dataset, entry.answer_id, entry.key, entry.model, command)
         self.pending.append(write)
-        screen.pending_changed(entry.answer_id)
+        self.pending_changed(entry.answer_id)
         self.save_next()
         return True
 
@@ -79,7 +79,7 @@ class Writer:
         if self.pending and self.pending.first() is message.pending:
             self.pending.drop_first()
         self.notice_moved()  # after: a file lost since takes this change with it
-        self.screen.landed(message.pending.answer_id, message.shown)
+        self.landed(message.pending.answer_id, message.shown)
         if self.pending:
             self.save_next()
             return
@@ -97,7 +97,31 @@ class Writer:
             f"{changes(len(self.pending))} not saved yet ({message.problem}): kept, marked "
             f"{PENDING_MARK}, and retried.",
         )
-        self.screen.pending_changed(message.pending.answer_id)
+        self.pending_changed(message.pending.answer_id)
+
+    def landed(self, answer_id: int, shown: Shown) -> None:
+        """A change is saved: show the answer as the database now has it."""
+        screen, session = self.screen, self.screen.session
+        if shown is None:
+            screen.poller.stale(answer_id)
+            self.pending_changed(answer_id)
+            return
+        fresh, detail = shown
+        if session is None or not session.has(fresh.answer_id):
+            return  # another dataset is open now
+        screen.apply_fresh([fresh])
+        screen.pane.details[answer_id] = detail
+        current = screen.current()
+        if current is not None and current.answer_id == answer_id:
+            screen.show(current, detail)
+
+    def pending_changed(self, answer_id: int) -> None:
+        """Show where a change stands: its mark in the list, the status, the verdict panel."""
+        screen = self.screen
+        screen.refresh_list()
+        current = screen.current()
+        if current is not None and current.answer_id == answer_id:
+            screen.show_current(force=True)
 
     def notice_moved(self) -> None:
         """The file was replaced, deleted or rewritten while open: say so once. With no
@@ -137,7 +161,7 @@ class Writer:
                 f"Withdrew {withdrawn.label} on {withdrawn.key} ({withdrawn.model}): "
                 "it was never saved."
             )
-            screen.pending_changed(withdrawn.answer_id)
+            self.pending_changed(withdrawn.answer_id)
             screen.reveal(withdrawn.answer_id)
             return
         try:
@@ -157,7 +181,7 @@ class Writer:
             return
         if message.kind == "verdict":
             self.pending.undone(message.answer_id)
-        screen.landed(message.answer_id, message.shown)
+        self.landed(message.answer_id, message.shown)
         screen.reveal(message.answer_id)
         entry = session.find(message.answer_id)
         if entry is None:
