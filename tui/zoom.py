@@ -21,7 +21,7 @@ from textual.containers import Container
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
-from textual_image._terminal import get_cell_size
+from textual_image._terminal import get_cell_size  # textual-image has it nowhere public
 
 from lmmreview.tui.images import (
     FULL_SIZE,
