@@ -88,18 +88,24 @@ class DetailPane(VerticalScroll):
             load = partial(self._image_bytes, image_hash)
             self._images.prefetch(image_hash, load, IMAGE_BOX)
 
-    @work(exclusive=True, group="detail")
+    # A description of its own: by default a worker's holds the repr of its arguments, and
+    # a session's is every answer.
+    @work(exclusive=True, group="detail", description="the details of the answer shown")
     async def fetch(self, session: Session, answer_id: int) -> None:
         """Read the details of the answer to show; the screen is told (DetailLoaded)."""
         detail = await self._read(lambda r: r.detail(answer_id))
         if detail is not None:
             self.screen.post_message(DetailLoaded(session, detail))
 
-    @work(exclusive=True, group="prefetch")  # a newer key press makes older prefetches moot
-    async def prefetch(self, session: Session, answer_ids: list[int]) -> None:
-        """Read the details of the answers next to the one shown and start decoding their
-        images."""
-        for answer_id in answer_ids:
+    # A newer key press makes older prefetches moot.
+    @work(exclusive=True, group="prefetch", description="the details of the answers near")
+    async def prefetch(self, session: Session, cursor: int) -> None:
+        """Read the details of the answers next to the one under the `cursor` and start
+        decoding their images."""
+        for index in (cursor + 1, cursor + 2, cursor - 1):
+            if not 0 <= index < len(session.visible):
+                continue
+            answer_id = session.listed(index).answer_id
             cached = self.details.get(answer_id)
             if cached is not None:
                 self.prefetch_images(cached)

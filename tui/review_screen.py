@@ -117,14 +117,13 @@ class ReviewScreen(Screen[None]):
         with Horizontal(id="body"):
             yield AnswerList(id="list")
             app = self.review_app
-            yield DetailPane(app.image_renderer, self.read, app.database.image_bytes, id="detail")
+            self.pane = DetailPane(
+                app.image_renderer, self.read, app.database.image_bytes, id="detail"
+            )
+            yield self.pane
         yield JudgesPanel(id="judges-view")
         yield TablesStrip(id="strip")
         yield ReviewFooter()
-
-    @property
-    def pane(self) -> DetailPane:
-        return self.query_one(DetailPane)
 
     @property
     def review_app(self) -> ReviewApp:
@@ -394,9 +393,7 @@ class ReviewScreen(Screen[None]):
             with self.app.batch_update():
                 pane.show_loading(entry)
             pane.fetch(session, entry.answer_id)
-        cursor, count = self.query_one(AnswerList).cursor, len(session.visible)
-        near = [i for i in (cursor + 1, cursor + 2, cursor - 1) if 0 <= i < count]
-        pane.prefetch(session, [session.listed(i).answer_id for i in near])
+        pane.prefetch(session, self.query_one(AnswerList).cursor)
 
     def _show_nothing(self) -> None:
         """An empty list: no answer is shown, so none seems to be the one a key grades."""
