@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import sqlite3
+import subprocess
+import sys
 from functools import partial
 from pathlib import Path
 
@@ -116,3 +118,12 @@ class _Saved:
 
     answer_id: int
     verdict: Verdict | None
+
+
+def test_the_queue_is_free_of_textual() -> None:
+    """The write commands and their queue load without Textual (issue 27, item 3)."""
+    code = (
+        "import sys, lmmreview.tui.writes; print(any(m.startswith('textual') for m in sys.modules))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
