@@ -94,6 +94,8 @@ def test_the_wheel_installs_only_lmmreview_with_its_license_and_demo_data(dist: 
         shipped = (ROOT / "sample_data" / folder).rglob("*.*")
         expected = {f"lmmreview/{p.relative_to(ROOT).as_posix()}" for p in shipped}
         assert expected <= set(members), folder
+    styles = {f"lmmreview/tui/styles/{p.name}" for p in (ROOT / "tui" / "styles").glob("*.tcss")}
+    assert styles and styles <= set(members)  # the screens' style sheets (tui/styles.py)
 
 
 def test_the_sdist_has_the_license_and_leaves_the_tests_out(dist: Path) -> None:

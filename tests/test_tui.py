@@ -93,10 +93,10 @@ def test_a_choice_key_before_the_answers_detail_is_checked_against_its_options(
     async def steps(app, pilot) -> None:
         await until(pilot, lambda: app.session.tables is not None)
         screen = app.review_screen
-        screen._details.clear()  # as when a key comes before the answer's detail
+        screen.pane.details.clear()  # as when a key comes before the answer's detail
         await pilot.press("H")  # the demo's MMBench questions have options A to D
         await until(pilot, lambda: "No option H here." in notices(app))
-        screen._details.clear()
+        screen.pane.details.clear()
         await pilot.press("C")
         await until(pilot, lambda: app.current().reviewed)
         seen["verdict"] = app.current().verdict
@@ -153,7 +153,7 @@ def test_a_filter_keeps_the_cursor_on_an_answer_it_still_lists(demo_db: Path) ->
             await pick(app, pilot, label)
             on = label == "Unreviewed"
             await until(pilot, lambda on=on: app.session.filter.unreviewed == on)
-            await until(pilot, lambda: app.review_screen._showing == kept)
+            await until(pilot, lambda: app.review_screen.pane.showing == kept)
             seen[label] = app.current().answer_id, cursor(app)
 
     drive(demo_db, steps)

@@ -22,6 +22,7 @@ from textual.strip import Strip
 from lmmreview.engine.review import Entry
 from lmmreview.engine.visible import visible
 from lmmreview.tui.safe_text import plain_line
+from lmmreview.tui.styles import stylesheet
 from lmmreview.tui.writes import PENDING_MARK
 
 Row = list[tuple[str, str]]  # (text, component class) cells of one row
@@ -164,16 +165,7 @@ class AnswerList(ScrollView, can_focus=True, inherit_bindings=False):
         "answer-list--partial",
         "answer-list--mark",
     }
-    DEFAULT_CSS = """
-    AnswerList { height: 1fr; overflow-x: hidden; }  /* rows are cut to the width */
-    AnswerList > .answer-list--cursor { background: $accent 40%; text-style: bold; }
-    AnswerList:focus > .answer-list--cursor { background: $accent; }
-    AnswerList > .answer-list--dim { color: $text-muted; }
-    AnswerList > .answer-list--good { color: $success; }
-    AnswerList > .answer-list--bad { color: $error; }
-    AnswerList > .answer-list--partial { color: $warning; }
-    AnswerList > .answer-list--mark { color: $secondary; }
-    """
+    DEFAULT_CSS = stylesheet("answer_list")
 
     cursor: reactive[int] = reactive(0, always_update=True)
 

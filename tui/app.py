@@ -89,7 +89,7 @@ class ReviewApp(App[None]):
             self.set_keymap(self.settings.keymap)
         self.push_screen(self.review_screen)
         self.review_screen.load(self.dataset)
-        self.set_interval(self.poll_seconds, self.review_screen.poll)
+        self.set_interval(self.poll_seconds, self.review_screen.poller.poll)
         loop = asyncio.get_running_loop()
         for signum in ENDING_SIGNALS:
             loop.add_signal_handler(signum, self.end_on_signal, signum)
@@ -163,9 +163,9 @@ class ReviewApp(App[None]):
         """Quit; with changes not saved yet, only when asked twice (they would be lost). Exit
         code 1 when changes did not reach the file opened (`stop` says where they are, and
         where a judge run stopped by a change of the file saved its judgments)."""
-        unsaved = self.review_screen.unsaved()
+        unsaved = self.review_screen.writer.unsaved()
         moved = self.database.moved  # then the changes are in its copy, not in db_path
-        judge = self.review_screen.judge_stopped  # where a judge run's judgments went
+        judge = self.review_screen.judge_run.stopped  # where a judge run's judgments went
         if unsaved and unsaved != self._quit_warned_about:
             self._quit_warned_about = unsaved
             self.tell(f"{unsaved}. Press q again to quit without them.", "warning")

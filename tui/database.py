@@ -159,7 +159,7 @@ class Database:
         read the answer back. A retry waits only briefly for another process's lock."""
         try:
             with review.impatient() if pending.tries else nullcontext():
-                pending.change(review, pending.answer_id)
+                pending.command.apply(review, pending.answer_id)
         except sqlite3.Error as exc:
             if is_read_only(exc):
                 # SQLite decides read-only when it opens the file: only a new connection

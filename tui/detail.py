@@ -26,6 +26,7 @@ from lmmreview.engine.tables import Cell
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.tui.fitted import FittedTable
 from lmmreview.tui.images import Decoded, Renderer
+from lmmreview.tui.labels import score_label
 from lmmreview.tui.safe_text import Wrapped, plain_line, safe
 from lmmreview.tui.screens import Compared
 
@@ -65,15 +66,6 @@ def question(sample: Sample, benchmark: Benchmark) -> RenderableType:
             mark = "bold green" if letter in sample.golds else ""
             parts.append(Text.assemble((f"  {letter}. ", mark or "bold"), safe(option)))
     return Group(*parts)
-
-
-def score_label(score: float | None, choice: str | None = None) -> str:
-    """A score as the screen shows it everywhere (list, runs, verdicts, history): a choice
-    as its letter, a number with two decimals (a mean of five runs needs them), none as a
-    dash."""
-    if choice is not None:
-        return choice
-    return DASH if score is None else f"{score:.2f}"
 
 
 def score_text(entry: Entry) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 
 from textual.app import ComposeResult
+from textual.widget import Widget
 from textual.widgets import Footer
-from textual.widgets._footer import FooterKey
 
 FIRST = ("help", "quit")  # the app's actions the footer always shows, in this order
 
@@ -22,8 +22,7 @@ class ReviewFooter(Footer):
         self._composed_for = self._shown()
         widgets = list(super().compose())
         first = sorted(
-            (w for w in widgets if isinstance(w, FooterKey) and w.action in FIRST),
-            key=lambda w: FIRST.index(w.action),
+            (w for w in widgets if _action(w) in FIRST), key=lambda w: FIRST.index(_action(w))
         )
         yield from first
         yield from (w for w in widgets if w not in first)
@@ -44,4 +43,15 @@ class ReviewFooter(Footer):
             for _, binding, enabled, tooltip in self.screen.active_bindings.values()
         )
         palette = (self.show_command_palette, app.ENABLE_COMMAND_PALETTE)
+        # Footer.compose draws nothing until its private `_bindings_ready` is set, and
+        # Textual offers no public way to read it; no Textual issue asks for one (the
+        # nearest, Textualize/textual#1057, asked for an API over the footer's bindings
+        # and was closed).
         return self._bindings_ready, self.compact, palette, bindings
+
+
+def _action(widget: Widget) -> str | None:
+    """The action of a key of the footer (None: another part of it). Textual exports no
+    FooterKey class (it is in the private textual.widgets._footer): a key is known by the
+    action it carries."""
+    return getattr(widget, "action", None)

@@ -29,6 +29,7 @@ from textual_image.widget import HalfcellImage, SixelImage, TGPImage, UnicodeIma
 from textual_image.widget import Image as AutoImage
 
 from lmmreview.tui.safe_text import Wrapped, safe
+from lmmreview.tui.styles import stylesheet
 
 # Far above any benchmark image; it bounds a worker's memory (~150 MB as RGB) and stops
 # decompression bombs before Pillow's own, higher limit.
@@ -263,38 +264,7 @@ class SampleImages(Widget):
     as its first argument); None means images are off: one line says so.
     """
 
-    DEFAULT_CSS = """
-    SampleImages {
-        layout: horizontal;
-        height: 1fr;
-    }
-    SampleImages > .cell {
-        width: 1fr;
-        height: 100%;
-    }
-    SampleImages .frame {
-        height: 1fr;
-        align: center middle;
-    }
-    SampleImages .frame > * {
-        width: auto;
-        height: auto;
-    }
-    SampleImages .placeholder {
-        width: 100%;
-        height: 1fr;
-        content-align: center middle;
-        color: $text-muted;
-    }
-    SampleImages.off, SampleImages.empty {
-        height: 1;
-    }
-    SampleImages .caption {
-        width: 100%;
-        text-align: center;
-        color: $text-muted;
-    }
-    """
+    DEFAULT_CSS = stylesheet("sample_images")
 
     def __init__(
         self,

@@ -18,6 +18,7 @@ from lmmreview.engine.review import Entry
 from lmmreview.tui.fitted import FittedTable
 from lmmreview.tui.judges_tables import Grid, judge_grids, judge_section
 from lmmreview.tui.safe_text import Wrapped, safe
+from lmmreview.tui.styles import stylesheet
 
 DROPPED_FIRST = ("95% CI", "Prompt")  # on a small terminal, before a name is cut
 
@@ -25,11 +26,7 @@ DROPPED_FIRST = ("95% CI", "Prompt")  # on a small terminal, before a name is cu
 class JudgesPanel(Static):
     """Every judge of the dataset measured against the human verdicts, kept live."""
 
-    DEFAULT_CSS = """
-    JudgesPanel { display: none; height: auto; max-height: 16; padding: 0 1;
-                  background: $boost; border-top: solid $primary; }
-    JudgesPanel.open { display: block; }
-    """
+    DEFAULT_CSS = stylesheet("judges_panel")
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -29,17 +29,14 @@ from lmmreview.tui.answer_list import shared_ends, short_model
 from lmmreview.tui.grade_keys import score_keys
 from lmmreview.tui.images import Decoded, Renderer, SampleImages
 from lmmreview.tui.safe_text import safe
+from lmmreview.tui.styles import stylesheet
 
 
 class Prompt(ModalScreen[str | None]):
     """Ask for one line of text (an id, a search, a note, a path)."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="prompt-cancel")]
-    DEFAULT_CSS = """
-    Prompt { align: center middle; }
-    Prompt > Vertical { width: 70; height: auto; border: thick $accent; padding: 1 2;
-                        background: $surface; }
-    """
+    DEFAULT_CSS = stylesheet("prompt")
 
     def __init__(self, question: str, value: str = "") -> None:
         super().__init__()
@@ -68,11 +65,7 @@ class Menu(ModalScreen[str | None]):
     """Pick one of a few choices (filters, datasets)."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="menu-cancel")]
-    DEFAULT_CSS = """
-    Menu { align: center middle; }
-    Menu > Vertical { width: 60; height: auto; max-height: 80%; border: thick $accent;
-                      background: $surface; padding: 0 1; }
-    """
+    DEFAULT_CSS = stylesheet("menu")
 
     def __init__(self, title: str, choices: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -96,11 +89,7 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
 
     BINDINGS = [Binding("escape,b", "dismiss(None)", "Back", id="breakdown-back")]
     AUTO_FOCUS = "DataTable"  # the first table: arrows move over its cells at once
-    DEFAULT_CSS = """
-    BreakdownScreen DataTable { height: auto; max-height: 24; margin-bottom: 1; }
-    BreakdownScreen .title { text-style: bold; margin-top: 1; }
-    BreakdownScreen #notes { color: $text-muted; margin: 1 0; }
-    """
+    DEFAULT_CSS = stylesheet("breakdown_screen")
 
     def __init__(self, tables: list[Table], notes: str) -> None:
         super().__init__()
@@ -227,16 +216,7 @@ class CompareScreen(Screen[None]):
         *score_keys(),
         Binding("X", "choose('X')", "none of the options", show=False, id="choose-none"),
     ]
-    DEFAULT_CSS = f"""
-    CompareScreen #compare-top {{ height: auto; max-height: 50%; }}
-    CompareScreen SampleImages {{ width: 1fr; height: 10; }}
-    CompareScreen SampleImages.off, CompareScreen SampleImages.empty {{ height: 1; }}
-    CompareScreen #compare-question {{ width: 1fr; padding: 0 1; }}
-    CompareScreen #compare-answers {{ height: 1fr; }}
-    CompareScreen .answer {{ width: 1fr; min-width: {BOX_MIN}; border: round $primary;
-                             padding: 0 1; }}
-    CompareScreen .answer:focus {{ border: double $accent; }}
-    """
+    DEFAULT_CSS = f"$box-min: {BOX_MIN};\n{stylesheet('compare_screen')}"
 
     def __init__(
         self,
@@ -371,11 +351,7 @@ class JudgeScreen(ModalScreen[None]):
         Binding("s", "stop", "Stop the run", id="judge-stop"),
         Binding("escape", "dismiss(None)", "Hide (keeps running)", id="judge-hide"),
     ]
-    DEFAULT_CSS = """
-    JudgeScreen { align: center middle; }
-    JudgeScreen > Vertical { width: 80; height: auto; border: thick $accent; padding: 1 2;
-                             background: $surface; }
-    """
+    DEFAULT_CSS = stylesheet("judge_screen")
 
     def __init__(
         self, description: str, start: Callable[[], None] | None, stop: Callable[[], None]

@@ -86,7 +86,7 @@ class Session:
         only the answers to the first `head` samples, the top of the list, for a first
         screen that does not wait for a million; `every_answer` reads them all."""
         name, kind, names = _dataset(review.store, dataset)
-        review.judge = judge  # until `compute` chooses, a read finds the default itself
+        _read_as(review, judge)  # until `compute` chooses, a read finds the default itself
         answers = _bare(review, name, head)  # scores come with the tables, a moment later
         partial = head is not None and len(answers.keys) >= head  # else it was all of them
         return cls(name, kind, names, answers, np.arange(len(answers)), judge=judge,
@@ -168,7 +168,7 @@ class Session:
         Safe beside the UI thread: the answers it changes meanwhile are replayed on the
         new columns by `complete`."""
         found = review.store.judges(dataset)
-        judge = review.judge = _judge(found, judge, preferred)
+        judge = _read_as(review, _judge(found, judge, preferred))
         read = beside.samples.take() if beside else None
         samples = review.samples_of(dataset, benchmark, answers, read)
         filled = answers.unfilled()
@@ -181,7 +181,7 @@ class Session:
     ) -> Tables:
         """In the database thread: the dataset read again with the answers another process
         imported, and its tables (a new answer can bring a new sample or judge)."""
-        review.judge = judge
+        _read_as(review, judge)
         samples = review.table_samples(dataset, benchmark)
         answers = review.bare_columns(dataset, samples.keys)
         runs = review.fill(dataset, answers)
@@ -403,6 +403,13 @@ def _dataset(store: Store, dataset: str | None) -> tuple[str, Benchmark, list[st
         raise LookupError(f"{store.path}: no dataset {dataset!r}")
     name, kind = next((n, k) for n, k in known if n == (dataset or names[0]))
     return name, kind, names
+
+
+def _read_as(review: ReviewStore, judge: Judge | None) -> Judge | None:
+    """The screen's connection reads the scores of `judge` from now on (None: the
+    dataset's default): the one place it is told which; returns `judge`."""
+    review.judge = judge
+    return judge
 
 
 def _judge(found: list[Judge], judge: Judge | None, preferred: str | None) -> Judge | None:

@@ -1,14 +1,17 @@
-"""The reviewer's changes not in the database yet: kept in order, marked, retried."""
+"""The reviewer's changes not in the database yet: typed write commands, queued in order,
+marked, retried. Free of Textual: the screen's writer (tui/writer.py) consumes the queue,
+the database thread (tui/database.py) applies each command."""
 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine.review import Entry
 from lmmreview.engine.scoring import Verdict
+from lmmreview.tui.labels import score_label
 from lmmreview.tui.safe_text import plain_line
 
 PENDING_MARK = "…"  # in the list: a change to this answer is not in the database yet
@@ -20,18 +23,89 @@ def changes(count: int) -> str:
     return f"{count} change{'s' if count != 1 else ''}"
 
 
+@dataclass(frozen=True, slots=True)
+class Grade:
+    """Put a verdict in force: a grading key's ("grade") or the judge's, accepted ("accept")."""
+
+    verdict: Verdict
+    action: str = "grade"
+
+    @property
+    def label(self) -> str:
+        kind = self.action
+        if kind == "grade":
+            kind = "score" if self.verdict.choice is None else "choice"
+        return f"{kind} {score_label(self.verdict.score, self.verdict.choice)}"
+
+    def apply(self, review: ReviewStore, answer_id: int) -> None:
+        # `put` takes the verdict whole; the store still adds no row for the one in force
+        # in the file (another process may have put it there since the screen looked).
+        with review.store.transaction():
+            review.put(answer_id, self.verdict, self.action)
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    flagged: bool
+
+    @property
+    def label(self) -> str:
+        return "flag" if self.flagged else "unflag"
+
+    def apply(self, review: ReviewStore, answer_id: int) -> None:
+        review.set_flag(answer_id, self.flagged)
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """Give an error cause from the taxonomy; None clears it."""
+
+    cause: str | None
+
+    @property
+    def label(self) -> str:
+        return f"cause {self.cause}" if self.cause else "clear cause"
+
+    def apply(self, review: ReviewStore, answer_id: int) -> None:
+        review.set_cause(answer_id, self.cause)
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    text: str
+
+    @property
+    def label(self) -> str:
+        return "note"
+
+    def apply(self, review: ReviewStore, answer_id: int) -> None:
+        review.note(answer_id, self.text)
+
+
+Command = Grade | Flag | Cause | Note
+
+
 @dataclass(slots=True)
 class PendingWrite:
-    """A verdict, flag or note not in the database yet: marked, retried, never shown as saved."""
+    """A command on one answer not in the database yet: marked, retried, never shown as
+    saved."""
 
     dataset: str
     answer_id: int
     key: str
     model: str
-    change: Callable[[ReviewStore, int], object]
-    label: str  # what it sets, e.g. "score 0.3"
-    verdict: Verdict | None = None  # the verdict it puts in force, if it is one
+    command: Command
     tries: int = 0
+
+    @property
+    def label(self) -> str:
+        """What it sets, e.g. "score 0.30"."""
+        return self.command.label
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The verdict it puts in force, if it is a grade."""
+        return self.command.verdict if isinstance(self.command, Grade) else None
 
 
 class PendingWrites:

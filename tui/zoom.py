@@ -21,7 +21,7 @@ from textual.containers import Container
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Static
-from textual_image._terminal import get_cell_size
+from textual_image._terminal import get_cell_size  # textual-image has it nowhere public
 
 from lmmreview.tui.images import (
     FULL_SIZE,
@@ -35,6 +35,7 @@ from lmmreview.tui.images import (
     thumbnail,
 )
 from lmmreview.tui.safe_text import safe
+from lmmreview.tui.styles import stylesheet
 from lmmreview.tui.viewer import TemporaryImages, open_outside
 
 ZOOM_STEP = 2.0  # `+` doubles the size of an original pixel, `-` halves it
@@ -121,16 +122,7 @@ class ZoomScreen(Screen[None]):
                 id="zoom-next"),
         Binding("o", "open_image", "open in viewer", id="zoom-open"),
     ]  # fmt: skip
-    DEFAULT_CSS = """
-    ZoomScreen #zoom-title, ZoomScreen #zoom-status {
-        height: 1; background: $primary-background; padding: 0 1;
-    }
-    ZoomScreen #zoom-frame { height: 1fr; align: center middle; }
-    ZoomScreen #zoom-frame > * { width: auto; height: auto; }
-    ZoomScreen #zoom-frame > .placeholder {
-        width: 100%; height: 1fr; content-align: center middle; color: $text-muted;
-    }
-    """
+    DEFAULT_CSS = stylesheet("zoom_screen")
 
     def __init__(self, images: ImageSet, renderer: Renderer, files: TemporaryImages) -> None:
         """`files`: where `o` writes the image for the system viewer."""

@@ -1,0 +1,150 @@
+"""The review screen's filters: the menu (v), the search (/) and Esc, which clears them.
+Each asks the reviewer, reads what a filter needs (in the database thread), and has the
+screen apply the new filter."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from lmmreview.engine.review import Filter
+from lmmreview.tui.screens import Menu, Prompt
+from lmmreview.tui.session import Session
+
+if TYPE_CHECKING:
+    from lmmreview.tui.review_screen import ReviewScreen
+
+TOGGLES = ("unreviewed", "failed", "no_reply", "fallback", "flagged")  # on/off, no value
+
+
+def cause_choices(causes: Mapping[str, str], present: Iterable[str]) -> list[tuple[str, str]]:
+    """(id, title) of every cause of the taxonomy, then of any other cause an answer has
+    (`present`: given under an older taxonomy)."""
+    others = sorted(set(present) - causes.keys())
+    return [*causes.items(), *((c, c) for c in others)]
+
+
+class FilterMenu:
+    """The filters of one screen."""
+
+    def __init__(self, screen: ReviewScreen) -> None:
+        self.screen = screen
+        self._before_search: int | None = None  # the answer shown when a search began
+
+    async def search(self) -> None:
+        """Show only the answers whose question or answer holds the text asked for."""
+        screen = self.screen
+        text = await screen.app.push_screen_wait(Prompt("Search questions and answers for:"))
+        session = screen.session
+        if not text or session is None:
+            return
+        dataset = session.dataset
+        ids = await screen.read(lambda r: r.search(dataset, text))
+        if ids is None:
+            return
+        shown = screen.current()
+        screen.filter(replace(session.filter, text=text, text_ids=ids))
+        if self._before_search is None and shown is not None:
+            self._before_search = shown.answer_id
+
+    def clear(self) -> None:
+        """Show every answer again, back on the one shown before a search, if one was."""
+        back, self._before_search = self._before_search, None
+        self.screen.filter(Filter())
+        if back is not None:
+            self.screen.reveal(back)
+
+    async def menu(self) -> None:
+        """The filter the reviewer picks from the menu, applied."""
+        session = self.screen.session
+        if session is not None:
+            picked = await self.pick(session)
+            if picked is not None:
+                self.screen.filter(picked)
+
+    async def _ask(self, title: str, choices: list[tuple[str, str]]) -> str | None:
+        return await self.screen.app.push_screen_wait(Menu(title, choices))
+
+    async def pick(self, session: Session) -> Filter | None:
+        """The filter the reviewer picks, from the session's current one (None: none)."""
+        current, settings = session.filter, self.screen.settings
+        choices = [
+            ("unreviewed", "Unreviewed"),
+            ("failed", "Judge failed"),
+            ("no_reply", "Judge result without a reply (an imported 0.0)"),
+            ("fallback", "Fallback extractions"),
+            ("flagged", "Flagged"),
+            ("disagreement", f"|judge - human| > {settings.disagreement:g}"),
+            ("spread", f"Judge runs disagree (std > {settings.spread:g})"),
+            ("reviewers", "Reviewers disagree"),
+            ("judges", f"Judges disagree (|judge - judge| > {settings.disagreement:g})"),
+            ("axis", "By breakdown axis…"),
+            ("model", "By model…"),
+            ("cause", "By error cause…"),
+            ("clear", "Clear all filters"),
+        ]
+        picked = await self._ask(f"Filter ({current.describe()})", choices)
+        if picked in TOGGLES:
+            toggled: dict[str, Any] = {picked: not getattr(current, picked)}
+            return replace(current, **toggled)
+        if picked == "disagreement":
+            limit = None if current.disagreement is not None else settings.disagreement
+            return replace(current, disagreement=limit)
+        if picked == "spread":
+            spread = None if current.spread is not None else settings.spread
+            return replace(current, spread=spread)
+        if picked == "reviewers":
+            return await self._reviewers_disagree(session, current)
+        if picked == "judges":
+            return await self._judges_disagree(session, current)
+        if picked == "model":
+            models = sorted(session.answers.models)
+            model = await self._ask("Model", [(m, m) for m in models])
+            return replace(current, model=model) if model else None
+        if picked == "cause":
+            causes = cause_choices(settings.causes, session.answers.causes())
+            cause = await self._ask("Error cause", causes)
+            return replace(current, cause=cause) if cause else None
+        if picked == "axis":
+            return await self._axis(session, current)
+        return Filter() if picked == "clear" else None
+
+    async def _reviewers_disagree(self, session: Session, current: Filter) -> Filter | None:
+        """Show only the answers whose reviewers' own verdicts differ, or stop doing so."""
+        from lmmreview.db.reviewers import disagreeing_answers
+
+        ids = None
+        if current.reviewers_disagree is None:
+            dataset = session.dataset
+            ids = await self.screen.read(lambda r: disagreeing_answers(r.store, dataset))
+            if ids is None:
+                return None
+        return replace(current, reviewers_disagree=ids)
+
+    async def _judges_disagree(self, session: Session, current: Filter) -> Filter | None:
+        """Show only the answers whose judges' scores spread by more than the threshold."""
+        from lmmreview.db.judges import disagreeing_judges, read_judges
+
+        ids = None
+        if current.judges_disagree is None:
+            dataset, limit = session.dataset, self.screen.settings.disagreement
+            ids = await self.screen.read(
+                lambda r: disagreeing_judges(read_judges(r.store, dataset), limit)
+            )
+            if ids is None:
+                return None
+        return replace(current, judges_disagree=ids)
+
+    async def _axis(self, session: Session, current: Filter) -> Filter | None:
+        if session.tables is None:
+            return None
+        values: dict[str, set[str]] = {}
+        for sample in session.tables.samples.profiles:  # alike in what filters read
+            for name, found in session.benchmark.filter_axes(sample).items():
+                values.setdefault(name, set()).update(found)
+        axis = await self._ask("Axis", [(a, a) for a in sorted(values)])
+        if not axis:
+            return None
+        value = await self._ask(axis, [(v, v) for v in sorted(values[axis])])
+        return replace(current, axis=(axis, value)) if value else None

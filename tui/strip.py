@@ -1,0 +1,28 @@
+"""The review screen's strip under the answer: where the answer shown counts in the
+tables, and the judge-human agreement."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from lmmreview.engine.review import Entry
+from lmmreview.tui import detail as render
+from lmmreview.tui.session import Session
+
+
+class TablesStrip(Static):
+    """The breakdown cells of one answer; a word while the tables are computed."""
+
+    def show(self, session: Session, entry: Entry) -> None:
+        tables = session.tables
+        if tables is None:
+            self.update(Text("computing the tables…", style="italic"))
+            return
+        strip = render.breakdown_strip(
+            session.strip(entry),
+            tables.breakdown.layout.titles,
+            tables.agreement.delta,
+            tables.agreement.count,
+        )
+        self.update(strip)
