@@ -44,9 +44,8 @@ from lmmreview.engine.scoring import (
     JudgeChoice,
     Judgment,
     Status,
+    UnknownJudge,
     judge_names,
-    judges_named,
-    preferred_judge,
 )
 from lmmreview.engine.types import QuestionType, Sample
 
@@ -696,21 +695,13 @@ class Store:
         }
 
     def chosen_judge(self, dataset: str, choice: JudgeChoice = DEFAULT_CHOICE) -> Judge | None:
-        """The judge whose scores a dataset's tables show, as `choice` chooses it: the one
-        it names (StoreError lists the judges when none or several match), else the one it
-        prefers, else the default (see `judges`); None when the dataset has no judgment yet."""
-        judges = self.judges(dataset)
-        if choice.named:
-            return self._named(dataset, judges, choice.named)
-        return preferred_judge(judges, choice.preferred)
-
-    def _named(self, dataset: str, judges: list[Judge], name: str) -> Judge:
-        matches = judges_named(judges, name)
-        if len(matches) == 1:
-            return matches[0]
-        listed = ", ".join(repr(n) for n in judge_names(judges).values()) or "none yet"
-        why = "several judges match" if matches else "no judge"
-        raise StoreError(f"{self.path}: dataset {dataset!r}: {why} {name!r}; judges: {listed}")
+        """The judge whose scores a dataset's tables show, as `choice` picks it among the
+        dataset's judges (see `judges`); None when the dataset has no judgment yet.
+        StoreError, naming the file and the dataset, for a judge named that it lacks."""
+        try:
+            return choice.pick(self.judges(dataset))
+        except UnknownJudge as exc:
+            raise StoreError(f"{self.path}: dataset {dataset!r}: {exc}") from None
 
     def answer_ids(self, dataset: str) -> dict[tuple[str, str], int]:
         """(model, sample key) -> answer id, for every answer in a dataset."""

@@ -121,15 +121,25 @@ class JudgeChoice:
     named: str | None = None
     preferred: str | None = None
 
+    def pick(self, judges: Sequence[Judge]) -> Judge | None:
+        """The judge chosen among a dataset's `judges` (the default first); None when it
+        has none. UnknownJudge when the judge named is not one of them, or several."""
+        if self.named:
+            matches = judges_named(judges, self.named)
+            if len(matches) == 1:
+                return matches[0]
+            listed = ", ".join(repr(n) for n in judge_names(judges).values()) or "none yet"
+            why = "several judges match" if matches else "no judge"
+            raise UnknownJudge(f"{why} {self.named!r}; judges: {listed}")
+        liked = judges_named(judges, self.preferred) if self.preferred else []
+        return next(iter(liked or judges), None)
+
+
+class UnknownJudge(LookupError):
+    """The judge a user named is none of a dataset's judges, or several of them."""
+
 
 DEFAULT_CHOICE = JudgeChoice()  # no judge named or preferred: each dataset's default
-
-
-def preferred_judge(judges: Sequence[Judge], preferred: str | None) -> Judge | None:
-    """The first of `judges` (a dataset's, the default first) that `preferred` names, else
-    the default; None when there is none."""
-    liked = judges_named(judges, preferred) if preferred else []
-    return next(iter(liked or judges), None)
 
 
 def judges_named(judges: Iterable[Judge], name: str) -> list[Judge]:

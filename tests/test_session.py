@@ -11,7 +11,7 @@ import pytest
 from lmmreview.db.aside import Aside
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.store import Store
-from lmmreview.engine.scoring import Verdict
+from lmmreview.engine.scoring import DEFAULT_CHOICE, Verdict
 from lmmreview.tui.database import read_dataset
 from lmmreview.tui.session import Beside, Session, Tables
 
@@ -19,9 +19,13 @@ DATASETS = ("generic", "mmbench", "mmmu", "mmvet")
 
 
 def _tables(review: ReviewStore, session: Session, beside: bool) -> Tables:
-    reads = Session.read_beside(review.store.path, session.dataset, None, None) if beside else None
+    reads = (
+        Session.read_beside(review.store.path, session.dataset, None, DEFAULT_CHOICE)
+        if beside
+        else None
+    )
     return Session.compute(
-        review, session.dataset, session.benchmark, session.answers, None, None, reads
+        review, session.dataset, session.benchmark, session.answers, None, DEFAULT_CHOICE, reads
     )
 
 
@@ -62,11 +66,11 @@ def test_samples_read_beside_before_another_import_are_read_again(demo_db: Path)
         session = Session.open(review, "generic")
         path = review.store.path
         beside = Beside(
-            Aside(path, lambda s: Session.judgments(s, "generic", None, None)),
+            Aside(path, lambda s: Session.judgments(s, "generic", None, DEFAULT_CHOICE)),
             Aside(path, lambda _: stale),
         )
         tables = Session.compute(
-            review, "generic", session.benchmark, session.answers, None, None, beside
+            review, "generic", session.benchmark, session.answers, None, DEFAULT_CHOICE, beside
         )
     assert "added-late" not in stale.keys
     assert tables.samples.keys[-1] == "added-late"
@@ -119,7 +123,7 @@ def test_a_judgment_written_while_the_answers_are_read_is_polled(
     monkeypatch.setattr(Session, "open", open_while_another_writes)
     with Store.open(demo_db) as store:
         review = ReviewStore(store, "me")
-        opening = read_dataset(review, "mmvet", None, None)
+        opening = read_dataset(review, "mmvet", None, DEFAULT_CHOICE)
         opening.beside.judgments.take(), opening.beside.samples.take()
         first = int(opening.session.answers.ids[0])
         assert first in review.touched_since(opening.marks)
@@ -151,7 +155,7 @@ def test_every_answer_read_beside_is_the_one_read_in_line(demo_db: Path) -> None
     from the start; the screen takes that read, the same answers as its own would be."""
     with Store.open(demo_db) as store:
         review = ReviewStore(store, "me")
-        opening = read_dataset(review, "mmvet", None, None, head=2)
+        opening = read_dataset(review, "mmvet", None, DEFAULT_CHOICE, head=2)
         assert opening.session.partial and opening.beside.answers is not None
         every = Session.every_answer(review, "mmvet", opening.beside)
         assert opening.beside.answers.take() is None  # taken: not held a second time
@@ -159,7 +163,7 @@ def test_every_answer_read_beside_is_the_one_read_in_line(demo_db: Path) -> None
         assert every is not inline
         assert list(every.entries()) == list(inline.entries())
         assert every.keys == inline.keys and len(every) > len(opening.session.answers)
-        whole = read_dataset(review, "mmvet", None, None)  # no top first: no read beside
+        whole = read_dataset(review, "mmvet", None, DEFAULT_CHOICE)  # no top first: no read beside
         assert whole.beside.answers is None
 
 
@@ -179,7 +183,7 @@ def test_the_reads_beside_read_the_dataset_the_screen_opens(
         review = ReviewStore(store, "me")
         first = Session.name_of(store, None)
         monkeypatch.setattr(Session, "read_beside", staticmethod(another_import_first))
-        opening = read_dataset(review, None, None, None, head=1)
+        opening = read_dataset(review, None, None, DEFAULT_CHOICE, head=1)
         session = opening.session
         every = Session.every_answer(review, session.dataset, opening.beside)
         samples = opening.beside.samples.take()

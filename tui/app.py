@@ -65,7 +65,7 @@ class ReviewApp(App[None]):
         self.database = Database(db, settings.reviewer)
         # Start reading at once, while Textual starts: the first screen comes sooner.
         self._opening: Future[Opening] | None = self.database.submit(
-            lambda r: read_dataset(r, dataset, None, settings.shown_judge, head)
+            lambda r: read_dataset(r, dataset, None, settings.judge_choice(), head)
         )
         self.head = head  # samples whose answers are read before the first screen
         self.settings = settings

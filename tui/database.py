@@ -22,7 +22,7 @@ from lmmreview.db.review import Marks, ReviewStore
 from lmmreview.db.store import is_read_only
 from lmmreview.db.watch import REWRITTEN, Watch
 from lmmreview.engine.review import Entry
-from lmmreview.engine.scoring import Judge
+from lmmreview.engine.scoring import Judge, JudgeChoice
 from lmmreview.tui.file_watch import FileMoved, Moved, make_copy
 from lmmreview.tui.messages import Shown
 from lmmreview.tui.session import Beside, Session
@@ -184,17 +184,17 @@ def read_dataset(
     review: ReviewStore,
     dataset: str | None,
     judge: Judge | None,
-    preferred: str | None,
+    choice: JudgeChoice,
     head: int | None = None,
 ) -> Opening:
     """A dataset's answers (the first `head` samples' only, if given), for `judge` if one
     is chosen (see Session.open), with the file's data version and marks to poll from;
     meanwhile other connections read the judgments of `judge` (else of the one
-    `preferred` names), the samples and, with `head`, every answer."""
+    `choice` picks), the samples and, with `head`, every answer."""
     version, marks = review.data_version(), review.marks()  # first: the poll sees what is newer
     # Named once, here: left to each read, another import could make a different one first.
     name = Session.name_of(review.store, dataset)
-    beside = Session.read_beside(review.store.path, name, judge, preferred, head is not None)
+    beside = Session.read_beside(review.store.path, name, judge, choice, head is not None)
     return Opening(Session.open(review, name, judge, head), version, marks, beside)
 
 

@@ -30,13 +30,11 @@ class Loader:
         details, then the tables. The list shows the answer `keep` if it is given."""
         screen = self.screen
         app = screen.review_app
-        preferred = screen.settings.shown_judge
+        choice = screen.settings.judge_choice()
         opening = app.take_opening(dataset) if judge is None else None
         if opening is None:  # the top of the list first, unless another answer is kept
             head = app.head if keep is None else None
-            opening = app.database.submit(
-                lambda r: read_dataset(r, dataset, judge, preferred, head)
-            )
+            opening = app.database.submit(lambda r: read_dataset(r, dataset, judge, choice, head))
         try:
             read: Opening = await asyncio.wrap_future(opening)
         except (LookupError, *DB_ERRORS) as exc:
@@ -59,7 +57,7 @@ class Loader:
                 screen.post_message(AnswersRead(session, bare))
             tables = await app.database.run(
                 lambda r: Session.compute(
-                    r, session.dataset, benchmark, bare, session.judge, preferred, beside
+                    r, session.dataset, benchmark, bare, session.judge, choice, beside
                 )
             )
         except DB_ERRORS as exc:

@@ -26,7 +26,14 @@ from lmmreview.engine.layouts import Layout, layout_for
 from lmmreview.engine.ordering import LIST_ORDER, ORDERS, sorted_rows
 from lmmreview.engine.review import Agreement, Entry, Filter
 from lmmreview.engine.samples import SampleSet
-from lmmreview.engine.scoring import MICRO, Judge, Outcome, judge_names, preferred_judge
+from lmmreview.engine.scoring import (
+    DEFAULT_CHOICE,
+    MICRO,
+    Judge,
+    JudgeChoice,
+    Outcome,
+    judge_names,
+)
 from lmmreview.engine.tables import Cell
 
 # Samples whose answers are read before the first screen: many screens of the list, read
@@ -121,27 +128,26 @@ class Session:
         path: Path,
         dataset: str,
         judge: Judge | None,
-        preferred: str | None,
+        choice: JudgeChoice,
         every: bool = False,
     ) -> Beside:
         """Start the long reads the tables need, each on a connection of its own beside
-        `open`'s: the judgments (of `judge`, else the one `preferred` names, else the
-        default), the samples and, if `every`, every answer (for `every_answer`, when
-        `open` reads only the top of the list)."""
+        `open`'s: the judgments (of `judge`, else the one `choice` picks), the samples
+        and, if `every`, every answer (for `every_answer`, when `open` reads only the top
+        of the list)."""
         return Beside(
-            Aside(path, lambda store: Session.judgments(store, dataset, judge, preferred)),
+            Aside(path, lambda store: Session.judgments(store, dataset, judge, choice)),
             Aside(path, lambda store: Session.samples(store, dataset)),
             Aside(path, lambda store: _bare(EntryReader(store), dataset, None)) if every else None,
         )
 
     @staticmethod
     def judgments(
-        store: Store, dataset: str | None, judge: Judge | None, preferred: str | None
+        store: Store, dataset: str | None, judge: Judge | None, choice: JudgeChoice
     ) -> Judgments | None:
-        """The judgments `compute` reads (of `judge`, else the one `preferred` names, else
-        the default)."""
+        """The judgments `compute` reads (of `judge`, else the one `choice` picks)."""
         name = Session.name_of(store, dataset)
-        chosen = _judge(store.judges(name), judge, preferred)
+        chosen = judge or choice.pick(store.judges(name))
         return EntryReader(store, chosen).judgments(name)
 
     @staticmethod
@@ -157,18 +163,17 @@ class Session:
         benchmark: Benchmark,
         answers: AnswerColumns,
         judge: Judge | None = None,
-        preferred: str | None = None,
+        choice: JudgeChoice = DEFAULT_CHOICE,
         beside: Beside | None = None,
     ) -> Tables:
-        """Fill `answers` anew as `judge` scored them (else the judge `preferred` names,
-        else the default) and build the samples and every table; `beside`: the reads
-        `read_beside` started, if it did (what they read is checked and read again here
-        if it does not fit).
+        """Fill `answers` anew as `judge` scored them (else the judge `choice` picks) and
+        build the samples and every table; `beside`: the reads `read_beside` started, if
+        it did (what they read is checked and read again here if it does not fit).
 
         Safe beside the UI thread: the answers it changes meanwhile are replayed on the
         new columns by `complete`."""
         found = review.store.judges(dataset)
-        judge = _read_as(review, _judge(found, judge, preferred))
+        judge = _read_as(review, judge or choice.pick(found))
         read = beside.samples.take() if beside else None
         samples = review.samples_of(dataset, benchmark, answers, read)
         filled = answers.unfilled()
@@ -410,12 +415,6 @@ def _read_as(review: ReviewStore, judge: Judge | None) -> Judge | None:
     dataset's default): the one place it is told which; returns `judge`."""
     review.judge = judge
     return judge
-
-
-def _judge(found: list[Judge], judge: Judge | None, preferred: str | None) -> Judge | None:
-    """`judge`, else the one of a dataset's judges (`found`) `preferred` names, else the
-    default."""
-    return judge or preferred_judge(found, preferred)
 
 
 def _no_golds(index: int) -> list[str]:
