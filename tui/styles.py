@@ -6,9 +6,14 @@ below any CSS of the app or a screen, as they did written inline.
 
 from __future__ import annotations
 
-from importlib.resources import files
+from pathlib import Path
+
+# Beside this module, as pip installs the package data (a zipped install would need
+# importlib.resources, whose import costs the first screen 2 ms; the demo needs a real
+# folder as well: db/demo.py).
+_FOLDER = Path(__file__).resolve().parent / "styles"
 
 
 def stylesheet(name: str) -> str:
     """The text of tui/styles/`name`.tcss."""
-    return files("lmmreview.tui").joinpath("styles", f"{name}.tcss").read_text(encoding="utf-8")
+    return (_FOLDER / f"{name}.tcss").read_text(encoding="utf-8")
