@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from lmmreview.engine.registry import FILES_GROUP, OWN, StaleInstall, declared, load_own
+from lmmreview.engine.registry import (
+    FILES_GROUP,
+    OWN,
+    StaleInstall,
+    declared,
+    load_own,
+    own_declared,
+)
 
 
 class UndeclaredFunction(LookupError):
@@ -21,11 +28,14 @@ def declared_file_function(name: str, origin: str) -> Any:
     """The function the package `origin` (a distribution's name: the benchmark's, see
     registry.origin) declares as `name` under `lmmreview.files`, loaded on first use. A
     name is looked up in its own package only: two plug-ins may use one name."""
+    if origin == OWN:
+        for entry in own_declared(FILES_GROUP):
+            if entry.name == name:
+                return load_own(entry)
+        raise StaleInstall(f"it declares no {FILES_GROUP} {name}")
     for entry, found in declared(FILES_GROUP):
         if found == origin and entry.name == name:
-            return load_own(entry) if origin == OWN else entry.load()
-    if origin == OWN:
-        raise StaleInstall(f"it declares no {FILES_GROUP} {name}")
+            return entry.load()
     raise UndeclaredFunction(
         f"{origin} declares no {name!r} under the entry-point group {FILES_GROUP}"
     )

@@ -73,9 +73,21 @@ def load_own(entry: EntryPoint) -> Any:
 
 
 @cache
+def own_declared(group: str) -> tuple[EntryPoint, ...]:
+    """lmmreview's own entry points of `group`: its metadata read alone, a few times
+    quicker than every installed package's (`declared`), on the way to the first screen."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        return tuple(distribution(OWN).entry_points.select(group=group))
+    except PackageNotFoundError:
+        raise StaleInstall("it is not installed") from None
+
+
+@cache
 def shipped() -> dict[str, Benchmark]:
     """The benchmarks lmmreview ships, by name: no plug-in is loaded."""
-    own = [entry for entry, origin in declared(ENTRY_POINT_GROUP) if origin == OWN]
+    own = list(own_declared(ENTRY_POINT_GROUP))
     own.sort(key=lambda entry: (*OWN_ORDER, entry.name).index(entry.name))
     if not own:
         raise StaleInstall(f"it declares no {ENTRY_POINT_GROUP}")

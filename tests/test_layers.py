@@ -57,11 +57,11 @@ def test_every_shipped_file_function_is_declared_and_used() -> None:
     own (no module path in the engine): each name a shipped benchmark gives must lead to a
     function, and every declared one must be used."""
     from lmmreview.db.importers import demo_of, reader_of
-    from lmmreview.engine.registry import FILES_GROUP, OWN, declared, shipped
+    from lmmreview.engine.registry import FILES_GROUP, OWN, own_declared, shipped
 
     importers = [i for b in shipped().values() for i in b.importers().values()]
     named = {i.reader for i in importers} | {i.demo for i in importers if i.demo}
     named |= {f.writer for b in shipped().values() for f in b.exports}
-    own = {entry.name for entry, origin in declared(FILES_GROUP) if origin == OWN}
+    own = {entry.name for entry in own_declared(FILES_GROUP)}
     assert named == own
     assert all(callable(reader_of(i, OWN)) and callable(demo_of(i, OWN) or len) for i in importers)
