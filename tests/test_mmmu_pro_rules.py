@@ -13,7 +13,8 @@ from conftest import FIXTURES, needs_fixture
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lmmreview.engine.benchmarks.mmmu_pro.rules import ProVerdict, judge, parse_choice
+from lmmreview.engine.benchmarks.mmmu.rules import MmmuVerdict
+from lmmreview.engine.benchmarks.mmmu_pro.rules import judge, parse_choice
 from lmmreview.engine.types import QuestionType, Sample
 
 OPTIONS = dict(zip("ABCDEFGHIJ", ["Josef Albers", "George Eastman", "Gosnell Hall", "Tea Server 1925",
@@ -134,8 +135,8 @@ def test_the_choice_is_always_one_of_the_letters(response: str, key: str) -> Non
 
 def test_judge() -> None:
     sample = Sample("test_Art_1", "", QuestionType.CHOICE, "B", options=OPTIONS)
-    assert judge(sample, "Answer: B") == ProVerdict("B", True, "answer_line", False)
-    assert judge(sample, "(A)") == ProVerdict("A", False, "paren", False)
+    assert judge(sample, "Answer: B") == MmmuVerdict("B", True, "answer_line", False)
+    assert judge(sample, "(A)") == MmmuVerdict("A", False, "paren", False)
     assert judge(sample, "?").fallback
     assert not judge(Sample("k", "", QuestionType.CHOICE, options=OPTIONS), "B").correct
 
@@ -151,7 +152,7 @@ class Judged:
     """Our verdict on one record of an official output file beside the official one."""
 
     key: str
-    ours: ProVerdict
+    ours: MmmuVerdict
     official: str  # pred_indexs
     official_right: bool  # if_right
 

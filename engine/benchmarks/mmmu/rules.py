@@ -118,7 +118,8 @@ class MmmuVerdict(NamedTuple):
 
     `prediction` is the option letter (multiple choice) or the normalised candidates (open).
     `method` says which rule found it: "paren", "spaced", "option_text" or "fallback" for
-    multiple choice, "open" for open questions. `fallback` is True only for the random pick.
+    multiple choice, "open" for open questions (MMMU-Pro's parser names its own rules).
+    `fallback` is True only for the random pick.
     """
 
     prediction: str | list[Candidate]

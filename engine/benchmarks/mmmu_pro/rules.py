@@ -8,9 +8,8 @@ official code draws unseeded and we draw seeded per sample, marked as a fallback
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from lmmreview.engine.benchmarks.mmmu.rules import (
+    MmmuVerdict,
     named_by_text,
     seeded_pick,
     strip_edge_punctuation,
@@ -20,22 +19,10 @@ from lmmreview.engine.types import Sample
 ANSWER_MARK = "Answer:"
 
 
-class ProVerdict(NamedTuple):
-    """The letter a response names, whether it is right, and the rule that found it.
-
-    `method`: "answer_line" (the text after the last `Answer:`), "paren" (`(X)`),
-    "letter" (`X `), "letter_dot" (`X.`), "option_text" or "fallback" (the seeded random
-    letter, the only one with `fallback` True).
-    """
-
-    prediction: str
-    correct: bool
-    method: str
-    fallback: bool
-
-
 def parse_choice(response: str, options: dict[str, str], seed_key: str) -> tuple[str, str]:
-    """The option letter `response` names, and the rule that found it.
+    """The option letter `response` names, and the rule that found it: "answer_line" (the
+    text after the last `Answer:`), "paren" (`(X)`), "letter" (`X `), "letter_dot" (`X.`),
+    "option_text", or "fallback" (the letter drawn at random, seeded by `seed_key`).
 
     Raises ValueError when there are no options to choose from.
     """
@@ -89,7 +76,8 @@ _LETTER_FORMS = (
 )
 
 
-def judge(sample: Sample, response: str) -> ProVerdict:
-    """Parse `response` and check the letter against the sample's golds (none: never right)."""
+def judge(sample: Sample, response: str) -> MmmuVerdict:
+    """Parse `response` and check the letter against the sample's golds (none: never right);
+    the verdict is MMMU's, its prediction always a letter."""
     letter, method = parse_choice(response, sample.options, sample.key)
-    return ProVerdict(letter, letter in sample.golds, method, method == "fallback")
+    return MmmuVerdict(letter, letter in sample.golds, method, method == "fallback")
