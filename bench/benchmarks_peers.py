@@ -28,7 +28,8 @@ from bench.benchmarks_launch import ANSWERS, FIXTURES, input_files, user_env
 from bench.benchmarks_scoring import mmmu_cases
 from bench.harness import Context, Measurement, Skipped, benchmark, timed
 from bench.terminal import Drawn, in_terminal
-from lmmreview.engine.benchmarks.mmmu.rules import judge
+from lmmreview.engine.benchmarks.mmmu.rules import MmmuVerdict, judge
+from lmmreview.engine.benchmarks.mmmu_pro import rules as mmmu_pro
 from lmmreview.engine.types import QuestionType, Sample
 
 GENERIC = f"generic {ANSWERS:,} answers"
@@ -140,8 +141,10 @@ def _per_answer(cases: list[Any], score: Callable[[Any], object]) -> float:
     return clock.seconds / len(cases) * 1e6
 
 
-def _ours(cases: list[tuple[Sample, str]]) -> float:
-    return _per_answer(cases, lambda case: judge(*case))
+def _ours(
+    cases: list[tuple[Sample, str]], rules: Callable[[Sample, str], MmmuVerdict] = judge
+) -> float:
+    return _per_answer(cases, lambda case: rules(*case))
 
 
 @benchmark(
@@ -186,11 +189,12 @@ def _mmmu_pro_records(_: Path) -> list[dict[str, Any]]:
 def mmmu_pro_scorer(ctx: Context) -> Measurement:
     """The official mmmu-pro/evaluate.py's `mmmu_process_results` on GPT-4o's 1,730 chain-
     of-thought answers (10 options; it reads the option list per answer); extra: lmmreview's
-    MMMU rules on the same answers, options read beforehand as an import does."""
+    MMMU-Pro rules on the same answers, options read beforehand as an import does."""
     official = _official(ctx, MMMU_PRO_SCORER)
     records = ctx.fixture("mmmu-pro-fixture", _mmmu_pro_records)
     theirs = _per_answer(records, lambda record: official.mmmu_process_results(dict(record)))
-    return Measurement(theirs, {"lmmreview_us": _ours([_pro_case(r) for r in records])})
+    ours = _ours([_pro_case(r) for r in records], mmmu_pro.judge)
+    return Measurement(theirs, {"lmmreview_us": ours})
 
 
 def _pro_case(record: dict[str, Any]) -> tuple[Sample, str]:

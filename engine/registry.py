@@ -31,7 +31,7 @@ LOAD_SECONDS = 5.0  # a plug-in that takes longer to load is left out
 OWN = "lmmreview"  # the distribution whose entry points are the benchmarks it ships
 TABLE_FORMATS = ("md", "csv", "json", "latex")  # `export --format` names no benchmark takes
 # How lmmreview's own are listed, and the demo built (installers sort entry points by name).
-OWN_ORDER = ("mmvet", "mmvet-v2", "mmbench", "mmmu", "generic")
+OWN_ORDER = ("mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "generic")
 
 
 class UnknownBenchmark(LookupError):

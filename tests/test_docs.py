@@ -179,6 +179,7 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     _vlmevalkit_files(folder / "vlmevalkit")
     _lmms_eval_and_llava_files(folder)
     _jsonl_example(folder)
+    _mmmu_pro_outputs(folder / "output")
     if demo is not None:
         for name in ("results.db", "ana.db", "ben.db"):
             shutil.copyfile(demo, folder / name)
@@ -215,6 +216,15 @@ def _jsonl_example(folder: Path) -> None:
     (folder / "my-bench.jsonl").write_text(jsonl, encoding="utf-8")
     (folder / "img").mkdir()
     (folder / "img" / "q1.png").write_bytes(png_bytes())
+
+
+def _mmmu_pro_outputs(folder: Path) -> None:
+    """Two MMMU-Pro output files, as the official inference scripts name and write them."""
+    line = {"id": "test_Math_1", "question": "<image 1> Which?", "options": "['1', '2', '3']",
+            "explanation": "?", "img_type": "['Diagrams']", "answer": "B",
+            "topic_difficulty": "Easy", "subject": "Math"}  # fmt: skip
+    for name, response in (("standard(10 options)_cot", "Answer: B"), ("vision_cot", "(A)")):
+        write_lines(folder / f"gpt-4o_{name}.jsonl", [{**line, "response": response}])
 
 
 def _run(command: str, base_url: str) -> tuple[int, str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import ascii_uppercase
@@ -142,7 +143,9 @@ def _fields(draft: Draft) -> dict[str, Any]:
     }
 
 
-def draft_sample(key: str, draft: Draft) -> Sample:
+def draft_sample(key: str, draft: Draft, fewest_options: int = 2) -> Sample:
+    """The sample a draft describes; a multiple-choice one needs `fewest_options` options
+    (MMMU-Pro's files hold a question with one)."""
     where = f"id {key}"
     try:
         subject = subject_of(key)
@@ -152,7 +155,7 @@ def draft_sample(key: str, draft: Draft) -> Sample:
         raise ImportFailure(draft.origin, "no question_type in any source", where)
     golds = draft.golds or []
     options = draft.options or {}
-    if draft.question_type is QuestionType.CHOICE and len(options) < 2:
+    if draft.question_type is QuestionType.CHOICE and len(options) < fewest_options:
         raise ImportFailure(draft.origin, "a multiple-choice question needs its options", where)
     axes: Axes = {SUBJECT: (subject,)}
     if discipline := DISCIPLINE_OF.get(subject):
@@ -203,27 +206,34 @@ def file_question_type(value: object, file: Path | str, where: str) -> QuestionT
 def gold_list(value: object, file: Path, where: str) -> list[str]:
     """A gold answer as a list: one string, a list, or a string holding a list literal."""
     if isinstance(value, str) and value.strip().startswith("["):
-        value = _literal_list(value, "answer", file, where)
+        value = literal_list(value, "answer", file, where)
     items = value if isinstance(value, list) else [value]
-    if not items or not all(_is_text_or_number(item) for item in items):
+    if not items or not all(is_text_or_number(item) for item in items):
         raise ImportFailure(file, "ground truth must be text, a number or a list of them", where)
     return [str(item) for item in items]
 
 
-def _is_text_or_number(value: object) -> bool:
+def is_text_or_number(value: object) -> bool:
     """Text or a finite number: what a gold answer or an option may be."""
     if isinstance(value, float):
         return math.isfinite(value)
     return isinstance(value, str | int) and not isinstance(value, bool)
 
 
-def _literal_list(text: str, name: str, file: Path, where: str) -> list[Any]:
-    """Parse a Python list literal safely (literal_eval never runs code)."""
+def literal_list(
+    text: str,
+    name: str,
+    file: Path,
+    where: str,
+    item: Callable[[object], bool] = is_text_or_number,
+) -> list[Any]:
+    """Parse a Python list literal safely (literal_eval never runs code); each of its items
+    must pass `item` (text or a number, unless the caller says otherwise)."""
     try:
         value = ast.literal_eval(text.strip())
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         raise ImportFailure(file, f"{name} is not a list literal: {text[:60]!r}", where) from None
-    if not isinstance(value, list) or not all(_is_text_or_number(v) for v in value):
+    if not isinstance(value, list) or not all(map(item, value)):
         raise ImportFailure(file, f"{name} must be a list of text or numbers: {text[:60]!r}", where)
     return value
 
@@ -258,10 +268,10 @@ def question_draft(row: Any, path: Path, number: int) -> tuple[str, Draft]:
     where = f"id {key}"
     options = row.get("options") or []
     if isinstance(options, str):
-        options = _literal_list(options, "options", path, where)
+        options = literal_list(options, "options", path, where)
     if isinstance(options, dict):
         options = _lettered(options, path, where)
-    if not isinstance(options, list) or not all(map(_is_text_or_number, options)):
+    if not isinstance(options, list) or not all(map(is_text_or_number, options)):
         raise ImportFailure(path, "options must be a list of text, or an object A -> text", where)
     if not isinstance(row["question"], str):
         raise ImportFailure(path, "question must be text", where)
@@ -303,7 +313,7 @@ def _optional(value: object, name: str, path: Path, where: str) -> str | None:
     """An optional text field (a number is taken as text)."""
     if value is None:
         return None
-    if not _is_text_or_number(value):
+    if not is_text_or_number(value):
         raise ImportFailure(path, f"{name} must be text", where)
     return str(value).strip() or None
 
@@ -311,9 +321,9 @@ def _optional(value: object, name: str, path: Path, where: str) -> str | None:
 def _img_type(value: object, path: Path, where: str) -> str | None:
     """img_type is often a list literal ("['Diagrams']"): keep its items, comma-joined."""
     if isinstance(value, str) and value.strip().startswith("["):
-        value = _literal_list(value, "img_type", path, where)
+        value = literal_list(value, "img_type", path, where)
     if isinstance(value, list):
-        if not all(map(_is_text_or_number, value)):
+        if not all(map(is_text_or_number, value)):
             raise ImportFailure(path, "img_type must be text or a list of text", where)
         return ", ".join(map(str, value)) or None
     return _optional(value, "img_type", path, where)
@@ -366,7 +376,7 @@ def _output_record(record: Any, path: Path, number: int) -> tuple[str, Draft, st
     if (
         not isinstance(choices, list)
         or not isinstance(index2ans, dict)
-        or not all(map(_is_text_or_number, [*choices, *index2ans.values()]))
+        or not all(map(is_text_or_number, [*choices, *index2ans.values()]))
     ):
         raise ImportFailure(
             path, "all_choices must be a list of text and index2ans an object of text", where

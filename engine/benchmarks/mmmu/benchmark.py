@@ -4,6 +4,7 @@ discipline and subject, and by difficulty, image type and subfield when known.""
 from __future__ import annotations
 
 import json
+from abc import abstractmethod
 from collections import Counter
 
 from lmmreview.engine.benchmark import (
@@ -24,15 +25,90 @@ from lmmreview.engine.tables import by_count, columns
 from lmmreview.engine.types import Sample
 
 SUBJECT, DISCIPLINE = "subject", "discipline"
-# Further axes, each a table when any sample has it: (axis, table title).
+# Further axes, each a table when any sample has it: (axis, table title after the benchmark's).
 _MORE_AXES = (
-    ("difficulty", "MMMU: by difficulty"),
-    ("img_type", "MMMU: by image type"),
-    ("subfield", "MMMU: by subfield"),
+    ("difficulty", "by difficulty"),
+    ("img_type", "by image type"),
+    ("subfield", "by subfield"),
 )
 
 
-class MMMU(Benchmark):
+class SubjectBenchmark(Benchmark):
+    """MMMU's family (MMMU, MMMU-Pro): micro-averaged tables by discipline and subject, and
+    by difficulty, image type and subfield when known, titled by the benchmark's title."""
+
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
+        present = {s.first(DISCIPLINE) for s in samples}
+        disciplines = [d for d in mmmu.DISCIPLINES if d in present]
+        subjects = [
+            subject
+            for d in disciplines
+            for subject in mmmu.DISCIPLINES[d]
+            if any(s.first(SUBJECT) == subject for s in samples)
+        ]
+        subjects += sorted(
+            {s.first(SUBJECT) or "unknown" for s in samples if s.first(DISCIPLINE) is None}
+        )
+        overall, by_subject = f"{dataset}.disciplines", f"{dataset}.subjects"
+        tables = [
+            TableSpec(
+                overall,
+                f"{self.title}: overall and disciplines",
+                columns(
+                    [("overall", "Overall"), *((d, mmmu.DISCIPLINE_TITLES[d]) for d in disciplines)]
+                ),
+            ),
+            TableSpec(
+                by_subject,
+                f"{self.title}: subjects",
+                columns([(s, s.replace("_", " ")) for s in subjects]),
+            ),
+        ]
+        more = []
+        for axis, title in _MORE_AXES:
+            found: Counter[str] = Counter()
+            for s, count in zip(samples, counts, strict=True):
+                for value in s.axis(axis):
+                    found[value] += count
+            if found:
+                order = _difficulty_order(found) if axis == "difficulty" else by_count(found)
+                tables.append(
+                    TableSpec(
+                        f"{dataset}.{axis}",
+                        f"{self.title}: {title}",
+                        columns([(v, v) for v in order]),
+                    )
+                )
+                more.append(axis)
+        units_of = {}
+        for s in samples:
+            cells: Cells = ((overall, "overall"), (by_subject, s.first(SUBJECT) or "unknown"))
+            if discipline := s.first(DISCIPLINE):
+                cells += ((overall, discipline),)
+            for axis in more:
+                cells += tuple((f"{dataset}.{axis}", v) for v in s.axis(axis))
+            units_of[s.key] = [Unit(s.key, cells, (s.key,))]
+        return tables, units_of
+
+    def facts(self, sample: Sample) -> list[str]:
+        return [v for v in (sample.first(SUBJECT), sample.split) if v]
+
+    def offline(self, sample: Sample, answer: str) -> Judgment | None:
+        verdict = self.verdict(sample, answer)
+        return rules_judgment(
+            (1.0 if verdict.correct else 0.0) if sample.golds else None,
+            verdict.method,
+            json.dumps(verdict.prediction, ensure_ascii=False),
+            choice=verdict.prediction if isinstance(verdict.prediction, str) else None,
+            status=Status.FALLBACK if verdict.fallback else Status.OK,
+        )
+
+    @abstractmethod
+    def verdict(self, sample: Sample, answer: str) -> mmmu.MmmuVerdict:
+        """The benchmark's rule-based verdict on one answer (its parser's)."""
+
+
+class MMMU(SubjectBenchmark):
     name = "mmmu"
     title = "MMMU"
     importer = Importer(
@@ -78,65 +154,8 @@ class MMMU(Benchmark):
         ),
     )
 
-    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
-        present = {s.first(DISCIPLINE) for s in samples}
-        disciplines = [d for d in mmmu.DISCIPLINES if d in present]
-        subjects = [
-            subject
-            for d in disciplines
-            for subject in mmmu.DISCIPLINES[d]
-            if any(s.first(SUBJECT) == subject for s in samples)
-        ]
-        subjects += sorted(
-            {s.first(SUBJECT) or "unknown" for s in samples if s.first(DISCIPLINE) is None}
-        )
-        overall, by_subject = f"{dataset}.disciplines", f"{dataset}.subjects"
-        tables = [
-            TableSpec(
-                overall,
-                "MMMU: overall and disciplines",
-                columns(
-                    [("overall", "Overall"), *((d, mmmu.DISCIPLINE_TITLES[d]) for d in disciplines)]
-                ),
-            ),
-            TableSpec(
-                by_subject, "MMMU: subjects", columns([(s, s.replace("_", " ")) for s in subjects])
-            ),
-        ]
-        more = []
-        for axis, title in _MORE_AXES:
-            found: Counter[str] = Counter()
-            for s, count in zip(samples, counts, strict=True):
-                for value in s.axis(axis):
-                    found[value] += count
-            if found:
-                order = _difficulty_order(found) if axis == "difficulty" else by_count(found)
-                tables.append(
-                    TableSpec(f"{dataset}.{axis}", title, columns([(v, v) for v in order]))
-                )
-                more.append(axis)
-        units_of = {}
-        for s in samples:
-            cells: Cells = ((overall, "overall"), (by_subject, s.first(SUBJECT) or "unknown"))
-            if discipline := s.first(DISCIPLINE):
-                cells += ((overall, discipline),)
-            for axis in more:
-                cells += tuple((f"{dataset}.{axis}", v) for v in s.axis(axis))
-            units_of[s.key] = [Unit(s.key, cells, (s.key,))]
-        return tables, units_of
-
-    def offline(self, sample: Sample, answer: str) -> Judgment | None:
-        verdict = mmmu.judge(sample, answer)
-        return rules_judgment(
-            (1.0 if verdict.correct else 0.0) if sample.golds else None,
-            verdict.method,
-            json.dumps(verdict.prediction, ensure_ascii=False),
-            choice=verdict.prediction if isinstance(verdict.prediction, str) else None,
-            status=Status.FALLBACK if verdict.fallback else Status.OK,
-        )
-
-    def facts(self, sample: Sample) -> list[str]:
-        return [v for v in (sample.first(SUBJECT), sample.split) if v]
+    def verdict(self, sample: Sample, answer: str) -> mmmu.MmmuVerdict:
+        return mmmu.judge(sample, answer)
 
 
 def _difficulty_order(counts: Counter[str]) -> list[str]:

@@ -118,7 +118,8 @@ class MmmuVerdict(NamedTuple):
 
     `prediction` is the option letter (multiple choice) or the normalised candidates (open).
     `method` says which rule found it: "paren", "spaced", "option_text" or "fallback" for
-    multiple choice, "open" for open questions. `fallback` is True only for the random pick.
+    multiple choice, "open" for open questions (MMMU-Pro's parser names its own rules).
+    `fallback` is True only for the random pick.
     """
 
     prediction: str | list[Candidate]
@@ -138,7 +139,7 @@ def parse_choice(response: str, options: dict[str, str], seed_key: str) -> tuple
     """
     if not options:
         raise ValueError(f"sample {seed_key!r}: a multiple-choice answer needs options")
-    stripped = _strip_edge_punctuation(response)
+    stripped = strip_edge_punctuation(response)
     if stripped in options and " " not in stripped and "(" not in stripped:
         # The commonest answer, a bare letter: padded, it is its own spaced form, and no other
         # form fits in it (each needs a "(" or a space inside the letter).
@@ -147,16 +148,23 @@ def parse_choice(response: str, options: dict[str, str], seed_key: str) -> tuple
     if match := _letter_pattern(tuple(options)).match(padded):
         paren, spaced = match.groups()
         return (spaced, "spaced") if paren is None else (paren, "paren")
-    if len(padded.split()) > _SHORT_ANSWER_WORDS:
-        # A blank option text would "occur" everywhere; it cannot name an option.
-        texts = {letter: text.lower() for letter, text in options.items() if text.strip()}
-        found = _last_starts(padded.lower(), texts)
-        if found:
-            return _latest(found), "option_text"
-    return _seeded_pick(list(options), seed_key), "fallback"
+    if named := named_by_text(padded, options):
+        return named, "option_text"
+    return seeded_pick(list(options), seed_key), "fallback"
 
 
-def _strip_edge_punctuation(response: str) -> str:
+def named_by_text(response: str, options: dict[str, str]) -> str | None:
+    """In a response of more than five words, the option whose text occurs last in it
+    (case-insensitively; ties: the earlier option); None when no text occurs."""
+    if len(response.split()) <= _SHORT_ANSWER_WORDS:
+        return None
+    # A blank option text would "occur" everywhere; it cannot name an option.
+    texts = {letter: text.lower() for letter, text in options.items() if text.strip()}
+    found = _last_starts(response.lower(), texts)
+    return _latest(found) if found else None
+
+
+def strip_edge_punctuation(response: str) -> str:
     """Strip each of , . ! ? ; : ' from both ends in turn; whitespace stays, as in the reference."""
     # Most answers neither start nor end with a mark, and then every strip would be a no-op.
     if response[:1] not in _PUNCTUATION_MARKS and response[-1:] not in _PUNCTUATION_MARKS:
@@ -191,7 +199,7 @@ def _latest(starts: dict[str, int]) -> str:
     return max(starts, key=starts.__getitem__)
 
 
-def _seeded_pick(letters: list[str], seed_key: str) -> str:
+def seeded_pick(letters: list[str], seed_key: str) -> str:
     """A random letter that depends only on `seed_key` and the letters."""
     return letters[_seeded_index(seed_key, len(letters))]
 

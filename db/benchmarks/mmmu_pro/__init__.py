@@ -1,0 +1,1 @@
+"""MMMU-Pro's files: the official output files of `mmmu-pro/infer` (files.py)."""

@@ -1,0 +1,145 @@
+"""MMMU-Pro: the official output files (`mmmu-pro/output/<model>_<setting>_<method>.jsonl`),
+one line per question: its id, question, options (a Python list literal), answer letter,
+img_type, topic_difficulty and subject, and the model's `response`.
+
+Each file is one model's answers (in one setting, with one prompt); the questions are read from
+the same lines, and must agree from file to file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from lmmreview.db.benchmarks.mmmu.files import (
+    draft_sample,
+    is_text_or_number,
+    literal_list,
+    question_draft,
+)
+from lmmreview.db.importers.batch import (
+    AnswerRecord,
+    ImportBatch,
+    ImportFailure,
+    ImportRequest,
+    check_model_argument,
+    listed,
+    model_name,
+)
+from lmmreview.db.importers.read import existing, read_jsonl
+from lmmreview.engine.benchmarks.mmmu.benchmark import DISCIPLINE, SUBJECT
+from lmmreview.engine.benchmarks.mmmu_pro.benchmark import MMMU_PRO
+from lmmreview.engine.types import Sample
+
+# The official files have no question_type: every MMMU-Pro question is multiple choice.
+_CHOICE = "multiple-choice"
+
+
+def read_request(request: ImportRequest) -> ImportBatch:
+    """`lmmreview import mmmu-pro`."""
+    outputs = request.path("outputs")
+    if outputs is None:
+        raise ImportFailure("mmmu-pro", "give an official output file, or a folder of them")
+    return read_mmmu_pro(outputs, request.text("model"), request.dataset or MMMU_PRO.name)
+
+
+def read_mmmu_pro(
+    outputs: Path, model: str | None = None, dataset: str = "mmmu-pro"
+) -> ImportBatch:
+    """The questions and answers of one output file, or of each *.jsonl file in a folder."""
+    check_model_argument(model)
+    files = _output_files(existing(outputs, "file or folder"), model)
+    batch = ImportBatch(dataset, MMMU_PRO.name, str(outputs))
+    samples: dict[str, tuple[Sample, str]] = {}  # key -> sample, the line it was first read on
+    for path in files:
+        batch.answers += _read_file(path, model_name(model, path), samples)
+    batch.samples = [sample for sample, _ in samples.values()]
+    batch.warnings.extend(_warnings(batch.samples))
+    return batch
+
+
+def _read_file(
+    path: Path, model: str, samples: dict[str, tuple[Sample, str]]
+) -> list[AnswerRecord]:
+    """One file's answers; its questions are added to `samples`, or checked against them."""
+    answers: list[AnswerRecord] = []
+    lines: dict[str, int] = {}  # this file's ids -> line
+    for number, row in read_jsonl(path):
+        sample, response = _line(row, path, number)
+        where = f"line {number}"
+        if sample.key in lines:
+            message = f"duplicate id {sample.key!r} (also on line {lines[sample.key]})"
+            raise ImportFailure(path, message, where)
+        lines[sample.key] = number
+        first, origin = samples.setdefault(sample.key, (sample, f"{path}, {where}"))
+        if first != sample:
+            message = f"question {sample.key!r} differs from the one in {origin}"
+            raise ImportFailure(path, f"{message}: are both files MMMU-Pro's?", where)
+        answers.append(AnswerRecord(sample.key, model, response, str(path)))
+    return answers
+
+
+def _output_files(outputs: Path, model: str | None) -> list[Path]:
+    """The file, or the folder's *.jsonl files (each a model, named by its file)."""
+    if not outputs.is_dir():
+        return [outputs]
+    if model:
+        raise ImportFailure(
+            "--model", f"names the answers of one file, and {outputs} is a folder: give one file"
+        )
+    files = sorted(outputs.glob("*.jsonl"))
+    if not files:
+        raise ImportFailure(outputs, "no *.jsonl output files in this folder")
+    return files
+
+
+def _line(row: dict[str, Any], path: Path, number: int) -> tuple[Sample, str]:
+    """One line's question and response."""
+    where = f"line {number}"
+    response = row.get("response")
+    if isinstance(response, dict):
+        response = ""  # the official code reads an object (a failed call's) as no answer
+    if not isinstance(response, str):
+        raise ImportFailure(path, "missing or non-text field 'response'", where)
+    options = _options(row.get("options"), path, where)
+    key, draft = question_draft({**row, "question_type": _CHOICE, "options": options}, path, number)
+    # MMMU-Pro is one set: its ids keep the MMMU split each question came from, which the
+    # official accuracy does not split by.
+    sample = replace(draft_sample(key, draft, fewest_options=1), split=None)
+    subject = row.get("subject")
+    if subject not in (None, "", sample.first(SUBJECT)):
+        raise ImportFailure(
+            path, f"subject {subject!r}, and the id {key!r} is of {sample.first(SUBJECT)!r}", where
+        )
+    return sample, response
+
+
+def _options(value: object, path: Path, where: str) -> object:
+    """The options as a list, an item that is itself a list (one official question's single
+    option is one) kept as its literal text, as the official code reads it."""
+    if isinstance(value, str):
+        value = literal_list(value, "options", path, where, item=_option_item)
+    if isinstance(value, list):
+        return [str(item) if isinstance(item, list) else item for item in value]
+    return value
+
+
+def _option_item(value: object) -> bool:
+    """An option: text, a number, or a list of those."""
+    return is_text_or_number(value) or (
+        isinstance(value, list) and all(map(is_text_or_number, value))
+    )
+
+
+def _warnings(samples: list[Sample]) -> list[str]:
+    """What the official code scores as it is, and the reader should know."""
+    warnings = []
+    if unmatched := [s.key for s in samples if s.answer is not None and s.answer not in s.options]:
+        warnings.append(
+            f"{len(unmatched)} answer(s) not among their question's option letters, never "
+            f"right (as in the official code): {listed(unmatched)}"
+        )
+    if unknown := sorted({s.first(SUBJECT) or "?" for s in samples if s.first(DISCIPLINE) is None}):
+        warnings.append(f"not MMMU subjects, no discipline: {', '.join(unknown)}")
+    return warnings

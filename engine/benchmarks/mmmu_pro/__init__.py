@@ -1,0 +1,1 @@
+"""MMMU-Pro in the engine: its answer parser (rules.py) and its Benchmark (benchmark.py)."""

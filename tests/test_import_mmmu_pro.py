@@ -1,0 +1,155 @@
+"""`lmmreview import mmmu-pro`: the official output files, through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FIXTURES, dump, needs_fixture, write_lines
+
+from lmmreview.db import Store
+
+OPTIONS = "['red', 'green', \"it's blue\", 'grey']"
+
+
+def _line(key: str, response: object, answer: str = "B", **more: Any) -> dict[str, Any]:
+    subject = key.split("_", 1)[1].rsplit("_", 1)[0]
+    return {"id": key, "question": f"<image 1> {key}?", "options": OPTIONS, "explanation": "?",
+            "img_type": "['Diagrams', 'Tables']", "answer": answer, "topic_difficulty": "Hard",
+            "subject": subject, "response": response, **more}  # fmt: skip
+
+
+def _outputs(folder: Path) -> Path:
+    lines = [_line("test_Math_1", "Answer: B"), _line("validation_Art_2", "(C)", answer="C")]
+    write_lines(folder / "m_standard(10 options)_cot.jsonl", lines)
+    write_lines(folder / "m_vision_direct.jsonl", [{**line, "response": "A"} for line in lines])
+    return folder
+
+
+def test_a_folder_of_output_files_is_one_model_each(cli, tmp_path: Path) -> None:
+    db = tmp_path / "pro.db"
+    result = cli("import", "mmmu-pro", db, _outputs(tmp_path / "output"))
+    assert result.code == 0, result.stderr
+    with Store.open(db) as store:
+        samples = {s.key: s for s in store.samples("mmmu-pro")}
+        math = samples["test_Math_1"]
+        assert math.options == {"A": "red", "B": "green", "C": "it's blue", "D": "grey"}
+        assert (math.question_type, math.golds, math.split) == ("choice", ["B"], None)
+        assert {n: math.axis(n) for n in ("subject", "discipline", "difficulty", "img_type")} == {
+            "subject": ("Math",), "discipline": ("Science",), "difficulty": ("Hard",),
+            "img_type": ("Diagrams", "Tables"),
+        }  # fmt: skip
+        assert store.answers("mmmu-pro", "m_standard(10 options)_cot") == {
+            "test_Math_1": "Answer: B", "validation_Art_2": "(C)",
+        }  # fmt: skip
+        assert set(store.answers("mmmu-pro", "m_vision_direct").values()) == {"A"}
+
+
+def test_one_file_under_a_model_name_and_idempotence(cli, tmp_path: Path) -> None:
+    file = _outputs(tmp_path / "output") / "m_vision_direct.jsonl"
+    db = tmp_path / "pro.db"
+    args = ("import", "mmmu-pro", db, file, "--model", "gpt-x")
+    assert cli(*args).code == 0
+    before = dump(db)
+    assert cli(*args).code == 0
+    assert dump(db) == before
+    with Store.open(db) as store:
+        assert store.answers("mmmu-pro", "gpt-x") == {"test_Math_1": "A", "validation_Art_2": "A"}
+
+
+def test_an_object_response_is_no_answer_as_in_the_official_code(cli, tmp_path: Path) -> None:
+    file = write_lines(tmp_path / "m.jsonl", [_line("test_Math_1", {"error": "timeout"})])
+    db = tmp_path / "pro.db"
+    assert cli("import", "mmmu-pro", db, file).code == 0
+    with Store.open(db) as store:
+        assert store.answers("mmmu-pro", "m") == {"test_Math_1": ""}
+
+
+def test_an_option_that_is_a_list_and_an_answer_beyond_the_options(cli, tmp_path: Path) -> None:
+    """As the official validation_Accounting_29: one option, a list; the answer B."""
+    line = _line("validation_Accounting_29", "C", options="[['A', 'B', 'Not enough information']]")
+    db = tmp_path / "pro.db"
+    result = cli("import", "mmmu-pro", db, write_lines(tmp_path / "m.jsonl", [line]))
+    assert result.code == 0, result.stderr
+    assert "1 answer(s) not among their question's option letters" in result.stderr
+    with Store.open(db) as store:
+        (sample,) = store.samples("mmmu-pro")
+    assert sample.options == {"A": "['A', 'B', 'Not enough information']"}
+
+
+BAD_LINES = [
+    ({"response": None}, "line 2: missing or non-text field 'response'"),
+    ({"options": "['a', 'b'"}, "line 2: options is not a list literal"),
+    ({"options": "[{'a': 1}]"}, "line 2: options must be a list of text or numbers"),
+    ({"options": "[]"}, "a multiple-choice question needs its options"),
+    ({"subject": "Art"}, "line 2: subject 'Art', and the id 'test_Math_2' is of 'Math'"),
+    ({"id": "Math_2"}, "is not of the form <split>_<Subject>_<number>"),
+    ({"id": "test_Math_1"}, "line 2: duplicate id 'test_Math_1' (also on line 1)"),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), BAD_LINES)
+def test_a_bad_line_is_refused_naming_the_file_and_line(
+    cli, tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
+    db = tmp_path / "pro.db"
+    assert cli("import", "mmmu-pro", db, _outputs(tmp_path / "output")).code == 0
+    before = dump(db)
+    bad = write_lines(
+        tmp_path / "bad.jsonl", [_line("test_Math_1", "B"), {**_line("test_Math_2", "B"), **change}]
+    )
+    result = cli("import", "mmmu-pro", db, bad)
+    assert result.code != 0
+    assert str(bad) in result.stderr and message in result.stderr
+    assert dump(db) == before
+
+
+def test_files_that_disagree_on_a_question_are_refused(cli, tmp_path: Path) -> None:
+    folder = _outputs(tmp_path / "output")
+    write_lines(folder / "n_vision_cot.jsonl", [_line("test_Math_1", "A", answer="D")])
+    result = cli("import", "mmmu-pro", tmp_path / "pro.db", folder)
+    assert result.code != 0
+    assert (
+        "n_vision_cot.jsonl: line 1: question 'test_Math_1' differs from the one in"
+        in result.stderr
+    )
+
+
+def test_a_model_name_for_a_folder_is_refused(cli, tmp_path: Path) -> None:
+    result = cli(
+        "import", "mmmu-pro", tmp_path / "pro.db", _outputs(tmp_path / "o"), "--model", "m"
+    )
+    assert result.code != 0 and "give one file" in result.stderr
+    assert not (tmp_path / "pro.db").exists()
+
+
+# -- the official GPT-4o outputs: README figures through import, score and export ------------------
+
+
+@needs_fixture("mmmu-pro")
+def test_the_official_outputs_score_the_official_figures(cli, tmp_path: Path) -> None:
+    db = tmp_path / "pro.db"
+    imported = cli("import", "mmmu-pro", db, FIXTURES / "mmmu-pro")
+    assert imported.code == 0, imported.stderr
+    assert "validation_Accounting_29" in imported.stderr  # its answer, B, is no option letter
+    scored = cli("score", db)
+    assert (
+        "3460 answers scored by the offline rules (7 by the seeded fallback, marked)"
+        in scored.stdout
+    )
+    tables = json.loads(cli("export", db, "--format", "json").stdout)["tables"]
+    overall = {row["model"]: row for row in tables[0]["rows"]}
+    assert tables[0]["name"] == "mmmu-pro.disciplines"
+    cot, direct = (overall[f"gpt-4o_standard(10 options)_{p}"] for p in ("cot", "direct"))
+    # cot: 952/1730 = 55.03 %, no fallback; direct: 695/1730 = 40.17 %, give or take its 7.
+    assert (cot["n"]["overall"], cot["fallback"]["overall"]) == (1730, 0)
+    assert round(cot["values"]["overall"] * 1730 / 100) == 952
+    assert (direct["n"]["overall"], direct["fallback"]["overall"]) == (1730, 7)
+    assert abs(round(direct["values"]["overall"] * 1730 / 100) - 695) <= 7
+    names = [table["name"] for table in tables]
+    assert names == [f"mmmu-pro.{t}" for t in ("disciplines", "subjects", "difficulty", "img_type")]
+    by_subject = {row["model"]: row for row in tables[1]["rows"]}
+    assert sum(by_subject[cot["model"]]["n"].values()) == 1730
+    assert len(tables[1]["columns"]) == 30
