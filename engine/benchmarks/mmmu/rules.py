@@ -148,7 +148,8 @@ def parse_choice(response: str, options: dict[str, str], seed_key: str) -> tuple
     if match := _letter_pattern(tuple(options)).match(padded):
         paren, spaced = match.groups()
         return (spaced, "spaced") if paren is None else (paren, "paren")
-    if named := named_by_text(padded, options):
+    named = named_by_text(padded, options)
+    if named is not None:  # a letter may be any text, "" too (the property tests try it)
         return named, "option_text"
     return seeded_pick(list(options), seed_key), "fallback"
 

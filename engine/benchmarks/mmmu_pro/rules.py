@@ -29,12 +29,15 @@ def parse_choice(response: str, options: dict[str, str], seed_key: str) -> tuple
     if not options:
         raise ValueError(f"sample {seed_key!r}: a multiple-choice answer needs options")
     letters = list(options)
-    if letter := after_answer_mark(response, letters):
+    letter = after_answer_mark(response, letters)
+    if letter is not None:  # a letter may be any text, "" too
         return letter, "answer_line"
     padded = f" {strip_edge_punctuation(response)} "
-    if found := _letter_form(padded, letters):
+    found = _letter_form(padded, letters)
+    if found is not None:
         return found
-    if named := named_by_text(padded, options):
+    named = named_by_text(padded, options)
+    if named is not None:
         return named, "option_text"
     return seeded_pick(letters, seed_key), "fallback"
 
