@@ -29,7 +29,6 @@ ENTRY_POINT_GROUP = "lmmreview.benchmarks"
 FILES_GROUP = "lmmreview.files"  # the functions that read and write benchmarks' files
 LOAD_SECONDS = 5.0  # a plug-in that takes longer to load is left out
 OWN = "lmmreview"  # the distribution whose entry points are the benchmarks it ships
-TABLE_FORMATS = ("md", "csv", "json", "latex")  # `export --format` names no benchmark takes
 # How lmmreview's own are listed, and the demo built (installers sort entry points by name).
 OWN_ORDER = ("mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "generic")
 
@@ -44,12 +43,14 @@ class _Failed(Exception):
 
 @cache
 def declared(group: str) -> tuple[tuple[EntryPoint, str], ...]:
-    """Every entry point of `group`, with its distribution's name, lmmreview's own first."""
+    """Every installed package's entry points of `group`, each with its distribution's
+    name (lmmreview's own alone: `own_declared`)."""
     # here, not on top: importlib.metadata costs a launch 20 ms, and --version needs none
     from importlib.metadata import entry_points
 
-    found = [(e, e.dist.name if e.dist is not None else e.value) for e in entry_points(group=group)]
-    return tuple(sorted(found, key=lambda pair: pair[1] != OWN))
+    return tuple(
+        (e, e.dist.name if e.dist is not None else e.value) for e in entry_points(group=group)
+    )
 
 
 class StaleInstall(RuntimeError):
@@ -98,9 +99,11 @@ def shipped() -> dict[str, Benchmark]:
 @cache
 def _plugins() -> tuple[dict[str, tuple[Benchmark, str]], tuple[str, ...]]:
     """name -> (plug-in benchmark, its distribution), and the plug-ins that could not load."""
+    from lmmreview.engine.export import RENDERERS  # the tables' own formats
+
     found: dict[str, tuple[Benchmark, str]] = {}
     claimed = {name: OWN for b in shipped().values() for name in _claims(b)}
-    claimed |= {f"export {name}": OWN for name in TABLE_FORMATS}
+    claimed |= {f"export {name}": OWN for name in RENDERERS}
     problems: list[str] = []
     notice_interrupts()
     entries = [(entry, origin) for entry, origin in declared(ENTRY_POINT_GROUP) if origin != OWN]
@@ -163,7 +166,7 @@ def _contained(entry: EntryPoint, origin: str) -> tuple[Benchmark, set[str]]:
 def _claims(benchmark: Benchmark) -> set[str]:
     """The names a benchmark takes: its own, its import commands' (a plug-in named "jsonl"
     would otherwise replace `lmmreview import jsonl`) and its export formats' (the table
-    formats' names are lmmreview's: TABLE_FORMATS)."""
+    formats' names are lmmreview's: engine.export.RENDERERS)."""
     formats = {f"export {spec.name}" for spec in benchmark.exports}
     return {benchmark.name, *_importers(benchmark), *formats}
 

@@ -343,10 +343,10 @@ def yesno_in_process(yesno_site: Path) -> Iterator[None]:
     registry.declared.cache_clear()
 
 
-def test_the_screen_shows_a_plugin_datasets_tables(
-    yesno_site: Path, yesno_in_process: None, tmp_path: Path
-) -> None:
-    db = imported_and_scored(yesno_site, tmp_path)
+def _quiz_tables(db: Path, **settings: object) -> dict[str, object]:
+    """The yesno dataset "quiz" opened in the screen (with these settings): each table's
+    first row by column, and the topic table's column titles, as the tables view (b) shows
+    them."""
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
@@ -360,7 +360,15 @@ def test_the_screen_shows_a_plugin_datasets_tables(
             str(c.label) for c in app.screen.query_one("#table-1", DataTable).columns.values()
         ]
 
-    drive(db, steps, dataset="quiz")
+    drive(db, steps, dataset="quiz", **settings)
+    return seen
+
+
+def test_the_screen_shows_a_plugin_datasets_tables(
+    yesno_site: Path, yesno_in_process: None, tmp_path: Path
+) -> None:
+    db = imported_and_scored(yesno_site, tmp_path)
+    seen = _quiz_tables(db)
     assert seen["tables"] == {
         "quiz.overall": {"overall": 75.0},
         "quiz.topics": {"math": 100.0, "colour": 50.0},
@@ -410,17 +418,7 @@ def test_a_plugin_brings_its_own_export_format_and_prompt_variant(
         "q5,m,",
     ]
 
-    seen: dict[str, object] = {}
-
-    async def steps(app, pilot) -> None:
-        await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
-        seen["tables"] = {
-            t.name: {c.key: t.rows[0].cells[c.key].value for c in t.columns}
-            for t in app.screen.tables
-        }
-
-    drive(db, steps, dataset="quiz", shown_judge="judge-x")
+    seen = _quiz_tables(db, shown_judge="judge-x")
     assert seen["tables"] == {
         "quiz.overall": {"overall": 50.0},
         "quiz.topics": {"math": 50.0, "colour": 50.0},

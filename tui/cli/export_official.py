@@ -12,6 +12,7 @@ from lmmreview.db.files import Export, refuse_database, write_text
 from lmmreview.db.official import Content, OfficialFile, OfficialFiles, Writer, write_workbook
 from lmmreview.db.parts import declared_file_function
 from lmmreview.engine.benchmark import Benchmark, ExportFormat
+from lmmreview.engine.export import RENDERERS
 from lmmreview.engine.guarded import plugin_call, unguarded
 from lmmreview.engine.registry import origin
 from lmmreview.engine.scoring import Judge, JudgeChoice
@@ -32,7 +33,7 @@ def export_official(
     """Write a format's files for every dataset of its benchmark and say where."""
     found = official_format(fmt)
     if found is None:
-        known = ", ".join(["md", "csv", "json", "latex", *official_formats()])
+        known = ", ".join([*RENDERERS, *official_formats()])
         raise fail(f"--format {fmt!r} is not a format here; choose one of: {known}")
     owner, spec = found
     kind = type(unguarded(owner))
