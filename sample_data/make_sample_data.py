@@ -1731,6 +1731,9 @@ Their answers are hand-written in the script; they are not outputs of any real m
 `images/` |
 | `mmvet-v2/` | MM-Vet v2 (official) | `mm-vet-v2.json` (6 samples, images inline between \
 `<IMG>` markers, up to 3 per question), `images/`, `answers/<model>.json` |
+| `mmmu-pro/` | MMMU-Pro (official output files) | \
+`outputs/<model>_standard(10 options)_<method>.jsonl` (8 questions of 10 options, \
+demo-alpha's cot, the others' direct), `images/<id>_1.png` |
 
 Notes:
 
@@ -1741,6 +1744,9 @@ Notes:
 - MMMU: `options` is a string holding a Python list literal except for two rows where it is
   a JSON list; `validation_Physics_2` has a list of acceptable gold answers;
   `validation_Economics_2` uses two images.
+- MMMU-Pro: the files are as `mmmu-pro/evaluate.py` leaves them, with its `pred_indexs` and
+  `if_right`; demo-beta's `Answer: G or B` names two letters (the `Answer:` rule finds none),
+  and demo-gamma's `Sorry, no idea.` reaches the random fallback.
 
 Regenerate everything (deterministic, byte-identical output) with:
 
@@ -1806,10 +1812,12 @@ def main() -> None:
     build_mmmu(OUT_DIR / "mmmu")
     build_generic(OUT_DIR / "generic")
     (OUT_DIR / "README.md").write_text(README, encoding="utf-8")
-    # MM-Vet v2's script borrows this one's drawing helpers, so it is loaded only now.
+    # MM-Vet v2's and MMMU-Pro's scripts borrow this one's drawing helpers: loaded only now.
+    from lmmreview.sample_data.make_mmmu_pro_sample import main as make_mmmu_pro
     from lmmreview.sample_data.make_mmvet_v2_sample import main as make_mmvet_v2
 
     make_mmvet_v2()
+    make_mmmu_pro()
     print(f"sample data written to {OUT_DIR}")
 
 

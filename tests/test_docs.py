@@ -172,7 +172,7 @@ def test_every_command_shown_is_in_a_block_the_tests_run() -> None:
 def _workspace(folder: Path, demo: Path | None) -> None:
     """The files the examples name: the sample data, the real MM-Vet release, small files
     shaped as VLMEvalKit, lmms-eval and LLaVA write them, and the demo database if asked."""
-    for name in ("mmvet", "mmvet-v2", "mmbench", "mmmu", "generic"):
+    for name in ("mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "generic"):
         (folder / name).symlink_to(SAMPLES / name)
     (folder / "mm-vet").symlink_to(FIXTURES / "mmvet-real")
     (folder / "llava-v1.5-7b").symlink_to(FIXTURES / "mmvet-real" / "llava-v1.5-7b")

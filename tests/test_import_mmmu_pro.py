@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, dump, needs_fixture, write_lines
+from conftest import FIXTURES, dump, needs_fixture, png_bytes, write_lines
 
 from lmmreview.db import Store
 
@@ -57,6 +57,25 @@ def test_one_file_under_a_model_name_and_idempotence(cli, tmp_path: Path) -> Non
     assert dump(db) == before
     with Store.open(db) as store:
         assert store.answers("mmmu-pro", "gpt-x") == {"test_Math_1": "A", "validation_Art_2": "A"}
+
+
+def test_images_by_id_the_screenshot_first_and_a_question_without_one_named(
+    cli, tmp_path: Path
+) -> None:
+    images = tmp_path / "images"
+    images.mkdir()
+    pictures = {name: png_bytes(color) for name, color in (
+        ("test_Math_1_2.png", "blue"), ("test_Math_1.png", "red"), ("test_Math_1_1.png", "green"),
+    )}  # fmt: skip
+    for name, data in pictures.items():
+        (images / name).write_bytes(data)
+    db = tmp_path / "pro.db"
+    result = cli("import", "mmmu-pro", db, _outputs(tmp_path / "output"), "--images", images)
+    assert result.code == 0, result.stderr
+    assert f"{images}: 1 question(s) without an image: validation_Art_2" in result.stderr
+    with Store.open(db) as store:
+        stored = [store.image_bytes(h) for h in store.image_hashes("mmmu-pro", "test_Math_1")]
+    assert stored == [pictures[f"test_Math_1{end}.png"] for end in ("", "_1", "_2")]
 
 
 def test_an_object_response_is_no_answer_as_in_the_official_code(cli, tmp_path: Path) -> None:

@@ -3,7 +3,9 @@ one line per question: its id, question, options (a Python list literal), answer
 img_type, topic_difficulty and subject, and the model's `response`.
 
 Each file is one model's answers (in one setting, with one prompt); the questions are read from
-the same lines, and must agree from file to file.
+the same lines, and must agree from file to file. The files name no image: an images folder
+may give them, as `<id>_<n>.png` (the dataset's image_<n>) or `<id>.png` (the vision
+setting's screenshot).
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ from lmmreview.db.importers.batch import (
     listed,
     model_name,
 )
-from lmmreview.db.importers.read import existing, read_jsonl
+from lmmreview.db.importers.read import existing, image_from_file, read_jsonl
 from lmmreview.engine.benchmarks.mmmu.benchmark import DISCIPLINE, SUBJECT
 from lmmreview.engine.benchmarks.mmmu_pro.benchmark import MMMU_PRO
 from lmmreview.engine.types import Sample
 
 # The official files have no question_type: every MMMU-Pro question is multiple choice.
 _CHOICE = "multiple-choice"
+MAX_IMAGES = 7  # the dataset's image_1 .. image_7
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
@@ -41,13 +44,31 @@ def read_request(request: ImportRequest) -> ImportBatch:
     outputs = request.path("outputs")
     if outputs is None:
         raise ImportFailure("mmmu-pro", "give an official output file, or a folder of them")
-    return read_mmmu_pro(outputs, request.text("model"), request.dataset or MMMU_PRO.name)
+    return read_mmmu_pro(
+        outputs, request.text("model"), request.dataset or MMMU_PRO.name, request.path("images")
+    )
+
+
+def demo_requests(data: Path) -> list[ImportRequest]:
+    """The demo: each sample model's official output file, under the model part of its name
+    (<model>_<setting>_<method>.jsonl), with the questions' images."""
+    folder = data / "mmmu-pro"
+    return [
+        ImportRequest(
+            {"outputs": path, "model": path.name.split("_", 1)[0], "images": folder / "images"}
+        )
+        for path in sorted((folder / "outputs").glob("*.jsonl"))
+    ]
 
 
 def read_mmmu_pro(
-    outputs: Path, model: str | None = None, dataset: str = "mmmu-pro"
+    outputs: Path,
+    model: str | None = None,
+    dataset: str = "mmmu-pro",
+    images: Path | None = None,
 ) -> ImportBatch:
-    """The questions and answers of one output file, or of each *.jsonl file in a folder."""
+    """The questions and answers of one output file, or of each *.jsonl file in a folder,
+    and the questions' images from the `images` folder."""
     check_model_argument(model)
     files = _output_files(existing(outputs, "file or folder"), model)
     batch = ImportBatch(dataset, MMMU_PRO.name, str(outputs))
@@ -56,7 +77,24 @@ def read_mmmu_pro(
         batch.answers += _read_file(path, model_name(model, path), samples)
     batch.samples = [sample for sample, _ in samples.values()]
     batch.warnings.extend(_warnings(batch.samples))
+    if images is not None:
+        _add_images(batch, existing(images, "folder"))
     return batch
+
+
+def _add_images(batch: ImportBatch, folder: Path) -> None:
+    """Each question's images from `folder`: its screenshot `<id>.png`, then `<id>_1.png`,
+    `<id>_2.png`, ... in order; a question with none is named in a warning."""
+    bare = []
+    for sample in batch.samples:
+        names = [f"{sample.key}.png", *(f"{sample.key}_{n}.png" for n in range(1, MAX_IMAGES + 1))]
+        found = [image_from_file(folder / name, folder, f"id {sample.key}") for name in names]
+        for image in filter(None, found):
+            batch.add_image(sample.key, image)
+        if not any(found):
+            bare.append(sample.key)
+    if bare:
+        batch.warnings.append(f"{folder}: {len(bare)} question(s) without an image: {listed(bare)}")
 
 
 def _read_file(

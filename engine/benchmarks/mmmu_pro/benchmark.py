@@ -29,7 +29,14 @@ class MMMUPro(SubjectBenchmark):
                 "Model name for one file's answers (default: the file's name without .jsonl).",
                 text=True,
             ),
+            Option(
+                "images",
+                "FOLDER",
+                "The questions' images (the output files name none): <id>_<n>.png, the "
+                "dataset's image_<n>, or <id>.png, the vision setting's screenshot.",
+            ),
         ),
+        demo="mmmu-pro-demo",
     )
 
     def verdict(self, sample: Sample, answer: str) -> MmmuVerdict:
