@@ -5,11 +5,10 @@ alone, run ``python sample_data/make_mmmu_pro_sample.py``. Deterministic, as tha
 PNGs without metadata, byte-identical on every run.
 
 What it makes: ``outputs/<model>_standard(10 options)_<method>.jsonl``, the official output
-files of ``mmmu-pro/evaluate.py`` (MMMU-Benchmark/MMMU): one line per question, with its ten
-options as a Python list literal, its answer letter, subject, difficulty and image type, the
-model's response, and the official parse's ``pred_indexs`` and ``if_right``. demo-alpha's
-answers are chain-of-thought (cot), demo-beta's and demo-gamma's direct; the questions'
-images are ``images/<id>_1.png`` (the dataset's image_1; the output files name no image).
+files of ``mmmu-pro/infer`` (MMMU-Benchmark/MMMU): one line per question, with its ten
+options as a Python list literal, its answer letter, subject, difficulty and image type, and
+the model's response (evaluate.py's verdicts not added yet). demo-alpha's answers are
+chain-of-thought (cot), demo-beta's and demo-gamma's direct; the questions' images are ``images/<id>_1.png`` (the dataset's image_1; the output files name no image).
 """
 
 from __future__ import annotations
@@ -79,8 +78,8 @@ def img_unemployment() -> Image.Image:
 
 NUMBERS = [str(n) for n in range(1, 11)]
 
-# id -> question, options, answer, drawing, img_type, topic_difficulty; then per model
-# (response, the official parse's letter: evaluate.py's pred_indexs).
+# id -> question, options, answer, drawing, img_type, topic_difficulty; then per model the
+# responses.
 QUESTIONS: dict[str, tuple[str, list[str], str, Callable[[], Image.Image], str, str]] = {
     "test_Accounting_1": (
         "Using the figures in <image 1>, what is the cost of goods sold for year 1?",
@@ -128,67 +127,58 @@ QUESTIONS: dict[str, tuple[str, list[str], str, Callable[[], Image.Image], str, 
     ),
 }  # fmt: skip
 
-ANSWERS: dict[str, dict[str, tuple[str, str]]] = {
+ANSWERS: dict[str, dict[str, str]] = {
     "demo-alpha": {
         "test_Accounting_1": (
             "Cost of goods sold = beginning inventory + purchases - ending inventory "
-            "= 4,000 + 10,000 - 3,000 = 11,000.\nAnswer: C",
-            "C",
+            "= 4,000 + 10,000 - 3,000 = 11,000.\nAnswer: C"
         ),
-        "test_Math_1": ("The polygon has six equal sides and six corners.\nAnswer: D", "D"),
-        "test_Economics_1": (
-            "The tallest bar, 8.1, is labelled 20, the year 2020.\nAnswer: G",
-            "G",
-        ),
+        "test_Math_1": "The polygon has six equal sides and six corners.\nAnswer: D",
+        "test_Economics_1": "The tallest bar, 8.1, is labelled 20, the year 2020.\nAnswer: G",
         "test_Physics_1": (
-            "The velocity rises from 0 to 9 m/s in 2 s, so a = 9 / 2 = 4.5 m/s^2.\nAnswer: (D)",
-            "D",
+            "The velocity rises from 0 to 9 m/s in 2 s, so a = 9 / 2 = 4.5 m/s^2.\nAnswer: (D)"
         ),
         "test_Computer_Science_1": (
-            "The root is the top node of the tree, which holds 4.\nAnswer: D",
-            "D",
+            "The root is the top node of the tree, which holds 4.\nAnswer: D"
         ),
         "test_Geography_1": (
-            "Cliffside is above and to the right of Riverton, and north is up.\nAnswer: G",
-            "G",
+            "Cliffside is above and to the right of Riverton, and north is up.\nAnswer: G"
         ),
         "test_Art_1": (
             "Black grid lines and blocks of primary colour are the marks of the Dutch "
-            "movement.\nAnswer: D",
-            "D",
+            "movement.\nAnswer: D"
         ),
         "test_Electronics_1": (
-            "The output is 1 exactly when the inputs differ: an exclusive or.\nAnswer: E",
-            "E",
+            "The output is 1 exactly when the inputs differ: an exclusive or.\nAnswer: E"
         ),
     },
     "demo-beta": {
-        "test_Accounting_1": ("Answer: C", "C"),
-        "test_Math_1": ("Answer: D", "D"),
-        "test_Economics_1": ("Answer: A", "A"),
-        "test_Physics_1": ("Answer: F", "F"),
-        "test_Computer_Science_1": ("D. 4", "D"),
+        "test_Accounting_1": "Answer: C",
+        "test_Math_1": "Answer: D",
+        "test_Economics_1": "Answer: A",
+        "test_Physics_1": "Answer: F",
+        "test_Computer_Science_1": "D. 4",
         # names two letters: the `Answer:` rule finds none, the letter rule the later
-        "test_Geography_1": ("Answer: G or B", "B"),
-        "test_Art_1": ("Answer: (D)", "D"),
-        "test_Electronics_1": ("Answer: F", "F"),
+        "test_Geography_1": "Answer: G or B",
+        "test_Art_1": "Answer: (D)",
+        "test_Electronics_1": "Answer: F",
     },
     "demo-gamma": {
-        "test_Accounting_1": ("Answer: E", "E"),
-        "test_Math_1": ("(F)", "F"),
-        "test_Economics_1": ("Answer: G", "G"),
-        "test_Physics_1": ("Answer: B", "B"),
+        "test_Accounting_1": "Answer: E",
+        "test_Math_1": "(F)",
+        "test_Economics_1": "Answer: G",
+        "test_Physics_1": "Answer: B",
         # no letter and too short for the option-text rule: a random letter
-        "test_Computer_Science_1": ("Sorry, no idea.", "G"),
-        "test_Geography_1": ("Answer: A", "A"),
-        "test_Art_1": ("Answer: B", "B"),
-        "test_Electronics_1": ("Answer: E", "E"),
+        "test_Computer_Science_1": "Sorry, no idea.",
+        "test_Geography_1": "Answer: A",
+        "test_Art_1": "Answer: B",
+        "test_Electronics_1": "Answer: E",
     },
 }
 
 
-def output_line(key: str, response: str, parsed: str) -> dict[str, Any]:
-    """One line of an official output file, after evaluate.py has added its verdict."""
+def output_line(key: str, response: str) -> dict[str, Any]:
+    """One line of an official output file, as the inference scripts write it."""
     question, options, answer, _, img_type, difficulty = QUESTIONS[key]
     subject = key.split("_", 1)[1].rsplit("_", 1)[0]
     return {
@@ -201,8 +191,6 @@ def output_line(key: str, response: str, parsed: str) -> dict[str, Any]:
         "topic_difficulty": difficulty,
         "subject": subject,
         "response": response,
-        "pred_indexs": parsed,
-        "if_right": parsed == answer,
     }
 
 
@@ -211,7 +199,7 @@ def build_mmmu_pro(folder: Path) -> None:
     for key, (*_, draw, _, _) in QUESTIONS.items():
         save_png(draw(), folder / "images" / f"{key}_1.png")
     for model in MODELS:
-        lines = [output_line(key, *ANSWERS[model][key]) for key in QUESTIONS]
+        lines = [output_line(key, ANSWERS[model][key]) for key in QUESTIONS]
         path = folder / "outputs" / f"{model}_{SETTING}_{METHODS[model]}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")

@@ -1744,9 +1744,9 @@ Notes:
 - MMMU: `options` is a string holding a Python list literal except for two rows where it is
   a JSON list; `validation_Physics_2` has a list of acceptable gold answers;
   `validation_Economics_2` uses two images.
-- MMMU-Pro: the files are as `mmmu-pro/evaluate.py` leaves them, with its `pred_indexs` and
-  `if_right`; demo-beta's `Answer: G or B` names two letters (the `Answer:` rule finds none),
-  and demo-gamma's `Sorry, no idea.` reaches the random fallback.
+- MMMU-Pro: the files are as `mmmu-pro/infer` writes them (no `pred_indexs` or `if_right`
+  from `evaluate.py` yet); demo-beta's `Answer: G or B` names two letters (the `Answer:`
+  rule finds none), and demo-gamma's `Sorry, no idea.` reaches the random fallback.
 
 Regenerate everything (deterministic, byte-identical output) with:
 
