@@ -8,7 +8,8 @@ What it makes: ``outputs/<model>_standard(10 options)_<method>.jsonl``, the offi
 files of ``mmmu-pro/infer`` (MMMU-Benchmark/MMMU): one line per question, with its ten
 options as a Python list literal, its answer letter, subject, difficulty and image type, and
 the model's response (evaluate.py's verdicts not added yet). demo-alpha's answers are
-chain-of-thought (cot), demo-beta's and demo-gamma's direct; the questions' images are ``images/<id>_1.png`` (the dataset's image_1; the output files name no image).
+chain-of-thought (cot), demo-beta's and demo-gamma's direct; the questions' images are
+``images/<id>_1.png`` (the dataset's image_1; the output files name no image).
 """
 
 from __future__ import annotations

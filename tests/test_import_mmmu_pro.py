@@ -10,6 +10,8 @@ import pytest
 from conftest import FIXTURES, dump, needs_fixture, png_bytes, write_lines
 
 from lmmreview.db import Store
+from lmmreview.db.benchmarks.mmmu_pro.files import OFFICIAL_JUDGE, OFFICIAL_PROMPT
+from lmmreview.engine.scoring import IMPORTED, OFFLINE, Judge, Status
 
 OPTIONS = "['red', 'green', \"it's blue\", 'grey']"
 
@@ -158,7 +160,8 @@ def test_the_official_outputs_score_the_official_figures(cli, tmp_path: Path) ->
         "3460 answers scored by the offline rules (7 by the seeded fallback, marked)"
         in scored.stdout
     )
-    tables = json.loads(cli("export", db, "--format", "json").stdout)["tables"]
+    rules = cli("export", db, "--format", "json", "--judge", "offline rules")
+    tables = json.loads(rules.stdout)["tables"]
     overall = {row["model"]: row for row in tables[0]["rows"]}
     assert tables[0]["name"] == "mmmu-pro.disciplines"
     cot, direct = (overall[f"gpt-4o_standard(10 options)_{p}"] for p in ("cot", "direct"))
@@ -172,3 +175,124 @@ def test_the_official_outputs_score_the_official_figures(cli, tmp_path: Path) ->
     by_subject = {row["model"]: row for row in tables[1]["rows"]}
     assert sum(by_subject[cot["model"]]["n"].values()) == 1730
     assert len(tables[1]["columns"]) == 30
+
+
+# -- the vision setting, and evaluate.py's own verdicts ---------------------------------------
+
+TEN = repr([f"option {n}" for n in range(1, 11)])
+# id, answer, then (response, evaluate.py's pred_indexs) in the standard and vision settings,
+# as GPT-4o's outputs give them (the vision setting's refusals name `I` by the letter rule).
+SETTINGS = [
+    ("test_History_1", "B", ("B. option 2", "B"), ("Answer: A", "A")),
+    ("test_History_134", "J", ("Answer: (J)", "J"), ("I'm sorry, I can't help with that.", "I")),
+    ("validation_Design_19", "H", ("Answer: G or H", "H"), ("Answer: H", "H")),
+    ("test_Art_113", "A", ("Sorry.", "C"), ("Answer: (H)", "H")),  # standard: the fallback
+]
+
+
+def _evaluated(folder: Path, model: str, setting: int) -> None:
+    """`model`'s output file in one setting (0 standard, 1 vision), as evaluate.py leaves it."""
+    name = ("standard(10 options)", "vision")[setting]
+    lines = []
+    for key, answer, *responses in SETTINGS:
+        response, letter = responses[setting]
+        line = _line(key, response, answer=answer, options=TEN, img_type="['Photographs']")
+        lines.append({**line, "pred_indexs": letter, "if_right": letter == answer})
+    write_lines(folder / f"{model}_{name}_direct.jsonl", lines)
+
+
+def _choices(db: Path, model: str, judge: Judge) -> dict[str, str | None]:
+    with Store.open(db) as store:
+        latest = store.latest_judgments("mmmu-pro", judge)
+        return {
+            key: latest[answer, 0].choice
+            for (m, key), answer in store.answer_ids("mmmu-pro").items()
+            if m == model
+        }
+
+
+def test_a_vision_and_a_standard_file_of_one_model_share_the_questions(cli, tmp_path: Path) -> None:
+    """The two settings ask the same questions (GPT-4o's 1,730 agree in every field): one
+    dataset, one model per file, each scored by the same parse."""
+    folder = tmp_path / "output"
+    for setting in (0, 1):
+        _evaluated(folder, "gpt-4o", setting)
+    db = tmp_path / "pro.db"
+    assert cli("import", "mmmu-pro", db, folder).code == 0
+    assert "8 answers scored by the offline rules (1 by the seeded" in cli("score", db).stdout
+    with Store.open(db) as store:
+        assert len(store.samples("mmmu-pro")) == len(SETTINGS)
+    for setting, model in enumerate(("gpt-4o_standard(10 options)_direct", "gpt-4o_vision_direct")):
+        parsed = _choices(db, model, OFFLINE)
+        official = {key: responses[setting][1] for key, _, *responses in SETTINGS}
+        fallback = {"test_Art_113"} if setting == 0 else set()
+        assert {k: v for k, v in parsed.items() if k not in fallback} == {
+            k: v for k, v in official.items() if k not in fallback
+        }
+
+
+def test_evaluate_pys_verdicts_are_a_judge_of_their_own(cli, tmp_path: Path) -> None:
+    """pred_indexs and if_right become the imported judge mmmu-pro/evaluate.py, beside the
+    offline rules: the two differ only where the parse fell back to a random letter."""
+    folder = tmp_path / "output"
+    _evaluated(folder, "m", 0)
+    db = tmp_path / "pro.db"
+    assert cli("import", "mmmu-pro", db, folder).code == 0
+    assert cli("score", db).code == 0
+    model = "m_standard(10 options)_direct"
+    official = Judge(IMPORTED, OFFICIAL_JUDGE, OFFICIAL_PROMPT)
+    imported = _choices(db, model, official)
+    assert imported == {key: responses[0][1] for key, _, *responses in SETTINGS}
+    parsed = _choices(db, model, OFFLINE)
+    assert {k for k in parsed if parsed[k] != imported[k]} <= {"test_Art_113"}  # the fallback
+    exported = json.loads(cli("export", db, "--format", "json").stdout)
+    assert exported["notes"]["mmmu-pro"]["other_judges"] == ["offline rules"]  # shown: official
+    assert exported["tables"][0]["rows"][0]["values"]["overall"] == 75.0  # its random C wrong
+    judges = cli("judges", db).stdout
+    assert f"{OFFICIAL_JUDGE} (imported)" in judges and "offline rules" in judges
+
+
+BAD_VERDICTS = [
+    ({"pred_indexs": "B"}, "pred_indexs must be a letter and if_right true or false"),
+    ({"pred_indexs": "B", "if_right": 1}, "pred_indexs must be a letter and if_right true"),
+    ({"pred_indexs": "E", "if_right": False}, "pred_indexs 'E' is none of the option letters"),
+    ({"pred_indexs": "A", "if_right": True}, "if_right true and pred_indexs 'A', the answer 'B'"),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), BAD_VERDICTS)
+def test_a_bad_verdict_is_refused_naming_the_file_and_line(
+    cli, tmp_path: Path, change: dict[str, Any], message: str
+) -> None:
+    bad = write_lines(
+        tmp_path / "m.jsonl", [_line("test_Math_1", "B"), {**_line("test_Math_2", "B"), **change}]
+    )
+    result = cli("import", "mmmu-pro", tmp_path / "pro.db", bad)
+    assert result.code != 0
+    assert f"{bad}: line 2: {message}" in result.stderr
+    assert not (tmp_path / "pro.db").exists()
+
+
+@needs_fixture("mmmu-pro")
+def test_the_parse_differs_from_evaluate_pys_recorded_run_only_at_its_fallbacks(
+    cli, tmp_path: Path
+) -> None:
+    """lmmreview's parse gives every verdict of the files' own (evaluate.py's run) but where
+    both drew a random letter; with those draws, its verdicts give the run's figure: 952 for
+    cot, and for direct 694 (the README's run drew 695: its 7 draws vary)."""
+    db = tmp_path / "pro.db"
+    assert cli("import", "mmmu-pro", db, FIXTURES / "mmmu-pro").code == 0
+    assert cli("score", db).code == 0
+    official = Judge(IMPORTED, OFFICIAL_JUDGE, OFFICIAL_PROMPT)
+    with Store.open(db) as store:
+        answers = store.answer_ids("mmmu-pro")
+        ours, theirs = (store.latest_judgments("mmmu-pro", j) for j in (OFFLINE, official))
+    for method, right, fallbacks in (("cot", 952, 0), ("direct", 694, 7)):
+        mine = {a for (m, _), a in answers.items() if m.endswith(f"_{method}")}
+        assert sum(theirs[a, 0].score for a in mine) == right
+        fell_back = {a for a in mine if ours[a, 0].status is Status.FALLBACK}
+        assert len(fell_back) == fallbacks
+        assert {a for a in mine if ours[a, 0].choice != theirs[a, 0].choice} <= fell_back
+        # the official figure again, from our verdicts with the fallbacks' own draws
+        kept = sum(ours[a, 0].score for a in mine - fell_back)
+        assert kept + sum(theirs[a, 0].score for a in fell_back) == right

@@ -5,6 +5,7 @@ Reading checks everything before the database is touched; loading is all or noth
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -221,7 +222,7 @@ def _record_import(
     brought these judgments. An earlier import of the same judge on the same answers is
     refused, unless --replace removes it first."""
     judges = sorted({j.judge_model for _, j in judgments} | {v.judge_model for _, v in verdicts})
-    sha256 = _sha256(batch.source)
+    sha256 = _sha256(batch)
     earlier = imports_judging(store, dataset_id, _judged(judgments, verdicts))
     if len(earlier) == 1 and earlier[0].sha256 == sha256:
         summary.already_imported = earlier[0].id
@@ -243,9 +244,19 @@ def _judged(
     }
 
 
-def _sha256(source: str) -> str:
+def _sha256(batch: ImportBatch) -> str:
+    """The sha256 of the batch's file; of a folder (MMMU-Pro's, a file per model), of the
+    names and sha256s of the files its judgments came from, so the same folder again is the
+    same import."""
+    source = batch.source
     try:
-        return file_sha256(source)
+        if not Path(source).is_dir():
+            return file_sha256(source)
+        judged = {r.judgment.source for r in batch.judgments} | {
+            v.source for v in batch.group_verdicts
+        }
+        listing = "".join(f"{Path(file).name}\t{file_sha256(file)}\n" for file in sorted(judged))
+        return hashlib.sha256(listing.encode("utf-8")).hexdigest()
     except OSError as exc:
         raise ImportFailure(source, f"cannot read it again to record the import ({exc})") from None
 

@@ -1,6 +1,8 @@
 """MMMU-Pro: the official output files (`mmmu-pro/output/<model>_<setting>_<method>.jsonl`),
 one line per question: its id, question, options (a Python list literal), answer letter,
-img_type, topic_difficulty and subject, and the model's `response`.
+img_type, topic_difficulty and subject, and the model's `response`; once `evaluate.py` has
+run, also its parse's letter `pred_indexs` and verdict `if_right`, imported as the judgment
+of a judge of their own (OFFICIAL_JUDGE) beside lmmreview's parse.
 
 Each file is one model's answers (in one setting, with one prompt); the questions are read from
 the same lines, and must agree from file to file. The files name no image: an images folder
@@ -10,6 +12,7 @@ setting's screenshot).
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -25,6 +28,7 @@ from lmmreview.db.importers.batch import (
     ImportBatch,
     ImportFailure,
     ImportRequest,
+    JudgmentRecord,
     check_model_argument,
     listed,
     model_name,
@@ -32,11 +36,15 @@ from lmmreview.db.importers.batch import (
 from lmmreview.db.importers.read import existing, image_from_file, read_jsonl
 from lmmreview.engine.benchmarks.mmmu.benchmark import DISCIPLINE, SUBJECT
 from lmmreview.engine.benchmarks.mmmu_pro.benchmark import MMMU_PRO
+from lmmreview.engine.scoring import IMPORTED, Judgment
 from lmmreview.engine.types import Sample
 
 # The official files have no question_type: every MMMU-Pro question is multiple choice.
 _CHOICE = "multiple-choice"
 MAX_IMAGES = 7  # the dataset's image_1 .. image_7
+SCREENSHOT_QUESTION = "<image 1>"
+OFFICIAL_JUDGE = "mmmu-pro/evaluate.py"  # the judge of the files' own verdicts
+OFFICIAL_PROMPT = "official"  # its "prompt": the official parse, no model
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
@@ -74,7 +82,7 @@ def read_mmmu_pro(
     batch = ImportBatch(dataset, MMMU_PRO.name, str(outputs))
     samples: dict[str, tuple[Sample, str]] = {}  # key -> sample, the line it was first read on
     for path in files:
-        batch.answers += _read_file(path, model_name(model, path), samples)
+        _read_file(path, model_name(model, path), samples, batch)
     batch.samples = [sample for sample, _ in samples.values()]
     batch.warnings.extend(_warnings(batch.samples))
     if images is not None:
@@ -98,10 +106,10 @@ def _add_images(batch: ImportBatch, folder: Path) -> None:
 
 
 def _read_file(
-    path: Path, model: str, samples: dict[str, tuple[Sample, str]]
-) -> list[AnswerRecord]:
-    """One file's answers; its questions are added to `samples`, or checked against them."""
-    answers: list[AnswerRecord] = []
+    path: Path, model: str, samples: dict[str, tuple[Sample, str]], batch: ImportBatch
+) -> None:
+    """One file's answers and official verdicts, added to `batch`; its questions are added
+    to `samples`, or checked against them."""
     lines: dict[str, int] = {}  # this file's ids -> line
     for number, row in read_jsonl(path):
         sample, response = _line(row, path, number)
@@ -114,8 +122,9 @@ def _read_file(
         if first != sample:
             message = f"question {sample.key!r} differs from the one in {origin}"
             raise ImportFailure(path, f"{message}: are both files MMMU-Pro's?", where)
-        answers.append(AnswerRecord(sample.key, model, response, str(path)))
-    return answers
+        batch.answers.append(AnswerRecord(sample.key, model, response, str(path)))
+        if (verdict := _official_verdict(row, sample, path, where)) is not None:
+            batch.judgments.append(JudgmentRecord(sample.key, model, verdict))
 
 
 def _output_files(outputs: Path, model: str | None) -> list[Path]:
@@ -140,8 +149,16 @@ def _line(row: dict[str, Any], path: Path, number: int) -> tuple[Sample, str]:
         response = ""  # the official code reads an object (a failed call's) as no answer
     if not isinstance(response, str):
         raise ImportFailure(path, "missing or non-text field 'response'", where)
+    return question_sample(row, path, number), response
+
+
+def question_sample(row: dict[str, Any], path: Path, number: int) -> Sample:
+    """The question of an official output line or a dataset row; a vision-setting row has no
+    question field (its screenshot shows the question): it asks SCREENSHOT_QUESTION."""
+    where = f"line {number}"
     options = _options(row.get("options"), path, where)
-    key, draft = question_draft({**row, "question_type": _CHOICE, "options": options}, path, number)
+    fields = {"question": SCREENSHOT_QUESTION, **row, "question_type": _CHOICE, "options": options}
+    key, draft = question_draft(fields, path, number)
     # MMMU-Pro is one set: its ids keep the MMMU split each question came from, which the
     # official accuracy does not split by.
     sample = replace(draft_sample(key, draft, fewest_options=1), split=None)
@@ -150,7 +167,39 @@ def _line(row: dict[str, Any], path: Path, number: int) -> tuple[Sample, str]:
         raise ImportFailure(
             path, f"subject {subject!r}, and the id {key!r} is of {sample.first(SUBJECT)!r}", where
         )
-    return sample, response
+    return sample
+
+
+def _official_verdict(
+    row: dict[str, Any], sample: Sample, path: Path, where: str
+) -> Judgment | None:
+    """evaluate.py's verdict on the line (None before it ran): its parse's letter
+    `pred_indexs`, always one of the options (its fallback draws one), and `if_right`, whether
+    that letter is the answer, as the official code decides it."""
+    if "pred_indexs" not in row and "if_right" not in row:
+        return None
+    letter, right = row.get("pred_indexs"), row.get("if_right")
+    if not isinstance(letter, str) or not isinstance(right, bool):
+        message = "pred_indexs must be a letter and if_right true or false (evaluate.py's)"
+        raise ImportFailure(path, message, where)
+    if letter not in sample.options:
+        raise ImportFailure(path, f"pred_indexs {letter!r} is none of the option letters", where)
+    if right != (letter == sample.answer):
+        message = (
+            f"if_right {json.dumps(right)} and pred_indexs {letter!r}, the answer {sample.answer!r}"
+        )
+        raise ImportFailure(path, f"{message}: they disagree", where)
+    return Judgment(
+        run=0,
+        score=1.0 if right else 0.0,
+        choice=letter,
+        method=IMPORTED,
+        kind=IMPORTED,
+        judge_model=OFFICIAL_JUDGE,
+        prompt_version=OFFICIAL_PROMPT,
+        reply=json.dumps({"pred_indexs": letter, "if_right": right}),
+        source=str(path),
+    )
 
 
 def _options(value: object, path: Path, where: str) -> object:
