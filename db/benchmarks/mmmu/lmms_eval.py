@@ -4,22 +4,14 @@ options: v0.4 MMMU lines are answers to questions imported before."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from lmmreview.db.benchmarks.mmmu import files as mmmu_files
 from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest
-from lmmreview.db.importers.lmms_eval import (
-    PROMPT_VERSION,
-    RULES_JUDGE,
-    Line,
-    Read,
-    read_log,
-    same_id,
-)
+from lmmreview.db.importers.lmms_eval import Line, Read, parsed_judgment, read_log, same_id
 from lmmreview.engine.benchmarks.mmmu.benchmark import MMMU_BENCHMARK
-from lmmreview.engine.scoring import IMPORTED, Judgment
+from lmmreview.engine.scoring import Judgment
 from lmmreview.engine.types import QuestionType, Sample
 
 MMMU_ACC = "mmmu_acc"  # MMMU's per-sample metric dict
@@ -70,14 +62,4 @@ def _choice(acc: dict[str, Any], sample: Sample | None, path: Path, where: str) 
         golds = mmmu_files.gold_list(acc["answer"], path, where)
     else:
         return None
-    return Judgment(
-        run=0,
-        score=1.0 if choice in golds else 0.0,
-        choice=choice,
-        method=IMPORTED,
-        kind=IMPORTED,
-        judge_model=RULES_JUDGE,
-        prompt_version=PROMPT_VERSION,
-        reply=json.dumps(parsed, ensure_ascii=False),
-        source=str(path),
-    )
+    return parsed_judgment(1.0 if choice in golds else 0.0, choice, parsed, path)

@@ -4,6 +4,7 @@ LLM); accuracy overall and by discipline, subject, difficulty and image type."""
 from __future__ import annotations
 
 from lmmreview.engine.benchmark import Importer, Option
+from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, REPLACE
 from lmmreview.engine.benchmarks.mmmu.benchmark import SubjectBenchmark
 from lmmreview.engine.benchmarks.mmmu.rules import MmmuVerdict
 from lmmreview.engine.benchmarks.mmmu_pro import rules
@@ -37,6 +38,21 @@ class MMMUPro(SubjectBenchmark):
             ),
         ),
         demo="mmmu-pro-demo",
+    )
+    tool_importers: tuple[Importer, ...] = (
+        Importer(
+            "mmmu-pro-lmms-eval",
+            "MMMU-Pro: lmms-eval --log_samples JSONL.\n\n"
+            "The v0.3 or v0.4 layout of the tasks mmmu_pro_standard and mmmu_pro_vision (and "
+            "their _cot variants). Answers (the filtered response) and lmms-eval's verdict on "
+            "each as an imported judgment (its parsed letter, or in the vision setting the "
+            "response itself, against the answer); questions from each line's doc (v0.3). "
+            "v0.4 lines carry no question: import the official files first (lmmreview import "
+            "mmmu-pro DB OUTPUTS).",
+            Option("samples", "JSONL", "*_samples_mmmu_pro_standard.jsonl, ...", required=True),
+            (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
+            command="mmmu-pro-lmms-eval",
+        ),
     )
 
     def verdict(self, sample: Sample, answer: str) -> MmmuVerdict:
