@@ -8,7 +8,16 @@ from __future__ import annotations
 import json
 
 from lmmreview.engine.axis_tables import axis_cells, axis_tables
-from lmmreview.engine.benchmark import Benchmark, Cells, Tables, TableSpec, Unit
+from lmmreview.engine.benchmark import (
+    Benchmark,
+    Cells,
+    Importer,
+    Option,
+    Tables,
+    TableSpec,
+    Unit,
+)
+from lmmreview.engine.benchmarks import JUDGE_NAME, REPLACE
 from lmmreview.engine.benchmarks.mathvista import rules
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment
@@ -52,6 +61,24 @@ ANSWER_TYPE, PRECISION, QUERY, UNIT = "answer_type", "precision", "query", "unit
 class MathVista(Benchmark):
     name = "mathvista"
     title = "MathVista"
+    importer = Importer(
+        "mathvista",
+        "MathVista: the official output files.\n\n"
+        "As the official evaluation writes them: a JSON object, pid -> the problem with its "
+        "choices, answer, answer type, precision, metadata and query, and the model's "
+        "response; an official `extraction` is imported as the official extractor's judgment.",
+        Option("outputs", "FILE", "An official output file (output_<model>.json).", required=True),
+        (
+            Option(
+                "model",
+                "NAME",
+                "Model name (default: the file's name without .json and output_).",
+                text=True,
+            ),
+            JUDGE_NAME,
+            REPLACE,
+        ),
+    )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
         overall = f"{dataset}.overall"
