@@ -37,8 +37,8 @@ from lmmreview.engine.benchmarks.mathvista.benchmark import (
     SKILL,
     UNIT,
     problem_of,
-    scored,
 )
+from lmmreview.engine.benchmarks.mathvista.extractor import scored
 from lmmreview.engine.scoring import IMPORTED, Judgment
 from lmmreview.engine.types import Axes, Extra, QuestionType, Sample
 
@@ -210,7 +210,7 @@ def _extraction(sample: Sample, row: dict[str, Any], path: Path, where: str) -> 
         return None
     if not isinstance(extraction, str):
         raise ImportFailure(path, f"extraction must be text, not {extraction!r}", where)
-    score, choice, reply = scored(sample, problem_of(sample), extraction)
+    score, choice, reply = scored(problem_of(sample), extraction)
     return Judgment(
         run=0, score=score, choice=choice, method=IMPORTED, kind=IMPORTED, judge_model=EXTRACTOR,
         prompt_version=PROMPT, reply=reply, source=str(path),

@@ -5,13 +5,12 @@ overall, by task and skill as the paper's table shows it, and by every key the o
 
 from __future__ import annotations
 
-import json
-
 from lmmreview.engine.axis_tables import axis_cells, axis_tables
 from lmmreview.engine.benchmark import (
     Benchmark,
     Cells,
     Importer,
+    JudgeWork,
     Option,
     Tables,
     TableSpec,
@@ -19,6 +18,7 @@ from lmmreview.engine.benchmark import (
 )
 from lmmreview.engine.benchmarks import JUDGE_NAME, REPLACE
 from lmmreview.engine.benchmarks.mathvista import rules
+from lmmreview.engine.benchmarks.mathvista.extractor import Extraction, scored
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment
 from lmmreview.engine.tables import columns
@@ -107,8 +107,12 @@ class MathVista(Benchmark):
         if extracted is None:
             return None
         extraction, method = extracted
-        score, choice, reply = scored(sample, problem, extraction)
+        score, choice, reply = scored(problem, extraction)
         return rules_judgment(score, method, reply, choice=choice)
+
+    def judge_work(self, sample: Sample) -> JudgeWork | None:
+        """The LLM extractor, for the answers the quick rules cannot settle."""
+        return Extraction(problem_of(sample), query_of(sample))
 
     def facts(self, sample: Sample) -> list[str]:
         shown = (sample.first(TASK), sample.first("context"), sample.first("grade"), sample.split)
@@ -118,6 +122,16 @@ class MathVista(Benchmark):
 def _paper_values(sample: Sample) -> list[str]:
     """The sample's task and skills among the paper's columns."""
     return [v for v in (*sample.axis(TASK), *sample.axis(SKILL)) if v in TASKS or v in SKILLS]
+
+
+def query_of(sample: Sample) -> str:
+    """The query the model was given (as the output file holds it), else the question with
+    its choices, as the official queries list them."""
+    query = sample.extra.get(QUERY)
+    if isinstance(query, str):
+        return query
+    choices = "".join(f"\n({letter}) {text}" for letter, text in sample.options.items())
+    return f"Question: {sample.question}" + (f"\nChoices:{choices}" if choices else "")
 
 
 def problem_of(sample: Sample) -> rules.Problem:
@@ -132,20 +146,6 @@ def problem_of(sample: Sample) -> rules.Problem:
         precision if isinstance(precision, int) else None,
         sample.options.get(sample.answer) if choice and sample.answer else sample.answer,
     )
-
-
-def scored(
-    sample: Sample, problem: rules.Problem, extraction: str
-) -> tuple[float | None, str | None, str]:
-    """An extraction's score (None: no gold), the letter it chose (multiple choice) and a
-    reply saying both the extraction and the prediction it stands for."""
-    verdict = rules.verdict(extraction, problem)
-    score = None if verdict.correct is None else float(verdict.correct)
-    letter = None if verdict.choice is None else list(sample.options)[verdict.choice]
-    reply = json.dumps(
-        {"extraction": extraction, "prediction": verdict.prediction}, ensure_ascii=False
-    )
-    return score, letter, reply
 
 
 MATHVISTA = MathVista()

@@ -44,14 +44,16 @@ class Verdict:
     choice: int | None = None  # the index of the chosen choice (multiple choice)
 
 
-def quick_extraction(response: str, problem: Problem) -> tuple[str, str] | None:
+def quick_extraction(
+    response: str, problem: Problem, *, quoted: bool = True
+) -> tuple[str, str] | None:
     """The answer the official extractor takes without asking its LLM, and the rule's name
     ("empty", "choice", "integer", "float", "quoted"); None: only the LLM can extract it.
 
     An empty response extracts ''; a multiple-choice response equal to a choice is that
     choice; for an integer (float) answer, a response Python's int() (float()) reads is that
-    number written back; else the first `The answer is "..."`. phrase's quoted text (the
-    official extractor's optional quick rule, which lmmreview always applies).
+    number written back; else, when `quoted`, the first `The answer is "..."`. phrase's
+    quoted text (the official extractor's optional quick rule, off by default there).
     """
     if response == "":
         return "", "empty"
@@ -61,8 +63,8 @@ def quick_extraction(response: str, problem: Problem) -> tuple[str, str] | None:
         return str(number), "integer"
     if problem.answer_type == FLOAT and (decimal := _read(float, response)) is not None:
         return str(decimal), "float"
-    if quoted := _QUOTED.search(response):
-        return quoted[1], "quoted"
+    if quoted and (found := _QUOTED.search(response)):
+        return found[1], "quoted"
     return None
 
 
