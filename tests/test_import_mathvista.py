@@ -182,3 +182,23 @@ def test_the_official_outputs_score_every_official_figure(cli, tmp_path: Path) -
     assert [s.strip() for s in shown] == [f"{value:.1f}" for value, _ in cells]
     assert [int(t) for t in totals] == [n for _, n in cells]
     assert "judge official extractor (imported)" in report
+
+
+def test_the_screen_shows_a_problem_and_grades_it_by_its_option_letter(cli, tmp_path: Path) -> None:
+    from tui_harness import drive, text_of, until
+
+    db = tmp_path / "mv.db"
+    assert cli("import", "mathvista", db, _outputs(tmp_path / "output_gpt-x.json")).code == 0
+    seen = {}
+
+    async def steps(app, pilot) -> None:
+        seen["tables"] = [table.name for table in app.session.tables.breakdown.tables()]
+        seen["detail"] = text_of(app, "#answer")
+        await pilot.press("C")
+        await until(pilot, lambda: app.current().reviewed)
+        seen["verdict"] = app.current().verdict
+
+    drive(db, steps, dataset="mathvista")
+    assert seen["tables"][0] == "mathvista.overall" and "mathvista.skills" in seen["tables"]
+    assert "The answer is (B)." in seen["detail"]
+    assert seen["verdict"].choice == "C"
