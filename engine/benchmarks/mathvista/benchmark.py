@@ -1,7 +1,7 @@
-"""MathVista: the official extraction (its quick rules offline; its LLM extractor's answers
-imported from the official output files), normalisation and exact comparison; accuracy
-overall, by task and skill as the paper's table shows it, and by every key the official
-`calculate_score.py` breaks it down by."""
+"""MathVista: the official extraction (its quick rules offline, its LLM extractor as a judge,
+or its answers imported from the official output files), normalisation and exact
+comparison; accuracy overall, by task and skill as the paper's table shows it, and by every
+key the official `calculate_score.py` breaks it down by."""
 
 from __future__ import annotations
 

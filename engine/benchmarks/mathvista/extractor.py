@@ -31,22 +31,11 @@ INSTRUCTION = (
     'answer in the response and write it after "Extracted answer:", in the form the hint asks '
     "for."
 )
-_INTEGER_HINT = (
-    "Hint: Please answer the question requiring an integer answer and provide the final "
-    "value, e.g., 1, 2, 3, at the end."
-)
-_FLOAT_HINT = (
-    "Hint: Please answer the question requiring a floating-point number with {} decimal "
-    "place{} and provide the final value, e.g., {}, at the end."
-)
-_LIST_HINT = (
-    "Hint: Please answer the question requiring a Python list as an answer and provide the "
-    "final list, e.g., [1, 2, 3], [1.2, 1.3, 1.4], at the end."
-)
-_CHOICE_HINT = (
-    "Hint: Please answer the question and provide the correct option letter, e.g., A, B, C, D, "
-    "at the end."
-)
+# Hints in the manner of MathVista's queries (lmmreview's wording), one per answer kind.
+_INTEGER_HINT = "Hint: The answer is a whole number; give it at the end."
+_FLOAT_HINT = "Hint: The answer is a decimal number rounded to {} place{}; give it at the end."
+_LIST_HINT = "Hint: The answer is a Python list, such as [3, 4]; give it at the end."
+_CHOICE_HINT = "Hint: Choose one of the options and give its letter at the end."
 # (query, response, extraction): one example per answer kind, in the official order.
 EXAMPLES = (
     (
@@ -55,13 +44,13 @@ EXAMPLES = (
         "9",
     ),
     (
-        f"{_FLOAT_HINT.format('one', '', '1.2, 1.3, 1.4')}\n"
+        f"{_FLOAT_HINT.format('one decimal', '')}\n"
         "Question: What is the height of the tallest bar?",
         "The tallest bar ends a little below the 4 gridline, at about 3.8.",
         "3.8",
     ),
     (
-        f"{_FLOAT_HINT.format('two', 's', '1.23, 1.34, 1.45')}\n"
+        f"{_FLOAT_HINT.format('two decimal', 's')}\n"
         "Question: How much do two erasers cost? (Unit: $)",
         "One eraser costs $0.72, so two erasers cost $1.44 in all.",
         "1.44",
