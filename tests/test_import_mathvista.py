@@ -131,6 +131,17 @@ def test_a_bad_problem_is_refused_naming_the_file_and_pid(
     assert dump(db) == before
 
 
+def test_a_blank_or_missing_answer_is_a_hidden_gold_never_scored(cli, tmp_path: Path) -> None:
+    hidden = {"8": _problem("8", "8/11", answer="", extraction="B"), "9": _problem("9", "8/11")}
+    del hidden["9"]["answer"]
+    db = tmp_path / "mv.db"
+    assert cli("import", "mathvista", db, write_json(tmp_path / "o.json", hidden)).code == 0
+    with Store.open(db) as store:
+        assert [s.golds for s in store.samples("mathvista")] == [[], []]
+    assert cli("score", db).code == 0
+    assert set(_judgments(db).values()) == {("choice", None, "B")}  # read, never scored
+
+
 def test_metadata_as_a_python_literal(cli, tmp_path: Path) -> None:
     literal = "{'split': 'test', 'language': 'chinese', 'skills': ['logical reasoning']}"
     file = write_json(tmp_path / "o.json", {"7": _problem("7", "A", metadata=literal)})

@@ -102,31 +102,11 @@ def _sample(pid: str, row: dict[str, Any], path: Path, where: str) -> Sample:
     if row.get("pid", pid) != pid:
         raise ImportFailure(path, f"pid {row['pid']!r} differs from its key", where)
     question = _text(row, "question", path, where)
-    question_type = row.get("question_type")
-    if question_type not in (rules.MULTI_CHOICE, rules.FREE_FORM):
-        message = f"question_type {question_type!r} is neither multi_choice nor free_form"
-        raise ImportFailure(path, message, where)
-    answer_type = row.get("answer_type")
-    if answer_type not in rules.ANSWER_TYPES:
-        raise ImportFailure(
-            path, f"answer_type {answer_type!r} is none of {', '.join(rules.ANSWER_TYPES)}", where
-        )
-    answer = _optional_text(row, "answer", path, where)
-    precision = _precision(row.get(PRECISION), path, where)
-    if answer_type == rules.FLOAT and precision is None:
-        raise ImportFailure(path, "a float answer needs its precision (decimals)", where)
-    extra: Extra = {
-        name: value
-        for name, value in (
-            (ANSWER_TYPE, answer_type),
-            (PRECISION, precision),
-            (UNIT, _optional_text(row, UNIT, path, where)),
-            (QUERY, _optional_text(row, QUERY, path, where)),
-        )
-        if value is not None  # as the store keeps them: a null is left out
-    }
+    question_type, answer_type = _types(row, path, where)
+    answer = _optional_text(row, "answer", path, where) or None  # blank: hidden (test split)
     split, metadata = _metadata(row.get("metadata"), path, where)
     axes: Axes = {"question_type": (question_type,), "answer_type": (answer_type,), **metadata}
+    extra = _extra(row, answer_type, path, where)
     if question_type == rules.FREE_FORM:
         return Sample(pid, question, QuestionType.OPEN, answer, split=split, axes=axes, extra=extra)
     options = _options(row.get("choices"), path, where)
@@ -137,6 +117,33 @@ def _sample(pid: str, row: dict[str, Any], path: Path, where: str) -> Sample:
         pid, question, QuestionType.CHOICE, golds[0] if golds else None, tuple(golds[1:]),
         options, split=split, axes=axes, extra=extra,
     )  # fmt: skip
+
+
+def _types(row: dict[str, Any], path: Path, where: str) -> tuple[str, str]:
+    """The problem's question type and answer type, checked."""
+    question_type, answer_type = row.get("question_type"), row.get("answer_type")
+    if question_type not in (rules.MULTI_CHOICE, rules.FREE_FORM):
+        message = f"question_type {question_type!r} is neither multi_choice nor free_form"
+        raise ImportFailure(path, message, where)
+    if answer_type not in rules.ANSWER_TYPES:
+        listed_types = ", ".join(rules.ANSWER_TYPES)
+        raise ImportFailure(path, f"answer_type {answer_type!r} is none of {listed_types}", where)
+    return question_type, answer_type
+
+
+def _extra(row: dict[str, Any], answer_type: str, path: Path, where: str) -> Extra:
+    """What the rules and the extractor read beyond the common fields (a null left out, as
+    the store keeps them)."""
+    precision = _precision(row.get(PRECISION), path, where)
+    if answer_type == rules.FLOAT and precision is None:
+        raise ImportFailure(path, "a float answer needs its precision (decimals)", where)
+    found = (
+        (ANSWER_TYPE, answer_type),
+        (PRECISION, precision),
+        (UNIT, _optional_text(row, UNIT, path, where)),
+        (QUERY, _optional_text(row, QUERY, path, where)),
+    )
+    return {name: value for name, value in found if value is not None}
 
 
 def _text(row: dict[str, Any], name: str, path: Path, where: str) -> str:
