@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from conftest import write_json
+from conftest import FIXTURES, needs_fixture, write_json
 
 from lmmreview.engine.benchmark import JudgeItem
 from lmmreview.engine.benchmarks.mathvista import extractor, rules
@@ -87,3 +87,23 @@ def test_a_judge_run_asks_only_what_the_quick_rules_cannot_settle(
     again = cli("judge", db)
     assert again.code == 0 and "Nothing to judge" in again.stdout
     assert fake_judge.requests == 3
+
+
+@needs_fixture("mathvista")
+def test_judging_after_the_official_extractions_leaves_their_figures(
+    cli, judge_env, fake_judge, tmp_path: Path
+) -> None:
+    """The quick rules' answers count for every judge: on the official outputs they read
+    what the official extractor read, so the imported judge's tables stay the official ones."""
+    db = tmp_path / "mv.db"
+    assert cli("import", "mathvista", db, FIXTURES / "mathvista" / "output_claude.json").code == 0
+    result = cli("judge", db)
+    assert result.code == 0, result.stderr
+    assert fake_judge.requests + 10 <= 1000  # the 10 the quick rules settle are never sent
+    overall = {
+        judge: json.loads(cli("export", db, "--format", "json", *judge).stdout)["tables"][0]
+        for judge in ((), ("--judge", "official extractor (imported)"))
+    }
+    for table in overall.values():
+        (row,) = table["rows"]
+        assert (row["values"]["overall"], row["n"]["overall"]) == (26.4, 1000)
