@@ -7,6 +7,7 @@ import json
 from abc import abstractmethod
 from collections import Counter
 
+from lmmreview.engine.axis_tables import axis_cells, axis_tables
 from lmmreview.engine.benchmark import (
     Benchmark,
     Cells,
@@ -64,29 +65,14 @@ class SubjectBenchmark(Benchmark):
                 columns([(s, s.replace("_", " ")) for s in subjects]),
             ),
         ]
-        more = []
-        for axis, title in _MORE_AXES:
-            found: Counter[str] = Counter()
-            for s, count in zip(samples, counts, strict=True):
-                for value in s.axis(axis):
-                    found[value] += count
-            if found:
-                order = _difficulty_order(found) if axis == "difficulty" else by_count(found)
-                tables.append(
-                    TableSpec(
-                        f"{dataset}.{axis}",
-                        f"{self.title}: {title}",
-                        columns([(v, v) for v in order]),
-                    )
-                )
-                more.append(axis)
+        more = axis_tables(dataset, self.title, samples, counts, _MORE_AXES, _axis_order)
+        tables += [spec for _, spec in more]
         units_of = {}
         for s in samples:
             cells: Cells = ((overall, "overall"), (by_subject, s.first(SUBJECT) or "unknown"))
             if discipline := s.first(DISCIPLINE):
                 cells += ((overall, discipline),)
-            for axis in more:
-                cells += tuple((f"{dataset}.{axis}", v) for v in s.axis(axis))
+            cells += axis_cells(more, s)
             units_of[s.key] = [Unit(s.key, cells, (s.key,))]
         return tables, units_of
 
@@ -158,7 +144,10 @@ class MMMU(SubjectBenchmark):
         return mmmu.judge(sample, answer)
 
 
-def _difficulty_order(counts: Counter[str]) -> list[str]:
+def _axis_order(axis: str, counts: Counter[str]) -> list[str]:
+    """Difficulty from easy to hard, the other axes by count."""
+    if axis != "difficulty":
+        return by_count(counts)
     known = [d for d in ("Easy", "Medium", "Hard") if d in counts]
     return known + [d for d in by_count(counts) if d not in known]
 

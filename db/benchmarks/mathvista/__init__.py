@@ -1,0 +1,1 @@
+"""MathVista's files: the official output files of its evaluation (files.py)."""

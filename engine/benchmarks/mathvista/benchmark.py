@@ -1,0 +1,151 @@
+"""MathVista: the official extraction (its quick rules offline, its LLM extractor as a judge,
+or its answers imported from the official output files), normalisation and exact
+comparison; accuracy overall, by task and skill as the paper's table shows it, and by every
+key the official `calculate_score.py` breaks it down by."""
+
+from __future__ import annotations
+
+from lmmreview.engine.axis_tables import axis_cells, axis_tables
+from lmmreview.engine.benchmark import (
+    Benchmark,
+    Cells,
+    Importer,
+    JudgeWork,
+    Option,
+    Tables,
+    TableSpec,
+    Unit,
+)
+from lmmreview.engine.benchmarks import JUDGE_NAME, REPLACE
+from lmmreview.engine.benchmarks.mathvista import rules
+from lmmreview.engine.benchmarks.mathvista.extractor import Extraction, scored
+from lmmreview.engine.offline import rules_judgment
+from lmmreview.engine.scoring import Judgment
+from lmmreview.engine.tables import columns
+from lmmreview.engine.types import QuestionType, Sample
+
+# The paper's columns: its tasks, then its mathematical reasoning skills (value, title).
+TASKS = {
+    "figure question answering": "FQA",
+    "geometry problem solving": "GPS",
+    "math word problem": "MWP",
+    "textbook question answering": "TQA",
+    "visual question answering": "VQA",
+}
+SKILLS = {
+    "algebraic reasoning": "ALG",
+    "arithmetic reasoning": "ARI",
+    "geometry reasoning": "GEO",
+    "logical reasoning": "LOG",
+    "numeric commonsense": "NUM",
+    "scientific reasoning": "SCI",
+    "statistical reasoning": "STA",
+}
+TASK, SKILL = "task", "skills"
+# The official breakdown's keys, in its order: (axis, table title after the benchmark's).
+BREAKDOWN = (
+    ("question_type", "by question type"),
+    ("answer_type", "by answer type"),
+    ("language", "by language"),
+    ("source", "by source"),
+    ("category", "by category"),
+    (TASK, "by task"),
+    ("context", "by context"),
+    ("grade", "by grade"),
+    (SKILL, "by skill"),
+)
+# What a sample's `extra` holds beyond the common fields.
+ANSWER_TYPE, PRECISION, QUERY, UNIT = "answer_type", "precision", "query", "unit"
+
+
+class MathVista(Benchmark):
+    name = "mathvista"
+    title = "MathVista"
+    importer = Importer(
+        "mathvista",
+        "MathVista: the official output files.\n\n"
+        "As the official evaluation writes them: a JSON object, pid -> the problem with its "
+        "choices, answer, answer type, precision, metadata and query, and the model's "
+        "response; an official `extraction` is imported as the official extractor's judgment.",
+        Option("outputs", "FILE", "An official output file (output_<model>.json).", required=True),
+        (
+            Option(
+                "model",
+                "NAME",
+                "Model name (default: the file's name without .json and output_).",
+                text=True,
+            ),
+            JUDGE_NAME,
+            REPLACE,
+        ),
+    )
+
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
+        overall = f"{dataset}.overall"
+        present = {value for s in samples for value in _paper_values(s)}
+        paper = TableSpec(
+            overall,
+            f"{self.title}: overall, tasks and skills",
+            columns(
+                [("overall", "ALL")]
+                + [(value, short) for value, short in (TASKS | SKILLS).items() if value in present]
+            ),
+        )
+        more = axis_tables(dataset, self.title, samples, counts, BREAKDOWN)
+        units_of = {}
+        for s in samples:
+            cells: Cells = ((overall, "overall"),)
+            cells += tuple((overall, value) for value in _paper_values(s))
+            cells += axis_cells(more, s)
+            units_of[s.key] = [Unit(s.key, cells, (s.key,))]
+        return [paper, *(spec for _, spec in more)], units_of
+
+    def offline(self, sample: Sample, answer: str) -> Judgment | None:
+        """The official quick rules' extraction, scored; None: the LLM extractor's to do."""
+        problem = problem_of(sample)
+        extracted = rules.quick_extraction(answer, problem)
+        if extracted is None:
+            return None
+        extraction, method = extracted
+        score, choice, reply = scored(problem, extraction)
+        return rules_judgment(score, method, reply, choice=choice)
+
+    def judge_work(self, sample: Sample) -> JudgeWork | None:
+        """The LLM extractor, for the answers the quick rules cannot settle."""
+        return Extraction(problem_of(sample), query_of(sample))
+
+    def facts(self, sample: Sample) -> list[str]:
+        shown = (sample.first(TASK), sample.first("context"), sample.first("grade"), sample.split)
+        return [v for v in shown if v]
+
+
+def _paper_values(sample: Sample) -> list[str]:
+    """The sample's task and skills among the paper's columns."""
+    return [v for v in (*sample.axis(TASK), *sample.axis(SKILL)) if v in TASKS or v in SKILLS]
+
+
+def query_of(sample: Sample) -> str:
+    """The query the model was given (as the output file holds it), else the question with
+    its choices, as the official queries list them."""
+    query = sample.extra.get(QUERY)
+    if isinstance(query, str):
+        return query
+    choices = "".join(f"\n({letter}) {text}" for letter, text in sample.options.items())
+    return f"Question: {sample.question}" + (f"\nChoices:{choices}" if choices else "")
+
+
+def problem_of(sample: Sample) -> rules.Problem:
+    """What the rules read of a sample (as db.benchmarks.mathvista.files stores a problem)."""
+    choice = sample.question_type is QuestionType.CHOICE
+    precision = sample.extra.get(PRECISION)
+    answer_type = sample.extra.get(ANSWER_TYPE)
+    return rules.Problem(
+        rules.MULTI_CHOICE if choice else rules.FREE_FORM,
+        answer_type if isinstance(answer_type, str) else rules.TEXT,
+        tuple(sample.options.values()),
+        precision if isinstance(precision, int) else None,
+        sample.options.get(sample.answer) if choice and sample.answer else sample.answer,
+    )
+
+
+MATHVISTA = MathVista()
