@@ -57,9 +57,9 @@ def test_an_output_file_imports_its_problems_answers_and_official_extractions(
         assert store.answers("mathvista", "gpt-x")["4"] == "Fourteen, I think."
     assert cli("score", db).code == 0
     rows = _judgments(db)
-    # The official extractions, scored by lmmreview: "14.0" is no integer (as published).
+    # The official extractions, scored by lmmreview: "14.0" is 14, as the official code reads it.
     assert rows["official extractor", "1"] == ("imported", 1.0, "B")
-    assert rows["official extractor", "3"] == ("imported", 0.0, None)
+    assert rows["official extractor", "3"] == ("imported", 1.0, None)
     assert rows["offline rules", "2"] == ("choice", 0.0, "D")
     assert ("offline rules", "4") not in rows and ("official extractor", "4") not in rows
     assert llm_judgments(db) == set()
@@ -90,13 +90,21 @@ def test_the_file_name_names_the_model_and_a_reimport_changes_nothing(cli, tmp_p
         assert store.answers("mathvista", "other") == store.answers("mathvista", "gpt-x")
 
 
-def test_an_official_prediction_that_differs_is_reported(cli, tmp_path: Path) -> None:
-    problems = {"1": _problem("1", "B", extraction="B", prediction="3/11", true_false=False)}
+def test_an_official_verdict_that_differs_is_reported(cli, tmp_path: Path) -> None:
+    """A true_false unlike ours is named; a prediction unlike ours whose verdict agrees (the
+    published files' older integer rule: "14.5" no integer there, 14 here) is not."""
+    problems = {
+        "1": _problem("1", "B", extraction="B", prediction="3/11", true_false=False),
+        "3": _problem("3", "14", choices=None, answer="15", question_type="free_form",
+                      answer_type="integer", extraction="14.5", prediction=None,
+                      true_false=False),
+    }  # fmt: skip
     result = cli(
         "import", "mathvista", tmp_path / "mv.db", write_json(tmp_path / "o.json", problems)
     )
     assert result.code == 0
-    assert "1 official prediction(s) or true_false differ from lmmreview's" in result.stderr
+    assert "1 official true_false value(s) differ from lmmreview's verdict" in result.stderr
+    assert result.stderr.rstrip().endswith(": 1"), result.stderr
 
 
 BAD = [
@@ -163,7 +171,7 @@ def test_the_official_outputs_score_every_official_figure(cli, tmp_path: Path) -
     db = tmp_path / "mv.db"
     imported = cli("import", "mathvista", db, folder / "output_claude.json")
     assert imported.code == 0, imported.stderr
-    assert "differ" not in imported.stderr  # every official prediction and verdict is ours
+    assert "differ" not in imported.stderr  # every official verdict is ours
     assert cli("score", db).code == 0
     assert llm_judgments(db) == set()
     tables = {

@@ -4,14 +4,13 @@ metadata (an object, or its Python literal), the query the model was given, its 
 and, once the official evaluation ran, its `extraction`, `prediction` and `true_false`.
 
 An `extraction` is imported as the official extractor's judgment, scored by lmmreview's
-normalisation and comparison (no LLM call); the official prediction and true_false are
-compared with lmmreview's, and any difference reported.
+normalisation and comparison (no LLM call); the file's own true_false is compared with
+lmmreview's verdict, and any difference reported.
 """
 
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 from string import ascii_uppercase
 from typing import Any
@@ -84,8 +83,8 @@ def read_mathvista(path: Path, model: str | None = None, dataset: str = "mathvis
                 disagree.append(pid)
     if disagree:
         batch.warnings.append(
-            f"{len(disagree)} official prediction(s) or true_false differ from lmmreview's "
-            f"normalisation of the same extraction (lmmreview's are imported): {listed(disagree)}"
+            f"{len(disagree)} official true_false value(s) differ from lmmreview's verdict on "
+            f"the same extraction (lmmreview's are imported): {listed(disagree)}"
         )
     return batch
 
@@ -225,7 +224,8 @@ def _extraction(sample: Sample, row: dict[str, Any], path: Path, where: str) -> 
 
 
 def _agrees(judgment: Judgment, row: dict[str, Any]) -> bool:
-    """Whether the file's own prediction and true_false, where it holds them, are ours."""
-    ours = json.loads(judgment.reply)["prediction"], judgment.score == 1.0
-    theirs = row.get("prediction", ours[0]), row.get("true_false", ours[1])
-    return ours == theirs
+    """Whether the file's own true_false, where it holds one, is our verdict. (Its
+    prediction may differ where the verdict does not: the published files' integer rule
+    predates the official code's, which reads "13.75" as 13.)"""
+    ours = judgment.score == 1.0
+    return row.get("true_false", ours) == ours

@@ -9,6 +9,7 @@ answer type (the prediction), and an exact comparison of the prediction with the
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -76,25 +77,26 @@ def _read(kind: Callable[[str], _Number], text: str) -> _Number | None:
         return None
 
 
+def _whole(number: float | None) -> int | None:
+    """A number's whole part, as int() cuts it; None for none, an infinity or NaN."""
+    return None if number is None or not math.isfinite(number) else int(number)
+
+
 def normalise(extraction: str, problem: Problem) -> tuple[str | None, int | None]:
     """The prediction an extraction stands for, and the chosen choice's index (multiple
     choice only).
 
     Multiple choice: the stripped extraction's first `(x)` letter, upper-cased, replaces it; a
     letter among A, B, ... picks that choice; anything else the choice nearest by Levenshtein
-    distance (ties: the first). Integer: `str(int(x))`; float:
-    `str(round(float(x), precision))`; None when that fails. List (and free-form text, for
-    which the official code has no rule): the extraction as it is.
-
-    The integer rule is the one the published figures were made by (the paper's, and 22 of
-    the 24 output files in the official repository: "13.0" is no integer); the official code
-    at 53d5258 reads `str(int(float(x)))`, which would make it 13.
+    distance (ties: the first). Integer: `str(int(float(x)))` ("13.0" and "13.75" are 13);
+    float: `str(round(float(x), precision))`; None when that fails. List (and free-form
+    text, for which the official code has no rule): the extraction as it is.
     """
     if problem.question_type == MULTI_CHOICE:
         index = choice_index(extraction, problem.choices)
         return problem.choices[index], index
     if problem.answer_type == INTEGER:
-        integer = _read(int, extraction)
+        integer = _whole(_read(float, extraction))
         return (None if integer is None else str(integer)), None
     if problem.answer_type == FLOAT:
         number = _read(float, extraction)
