@@ -19,8 +19,6 @@ from lmmreview.engine.benchmarks.hallusionbench.benchmark import HALLUSIONBENCH
 from lmmreview.engine.llm import Reply
 from lmmreview.engine.scoring import Status
 
-VD_FILE, VS_FILE = "hallusion_output_vd_m.json", "hallusion_output_vs_m.json"
-
 
 def _row(
     category: str, figure: str, question: str, visual_input: str, gt: str, prediction: str,
@@ -65,11 +63,25 @@ PAPER_TABLE = {"qacc": 50.0, "facc": 200 / 3, "easy": 100.0, "hard": 100 / 3, "a
 PAPER_N = {"qacc": 4, "facc": 3, "easy": 4, "hard": 3, "aacc": 8}
 
 
-def _judged_files(folder: Path, verdicts: bool = True) -> tuple[Path, Path]:
+def _judged_files(folder: Path, verdicts: bool = True, model: str = "m") -> tuple[Path, Path]:
+    """The worked example as the official judge's VD and VS files (without the verdicts:
+    the rows of a result file, split as the judge splits them)."""
+
     def rows(given: list[tuple[str, ...]]) -> list[dict[str, Any]]:
         return [_row(*r[:6], verdict=r[6] if verdicts else None) for r in given]
 
-    return write_json(folder / VD_FILE, rows(VD_ROWS)), write_json(folder / VS_FILE, rows(VS_ROWS))
+    return (
+        write_json(folder / f"hallusion_output_vd_{model}.json", rows(VD_ROWS)),
+        write_json(folder / f"hallusion_output_vs_{model}.json", rows(VS_ROWS)),
+    )
+
+
+def hallusionbench_files(folder: Path, model: str) -> None:
+    """The worked example's result file (HallusionBench_result.json) and the official
+    judge's two files of `model`, as the docs' examples import them."""
+    rows = [_row(*r[:6], verdict=None) for r in VD_ROWS + VS_ROWS]
+    write_json(folder / "HallusionBench_result.json", rows)
+    _judged_files(folder, model=model)
 
 
 def _imported(cli, tmp_path: Path, verdicts: bool = True) -> Path:
