@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import dump, write_json
+from conftest import dump, write_json, write_lines
 
 from lmmreview.db import Store
 from lmmreview.engine import registry
@@ -82,6 +82,7 @@ def hallusionbench_files(folder: Path, model: str) -> None:
     rows = [_row(*r[:6], verdict=None) for r in VD_ROWS + VS_ROWS]
     write_json(folder / "HallusionBench_result.json", rows)
     _judged_files(folder, model=model)
+    lmms_eval_files(folder, "v0.4")
 
 
 def _imported(cli, tmp_path: Path, verdicts: bool = True) -> Path:
@@ -230,3 +231,56 @@ def test_bad_input_names_file_and_row_and_leaves_the_database(
     assert result.code != 0
     assert f"{bad}: {message}" in result.stderr
     assert dump(db) == before
+
+
+# -- lmms-eval's samples files --------------------------------------------------------------
+
+
+def hallusionbench_line(number: int, row: dict[str, Any], layout: str) -> dict[str, Any]:
+    """A line of lmms-eval's hallusion_bench_image samples file: the row (without image)
+    and the model's answer in each metric dict, and, in v0.3, as the doc."""
+    answer = row["model_prediction"]
+    doc = {k: v for k, v in row.items() if k not in ("model_prediction", "gpt4v_output_gpt_check")}
+    line: dict[str, Any] = {"doc_id": number, "target": row["gt_answer_details"]}
+    line |= {metric: {**doc, "model_prediction": answer} for metric in ("aAcc", "fAcc", "qAcc")}
+    if layout == "v0.3":
+        return line | {"doc": doc, "arguments": {}, "resps": [[answer]], "filtered_resps": [answer]}
+    return line | {"input": row["question"], "filtered_resps": [answer]}
+
+
+def lmms_eval_files(folder: Path, layout: str) -> Path:
+    """The worked example as lmms-eval writes it for a model llava: the samples file
+    (logs/llava/{date}_samples_hallusion_bench_image.jsonl, returned) and its judge's
+    files (logs/gpt_response/hallusion_output_vd_model.json and _vs_model.json)."""
+    vd, vs = _judged_files(folder / "logs" / "gpt_response", model="model")
+    rows = json.loads(vd.read_text()) + json.loads(vs.read_text())
+    lines = [hallusionbench_line(i, row, layout) for i, row in enumerate(rows)]
+    name = "20250101_120000_samples_hallusion_bench_image.jsonl"
+    return write_lines(folder / "logs" / "llava" / name, lines)
+
+
+@pytest.mark.parametrize("layout", ["v0.3", "v0.4"])
+def test_lmms_eval_samples_then_its_judge_files_give_the_figures(
+    cli, tmp_path: Path, layout: str
+) -> None:
+    """lmms-eval's samples give questions and answers under the model's folder name; its
+    gpt_response files (the official judge's format, named ..._model.json) the verdicts."""
+    samples = lmms_eval_files(tmp_path, layout)
+    db = tmp_path / "h.db"
+    result = cli("import", "hallusionbench-lmms-eval", db, samples)
+    assert result.code == 0, result.stderr
+    for file in sorted((tmp_path / "logs" / "gpt_response").iterdir()):
+        result = cli("import", "hallusionbench", db, file, "--model", "llava")
+        assert result.code == 0, result.stderr
+    board = _tables(cli, db)["hallusionbench.leaderboard"]
+    assert board["model"] == "llava"
+    assert board["values"] == pytest.approx(PAPER_TABLE)
+
+
+def test_a_lmms_eval_line_without_the_row_names_file_and_line(cli, tmp_path: Path) -> None:
+    line = {"doc_id": 0, "target": "x", "input": "Is it?", "filtered_resps": ["Yes"]}
+    samples = write_lines(tmp_path / "s_samples_hallusion_bench_image.jsonl", [line])
+    result = cli("import", "hallusionbench-lmms-eval", tmp_path / "h.db", samples)
+    assert result.code != 0
+    assert f"{samples}: line 1: neither doc nor aAcc, fAcc, qAcc" in result.stderr
+    assert not (tmp_path / "h.db").exists()

@@ -15,7 +15,7 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks import JUDGE_NAME, REPLACE
+from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, REPLACE
 from lmmreview.engine.benchmarks.hallusionbench import rules
 from lmmreview.engine.benchmarks.hallusionbench.rules import (
     CATEGORY,
@@ -182,6 +182,19 @@ class HallusionBench(Benchmark):
             ),
             JUDGE_NAME,
             REPLACE,
+        ),
+    )
+    tool_importers: tuple[Importer, ...] = (
+        Importer(
+            "hallusionbench-lmms-eval",
+            "HallusionBench: lmms-eval --log_samples JSONL.\n\n"
+            "The v0.3 or v0.4 layout of the task hallusion_bench_image: questions (from each "
+            "line's doc, or the aAcc dict that repeats the row) and answers. lmms-eval's "
+            "judge verdicts are in its gpt_response/hallusion_output_v[ds]_model.json: import "
+            "those with `lmmreview import hallusionbench`.",
+            Option("samples", "JSONL", "*_samples_hallusion_bench_image.jsonl.", required=True),
+            (LMMS_EVAL_MODEL,),
+            command="hallusionbench-lmms-eval",
         ),
     )
 
