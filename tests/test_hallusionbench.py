@@ -16,6 +16,7 @@ from lmmreview.db import Store
 from lmmreview.engine import registry
 from lmmreview.engine.benchmark import JudgeItem
 from lmmreview.engine.benchmarks.hallusionbench.benchmark import HALLUSIONBENCH
+from lmmreview.engine.benchmarks.hallusionbench.rules import judge_prompt
 from lmmreview.engine.llm import Reply
 from lmmreview.engine.scoring import Status
 
@@ -253,10 +254,20 @@ def lmms_eval_files(folder: Path, layout: str) -> Path:
     (logs/llava/{date}_samples_hallusion_bench_image.jsonl, returned) and its judge's
     files (logs/gpt_response/hallusion_output_vd_model.json and _vs_model.json)."""
     vd, vs = _judged_files(folder / "logs" / "gpt_response", model="model")
-    rows = json.loads(vd.read_text()) + json.loads(vs.read_text())
+    rows = []
+    for file in (vd, vs):  # lmms-eval's judge keeps its prompt and reply as gpt_answer
+        judged = [row | {"gpt_answer": _gpt_answer(row)} for row in json.loads(file.read_text())]
+        write_json(file, judged)
+        rows += judged
     lines = [hallusionbench_line(i, row, layout) for i, row in enumerate(rows)]
     name = "20250101_120000_samples_hallusion_bench_image.jsonl"
     return write_lines(folder / "logs" / "llava" / name, lines)
+
+
+def _gpt_answer(row: dict[str, Any]) -> str:
+    reply = {"0": "Incorrect.", "1": "Correct.", "2": "Unclear."}[row["gpt4v_output_gpt_check"]]
+    question, details = row["question"], row["gt_answer_details"]
+    return judge_prompt(question, details, row["model_prediction"]) + reply
 
 
 @pytest.mark.parametrize("layout", ["v0.3", "v0.4"])
@@ -275,6 +286,9 @@ def test_lmms_eval_samples_then_its_judge_files_give_the_figures(
     board = _tables(cli, db)["hallusionbench.leaderboard"]
     assert board["model"] == "llava"
     assert board["values"] == pytest.approx(PAPER_TABLE)
+    with Store.open(db) as store:
+        replies = [r for (r,) in store.conn.execute("SELECT raw_reply FROM judgments")]
+    assert sorted(set(replies)) == ["Correct.", "Incorrect.", "Unclear."]
 
 
 def test_a_lmms_eval_line_without_the_row_names_file_and_line(cli, tmp_path: Path) -> None:

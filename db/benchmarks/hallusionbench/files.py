@@ -36,6 +36,7 @@ from lmmreview.engine.types import Extra, QuestionType, Sample
 
 VERDICT = "gpt4v_output_gpt_check"  # the official judge's verdict on a row
 PREDICTION = "model_prediction"
+JUDGE_TEXT = "gpt_answer"  # lmms-eval's judge files: the prompt and the judge's reply
 OFFICIAL_JUDGE = "gpt-4"  # the model evaluate_by_chatgpt asks unless told otherwise
 _AXES = (rules.CATEGORY, rules.SUBCATEGORY)
 # The id-like fields kept as extra fields, as the official json writes them (text).
@@ -71,7 +72,7 @@ def read_results(
         answer = _text(row, PREDICTION, path, where)
         batch.answers.append(AnswerRecord(sample.key, name, answer, str(path)))
         if row.get(VERDICT) is not None:
-            judgment = official_judgment(sample, row[VERDICT], path, where)
+            judgment = official_judgment(sample, row, path, where)
             batch.judgments.append(JudgmentRecord(sample.key, name, judgment))
     return batch
 
@@ -127,9 +128,11 @@ def _check(fields: dict[str, str], path: Path, where: str) -> None:
         raise ImportFailure(path, message, where)
 
 
-def official_judgment(sample: Sample, value: object, path: Path, where: str) -> Judgment:
+def official_judgment(sample: Sample, row: dict[str, Any], path: Path, where: str) -> Judgment:
     """The official judge's verdict on a row as an imported judgment, scored by the
-    official rule (uncertain is right only without a figure)."""
+    official rule (uncertain is right only without a figure); its reply is the judge's
+    text where the file keeps it (lmms-eval's `gpt_answer`), else the verdict."""
+    value = row[VERDICT]
     verdict = str(value)
     if isinstance(value, bool) or verdict not in MEANING:
         message = f"{VERDICT} {value!r}: expected 0, 1 or 2"
@@ -141,9 +144,21 @@ def official_judgment(sample: Sample, value: object, path: Path, where: str) -> 
         kind=IMPORTED,
         judge_model=OFFICIAL_JUDGE,
         prompt_version=rules.PROMPT_VERSION,
-        reply=f"{verdict} ({MEANING[verdict]})",
+        reply=_judge_reply(row, sample, path, where) or f"{verdict} ({MEANING[verdict]})",
         source=str(path),
     )
+
+
+def _judge_reply(row: dict[str, Any], sample: Sample, path: Path, where: str) -> str | None:
+    """The judge's reply in lmms-eval's `gpt_answer` (the prompt, then the reply); None
+    when the row has none, or one that does not begin with this row's prompt."""
+    kept = _optional_text(row, JUDGE_TEXT, path, where)
+    prompt = rules.judge_prompt(
+        sample.question, sample.golds[0], _text(row, PREDICTION, path, where)
+    )
+    if kept is None or not kept.startswith(prompt):
+        return None
+    return kept[len(prompt) :]
 
 
 def _id(row: dict[str, Any], name: str, path: Path, where: str) -> str:
