@@ -13,6 +13,7 @@ import pytest
 from conftest import dump, write_json, write_lines
 
 from lmmreview.db import Store
+from lmmreview.db.review import ReviewStore
 from lmmreview.engine import registry
 from lmmreview.engine.benchmark import JudgeItem
 from lmmreview.engine.benchmarks.hallusionbench.benchmark import HALLUSIONBENCH
@@ -122,6 +123,18 @@ def test_the_official_verdicts_give_the_worked_examples_figures(cli, tmp_path: P
     report = cli("report", db).stdout
     assert "│ m     │ 50.0 │ 66.7 │     100.0 │      33.3 │ 75.0 │" in report
     assert "judge gpt-4 (imported)" in report
+
+
+def test_a_human_verdict_moves_each_group_of_its_question(cli, tmp_path: Path) -> None:
+    """Graded wrong, VD figure 0's question 0 takes its pair, its easy group and its figure
+    with it; the hard groups stay."""
+    db = _imported(cli, tmp_path)
+    with Store.open(db) as store:
+        answer = store.answer_ids("hallusionbench")["m", "VD_illusion_0_0_0"]
+        ReviewStore(store, "ada").grade(answer, 0.0)
+    board = _tables(cli, db)["hallusionbench.leaderboard"]
+    moved = {"qacc": 25.0, "facc": 100 / 3, "easy": 75.0, "hard": 100 / 3, "aacc": 62.5}
+    assert board["values"] == pytest.approx(moved)
 
 
 def test_the_official_verdicts_are_stored_as_the_official_judges(cli, tmp_path: Path) -> None:
