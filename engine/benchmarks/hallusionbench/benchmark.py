@@ -31,8 +31,8 @@ from lmmreview.engine.scoring import Judgment, Status
 from lmmreview.engine.tables import columns
 from lmmreview.engine.types import Sample
 
-# The official call sets no temperature (the API's default, 1) and no token limit; the
-# verdict needs a word, but a judge that explains keeps its whole reply up to this.
+# The official call sets no temperature (the API's default, 1) and no token limit: one
+# word decides the verdict, but a judge that explains may say "incorrect" late.
 JUDGE_TEMPERATURE = 1.0
 JUDGE_MAX_TOKENS = 256
 CATEGORIES = (VISUAL_DEPENDENT, VISUAL_SUPPLEMENT)
@@ -103,11 +103,7 @@ def _specs(names: _Names, samples: list[Sample]) -> list[TableSpec]:
         pairs.append((key, f"{title} Total"))
     subcategories = dict.fromkeys(_subcategory(s) for s in samples)
     return [
-        TableSpec(
-            names.board,
-            "HallusionBench: the paper's table",
-            columns(BOARD),
-        ),
+        TableSpec(names.board, "HallusionBench: the paper's table", columns(BOARD)),
         TableSpec(names.questions, "HallusionBench: per question (aAcc)", columns(by_category)),
         TableSpec(names.pairs, "HallusionBench: per question pair (qAcc)", columns(pairs)),
         TableSpec(names.figures, "HallusionBench: per figure (fAcc)", columns(by_category)),
