@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import dump, write_json, write_lines
+from conftest import dump, png_bytes, write_json, write_lines
 
 from lmmreview.db import Store
 from lmmreview.db.review import ReviewStore
@@ -83,6 +83,11 @@ def hallusionbench_files(folder: Path, model: str) -> None:
     judge's two files of `model`, as the docs' examples import them."""
     rows = [_row(*r[:6], verdict=None) for r in VD_ROWS + VS_ROWS]
     write_json(folder / "HallusionBench_result.json", rows)
+    for row in rows[:-1]:  # the figures, but one, in the release's folder
+        if row["filename"]:
+            figure = folder / "hallusion_bench" / row["filename"]
+            figure.parent.mkdir(parents=True, exist_ok=True)
+            figure.write_bytes(png_bytes())
     _judged_files(folder, model=model)
     lmms_eval_files(folder, "v0.4")
 
@@ -150,6 +155,30 @@ def test_the_official_verdicts_are_stored_as_the_official_judges(cli, tmp_path: 
     assert {r[:2] for r in rows} == {("imported", "gpt-4")}
     assert [r[2:] for r in rows][-3:] == [(0.0, "2 (uncertain)"), (1.0, "2 (uncertain)"),
                                           (1.0, "1 (correct)")]  # fmt: skip
+
+
+def test_the_figures_come_from_the_official_folder_by_filename(cli, tmp_path: Path) -> None:
+    """The folder of hallusion_bench.zip: `filename` ./VD/illusion/0_1.png lies there; a
+    figure missing is a warning; a question without a figure has none."""
+    figures = tmp_path / "hallusion_bench"
+    (figures / "VD" / "illusion").mkdir(parents=True)
+    (figures / "VD" / "illusion" / "0_1.png").write_bytes(png_bytes("blue"))
+    vd, vs = _judged_files(tmp_path)
+    db = tmp_path / "h.db"
+    missing = []
+    for file in (vd, vs):
+        result = cli("import", "hallusionbench", db, file, "--images", figures)
+        assert result.code == 0, result.stderr
+        missing.append(result.stderr.split("missing: ", 1)[1].split()[0])
+    assert missing == ["./VD/illusion/0_0.png,", "./VS/chart/0_1.png"]
+    with Store.open(db) as store:
+        shown = {
+            s.key: len(store.image_hashes("hallusionbench", s.key))
+            for s in store.samples("hallusionbench")
+        }
+    assert shown == {"VD_illusion_0_0_0": 0, "VD_illusion_0_0_1": 0, "VD_illusion_0_0_2": 0,
+                     "VD_illusion_0_1_0": 1, "VD_illusion_0_1_1": 1, "VD_illusion_0_1_2": 1,
+                     "VS_chart_0_0_1": 0, "VS_chart_0_1_1": 0}  # fmt: skip
 
 
 def test_without_verdicts_the_offline_rule_scores_what_says_yes_or_no(cli, tmp_path) -> None:

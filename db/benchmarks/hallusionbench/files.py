@@ -23,7 +23,8 @@ from lmmreview.db.importers.batch import (
     check_model_argument,
     model_name,
 )
-from lmmreview.db.importers.read import existing, read_json
+from lmmreview.db.importers.read import ImageFiles, existing, read_json
+from lmmreview.db.store import StoredImage
 from lmmreview.engine.benchmarks.hallusionbench import rules
 from lmmreview.engine.benchmarks.hallusionbench.benchmark import (
     CATEGORIES,
@@ -50,16 +51,22 @@ def read_request(request: ImportRequest) -> ImportBatch:
     results = request.path("results")
     if results is None:
         raise ImportFailure("hallusionbench", "give a result file")
-    return read_results(results, request.text("model"), request.dataset or HALLUSIONBENCH.name)
+    dataset = request.dataset or HALLUSIONBENCH.name
+    return read_results(results, request.text("model"), dataset, request.path("images"))
 
 
 def read_results(
-    path: Path, model: str | None = None, dataset: str = "hallusionbench"
+    path: Path,
+    model: str | None = None,
+    dataset: str = "hallusionbench",
+    images: Path | None = None,
 ) -> ImportBatch:
-    """The questions, one model's answers and any official verdicts of one file."""
+    """The questions, one model's answers and any official verdicts of one file; with
+    `images`, the figures each row's `filename` names there."""
     check_model_argument(model)
     name = model or _model_of(path)
     batch = ImportBatch(dataset, HALLUSIONBENCH.name, str(path))
+    figures = ImageFiles(existing(images, "folder")) if images is not None else None
     lines: dict[str, int] = {}  # key -> the row it was read from
     for number, row in enumerate(_rows(existing(path)), start=1):
         where = f"row {number}"
@@ -69,12 +76,27 @@ def read_results(
             raise ImportFailure(path, message, where)
         lines[sample.key] = number
         batch.samples.append(sample)
+        if (figure := _figure(figures, sample, path, where)) is not None:
+            batch.add_image(sample.key, figure)
         answer = _text(row, PREDICTION, path, where)
         batch.answers.append(AnswerRecord(sample.key, name, answer, str(path)))
         if row.get(VERDICT) is not None:
             judgment = official_judgment(sample, row, path, where)
             batch.judgments.append(JudgmentRecord(sample.key, name, judgment))
+    if figures is not None:
+        batch.warnings.extend(figures.warnings())
     return batch
+
+
+def _figure(
+    figures: ImageFiles | None, sample: Sample, path: Path, where: str
+) -> StoredImage | None:
+    """The figure the row's `filename` names in the figures' folder; None without a
+    folder or a filename, or when it is missing there (ImageFiles warns of it)."""
+    filename = sample.extra.get("filename")
+    if figures is None or not isinstance(filename, str):
+        return None
+    return figures.read(filename, path, where)
 
 
 def _model_of(path: Path) -> str:

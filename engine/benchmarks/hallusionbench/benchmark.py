@@ -176,6 +176,12 @@ class HallusionBench(Benchmark):
                 "judge's hallusion_output_vd_ or _vs_).",
                 text=True,
             ),
+            Option(
+                "images",
+                "FOLDER",
+                "The official figures' folder (hallusion_bench/, where each row's "
+                "filename ./VD/<subcategory>/<set>_<figure>.png lies).",
+            ),
             JUDGE_NAME,
             REPLACE,
         ),
