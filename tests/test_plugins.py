@@ -182,7 +182,8 @@ def test_plugins_that_cannot_load_are_left_out_with_one_warning_each(
 ) -> None:
     result = lmmreview("benchmarks", sites=(broken_site, yesno_site), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    rows = result.stdout.splitlines()[1:]  # a row's further import commands: lines of their own
+    lines = result.stdout.splitlines()  # the header may wrap: the rows follow its "name" line
+    rows = lines[[line.split()[:1] for line in lines].index(["name"]) + 1 :]
     listed = [line.split()[0] for line in rows if line[:2].strip()]
     assert listed == [*BUILTIN_NAMES, "yesno"]
     warnings = result.stderr.splitlines()

@@ -1,0 +1,1 @@
+"""HallusionBench's files: the official results and judged outputs (files.py)."""
