@@ -30,7 +30,16 @@ FILES_GROUP = "lmmreview.files"  # the functions that read and write benchmarks'
 LOAD_SECONDS = 5.0  # a plug-in that takes longer to load is left out
 OWN = "lmmreview"  # the distribution whose entry points are the benchmarks it ships
 # How lmmreview's own are listed, and the demo built (installers sort entry points by name).
-OWN_ORDER = ("mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "mathvista", "hallusionbench", "generic")
+OWN_ORDER = (
+    "mmvet",
+    "mmvet-v2",
+    "mmbench",
+    "mmmu",
+    "mmmu-pro",
+    "mathvista",
+    "hallusionbench",
+    "generic",
+)
 
 
 class UnknownBenchmark(LookupError):
