@@ -27,7 +27,7 @@ def list_benchmarks(
     """
     from rich.table import Table as RichTable
 
-    from lmmreview.engine.registry import benchmarks, origin, problems
+    from lmmreview.engine.registry import OWN, benchmarks, origin, problems
 
     installed = benchmarks()
     if as_json:
@@ -46,14 +46,18 @@ def list_benchmarks(
         }
         out.print_json(json.dumps(document), ensure_ascii=True)
         return
-    table = RichTable(box=None)
-    for column in ("name", "title", "from", "lmmreview import", "export --format"):
-        table.add_column(column, overflow="fold")
+    origins = {name: origin(name) for name in installed}
+    plugged = set(origins.values()) != {OWN}  # else "from" says lmmreview on every row
+    table = RichTable(box=None, pad_edge=False, collapse_padding=True)
+    for column in ("name", "title", *(["from"] if plugged else []), "lmmreview import"):
+        # the names a user types are kept whole; a title or origin folds to fit
+        table.add_column(column, overflow="fold", no_wrap=column not in ("title", "from"))
+    table.add_column("export --format", no_wrap=True)
     for name, b in installed.items():
         commands = _lines(b.importers()) or "-"
         formats = _lines(spec.name for spec in b.exports) or "-"
-        fields = (safe(v, one_line=True) for v in (name, b.title, origin(name)))
-        table.add_row(*fields, commands, formats)
+        fields = [name, b.title, *([origins[name]] if plugged else [])]
+        table.add_row(*(safe(v, one_line=True) for v in fields), commands, formats)
     out.print(table)  # the problems were warned of as the plug-ins loaded
 
 
