@@ -26,8 +26,10 @@ VISUAL_INPUT, GT_ANSWER = "visual_input", "gt_answer"
 VISUAL_DEPENDENT, VISUAL_SUPPLEMENT = "VD", "VS"
 EDITED_FIGURE = "2"  # visual_input: 0 no figure, 1 the original figure, 2 an edited one
 
-# The official judge's prompt, word for word (utils.py `evaluate_by_chatgpt`): its curly and
-# straight quotes and its spacing are the judge's input, so they are kept as they are.
+# The official judge's prompt, word for word (utils.py `evaluate_by_chatgpt`; HallusionBench
+# is BSD 3-Clause, copyright 2023 Fuxiao Liu): the judge's input is the measurement, as
+# MM-Vet's and MMBench's papers' prompts are, so its curly and straight quotes and its
+# spacing are kept as they are.
 _JUDGE_TEMPLATE = (
     "Imagine you are an intelligent teacher. Thoroughly read the question, reference answer "
     "and the prediction answer to ensure a clear understanding of the information provided. "
