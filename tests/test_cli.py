@@ -75,12 +75,14 @@ def test_demo_builds_every_benchmark_and_is_idempotent(cli, tmp_path: Path) -> N
     assert result.code == 0, result.stderr
     document = json.loads(cli("info", db, "--json").stdout)
     datasets = {d["name"]: d for d in document["datasets"]}
-    assert set(datasets) == {"mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "generic"}
+    assert set(datasets) == {
+        "mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "mathvista", "generic"
+    }  # fmt: skip
     for dataset in datasets.values():
         models = {m["model"] for m in dataset["models"]}
         assert models == {"demo-alpha", "demo-beta", "demo-gamma"}, dataset["name"]
     assert (datasets["mmbench"]["samples"], datasets["generic"]["samples"]) == (38, 6)
-    for name in ("mmvet", "mmvet-v2", "mmmu-pro"):
+    for name in ("mmvet", "mmvet-v2", "mmmu-pro", "mathvista"):
         images = (ROOT / "sample_data" / name / "images").glob("*.png")
         assert datasets[name]["images"] == len(
             {hashlib.sha256(p.read_bytes()).digest() for p in images}

@@ -173,10 +173,10 @@ def test_every_command_shown_is_in_a_block_the_tests_run() -> None:
 def _workspace(folder: Path, demo: Path | None) -> None:
     """The files the examples name: the sample data, the real MM-Vet release, small files
     shaped as VLMEvalKit, lmms-eval and LLaVA write them, and the demo database if asked."""
-    for name in ("mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "generic"):
+    for name in ("mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "mathvista", "generic"):
         (folder / name).symlink_to(SAMPLES / name)
     (folder / "mm-vet").symlink_to(FIXTURES / "mmvet-real")
-    (folder / "mathvista").symlink_to(FIXTURES / "mathvista")
+    (folder / "mathvista-claude").symlink_to(FIXTURES / "mathvista")
     (folder / "llava-v1.5-7b").symlink_to(FIXTURES / "mmvet-real" / "llava-v1.5-7b")
     _vlmevalkit_files(folder / "vlmevalkit")
     _lmms_eval_and_llava_files(folder)
@@ -254,7 +254,7 @@ def test_every_command_shown_runs_as_written(
 ) -> None:
     """A page's example blocks in order, each from where its mark says (or on from the
     block before): every `lmmreview` line ends with exit code 0."""
-    real = ("mm-vet/", "llava-v1.5-7b/", "mathvista/")  # real files, beside the checkout
+    real = ("mm-vet/", "llava-v1.5-7b/", "mathvista-claude/")  # real files, beside the checkout
     if not (FIXTURES / "mmvet-real").exists() and any(r in page.read_text() for r in real):
         pytest.skip(f"{FIXTURES / 'mmvet-real'} is absent (it ships beside the repository)")
     for name in [n for n in os.environ if n.startswith("OPENAI_")]:

@@ -75,9 +75,16 @@ class MathVista(Benchmark):
                 "Model name (default: the file's name without .json and output_).",
                 text=True,
             ),
+            Option(
+                "images",
+                "FOLDER",
+                "The folder each problem's `image` field is relative to (the dataset's, "
+                "holding images/).",
+            ),
             JUDGE_NAME,
             REPLACE,
         ),
+        demo="mathvista-demo",
     )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
