@@ -23,6 +23,7 @@ from test_import_lmms_eval import (
     model_vqa,
     samples_file,
 )
+from test_import_mathvista_lmms_eval import mathvista_lines
 from test_import_mmmu_pro_lmms_eval import mmmu_pro_lines
 from test_import_vlmevalkit import (
     mmbench_predictions,
@@ -200,13 +201,14 @@ def _vlmevalkit_files(folder: Path) -> None:
 
 
 def _lmms_eval_and_llava_files(folder: Path) -> None:
-    """lmms-eval's samples files (MM-Vet, MMBench and MMMU-Pro in v0.3, MMMU in v0.4 with its
+    """lmms-eval's samples files (MM-Vet, MMBench, MMMU-Pro, MathVista in v0.3, MMMU in v0.4 with its
     questions) and LLaVA's model_vqa answers to MM-Vet and to the sample MMBench."""
     samples_file(folder, "mmvet", [mmvet_line(i, "v0.3") for i in range(3)])
     lines = [mmbench_line(i, "v0.3", answer) for i, answer in enumerate("AB")]
     samples_file(folder, "mmbench_en_dev", lines)
     samples_file(folder, "mmmu_val", [mmmu_line(i, "v0.4") for i in range(3)])
     samples_file(folder, "mmmu_pro_standard", mmmu_pro_lines("mmmu_pro_standard", "v0.3"))
+    samples_file(folder, "mathvista_testmini", mathvista_lines("v0.3"))
     write_lines(folder / "mmmu_validation.jsonl", MMMU_DOCS)
     model_vqa(folder, "llava-mmvet-answers.jsonl", {0: "x = -1", 1: "green", "v1_2": "4"})
     model_vqa(folder, "llava-mmbench-answers.jsonl", {0: "A", 1000000: "B"})

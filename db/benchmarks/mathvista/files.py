@@ -86,7 +86,7 @@ def read_mathvista(
         where = f"pid {pid}"
         if not isinstance(row, dict):
             raise ImportFailure(path, "expected an object: the problem", where)
-        sample = _sample(pid, row, path, where)
+        sample = problem_sample(pid, row, path, where)
         response = row.get("response")
         if not isinstance(response, str):
             raise ImportFailure(path, "missing or non-text field 'response'", where)
@@ -94,7 +94,7 @@ def read_mathvista(
         if files is not None and (image := _image(row, files, path, where)) is not None:
             batch.add_image(pid, image)
         batch.answers.append(AnswerRecord(pid, name, response, str(path)))
-        judgment = _extraction(sample, row, path, where)
+        judgment = extraction_judgment(sample, row.get("extraction"), path, where)
         if judgment is not None:
             batch.judgments.append(JudgmentRecord(pid, name, judgment))
             if not _agrees(judgment, row):
@@ -121,9 +121,10 @@ def _model_of(path: Path) -> str:
     return stem.removeprefix(_OUTPUT_PREFIX) or stem
 
 
-def _sample(pid: str, row: dict[str, Any], path: Path, where: str) -> Sample:
-    """One problem as a sample: a multiple-choice one's golds are the letters of its answer's
-    choice (two choices may read alike); its answer type, precision, unit and query kept."""
+def problem_sample(pid: str, row: dict[str, Any], path: Path, where: str) -> Sample:
+    """One problem (of an output file, or the dataset's row) as a sample: a multiple-choice
+    one's golds are the letters of its answer's choice (two choices may read alike); its
+    answer type, precision, unit and query kept."""
     if row.get("pid", pid) != pid:
         raise ImportFailure(path, f"pid {row['pid']!r} differs from its key", where)
     question = _text(row, "question", path, where)
@@ -234,18 +235,24 @@ def _metadata(value: object, path: Path, where: str) -> tuple[str | None, Axes]:
     return split, axes
 
 
-def _extraction(sample: Sample, row: dict[str, Any], path: Path, where: str) -> Judgment | None:
-    """The official extraction as the official extractor's judgment, scored by lmmreview's
-    rules; None when the file holds none, or the gold is unknown."""
-    extraction = row.get("extraction")
+def extraction_judgment(
+    sample: Sample,
+    extraction: object,
+    path: Path,
+    where: str,
+    judge: str = EXTRACTOR,
+    prompt: str = PROMPT,
+) -> Judgment | None:
+    """An extractor's recorded extraction (the official one's by default) as its judgment,
+    scored by lmmreview's rules; None when there is none, or the gold is unknown."""
     if extraction is None or sample.answer is None:
         return None
     if not isinstance(extraction, str):
         raise ImportFailure(path, f"extraction must be text, not {extraction!r}", where)
     score, choice, reply = scored(problem_of(sample), extraction)
     return Judgment(
-        run=0, score=score, choice=choice, method=IMPORTED, kind=IMPORTED, judge_model=EXTRACTOR,
-        prompt_version=PROMPT, reply=reply, source=str(path),
+        run=0, score=score, choice=choice, method=IMPORTED, kind=IMPORTED, judge_model=judge,
+        prompt_version=prompt, reply=reply, source=str(path),
     )  # fmt: skip
 
 

@@ -16,7 +16,7 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks import JUDGE_NAME, REPLACE
+from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, REPLACE
 from lmmreview.engine.benchmarks.mathvista import rules
 from lmmreview.engine.benchmarks.mathvista.extractor import Extraction, scored
 from lmmreview.engine.offline import rules_judgment
@@ -85,6 +85,20 @@ class MathVista(Benchmark):
             REPLACE,
         ),
         demo="mathvista-demo",
+    )
+    tool_importers: tuple[Importer, ...] = (
+        Importer(
+            "mathvista-lmms-eval",
+            "MathVista: lmms-eval --log_samples JSONL.\n\n"
+            "The v0.3 or v0.4 layout of the tasks mathvista_testmini (and its _cot, _solution "
+            "and _format variants) and mathvista_test. Answers (the filtered response) and "
+            "lmms-eval's extraction of each as an imported judgment, scored by lmmreview's "
+            "rules; problems from each line's doc (v0.3). v0.4 lines carry no question: import "
+            "the official files first (lmmreview import mathvista DB FILE).",
+            Option("samples", "JSONL", "*_samples_mathvista_testmini.jsonl, ...", required=True),
+            (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
+            command="mathvista-lmms-eval",
+        ),
     )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
