@@ -136,8 +136,24 @@ class MathVista(Benchmark):
         return Extraction(problem_of(sample), query_of(sample))
 
     def facts(self, sample: Sample) -> list[str]:
-        shown = (sample.first(TASK), sample.first("context"), sample.first("grade"), sample.split)
+        shown = (
+            sample.first(TASK), sample.first("context"), sample.first("grade"),
+            answer_form(sample), sample.split,
+        )  # fmt: skip
         return [v for v in shown if v]
+
+
+def answer_form(sample: Sample) -> str | None:
+    """What a free-form answer must be (its type, a float's decimals, the unit), as the
+    rules read it; None for multiple choice, whose choices the screen lists."""
+    if sample.question_type is QuestionType.CHOICE:
+        return None
+    problem = problem_of(sample)
+    form = f"{problem.answer_type} answer"
+    if problem.answer_type == rules.FLOAT:
+        form += f", {problem.precision} decimal{'' if problem.precision == 1 else 's'}"
+    unit = sample.extra.get(UNIT)
+    return f"{form} (unit: {unit})" if unit else form
 
 
 def _paper_values(sample: Sample) -> list[str]:
