@@ -9,6 +9,7 @@ import pytest
 import typer
 from conftest import dump
 
+from lmmreview.db import Store
 from lmmreview.db.schema import SCHEMA_VERSION
 from lmmreview.tui.cli import app
 
@@ -69,7 +70,12 @@ def test_the_readme_test_command_is_what_ci_runs() -> None:
     assert later[-1].endswith("-m pytest -m smoke")
 
 
-def test_demo_builds_every_benchmark_and_is_idempotent(cli, tmp_path: Path) -> None:
+def test_demo_builds_every_benchmark_and_is_idempotent(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # from a folder without sample_data/: the file names the demo records (sample_data/...)
+    # are never read again, its imported judgments' file included
+    monkeypatch.chdir(tmp_path)
     db = tmp_path / "demo.db"
     result = cli("demo", db, "--no-open")
     assert result.code == 0, result.stderr
@@ -87,6 +93,9 @@ def test_demo_builds_every_benchmark_and_is_idempotent(cli, tmp_path: Path) -> N
         assert datasets[name]["images"] == len(
             {hashlib.sha256(p.read_bytes()).digest() for p in images}
         )
+    with Store.open(db) as store:
+        files = [file for (file,) in store.conn.execute("SELECT file FROM imports")]
+    assert files == ["sample_data/mathvista/output_demo-alpha.json"]
     before = dump(db)
     assert cli("demo", db, "--no-open").code == 0
     assert dump(db) == before
