@@ -40,7 +40,7 @@ def _line(line: Line, path: Path) -> Read:
     if line.doc is not None:
         sample = problem_sample(str(line.doc.get("pid", key)), line.doc, path, line.where)
         same_id(metric, key, sample.key, path, line.where)
-    # the dict has no question: its query stands in (the rules never read it)
+    # the dict repeats no question text, which the rules never read
     scored_on = sample or problem_sample(key, {"question": "", **result}, path, line.where)
     judgment = extraction_judgment(
         scored_on, result.get("extraction"), path, line.where, EXTRACTOR, PROMPT_VERSION
