@@ -7,8 +7,15 @@ from functools import partial
 from importlib.resources import files
 from pathlib import Path
 
-from lmmreview.db.importers import ImportSummary, demo_of, import_target, load, reader_of
-from lmmreview.db.importers.batch import ImportBatch
+from lmmreview.db.importers import (
+    ImportSummary,
+    batch_sha256,
+    demo_of,
+    import_target,
+    load,
+    reader_of,
+)
+from lmmreview.db.importers.batch import ImportBatch, JudgmentRecord
 from lmmreview.db.scoring import score_offline
 from lmmreview.db.store import StoreError
 from lmmreview.engine import hooks
@@ -53,11 +60,23 @@ def installed_demo_batches() -> list[ImportBatch]:
     data = sample_data()
     batches = demo_batches(data)
     for batch in batches:
+        if batch.judgments or batch.group_verdicts:  # recorded by the file read here
+            batch.sha256 = batch_sha256(batch)
         batch.source = _as_sample_data(batch.source, data)
         batch.answers = [
             replace(answer, source=_as_sample_data(answer.source, data)) for answer in batch.answers
         ]
+        batch.judgments = [_judgment_as_sample_data(record, data) for record in batch.judgments]
     return batches
+
+
+def _judgment_as_sample_data(record: JudgmentRecord, data: Path) -> JudgmentRecord:
+    """An imported judgment (a file's own verdict), its source named as the answer's is."""
+    source = record.judgment.source
+    if not source:
+        return record
+    judgment = replace(record.judgment, source=_as_sample_data(source, data))
+    return replace(record, judgment=judgment)
 
 
 def _as_sample_data(source: str, data: Path) -> str:

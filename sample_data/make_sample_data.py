@@ -1734,6 +1734,8 @@ Their answers are hand-written in the script; they are not outputs of any real m
 | `mmmu-pro/` | MMMU-Pro (official output files) | \
 `outputs/<model>_standard(10 options)_<method>.jsonl` (8 questions of 10 options, \
 demo-alpha's cot, the others' direct), `images/<id>_1.png` |
+| `mathvista/` | MathVista (official output files) | `output_<model>.json` (8 testmini-style \
+problems: multiple choice, integer, float and list answers), `images/<pid>.png` |
 
 Notes:
 
@@ -1747,6 +1749,10 @@ Notes:
 - MMMU-Pro: the files are as `mmmu-pro/infer` writes them (no `pred_indexs` or `if_right`
   from `evaluate.py` yet); demo-beta's `Answer: G or B` names two letters (the `Answer:`
   rule finds none), and demo-gamma's `Sorry, no idea.` reaches the random fallback.
+- MathVista: demo-alpha's file is as the official evaluation leaves it, with each problem's
+  `extraction`, `prediction` and `true_false` (imported as the official extractor's
+  judgment); the others' hold responses only, some settled by the official quick rules
+  (a number, a choice's text, an empty response), the rest left for the LLM extractor.
 
 Regenerate everything (deterministic, byte-identical output) with:
 
@@ -1812,12 +1818,15 @@ def main() -> None:
     build_mmmu(OUT_DIR / "mmmu")
     build_generic(OUT_DIR / "generic")
     (OUT_DIR / "README.md").write_text(README, encoding="utf-8")
-    # MM-Vet v2's and MMMU-Pro's scripts borrow this one's drawing helpers: loaded only now.
+    # MM-Vet v2's, MMMU-Pro's and MathVista's scripts borrow this one's drawing helpers:
+    # loaded only now.
+    from lmmreview.sample_data.make_mathvista_sample import main as make_mathvista
     from lmmreview.sample_data.make_mmmu_pro_sample import main as make_mmmu_pro
     from lmmreview.sample_data.make_mmvet_v2_sample import main as make_mmvet_v2
 
     make_mmvet_v2()
     make_mmmu_pro()
+    make_mathvista()
     print(f"sample data written to {OUT_DIR}")
 
 

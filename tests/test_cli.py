@@ -9,6 +9,7 @@ import pytest
 import typer
 from conftest import dump
 
+from lmmreview.db import Store
 from lmmreview.db.schema import SCHEMA_VERSION
 from lmmreview.tui.cli import app
 
@@ -69,22 +70,32 @@ def test_the_readme_test_command_is_what_ci_runs() -> None:
     assert later[-1].endswith("-m pytest -m smoke")
 
 
-def test_demo_builds_every_benchmark_and_is_idempotent(cli, tmp_path: Path) -> None:
+def test_demo_builds_every_benchmark_and_is_idempotent(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # from a folder without sample_data/: the file names the demo records (sample_data/...)
+    # are never read again, its imported judgments' file included
+    monkeypatch.chdir(tmp_path)
     db = tmp_path / "demo.db"
     result = cli("demo", db, "--no-open")
     assert result.code == 0, result.stderr
     document = json.loads(cli("info", db, "--json").stdout)
     datasets = {d["name"]: d for d in document["datasets"]}
-    assert set(datasets) == {"mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "generic"}
+    assert set(datasets) == {
+        "mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "mathvista", "generic"
+    }  # fmt: skip
     for dataset in datasets.values():
         models = {m["model"] for m in dataset["models"]}
         assert models == {"demo-alpha", "demo-beta", "demo-gamma"}, dataset["name"]
     assert (datasets["mmbench"]["samples"], datasets["generic"]["samples"]) == (38, 6)
-    for name in ("mmvet", "mmvet-v2", "mmmu-pro"):
+    for name in ("mmvet", "mmvet-v2", "mmmu-pro", "mathvista"):
         images = (ROOT / "sample_data" / name / "images").glob("*.png")
         assert datasets[name]["images"] == len(
             {hashlib.sha256(p.read_bytes()).digest() for p in images}
         )
+    with Store.open(db) as store:
+        files = [file for (file,) in store.conn.execute("SELECT file FROM imports")]
+    assert files == ["sample_data/mathvista/output_demo-alpha.json"]
     before = dump(db)
     assert cli("demo", db, "--no-open").code == 0
     assert dump(db) == before

@@ -24,6 +24,7 @@ from test_import_lmms_eval import (
     model_vqa,
     samples_file,
 )
+from test_import_mathvista_lmms_eval import mathvista_lines
 from test_import_mmmu_pro_lmms_eval import mmmu_pro_lines
 from test_import_vlmevalkit import (
     mmbench_predictions,
@@ -174,10 +175,10 @@ def test_every_command_shown_is_in_a_block_the_tests_run() -> None:
 def _workspace(folder: Path, demo: Path | None) -> None:
     """The files the examples name: the sample data, the real MM-Vet release, small files
     shaped as VLMEvalKit, lmms-eval and LLaVA write them, and the demo database if asked."""
-    for name in ("mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "generic"):
+    for name in ("mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "mathvista", "generic"):
         (folder / name).symlink_to(SAMPLES / name)
     (folder / "mm-vet").symlink_to(FIXTURES / "mmvet-real")
-    (folder / "mathvista").symlink_to(FIXTURES / "mathvista")
+    (folder / "mathvista-claude").symlink_to(FIXTURES / "mathvista")
     (folder / "llava-v1.5-7b").symlink_to(FIXTURES / "mmvet-real" / "llava-v1.5-7b")
     _vlmevalkit_files(folder / "vlmevalkit")
     _lmms_eval_and_llava_files(folder)
@@ -202,13 +203,14 @@ def _vlmevalkit_files(folder: Path) -> None:
 
 
 def _lmms_eval_and_llava_files(folder: Path) -> None:
-    """lmms-eval's samples files (MM-Vet, MMBench and MMMU-Pro in v0.3, MMMU in v0.4 with its
+    """lmms-eval's samples files (MM-Vet, MMBench, MMMU-Pro, MathVista in v0.3, MMMU in v0.4 with its
     questions) and LLaVA's model_vqa answers to MM-Vet and to the sample MMBench."""
     samples_file(folder, "mmvet", [mmvet_line(i, "v0.3") for i in range(3)])
     lines = [mmbench_line(i, "v0.3", answer) for i, answer in enumerate("AB")]
     samples_file(folder, "mmbench_en_dev", lines)
     samples_file(folder, "mmmu_val", [mmmu_line(i, "v0.4") for i in range(3)])
     samples_file(folder, "mmmu_pro_standard", mmmu_pro_lines("mmmu_pro_standard", "v0.3"))
+    samples_file(folder, "mathvista_testmini", mathvista_lines("v0.3"))
     write_lines(folder / "mmmu_validation.jsonl", MMMU_DOCS)
     model_vqa(folder, "llava-mmvet-answers.jsonl", {0: "x = -1", 1: "green", "v1_2": "4"})
     model_vqa(folder, "llava-mmbench-answers.jsonl", {0: "A", 1000000: "B"})
@@ -256,7 +258,7 @@ def test_every_command_shown_runs_as_written(
 ) -> None:
     """A page's example blocks in order, each from where its mark says (or on from the
     block before): every `lmmreview` line ends with exit code 0."""
-    real = ("mm-vet/", "llava-v1.5-7b/", "mathvista/")  # real files, beside the checkout
+    real = ("mm-vet/", "llava-v1.5-7b/", "mathvista-claude/")  # real files, beside the checkout
     if not (FIXTURES / "mmvet-real").exists() and any(r in page.read_text() for r in real):
         pytest.skip(f"{FIXTURES / 'mmvet-real'} is absent (it ships beside the repository)")
     for name in [n for n in os.environ if n.startswith("OPENAI_")]:

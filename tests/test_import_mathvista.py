@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURES, dump, llm_judgments, needs_fixture, write_json
+from conftest import FIXTURES, dump, llm_judgments, needs_fixture, png_bytes, write_json
 
 from lmmreview.db import Store
 
@@ -137,6 +137,61 @@ def test_a_bad_problem_is_refused_naming_the_file_and_pid(
     assert result.code != 0
     assert f"{bad}: pid 2: {message}" in result.stderr.replace("\n", "")
     assert dump(db) == before
+
+
+def test_images_are_read_by_each_problems_image_field_the_missing_named(
+    cli, tmp_path: Path
+) -> None:
+    (tmp_path / "images").mkdir()
+    pictures = {"1": png_bytes("red"), "3": png_bytes("blue")}
+    for pid, data in pictures.items():
+        (tmp_path / "images" / f"{pid}.jpg").write_bytes(data)
+    db = tmp_path / "mv.db"
+    outputs = _outputs(tmp_path / "output_m.json")
+    result = cli("import", "mathvista", db, outputs, "--images", tmp_path)
+    assert result.code == 0, result.stderr
+    assert f"{tmp_path}: 2 image(s) missing: images/2.jpg, images/4.jpg" in result.stderr
+    with Store.open(db) as store:
+        for pid in ("1", "2", "3", "4"):
+            stored = [store.image_bytes(h) for h in store.image_hashes("mathvista", pid)]
+            assert stored == [pictures[pid]] if pid in pictures else not stored, pid
+
+
+def test_an_image_field_that_names_no_file_is_refused(cli, tmp_path: Path) -> None:
+    bad = write_json(tmp_path / "bad.json", {"1": _problem("1", "B", image=3)})
+    result = cli("import", "mathvista", tmp_path / "mv.db", bad, "--images", tmp_path)
+    assert result.code != 0
+    assert f"{bad}: pid 1: image must be text or null, not 3" in result.stderr.replace("\n", "")
+    assert not (tmp_path / "mv.db").exists()
+
+
+def test_the_demo_shows_the_official_extractions_and_the_quick_rules(demo_db: Path) -> None:
+    """demo-alpha's file holds the official extractions (its wrong list among them);
+    the quick rules settle the others' numbers, choices' texts, empty and quoted answers,
+    and leave the rest to the LLM extractor."""
+    rows = _judgments(demo_db)
+    alpha = {pid: rows["official extractor", pid][1] for pid in map(str, range(1, 9))}
+    assert alpha == {**dict.fromkeys(map(str, range(1, 9)), 1.0), "4": 0.0}
+    with Store.open(demo_db) as store:
+        assert all(store.image_hashes("mathvista", pid) for pid in alpha)
+        (source,) = store.conn.execute(
+            "SELECT DISTINCT source FROM judgments WHERE judge_model = 'official extractor'"
+        ).fetchone()
+        settled = store.conn.execute(
+            "SELECT m.name, s.key, j.method, j.score FROM judgments j "
+            "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
+            "JOIN models m ON m.id = a.model_id JOIN datasets d ON d.id = s.dataset_id "
+            "WHERE j.judge_kind = 'offline' AND d.name = 'mathvista'"
+        ).fetchall()
+    assert source == "sample_data/mathvista/output_demo-alpha.json"
+    assert sorted(settled) == [
+        ("demo-beta", "1", "choice", 1.0), ("demo-beta", "2", "integer", 1.0),
+        ("demo-beta", "3", "float", 0.0), ("demo-beta", "5", "choice", 0.0),
+        ("demo-beta", "7", "integer", 1.0),
+        ("demo-gamma", "3", "float", 1.0), ("demo-gamma", "5", "choice", 1.0),
+        ("demo-gamma", "6", "quoted", 0.0), ("demo-gamma", "7", "integer", 0.0),
+        ("demo-gamma", "8", "empty", 0.0),
+    ]  # fmt: skip
 
 
 def test_a_blank_or_missing_answer_is_a_hidden_gold_never_scored(cli, tmp_path: Path) -> None:

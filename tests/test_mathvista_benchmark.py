@@ -93,3 +93,13 @@ def test_the_quick_rules_judge_offline_and_leave_the_rest_to_the_extractor() -> 
     judged = MATHVISTA.offline(decimal, "1.450")
     assert judged is not None and judged.score == 1.0
     assert json.loads(judged.reply) == {"extraction": "1.45", "prediction": "1.45"}
+
+
+def test_the_facts_say_a_free_form_answers_type_decimals_and_unit() -> None:
+    one_decimal = _sample("4", "math word problem", ("arithmetic reasoning",),
+                          answer_type="float", precision=1, unit="cm", gold="2.5")  # fmt: skip
+    facts = [MATHVISTA.facts(s) for s in (*SAMPLES, one_decimal)]
+    assert facts[0] == ["geometry problem solving", "geometry diagram", "high school", "testmini"]
+    assert facts[1][-2:] == ["integer answer", "testmini"]
+    assert facts[2][-2] == "float answer, 2 decimals"
+    assert facts[3][-2] == "float answer, 1 decimal (unit: cm)"

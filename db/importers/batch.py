@@ -84,6 +84,9 @@ class ImportBatch:
     warnings: list[str] = field(default_factory=list)
     # --replace: remove the earlier imports of the same judge on these answers first
     replace: bool = False
+    # the sha256 its import of judgments is recorded by, read before `source` was renamed
+    # to something this machine may not hold (the demo's sample_data/...)
+    sha256: str | None = None
 
     def add_image(self, key: str, image: StoredImage) -> None:
         """Attach an image to sample `key` (after its other images)."""

@@ -5,7 +5,8 @@ and, once the official evaluation ran, its `extraction`, `prediction` and `true_
 
 An `extraction` is imported as the official extractor's judgment, scored by lmmreview's
 normalisation and comparison (no LLM call); the file's own true_false is compared with
-lmmreview's verdict, and any difference reported.
+lmmreview's verdict, and any difference reported. Each problem's `image` names its image
+file relative to the dataset's folder (`images/<pid>.jpg`); `--images FOLDER` reads them.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from lmmreview.db.importers.batch import (
     listed,
     model_name,
 )
-from lmmreview.db.importers.read import existing, read_json
+from lmmreview.db.importers.read import ImageFiles, existing, read_json
+from lmmreview.db.store import StoredImage
 from lmmreview.engine.benchmarks.mathvista import rules
 from lmmreview.engine.benchmarks.mathvista.benchmark import (
     ANSWER_TYPE,
@@ -51,13 +53,27 @@ def read_request(request: ImportRequest) -> ImportBatch:
     """`lmmreview import mathvista`."""
     outputs = request.path("outputs")
     assert outputs is not None  # the command's required argument
-    return read_mathvista(outputs, request.text("model"), request.dataset or MATHVISTA.name)
+    return read_mathvista(
+        outputs, request.text("model"), request.dataset or MATHVISTA.name, request.path("images")
+    )
 
 
-def read_mathvista(path: Path, model: str | None = None, dataset: str = "mathvista") -> ImportBatch:
-    """One output file's problems, the model's responses, and its official extractions as
-    judgments."""
+def demo_requests(data: Path) -> list[ImportRequest]:
+    """The demo: each sample model's output file (output_<model>.json), with the images."""
+    folder = data / "mathvista"
+    return [
+        ImportRequest({"outputs": path, "images": folder})
+        for path in sorted(folder.glob(f"{_OUTPUT_PREFIX}*.json"))
+    ]
+
+
+def read_mathvista(
+    path: Path, model: str | None = None, dataset: str = "mathvista", images: Path | None = None
+) -> ImportBatch:
+    """One output file's problems, the model's responses, its official extractions as
+    judgments, and the problems' images from the `images` folder."""
     check_model_argument(model)
+    files = None if images is None else ImageFiles(existing(images, "folder"))
     document = read_json(existing(path))
     if not isinstance(document, dict):
         raise ImportFailure(path, "expected a JSON object: pid -> problem")
@@ -70,13 +86,15 @@ def read_mathvista(path: Path, model: str | None = None, dataset: str = "mathvis
         where = f"pid {pid}"
         if not isinstance(row, dict):
             raise ImportFailure(path, "expected an object: the problem", where)
-        sample = _sample(pid, row, path, where)
+        sample = problem_sample(pid, row, path, where)
         response = row.get("response")
         if not isinstance(response, str):
             raise ImportFailure(path, "missing or non-text field 'response'", where)
         batch.samples.append(sample)
+        if files is not None and (image := _image(row, files, path, where)) is not None:
+            batch.add_image(pid, image)
         batch.answers.append(AnswerRecord(pid, name, response, str(path)))
-        judgment = _extraction(sample, row, path, where)
+        judgment = extraction_judgment(sample, row.get("extraction"), path, where)
         if judgment is not None:
             batch.judgments.append(JudgmentRecord(pid, name, judgment))
             if not _agrees(judgment, row):
@@ -86,7 +104,15 @@ def read_mathvista(path: Path, model: str | None = None, dataset: str = "mathvis
             f"{len(disagree)} official true_false value(s) differ from lmmreview's verdict on "
             f"the same extraction (lmmreview's are imported): {listed(disagree)}"
         )
+    if files is not None:
+        batch.warnings.extend(files.warnings())
     return batch
+
+
+def _image(row: dict[str, Any], files: ImageFiles, path: Path, where: str) -> StoredImage | None:
+    """The problem's image, named by its `image` field relative to the images folder."""
+    name = _optional_text(row, "image", path, where)
+    return files.read(name, path, where) if name else None
 
 
 def _model_of(path: Path) -> str:
@@ -95,9 +121,10 @@ def _model_of(path: Path) -> str:
     return stem.removeprefix(_OUTPUT_PREFIX) or stem
 
 
-def _sample(pid: str, row: dict[str, Any], path: Path, where: str) -> Sample:
-    """One problem as a sample: a multiple-choice one's golds are the letters of its answer's
-    choice (two choices may read alike); its answer type, precision, unit and query kept."""
+def problem_sample(pid: str, row: dict[str, Any], path: Path, where: str) -> Sample:
+    """One problem (of an output file, or the dataset's row) as a sample: a multiple-choice
+    one's golds are the letters of its answer's choice (two choices may read alike); its
+    answer type, precision, unit and query kept."""
     if row.get("pid", pid) != pid:
         raise ImportFailure(path, f"pid {row['pid']!r} differs from its key", where)
     question = _text(row, "question", path, where)
@@ -208,18 +235,24 @@ def _metadata(value: object, path: Path, where: str) -> tuple[str | None, Axes]:
     return split, axes
 
 
-def _extraction(sample: Sample, row: dict[str, Any], path: Path, where: str) -> Judgment | None:
-    """The official extraction as the official extractor's judgment, scored by lmmreview's
-    rules; None when the file holds none, or the gold is unknown."""
-    extraction = row.get("extraction")
+def extraction_judgment(
+    sample: Sample,
+    extraction: object,
+    path: Path,
+    where: str,
+    judge: str = EXTRACTOR,
+    prompt: str = PROMPT,
+) -> Judgment | None:
+    """An extractor's recorded extraction (the official one's by default) as its judgment,
+    scored by lmmreview's rules; None when there is none, or the gold is unknown."""
     if extraction is None or sample.answer is None:
         return None
     if not isinstance(extraction, str):
         raise ImportFailure(path, f"extraction must be text, not {extraction!r}", where)
     score, choice, reply = scored(problem_of(sample), extraction)
     return Judgment(
-        run=0, score=score, choice=choice, method=IMPORTED, kind=IMPORTED, judge_model=EXTRACTOR,
-        prompt_version=PROMPT, reply=reply, source=str(path),
+        run=0, score=score, choice=choice, method=IMPORTED, kind=IMPORTED, judge_model=judge,
+        prompt_version=prompt, reply=reply, source=str(path),
     )  # fmt: skip
 
 

@@ -16,7 +16,7 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks import JUDGE_NAME, REPLACE
+from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, REPLACE
 from lmmreview.engine.benchmarks.mathvista import rules
 from lmmreview.engine.benchmarks.mathvista.extractor import Extraction, scored
 from lmmreview.engine.offline import rules_judgment
@@ -75,8 +75,29 @@ class MathVista(Benchmark):
                 "Model name (default: the file's name without .json and output_).",
                 text=True,
             ),
+            Option(
+                "images",
+                "FOLDER",
+                "The folder each problem's `image` field is relative to (the dataset's, "
+                "holding images/).",
+            ),
             JUDGE_NAME,
             REPLACE,
+        ),
+        demo="mathvista-demo",
+    )
+    tool_importers: tuple[Importer, ...] = (
+        Importer(
+            "mathvista-lmms-eval",
+            "MathVista: lmms-eval --log_samples JSONL.\n\n"
+            "The v0.3 or v0.4 layout of the tasks mathvista_testmini (and its _cot, _solution "
+            "and _format variants) and mathvista_test. Answers (the filtered response) and "
+            "lmms-eval's extraction of each as an imported judgment, scored by lmmreview's "
+            "rules; problems from each line's doc (v0.3). v0.4 lines carry no question: import "
+            "the official files first (lmmreview import mathvista DB FILE).",
+            Option("samples", "JSONL", "*_samples_mathvista_testmini.jsonl, ...", required=True),
+            (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
+            command="mathvista-lmms-eval",
         ),
     )
 
@@ -115,8 +136,24 @@ class MathVista(Benchmark):
         return Extraction(problem_of(sample), query_of(sample))
 
     def facts(self, sample: Sample) -> list[str]:
-        shown = (sample.first(TASK), sample.first("context"), sample.first("grade"), sample.split)
+        shown = (
+            sample.first(TASK), sample.first("context"), sample.first("grade"),
+            answer_form(sample), sample.split,
+        )  # fmt: skip
         return [v for v in shown if v]
+
+
+def answer_form(sample: Sample) -> str | None:
+    """What a free-form answer must be (its type, a float's decimals, the unit), as the
+    rules read it; None for multiple choice, whose choices the screen lists."""
+    if sample.question_type is QuestionType.CHOICE:
+        return None
+    problem = problem_of(sample)
+    form = f"{problem.answer_type} answer"
+    if problem.answer_type == rules.FLOAT:
+        form += f", {problem.precision} decimal{'' if problem.precision == 1 else 's'}"
+    unit = sample.extra.get(UNIT)
+    return f"{form} (unit: {unit})" if unit else form
 
 
 def _paper_values(sample: Sample) -> list[str]:
