@@ -7,9 +7,9 @@ without metadata, byte-identical on every run.
 What it makes: ``output_<model>.json``, the official output files of MathVista's
 ``evaluation/generate_response.py`` (lupantech/MathVista): one JSON object, pid -> the
 testmini-style problem (question, choices, unit, precision, answer, question and answer
-type, metadata, the query the model was given) with the model's ``response``. demo-alpha's
-file is as the official evaluation leaves it, with each problem's ``extraction``,
-``prediction`` and ``true_false``; the others' hold responses only. The problems' images are
+type, metadata, the query the model was given) with the model's ``response``, as the
+official evaluation leaves it: with each problem's ``extraction``, ``prediction`` and
+``true_false``. The problems' images are
 ``images/<pid>.png``, named by each problem's ``image`` field.
 """
 
@@ -220,9 +220,9 @@ ALPHA: dict[str, tuple[str, str]] = {
     "8": ("By the Pythagorean theorem, the hypotenuse is sqrt(6^2 + 8^2) = sqrt(100) = 10, "
           "that is 10.0 to one decimal place.", "10.0"),
 }  # fmt: skip
-# The other models' responses (no extraction): some the official quick rules settle (the
-# whole response is a number of the answer type, or a choice's text), the rest left for the
-# LLM extractor.
+# The other models' responses: some the official quick rules settle (the whole response is a
+# number of the answer type, or a choice's text), the rest the LLM extractor reads
+# (EXTRACTED).
 RESPONSES: dict[str, dict[str, str]] = {
     "demo-beta": {
         "1": "60°",  # a choice's text: the quick rules
@@ -245,6 +245,12 @@ RESPONSES: dict[str, dict[str, str]] = {
         "8": "",  # an empty response extracts ''
     },
 }  # fmt: skip
+
+# What the official evaluation's LLM extractor made of the responses no quick rule settles.
+EXTRACTED: dict[str, dict[str, str]] = {
+    "demo-beta": {"4": "[2019, 2021]", "6": "B", "8": "10"},
+    "demo-gamma": {"1": "D", "2": "6", "4": "[2018, 2020]", "6": "fox"},
+}
 
 # Hints on the answer's form, in lmmreview's words, in the manner of MathVista's queries.
 HINTS = {
@@ -286,14 +292,24 @@ def _question_type(problem: Problem) -> str:
     return rules.FREE_FORM if problem.choices is None else rules.MULTI_CHOICE
 
 
-def evaluated(row: dict[str, Any], problem: Problem, extraction: str) -> dict[str, Any]:
-    """A record after the official evaluation: its extraction, normalised prediction and
-    verdict (by lmmreview's restatement of the official rules)."""
-    rules_problem = rules.Problem(
+def _rules_problem(problem: Problem) -> rules.Problem:
+    return rules.Problem(
         _question_type(problem), problem.answer_type, tuple(problem.choices or ()),
         problem.precision, problem.answer,
     )  # fmt: skip
-    verdict = rules.verdict(extraction, rules_problem)
+
+
+def extracted(model: str, pid: str, problem: Problem) -> str:
+    """What the official evaluation extracts from the model's response: the quick rules'
+    answer (the official run has the quoted rule off), else its LLM extractor's."""
+    quick = rules.quick_extraction(RESPONSES[model][pid], _rules_problem(problem), quoted=False)
+    return quick[0] if quick is not None else EXTRACTED[model][pid]
+
+
+def evaluated(row: dict[str, Any], problem: Problem, extraction: str) -> dict[str, Any]:
+    """A record after the official evaluation: its extraction, normalised prediction and
+    verdict (by lmmreview's restatement of the official rules)."""
+    verdict = rules.verdict(extraction, _rules_problem(problem))
     return {**row, "extraction": extraction, "prediction": verdict.prediction,
             "true_false": verdict.correct}  # fmt: skip
 
@@ -311,7 +327,8 @@ def build_mathvista(folder: Path) -> None:
             for pid, p in PROBLEMS.items()
         },
         **{
-            model: {pid: record(pid, p, sizes[pid], RESPONSES[model][pid])
+            model: {pid: evaluated(record(pid, p, sizes[pid], RESPONSES[model][pid]), p,
+                                   extracted(model, pid, p))
                     for pid, p in PROBLEMS.items()}
             for model in MODELS[1:]
         },

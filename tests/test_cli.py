@@ -11,6 +11,7 @@ from conftest import dump
 
 from lmmreview.db import Store
 from lmmreview.db.schema import SCHEMA_VERSION
+from lmmreview.sample_data.make_sample_data import MODELS as DEMO_MODELS
 from lmmreview.tui.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -95,7 +96,7 @@ def test_demo_builds_every_benchmark_and_is_idempotent(
         )
     with Store.open(db) as store:
         files = [file for (file,) in store.conn.execute("SELECT file FROM imports")]
-    assert files == ["sample_data/mathvista/output_demo-alpha.json"]
+    assert files == [f"sample_data/mathvista/output_{m}.json" for m in DEMO_MODELS]
     before = dump(db)
     assert cli("demo", db, "--no-open").code == 0
     assert dump(db) == before

@@ -12,6 +12,7 @@ import pytest
 from conftest import FIXTURES, dump, llm_judgments, needs_fixture, png_bytes, write_json
 
 from lmmreview.db import Store
+from lmmreview.sample_data.make_sample_data import MODELS as DEMO_MODELS
 
 
 def _problem(pid: str, response: str, **more: Any) -> dict[str, Any]:
@@ -166,24 +167,32 @@ def test_an_image_field_that_names_no_file_is_refused(cli, tmp_path: Path) -> No
 
 
 def test_the_demo_shows_the_official_extractions_and_the_quick_rules(demo_db: Path) -> None:
-    """demo-alpha's file holds the official extractions (its wrong list among them);
-    the quick rules settle the others' numbers, choices' texts, empty and quoted answers,
-    and leave the rest to the LLM extractor."""
-    rows = _judgments(demo_db)
-    alpha = {pid: rows["official extractor", pid][1] for pid in map(str, range(1, 9))}
-    assert alpha == {**dict.fromkeys(map(str, range(1, 9)), 1.0), "4": 0.0}
+    """Each model's file is as the official evaluation leaves it, with its extractions
+    (demo-alpha's wrong list among them); lmmreview's own quick rules settle the numbers,
+    choices' texts, empty and quoted answers, and leave the rest to the LLM extractor."""
     with Store.open(demo_db) as store:
-        assert all(store.image_hashes("mathvista", pid) for pid in alpha)
-        (source,) = store.conn.execute(
-            "SELECT DISTINCT source FROM judgments WHERE judge_model = 'official extractor'"
-        ).fetchone()
+        official = store.conn.execute(
+            "SELECT m.name, s.key, j.score, j.source FROM judgments j "
+            "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
+            "JOIN models m ON m.id = a.model_id WHERE j.judge_model = 'official extractor'"
+        ).fetchall()
         settled = store.conn.execute(
             "SELECT m.name, s.key, j.method, j.score FROM judgments j "
             "JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id "
             "JOIN models m ON m.id = a.model_id JOIN datasets d ON d.id = s.dataset_id "
             "WHERE j.judge_kind = 'offline' AND d.name = 'mathvista'"
         ).fetchall()
-    assert source == "sample_data/mathvista/output_demo-alpha.json"
+        assert all(store.image_hashes("mathvista", str(pid)) for pid in range(1, 9))
+    right = {m: sorted(k for name, k, score, _ in official if name == m and score == 1.0)
+             for m in DEMO_MODELS}  # fmt: skip
+    assert right == {
+        "demo-alpha": ["1", "2", "3", "5", "6", "7", "8"],  # its list, 4, is wrong
+        "demo-beta": ["1", "2", "4", "6", "7", "8"],
+        "demo-gamma": ["3", "5"],
+    }
+    assert {source for *_, source in official} == {
+        f"sample_data/mathvista/output_{m}.json" for m in DEMO_MODELS
+    }
     assert sorted(settled) == [
         ("demo-beta", "1", "choice", 1.0), ("demo-beta", "2", "integer", 1.0),
         ("demo-beta", "3", "float", 0.0), ("demo-beta", "5", "choice", 0.0),

@@ -51,23 +51,30 @@ def test_the_detail_shows_the_choices_or_the_answer_form_and_each_extraction(
     assert "official extractor" in alpha and "output_demo-alpha.json" in alpha
     assert _reply(alpha) == {"extraction": "B", "prediction": "60°"}
     assert "float answer, 2 decimals (unit: $)" in seen["3", "demo-alpha", "title"]
-    # the quick rules' float, rounded to the 2 decimals: "3.5", not the gold 3.75
-    beta = seen["3", "demo-beta", "judges"]
-    assert _reply(beta) == {"extraction": "3.5", "prediction": "3.5"}
-    assert beta.splitlines()[1].split()[:2] == ["0", "0.00"] and "float" in beta
+    # two judges: the official extraction, and lmmreview's quick rules' float, rounded to
+    # the 2 decimals: "3.5" both, not the gold 3.75
+    beta = seen["3", "demo-beta", "judges"].splitlines()
+    runs = beta[beta.index(next(line for line in beta if line.startswith("run "))) + 1 :][:2]
+    assert [line.split()[:2] for line in runs] == [["0", "0.00"], ["0", "0.00"]]
+    assert "imported" in runs[0] and "float" in runs[1]
+    assert [_reply("\n" + line) for line in runs] == [
+        {"extraction": "3.5", "prediction": "3.5"}
+    ] * 2
     assert "list answer" in seen["4", "demo-gamma", "title"]
-    assert "not judged" in seen["4", "demo-gamma", "judges"]  # a list: the LLM extractor's
+    gamma = seen["4", "demo-gamma", "judges"]  # a list: no quick rule, the official extraction
+    assert _reply(gamma) == {"extraction": "[2018, 2020]", "prediction": "[2018, 2020]"}
+    assert "offline rules" not in gamma
 
 
 def test_grading_by_key_and_the_tables_view(demo_db: Path) -> None:
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
-        await _go_to(app, pilot, ("1", "demo-gamma"))  # "(D)": left for the LLM extractor
+        await _go_to(app, pilot, ("1", "demo-gamma"))  # "(D)": the official extraction D
         await pilot.press("B")
         await until(pilot, lambda: app.current().reviewed)
         seen["choice"] = (app.current().key, app.current().verdict.choice)
-        await _go_to(app, pilot, ("4", "demo-beta"))  # "2019 and 2021": right, unjudged
+        await _go_to(app, pilot, ("4", "demo-beta"))  # "2019 and 2021": right
         await pilot.press("=")
         await until(pilot, lambda: app.current().reviewed)
         seen["score"] = (app.current().key, app.current().verdict.score)
