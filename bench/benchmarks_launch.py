@@ -11,6 +11,7 @@ reported beside them with no target.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -25,6 +26,7 @@ from bench.big_data import cache_folder, cached_build
 from bench.harness import Context, Measurement, Skipped, benchmark
 from bench.launch_data import GENERATOR_VERSION, WRITERS, Arguments
 from bench.terminal import Drawn, busy_core, in_terminal
+from lmmreview.db.demo import sample_data
 from lmmreview.db.schema import SCHEMA_VERSION
 
 REPO = Path(__file__).resolve().parent.parent
@@ -164,8 +166,21 @@ def user_env(home: Path) -> dict[str, str]:
 
 
 def _labelled(ctx: Context, label: str, build: Builder) -> Path:
-    """The database a figure's label names ("mmmu 1,000,000 answers")."""
-    return _database(ctx, label.replace(" ", "-").replace(",", ""), build)
+    """The database a figure's label names ("mmmu 1,000,000 answers"); the demo's is named
+    by its sample data too, so a cached one is rebuilt when a benchmark joins the demo."""
+    name = label.replace(" ", "-").replace(",", "")
+    return _database(ctx, f"{name}-{_sample_data_digest()}" if label == "demo" else name, build)
+
+
+def _sample_data_digest() -> str:
+    """A short digest of every file of the sample data the demo is built from."""
+    folder = sample_data()
+    digest = hashlib.sha256()
+    for path in sorted(
+        p for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+    ):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:10]
 
 
 def _open(ctx: Context, label: str, build: Builder, busy: bool = False) -> Drawn:
