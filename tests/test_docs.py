@@ -24,6 +24,7 @@ from test_import_lmms_eval import (
     model_vqa,
     samples_file,
 )
+from test_import_mme import mme_results
 from test_import_mmmu_pro_lmms_eval import mmmu_pro_lines
 from test_import_vlmevalkit import (
     mmbench_predictions,
@@ -184,6 +185,8 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     _jsonl_example(folder)
     _mmmu_pro_outputs(folder / "output")
     hallusionbench_files(folder, "llava")
+    mme_results(folder / "Your_Results")
+    (folder / "MME_Benchmark_release_version").mkdir()
     if demo is not None:
         for name in ("results.db", "ana.db", "ben.db"):
             shutil.copyfile(demo, folder / name)

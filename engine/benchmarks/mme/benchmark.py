@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from lmmreview.engine.benchmark import Benchmark, Tables, TableSpec, Unit
+from lmmreview.engine.benchmark import Benchmark, Importer, Option, Tables, TableSpec, Unit
 from lmmreview.engine.benchmarks.mme import rules
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment
@@ -80,6 +80,23 @@ class MME(Benchmark):
     name = "mme"
     title = "MME"
     group_by = (PAIR, ORDER)  # an image's two questions count once in acc+
+    importer = Importer(
+        "mme",
+        "MME: the official eval_tool's result files.\n\n"
+        "A folder of the 14 subtask files (existence.txt ... code_reasoning.txt, as "
+        "eval_tool/Your_Results/ has them filled): each line image TAB question TAB gold "
+        "TAB the model's one-line response, an image's two lines together.",
+        Option("results", "FOLDER", "The folder of the subtask .txt files.", required=True),
+        (
+            Option("model", "NAME", "Model name (default: the folder's name).", text=True),
+            Option(
+                "images",
+                "FOLDER",
+                "MME_Benchmark_release_version/ (each subtask's images in <subtask>/ or "
+                "<subtask>/images/).",
+            ),
+        ),
+    )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
         names = _Names(dataset)
