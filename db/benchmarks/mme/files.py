@@ -12,8 +12,9 @@ without it.
 from __future__ import annotations
 
 import io
+from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from lmmreview.db.importers.batch import (
     AnswerRecord,
@@ -99,14 +100,7 @@ def subtask_samples(subtask: str, path: Path) -> list[tuple[Sample, str, str]]:
     for index, line in enumerate(read_lines(path)):
         where = f"line {index + 1}"
         pair, order = divmod(index, 2)
-        sample = Sample(
-            f"{subtask}/{line.image}/{order + 1}",
-            line.question,
-            QuestionType.OPEN,
-            line.gold,
-            axes={SUBTASK: (subtask,)},
-            extra={IMAGE: line.image, PAIR: f"{subtask}/{pair + 1}", ORDER: order + 1},
-        )
+        sample = mme_sample(subtask, line.image, str(pair + 1), order + 1, line.question, line.gold)
         if sample.key in seen:
             message = f"image {line.image!r} has a second pair (also {seen[sample.key]})"
             raise ImportFailure(path, message, where)
@@ -140,9 +134,26 @@ def _line(text: str, path: Path, where: str) -> Line:
     image, question, gold, response = fields
     if not image.strip():
         raise ImportFailure(path, "no image name", where)
+    check_gold(gold, path, where)
+    return Line(image, question, gold, response)
+
+
+def check_gold(gold: str, path: Path, where: str) -> None:
     if gold.lower() not in GOLDS:
         raise ImportFailure(path, f"gold {gold!r}: expected Yes or No", where)
-    return Line(image, question, gold, response)
+
+
+def mme_sample(subtask: str, image: str, pair: str, order: int, question: str, gold: str) -> Sample:
+    """A question: `<subtask>/<image>/<order>`, the `order`-th of its subtask's pair `pair`
+    (what the tables count once in acc+)."""
+    return Sample(
+        f"{subtask}/{image}/{order}",
+        question,
+        QuestionType.OPEN,
+        gold,
+        axes={SUBTASK: (subtask,)},
+        extra={IMAGE: image, PAIR: f"{subtask}/{pair}", ORDER: order},
+    )
 
 
 def _pictures(release: Path | None, subtask: str) -> ImageFiles | None:
@@ -161,3 +172,30 @@ def _add_image(
     image = pictures.read(str(sample.extra[IMAGE]), path, where)
     if image is not None:
         batch.add_image(sample.key, image)
+
+
+class Pairs:
+    """Numbers each image's questions in the order they are read, for the tools that pair
+    an image's two by its id (lmms-eval, VLMEvalKit), and checks that each has two."""
+
+    def __init__(self) -> None:
+        self.seen: Counter[tuple[str, str]] = Counter()
+
+    def sample(self, subtask: str, image_id: str, question: str, gold: str) -> Sample:
+        """The next question on the image `image_id` of `subtask` (a path: its file's
+        name is the image's)."""
+        self.seen[subtask, image_id] += 1
+        order = self.seen[subtask, image_id]
+        return mme_sample(subtask, PurePosixPath(image_id).name, image_id, order, question, gold)
+
+    def check(self, source: str) -> None:
+        """Refuse an image with other than two questions, as both tools do."""
+        for (subtask, image_id), count in self.seen.items():
+            if count != 2:
+                message = f"{subtask} image {image_id!r} has {count} question(s): MME pairs two"
+                raise ImportFailure(source, message)
+
+
+def check_subtask(subtask: str, path: Path, where: str) -> None:
+    if subtask not in rules.SUBTASKS:
+        raise ImportFailure(path, f"category {subtask!r}: not one of MME's 14 subtasks", where)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from lmmreview.engine.benchmark import Benchmark, Importer, Option, Tables, TableSpec, Unit
+from lmmreview.engine.benchmarks import JUDGE_FROM_FILE_NAME, LMMS_EVAL_MODEL, MODEL_FROM_FILE_NAME
 from lmmreview.engine.benchmarks.mme import rules
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment
@@ -95,6 +96,29 @@ class MME(Benchmark):
                 "MME_Benchmark_release_version/ (each subtask's images in <subtask>/ or "
                 "<subtask>/images/).",
             ),
+        ),
+    )
+
+    tool_importers: tuple[Importer, ...] = (
+        Importer(
+            "mme-lmms-eval",
+            "MME: lmms-eval --log_samples JSONL.\n\n"
+            "The v0.3 or v0.4 layout of the task mme: questions (each line's doc, or its "
+            "input and target), answers, and lmms-eval's own verdicts (its rule reads a "
+            "little differently: docs/scoring.md#mme), imported beside the official rule's.",
+            Option("samples", "JSONL", "*_samples_mme.jsonl.", required=True),
+            (LMMS_EVAL_MODEL,),
+            command="mme-lmms-eval",
+        ),
+        Importer(
+            "mme-vlmevalkit",
+            "MME: VLMEvalKit prediction or auxmatch workbook.\n\n"
+            "A prediction workbook ({model}_MME.xlsx, or .tsv, .json) as questions and "
+            "answers; an auxmatch workbook ({model}_MME_auxmatch.xlsx) also holds VLMEvalKit's "
+            "extracted Yes / No / Unknown, imported as its judgments.",
+            Option("file", "FILE", "Prediction or auxmatch workbook.", required=True),
+            (MODEL_FROM_FILE_NAME, JUDGE_FROM_FILE_NAME),
+            command="mme-vlmevalkit",
         ),
     )
 
