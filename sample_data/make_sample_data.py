@@ -1734,6 +1734,9 @@ Their answers are hand-written in the script; they are not outputs of any real m
 | `mmmu-pro/` | MMMU-Pro (official output files) | \
 `outputs/<model>_standard(10 options)_<method>.jsonl` (8 questions of 10 options, \
 demo-alpha's cot, the others' direct), `images/<id>_1.png` |
+| `mme/` | MME (official eval_tool result files) | `results/<model>/<subtask>.txt` \
+(6 subtasks, 4 of perception and 2 of cognition, one image of two yes/no questions each), \
+`images/<subtask>/<image>.png` |
 
 Notes:
 
@@ -1747,6 +1750,9 @@ Notes:
 - MMMU-Pro: the files are as `mmmu-pro/infer` writes them (no `pred_indexs` or `if_right`
   from `evaluate.py` yet); demo-beta's `Answer: G or B` names two letters (the `Answer:`
   rule finds none), and demo-gamma's `Sorry, no idea.` reaches the random fallback.
+- MME: the official rule reads only an answer's first four characters unless it is exactly
+  yes or no: demo-beta's `There is no bicycle.` and `**Yes**` and demo-gamma's `y` and
+  `I think yes` read as "other" (wrong), demo-gamma's `None` as no.
 
 Regenerate everything (deterministic, byte-identical output) with:
 
@@ -1812,12 +1818,14 @@ def main() -> None:
     build_mmmu(OUT_DIR / "mmmu")
     build_generic(OUT_DIR / "generic")
     (OUT_DIR / "README.md").write_text(README, encoding="utf-8")
-    # MM-Vet v2's and MMMU-Pro's scripts borrow this one's drawing helpers: loaded only now.
+    # MM-Vet v2's, MMMU-Pro's and MME's scripts borrow its drawing helpers: loaded only now.
+    from lmmreview.sample_data.make_mme_sample import main as make_mme
     from lmmreview.sample_data.make_mmmu_pro_sample import main as make_mmmu_pro
     from lmmreview.sample_data.make_mmvet_v2_sample import main as make_mmvet_v2
 
     make_mmvet_v2()
     make_mmmu_pro()
+    make_mme()
     print(f"sample data written to {OUT_DIR}")
 
 

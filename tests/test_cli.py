@@ -75,7 +75,7 @@ def test_demo_builds_every_benchmark_and_is_idempotent(cli, tmp_path: Path) -> N
     assert result.code == 0, result.stderr
     document = json.loads(cli("info", db, "--json").stdout)
     datasets = {d["name"]: d for d in document["datasets"]}
-    assert set(datasets) == {"mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "generic"}
+    assert set(datasets) == {"mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "mme", "generic"}
     for dataset in datasets.values():
         models = {m["model"] for m in dataset["models"]}
         assert models == {"demo-alpha", "demo-beta", "demo-gamma"}, dataset["name"]

@@ -53,6 +53,16 @@ def read_request(request: ImportRequest) -> ImportBatch:
     return read_results(results, request.text("model"), dataset, request.path("images"))
 
 
+def demo_requests(data: Path) -> list[ImportRequest]:
+    """The demo: each sample model's results folder, with the images."""
+    folder = data / "mme"
+    return [
+        ImportRequest({"results": path, "model": path.name, "images": folder / "images"})
+        for path in sorted((folder / "results").iterdir())
+        if path.is_dir()
+    ]
+
+
 def read_results(
     folder: Path, model: str | None = None, dataset: str = "mme", images: Path | None = None
 ) -> ImportBatch:

@@ -97,6 +97,7 @@ class MME(Benchmark):
                 "<subtask>/images/).",
             ),
         ),
+        demo="mme-demo",
     )
 
     tool_importers: tuple[Importer, ...] = (
