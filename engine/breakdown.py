@@ -27,7 +27,7 @@ from lmmreview.engine.columns import (
 )
 from lmmreview.engine.layouts import Cells, Layout, Unit
 from lmmreview.engine.scoring import MICRO, Outcome
-from lmmreview.engine.tables import Cell, Row, Table
+from lmmreview.engine.tables import Cell, Column, Row, Table
 
 
 class _Sums:
@@ -138,6 +138,27 @@ def _spread(values: list[float], mean: float) -> float:
     """Population standard deviation (ddof = 0), in floats: statistics.pstdev works in
     exact fractions, which a table of thousands of cells does not need."""
     return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+
+
+def summed(parts: list[Cell]) -> Cell:
+    """A sum column's cell (Column.sum_of): the sum of its parts' values (none while a part
+    has none), of their runs where each part has the same number, and of their counts."""
+    values = [p.value for p in parts if p.value is not None]
+    value = sum(values) if len(values) == len(parts) else None
+    same_runs = len({len(p.per_run) for p in parts}) == 1
+    runs = zip(*(p.per_run for p in parts), strict=True) if same_runs else ()
+    per_run = tuple(map(sum, runs))
+    return Cell(
+        value=value,
+        n=sum(p.n for p in parts),
+        std=_spread(list(per_run), value) if value is not None and len(per_run) > 1 else None,
+        reviewed=sum(p.reviewed for p in parts),
+        unscored=sum(p.unscored for p in parts),
+        partial=sum(p.partial for p in parts),
+        fallback=sum(p.fallback for p in parts),
+        offline=sum(p.offline for p in parts),
+        per_run=per_run,
+    )
 
 
 OutcomeOf = Callable[[str, str], Outcome | None]  # (model, key) -> outcome; None: no answer
@@ -294,14 +315,26 @@ class Breakdown:
             )
             for row in rows:
                 cells = {
-                    c.key: sums.cell(unscored_as_zero)
+                    c.key: cell
                     for c in spec.columns
-                    if (sums := self._cells.get((row, spec.name, c.key))) is not None
+                    if (cell := self._cell(row, spec.name, c, unscored_as_zero)) is not None
                 }
                 if cells:
                     table.rows.append(Row(row, cells))
             tables.append(table)
         return tables
+
+    def _cell(self, row: str, table: str, column: Column, unscored_as_zero: bool) -> Cell | None:
+        """One cell of a row; None when nothing counts in it (in no part of a sum column)."""
+        if column.sum_of:
+            parts = [
+                sums.cell(unscored_as_zero)
+                for cell in column.sum_of
+                if (sums := self._cells.get((row, *cell))) is not None
+            ]
+            return summed(parts) if parts else None
+        sums = self._cells.get((row, table, column.key))
+        return None if sums is None else sums.cell(unscored_as_zero)
 
     def row_cells(self, model: str, key: str, unscored_as_zero: bool = False) -> dict[str, Cell]:
         """The cells one answer counts in, keyed "table/column": the review screen's strip."""

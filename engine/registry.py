@@ -38,6 +38,7 @@ OWN_ORDER = (
     "mmmu-pro",
     "mathvista",
     "hallusionbench",
+    "mme",
     "generic",
 )
 

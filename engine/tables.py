@@ -11,6 +11,10 @@ from dataclasses import dataclass, field
 class Column:
     key: str
     title: str
+    # A column no unit counts in: its cell is the sum of these (table, column) cells of the
+    # same row, those the row has (MME's subtask score is acc + acc+ in percent, its
+    # Perception and Cognition the sums of those): a score, no longer a percentage.
+    sum_of: tuple[tuple[str, str], ...] = ()
 
 
 def columns(pairs: Iterable[tuple[str, str]]) -> list[Column]:

@@ -1736,6 +1736,9 @@ Their answers are hand-written in the script; they are not outputs of any real m
 demo-alpha's cot, the others' direct), `images/<id>_1.png` |
 | `mathvista/` | MathVista (official output files) | `output_<model>.json` (8 testmini-style \
 problems: multiple choice, integer, float and list answers), `images/<pid>.png` |
+| `mme/` | MME (official eval_tool result files) | `results/<model>/<subtask>.txt` \
+(6 subtasks, 4 of perception and 2 of cognition, one image of two yes/no questions each), \
+`images/<subtask>/<image>.png` |
 
 Notes:
 
@@ -1749,10 +1752,13 @@ Notes:
 - MMMU-Pro: the files are as `mmmu-pro/infer` writes them (no `pred_indexs` or `if_right`
   from `evaluate.py` yet); demo-beta's `Answer: G or B` names two letters (the `Answer:`
   rule finds none), and demo-gamma's `Sorry, no idea.` reaches the random fallback.
-- MathVista: demo-alpha's file is as the official evaluation leaves it, with each problem's
+- MathVista: each file is as the official evaluation leaves it, with each problem's
   `extraction`, `prediction` and `true_false` (imported as the official extractor's
-  judgment); the others' hold responses only, some settled by the official quick rules
-  (a number, a choice's text, an empty response), the rest left for the LLM extractor.
+  judgment); of demo-beta's and demo-gamma's responses, the quick rules settle some (a
+  number, a choice's text, an empty response), the official LLM extractor read the rest.
+- MME: the official rule reads only an answer's first four characters unless it is exactly
+  yes or no: demo-beta's `There is no bicycle.` and `**Yes**` and demo-gamma's `y` and
+  `I think yes` read as "other" (wrong), demo-gamma's `None` as no.
 
 Regenerate everything (deterministic, byte-identical output) with:
 
@@ -1818,15 +1824,17 @@ def main() -> None:
     build_mmmu(OUT_DIR / "mmmu")
     build_generic(OUT_DIR / "generic")
     (OUT_DIR / "README.md").write_text(README, encoding="utf-8")
-    # MM-Vet v2's, MMMU-Pro's and MathVista's scripts borrow this one's drawing helpers:
-    # loaded only now.
+    # MM-Vet v2's, MMMU-Pro's, MathVista's and MME's scripts borrow this one's drawing
+    # helpers: loaded only now.
     from lmmreview.sample_data.make_mathvista_sample import main as make_mathvista
+    from lmmreview.sample_data.make_mme_sample import main as make_mme
     from lmmreview.sample_data.make_mmmu_pro_sample import main as make_mmmu_pro
     from lmmreview.sample_data.make_mmvet_v2_sample import main as make_mmvet_v2
 
     make_mmvet_v2()
     make_mmmu_pro()
     make_mathvista()
+    make_mme()
     print(f"sample data written to {OUT_DIR}")
 
 

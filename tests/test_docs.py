@@ -25,6 +25,8 @@ from test_import_lmms_eval import (
     samples_file,
 )
 from test_import_mathvista_lmms_eval import mathvista_lines
+from test_import_mme import mme_results
+from test_import_mme_tools import lmms_eval_samples, vlmevalkit_workbook
 from test_import_mmmu_pro_lmms_eval import mmmu_pro_lines
 from test_import_vlmevalkit import (
     mmbench_predictions,
@@ -185,6 +187,11 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     _jsonl_example(folder)
     _mmmu_pro_outputs(folder / "output")
     hallusionbench_files(folder, "llava")
+    mme_results(folder / "Your_Results")
+    lmms_eval_samples(folder)
+    for auxmatch in (False, True):
+        vlmevalkit_workbook(folder / "vlmevalkit", auxmatch)
+    (folder / "MME_Benchmark_release_version").mkdir()
     if demo is not None:
         for name in ("results.db", "ana.db", "ben.db"):
             shutil.copyfile(demo, folder / name)

@@ -1,0 +1,1 @@
+"""MME: the official eval_tool result files and other tools' outputs for it."""

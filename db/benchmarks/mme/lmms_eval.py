@@ -1,0 +1,67 @@
+"""`lmmreview import mme-lmms-eval`: the lines of lmms-eval's task `mme` in its
+--log_samples files (db.importers.lmms_eval reads the file, in either layout).
+
+Each line's metric dict, `mme_perception_score` or `mme_cognition_score` by subtask, holds
+`question_id` (the image's path, `code_reasoning/0020.png`), `category` (the subtask) and
+lmms-eval's `score` (1 or 0), imported as the judgment of `lmms-eval rules`. The question
+and gold come from `doc` (v0.3), else from the line's `input` (the prompt lmms-eval sent,
+its own instruction in place of MME's "Please answer yes or no.") and `target`. lmms-eval
+pairs an image's two questions by `question_id`, in the file's order, and so does this.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from lmmreview.db.benchmarks.mme.files import Pairs, check_gold, check_subtask
+from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest
+from lmmreview.db.importers.lmms_eval import Line, Read, parsed_judgment, read_log
+from lmmreview.engine.benchmarks.mme.benchmark import MME_BENCHMARK
+
+METRICS = ("mme_perception_score", "mme_cognition_score")
+
+
+def read_request(request: ImportRequest) -> ImportBatch:
+    """Questions, answers and lmms-eval's verdicts; every image must have its two."""
+    pairs = Pairs()
+
+    def line(found: Line, path: Path) -> Read:
+        return _read(found, path, pairs)
+
+    batch = read_log(request, MME_BENCHMARK.name, MME_BENCHMARK.name, line)
+    pairs.check(batch.source)
+    return batch
+
+
+def _read(line: Line, path: Path, pairs: Pairs) -> Read:
+    score = _score_dict(line, path)
+    subtask = _text(score, "category", path, line.where)
+    check_subtask(subtask, path, line.where)
+    doc = line.doc or {}
+    question = doc.get("question", line.record.get("input"))
+    gold = doc.get("answer", line.record.get("target"))
+    if not isinstance(question, str) or not isinstance(gold, str):
+        message = "no question and gold (the doc's, or the line's input and target)"
+        raise ImportFailure(path, message, line.where)
+    check_gold(gold, path, line.where)
+    verdict = score.get("score")
+    if isinstance(verdict, bool) or verdict not in (0, 1):
+        raise ImportFailure(path, f"score {verdict!r}: expected 1 or 0", line.where)
+    sample = pairs.sample(subtask, _text(score, "question_id", path, line.where), question, gold)
+    judgment = parsed_judgment(float(verdict), None, score, path)  # its dict, as lmms-eval kept it
+    return Read(sample.key, sample, judgment)
+
+
+def _score_dict(line: Line, path: Path) -> dict[str, Any]:
+    for name in METRICS:
+        if (found := line.metric(name, path)) is not None:
+            return found
+    raise ImportFailure(path, f"neither {' nor '.join(METRICS)}: no MME line", line.where)
+
+
+def _text(found: dict[str, Any], name: str, path: Path, where: str) -> str:
+    value = found.get(name)
+    if not isinstance(value, str) or not value:
+        raise ImportFailure(path, f"missing or non-text field {name!r}", where)
+    return value
