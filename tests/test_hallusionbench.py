@@ -257,6 +257,8 @@ def test_it_is_listed_among_lmmreviews_own(cli) -> None:
         ({"visual_input": "3"}, "row 2: visual_input '3': expected 0, 1 or 2"),
         ({"gt_answer": "yes"}, "row 2: gt_answer 'yes': expected 1 (yes) or 0 (no)"),
         ({"figure_id": "a"}, "row 2: figure_id 'a' is not a number"),
+        ({"figure_id": "\u00b2"}, "row 2: figure_id '²' is not a number"),  # isdigit(), no int()
+        ({"figure_id": "00"}, "row 2: figure_id '00' is not a number"),  # 0 or not, by the rule
         ({"gpt4v_output_gpt_check": "3"}, "row 2: gpt4v_output_gpt_check '3': expected 0, 1 or 2"),
         ({"model_prediction": None}, "row 2: missing or non-text field 'model_prediction'"),
         ({"question_id": "0"}, "row 2: duplicate question 'VD_illusion_0_0_0' (also row 1)"),

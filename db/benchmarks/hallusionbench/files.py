@@ -45,6 +45,8 @@ _EXTRA = (rules.SET_ID, rules.FIGURE_ID, rules.QUESTION_ID, rules.VISUAL_INPUT, 
 _JUDGED_NAME = re.compile(r"^hallusion_output_v[ds]_")
 MEANING = {rules.INCORRECT: "incorrect", rules.CORRECT: "correct", rules.UNCERTAIN: "uncertain"}
 
+_NUMBER = re.compile(r"0|[1-9][0-9]*", re.ASCII)  # a figure number, written plainly
+
 
 def read_request(request: ImportRequest) -> ImportBatch:
     """`lmmreview import hallusionbench`."""
@@ -143,8 +145,9 @@ def _check(fields: dict[str, str], path: Path, where: str) -> None:
     if fields[rules.VISUAL_INPUT] not in FIGURE_SHOWN:
         message = f"visual_input {fields[rules.VISUAL_INPUT]!r}: expected 0, 1 or 2"
         raise ImportFailure(path, message, where)
-    if not fields[rules.FIGURE_ID].isdigit():
-        raise ImportFailure(path, f"figure_id {fields[rules.FIGURE_ID]!r} is not a number", where)
+    if not _NUMBER.fullmatch(fields[rules.FIGURE_ID]):  # "00": 0 by int(), not by "0" ==
+        message = f"figure_id {fields[rules.FIGURE_ID]!r} is not a number (0, 1, 2, ...)"
+        raise ImportFailure(path, message, where)
     if fields[rules.GT_ANSWER] not in ("0", "1"):
         message = f"gt_answer {fields[rules.GT_ANSWER]!r}: expected 1 (yes) or 0 (no)"
         raise ImportFailure(path, message, where)

@@ -64,7 +64,7 @@ def parse_verdict(reply: str) -> str:
 def without_figure(sample: Sample) -> bool:
     """A visual-supplement question asked with no figure (figure 0): one the model may
     honestly say it cannot answer."""
-    return sample.first(CATEGORY) == VISUAL_SUPPLEMENT and int(str(sample.extra[FIGURE_ID])) == 0
+    return sample.first(CATEGORY) == VISUAL_SUPPLEMENT and str(sample.extra[FIGURE_ID]) == "0"
 
 
 def is_correct(verdict: str, no_figure: bool) -> bool:
