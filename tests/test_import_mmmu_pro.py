@@ -252,6 +252,24 @@ def test_evaluate_pys_verdicts_are_a_judge_of_their_own(cli, tmp_path: Path) -> 
     assert f"{OFFICIAL_JUDGE} (imported)" in judges and "offline rules" in judges
 
 
+def test_a_folder_grown_by_a_file_imports_again_with_replace(cli, tmp_path: Path) -> None:
+    """The files' verdicts are an import of their own: a folder read again (a model's file
+    added) is refused without --replace or --judge, as every judgment import is, and the
+    command has both (it named options it did not take)."""
+    folder = tmp_path / "output"
+    _evaluated(folder, "m", 0)
+    db = tmp_path / "pro.db"
+    assert cli("import", "mmmu-pro", db, folder).code == 0
+    _evaluated(folder, "m", 1)
+    again = cli("import", "mmmu-pro", db, folder)
+    assert again.code != 0 and "--replace" in again.stderr
+    assert cli("import", "mmmu-pro", db, folder, "--replace").code == 0
+    official = Judge(IMPORTED, OFFICIAL_JUDGE, OFFICIAL_PROMPT)
+    vision = _choices(db, "m_vision_direct", official)
+    assert vision == {key: responses[1][1] for key, _, *responses in SETTINGS}
+    assert cli("import", "mmmu-pro", db, folder, "--judge", "evaluate.py rerun").code == 0
+
+
 BAD_VERDICTS = [
     ({"pred_indexs": "B"}, "pred_indexs must be a letter and if_right true or false"),
     ({"pred_indexs": "B", "if_right": 1}, "pred_indexs must be a letter and if_right true"),

@@ -7,7 +7,13 @@ from __future__ import annotations
 from functools import lru_cache
 
 from lmmreview.engine.benchmark import Benchmark, Importer, Option, Tables, TableSpec, Unit
-from lmmreview.engine.benchmarks import JUDGE_FROM_FILE_NAME, LMMS_EVAL_MODEL, MODEL_FROM_FILE_NAME
+from lmmreview.engine.benchmarks import (
+    JUDGE_FROM_FILE_NAME,
+    JUDGE_NAME,
+    LMMS_EVAL_MODEL,
+    MODEL_FROM_FILE_NAME,
+    REPLACE,
+)
 from lmmreview.engine.benchmarks.mme import rules
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment
@@ -110,7 +116,7 @@ class MME(Benchmark):
             "input and target), answers, and lmms-eval's own verdicts (its rule reads a "
             "little differently: docs/scoring.md#mme), imported beside the official rule's.",
             Option("samples", "JSONL", "*_samples_mme.jsonl.", required=True),
-            (LMMS_EVAL_MODEL,),
+            (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
             command="mme-lmms-eval",
         ),
         Importer(
@@ -120,7 +126,7 @@ class MME(Benchmark):
             "answers; an auxmatch workbook ({model}_MME_auxmatch.xlsx) also holds VLMEvalKit's "
             "extracted Yes / No / Unknown, imported as its judgments.",
             Option("file", "FILE", "Prediction or auxmatch workbook.", required=True),
-            (MODEL_FROM_FILE_NAME, JUDGE_FROM_FILE_NAME),
+            (MODEL_FROM_FILE_NAME, JUDGE_FROM_FILE_NAME, REPLACE),
             command="mme-vlmevalkit",
         ),
     )

@@ -36,6 +36,8 @@ class MMMUPro(SubjectBenchmark):
                 "The questions' images (the output files name none): <id>_<n>.png, the "
                 "dataset's image_<n>, or <id>.png, the vision setting's screenshot.",
             ),
+            JUDGE_NAME,  # for the files' own verdicts (pred_indexs, if_right)
+            REPLACE,
         ),
         demo="mmmu-pro-demo",
     )
