@@ -97,13 +97,10 @@ def read_mathvista(
         judgment = extraction_judgment(sample, row.get("extraction"), path, where)
         if judgment is not None:
             batch.judgments.append(JudgmentRecord(pid, name, judgment))
-            if not _agrees(judgment, row):
+            if not agrees(judgment, row):
                 disagree.append(pid)
     if disagree:
-        batch.warnings.append(
-            f"{len(disagree)} official true_false value(s) differ from lmmreview's verdict on "
-            f"the same extraction (lmmreview's are imported): {listed(disagree)}"
-        )
+        batch.warnings.append(disagreement("official", disagree))
     if files is not None:
         batch.warnings.extend(files.warnings())
     return batch
@@ -256,7 +253,15 @@ def extraction_judgment(
     )  # fmt: skip
 
 
-def _agrees(judgment: Judgment, row: dict[str, Any]) -> bool:
+def disagreement(whose: str, pids: list[str]) -> str:
+    """The warning that names the problems whose recorded verdict is not lmmreview's."""
+    return (
+        f"{len(pids)} {whose} true_false value(s) differ from lmmreview's verdict on the "
+        f"same extraction (lmmreview's are imported): {listed(pids)}"
+    )
+
+
+def agrees(judgment: Judgment, row: dict[str, Any]) -> bool:
     """Whether the file's own true_false, where it holds one, is our verdict. (Its
     prediction may differ where the verdict does not: the published files' integer rule
     predates the official code's, which reads "13.75" as 13.)"""

@@ -14,10 +14,16 @@ import mathvista), scored on the problem their dict repeats.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from lmmreview.db.benchmarks.mathvista.files import extraction_judgment, problem_sample
+from lmmreview.db.benchmarks.mathvista.files import (
+    agrees,
+    disagreement,
+    extraction_judgment,
+    problem_sample,
+)
 from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest
 from lmmreview.db.importers.lmms_eval import PROMPT_VERSION, Line, Read, read_log, same_id
 from lmmreview.engine.benchmarks.mathvista.benchmark import MATHVISTA
@@ -27,13 +33,20 @@ EXTRACTOR = "lmms-eval extractor"  # its GPT model is not on the line (an env va
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
-    """Problems (v0.3), answers, and lmms-eval's extraction of each."""
-    return read_log(request, MATHVISTA.name, MATHVISTA.name, _line)
+    """Problems (v0.3), answers, and lmms-eval's extraction of each; a warning names the
+    problems whose recorded true_false is not lmmreview's verdict (lmms-eval at 75571cfe
+    rounds a float answer by a float precision, which raises and makes it wrong)."""
+    disagree: list[str] = []
+    batch = read_log(request, MATHVISTA.name, MATHVISTA.name, partial(_line, disagree=disagree))
+    if disagree:
+        batch.warnings.append(disagreement("lmms-eval's", disagree))
+    return batch
 
 
-def _line(line: Line, path: Path) -> Read:
+def _line(line: Line, path: Path, disagree: list[str]) -> Read:
     """One line: the doc's problem (v0.3), and the extraction scored on it (else on the
-    problem the metric's dict repeats)."""
+    problem the metric's dict repeats); its key added to `disagree` when the line's own
+    true_false is not that verdict."""
     metric, result = _result(line, path)
     key = _pid(result.get("question_id"), metric, path, line.where)
     sample = None
@@ -45,6 +58,8 @@ def _line(line: Line, path: Path) -> Read:
     judgment = extraction_judgment(
         scored_on, result.get("extraction"), path, line.where, EXTRACTOR, PROMPT_VERSION
     )
+    if judgment is not None and not agrees(judgment, result):
+        disagree.append(key)
     return Read(key, sample, judgment)
 
 
