@@ -27,9 +27,8 @@ from lmmreview.engine.agreement import (
     mean_run_std,
     settled_shares,
 )
+from lmmreview.engine.judging import MATCHED
 from lmmreview.engine.scoring import USABLE, Judge, Verdict, human_score
-
-MATCHED = "matched"
 
 _OWN_LATEST = f"""
 SELECT j.answer_id, j.run, j.judge_kind, COALESCE(j.judge_model, ''),

@@ -18,6 +18,7 @@ from lmmreview.db.schema import JUDGE_PROMPT
 from lmmreview.db.store import IN_DATASET, Store, new_database, now
 from lmmreview.engine.benchmark import Benchmark, JudgeItem, JudgeWork, NoVariants
 from lmmreview.engine.guarded import kind_of
+from lmmreview.engine.judging import MATCHED
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.runner import Cached
 from lmmreview.engine.scoring import USABLE, Judgment, prompt_variant
@@ -37,8 +38,6 @@ def _own_latest(where: str) -> str:
     ) USING (id) WHERE j.status IN {USABLE}
     """
 
-
-MATCHED = "matched"  # the prompt key under which an option match settles a run
 
 OWNER = f"{socket.gethostname()}:{os.getpid()}"
 STALE_AFTER_S = 3600  # a claim from another host is given up after an hour

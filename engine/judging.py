@@ -1,6 +1,6 @@
-"""What every LLM judge shares: the cache key of a call, the record of its settings, and
-the judgment of an item whose attempts ran out. What a judge is asked, and how its reply
-is read, is each benchmark's `JudgeWork`.
+"""What every LLM judge shares: the cache key of a call, the record of its settings, the
+judgment of an item settled with no call, and that of an item whose attempts ran out.
+What a judge is asked, and how its reply is read, is each benchmark's `JudgeWork`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,20 @@ import json
 
 from lmmreview.engine.benchmark import JudgeItem
 from lmmreview.engine.llm import Call, Reply
+from lmmreview.engine.offline import OFFLINE_JUDGE, RULES_VERSION
 from lmmreview.engine.scoring import Judgment, Status
+
+# The method of a judgment an item's options settle with no call (a judge's `without_llm`):
+# it counts for every LLM judge, so a judge's store files it under this key, not its prompt.
+MATCHED = "matched"
+
+
+def matched(item: JudgeItem, score: float | None, choice: str | None, reply: str) -> Judgment:
+    """A judgment the offline rules give an item with no call (JudgeWork.without_llm)."""
+    return Judgment(
+        run=item.run, score=score, choice=choice, method=MATCHED, kind="offline",
+        judge_model=OFFLINE_JUDGE, prompt_version=RULES_VERSION, reply=reply,
+    )  # fmt: skip
 
 
 def cache_key(call: Call, run: int) -> str:

@@ -15,16 +15,14 @@ from string import ascii_uppercase
 
 from lmmreview.engine.benchmark import JudgeItem, JudgeWork
 from lmmreview.engine.benchmarks.mathvista import rules
-from lmmreview.engine.judging import failed, llm_judgment
+from lmmreview.engine.judging import failed, llm_judgment, matched
 from lmmreview.engine.llm import Call, Reply
-from lmmreview.engine.offline import OFFLINE_JUDGE, RULES_VERSION
 from lmmreview.engine.scoring import Judgment, Status
 
 # The official extractor asks at temperature 0 with room for 1,024 tokens, again while the
 # reply is empty; the retries here differ in temperature, so that each is a new call.
 TEMPERATURES = (0.0, 0.5, 1.0)
 MAX_TOKENS = 1024
-MATCHED = "matched"  # an answer the quick rules settle counts for every judge (as MMBench's)
 
 INSTRUCTION = (
     "Each example below gives a question and a model's response to it. Find the model's final "
@@ -119,11 +117,7 @@ class Extraction(JudgeWork):
         extracted = rules.quick_extraction(item.prediction, self.problem, quoted=False)
         if extracted is None:
             return None
-        score, choice, reply = scored(self.problem, extracted[0])
-        return Judgment(
-            run=item.run, score=score, choice=choice, method=MATCHED, kind="offline",
-            judge_model=OFFLINE_JUDGE, prompt_version=RULES_VERSION, reply=reply,
-        )  # fmt: skip
+        return matched(item, *scored(self.problem, extracted[0]))
 
     def interpret(self, item: JudgeItem, call: Call, reply: Reply) -> Judgment | None:
         extraction = reply.text.strip()

@@ -24,9 +24,9 @@ from lmmreview.engine.benchmarks import (
     REPLACE,
 )
 from lmmreview.engine.benchmarks.mmbench import rules as mmbench
-from lmmreview.engine.judging import llm_judgment
+from lmmreview.engine.judging import llm_judgment, matched
 from lmmreview.engine.llm import Call, Reply
-from lmmreview.engine.offline import OFFLINE_JUDGE, RULES_VERSION, choice_judgment
+from lmmreview.engine.offline import choice_judgment
 from lmmreview.engine.scoring import Judgment, Status, choice_score
 from lmmreview.engine.tables import by_count, columns
 from lmmreview.engine.types import Sample
@@ -61,16 +61,7 @@ class Extraction(JudgeWork):
         choice = mmbench.match_choice(item.prediction, item.options)
         if choice is None:
             return None
-        return Judgment(
-            run=item.run,
-            score=choice_score(choice, list(item.golds)),
-            choice=choice,
-            method="matched",
-            kind="offline",
-            judge_model=OFFLINE_JUDGE,
-            prompt_version=RULES_VERSION,
-            reply=f"choice {choice}",
-        )
+        return matched(item, choice_score(choice, list(item.golds)), choice, f"choice {choice}")
 
     def interpret(self, item: JudgeItem, call: Call, reply: Reply) -> Judgment | None:
         choice = mmbench.parse_extraction_reply(reply.text, item.options)
