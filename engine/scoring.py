@@ -49,6 +49,17 @@ class Judgment:
 IMPORTED = "imported"  # the kind of a judgment read from another tool's files
 
 
+def imported(
+    judge: str, prompt: str, score: float | None, reply: str, source: str, choice: str | None = None
+) -> Judgment:
+    """A judgment read from another tool's file `source` (its run 0), by `judge` with
+    `prompt`, its `reply` what the file records of it."""
+    return Judgment(
+        run=0, score=score, choice=choice, method=IMPORTED, kind=IMPORTED, judge_model=judge,
+        prompt_version=prompt, reply=reply, source=source,
+    )  # fmt: skip
+
+
 def judge_label(kind: str, model: str) -> str:
     """A judge as tables and the screen name it: an imported one says so."""
     return f"{model or 'unnamed judge'} (imported)" if kind == IMPORTED else model

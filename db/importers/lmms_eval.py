@@ -29,7 +29,7 @@ from lmmreview.db.importers.batch import (
     check_model_argument,
 )
 from lmmreview.db.importers.read import read_jsonl
-from lmmreview.engine.scoring import IMPORTED, Judgment
+from lmmreview.engine.scoring import Judgment, imported
 from lmmreview.engine.types import Sample
 
 PROMPT_VERSION = "lmms-eval"  # imported judgments used lmms-eval's own prompt or rules
@@ -171,17 +171,8 @@ def same_id(metric: str, given: str, key: str, path: Path, where: str) -> None:
 def parsed_judgment(score: float, choice: str | None, parsed: object, path: Path) -> Judgment:
     """lmms-eval's rule-based verdict on an answer (a multiple-choice task's parsed
     prediction), its parse kept as the reply."""
-    return Judgment(
-        run=0,
-        score=score,
-        choice=choice,
-        method=IMPORTED,
-        kind=IMPORTED,
-        judge_model=RULES_JUDGE,
-        prompt_version=PROMPT_VERSION,
-        reply=json.dumps(parsed, ensure_ascii=False),
-        source=str(path),
-    )
+    reply = json.dumps(parsed, ensure_ascii=False)
+    return imported(RULES_JUDGE, PROMPT_VERSION, score, reply, str(path), choice)
 
 
 def grade_score(value: object, path: Path, where: str) -> float:

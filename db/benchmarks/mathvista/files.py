@@ -40,7 +40,7 @@ from lmmreview.engine.benchmarks.mathvista.benchmark import (
     problem_of,
 )
 from lmmreview.engine.benchmarks.mathvista.extractor import scored
-from lmmreview.engine.scoring import IMPORTED, Judgment
+from lmmreview.engine.scoring import Judgment, imported
 from lmmreview.engine.types import Axes, Extra, QuestionType, Sample
 
 EXTRACTOR = "official extractor"  # the judge an imported extraction is filed under
@@ -247,10 +247,7 @@ def extraction_judgment(
     if not isinstance(extraction, str):
         raise ImportFailure(path, f"extraction must be text, not {extraction!r}", where)
     score, choice, reply = scored(problem_of(sample), extraction)
-    return Judgment(
-        run=0, score=score, choice=choice, method=IMPORTED, kind=IMPORTED, judge_model=judge,
-        prompt_version=prompt, reply=reply, source=str(path),
-    )  # fmt: skip
+    return imported(judge, prompt, score, reply, str(path), choice)
 
 
 def disagreement(whose: str, pids: list[str]) -> str:

@@ -22,7 +22,7 @@ from lmmreview.db.importers.batch import (
 )
 from lmmreview.db.importers.vlmevalkit import PROMPT_VERSION, names_of, read_rows, require
 from lmmreview.engine.benchmarks.mme.benchmark import MME_BENCHMARK
-from lmmreview.engine.scoring import IMPORTED, Judgment
+from lmmreview.engine.scoring import Judgment, imported
 
 COLUMNS = ("question", "answer", "category", "image_path")
 EXTRACTED = "extracted"
@@ -59,13 +59,5 @@ def _judgment(extracted: str, gold: str, judge: str, file: Path, where: str) -> 
     """Right when the extracted label is the gold, as VLMEvalKit scores it (Unknown never is)."""
     if extracted not in LABELS:
         raise ImportFailure(file, f"extracted {extracted!r}: expected Yes, No or Unknown", where)
-    return Judgment(
-        run=0,
-        score=1.0 if extracted == gold else 0.0,
-        method=IMPORTED,
-        kind=IMPORTED,
-        judge_model=judge,
-        prompt_version=PROMPT_VERSION,
-        reply=f"extracted {extracted}",
-        source=str(file),
-    )
+    score = 1.0 if extracted == gold else 0.0
+    return imported(judge, PROMPT_VERSION, score, f"extracted {extracted}", str(file))

@@ -36,7 +36,7 @@ from lmmreview.db.importers.batch import (
 from lmmreview.db.importers.read import existing, image_from_file, read_jsonl
 from lmmreview.engine.benchmarks.mmmu.benchmark import DISCIPLINE, SUBJECT
 from lmmreview.engine.benchmarks.mmmu_pro.benchmark import MMMU_PRO
-from lmmreview.engine.scoring import IMPORTED, Judgment
+from lmmreview.engine.scoring import Judgment, imported
 from lmmreview.engine.types import Sample
 
 # The official files have no question_type: every MMMU-Pro question is multiple choice.
@@ -189,17 +189,8 @@ def _official_verdict(
             f"if_right {json.dumps(right)} and pred_indexs {letter!r}, the answer {sample.answer!r}"
         )
         raise ImportFailure(path, f"{message}: they disagree", where)
-    return Judgment(
-        run=0,
-        score=1.0 if right else 0.0,
-        choice=letter,
-        method=IMPORTED,
-        kind=IMPORTED,
-        judge_model=OFFICIAL_JUDGE,
-        prompt_version=OFFICIAL_PROMPT,
-        reply=json.dumps({"pred_indexs": letter, "if_right": right}),
-        source=str(path),
-    )
+    reply = json.dumps({"pred_indexs": letter, "if_right": right})
+    return imported(OFFICIAL_JUDGE, OFFICIAL_PROMPT, float(right), reply, str(path), letter)
 
 
 def _options(value: object, path: Path, where: str) -> object:

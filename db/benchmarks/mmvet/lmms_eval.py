@@ -20,7 +20,7 @@ from lmmreview.db.importers.lmms_eval import (
     text_field,
 )
 from lmmreview.engine.benchmarks.mmvet.benchmark import MMVET
-from lmmreview.engine.scoring import IMPORTED, Judgment
+from lmmreview.engine.scoring import Judgment, imported
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
@@ -60,13 +60,4 @@ def _grade(grade: dict[str, Any], path: Path, where: str) -> Judgment:
     judge = text_field(grade, "eval_model", path, where)
     content = text_field(grade, "content", path, where)
     recorded = json.dumps({"score": score, "eval_model": judge}) if judge else ""
-    return Judgment(
-        run=0,
-        score=score,
-        method=IMPORTED,
-        kind=IMPORTED,
-        judge_model=judge,
-        prompt_version=PROMPT_VERSION,
-        reply=content or recorded,
-        source=str(path),
-    )
+    return imported(judge, PROMPT_VERSION, score, content or recorded, str(path))
