@@ -16,7 +16,6 @@ official evaluation leaves it: with each problem's ``extraction``, ``prediction`
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -36,6 +35,7 @@ from lmmreview.sample_data.make_sample_data import (  # its palette, helpers and
     draw_shape,
     img_right_triangle,
     make_axes,
+    regenerate,
     save_png,
     table_image,
     text,
@@ -340,10 +340,7 @@ def build_mathvista(folder: Path) -> None:
 
 def main() -> None:
     """Regenerate ``mathvista/``."""
-    if FOLDER.is_dir():
-        shutil.rmtree(FOLDER)
-    build_mathvista(FOLDER)
-    print(f"MathVista sample data written to {FOLDER}")
+    regenerate(FOLDER, build_mathvista, "MathVista")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ yes one first) for four perception and two cognition subtasks, one image each; a
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +26,7 @@ from lmmreview.sample_data.make_sample_data import (  # its drawings and helpers
     img_shelf,
     img_street_sign,
     img_traffic_light,
+    regenerate,
     save_png,
 )
 
@@ -102,10 +102,7 @@ def build_mme(folder: Path) -> None:
 
 def main() -> None:
     """Regenerate ``mme/``."""
-    if FOLDER.is_dir():
-        shutil.rmtree(FOLDER)
-    build_mme(FOLDER)
-    print(f"MME sample data written to {FOLDER}")
+    regenerate(FOLDER, build_mme, "MME")
 
 
 if __name__ == "__main__":

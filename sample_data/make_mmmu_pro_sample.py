@@ -15,7 +15,6 @@ chain-of-thought (cot), demo-beta's and demo-gamma's direct; the questions' imag
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from lmmreview.sample_data.make_sample_data import (  # its palette, helpers and
     img_truth_table,
     img_velocity_time,
     polygon_points,
+    regenerate,
     save_png,
     table_image,
     text,
@@ -208,10 +208,7 @@ def build_mmmu_pro(folder: Path) -> None:
 
 def main() -> None:
     """Regenerate ``mmmu-pro/``."""
-    if FOLDER.is_dir():
-        shutil.rmtree(FOLDER)
-    build_mmmu_pro(FOLDER)
-    print(f"MMMU-Pro sample data written to {FOLDER}")
+    regenerate(FOLDER, build_mmmu_pro, "MMMU-Pro")
 
 
 if __name__ == "__main__":

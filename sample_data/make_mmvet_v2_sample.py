@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from lmmreview.sample_data.make_sample_data import (  # its palette and drawing 
     canvas,
     draw_shape,
     polygon_points,
+    regenerate,
     save_png,
     text,
 )
@@ -188,10 +188,7 @@ def build_mmvet_v2(folder: Path) -> None:
 
 def main() -> None:
     """Regenerate ``mmvet-v2/``."""
-    if FOLDER.is_dir():
-        shutil.rmtree(FOLDER)
-    build_mmvet_v2(FOLDER)
-    print(f"MM-Vet v2 sample data written to {FOLDER}")
+    regenerate(FOLDER, build_mmvet_v2, "MM-Vet v2")
 
 
 if __name__ == "__main__":

@@ -104,6 +104,14 @@ def png_bytes(img: Image.Image, colors: int = 32) -> bytes:
     return buf.getvalue()
 
 
+def regenerate(folder: Path, build: Callable[[Path], None], title: str) -> None:
+    """Make `folder` anew with `build` (a benchmark's sample data) and say so."""
+    if folder.is_dir():
+        shutil.rmtree(folder)
+    build(folder)
+    print(f"{title} sample data written to {folder}")
+
+
 def save_png(img: Image.Image, path: Path) -> bytes:
     """Write ``img`` to ``path`` as PNG and return the encoded bytes."""
     data = png_bytes(img)
