@@ -7,7 +7,14 @@ from functools import partial
 from importlib.resources import files
 from pathlib import Path
 
-from lmmreview.db.importers import ImportSummary, demo_of, import_target, load, reader_of
+from lmmreview.db.importers import (
+    ImportSummary,
+    batch_sha256,
+    demo_of,
+    import_target,
+    load,
+    reader_of,
+)
 from lmmreview.db.importers.batch import ImportBatch
 from lmmreview.db.scoring import score_offline
 from lmmreview.db.store import StoreError
@@ -53,9 +60,20 @@ def installed_demo_batches() -> list[ImportBatch]:
     data = sample_data()
     batches = demo_batches(data)
     for batch in batches:
+        if batch.judgments or batch.group_verdicts:  # its import records the file's sha256
+            batch.sha256 = batch_sha256(batch)
         batch.source = _as_sample_data(batch.source, data)
         batch.answers = [
             replace(answer, source=_as_sample_data(answer.source, data)) for answer in batch.answers
+        ]
+        batch.judgments = [
+            replace(
+                r, judgment=replace(r.judgment, source=_as_sample_data(r.judgment.source, data))
+            )
+            for r in batch.judgments
+        ]
+        batch.group_verdicts = [
+            replace(v, source=_as_sample_data(v.source, data)) for v in batch.group_verdicts
         ]
     return batches
 

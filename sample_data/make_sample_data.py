@@ -1734,6 +1734,10 @@ Their answers are hand-written in the script; they are not outputs of any real m
 | `mmmu-pro/` | MMMU-Pro (official output files) | \
 `outputs/<model>_standard(10 options)_<method>.jsonl` (8 questions of 10 options, \
 demo-alpha's cot, the others' direct), `images/<id>_1.png` |
+| `hallusionbench/` | HallusionBench (official result files) | \
+`<model>/HallusionBench_result.json` (12 yes/no questions: 2 sets of an original and an \
+edited figure, 1 question with and without its chart), demo-alpha's judged \
+`hallusion_output_v[ds]_model.json`, figures in `hallusion_bench/` |
 
 Notes:
 
@@ -1747,6 +1751,10 @@ Notes:
 - MMMU-Pro: the files are as `mmmu-pro/infer` writes them (no `pred_indexs` or `if_right`
   from `evaluate.py` yet); demo-beta's `Answer: G or B` names two letters (the `Answer:`
   rule finds none), and demo-gamma's `Sorry, no idea.` reaches the random fallback.
+- HallusionBench: demo-alpha's answers carry the official judge's verdicts
+  (`gpt4v_output_gpt_check`, imported as `gpt-4 (imported)`), its "cannot tell" without the
+  chart an uncertain one that counts as right; the offline yes/no rule scores every model's
+  answer that says exactly one of yes and no (`Yes and no`, `I am not sure.` stay unscored).
 
 Regenerate everything (deterministic, byte-identical output) with:
 
@@ -1812,12 +1820,14 @@ def main() -> None:
     build_mmmu(OUT_DIR / "mmmu")
     build_generic(OUT_DIR / "generic")
     (OUT_DIR / "README.md").write_text(README, encoding="utf-8")
-    # MM-Vet v2's and MMMU-Pro's scripts borrow this one's drawing helpers: loaded only now.
+    # The other benchmarks' scripts borrow this one's drawing helpers: loaded only now.
+    from lmmreview.sample_data.make_hallusionbench_sample import main as make_hallusionbench
     from lmmreview.sample_data.make_mmmu_pro_sample import main as make_mmmu_pro
     from lmmreview.sample_data.make_mmvet_v2_sample import main as make_mmvet_v2
 
     make_mmvet_v2()
     make_mmmu_pro()
+    make_hallusionbench()
     print(f"sample data written to {OUT_DIR}")
 
 

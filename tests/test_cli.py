@@ -69,13 +69,20 @@ def test_the_readme_test_command_is_what_ci_runs() -> None:
     assert later[-1].endswith("-m pytest -m smoke")
 
 
-def test_demo_builds_every_benchmark_and_is_idempotent(cli, tmp_path: Path) -> None:
+def test_demo_builds_every_benchmark_and_is_idempotent(
+    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Away from the repository, whose sample_data/ would let a file recorded by its
+    # sample_data/... name (the imported judge's) be read again by chance.
+    monkeypatch.chdir(tmp_path)
     db = tmp_path / "demo.db"
     result = cli("demo", db, "--no-open")
     assert result.code == 0, result.stderr
     document = json.loads(cli("info", db, "--json").stdout)
     datasets = {d["name"]: d for d in document["datasets"]}
-    assert set(datasets) == {"mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "generic"}
+    assert set(datasets) == {
+        "mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "hallusionbench", "generic"
+    }  # fmt: skip
     for dataset in datasets.values():
         models = {m["model"] for m in dataset["models"]}
         assert models == {"demo-alpha", "demo-beta", "demo-gamma"}, dataset["name"]
@@ -85,6 +92,7 @@ def test_demo_builds_every_benchmark_and_is_idempotent(cli, tmp_path: Path) -> N
         assert datasets[name]["images"] == len(
             {hashlib.sha256(p.read_bytes()).digest() for p in images}
         )
+    assert (datasets["hallusionbench"]["samples"], datasets["hallusionbench"]["images"]) == (12, 5)
     before = dump(db)
     assert cli("demo", db, "--no-open").code == 0
     assert dump(db) == before

@@ -66,7 +66,7 @@ def test_the_dataset_switcher_is_in_the_footer_and_the_header_counts_datasets(
 
     drive(demo_db, steps, size=(160, 48))
     assert "d dataset" in seen["screen"][-1]
-    assert "demo.db · 6 datasets · mmvet (mmvet)" in seen["status"]
+    assert "demo.db · 7 datasets · mmvet (mmvet)" in seen["status"]
 
 
 def test_the_footer_makes_its_keys_once_and_shows_every_binding(

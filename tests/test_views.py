@@ -29,6 +29,7 @@ OVERALL = {
     "mmvet": ("mmvet.capabilities", "total"),
     "mmmu": ("mmmu.disciplines", "overall"),
     "mmmu-pro": ("mmmu-pro.disciplines", "overall"),
+    "hallusionbench": ("hallusionbench.questions", "overall"),
     "generic": ("generic.overall", "overall"),
 }
 
@@ -134,7 +135,9 @@ def test_the_judges_view_lists_every_judge_and_marks_the_one_the_tables_show(
 ) -> None:
     judges = {(r["dataset"], r["judge_model"]): r for r in _view(graded_demo, "judges")}
     shown = {dataset for (dataset, _), r in judges.items() if r["shown"]}
-    assert shown == {"mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "generic"}  # one each
+    assert shown == {  # one each
+        "mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "hallusionbench", "generic"
+    }  # fmt: skip
     assert judges["mmvet", DEFAULT_JUDGE_MODEL]["shown"]  # the first LLM judge
     assert not judges["mmvet", "another-judge"]["shown"]  # a later one displaces nothing
     assert not judges["mmvet", "offline rules"]["shown"]

@@ -222,7 +222,7 @@ def _record_import(
     brought these judgments. An earlier import of the same judge on the same answers is
     refused, unless --replace removes it first."""
     judges = sorted({j.judge_model for _, j in judgments} | {v.judge_model for _, v in verdicts})
-    sha256 = _sha256(batch)
+    sha256 = batch.sha256 or batch_sha256(batch)
     earlier = imports_judging(store, dataset_id, _judged(judgments, verdicts))
     if len(earlier) == 1 and earlier[0].sha256 == sha256:
         summary.already_imported = earlier[0].id
@@ -244,7 +244,7 @@ def _judged(
     }
 
 
-def _sha256(batch: ImportBatch) -> str:
+def batch_sha256(batch: ImportBatch) -> str:
     """The sha256 of the batch's file; of a folder (MMMU-Pro's, a file per model), of the
     names and sha256s of the files its judgments came from, so the same folder again is the
     same import."""

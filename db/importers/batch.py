@@ -84,6 +84,9 @@ class ImportBatch:
     warnings: list[str] = field(default_factory=list)
     # --replace: remove the earlier imports of the same judge on these answers first
     replace: bool = False
+    # The sha256 its import is recorded with, when taken before `source` was renamed to a
+    # path that cannot be read again (the demo's `sample_data/...`); else read from source.
+    sha256: str = ""
 
     def add_image(self, key: str, image: StoredImage) -> None:
         """Attach an image to sample `key` (after its other images)."""

@@ -55,6 +55,22 @@ def read_request(request: ImportRequest) -> ImportBatch:
     return read_results(results, request.text("model"), dataset, request.path("images"))
 
 
+def demo_requests(data: Path) -> list[ImportRequest]:
+    """The demo: each sample model's result file (its folder names the model), with the
+    figures, then the official judge's files where the folder has them."""
+    folder = data / "hallusionbench"
+    requests = []
+    for model in sorted(path for path in folder.glob("demo-*") if path.is_dir()):
+        files = [model / "HallusionBench_result.json", *sorted(model.glob("hallusion_output_*"))]
+        requests += [
+            ImportRequest(
+                {"results": path, "model": model.name, "images": folder / "hallusion_bench"}
+            )
+            for path in files
+        ]
+    return requests
+
+
 def read_results(
     path: Path,
     model: str | None = None,

@@ -185,6 +185,7 @@ class HallusionBench(Benchmark):
             JUDGE_NAME,
             REPLACE,
         ),
+        demo="hallusionbench-demo",
     )
     tool_importers: tuple[Importer, ...] = (
         Importer(
