@@ -77,14 +77,19 @@ def read_results(
     dataset: str = "hallusionbench",
     images: Path | None = None,
 ) -> ImportBatch:
-    """The questions, one model's answers and any official verdicts of one file; with
-    `images`, the figures each row's `filename` names there."""
+    """The questions, one model's answers and any official verdicts of one file (the
+    questions only of a file with no `model_prediction`, the release's HallusionBench.json);
+    with `images`, the figures each row's `filename` names there."""
     check_model_argument(model)
     name = model or _model_of(path)
     batch = ImportBatch(dataset, HALLUSIONBENCH.name, str(path))
     figures = ImageFiles(existing(images, "folder")) if images is not None else None
     lines: dict[str, int] = {}  # key -> the row it was read from
-    for number, row in enumerate(_rows(existing(path)), start=1):
+    rows = _rows(existing(path))
+    # The release's HallusionBench.json, no row answered: its questions only (for other
+    # tools' answers, VLMEvalKit's, to meet)
+    answered = any(isinstance(row, dict) and PREDICTION in row for row in rows)
+    for number, row in enumerate(rows, start=1):
         where = f"row {number}"
         sample = hallusion_sample(row, path, where)
         if sample.key in lines:
@@ -94,6 +99,8 @@ def read_results(
         batch.samples.append(sample)
         if (figure := _figure(figures, sample, path, where)) is not None:
             batch.add_image(sample.key, figure)
+        if not answered:
+            continue
         answer = _text(row, PREDICTION, path, where)
         batch.answers.append(AnswerRecord(sample.key, name, answer, str(path)))
         if row.get(VERDICT) is not None:
