@@ -27,7 +27,14 @@ def _questions(folder: Path) -> Path:
     return write_json(folder / "HallusionBench.json", rows)
 
 
-def _workbook(folder: Path, judged: bool = True, **change: Any) -> Path:
+def vlmevalkit_files(folder: Path, model: str) -> None:
+    """The release's HallusionBench.json and `model`'s auxmatch workbook, as the docs'
+    example imports them."""
+    _questions(folder)
+    _workbook(folder, model=model)
+
+
+def _workbook(folder: Path, judged: bool = True, model: str = "tiny", **change: Any) -> Path:
     """VLMEvalKit's rows of the worked example: its questions with a figure (the VS one asked
     without is not among its 951), the same answers, and with `judged` auxmatch's extracted
     (the yes/no rule's word, else Unknown) and score; `change` sets cells of the first row."""
@@ -43,9 +50,10 @@ def _workbook(folder: Path, judged: bool = True, **change: Any) -> Path:
         if judged:
             extracted = (yes_or_no(prediction) or "unknown").capitalize()
             row += [extracted, extracted == answer]
-        rows.append(dict(zip(JUDGED if judged else HEADER, row, strict=True)) | change)
+        cells = dict(zip(JUDGED if judged else HEADER, row, strict=True))
+        rows.append(cells if rows else cells | change)
     header = JUDGED if judged else HEADER
-    name = "tiny_HallusionBench_auxmatch.xlsx" if judged else "tiny_HallusionBench.xlsx"
+    name = f"{model}_HallusionBench_auxmatch.xlsx" if judged else f"{model}_HallusionBench.xlsx"
     return write_xlsx(folder / name, header, [[row[c] for c in header] for row in rows])
 
 
