@@ -1714,7 +1714,8 @@ README = """\
 
 Small, self-made benchmark files for trying out `lmmreview` without downloading anything.
 All images are simple drawings (charts, signs, receipts, a clock, shapes...) made by the
-script, and every question can be answered from its image.
+script, and every question can be answered from its image (but one HallusionBench question,
+asked without its chart on purpose).
 
 The three "models" - **demo-alpha** (strong, sometimes verbose), **demo-beta** (mediocre,
 chatty) and **demo-gamma** (weak, sometimes empty or off-topic) - are made-up demo models.

@@ -28,13 +28,16 @@ def _verdict(judges: str) -> list[str]:
 
 
 def test_the_detail_shows_the_figure_the_gold_and_the_official_verdict(demo_db: Path) -> None:
-    seen: dict[str, dict[str, str]] = {}
+    seen: dict[str, dict[str, str]] = {}  # per question: its widgets' text, its figure
 
     async def steps(app, pilot) -> None:
+        images = app.screen.query_one("#images")
         for wanted in (ORIGINAL, EDITED, NO_FIGURE):
             await _go_to(app, pilot, wanted)
             seen[wanted[0]] = {w: text_of(app, f"#{w}") for w in ("title", "question", "gold")}
             seen[wanted[0]]["judges"] = text_of(app, "#judges")
+            await until(pilot, lambda: not images.pending)
+            seen[wanted[0]]["figure"] = "none" if images.has_class("empty") else "shown"
 
     drive(demo_db, steps, dataset="hallusionbench")
     first, edited, no_figure = (seen[key] for key, _ in (ORIGINAL, EDITED, NO_FIGURE))
@@ -44,6 +47,7 @@ def test_the_detail_shows_the_figure_the_gold_and_the_official_verdict(demo_db: 
     assert "the same size as the right orange circle." in first["gold"]
     assert "gpt-4 (imported)" in first["judges"].splitlines()[2]  # the shown judge, first
     assert _verdict(first["judges"])[:2] == ["0", "1.00"] and "(correct)" in first["judges"]
+    assert (first["figure"], edited["figure"], no_figure["figure"]) == ("shown", "shown", "none")
     assert "edited figure · gold: no" in edited["title"]
     assert _verdict(edited["judges"])[:2] == ["0", "0.00"] and "(incorrect)" in edited["judges"]
     # asked without its chart: the judge's "uncertain" counts as right
