@@ -206,7 +206,7 @@ class HallusionBench(Benchmark):
         ),
         Importer(
             "hallusionbench-vlmevalkit",
-            "HallusionBench: VLMEvalKit predictions or auxmatch workbook.\n\n"
+            "HallusionBench: VLMEvalKit predictions, auxmatch.\n\n"
             "VLMEvalKit's {model}_HallusionBench.xlsx (or .tsv, .json) as answers to the "
             "questions imported before from the official files (its 951 questions with a "
             "figure, found by l2-category and the set, figure and question fields of index); "
