@@ -67,20 +67,21 @@ def installed_demo_batches() -> list[ImportBatch]:
             replace(answer, source=_as_sample_data(answer.source, data)) for answer in batch.answers
         ]
         batch.judgments = [_judgment_as_sample_data(record, data) for record in batch.judgments]
+        batch.group_verdicts = [
+            replace(v, source=_as_sample_data(v.source, data)) for v in batch.group_verdicts
+        ]
     return batches
 
 
 def _judgment_as_sample_data(record: JudgmentRecord, data: Path) -> JudgmentRecord:
     """An imported judgment (a file's own verdict), its source named as the answer's is."""
-    source = record.judgment.source
-    if not source:
-        return record
-    judgment = replace(record.judgment, source=_as_sample_data(source, data))
+    judgment = replace(record.judgment, source=_as_sample_data(record.judgment.source, data))
     return replace(record, judgment=judgment)
 
 
 def _as_sample_data(source: str, data: Path) -> str:
-    return (Path("sample_data") / Path(source).relative_to(data)).as_posix()
+    """A source read from the installed sample data, as `sample_data/...` ('' stays '')."""
+    return (Path("sample_data") / Path(source).relative_to(data)).as_posix() if source else ""
 
 
 def build_demo(path: Path, batches: list[ImportBatch]) -> list[ImportSummary]:

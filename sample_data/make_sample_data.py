@@ -1722,7 +1722,8 @@ README = """\
 
 Small, self-made benchmark files for trying out `lmmreview` without downloading anything.
 All images are simple drawings (charts, signs, receipts, a clock, shapes...) made by the
-script, and every question can be answered from its image.
+script, and every question can be answered from its image (but one HallusionBench question,
+asked without its chart on purpose).
 
 The three "models" - **demo-alpha** (strong, sometimes verbose), **demo-beta** (mediocre,
 chatty) and **demo-gamma** (weak, sometimes empty or off-topic) - are made-up demo models.
@@ -1747,6 +1748,10 @@ problems: multiple choice, integer, float and list answers), `images/<pid>.png` 
 | `mme/` | MME (official eval_tool result files) | `results/<model>/<subtask>.txt` \
 (6 subtasks, 4 of perception and 2 of cognition, one image of two yes/no questions each), \
 `images/<subtask>/<image>.png` |
+| `hallusionbench/` | HallusionBench (official result files) | \
+`<model>/HallusionBench_result.json` (12 yes/no questions: 2 sets of an original and an \
+edited figure, 1 question with and without its chart), the judge's \
+`hallusion_output_v[ds]_model.json`, figures in `hallusion_bench/` |
 
 Notes:
 
@@ -1767,6 +1772,10 @@ Notes:
 - MME: the official rule reads only an answer's first four characters unless it is exactly
   yes or no: demo-beta's `There is no bicycle.` and `**Yes**` and demo-gamma's `y` and
   `I think yes` read as "other" (wrong), demo-gamma's `None` as no.
+- HallusionBench: every model's answers carry the official judge's verdicts
+  (`gpt4v_output_gpt_check`, imported as `gpt-4 (imported)`), demo-alpha's "cannot tell"
+  without the chart an uncertain one that counts as right; the offline yes/no rule scores every model's
+  answer that says exactly one of yes and no (`Yes and no`, `I am not sure.` stay unscored).
 
 Regenerate everything (deterministic, byte-identical output) with:
 
@@ -1832,8 +1841,8 @@ def main() -> None:
     build_mmmu(OUT_DIR / "mmmu")
     build_generic(OUT_DIR / "generic")
     (OUT_DIR / "README.md").write_text(README, encoding="utf-8")
-    # MM-Vet v2's, MMMU-Pro's, MathVista's and MME's scripts borrow this one's drawing
-    # helpers: loaded only now.
+    # The other benchmarks' scripts borrow this one's drawing helpers: loaded only now.
+    from lmmreview.sample_data.make_hallusionbench_sample import main as make_hallusionbench
     from lmmreview.sample_data.make_mathvista_sample import main as make_mathvista
     from lmmreview.sample_data.make_mme_sample import main as make_mme
     from lmmreview.sample_data.make_mmmu_pro_sample import main as make_mmmu_pro
@@ -1843,6 +1852,7 @@ def main() -> None:
     make_mmmu_pro()
     make_mathvista()
     make_mme()
+    make_hallusionbench()
     print(f"sample data written to {OUT_DIR}")
 
 

@@ -83,7 +83,7 @@ def test_demo_builds_every_benchmark_and_is_idempotent(
     document = json.loads(cli("info", db, "--json").stdout)
     datasets = {d["name"]: d for d in document["datasets"]}
     assert set(datasets) == {
-        "mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "mathvista", "mme", "generic"
+        "mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "mathvista", "hallusionbench", "mme", "generic"
     }  # fmt: skip
     for dataset in datasets.values():
         models = {m["model"] for m in dataset["models"]}
@@ -97,6 +97,7 @@ def test_demo_builds_every_benchmark_and_is_idempotent(
     with Store.open(db) as store:
         files = [file for (file,) in store.conn.execute("SELECT file FROM imports")]
     assert files == [f"sample_data/mathvista/output_{m}.json" for m in DEMO_MODELS]
+    assert (datasets["hallusionbench"]["samples"], datasets["hallusionbench"]["images"]) == (12, 5)
     before = dump(db)
     assert cli("demo", db, "--no-open").code == 0
     assert dump(db) == before

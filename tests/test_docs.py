@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, png_base64, png_bytes, write_lines, write_tsv
 from test_hallusionbench import hallusionbench_files
+from test_hallusionbench_vlmevalkit import vlmevalkit_files
 from test_import_lmms_eval import (
     MMMU_DOCS,
     mmbench_line,
@@ -192,6 +193,7 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     for auxmatch in (False, True):
         vlmevalkit_workbook(folder / "vlmevalkit", auxmatch)
     (folder / "MME_Benchmark_release_version").mkdir()
+    vlmevalkit_files(folder / "vlmevalkit", "llava")
     if demo is not None:
         for name in ("results.db", "ana.db", "ben.db"):
             shutil.copyfile(demo, folder / name)

@@ -337,7 +337,9 @@ def _table_error(path: Path, start: int, end: int, problem: str) -> ImportFailur
     return ImportFailure(path, message, f"line {start}")
 
 
-def xlsx_rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+def xlsx_rows(
+    path: Path, required: tuple[str, ...], flags: tuple[str, ...] = ()
+) -> list[tuple[int, dict[str, str]]]:
     """(row number, cells by column) of an .xlsx workbook with the `required` columns (see
     workbook_rows); openpyxl is an optional extra, and its absence is one clear line."""
     try:
@@ -348,16 +350,17 @@ def xlsx_rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str
         ) from None
     if not path.is_file():
         raise ImportFailure(path, "no such file")
-    return workbook_rows(openpyxl, path, required)
+    return workbook_rows(openpyxl, path, required, flags)
 
 
 def workbook_rows(
-    openpyxl: ModuleType, path: Path, required: tuple[str, ...]
+    openpyxl: ModuleType, path: Path, required: tuple[str, ...], flags: tuple[str, ...] = ()
 ) -> list[tuple[int, dict[str, str]]]:
     """(row number, cells by column) of the first sheet of an .xlsx workbook, empty rows left
     out. A cell reads as the text written in it: a formula's own text ("=A", as pandas saves
     an answer starting with "="), never a result cached or left out by the program that wrote
-    it. A workbook beyond the size bound is refused before it is read."""
+    it. The `flags` columns are the tool's own true/false values (True or False). A workbook
+    beyond the size bound is refused before it is read."""
     _tell(path)
     limit = _xlsx_limit()
     _check_unpacked_size(path, limit)
@@ -366,7 +369,7 @@ def workbook_rows(
     except Exception as exc:  # openpyxl raises zipfile, KeyError, InvalidFileException...
         raise ImportFailure(path, f"not a readable .xlsx workbook ({exc})") from None
     try:
-        return _sheet_rows(book.worksheets[0], path, required, limit)
+        return _sheet_rows(book.worksheets[0], path, required, limit, flags)
     except ImportFailure:
         raise
     except Exception as exc:  # broken XML inside the zip, a workbook without a worksheet...
@@ -376,7 +379,7 @@ def workbook_rows(
 
 
 def _sheet_rows(
-    sheet: Any, path: Path, required: tuple[str, ...], limit: int
+    sheet: Any, path: Path, required: tuple[str, ...], limit: int, flags: tuple[str, ...]
 ) -> list[tuple[int, dict[str, str]]]:
     """The rows below the header, each cut or padded to the header's width."""
     max_cells = limit // _BYTES_PER_CELL
@@ -398,16 +401,19 @@ def _sheet_rows(
         _tell(path, "rows")  # a large workbook takes seconds: say how far it is
         if any(value not in (None, "") for value in values):
             where = f"sheet {sheet.title!r}, row {number}"
-            rows.append((number, _row_cells(header, values, path, where)))
+            rows.append((number, _row_cells(header, values, path, where, flags)))
     return rows
 
 
 def _row_cells(
-    header: list[str], values: tuple[object, ...], path: Path, where: str
+    header: list[str], values: tuple[object, ...], path: Path, where: str, flags: tuple[str, ...]
 ) -> dict[str, str]:
-    """A row's cells as text. A true/false or date cell is refused: Excel typed it (a model's
-    "TRUE" or "1/2"), and its text is not what the cell held."""
+    """A row's cells as text. A true/false (outside the `flags` columns) or date cell is
+    refused: Excel typed it (a model's "TRUE" or "1/2"), and its text is not what the cell
+    held."""
     for name, value in zip(header, values, strict=True):
+        if isinstance(value, bool) and name in flags:
+            continue
         if isinstance(value, bool | datetime.date | datetime.time | datetime.timedelta):
             kind = "a true/false" if isinstance(value, bool) else "a date or time"
             raise ImportFailure(

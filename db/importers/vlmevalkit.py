@@ -63,12 +63,13 @@ def names_of(request: ImportRequest, file: Path, dataset_pattern: str) -> Names:
     return Names(model or name_of_file_part(match[1]), match[2], judge or match[3])
 
 
-def _rows(path: Path) -> Rows:
-    """The rows of a prediction file: an .xlsx workbook, a .tsv/.csv table, or a .json list
-    of records; every cell as text ("" when empty)."""
+def _rows(path: Path, flags: tuple[str, ...]) -> Rows:
+    """The rows of a prediction file: an .xlsx workbook (its `flags` columns true/false
+    values), a .tsv/.csv table, or a .json list of records; every cell as text ("" when
+    empty)."""
     suffix = path.suffix.lower()
     if suffix == ".xlsx":
-        return [(f"line {line}", row) for line, row in xlsx_rows(path, KEY_COLUMNS)]
+        return [(f"line {line}", row) for line, row in xlsx_rows(path, KEY_COLUMNS, flags)]
     if suffix == ".json":
         return _json_rows(path)
     return [(f"line {line}", row) for line, row in read_table(path, KEY_COLUMNS)]
@@ -106,8 +107,8 @@ def _same_columns(record: dict[str, object], first: dict[str, str], path: Path, 
         )
 
 
-def read_rows(path: Path) -> Rows:
-    rows = _rows(path)
+def read_rows(path: Path, flags: tuple[str, ...] = ()) -> Rows:
+    rows = _rows(path, flags)
     if not rows:
         raise ImportFailure(path, "holds no rows")
     return rows

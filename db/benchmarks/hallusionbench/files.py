@@ -57,20 +57,41 @@ def read_request(request: ImportRequest) -> ImportBatch:
     return read_results(results, request.text("model"), dataset, request.path("images"))
 
 
+def demo_requests(data: Path) -> list[ImportRequest]:
+    """The demo: each sample model's result file (its folder names the model), with the
+    figures, then the official judge's files where the folder has them."""
+    folder = data / "hallusionbench"
+    requests = []
+    for model in sorted(path for path in folder.glob("demo-*") if path.is_dir()):
+        files = [model / "HallusionBench_result.json", *sorted(model.glob("hallusion_output_*"))]
+        requests += [
+            ImportRequest(
+                {"results": path, "model": model.name, "images": folder / "hallusion_bench"}
+            )
+            for path in files
+        ]
+    return requests
+
+
 def read_results(
     path: Path,
     model: str | None = None,
     dataset: str = "hallusionbench",
     images: Path | None = None,
 ) -> ImportBatch:
-    """The questions, one model's answers and any official verdicts of one file; with
-    `images`, the figures each row's `filename` names there."""
+    """The questions, one model's answers and any official verdicts of one file (the
+    questions only of a file with no `model_prediction`, the release's HallusionBench.json);
+    with `images`, the figures each row's `filename` names there."""
     check_model_argument(model)
     name = model or _model_of(path)
     batch = ImportBatch(dataset, HALLUSIONBENCH.name, str(path))
     figures = ImageFiles(existing(images, "folder")) if images is not None else None
     lines: dict[str, int] = {}  # key -> the row it was read from
-    for number, row in enumerate(_rows(existing(path)), start=1):
+    rows = _rows(existing(path))
+    # The release's HallusionBench.json, no row answered: its questions only (for other
+    # tools' answers, VLMEvalKit's, to meet)
+    answered = any(isinstance(row, dict) and PREDICTION in row for row in rows)
+    for number, row in enumerate(rows, start=1):
         where = f"row {number}"
         sample = hallusion_sample(row, path, where)
         if sample.key in lines:
@@ -80,6 +101,8 @@ def read_results(
         batch.samples.append(sample)
         if (figure := _figure(figures, sample, path, where)) is not None:
             batch.add_image(sample.key, figure)
+        if not answered:
+            continue
         answer = _text(row, PREDICTION, path, where)
         batch.answers.append(AnswerRecord(sample.key, name, answer, str(path)))
         if row.get(VERDICT) is not None:

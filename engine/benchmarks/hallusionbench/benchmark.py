@@ -15,7 +15,12 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, REPLACE
+from lmmreview.engine.benchmarks import (
+    JUDGE_NAME,
+    LMMS_EVAL_MODEL,
+    MODEL_FROM_FILE_NAME,
+    REPLACE,
+)
 from lmmreview.engine.benchmarks.hallusionbench import rules
 from lmmreview.engine.benchmarks.hallusionbench.rules import (
     CATEGORY,
@@ -185,6 +190,7 @@ class HallusionBench(Benchmark):
             JUDGE_NAME,
             REPLACE,
         ),
+        demo="hallusionbench-demo",
     )
     tool_importers: tuple[Importer, ...] = (
         Importer(
@@ -197,6 +203,18 @@ class HallusionBench(Benchmark):
             Option("samples", "JSONL", "*_samples_hallusion_bench_image.jsonl.", required=True),
             (LMMS_EVAL_MODEL,),
             command="hallusionbench-lmms-eval",
+        ),
+        Importer(
+            "hallusionbench-vlmevalkit",
+            "HallusionBench: VLMEvalKit predictions, auxmatch.\n\n"
+            "VLMEvalKit's {model}_HallusionBench.xlsx (or .tsv, .json) as answers to the "
+            "questions imported before from the official files (its 951 questions with a "
+            "figure, found by l2-category and the set, figure and question fields of index); "
+            "its {model}_HallusionBench_auxmatch.xlsx also as imported judgments of "
+            "vlmevalkit-yorn (score: extracted equals answer).",
+            Option("file", "FILE", "Prediction file or auxmatch workbook.", required=True),
+            (MODEL_FROM_FILE_NAME, JUDGE_NAME, REPLACE),
+            command="hallusionbench-vlmevalkit",
         ),
     )
 

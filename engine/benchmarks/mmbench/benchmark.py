@@ -139,7 +139,7 @@ class MMBench(Benchmark):
     tool_importers: tuple[Importer, ...] = (
         Importer(
             "mmbench-vlmevalkit",
-            "MMBench: VLMEvalKit predictions or result workbook.\n\n"
+            "MMBench: VLMEvalKit predictions, result workbook.\n\n"
             "A prediction workbook ({model}_MMBench_DEV_EN.xlsx, or .tsv, .json; every "
             "circular row) as answers, and as questions when no --questions TSV is given "
             "(rows without a category count in Overall only); a result workbook (hit, log, "

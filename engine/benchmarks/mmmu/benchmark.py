@@ -99,7 +99,7 @@ class MMMU(SubjectBenchmark):
     title = "MMMU"
     importer = Importer(
         "mmmu",
-        "MMMU: example outputs, answer dictionary, questions.\n\n"
+        "MMMU: outputs, answer dictionary, questions.\n\n"
         "Any of: the official example outputs, the answer dictionary, a question file.",
         Option("outputs", "OUTPUTS", "Folder of <Subject>/output.json, or one outputs file."),
         (
