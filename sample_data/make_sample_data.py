@@ -1774,8 +1774,9 @@ Notes:
   `I think yes` read as "other" (wrong), demo-gamma's `None` as no.
 - HallusionBench: every model's answers carry the official judge's verdicts
   (`gpt4v_output_gpt_check`, imported as `gpt-4 (imported)`), demo-alpha's "cannot tell"
-  without the chart an uncertain one that counts as right; the offline yes/no rule scores every model's
-  answer that says exactly one of yes and no (`Yes and no`, `I am not sure.` stay unscored).
+  without the chart an uncertain one that counts as right; the offline yes/no rule scores
+  every model's answer that says exactly one of yes and no (`Yes and no`, `I am not sure.`
+  stay unscored).
 
 Regenerate everything (deterministic, byte-identical output) with:
 

@@ -220,6 +220,22 @@ def _non_finite(document: Any) -> str | None:
     return None
 
 
+def text_field(row: dict[str, Any], name: str, path: Path, where: str) -> str:
+    """A record's text field that must be there (it may be empty)."""
+    value = row.get(name)
+    if not isinstance(value, str):
+        raise ImportFailure(path, f"missing or non-text field {name!r}", where)
+    return value
+
+
+def optional_text_field(row: dict[str, Any], name: str, path: Path, where: str) -> str | None:
+    """A record's text field that may be missing or null (None then)."""
+    value = row.get(name)
+    if value is not None and not isinstance(value, str):
+        raise ImportFailure(path, f"{name} must be text or null, not {value!r}", where)
+    return value
+
+
 def read_json(path: Path) -> Any:
     return parse_json(read_text(path), path)
 

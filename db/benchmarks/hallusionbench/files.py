@@ -23,16 +23,21 @@ from lmmreview.db.importers.batch import (
     check_model_argument,
     model_name,
 )
-from lmmreview.db.importers.read import ImageFiles, existing, read_json
+from lmmreview.db.importers.read import (
+    ImageFiles,
+    existing,
+    optional_text_field,
+    read_json,
+    text_field,
+)
 from lmmreview.db.store import StoredImage
 from lmmreview.engine.benchmarks.hallusionbench import rules
 from lmmreview.engine.benchmarks.hallusionbench.benchmark import (
     CATEGORIES,
-    FIGURE_SHOWN,
     HALLUSIONBENCH,
     verdict_score,
 )
-from lmmreview.engine.scoring import IMPORTED, Judgment
+from lmmreview.engine.scoring import Judgment, imported
 from lmmreview.engine.types import Extra, QuestionType, Sample
 
 VERDICT = "gpt4v_output_gpt_check"  # the official judge's verdict on a row
@@ -43,7 +48,6 @@ _AXES = (rules.CATEGORY, rules.SUBCATEGORY)
 # The id-like fields kept as extra fields, as the official json writes them (text).
 _EXTRA = (rules.SET_ID, rules.FIGURE_ID, rules.QUESTION_ID, rules.VISUAL_INPUT, rules.GT_ANSWER)
 _JUDGED_NAME = re.compile(r"^hallusion_output_v[ds]_")
-MEANING = {rules.INCORRECT: "incorrect", rules.CORRECT: "correct", rules.UNCERTAIN: "uncertain"}
 
 _NUMBER = re.compile(r"0|[1-9][0-9]*", re.ASCII)  # a figure number, written plainly
 
@@ -103,7 +107,7 @@ def read_results(
             batch.add_image(sample.key, figure)
         if not answered:
             continue
-        answer = _text(row, PREDICTION, path, where)
+        answer = text_field(row, PREDICTION, path, where)
         batch.answers.append(AnswerRecord(sample.key, name, answer, str(path)))
         if row.get(VERDICT) is not None:
             judgment = official_judgment(sample, row, path, where)
@@ -148,12 +152,12 @@ def hallusion_sample(row: Any, path: Path, where: str) -> Sample:
     _check(fields, path, where)
     extra: Extra = {name: fields[name] for name in _EXTRA}
     for name in ("sample_note", "filename"):
-        extra[name] = _optional_text(row, name, path, where)
+        extra[name] = optional_text_field(row, name, path, where)
     return Sample(
         rules.sample_key(fields),
-        _text(row, "question", path, where),
+        text_field(row, "question", path, where),
         QuestionType.OPEN,
-        _text(row, "gt_answer_details", path, where),
+        text_field(row, "gt_answer_details", path, where),
         axes={name: (fields[name],) for name in _AXES},
         extra=extra,
     )
@@ -165,7 +169,7 @@ def _check(fields: dict[str, str], path: Path, where: str) -> None:
     if fields[rules.CATEGORY] not in CATEGORIES:
         message = f"category {fields[rules.CATEGORY]!r}: HallusionBench's are VD and VS"
         raise ImportFailure(path, message, where)
-    if fields[rules.VISUAL_INPUT] not in FIGURE_SHOWN:
+    if fields[rules.VISUAL_INPUT] not in rules.VISUAL_INPUTS:
         message = f"visual_input {fields[rules.VISUAL_INPUT]!r}: expected 0, 1 or 2"
         raise ImportFailure(path, message, where)
     if not _NUMBER.fullmatch(fields[rules.FIGURE_ID]):  # "00": 0 by int(), not by "0" ==
@@ -182,27 +186,20 @@ def official_judgment(sample: Sample, row: dict[str, Any], path: Path, where: st
     text where the file keeps it (lmms-eval's `gpt_answer`), else the verdict."""
     value = row[VERDICT]
     verdict = str(value)
-    if isinstance(value, bool) or verdict not in MEANING:
+    if isinstance(value, bool) or verdict not in rules.VERDICTS:
         message = f"{VERDICT} {value!r}: expected 0, 1 or 2"
         raise ImportFailure(path, message, where)
-    return Judgment(
-        run=0,
-        score=verdict_score(verdict, rules.without_figure(sample)),
-        method=IMPORTED,
-        kind=IMPORTED,
-        judge_model=OFFICIAL_JUDGE,
-        prompt_version=rules.PROMPT_VERSION,
-        reply=_judge_reply(row, sample, path, where) or f"{verdict} ({MEANING[verdict]})",
-        source=str(path),
-    )
+    score = verdict_score(verdict, rules.without_figure(sample))
+    reply = _judge_reply(row, sample, path, where) or f"{verdict} ({rules.VERDICTS[verdict]})"
+    return imported(OFFICIAL_JUDGE, rules.PROMPT_VERSION, score, reply, str(path))
 
 
 def _judge_reply(row: dict[str, Any], sample: Sample, path: Path, where: str) -> str | None:
     """The judge's reply in lmms-eval's `gpt_answer` (the prompt, then the reply); None
     when the row has none, or one that does not begin with this row's prompt."""
-    kept = _optional_text(row, JUDGE_TEXT, path, where)
+    kept = optional_text_field(row, JUDGE_TEXT, path, where)
     prompt = rules.judge_prompt(
-        sample.question, sample.golds[0], _text(row, PREDICTION, path, where)
+        sample.question, sample.golds[0], text_field(row, PREDICTION, path, where)
     )
     if kept is None or not kept.startswith(prompt):
         return None
@@ -216,18 +213,4 @@ def _id(row: dict[str, Any], name: str, path: Path, where: str) -> str:
         return str(value)
     if not isinstance(value, str) or not value.strip():
         raise ImportFailure(path, f"missing or non-text field {name!r}", where)
-    return value
-
-
-def _text(row: dict[str, Any], name: str, path: Path, where: str) -> str:
-    value = row.get(name)
-    if not isinstance(value, str):
-        raise ImportFailure(path, f"missing or non-text field {name!r}", where)
-    return value
-
-
-def _optional_text(row: dict[str, Any], name: str, path: Path, where: str) -> str | None:
-    value = row.get(name)
-    if value is not None and not isinstance(value, str):
-        raise ImportFailure(path, f"{name} must be text", where)
     return value

@@ -26,7 +26,13 @@ from lmmreview.db.importers.batch import (
     listed,
     model_name,
 )
-from lmmreview.db.importers.read import ImageFiles, existing, read_json
+from lmmreview.db.importers.read import (
+    ImageFiles,
+    existing,
+    optional_text_field,
+    read_json,
+    text_field,
+)
 from lmmreview.db.store import StoredImage
 from lmmreview.engine.benchmarks.mathvista import rules
 from lmmreview.engine.benchmarks.mathvista.benchmark import (
@@ -108,7 +114,7 @@ def read_mathvista(
 
 def _image(row: dict[str, Any], files: ImageFiles, path: Path, where: str) -> StoredImage | None:
     """The problem's image, named by its `image` field relative to the images folder."""
-    name = _optional_text(row, "image", path, where)
+    name = optional_text_field(row, "image", path, where)
     return files.read(name, path, where) if name else None
 
 
@@ -124,9 +130,9 @@ def problem_sample(pid: str, row: dict[str, Any], path: Path, where: str) -> Sam
     answer type, precision, unit and query kept."""
     if row.get("pid", pid) != pid:
         raise ImportFailure(path, f"pid {row['pid']!r} differs from its key", where)
-    question = _text(row, "question", path, where)
+    question = text_field(row, "question", path, where)
     question_type, answer_type = _types(row, path, where)
-    answer = _optional_text(row, "answer", path, where) or None  # blank: hidden (test split)
+    answer = optional_text_field(row, "answer", path, where) or None  # blank: hidden (test split)
     split, metadata = _metadata(row.get("metadata"), path, where)
     axes: Axes = {"question_type": (question_type,), "answer_type": (answer_type,), **metadata}
     extra = _extra(row, answer_type, path, where)
@@ -163,24 +169,10 @@ def _extra(row: dict[str, Any], answer_type: str, path: Path, where: str) -> Ext
     found = (
         (ANSWER_TYPE, answer_type),
         (PRECISION, precision),
-        (UNIT, _optional_text(row, UNIT, path, where)),
-        (QUERY, _optional_text(row, QUERY, path, where)),
+        (UNIT, optional_text_field(row, UNIT, path, where)),
+        (QUERY, optional_text_field(row, QUERY, path, where)),
     )
     return {name: value for name, value in found if value is not None}
-
-
-def _text(row: dict[str, Any], name: str, path: Path, where: str) -> str:
-    value = row.get(name)
-    if not isinstance(value, str):
-        raise ImportFailure(path, f"missing or non-text field {name!r}", where)
-    return value
-
-
-def _optional_text(row: dict[str, Any], name: str, path: Path, where: str) -> str | None:
-    value = row.get(name)
-    if value is not None and not isinstance(value, str):
-        raise ImportFailure(path, f"{name} must be text or null, not {value!r}", where)
-    return value
 
 
 def _precision(value: object, path: Path, where: str) -> int | None:

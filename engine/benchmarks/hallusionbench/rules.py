@@ -17,7 +17,7 @@ import re
 from lmmreview.engine.types import Sample
 
 INCORRECT, CORRECT, UNCERTAIN = "0", "1", "2"
-VERDICTS = (INCORRECT, CORRECT, UNCERTAIN)
+VERDICTS = {INCORRECT: "incorrect", CORRECT: "correct", UNCERTAIN: "uncertain"}  # their words
 
 # The sample's fields (the official json's names): axes, then extra fields.
 CATEGORY, SUBCATEGORY = "category", "subcategory"
@@ -25,6 +25,7 @@ SET_ID, FIGURE_ID, QUESTION_ID = "set_id", "figure_id", "question_id"
 VISUAL_INPUT, GT_ANSWER = "visual_input", "gt_answer"
 VISUAL_DEPENDENT, VISUAL_SUPPLEMENT = "VD", "VS"
 EDITED_FIGURE = "2"  # visual_input: 0 no figure, 1 the original figure, 2 an edited one
+VISUAL_INPUTS = ("0", "1", EDITED_FIGURE)
 
 # The official judge's prompt, word for word (utils.py `evaluate_by_chatgpt`; HallusionBench
 # is BSD 3-Clause, copyright 2023 Fuxiao Liu): the judge's input is the measurement, as
