@@ -23,7 +23,11 @@ WORDS = "IIIT5K"  # a dataset the general rule reads
         ("open\nlate", ["open late"], True),  # a newline is a space on both sides
         ("open  late", ["open late"], False),  # inner spaces kept: two are not one
         ("openlate", ["open late"], False),  # spaces are not removed outside HME100k
-        ("ＣＥＮＴＲＥ", ["CENTRE"], False),  # full-width letters are not folded
+        (
+            "\uff23\uff25\uff2e\uff34\uff32\uff25",
+            ["CENTRE"],
+            False,
+        ),  # full-width letters are not folded
         ("Total: 12.50", ["12.50", "$12.50"], True),  # any gold of a list will do
         ("Total: $12.5", ["12.50", "$12.50"], False),  # no number reading: text only
         ("", ["CENTRE"], False),  # an empty answer is scored, and fails
