@@ -1739,6 +1739,9 @@ problems: multiple choice, integer, float and list answers), `images/<pid>.png` 
 | `mme/` | MME (official eval_tool result files) | `results/<model>/<subtask>.txt` \
 (6 subtasks, 4 of perception and 2 of cognition, one image of two yes/no questions each), \
 `images/<subtask>/<image>.png` |
+| `ocrbench/` | OCRBench (official results files) | `results/<model>.json` (6 items of \
+6 question types: a word, a number, a street sign, two receipts, a formula), \
+`images/<dataset>/<image>.png` |
 
 Notes:
 
@@ -1759,6 +1762,10 @@ Notes:
 - MME: the official rule reads only an answer's first four characters unless it is exactly
   yes or no: demo-beta's `There is no bicycle.` and `**Yes**` and demo-gamma's `y` and
   `I think yes` read as "other" (wrong), demo-gamma's `None` as no.
+- OCRBench: a gold need only occur in the answer: demo-beta's `HARBOURS` passes for
+  `HARBOUR`, its `3041 7` fails (spaces kept) and its `X^{2}+3=7` fails the formula (the
+  handwritten-math rule removes spaces but keeps case); demo-gamma has no `predict` for the
+  number (it counts 0).
 
 Regenerate everything (deterministic, byte-identical output) with:
 
@@ -1824,17 +1831,19 @@ def main() -> None:
     build_mmmu(OUT_DIR / "mmmu")
     build_generic(OUT_DIR / "generic")
     (OUT_DIR / "README.md").write_text(README, encoding="utf-8")
-    # MM-Vet v2's, MMMU-Pro's, MathVista's and MME's scripts borrow this one's drawing
-    # helpers: loaded only now.
+    # MM-Vet v2's, MMMU-Pro's, MathVista's, MME's and OCRBench's scripts borrow this one's
+    # drawing helpers: loaded only now.
     from lmmreview.sample_data.make_mathvista_sample import main as make_mathvista
     from lmmreview.sample_data.make_mme_sample import main as make_mme
     from lmmreview.sample_data.make_mmmu_pro_sample import main as make_mmmu_pro
     from lmmreview.sample_data.make_mmvet_v2_sample import main as make_mmvet_v2
+    from lmmreview.sample_data.make_ocrbench_sample import main as make_ocrbench
 
     make_mmvet_v2()
     make_mmmu_pro()
     make_mathvista()
     make_mme()
+    make_ocrbench()
     print(f"sample data written to {OUT_DIR}")
 
 

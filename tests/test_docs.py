@@ -28,6 +28,9 @@ from test_import_mathvista_lmms_eval import mathvista_lines
 from test_import_mme import mme_results
 from test_import_mme_tools import lmms_eval_samples, vlmevalkit_workbook
 from test_import_mmmu_pro_lmms_eval import mmmu_pro_lines
+from test_import_ocrbench import ocrbench_results
+from test_import_ocrbench_tools import lmms_eval_samples as ocrbench_lmms_eval_samples
+from test_import_ocrbench_tools import vlmevalkit_workbook as ocrbench_workbook
 from test_import_vlmevalkit import (
     mmbench_predictions,
     mmbench_result,
@@ -192,6 +195,10 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     for auxmatch in (False, True):
         vlmevalkit_workbook(folder / "vlmevalkit", auxmatch)
     (folder / "MME_Benchmark_release_version").mkdir()
+    ocrbench_results(folder / "llava_ocrbench.json")
+    ocrbench_lmms_eval_samples(folder)
+    ocrbench_workbook(folder / "vlmevalkit")
+    (folder / "OCRBench_Images").mkdir()
     if demo is not None:
         for name in ("results.db", "ana.db", "ben.db"):
             shutil.copyfile(demo, folder / name)
