@@ -123,7 +123,7 @@ def _changed(index: int, **fields: object) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("items", "message"),
     [
-        ({"IIIT5K": []}, "expected a JSON list: OCRBench.json's items with predict"),
+        ({"IIIT5K": []}, "expected a JSON list: the items, each with its predict"),
         ([], "no items: the list is empty"),
         ([*WORKED, 3], "item 10: expected an object: an OCRBench item"),
         (_changed(2, type="Text Recognition"),

@@ -11,6 +11,7 @@ that every count and accuracy equals the official one. A sample's key is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,63 +54,91 @@ def read_results(
 ) -> ImportBatch:
     """The items of one results file and the model's answers; with `images`, each item's
     image (its image_path, relative to that folder)."""
+    batch, unanswered = read_items(path, model, (dataset, OCRBENCH.name), images, _read_item)
+    if unanswered:
+        batch.warnings.append(
+            f"{len(unanswered)} item(s) without a prediction, imported as empty answers "
+            f"(0, as the official scoring counts them): {listed(unanswered)}"
+        )
+    return batch
+
+
+def _read_item(item: dict[str, Any], path: Path, where: str) -> tuple[Sample, str | None]:
+    return item_sample(item, path, where), _prediction(item, path, where)
+
+
+# An item of a results file -> its sample and the model's answer (None: no prediction),
+# or None to leave the item out.
+ItemReader = Callable[[dict[str, Any], Path, str], tuple[Sample, str | None] | None]
+
+
+def read_items(
+    path: Path,
+    model: str | None,
+    dataset: tuple[str, str],
+    images: Path | None,
+    read_item: ItemReader,
+) -> tuple[ImportBatch, list[str]]:
+    """A results file (a JSON list of items, as the official scripts of v1 and v2 read
+    them) into a batch of `dataset` (its name and benchmark), and the keys of the items
+    without a prediction (imported as empty answers)."""
     check_model_argument(model)
     files = None if images is None else ImageFiles(existing(images, "folder"))
     items = read_json(existing(path))
     if not isinstance(items, list):
-        raise ImportFailure(path, "expected a JSON list: OCRBench.json's items with predict")
+        raise ImportFailure(path, "expected a JSON list: the items, each with its predict")
     if not items:
         raise ImportFailure(path, "no items: the list is empty")
     name = model_name(model, path)
-    batch = ImportBatch(dataset, OCRBENCH.name, str(path))
+    batch = ImportBatch(*dataset, str(path))
     seen: dict[str, str] = {}  # key -> where it was read
     unanswered: list[str] = []
     for index, item in enumerate(items):
         where = f"item {index + 1}"
         if not isinstance(item, dict):
             raise ImportFailure(path, "expected an object: an OCRBench item", where)
-        sample = item_sample(item, path, where)
+        read = read_item(item, path, where)
+        if read is None:
+            continue
+        sample, answer = read
         if sample.key in seen:
             raise ImportFailure(path, f"{sample.key} again (also {seen[sample.key]})", where)
         seen[sample.key] = where
-        answer = _prediction(item, path, where)
         if answer is None:
             unanswered.append(sample.key)
         batch.samples.append(sample)
         batch.answers.append(AnswerRecord(sample.key, name, answer or "", str(path)))
-        if files is not None and (
-            image := files.read(_text(item, IMAGE, path, where), path, where)
-        ):
-            batch.add_image(sample.key, image)
-    if unanswered:
-        batch.warnings.append(
-            f"{len(unanswered)} item(s) without a prediction, imported as empty answers "
-            f"(0, as the official scoring counts them): {listed(unanswered)}"
-        )
+        if files is not None:
+            _add_image(batch, files, sample.key, text_field(item, IMAGE, path, where), where)
     if files is not None:
         batch.warnings.extend(files.warnings())
-    return batch
+    return batch, unanswered
 
 
-def _add_image(
-    batch: ImportBatch, files: ImageFiles, key: str, name: str, at: tuple[Path, str]
-) -> None:
-    image = files.read(name, *at)
+def _add_image(batch: ImportBatch, files: ImageFiles, key: str, name: str, where: str) -> None:
+    image = files.read(name, batch.source, where)
     if image is not None:
         batch.add_image(key, image)
 
 
-def item_sample(item: dict[str, Any], path: Path, where: str) -> Sample:
-    """One item of OCRBench.json as a sample, keyed `{dataset_name}/{id}`."""
-    source = _text(item, "dataset_name", path, where)
+def item_key(item: dict[str, Any], path: Path, where: str) -> str:
+    """`{dataset_name}/{id}`: an id alone repeats across datasets."""
+    source = text_field(item, "dataset_name", path, where)
     number = item.get("id")
     if isinstance(number, bool) or not isinstance(number, int | str) or number == "":
         raise ImportFailure(path, f"id {number!r}: expected a number or text", where)
+    return f"{source}/{number}"
+
+
+def item_sample(item: dict[str, Any], path: Path, where: str) -> Sample:
+    """One item of OCRBench.json as a sample, keyed `{dataset_name}/{id}`."""
+    key = item_key(item, path, where)
     kind = item.get("type")
     check_type(kind, path, where)
     golds = golds_of(item.get("answers"), path, where)
-    question = _text(item, "question", path, where)
-    return ocrbench_sample(f"{source}/{number}", question, golds, str(kind), source)
+    question = text_field(item, "question", path, where)
+    source = text_field(item, "dataset_name", path, where)
+    return ocrbench_sample(key, question, golds, str(kind), source)
 
 
 def ocrbench_sample(
@@ -152,7 +181,7 @@ def _prediction(item: dict[str, Any], path: Path, where: str) -> str | None:
     raise ImportFailure(path, f"predict {predict!r}: expected text", where)
 
 
-def _text(item: dict[str, Any], name: str, path: Path, where: str) -> str:
+def text_field(item: dict[str, Any], name: str, path: Path, where: str) -> str:
     value = item.get(name)
     if not isinstance(value, str) or not value:
         raise ImportFailure(path, f"missing or non-text field {name!r}", where)
