@@ -40,6 +40,7 @@ OWN_ORDER = (
     "hallusionbench",
     "mme",
     "ocrbench",
+    "ocrbench-v2",
     "generic",
 )
 

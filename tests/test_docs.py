@@ -31,6 +31,7 @@ from test_import_mmmu_pro_lmms_eval import mmmu_pro_lines
 from test_import_ocrbench import ocrbench_results
 from test_import_ocrbench_tools import lmms_eval_samples as ocrbench_lmms_eval_samples
 from test_import_ocrbench_tools import vlmevalkit_workbook as ocrbench_workbook
+from test_import_ocrbench_v2 import ocrbench_v2_results
 from test_import_vlmevalkit import (
     mmbench_predictions,
     mmbench_result,
@@ -199,6 +200,7 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     ocrbench_lmms_eval_samples(folder)
     ocrbench_workbook(folder / "vlmevalkit")
     (folder / "OCRBench_Images").mkdir()
+    ocrbench_v2_results(folder / "internvl_ocrbench_v2.json")
     if demo is not None:
         for name in ("results.db", "ana.db", "ben.db"):
             shutil.copyfile(demo, folder / name)
