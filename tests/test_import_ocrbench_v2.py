@@ -31,7 +31,7 @@ WORKED = [
     item(5, "diagram QA en", ["valve"], "pump"),  # 0
     item(6, "science QA en", ["NaCl"], "nacl", eval="case sensitive"),  # 0
     item(7, "cognition VQA cn", ["北京"], "北 京"),  # 1: spaces removed
-    item(8, "formula recognition en", ["x ^ { 2 }"], "$x^{2}$"),  # 1
+    item(8, "formula recognition en", ["x ^ { 2 }"], "$x^{2}$", eval="x"),  # 1: eval unread
     item(9, "table parsing en", ["<table></table>"], "<table></table>"),  # left out
     item(10, "text spotting en", ["x"], "x"),  # left out
 ]
@@ -79,7 +79,6 @@ def _changed(index: int, **fields: object) -> list[dict[str, Any]]:
     [
         (_changed(3, eval=None), "item 3: eval None for text counting en: expected exact match or regression"),
         (_changed(1, eval="fuzzy"), "item 1: eval 'fuzzy' for math QA en: expected multiple choice or case sensitive"),
-        (_changed(8, eval="regression"), "item 8: eval 'regression' for formula recognition en: expected none"),
         (_changed(2, answers=["C", "D"]), "item 2: 2 golds: multiple choice has one"),
         (_changed(5, predict=None), "item 5: predict None: expected text"),
         (_changed(4, type=7), "item 4: missing or non-text field 'type'"),

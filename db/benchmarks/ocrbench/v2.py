@@ -20,7 +20,7 @@ from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportReque
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
 from lmmreview.engine.benchmarks.ocrbench.benchmark import TYPE
 from lmmreview.engine.benchmarks.ocrbench.v2 import EVAL, OCRBENCH_V2
-from lmmreview.engine.types import QuestionType, Sample
+from lmmreview.engine.types import Extra, QuestionType, Sample
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
@@ -51,13 +51,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
 
 
 def _sample(item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
-    method = item.get(EVAL)
-    allowed = rules.EVALS.get(kind, ())
-    if (method is None and kind == rules.COUNTING) or (
-        method is not None and method not in allowed
-    ):
-        shown = " or ".join(allowed) or "none"
-        raise ImportFailure(path, f"eval {method!r} for {kind}: expected {shown}", where)
+    method = _eval(item, kind, path, where)
     answers = item.get("answers")
     if isinstance(answers, list):  # a count may be a number, read as its text, as eval.py does
         answers = [str(a) if isinstance(a, int | float) and not isinstance(a, bool) else a
@@ -66,11 +60,24 @@ def _sample(item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
     if method == rules.MULTIPLE_CHOICE and len(golds) != 1:
         raise ImportFailure(path, f"{len(golds)} golds: multiple choice has one", where)
     question = text_field(item, "question", path, where)
-    extra = {EVAL: method} if method else {}
+    extra: Extra = {EVAL: method} if method else {}
     return Sample(
         item_key(item, path, where), question, QuestionType.OPEN, golds[0], tuple(golds[1:]),
         axes={TYPE: (kind,)}, extra=extra,
     )  # fmt: skip
+
+
+def _eval(item: dict[str, Any], kind: str, path: Path, where: str) -> str | None:
+    """The item's `eval`, where its type reads one (eval.py ignores it elsewhere): one the
+    type does not know is refused, as eval.py refuses it, and text counting needs one."""
+    allowed = rules.EVALS.get(kind)
+    if allowed is None:
+        return None
+    method = item.get(EVAL)
+    if method in allowed or (method is None and kind != rules.COUNTING):
+        return method
+    shown = " or ".join(allowed)
+    raise ImportFailure(path, f"eval {method!r} for {kind}: expected {shown}", where)
 
 
 def _prediction(item: dict[str, Any], path: Path, where: str) -> str:
