@@ -75,9 +75,10 @@ class _Sums:
             self.sums[run] += other.sums[run]
             self.scored[run] += other.scored[run]
 
-    def cell(self, unscored_as_zero: bool) -> Cell:
+    def cell(self, unscored_as_zero: bool, count: bool = False) -> Cell:
+        """The cell's percentage, or with `count` its number right (Column.count)."""
         per_run = [
-            100 * total / MICRO / (self.n if unscored_as_zero else scored)
+            total / MICRO * (1 if count else 100 / (self.n if unscored_as_zero else scored))
             for total, scored in zip(self.sums, self.scored, strict=True)
             if (self.n if unscored_as_zero else scored)
         ]
@@ -173,6 +174,7 @@ class Breakdown:
         self.layout = layout
         self.runs = runs
         self._cells: dict[tuple[str, str, str], _Sums] = {}  # (row, table, column)
+        self._counts = {(t.name, c.key) for t in layout.tables for c in t.columns if c.count}
 
     @classmethod
     def of(
@@ -327,21 +329,23 @@ class Breakdown:
     def _cell(self, row: str, table: str, column: Column, unscored_as_zero: bool) -> Cell | None:
         """One cell of a row; None when nothing counts in it (in no part of a sum column)."""
         if column.sum_of:
-            parts = [
-                sums.cell(unscored_as_zero)
-                for cell in column.sum_of
-                if (sums := self._cells.get((row, *cell))) is not None
-            ]
+            found = (self._sums_cell(row, *cell, unscored_as_zero) for cell in column.sum_of)
+            parts = [cell for cell in found if cell is not None]
             return summed(parts) if parts else None
-        sums = self._cells.get((row, table, column.key))
-        return None if sums is None else sums.cell(unscored_as_zero)
+        return self._sums_cell(row, table, column.key, unscored_as_zero)
+
+    def _sums_cell(self, row: str, table: str, column: str, unscored_as_zero: bool) -> Cell | None:
+        """A counted column's cell (a percentage, or a count); None when nothing counts in it."""
+        sums = self._cells.get((row, table, column))
+        count = (table, column) in self._counts
+        return None if sums is None else sums.cell(unscored_as_zero, count)
 
     def row_cells(self, model: str, key: str, unscored_as_zero: bool = False) -> dict[str, Cell]:
         """The cells one answer counts in, keyed "table/column": the review screen's strip."""
         row = self.layout.row(model, key)
         return {
-            f"{table}/{column}": self._cells[(row, table, column)].cell(unscored_as_zero)
+            f"{table}/{column}": cell
             for unit in self.layout.units(key)
             for table, column in unit.cells
-            if (row, table, column) in self._cells
+            if (cell := self._sums_cell(row, table, column, unscored_as_zero)) is not None
         }

@@ -39,6 +39,8 @@ OWN_ORDER = (
     "mathvista",
     "hallusionbench",
     "mme",
+    "ocrbench",
+    "ocrbench-v2",
     "generic",
 )
 

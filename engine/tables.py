@@ -15,6 +15,9 @@ class Column:
     # same row, those the row has (MME's subtask score is acc + acc+ in percent, its
     # Perception and Cognition the sums of those): a score, no longer a percentage.
     sum_of: tuple[tuple[str, str], ...] = ()
+    # Its cell is the number of units right (their scores summed), not a percentage:
+    # OCRBench reports counts (of 50, of 200), summed into its Final Score (of 1000).
+    count: bool = False
 
 
 def columns(pairs: Iterable[tuple[str, str]]) -> list[Column]:

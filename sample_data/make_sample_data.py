@@ -1752,6 +1752,9 @@ problems: multiple choice, integer, float and list answers), `images/<pid>.png` 
 `<model>/HallusionBench_result.json` (12 yes/no questions: 2 sets of an original and an \
 edited figure, 1 question with and without its chart), the judge's \
 `hallusion_output_v[ds]_model.json`, figures in `hallusion_bench/` |
+| `ocrbench/` | OCRBench (official results files) | `results/<model>.json` (6 items of \
+6 question types: a word, a number, a street sign, two receipts, a formula), \
+`images/<dataset>/<image>.png` |
 
 Notes:
 
@@ -1777,6 +1780,10 @@ Notes:
   without the chart an uncertain one that counts as right; the offline yes/no rule scores
   every model's answer that says exactly one of yes and no (`Yes and no`, `I am not sure.`
   stay unscored).
+- OCRBench: a gold need only occur in the answer: demo-beta's `HARBOURS` passes for
+  `HARBOUR`, its `3041 7` fails (spaces kept) and its `X^{2}+3=7` fails the formula (the
+  handwritten-math rule removes spaces but keeps case); demo-gamma has no `predict` for the
+  number (it counts 0).
 
 Regenerate everything (deterministic, byte-identical output) with:
 
@@ -1848,12 +1855,14 @@ def main() -> None:
     from lmmreview.sample_data.make_mme_sample import main as make_mme
     from lmmreview.sample_data.make_mmmu_pro_sample import main as make_mmmu_pro
     from lmmreview.sample_data.make_mmvet_v2_sample import main as make_mmvet_v2
+    from lmmreview.sample_data.make_ocrbench_sample import main as make_ocrbench
 
     make_mmvet_v2()
     make_mmmu_pro()
     make_mathvista()
     make_mme()
     make_hallusionbench()
+    make_ocrbench()
     print(f"sample data written to {OUT_DIR}")
 
 

@@ -29,6 +29,10 @@ from test_import_mathvista_lmms_eval import mathvista_lines
 from test_import_mme import mme_results
 from test_import_mme_tools import lmms_eval_samples, vlmevalkit_workbook
 from test_import_mmmu_pro_lmms_eval import mmmu_pro_lines
+from test_import_ocrbench import ocrbench_results
+from test_import_ocrbench_tools import lmms_eval_samples as ocrbench_lmms_eval_samples
+from test_import_ocrbench_tools import vlmevalkit_workbook as ocrbench_workbook
+from test_import_ocrbench_v2 import ocrbench_v2_results
 from test_import_vlmevalkit import (
     mmbench_predictions,
     mmbench_result,
@@ -194,6 +198,11 @@ def _workspace(folder: Path, demo: Path | None) -> None:
         vlmevalkit_workbook(folder / "vlmevalkit", auxmatch)
     (folder / "MME_Benchmark_release_version").mkdir()
     vlmevalkit_files(folder / "vlmevalkit", "llava")
+    ocrbench_results(folder / "llava_ocrbench.json")
+    ocrbench_lmms_eval_samples(folder)
+    ocrbench_workbook(folder / "vlmevalkit")
+    (folder / "OCRBench_Images").mkdir()
+    ocrbench_v2_results(folder / "internvl_ocrbench_v2.json")
     if demo is not None:
         for name in ("results.db", "ana.db", "ben.db"):
             shutil.copyfile(demo, folder / name)

@@ -1,0 +1,87 @@
+"""OCRBench v2: the official results file, one model's answers, for the types lmmreview
+scores (engine.benchmarks.ocrbench.v2_rules.TYPES).
+
+eval.py reads OCRBench_v2.json's list with each item's `predict`: dataset_name, type, id,
+image_path, question, answers (a list; a count may be a number, read as its text) and, for
+some, `eval` (multiple choice, case sensitive; exact match or regression for text
+counting, which needs one). Items of the other types are left out and counted in a
+warning; a `predict` must be text (eval.py fails without one). A sample's key is
+`{dataset_name}/{id}`, as v1's.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from lmmreview.db.benchmarks.ocrbench.files import golds_of, item_key, read_items, text_field
+from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest
+from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
+from lmmreview.engine.benchmarks.ocrbench.benchmark import TYPE
+from lmmreview.engine.benchmarks.ocrbench.v2 import EVAL, OCRBENCH_V2
+from lmmreview.engine.types import Extra, QuestionType, Sample
+
+
+def read_request(request: ImportRequest) -> ImportBatch:
+    """`lmmreview import ocrbench-v2`."""
+    results = request.path("results")
+    assert results is not None  # the command's required argument
+    dataset = (request.dataset or OCRBENCH_V2.name, OCRBENCH_V2.name)
+    left_out: Counter[str] = Counter()
+
+    def read_item(item: dict[str, Any], path: Path, where: str) -> tuple[Sample, str] | None:
+        kind = text_field(item, "type", path, where)
+        if kind not in rules.TYPES:
+            left_out[kind] += 1
+            return None
+        return _sample(item, kind, path, where), _prediction(item, path, where)
+
+    batch, _ = read_items(
+        results, request.text("model"), dataset, request.path("images"), read_item
+    )
+    if not batch.samples:
+        raise ImportFailure(results, "no item of a type lmmreview scores (docs/scoring.md)")
+    if left_out:
+        counts = ", ".join(f"{kind} {n}" for kind, n in sorted(left_out.items()))
+        batch.warnings.append(
+            f"{left_out.total()} item(s) of types not scored yet, left out: {counts}"
+        )
+    return batch
+
+
+def _sample(item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
+    method = _eval(item, kind, path, where)
+    answers = item.get("answers")
+    if isinstance(answers, list):  # a count may be a number, read as its text, as eval.py does
+        answers = [str(a) if isinstance(a, int | float) and not isinstance(a, bool) else a
+                   for a in answers]  # fmt: skip
+    golds = golds_of(answers, path, where)
+    if method == rules.MULTIPLE_CHOICE and len(golds) != 1:
+        raise ImportFailure(path, f"{len(golds)} golds: multiple choice has one", where)
+    question = text_field(item, "question", path, where)
+    extra: Extra = {EVAL: method} if method else {}
+    return Sample(
+        item_key(item, path, where), question, QuestionType.OPEN, golds[0], tuple(golds[1:]),
+        axes={TYPE: (kind,)}, extra=extra,
+    )  # fmt: skip
+
+
+def _eval(item: dict[str, Any], kind: str, path: Path, where: str) -> str | None:
+    """The item's `eval`, where its type reads one (eval.py ignores it elsewhere): one the
+    type does not know is refused, as eval.py refuses it, and text counting needs one."""
+    allowed = rules.EVALS.get(kind)
+    if allowed is None:
+        return None
+    method = item.get(EVAL)
+    if method in allowed or (method is None and kind != rules.COUNTING):
+        return method
+    shown = " or ".join(allowed)
+    raise ImportFailure(path, f"eval {method!r} for {kind}: expected {shown}", where)
+
+
+def _prediction(item: dict[str, Any], path: Path, where: str) -> str:
+    predict = item.get("predict")
+    if not isinstance(predict, str):
+        raise ImportFailure(path, f"predict {predict!r}: expected text", where)
+    return predict

@@ -1,0 +1,1 @@
+"""OCRBench in the engine: its rules (rules.py) and its Benchmark (benchmark.py)."""

@@ -1,0 +1,89 @@
+"""OCRBench v2, limited to the types whose official rules are short-answer matching,
+counting and formula matching (v2_rules.TYPES): a score in [0, 1] per item by the official
+rule (no judge); the mean score per type and per capability of get_score.py, for the
+capabilities all of whose types are scored."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
+from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
+from lmmreview.engine.benchmarks.ocrbench.benchmark import type_of
+from lmmreview.engine.offline import rules_judgment
+from lmmreview.engine.scoring import Judgment
+from lmmreview.engine.tables import Column, columns
+from lmmreview.engine.types import Sample
+
+EVAL = "eval"  # the sample's `eval` (an extra field), when the item has one
+TITLES = {
+    "mathematical_calculation": "Mathematical Calculation",
+    "visual_text_understanding": "Visual Text Understanding",
+    "knowledge_reasoning": "Knowledge Reasoning",
+    "cn_visual_text_understanding": "Visual Text Understanding (cn)",
+}
+
+
+def eval_of(sample: Sample) -> str | None:
+    method = sample.extra.get(EVAL)
+    return method if isinstance(method, str) else None
+
+
+@lru_cache(maxsize=64)  # few kinds: (score, rule); the Judgment is frozen
+def _judged(score: float, rule: str) -> Judgment:
+    return rules_judgment(score, rule, f"{score:.4g} by the official {rule} rule")
+
+
+class OCRBenchV2(Benchmark):
+    name = "ocrbench-v2"
+    title = "OCRBench v2"
+    importer = Importer(
+        "ocrbench-v2",
+        "OCRBench v2: the official results file.\n\n"
+        "The types scored by text matching only. The JSON list eval.py reads: "
+        "OCRBench_v2.json's items (dataset_name, type, id, image_path, question, answers, "
+        "optional eval), each with the model's `predict`. "
+        "Items of the types not scored yet (parsing, grounding, spotting, full-page OCR, "
+        "KIE, translation) are left out, and counted in a warning.",
+        Option("results", "FILE", "The results JSON (items with predict).", required=True),
+        (
+            Option("model", "NAME", "Model name (default: the file's name).", text=True),
+            Option("images", "FOLDER", "The folder image_path is relative to."),
+        ),
+    )
+
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
+        present = {type_of(s) for s in samples}
+        types = TableSpec(
+            f"{dataset}.types",
+            "OCRBench v2: mean score per type (%)",
+            columns((t, t) for t in rules.TYPES if t in present),
+        )
+        found = {rules.CAPABILITY_OF.get(t) for t in present}
+        capabilities = TableSpec(
+            f"{dataset}.capabilities",
+            "OCRBench v2: mean score per capability (%), those all of whose types are scored",
+            [Column(c, TITLES[c]) for c in rules.CAPABILITIES if c in found],
+        )
+        units_of = {}
+        for s in samples:
+            kind = type_of(s)
+            cells: Cells = ((types.name, kind),)
+            if (capability := rules.CAPABILITY_OF.get(kind)) is not None:
+                cells += ((capabilities.name, capability),)
+            units_of[s.key] = [Unit(s.key, cells, (s.key,))]
+        specs = [types] + ([capabilities] if capabilities.columns else [])
+        return specs, units_of
+
+    def offline(self, sample: Sample, answer: str) -> Judgment | None:
+        if sample.answer is None:
+            return None
+        rule = rules.rule_of(type_of(sample), eval_of(sample))
+        return _judged(rules.RULES[rule](answer, sample.golds), rule)
+
+    def facts(self, sample: Sample) -> list[str]:
+        method = eval_of(sample)
+        return [*super().facts(sample), *([method] if method else [])]
+
+
+OCRBENCH_V2 = OCRBenchV2()

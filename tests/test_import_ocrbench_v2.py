@@ -1,0 +1,97 @@
+"""OCRBench v2 through the command line: `lmmreview import ocrbench-v2` of a results file
+in the official format (OCRBench_v2.json's items with `predict`), `score` with the official
+rules of the types lmmreview scores, and `export --format json` equal to figures derived by
+hand. The items are our own worked example; no per-sample outputs with official figures
+are in the repository's snapshot (docs/scoring.md#ocrbench)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import dump
+
+LONG = "apple pie and orange juice today"
+
+
+def item(number: int, kind: str, answers: list[object], predict: object, **more: object) -> dict:
+    return {
+        "dataset_name": "demo", "type": kind, "id": number, "image_path": f"{number}.png",
+        "question": "What does the image say?", "answers": answers, "predict": predict, **more,
+    }  # fmt: skip
+
+
+WORKED = [
+    item(1, "math QA en", ["12"], "The answer is 12."),  # 1
+    item(2, "math QA en", ["C"], "(C)", eval="multiple choice"),  # 1
+    item(3, "text counting en", [10], "about 12", eval="regression"),  # 1 - 2/10 = 0.8
+    item(4, "cognition VQA en", [LONG], "apple pie and orange juice"),  # ANLS 0.8125
+    item(5, "diagram QA en", ["valve"], "pump"),  # 0
+    item(6, "science QA en", ["NaCl"], "nacl", eval="case sensitive"),  # 0
+    item(7, "cognition VQA cn", ["北京"], "北 京"),  # 1: spaces removed
+    item(8, "formula recognition en", ["x ^ { 2 }"], "$x^{2}$", eval="x"),  # 1: eval unread
+    item(9, "table parsing en", ["<table></table>"], "<table></table>"),  # left out
+    item(10, "text spotting en", ["x"], "x"),  # left out
+]
+TYPES = {"math QA en": 100.0, "text counting en": 80.0, "cognition VQA en": 81.25,
+         "diagram QA en": 0.0, "science QA en": 0.0, "cognition VQA cn": 100.0,
+         "formula recognition en": 100.0}  # fmt: skip
+CAPABILITIES = {"mathematical_calculation": 280 / 3, "visual_text_understanding": 40.625,
+                "knowledge_reasoning": 0.0, "cn_visual_text_understanding": 100.0}  # fmt: skip
+
+
+def ocrbench_v2_results(path: Path, items: object = WORKED) -> Path:
+    path.write_text(json.dumps(items, ensure_ascii=False, indent=2), encoding="utf-8")
+    return path
+
+
+def _imported(cli, tmp_path: Path) -> tuple[Path, str]:
+    db = tmp_path / "v2.db"
+    result = cli("import", "ocrbench-v2", db, ocrbench_v2_results(tmp_path / "internvl.json"))
+    assert result.code == 0, result.stderr
+    return db, result.stderr
+
+
+def test_import_score_and_export_give_the_worked_figures(cli, tmp_path: Path) -> None:
+    db, said = _imported(cli, tmp_path)
+    assert (
+        "2 item(s) of types not scored yet, left out: table parsing en 1, text spotting en 1"
+        in said
+    )
+    assert "8 answers scored by the offline rules" in cli("score", db).stdout
+    document = json.loads(cli("export", db, "--format", "json").stdout)
+    tables: dict[str, dict[str, Any]] = {t["name"]: t["rows"][0] for t in document["tables"]}
+    assert tables["ocrbench-v2.types"]["model"] == "internvl"
+    assert tables["ocrbench-v2.types"]["values"] == pytest.approx(TYPES)
+    assert tables["ocrbench-v2.capabilities"]["values"] == pytest.approx(CAPABILITIES)
+
+
+def _changed(index: int, **fields: object) -> list[dict[str, Any]]:
+    items = [dict(i) for i in WORKED]
+    items[index - 1].update(fields)
+    return items
+
+
+@pytest.mark.parametrize(
+    ("items", "message"),
+    [
+        (_changed(3, eval=None), "item 3: eval None for text counting en: expected exact match or regression"),
+        (_changed(1, eval="fuzzy"), "item 1: eval 'fuzzy' for math QA en: expected multiple choice or case sensitive"),
+        (_changed(2, answers=["C", "D"]), "item 2: 2 golds: multiple choice has one"),
+        (_changed(5, predict=None), "item 5: predict None: expected text"),
+        (_changed(4, type=7), "item 4: missing or non-text field 'type'"),
+        ([WORKED[8]], "no item of a type lmmreview scores"),
+    ],
+)  # fmt: skip
+def test_bad_input_names_file_and_item_and_leaves_the_database(
+    cli, tmp_path: Path, items: object, message: str
+) -> None:
+    db, _ = _imported(cli, tmp_path)
+    before = dump(db)
+    bad = ocrbench_v2_results(tmp_path / "bad.json", items)
+    result = cli("import", "ocrbench-v2", db, bad, "--dataset", "v2-again")
+    assert result.code != 0
+    assert f"{bad}: {message}" in result.stderr
+    assert dump(db) == before
