@@ -39,6 +39,7 @@ OWN_ORDER = (
     "mathvista",
     "hallusionbench",
     "mme",
+    "mmstar",
     "generic",
 )
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 
@@ -15,6 +15,9 @@ class Column:
     # same row, those the row has (MME's subtask score is acc + acc+ in percent, its
     # Perception and Cognition the sums of those): a score, no longer a percentage.
     sum_of: tuple[tuple[str, str], ...] = ()
+    # With `sum_of`: the cell is this of its parts' values in that order, not their sum,
+    # and blank unless the row has every part (MMStar's gain S_v - S_wv).
+    formula: Callable[..., float] | None = None
 
 
 def columns(pairs: Iterable[tuple[str, str]]) -> list[Column]:

@@ -28,6 +28,7 @@ from test_import_mathvista_lmms_eval import mathvista_lines
 from test_import_mme import mme_results
 from test_import_mme_tools import lmms_eval_samples, vlmevalkit_workbook
 from test_import_mmmu_pro_lmms_eval import mmmu_pro_lines
+from test_import_mmstar import mmstar_files
 from test_import_vlmevalkit import (
     mmbench_predictions,
     mmbench_result,
@@ -192,6 +193,7 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     for auxmatch in (False, True):
         vlmevalkit_workbook(folder / "vlmevalkit", auxmatch)
     (folder / "MME_Benchmark_release_version").mkdir()
+    mmstar_files(folder)
     if demo is not None:
         for name in ("results.db", "ana.db", "ben.db"):
             shutil.copyfile(demo, folder / name)
