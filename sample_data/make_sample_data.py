@@ -1739,6 +1739,9 @@ problems: multiple choice, integer, float and list answers), `images/<pid>.png` 
 | `mme/` | MME (official eval_tool result files) | `results/<model>/<subtask>.txt` \
 (6 subtasks, 4 of perception and 2 of cognition, one image of two yes/no questions each), \
 `images/<subtask>/<image>.png` |
+| `mmstar/` | MMStar (VLMEvalKit's TSV and .tsv predictions) | `MMStar.tsv` \
+(7 questions across the 6 core capabilities, base64 images), `<setting>/<model>_MMStar.tsv` \
+(`with-image/` for the three models; demo-alpha's `without-image/` and `llm/`) |
 
 Notes:
 
@@ -1759,6 +1762,10 @@ Notes:
 - MME: the official rule reads only an answer's first four characters unless it is exactly
   yes or no: demo-beta's `There is no bicycle.` and `**Yes**` and demo-gamma's `y` and
   `I think yes` read as "other" (wrong), demo-gamma's `None` as no.
+- MMStar: the official rule reads the letter only at the start, after `(`, `option ` or
+  `the answer is `: demo-alpha's `The answer is (B)` reads none, demo-beta's `Based on the
+  image, C.` reads B and `Answer: B` reads A. demo-alpha's answers without the image and
+  its language model's give its S_wv and S_t, hence MG and ML.
 
 Regenerate everything (deterministic, byte-identical output) with:
 
@@ -1824,17 +1831,19 @@ def main() -> None:
     build_mmmu(OUT_DIR / "mmmu")
     build_generic(OUT_DIR / "generic")
     (OUT_DIR / "README.md").write_text(README, encoding="utf-8")
-    # MM-Vet v2's, MMMU-Pro's, MathVista's and MME's scripts borrow this one's drawing
-    # helpers: loaded only now.
+    # MM-Vet v2's, MMMU-Pro's, MathVista's, MME's and MMStar's scripts borrow this one's
+    # drawing helpers: loaded only now.
     from lmmreview.sample_data.make_mathvista_sample import main as make_mathvista
     from lmmreview.sample_data.make_mme_sample import main as make_mme
     from lmmreview.sample_data.make_mmmu_pro_sample import main as make_mmmu_pro
+    from lmmreview.sample_data.make_mmstar_sample import main as make_mmstar
     from lmmreview.sample_data.make_mmvet_v2_sample import main as make_mmvet_v2
 
     make_mmvet_v2()
     make_mmmu_pro()
     make_mathvista()
     make_mme()
+    make_mmstar()
     print(f"sample data written to {OUT_DIR}")
 
 

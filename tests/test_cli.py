@@ -83,7 +83,8 @@ def test_demo_builds_every_benchmark_and_is_idempotent(
     document = json.loads(cli("info", db, "--json").stdout)
     datasets = {d["name"]: d for d in document["datasets"]}
     assert set(datasets) == {
-        "mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "mathvista", "mme", "generic"
+        "mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "mathvista", "mme", "mmstar",
+        "generic",
     }  # fmt: skip
     for dataset in datasets.values():
         models = {m["model"] for m in dataset["models"]}

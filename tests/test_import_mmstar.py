@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import dump, write_lines
+from conftest import dump, png_base64, write_lines, write_tsv
 from test_import_vlmevalkit import write_xlsx
 
+from lmmreview.db import Store
 from lmmreview.engine import registry
 
 HEADER = ["index", "question", "answer", "category", "l2_category", "bench", "prediction"]
@@ -115,6 +116,31 @@ def test_vlmevalkits_workbook_reads_alike(cli, tmp_path: Path) -> None:
     _import(cli, db, write_xlsx(tmp_path / "InternVL_MMStar.xlsx", header, found))
     cli("score", db)
     assert _tables(cli, db)["mmstar.capabilities", "InternVL"]["values"] == pytest.approx(FINAL)
+
+
+def test_the_questions_tsv_gives_the_images_of_the_questions_asked_with_them(
+    cli, tmp_path: Path
+) -> None:
+    tsv = [[index, png_base64("red"), "Which color?"] for index in (1, 2, 99)]
+    questions = write_tsv(tmp_path / "MMStar.tsv", ["index", "image", "question"], tsv)
+    db = tmp_path / "mmstar.db"
+    with_image = write_xlsx(tmp_path / "m_MMStar.xlsx", HEADER, rows()[:2])
+    _import(cli, db, with_image, "--questions", str(questions))
+    without = write_xlsx(tmp_path / "wv.xlsx", HEADER, rows()[:2])
+    _import(
+        cli,
+        db,
+        without,
+        "--model",
+        "m",
+        "--setting",
+        "without-image",
+        "--questions",
+        str(questions),
+    )
+    with Store.open(db) as store:
+        shown = {s.key: len(store.image_hashes("mmstar", s.key)) for s in store.samples("mmstar")}
+    assert shown == {"1": 1, "2": 1, "without-image/1": 0, "without-image/2": 0}
 
 
 def test_it_is_listed_among_lmmreviews_own(cli) -> None:

@@ -2,6 +2,9 @@
 {model}_MMStar.xlsx, as the official run.py writes it) or VLMEvalKit's MMStar predictions
 ({model}_MMStar.xlsx, .tsv or .json), one model's answers in one setting.
 
+With --questions, the dataset's own TSV (`MMStar.tsv`: `index` and a base64 `image` per
+question) gives the questions asked with the image their images.
+
 A row holds `index`, `question` (its options inside the text), `answer` (A to D),
 `category` (one of the 6 core capabilities), `l2_category` (VLMEvalKit: `l2-category`; one
 of that capability's 3 axes) and the model's `prediction`; VLMEvalKit's also has the
@@ -18,6 +21,7 @@ from lmmreview.db.importers.batch import (
     ImportFailure,
     ImportRequest,
 )
+from lmmreview.db.importers.read import base64_images, read_table
 from lmmreview.db.importers.vlmevalkit import Rows, names_of, read_rows, require
 from lmmreview.engine.benchmarks.mmstar import rules
 from lmmreview.engine.benchmarks.mmstar.benchmark import AXIS, CAPABILITY, MMSTAR, SETTING
@@ -25,6 +29,7 @@ from lmmreview.engine.types import QuestionType, Sample
 
 COLUMNS = ("question", "answer", "category")
 L2_COLUMNS = ("l2_category", "l2-category")  # the official file's, VLMEvalKit's
+IMAGE_COLUMNS = ("index", "image")  # what --questions is read for
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
@@ -41,7 +46,33 @@ def read_request(request: ImportRequest) -> ImportBatch:
     for sample, prediction in _samples(rows, file, setting):
         batch.samples.append(sample)
         batch.answers.append(AnswerRecord(sample.key, model, prediction, str(file)))
+    questions = request.path("questions")
+    if questions is not None and setting == rules.WITH_IMAGE:  # the others saw no image
+        _add_images(batch, questions)
     return batch
+
+
+def demo_requests(data: Path) -> list[ImportRequest]:
+    """The demo: each sample model's answers with the image (their images from the
+    questions' TSV), then demo-alpha's without the image and its language model's."""
+    folder = data / "mmstar"
+    return [
+        ImportRequest({"file": path, "setting": setting, "questions": folder / "MMStar.tsv"})
+        for setting in rules.SETTINGS
+        for path in sorted((folder / setting).glob("*_MMStar.tsv"))
+    ]
+
+
+def _add_images(batch: ImportBatch, questions: Path) -> None:
+    """The images of the batch's questions, by index, from the dataset's TSV."""
+    wanted = {sample.key for sample in batch.samples}
+    with base64_images(questions) as decoded:
+        for line, row in read_table(questions, IMAGE_COLUMNS):
+            if (index := row["index"].strip()) in wanted:
+                decoded.add(index, row["image"], f"line {line}")
+        images = decoded.checked()
+    for key, image in images:
+        batch.add_image(key, image)
 
 
 def _samples(rows: Rows, file: Path, setting: str) -> list[tuple[Sample, str]]:

@@ -101,12 +101,22 @@ class MMStar(Benchmark):
     title = "MMStar"
     importer = Importer(
         "mmstar",
-        "MMStar: the official submission workbook, or VLMEvalKit's predictions.\n\n"
+        "MMStar: official or VLMEvalKit predictions.\n\n"
         "One model's answers in one setting: index, question, answer (A-D), category, "
         "l2_category (or l2-category), prediction, as eval/submits/ has them "
         "({model}_MMStar.xlsx; VLMEvalKit's .xlsx, .tsv or .json alike, with A-D).",
         Option("file", "FILE", "The prediction workbook.", required=True),
-        (MODEL_FROM_FILE_NAME, SETTING_OPTION),
+        (
+            MODEL_FROM_FILE_NAME,
+            SETTING_OPTION,
+            Option(
+                "questions",
+                "TSV",
+                "MMStar.tsv, the dataset's TSV: the images (base64, by index) of the "
+                "questions asked with the image.",
+            ),
+        ),
+        demo="mmstar-demo",
     )
     tool_importers: tuple[Importer, ...] = (
         Importer(
