@@ -118,6 +118,23 @@ def test_vlmevalkits_workbook_reads_alike(cli, tmp_path: Path) -> None:
     assert _tables(cli, db)["mmstar.capabilities", "InternVL"]["values"] == pytest.approx(FINAL)
 
 
+def test_vlmevalkits_result_workbook_adds_its_verdicts(cli, tmp_path: Path) -> None:
+    header = [*HEADER, "hit", "log"]
+    # VLMEvalKit's judge reads "The answer is (D)" as D, right, where the strict rule reads
+    # none; the rest alike
+    hits = [1, 1, 1, 1, 1, 0, 1, 0]
+    found = [[*row, hit, f"judged {hit}"] for row, hit in zip(rows(), hits, strict=True)]
+    db = tmp_path / "mmstar.db"
+    _import(cli, db, write_xlsx(tmp_path / "llava_MMStar_gpt-4o-mini_result.xlsx", header, found))
+    cli("score", db)
+    assert _tables(cli, db)["mmstar.capabilities", "llava"]["values"] == pytest.approx(FINAL)
+    judged = _tables(cli, db, "gpt-4o-mini")["mmstar.capabilities", "llava"]["values"]
+    assert judged == pytest.approx(FINAL | {"fine-grained perception": 100.0, "final": 75.0})
+    bad = write_xlsx(tmp_path / "m_MMStar_x_result.xlsx", header, [[*rows()[0], "yes", ""]])
+    result = cli("import", "mmstar", db, bad, "--dataset", "other")
+    assert f"{bad}: line 2: hit 'yes' is not a number from 0 to 1" in result.stderr
+
+
 def test_the_questions_tsv_gives_the_images_of_the_questions_asked_with_them(
     cli, tmp_path: Path
 ) -> None:
@@ -217,6 +234,9 @@ def mmstar_files(folder: Path) -> None:
     write_xlsx(folder / "llava_MMStar.xlsx", HEADER, rows())
     write_xlsx(folder / "llava_text-only" / "llava_MMStar.xlsx", HEADER, rows(["A"] * 8))
     write_xlsx(folder / "Yi_MMStar.xlsx", HEADER, rows(["D"] * 8))
+    result = [[*row, 1, "matched"] for row in rows()]
+    name = "llava_MMStar_gpt-4o-mini_result.xlsx"
+    write_xlsx(folder / "vlmevalkit" / name, [*HEADER, "hit", "log"], result)
     lmms_eval_samples(folder)
 
 

@@ -9,6 +9,9 @@ A row holds `index`, `question` (its options inside the text), `answer` (A to D)
 `category` (one of the 6 core capabilities), `l2_category` (VLMEvalKit: `l2-category`; one
 of that capability's 3 axes) and the model's `prediction`; VLMEvalKit's also has the
 options in `A` to `D`. The official script reads the same columns and nothing else.
+VLMEvalKit's result workbook (`{model}_MMStar_{judge}_result.xlsx`) adds `hit` (1 or 0:
+its lenient choice matching, then its judge model) and `log`, imported as that judge's
+verdicts beside the strict rule's.
 """
 
 from __future__ import annotations
@@ -20,16 +23,28 @@ from lmmreview.db.importers.batch import (
     ImportBatch,
     ImportFailure,
     ImportRequest,
+    JudgmentRecord,
 )
 from lmmreview.db.importers.read import base64_images, read_table
-from lmmreview.db.importers.vlmevalkit import Rows, names_of, read_rows, require
+from lmmreview.db.importers.vlmevalkit import (
+    PROMPT_VERSION,
+    Rows,
+    has,
+    names_of,
+    read_rows,
+    require,
+    unit_number,
+)
 from lmmreview.engine.benchmarks.mmstar import rules
 from lmmreview.engine.benchmarks.mmstar.benchmark import AXIS, CAPABILITY, MMSTAR, SETTING
+from lmmreview.engine.scoring import IMPORTED, Judgment
 from lmmreview.engine.types import QuestionType, Sample
 
 COLUMNS = ("question", "answer", "category")
 L2_COLUMNS = ("l2_category", "l2-category")  # the official file's, VLMEvalKit's
 IMAGE_COLUMNS = ("index", "image")  # what --questions is read for
+HIT, LOG = "hit", "log"  # a VLMEvalKit result workbook's verdict and its reason
+JUDGE = "vlmevalkit mcq"  # when the file's name names no judge model
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
@@ -39,17 +54,37 @@ def read_request(request: ImportRequest) -> ImportBatch:
     setting = request.text("setting") or rules.WITH_IMAGE
     if setting not in rules.SETTINGS:
         raise ImportFailure("--setting", f"{setting!r}: expected {', '.join(rules.SETTINGS)}")
-    model = names_of(request, file, "MMStar").model
+    names = names_of(request, file, "MMStar")
     rows = read_rows(file)
     require(rows, file, COLUMNS, "the official MMStar prediction workbook")
     batch = ImportBatch(request.dataset or MMSTAR.name, MMSTAR.name, str(file))
     for sample, prediction in _samples(rows, file, setting):
         batch.samples.append(sample)
-        batch.answers.append(AnswerRecord(sample.key, model, prediction, str(file)))
+        batch.answers.append(AnswerRecord(sample.key, names.model, prediction, str(file)))
+    if has(rows, HIT):
+        judge = names.judge or JUDGE
+        for (where, row), sample in zip(rows, batch.samples, strict=True):
+            judgment = _verdict(row, judge, file, where)
+            batch.judgments.append(JudgmentRecord(sample.key, names.model, judgment))
     questions = request.path("questions")
     if questions is not None and setting == rules.WITH_IMAGE:  # the others saw no image
         _add_images(batch, questions)
     return batch
+
+
+def _verdict(row: dict[str, str], judge: str, file: Path, where: str) -> Judgment:
+    """VLMEvalKit's verdict on a row, its log as the reply."""
+    hit = unit_number(row[HIT], HIT, file, where)
+    return Judgment(
+        run=0,
+        score=hit,
+        method=IMPORTED,
+        kind=IMPORTED,
+        judge_model=judge,
+        prompt_version=PROMPT_VERSION,
+        reply=row.get(LOG) or f"hit {row[HIT]}",
+        source=str(file),
+    )
 
 
 def demo_requests(data: Path) -> list[ImportRequest]:

@@ -104,8 +104,10 @@ class MMStar(Benchmark):
         "MMStar: official or VLMEvalKit predictions.\n\n"
         "One model's answers in one setting: index, question, answer (A-D), category, "
         "l2_category (or l2-category), prediction, as eval/submits/ has them "
-        "({model}_MMStar.xlsx; VLMEvalKit's .xlsx, .tsv or .json alike, with A-D).",
-        Option("file", "FILE", "The prediction workbook.", required=True),
+        "({model}_MMStar.xlsx; VLMEvalKit's .xlsx, .tsv or .json alike, with A-D). "
+        "VLMEvalKit's result workbook ({model}_MMStar_{judge}_result.xlsx) also holds its "
+        "verdicts (hit), imported as its judge's.",
+        Option("file", "FILE", "The prediction or result workbook.", required=True),
         (
             MODEL_FROM_FILE_NAME,
             SETTING_OPTION,
