@@ -8,6 +8,7 @@ answers, 781/1500, was checked by hand (docs/scoring.md#mmstar)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -252,9 +253,32 @@ def test_lmms_eval_samples_give_both_rules_figures(cli, tmp_path: Path, layout: 
     assert lmms_eval == pytest.approx(FINAL | {"fine-grained perception": 100.0, "final": 75.0})
 
 
-def test_lmms_eval_line_without_a_capability_is_refused(cli, tmp_path: Path) -> None:
-    line = _lmms_eval_line(0, "v0.4")
+def _without_capability(line: dict[str, Any]) -> None:
     del line["coarse perception"]
+
+
+def _score(value: object) -> Callable[[dict[str, Any]], None]:
+    def change(line: dict[str, Any]) -> None:
+        line["coarse perception"] = line["coarse perception"] | {"score": value}
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (_without_capability, "line 1: no metric named after a capability"),
+        (_score(2), "line 1: score 2: expected 1 or 0"),
+        (lambda line: line.pop("input"), "line 1: no question and gold"),
+        (lambda line: line.update(target="E"), "line 1: answer 'E': expected one of A, B, C, D"),
+    ],
+)
+def test_a_bad_lmms_eval_line_is_refused_naming_it(
+    cli, tmp_path: Path, change: Callable[[dict[str, Any]], object], message: str
+) -> None:
+    line = _lmms_eval_line(0, "v0.4")
+    change(line)
     samples = write_lines(tmp_path / "llava" / "x_samples_mmstar.jsonl", [line])
     result = cli("import", "mmstar-lmms-eval", tmp_path / "m.db", samples)
-    assert f"{samples}: line 1: no metric named after a capability" in result.stderr
+    assert result.code != 0
+    assert f"{samples}: {message}" in result.stderr

@@ -16,7 +16,14 @@ from typing import Any
 
 from lmmreview.db.benchmarks.mmstar.files import check_axis, check_gold, mmstar_sample
 from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest
-from lmmreview.db.importers.lmms_eval import Line, Read, parsed_judgment, read_log
+from lmmreview.db.importers.lmms_eval import (
+    Line,
+    Read,
+    parsed_judgment,
+    question_and_gold,
+    read_log,
+    rule_verdict,
+)
 from lmmreview.engine.benchmarks.mmstar import rules
 from lmmreview.engine.benchmarks.mmstar.benchmark import MMSTAR
 
@@ -30,21 +37,14 @@ def _read(line: Line, path: Path) -> Read:
     capability, score = _score_dict(line, path)
     axis = str(score.get("l2_category", ""))
     check_axis(capability, axis, path, line.where)
-    doc = line.doc or {}
-    question = doc.get("question", line.record.get("input"))
-    gold = doc.get("answer", line.record.get("target"))
-    if not isinstance(question, str) or not isinstance(gold, str):
-        message = "no question and gold (the doc's, or the line's input and target)"
-        raise ImportFailure(path, message, line.where)
+    question, gold = question_and_gold(line, path)
     letter = check_gold(gold, path, line.where)
-    verdict = score.get("score")
-    if isinstance(verdict, bool) or verdict not in (0, 1):
-        raise ImportFailure(path, f"score {verdict!r}: expected 1 or 0", line.where)
+    verdict = rule_verdict(score, path, line.where)
     index = str(score.get("question_id", "")).strip()
     if not index:
         raise ImportFailure(path, "missing question_id", line.where)
     sample = mmstar_sample(index, question, letter, capability, axis, rules.WITH_IMAGE, {})
-    judgment = parsed_judgment(float(verdict), None, score, path)  # its dict, as lmms-eval kept it
+    judgment = parsed_judgment(verdict, None, score, path)  # its dict, as lmms-eval kept it
     return Read(sample.key, sample, judgment)
 
 
