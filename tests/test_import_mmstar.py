@@ -195,15 +195,18 @@ def test_bad_input_names_file_and_row_and_leaves_the_database(
     assert dump(three_settings) == before
 
 
-def test_a_missing_column_or_setting_is_refused(cli, tmp_path: Path) -> None:
+def test_a_missing_column_or_setting_is_refused(cli, three_settings, tmp_path: Path) -> None:
+    before = dump(three_settings)
     header = [c for c in HEADER if c != "l2_category"]
     file = write_xlsx(tmp_path / "m_MMStar.xlsx", header, [r[:4] + r[5:] for r in rows()])
-    result = cli("import", "mmstar", tmp_path / "m.db", file)
-    assert "missing column 'l2_category' (or 'l2-category')" in result.stderr
+    result = cli("import", "mmstar", three_settings, file)
+    assert result.code != 0
+    assert f"{file}: missing column 'l2_category' (or 'l2-category')" in result.stderr
     good = write_xlsx(tmp_path / "n_MMStar.xlsx", HEADER, rows())
-    result = cli("import", "mmstar", tmp_path / "m.db", good, "--setting", "text-only")
+    result = cli("import", "mmstar", three_settings, good, "--setting", "text-only")
+    assert result.code != 0
     assert "--setting: 'text-only': expected with-image, without-image, llm" in result.stderr
-    assert not (tmp_path / "m.db").exists() or cli("info", tmp_path / "m.db").code == 0
+    assert dump(three_settings) == before
 
 
 # lmms-eval's verdicts: its extraction (since 2026) reads "The answer is (D)" as D, right,
