@@ -141,14 +141,19 @@ def _spread(values: list[float], mean: float) -> float:
     return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
 
-def summed(parts: list[Cell]) -> Cell:
-    """A sum column's cell (Column.sum_of): the sum of its parts' values (none while a part
-    has none), of their runs where each part has the same number, and of their counts."""
+def _total(*values: float) -> float:
+    return sum(values)
+
+
+def summed(parts: list[Cell], formula: Callable[..., float] = _total) -> Cell:
+    """A sum column's cell (Column.sum_of): the sum (or `formula`) of its parts' values
+    (none while a part has none), of their runs where each part has the same number, and
+    the sum of their counts."""
     values = [p.value for p in parts if p.value is not None]
-    value = sum(values) if len(values) == len(parts) else None
+    value = formula(*values) if len(values) == len(parts) else None
     same_runs = len({len(p.per_run) for p in parts}) == 1
     runs = zip(*(p.per_run for p in parts), strict=True) if same_runs else ()
-    per_run = tuple(map(sum, runs))
+    per_run = tuple(formula(*run) for run in runs)
     return Cell(
         value=value,
         n=sum(p.n for p in parts),
@@ -331,6 +336,8 @@ class Breakdown:
         if column.sum_of:
             found = (self._sums_cell(row, *cell, unscored_as_zero) for cell in column.sum_of)
             parts = [cell for cell in found if cell is not None]
+            if column.formula is not None:
+                return summed(parts, column.formula) if len(parts) == len(column.sum_of) else None
             return summed(parts) if parts else None
         return self._sums_cell(row, table, column.key, unscored_as_zero)
 

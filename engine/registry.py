@@ -41,6 +41,7 @@ OWN_ORDER = (
     "mme",
     "ocrbench",
     "ocrbench-v2",
+    "mmstar",
     "generic",
 )
 

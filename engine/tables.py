@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 
@@ -18,6 +18,9 @@ class Column:
     # Its cell is the number of units right (their scores summed), not a percentage:
     # OCRBench reports counts (of 50, of 200), summed into its Final Score (of 1000).
     count: bool = False
+    # With `sum_of`: the cell is this of its parts' values in that order, not their sum,
+    # and blank unless the row has every part (MMStar's gain S_v - S_wv).
+    formula: Callable[..., float] | None = None
 
 
 def columns(pairs: Iterable[tuple[str, str]]) -> list[Column]:

@@ -1755,6 +1755,9 @@ edited figure, 1 question with and without its chart), the judge's \
 | `ocrbench/` | OCRBench (official results files) | `results/<model>.json` (6 items of \
 6 question types: a word, a number, a street sign, two receipts, a formula), \
 `images/<dataset>/<image>.png` |
+| `mmstar/` | MMStar (VLMEvalKit's TSV and .tsv predictions) | `MMStar.tsv` \
+(7 questions across the 6 core capabilities, base64 images), `<setting>/<model>_MMStar.tsv` \
+(`with-image/` for the three models; demo-alpha's `without-image/` and `llm/`) |
 
 Notes:
 
@@ -1784,6 +1787,10 @@ Notes:
   `HARBOUR`, its `3041 7` fails (spaces kept) and its `X^{2}+3=7` fails the formula (the
   handwritten-math rule removes spaces but keeps case); demo-gamma has no `predict` for the
   number (it counts 0).
+- MMStar: the official rule reads the letter only at the start, after `(`, `option ` or
+  `the answer is `: demo-alpha's `The answer is (B)` reads none, demo-beta's `Based on the
+  image, C.` reads B and `Answer: B` reads A. demo-alpha's answers without the image and
+  its language model's give its S_wv and S_t, hence MG and ML.
 
 Regenerate everything (deterministic, byte-identical output) with:
 
@@ -1854,6 +1861,7 @@ def main() -> None:
     from lmmreview.sample_data.make_mathvista_sample import main as make_mathvista
     from lmmreview.sample_data.make_mme_sample import main as make_mme
     from lmmreview.sample_data.make_mmmu_pro_sample import main as make_mmmu_pro
+    from lmmreview.sample_data.make_mmstar_sample import main as make_mmstar
     from lmmreview.sample_data.make_mmvet_v2_sample import main as make_mmvet_v2
     from lmmreview.sample_data.make_ocrbench_sample import main as make_ocrbench
 
@@ -1863,6 +1871,7 @@ def main() -> None:
     make_mme()
     make_hallusionbench()
     make_ocrbench()
+    make_mmstar()
     print(f"sample data written to {OUT_DIR}")
 
 

@@ -29,6 +29,7 @@ from test_import_mathvista_lmms_eval import mathvista_lines
 from test_import_mme import mme_results
 from test_import_mme_tools import lmms_eval_samples, vlmevalkit_workbook
 from test_import_mmmu_pro_lmms_eval import mmmu_pro_lines
+from test_import_mmstar import mmstar_files
 from test_import_ocrbench import ocrbench_results
 from test_import_ocrbench_tools import lmms_eval_samples as ocrbench_lmms_eval_samples
 from test_import_ocrbench_tools import vlmevalkit_workbook as ocrbench_workbook
@@ -203,6 +204,7 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     ocrbench_workbook(folder / "vlmevalkit")
     (folder / "OCRBench_Images").mkdir()
     ocrbench_v2_results(folder / "internvl_ocrbench_v2.json")
+    mmstar_files(folder)
     if demo is not None:
         for name in ("results.db", "ana.db", "ben.db"):
             shutil.copyfile(demo, folder / name)

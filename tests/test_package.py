@@ -90,7 +90,8 @@ def test_the_wheel_installs_only_lmmreview_with_its_license_and_demo_data(dist: 
     assert len(top) == 2
     assert any(m.endswith(".dist-info/licenses/LICENSE") for m in members)
     assert "lmmreview/sample_data/mmvet/mm-vet.json" in members
-    for folder in ("mmvet", "mmvet-v2", "mme"):  # every file the demo reads, by the data globs
+    # every file the demo reads, by the data globs
+    for folder in ("mmvet", "mmvet-v2", "mme", "mmstar"):
         shipped = (ROOT / "sample_data" / folder).rglob("*.*")
         expected = {f"lmmreview/{p.relative_to(ROOT).as_posix()}" for p in shipped}
         assert expected <= set(members), folder

@@ -175,6 +175,25 @@ def parsed_judgment(score: float, choice: str | None, parsed: object, path: Path
     return imported(RULES_JUDGE, PROMPT_VERSION, score, reply, str(path), choice)
 
 
+def question_and_gold(line: Line, path: Path) -> tuple[str, str]:
+    """A line's question and gold: its doc's (v0.3), else its input and target (v0.4)."""
+    doc = line.doc or {}
+    question = doc.get("question", line.record.get("input"))
+    gold = doc.get("answer", line.record.get("target"))
+    if not isinstance(question, str) or not isinstance(gold, str):
+        message = "no question and gold (the doc's, or the line's input and target)"
+        raise ImportFailure(path, message, line.where)
+    return question, gold
+
+
+def rule_verdict(fields: dict[str, Any], path: Path, where: str) -> float:
+    """A rule-scored task's `score`: 1 or 0."""
+    verdict = fields.get("score")
+    if isinstance(verdict, bool) or verdict not in (0, 1):
+        raise ImportFailure(path, f"score {verdict!r}: expected 1 or 0", where)
+    return float(verdict)
+
+
 def grade_score(value: object, path: Path, where: str) -> float:
     """A grade's score: a finite number in [0, 1]."""
     if isinstance(value, int | float) and not isinstance(value, bool) and 0.0 <= value <= 1.0:

@@ -16,7 +16,14 @@ from typing import Any
 
 from lmmreview.db.benchmarks.mme.files import Pairs, check_gold, check_subtask
 from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest
-from lmmreview.db.importers.lmms_eval import Line, Read, parsed_judgment, read_log
+from lmmreview.db.importers.lmms_eval import (
+    Line,
+    Read,
+    parsed_judgment,
+    question_and_gold,
+    read_log,
+    rule_verdict,
+)
 from lmmreview.engine.benchmarks.mme.benchmark import MME_BENCHMARK
 
 METRICS = ("mme_perception_score", "mme_cognition_score")
@@ -38,18 +45,11 @@ def _read(line: Line, path: Path, pairs: Pairs) -> Read:
     score = _score_dict(line, path)
     subtask = _text(score, "category", path, line.where)
     check_subtask(subtask, path, line.where)
-    doc = line.doc or {}
-    question = doc.get("question", line.record.get("input"))
-    gold = doc.get("answer", line.record.get("target"))
-    if not isinstance(question, str) or not isinstance(gold, str):
-        message = "no question and gold (the doc's, or the line's input and target)"
-        raise ImportFailure(path, message, line.where)
+    question, gold = question_and_gold(line, path)
     check_gold(gold, path, line.where)
-    verdict = score.get("score")
-    if isinstance(verdict, bool) or verdict not in (0, 1):
-        raise ImportFailure(path, f"score {verdict!r}: expected 1 or 0", line.where)
+    verdict = rule_verdict(score, path, line.where)
     sample = pairs.sample(subtask, _text(score, "question_id", path, line.where), question, gold)
-    judgment = parsed_judgment(float(verdict), None, score, path)  # its dict, as lmms-eval kept it
+    judgment = parsed_judgment(verdict, None, score, path)  # its dict, as lmms-eval kept it
     return Read(sample.key, sample, judgment)
 
 
