@@ -69,8 +69,8 @@ def _gains(names: _Names) -> list[Column]:
     v, wv, t = ((names.settings, SCORES[s]) for s in rules.SETTINGS)
     return [
         *(Column(score, score) for score in SCORES.values()),
-        Column(GAIN, GAIN, (v, wv), rules.gain),
-        Column(LEAKAGE, LEAKAGE, (wv, t), rules.leakage),
+        Column(GAIN, GAIN, (v, wv), formula=rules.gain),
+        Column(LEAKAGE, LEAKAGE, (wv, t), formula=rules.leakage),
     ]
 
 
