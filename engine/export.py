@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from lmmreview.engine.tables import Cell, Table
+from lmmreview.engine.tables import Cell, Column, Table
 from lmmreview.engine.visible import UNSAFE_CHAR, visible
 
 DASH = "\u2013"  # en dash: an empty cell, or a range of N
@@ -136,18 +136,20 @@ def _number(cell: Cell | None, with_std: bool) -> str:
     return text
 
 
-def _ranks(table: Table, column: str) -> dict[str, int]:
-    """Row label -> 1 for the best value of a column, 2 for the second.
+def _ranks(table: Table, column: Column) -> dict[str, int]:
+    """Row label -> 1 for the best value of a column, 2 for the second (the highest, or
+    the lowest: Column.best).
 
     Competition ranking on the printed (one-decimal) values: tied rows share a place and
     the next place is skipped, so a tie for best leaves no second; all equal, no marks.
     """
-    if len(table.rows) < 2:
+    if len(table.rows) < 2 or not column.best:
         return {}
+    sign = -1 if column.best == "lower" else 1
     shown = {
-        r.label: round(c.value, 1)
+        r.label: sign * round(c.value, 1)
         for r in table.rows
-        if (c := r.cells.get(column)) and c.value is not None
+        if (c := r.cells.get(column.key)) and c.value is not None
     }
     if len(set(shown.values())) < 2:
         return {}  # nothing stands out
@@ -166,7 +168,7 @@ def _counts(table: Table, column: str) -> str:
 
 def grid(table: Table) -> list[tuple[str, list[tuple[str, int]]]]:
     """Each row's label and its cells as (text, rank): rank 1 best, 2 second, 0 neither."""
-    ranks = {c.key: _ranks(table, c.key) for c in table.columns}
+    ranks = {c.key: _ranks(table, c) for c in table.columns}
     return [
         (
             row.label,

@@ -21,6 +21,9 @@ class Column:
     # With `sum_of`: the cell is this of its parts' values in that order, not their sum,
     # and blank unless the row has every part (MMStar's gain S_v - S_wv).
     formula: Callable[..., float] | None = None
+    # Which values the exports mark best and second: "higher", "lower" (MMStar's leakage),
+    # or "" for none (a score with no better or worse, as MMStar's without-image score).
+    best: str = "higher"
 
 
 def columns(pairs: Iterable[tuple[str, str]]) -> list[Column]:

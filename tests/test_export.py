@@ -59,6 +59,17 @@ def test_two_rows_mark_only_the_best_and_one_row_nothing() -> None:
     assert "**" not in to_markdown([_table({"a": 50.0})], NOTES)
 
 
+def test_a_column_may_rank_the_lowest_best_or_mark_nothing() -> None:
+    """MMStar's leakage is best low; its score without the image is neither better high
+    nor low (Column.best)."""
+    table = Table("d.t", "t", "d", [Column("ml", "ML", best="lower"), Column("s", "S", best="")])
+    for label, value in {"a": 5.0, "b": 1.0, "c": 3.0}.items():
+        table.rows.append(Row(label, {"ml": Cell(value, 10), "s": Cell(value, 10)}))
+    lines = to_markdown([table], NOTES).splitlines()
+    assert "| b | **1.0** | 1.0 |" in lines and "| c | <u>3.0</u> | 3.0 |" in lines
+    assert "| a | 5.0 | 5.0 |" in lines
+
+
 def test_std_columns_show_mean_plus_minus_std_and_n_row() -> None:
     md = to_markdown([_table({"a": 33.34, "b": None}, std=0.12)], NOTES)
     assert "| a | 33.3 | 33.3±0.1 |" in md  # the only value: nothing to rank against

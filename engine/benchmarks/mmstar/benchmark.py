@@ -65,12 +65,16 @@ def _specs(names: _Names, capabilities: list[str], settings: bool) -> list[Table
 
 
 def _gains(names: _Names) -> list[Column]:
-    """S_v, S_wv, S_t, then MG = S_v - S_wv and ML = max(0, S_wv - S_t)."""
+    """S_v, S_wv, S_t, then MG = S_v - S_wv and ML = max(0, S_wv - S_t). The exports mark
+    the best S_v and MG and the least ML; S_wv and S_t are neither better high nor low."""
     v, wv, t = ((names.settings, SCORES[s]) for s in rules.SETTINGS)
     return [
-        *(Column(score, score) for score in SCORES.values()),
+        *(
+            Column(s, s, best="higher" if s == SCORES[rules.WITH_IMAGE] else "")
+            for s in SCORES.values()
+        ),
         Column(GAIN, GAIN, (v, wv), formula=rules.gain),
-        Column(LEAKAGE, LEAKAGE, (wv, t), formula=rules.leakage),
+        Column(LEAKAGE, LEAKAGE, (wv, t), formula=rules.leakage, best="lower"),
     ]
 
 
