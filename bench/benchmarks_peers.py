@@ -28,6 +28,7 @@ from bench.benchmarks_launch import ANSWERS, FIXTURES, input_files, user_env
 from bench.benchmarks_scoring import mmmu_cases
 from bench.harness import Context, Measurement, Skipped, benchmark, timed
 from bench.terminal import Drawn, in_terminal
+from lmmreview.engine.benchmarks.mathvista import rules as mathvista
 from lmmreview.engine.benchmarks.mmmu.rules import MmmuVerdict, judge
 from lmmreview.engine.benchmarks.mmmu_pro import rules as mmmu_pro
 from lmmreview.engine.types import QuestionType, Sample
@@ -216,8 +217,8 @@ MATHVISTA = FIXTURES / "mathvista" / "output_claude.json"
 )
 def mathvista_scorer(ctx: Context) -> Measurement:
     """The official calculate_score.py's `normalize_extracted_answer` and `safe_equal` on
-    one model's 1,000 testmini extractions. lmmreview has no MathVista rules yet: no figure
-    of ours beside it."""
+    one model's 1,000 testmini extractions; extra: lmmreview's normalisation and comparison
+    (rules.verdict) of the same extractions, each problem read beforehand as an import does."""
     official = _official(ctx, MATHVISTA_SCORER)
     if not MATHVISTA.is_file():
         raise Skipped(f"the MathVista fixture is absent ({MATHVISTA})")
@@ -233,4 +234,15 @@ def mathvista_scorer(ctx: Context) -> Measurement:
         )
         return official.safe_equal(prediction, problem["answer"])
 
-    return Measurement(_per_answer(problems, theirs), {"answers": len(problems)})
+    cases = [(p["extraction"], _mathvista_problem(p)) for p in problems]
+    ours = _per_answer(cases, lambda case: mathvista.verdict(*case))
+    return Measurement(
+        _per_answer(problems, theirs), {"answers": len(problems), "lmmreview_us": ours}
+    )
+
+
+def _mathvista_problem(problem: dict[str, Any]) -> mathvista.Problem:
+    return mathvista.Problem(
+        problem["question_type"], problem["answer_type"], tuple(problem["choices"] or ()),
+        problem["precision"], problem["answer"],
+    )  # fmt: skip

@@ -7,6 +7,8 @@ import json
 
 import pytest
 from conftest import FIXTURES, needs_fixture
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lmmreview.engine.benchmarks.mathvista.rules import (
     FREE_FORM,
@@ -75,6 +77,22 @@ def test_levenshtein_distance() -> None:
     assert levenshtein("", "abc") == levenshtein("abc", "") == 3
     assert levenshtein("flaw", "lawn") == 2
     assert levenshtein("été", "ete") == 2  # characters, not bytes
+    assert levenshtein("abc", "abc") == levenshtein("", "") == 0
+
+
+def _table_distance(a: str, b: str) -> int:
+    """The textbook dynamic-programming table, row by row: the reference."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        diagonal, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (x != y))
+    return row[-1]
+
+
+@given(st.text(alphabet="abcé ", max_size=80), st.text(alphabet="abcé ", max_size=80))
+def test_levenshtein_equals_the_textbook_table(a: str, b: str) -> None:
+    assert levenshtein(a, b) == _table_distance(a, b) == levenshtein(b, a)
 
 
 def test_integer_and_float_normalisation() -> None:

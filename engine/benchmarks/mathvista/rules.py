@@ -114,24 +114,39 @@ def choice_index(extraction: str, choices: tuple[str, ...]) -> int:
     text = extraction.strip()
     if letter := _LETTER_IN_PARENS.search(text):
         text = letter[1].upper()
-    letters = [chr(ord("A") + i) for i in range(len(choices))]
-    if text in letters:
-        return letters.index(text)
+    if len(text) == 1 and 0 <= (index := ord(text) - ord("A")) < len(choices):
+        return index  # a letter among A, B, ... (as many as the choices)
     distances = [levenshtein(text, choice) for choice in choices]
     return distances.index(min(distances))
 
 
 def levenshtein(a: str, b: str) -> int:
     """The edit distance between two texts: the fewest insertions, deletions and
-    substitutions of characters that turn one into the other."""
-    if len(a) < len(b):
-        a, b = b, a  # the row is the shorter text
-    row = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        diagonal, row[0] = row[0], i
-        for j, y in enumerate(b, 1):
-            diagonal, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diagonal + (x != y))
-    return row[-1]
+    substitutions of characters that turn one into the other.
+
+    Computed a column at a time with one bit per character of `a` (Myers' bit-vector
+    method, in Hyyrö's form for whole-text distance): the vertical deltas of the
+    dynamic-programming column as bit masks, the distance tracked at its last row. A
+    choice of hundreds of characters costs as many big-integer steps, not their square.
+    """
+    if not a or not b:
+        return len(a) + len(b)
+    if len(b) > len(a):
+        a, b = b, a  # the bits for the longer, a step for each character of the shorter
+    full, last = (1 << len(a)) - 1, 1 << (len(a) - 1)
+    matches: dict[str, int] = {}  # character -> the positions in `a` that hold it
+    for i, x in enumerate(a):
+        matches[x] = matches.get(x, 0) | 1 << i
+    up, down, distance = full, 0, len(a)  # +1 and -1 vertical deltas
+    for y in b:
+        eq = matches.get(y, 0)
+        xv = eq | down
+        xh = (((eq & up) + up) ^ up) | eq
+        right, left = down | ~(xh | up), up & xh  # +1 and -1 horizontal deltas
+        distance += 1 if right & last else -1 if left & last else 0
+        right, left = right << 1 | 1, left << 1
+        up, down = (left | ~(xv | right)) & full, right & xv & full
+    return distance
 
 
 def verdict(extraction: str, problem: Problem) -> Verdict:
