@@ -77,6 +77,23 @@ def test_import_score_export_and_report_give_the_worked_figures(cli, tmp_path: P
     assert "│ llava │      50.0 │           50.0 │" in report
 
 
+def test_another_models_pairs_are_its_images_not_its_lines(cli, tmp_path: Path) -> None:
+    """A pair is its image's, not its place in the file: a model's file whose lines 1 and 2
+    ask about another image than the first model's lines 1 and 2 (the apple's) gets its own
+    pair there (acc+ 1/1), and the first model's figures do not move."""
+    db = _imported(cli, tmp_path, "--model", "llava")
+    cat = [("cat.png", f"Is there a cat in this image? {ASK}", "Yes", "yes"),
+           ("cat.png", f"Is there a cow in this image? {ASK}", "No", "no")]  # fmt: skip
+    folder = mme_results(tmp_path / "other", {"existence": cat})
+    assert cli("import", "mme", db, folder, "--model", "other").code == 0
+    assert cli("score", db).code == 0
+    document = json.loads(cli("export", db, "--format", "json").stdout)
+    rows = {r["model"]: r["values"] for t in document["tables"] if t["name"] == "mme.subtasks"
+            for r in t["rows"]}  # fmt: skip
+    assert rows["llava"] == pytest.approx(SUBTASKS)
+    assert rows["other"]["existence acc"] == rows["other"]["existence acc+"] == 100.0
+
+
 def test_the_model_is_the_folders_name_and_the_images_come_from_the_release(
     cli, tmp_path: Path
 ) -> None:

@@ -104,13 +104,16 @@ def _subtask_files(folder: Path, batch: ImportBatch) -> list[tuple[str, Path]]:
 
 def subtask_samples(subtask: str, path: Path) -> list[tuple[Sample, str, str]]:
     """Each line of a subtask file as a sample, with its response and where it was read;
-    lines 2k-1 and 2k are the k-th image's pair."""
+    lines 2k-1 and 2k are a pair (as the official tool pairs them), named by the first
+    one's image: the same pair in every model's file, wherever its lines stand."""
     found = []
     seen: dict[str, str] = {}  # key -> where it was read
+    pair = ""
     for index, line in enumerate(read_lines(path)):
         where = f"line {index + 1}"
-        pair, order = divmod(index, 2)
-        sample = mme_sample(subtask, line.image, str(pair + 1), order + 1, line.question, line.gold)
+        order = index % 2 + 1
+        pair = line.image if order == 1 else pair
+        sample = mme_sample(subtask, line.image, pair, order, line.question, line.gold)
         if sample.key in seen:
             message = f"image {line.image!r} has a second pair (also {seen[sample.key]})"
             raise ImportFailure(path, message, where)
