@@ -80,6 +80,8 @@ def _changed(index: int, **fields: object) -> list[dict[str, Any]]:
         (_changed(3, eval=None), "item 3: eval None for text counting en: expected exact match or regression"),
         (_changed(1, eval="fuzzy"), "item 1: eval 'fuzzy' for math QA en: expected multiple choice or case sensitive"),
         (_changed(2, answers=["C", "D"]), "item 2: 2 golds: multiple choice has one"),
+        (_changed(3, answers=[10.0]), "item 3: gold '10.0': a regression needs a whole count"),
+        (_changed(3, answers=["ten"]), "item 3: gold 'ten': a regression needs a whole count"),
         (_changed(5, predict=None), "item 5: predict None: expected text"),
         (_changed(4, type=7), "item 4: missing or non-text field 'type'"),
         ([WORKED[8]], "no item of a type lmmreview scores"),

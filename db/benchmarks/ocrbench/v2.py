@@ -59,6 +59,14 @@ def _sample(item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
     golds = golds_of(answers, path, where)
     if method == rules.MULTIPLE_CHOICE and len(golds) != 1:
         raise ImportFailure(path, f"{len(golds)} golds: multiple choice has one", where)
+    if method == rules.REGRESSION:
+        for gold in golds:
+            try:
+                rules.gold_count(gold)
+            except ValueError:
+                raise ImportFailure(
+                    path, f"gold {gold!r}: a regression needs a whole count", where
+                ) from None
     question = text_field(item, "question", path, where)
     extra: Extra = {EVAL: method} if method else {}
     return Sample(
