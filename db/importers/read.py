@@ -228,6 +228,14 @@ def text_field(row: dict[str, Any], name: str, path: Path, where: str) -> str:
     return value
 
 
+def nonblank_text_field(row: dict[str, Any], name: str, path: Path, where: str) -> str:
+    """A record's text field that must be there and not be empty."""
+    value = row.get(name)
+    if not isinstance(value, str) or not value:
+        raise ImportFailure(path, f"missing or non-text field {name!r}", where)
+    return value
+
+
 def optional_text_field(row: dict[str, Any], name: str, path: Path, where: str) -> str | None:
     """A record's text field that may be missing or null (None then)."""
     value = row.get(name)

@@ -24,6 +24,7 @@ from lmmreview.db.importers.lmms_eval import (
     read_log,
     rule_verdict,
 )
+from lmmreview.db.importers.read import nonblank_text_field
 from lmmreview.engine.benchmarks.mme.benchmark import MME_BENCHMARK
 
 METRICS = ("mme_perception_score", "mme_cognition_score")
@@ -43,12 +44,14 @@ def read_request(request: ImportRequest) -> ImportBatch:
 
 def _read(line: Line, path: Path, pairs: Pairs) -> Read:
     score = _score_dict(line, path)
-    subtask = _text(score, "category", path, line.where)
+    subtask = nonblank_text_field(score, "category", path, line.where)
     check_subtask(subtask, path, line.where)
     question, gold = question_and_gold(line, path)
     check_gold(gold, path, line.where)
     verdict = rule_verdict(score, path, line.where)
-    sample = pairs.sample(subtask, _text(score, "question_id", path, line.where), question, gold)
+    sample = pairs.sample(
+        subtask, nonblank_text_field(score, "question_id", path, line.where), question, gold
+    )
     judgment = parsed_judgment(verdict, None, score, path)  # its dict, as lmms-eval kept it
     return Read(sample.key, sample, judgment)
 
@@ -58,10 +61,3 @@ def _score_dict(line: Line, path: Path) -> dict[str, Any]:
         if (found := line.metric(name, path)) is not None:
             return found
     raise ImportFailure(path, f"neither {' nor '.join(METRICS)}: no MME line", line.where)
-
-
-def _text(found: dict[str, Any], name: str, path: Path, where: str) -> str:
-    value = found.get(name)
-    if not isinstance(value, str) or not value:
-        raise ImportFailure(path, f"missing or non-text field {name!r}", where)
-    return value

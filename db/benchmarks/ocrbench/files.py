@@ -24,7 +24,7 @@ from lmmreview.db.importers.batch import (
     listed,
     model_name,
 )
-from lmmreview.db.importers.read import ImageFiles, existing, read_json
+from lmmreview.db.importers.read import ImageFiles, existing, nonblank_text_field, read_json
 from lmmreview.engine.benchmarks.ocrbench import rules
 from lmmreview.engine.benchmarks.ocrbench.benchmark import DATASET, IMAGE, OCRBENCH, TYPE
 from lmmreview.engine.types import Axes, QuestionType, Sample
@@ -109,7 +109,9 @@ def read_items(
         batch.samples.append(sample)
         batch.answers.append(AnswerRecord(sample.key, name, answer or "", str(path)))
         if files is not None:
-            _add_image(batch, files, sample.key, text_field(item, IMAGE, path, where), where)
+            _add_image(
+                batch, files, sample.key, nonblank_text_field(item, IMAGE, path, where), where
+            )
     if files is not None:
         batch.warnings.extend(files.warnings())
     return batch, unanswered
@@ -123,7 +125,7 @@ def _add_image(batch: ImportBatch, files: ImageFiles, key: str, name: str, where
 
 def item_key(item: dict[str, Any], path: Path, where: str) -> str:
     """`{dataset_name}/{id}`: an id alone repeats across datasets."""
-    source = text_field(item, "dataset_name", path, where)
+    source = nonblank_text_field(item, "dataset_name", path, where)
     number = item.get("id")
     if isinstance(number, bool) or not isinstance(number, int | str) or number == "":
         raise ImportFailure(path, f"id {number!r}: expected a number or text", where)
@@ -136,8 +138,8 @@ def item_sample(item: dict[str, Any], path: Path, where: str) -> Sample:
     kind = item.get("type")
     check_type(kind, path, where)
     golds = golds_of(item.get("answers"), path, where)
-    question = text_field(item, "question", path, where)
-    source = text_field(item, "dataset_name", path, where)
+    question = nonblank_text_field(item, "question", path, where)
+    source = nonblank_text_field(item, "dataset_name", path, where)
     return ocrbench_sample(key, question, golds, str(kind), source)
 
 
@@ -179,10 +181,3 @@ def _prediction(item: dict[str, Any], path: Path, where: str) -> str | None:
     if predict == NOT_ANSWERED:  # 0.0 and false too, as the official `== 0` reads them
         return None
     raise ImportFailure(path, f"predict {predict!r}: expected text", where)
-
-
-def text_field(item: dict[str, Any], name: str, path: Path, where: str) -> str:
-    value = item.get(name)
-    if not isinstance(value, str) or not value:
-        raise ImportFailure(path, f"missing or non-text field {name!r}", where)
-    return value

@@ -15,8 +15,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from lmmreview.db.benchmarks.ocrbench.files import golds_of, item_key, read_items, text_field
+from lmmreview.db.benchmarks.ocrbench.files import golds_of, item_key, read_items
 from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest
+from lmmreview.db.importers.read import nonblank_text_field
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
 from lmmreview.engine.benchmarks.ocrbench.benchmark import TYPE
 from lmmreview.engine.benchmarks.ocrbench.v2 import EVAL, OCRBENCH_V2
@@ -31,7 +32,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
     left_out: Counter[str] = Counter()
 
     def read_item(item: dict[str, Any], path: Path, where: str) -> tuple[Sample, str] | None:
-        kind = text_field(item, "type", path, where)
+        kind = nonblank_text_field(item, "type", path, where)
         if kind not in rules.TYPES:
             left_out[kind] += 1
             return None
@@ -67,7 +68,7 @@ def _sample(item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
                 raise ImportFailure(
                     path, f"gold {gold!r}: a regression needs a whole count", where
                 ) from None
-    question = text_field(item, "question", path, where)
+    question = nonblank_text_field(item, "question", path, where)
     extra: Extra = {EVAL: method} if method else {}
     return Sample(
         item_key(item, path, where), question, QuestionType.OPEN, golds[0], tuple(golds[1:]),
