@@ -48,7 +48,7 @@ from lmmreview.tui.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
-PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 SAMPLES = ROOT / "sample_data"
 
 # -- the reliability promises ---------------------------------------------------------------

@@ -2,7 +2,7 @@
 eval_tool's format, `score` with the official rule, `export --format json` and `report`
 equal to figures derived by hand. The lines are our own worked example (MME's questions
 are not openly licensed); the official tool's figures on LaVIN's published answers were
-checked once by hand (docs/scoring.md#mme)."""
+checked once by hand (docs/benchmarks/mme.md)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ submission format (eval/submits/, MMStar-Benchmark/MMStar @ 7f5f79a) and VLMEval
 the three settings; `score` with the strict rule; `export --format json` and `report`
 equal to figures derived by hand, MG and ML included. The questions are our own worked
 example (MMStar's are not committed); the official figure on LLaVA-Next-34B's published
-answers, 781/1500, was checked by hand (docs/scoring.md#mmstar)."""
+answers, 781/1500, was checked by hand (docs/benchmarks/mmstar.md)."""
 
 from __future__ import annotations
 

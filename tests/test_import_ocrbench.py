@@ -2,7 +2,7 @@
 official format (OCRBench.json's items with `predict`), `score` with the official rule,
 `export --format json` and `report` equal to figures derived by hand. The items are our own
 worked example (OCRBench's data is not ours to ship); no per-sample outputs with official
-figures are published (docs/scoring.md#ocrbench)."""
+figures are published (docs/benchmarks/ocrbench.md)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 in the official format (OCRBench_v2.json's items with `predict`), `score` with the official
 rules of the types lmmreview scores, and `export --format json` equal to figures derived by
 hand. The items are our own worked example; no per-sample outputs with official figures
-are in the repository's snapshot (docs/scoring.md#ocrbench)."""
+are in the repository's snapshot (docs/benchmarks/ocrbench.md)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 Each line's metric dict `ocrbench_accuracy` holds `question_type`, lmms-eval's `score` (1 or
 0), its stripped `prediction` and `ground_truth` (a string or a list, as OCRBench.json's
 answers); the score is imported as the judgment of `lmms-eval rules` (its rule also folds
-full-width characters: docs/scoring.md#ocrbench). The question comes from `doc` (v0.3) or
+full-width characters: docs/benchmarks/ocrbench.md). The question comes from `doc` (v0.3) or
 the line's `input`; the dataset from the doc's `dataset`, which v0.4 lines lack. A sample's
 key is the line's doc_id.
 """

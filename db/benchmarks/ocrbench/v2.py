@@ -42,7 +42,9 @@ def read_request(request: ImportRequest) -> ImportBatch:
         results, request.text("model"), dataset, request.path("images"), read_item
     )
     if not batch.samples:
-        raise ImportFailure(results, "no item of a type lmmreview scores (docs/scoring.md)")
+        raise ImportFailure(
+            results, "no item of a type lmmreview scores (docs/benchmarks/ocrbench.md)"
+        )
     if left_out:
         counts = ", ".join(f"{kind} {n}" for kind, n in sorted(left_out.items()))
         batch.warnings.append(

@@ -114,7 +114,7 @@ class MME(Benchmark):
             "MME: lmms-eval --log_samples JSONL.\n\n"
             "The v0.3 or v0.4 layout of the task mme: questions (each line's doc, or its "
             "input and target), answers, and lmms-eval's own verdicts (its rule reads a "
-            "little differently: docs/scoring.md#mme), imported beside the official rule's.",
+            "little differently: docs/benchmarks/mme.md), imported beside the official rule's.",
             Option("samples", "JSONL", "*_samples_mme.jsonl.", required=True),
             (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
             command="mme-lmms-eval",

@@ -130,7 +130,7 @@ class MMStar(Benchmark):
             "MMStar: lmms-eval --log_samples JSONL.\n\n"
             "The v0.3 or v0.4 layout of the task mmstar: questions (each line's doc, or its "
             "input and target), answers, and lmms-eval's own verdicts (its letter extraction "
-            "is more lenient since 2026: docs/scoring.md#mmstar), imported beside the "
+            "is more lenient since 2026: docs/benchmarks/mmstar.md), imported beside the "
             "official rule's.",
             Option("samples", "JSONL", "*_samples_mmstar.jsonl.", required=True),
             (LMMS_EVAL_MODEL,),
