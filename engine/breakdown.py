@@ -77,8 +77,11 @@ class _Sums:
 
     def cell(self, unscored_as_zero: bool, count: bool = False) -> Cell:
         """The cell's percentage, or with `count` its number right (Column.count)."""
+        # in this order: 264 right of 1000 is 26.4, where 264/1000*100 is 26.400000000000002
         per_run = [
-            total / MICRO * (1 if count else 100 / (self.n if unscored_as_zero else scored))
+            total / MICRO
+            if count
+            else 100 * total / MICRO / (self.n if unscored_as_zero else scored)
             for total, scored in zip(self.sums, self.scored, strict=True)
             if (self.n if unscored_as_zero else scored)
         ]
