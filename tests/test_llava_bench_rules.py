@@ -59,3 +59,10 @@ def test_overall_is_the_ratio_of_all_questions_means() -> None:
 def test_means_are_rounded_before_the_ratio() -> None:
     # 2/3 and 1/3 rounded first: 0.333 / 0.667 = 49.9, not 50.0
     assert rules.relative(*rules.means([(1, 0), (1, 1), (0, 0)])) == 49.9
+
+
+def test_table_cells_hold_means_times_ten() -> None:
+    # cells of 53.333... and 50.0 are the means 5.333 and 5.0 of the first example
+    assert rules.relative_of_cells(50.0, 160 / 3) == 93.8
+    assert rules.order_effect(50.0, 160 / 3, 60.0, 60.0) == 6.2  # 100.0 - 93.8
+    assert rules.relative(0.0, 5.0) != rules.relative(0.0, 5.0)  # NaN: no reference score

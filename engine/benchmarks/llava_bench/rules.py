@@ -11,11 +11,13 @@ each 1 to 10. The reported figure is the model's mean over the reference's mean,
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Sequence
 
 CATEGORIES = ("conv", "detail", "complex")  # the questions' `category`
 CATEGORY_PREFIX = "llava_bench_"  # the reviews' `category` is the question's with this
 FAILED = (-1.0, -1.0)  # the official scores of a review whose first line does not read
+SCALE = 10.0  # the prompt's scale is 1 to 10
 
 # The judge's settings (eval_gpt_review_bench.py `get_eval`).
 JUDGE_MODEL = "gpt-4-0314"
@@ -72,6 +74,12 @@ def parse_scores(review: str) -> tuple[float, float] | None:
         return None
 
 
+def storable(pair: tuple[float, float] | None) -> bool:
+    """Whether both scores lie on the 0 to 10 scale, so each can be stored as a score in
+    [0, 1] (s / 10). The official summary averages whatever numbers the line has."""
+    return pair is not None and all(0.0 <= s <= SCALE for s in pair)
+
+
 def official_scores(review: str) -> tuple[float, float]:
     """The pair the official review file records (`tuple`): FAILED when it does not read."""
     return parse_scores(review) or FAILED
@@ -87,5 +95,23 @@ def means(pairs: Sequence[tuple[float, float]]) -> tuple[float, float]:
 
 
 def relative(reference_mean: float, model_mean: float) -> float:
-    """The relative score: the model's mean over the reference's, in percent, 1 decimal."""
+    """The relative score: the model's mean over the reference's, in percent, 1 decimal;
+    NaN when every reference score is 0 (the official summary stops on the division)."""
+    if reference_mean == 0:
+        return math.nan
     return round(model_mean / reference_mean * 100, 1)
+
+
+def relative_of_cells(model_cell: float, reference_cell: float) -> float:
+    """The relative score from two table cells, which hold a mean score x 10 (a score s
+    counts as s / 10, in percent): the means are rounded to 3 decimals first."""
+    return relative(round(reference_cell / 10, 3), round(model_cell / 10, 3))
+
+
+def order_effect(
+    model: float, reference: float, swapped_model: float, swapped_reference: float
+) -> float:
+    """How far the relative score moves when the model's answer is shown first: the
+    swapped order's relative score minus the official order's (cells as above)."""
+    swapped = relative_of_cells(swapped_model, swapped_reference)
+    return round(swapped - relative_of_cells(model, reference), 1)
