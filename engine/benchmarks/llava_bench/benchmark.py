@@ -17,12 +17,15 @@ from collections.abc import Hashable
 from lmmreview.engine.benchmark import (
     Benchmark,
     Cells,
+    Importer,
     JudgeItem,
     JudgeWork,
+    Option,
     Tables,
     TableSpec,
     Unit,
 )
+from lmmreview.engine.benchmarks import JUDGE_NAME, REPLACE
 from lmmreview.engine.benchmarks.llava_bench import rules
 from lmmreview.engine.judging import failed, llm_judgment
 from lmmreview.engine.llm import Call, Reply
@@ -54,6 +57,10 @@ class Review(JudgeWork):
     one call, system message and settings as the official; the reference first, or with
     `swapped` the model's answer first. Its judgment is the score of `scored` over 10; its
     choice both scores as the official `tuple` orders them ("reference model")."""
+
+    # Asked once, as the official asks once: the two scores of one review are two items of
+    # one chain (plan chains only work asked once), the second read from the cache.
+    every_run = False
 
     def __init__(self, caption: str, swapped: bool, scored: str) -> None:
         self.caption = caption
@@ -137,6 +144,23 @@ def _cells(names: _Names, sample: Sample) -> Cells:
 class LlavaBench(Benchmark):
     name = "llava-bench"
     title = "LLaVA-Bench (in-the-wild)"
+    importer = Importer(
+        "llava-bench",
+        "LLaVA-Bench (in-the-wild): the official dataset, answers and reviews.\n\n"
+        "The dataset folder (questions.jsonl, answers_gpt4.jsonl, context.jsonl, images/); "
+        "one model's answers as the official model_vqa.py writes them; and that answers' "
+        "official review file (eval_gpt_review_bench.py's), whose tuples are imported as "
+        "its judge's scores (gpt-4-0314, the reference shown first). `lmmreview judge` "
+        "asks the reviews of both orders.",
+        Option("folder", "FOLDER", "The dataset folder.", required=True),
+        (
+            Option("answers", "JSONL", "One model's answers (question_id, text, model_id)."),
+            Option("model", "NAME", "Model name (default: the answers' model_id).", text=True),
+            Option("reviews", "JSONL", "The official reviews of those answers."),
+            JUDGE_NAME,
+            REPLACE,
+        ),
+    )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
         names = _Names(dataset)

@@ -1,0 +1,209 @@
+"""`lmmreview import llava-bench`: the official dataset folder (questions.jsonl,
+answers_gpt4.jsonl, context.jsonl, images/), one model's answers file as the official
+model_vqa.py writes it, and optionally the official review file of those answers
+(eval_gpt_review_bench.py's output), whose `tuple`s are imported as its judge's scores.
+
+questions.jsonl: `question_id`, `image`, `text`, `category` (conv, detail or complex);
+answers_gpt4.jsonl: the reference answers, `question_id` and `text`; context.jsonl: `image`
+and `caption` (text or a list of sentences). Answers: `question_id`, `text`, `model_id`.
+Reviews: `question_id`, `category` (llava_bench_<category>), `content` (the judge's reply)
+and `tuple` ([reference, model]; [-1, -1] where the first line did not read). The official
+scripts pair the files line by line; lmmreview pairs them by `question_id` and refuses a
+file whose ids disagree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from lmmreview.db.importers.batch import (
+    AnswerRecord,
+    ImportBatch,
+    ImportFailure,
+    ImportRequest,
+    JudgmentRecord,
+    check_model_argument,
+    model_name,
+)
+from lmmreview.db.importers.read import ImageFiles, existing, read_jsonl, text_field
+from lmmreview.engine.benchmarks.llava_bench import rules
+from lmmreview.engine.benchmarks.llava_bench.benchmark import (
+    CAPTION,
+    CATEGORY,
+    LLAVA_BENCH,
+    MODEL,
+    OFFICIAL,
+    ORDER,
+    QUESTION_ID,
+    REFERENCE,
+    SCORED,
+    SWAPPED,
+    sample_key,
+)
+from lmmreview.engine.scoring import Judgment, Status, imported
+from lmmreview.engine.types import QuestionType, Sample
+
+QUESTIONS, REFERENCES, CONTEXT = "questions.jsonl", "answers_gpt4.jsonl", "context.jsonl"
+IMAGES = "images"
+SCORES = (MODEL, REFERENCE)
+
+
+def read_request(request: ImportRequest) -> ImportBatch:
+    """`lmmreview import llava-bench`: the questions, and the answers and reviews given."""
+    folder = request.path("folder")
+    assert folder is not None  # the command requires it
+    answers, reviews = request.path("answers"), request.path("reviews")
+    if reviews is not None and answers is None:
+        raise ImportFailure("--reviews", "reviews are of a model's answers: give --answers too")
+    model = request.text("model")
+    check_model_argument(model)
+    batch = ImportBatch(request.dataset or LLAVA_BENCH.name, LLAVA_BENCH.name, str(folder))
+    questions = read_questions(existing(folder, "folder"), batch)
+    if answers is not None:
+        name = model or _model_of(answers)
+        read_answers(answers, name, questions, batch)
+        if reviews is not None:
+            read_reviews(reviews, name, questions, batch)
+    return batch
+
+
+def _question_id(row: dict[str, Any], path: Path, where: str) -> str:
+    value = row.get("question_id")
+    if isinstance(value, bool) or not isinstance(value, int | str) or str(value) == "":
+        raise ImportFailure(path, f"question_id must be a number or text, not {value!r}", where)
+    return str(value)
+
+
+def _by_question(path: Path) -> dict[str, tuple[str, dict[str, Any]]]:
+    """A jsonl file's rows by question id, each with its line; an id only once."""
+    rows: dict[str, tuple[str, dict[str, Any]]] = {}
+    for number, row in read_jsonl(existing(path)):
+        where = f"line {number}"
+        question_id = _question_id(row, path, where)
+        if question_id in rows:
+            message = f"question_id {question_id} again (also {rows[question_id][0]})"
+            raise ImportFailure(path, message, where)
+        rows[question_id] = (where, row)
+    return rows
+
+
+def _captions(path: Path) -> dict[str, str]:
+    """Each image's caption as the review shows it (rules.context)."""
+    captions = {}
+    for number, row in read_jsonl(existing(path)):
+        where = f"line {number}"
+        caption = row.get("caption")
+        if not isinstance(caption, str) and not (
+            isinstance(caption, list) and all(isinstance(c, str) for c in caption)
+        ):
+            raise ImportFailure(path, "caption must be text or a list of texts", where)
+        captions[text_field(row, "image", path, where)] = rules.context(caption)
+    return captions
+
+
+def read_questions(folder: Path, batch: ImportBatch) -> dict[str, str]:
+    """Each question's four samples (see the benchmark), with its reference answer,
+    caption and image; returns each question id's category."""
+    path, references = folder / QUESTIONS, _by_question(folder / REFERENCES)
+    captions = _captions(folder / CONTEXT)
+    images = ImageFiles(folder / IMAGES)
+    categories: dict[str, str] = {}
+    for where, row in _by_question(path).values():
+        question_id = _question_id(row, path, where)
+        category = text_field(row, "category", path, where)
+        if category not in rules.CATEGORIES:
+            expected = ", ".join(rules.CATEGORIES)
+            raise ImportFailure(path, f"category {category!r}: expected {expected}", where)
+        image = text_field(row, "image", path, where)
+        if image not in captions:
+            raise ImportFailure(path, f"image {image!r} has no caption in {CONTEXT}", where)
+        if question_id not in references:
+            raise ImportFailure(path, f"question_id {question_id} has no reference answer", where)
+        ref_where, reference = references[question_id]
+        gold = text_field(reference, "text", folder / REFERENCES, ref_where)
+        stored = images.read(image, path, where)
+        for order in (OFFICIAL, SWAPPED):
+            for scored in SCORES:
+                sample = Sample(
+                    sample_key(question_id, order, scored),
+                    text_field(row, "text", path, where),
+                    QuestionType.OPEN,
+                    gold,
+                    axes={CATEGORY: (category,), ORDER: (order,), SCORED: (scored,)},
+                    extra={CAPTION: captions[image], QUESTION_ID: question_id},
+                )
+                batch.samples.append(sample)
+                if stored is not None:
+                    batch.add_image(sample.key, stored)
+        categories[question_id] = category
+    batch.warnings += images.warnings()
+    return categories
+
+
+def _model_of(path: Path) -> str:
+    """The answers' `model_id` (model_vqa.py writes the model's name there), else the file's."""
+    for _, row in read_jsonl(existing(path)):
+        found = row.get("model_id")
+        return found if isinstance(found, str) and found.strip() else model_name(None, path)
+    return model_name(None, path)
+
+
+def _known(question_id: str, questions: dict[str, str], path: Path, where: str) -> str:
+    if question_id not in questions:
+        raise ImportFailure(path, f"question_id {question_id} is not in {QUESTIONS}", where)
+    return questions[question_id]
+
+
+def read_answers(path: Path, model: str, questions: dict[str, str], batch: ImportBatch) -> None:
+    """The model's answer to each question, as its answer to all four of its samples."""
+    for question_id, (where, row) in _by_question(path).items():
+        _known(question_id, questions, path, where)
+        text = text_field(row, "text", path, where)
+        for order in (OFFICIAL, SWAPPED):
+            for scored in SCORES:
+                key = sample_key(question_id, order, scored)
+                batch.answers.append(AnswerRecord(key, model, text, str(path)))
+
+
+def read_reviews(path: Path, model: str, questions: dict[str, str], batch: ImportBatch) -> None:
+    """The official reviews (reference first) as the official judge's two scores of each."""
+    answered = {a.key for a in batch.answers}
+    for question_id, (where, row) in _by_question(path).items():
+        category = _known(question_id, questions, path, where)
+        if row.get("category") != rules.CATEGORY_PREFIX + category:
+            expected = rules.CATEGORY_PREFIX + category
+            message = f"category {row.get('category')!r}: the question's is {expected!r}"
+            raise ImportFailure(path, message, where)
+        if sample_key(question_id, OFFICIAL, MODEL) not in answered:
+            raise ImportFailure(path, f"question_id {question_id} has no answer", where)
+        content = text_field(row, "content", path, where)
+        pair = _tuple(row, path, where)
+        for scored, score in zip((REFERENCE, MODEL), pair, strict=True):
+            judgment = _judgment(pair, score, content, path)
+            key = sample_key(question_id, OFFICIAL, scored)
+            batch.judgments.append(JudgmentRecord(key, model, judgment))
+
+
+def _tuple(row: dict[str, Any], path: Path, where: str) -> tuple[float, float]:
+    value = row.get("tuple")
+    if (
+        not isinstance(value, list)
+        or len(value) != 2
+        or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+    ):
+        raise ImportFailure(path, f"tuple must be two numbers, not {value!r}", where)
+    return float(value[0]), float(value[1])
+
+
+def _judgment(pair: tuple[float, float], score: float, content: str, path: Path) -> Judgment:
+    """One score of a review; a pair off the 0 to 10 scale (the official [-1, -1] of a
+    reply that did not read) is stored unparseable, with no score (docs/scoring.md)."""
+    if rules.storable(pair):
+        choice = f"{pair[0]:g} {pair[1]:g}"
+        return imported(rules.JUDGE_MODEL, rules.PROMPT_VERSION, score / rules.SCALE, content,
+                        str(path), choice)  # fmt: skip
+    found = imported(rules.JUDGE_MODEL, rules.PROMPT_VERSION, None, content, str(path))
+    error = f"tuple [{pair[0]:g}, {pair[1]:g}]: not two scores from 0 to 10"
+    return replace(found, status=Status.UNPARSEABLE, error=error)
