@@ -59,7 +59,8 @@ def read_request(request: ImportRequest) -> ImportBatch:
         raise ImportFailure("--reviews", "reviews are of a model's answers: give --answers too")
     model = request.text("model")
     check_model_argument(model)
-    batch = ImportBatch(request.dataset or LLAVA_BENCH.name, LLAVA_BENCH.name, str(folder))
+    source = reviews or answers or folder  # the file the judgments, if any, come from
+    batch = ImportBatch(request.dataset or LLAVA_BENCH.name, LLAVA_BENCH.name, str(source))
     questions = read_questions(existing(folder, "folder"), batch)
     if answers is not None:
         name = model or _model_of(answers)
@@ -207,3 +208,15 @@ def _judgment(pair: tuple[float, float], score: float, content: str, path: Path)
     found = imported(rules.JUDGE_MODEL, rules.PROMPT_VERSION, None, content, str(path))
     error = f"tuple [{pair[0]:g}, {pair[1]:g}]: not two scores from 0 to 10"
     return replace(found, status=Status.UNPARSEABLE, error=error)
+
+
+def demo_requests(data: Path) -> list[ImportRequest]:
+    """The demo: each sample model's answers and their official reviews."""
+    folder = data / "llava-bench"
+    dataset = folder / "llava-bench-in-the-wild"
+    return [
+        ImportRequest(
+            {"folder": dataset, "answers": path, "reviews": folder / "reviews" / path.name}
+        )
+        for path in sorted((folder / "answers").glob("*.jsonl"))
+    ]

@@ -146,7 +146,7 @@ class LlavaBench(Benchmark):
     title = "LLaVA-Bench (in-the-wild)"
     importer = Importer(
         "llava-bench",
-        "LLaVA-Bench (in-the-wild): the official dataset, answers and reviews.\n\n"
+        "LLaVA-Bench: official dataset, answers, reviews.\n\n"
         "The dataset folder (questions.jsonl, answers_gpt4.jsonl, context.jsonl, images/); "
         "one model's answers as the official model_vqa.py writes them; and that answers' "
         "official review file (eval_gpt_review_bench.py's), whose tuples are imported as "
@@ -160,6 +160,7 @@ class LlavaBench(Benchmark):
             JUDGE_NAME,
             REPLACE,
         ),
+        demo="llava-bench-demo",
     )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
