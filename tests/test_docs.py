@@ -18,6 +18,7 @@ from conftest import FIXTURES, png_base64, png_bytes, write_lines, write_tsv
 from test_hallusionbench import hallusionbench_files
 from test_hallusionbench_vlmevalkit import vlmevalkit_files
 from test_import_llava_bench import llava_bench_files
+from test_import_llava_bench_tools import llava_bench_tool_files
 from test_import_lmms_eval import (
     MMMU_DOCS,
     mmbench_line,
@@ -207,6 +208,7 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     ocrbench_v2_results(folder / "internvl_ocrbench_v2.json")
     mmstar_files(folder)
     llava_bench_files(folder)
+    llava_bench_tool_files(folder)
     if demo is not None:
         for name in ("results.db", "ana.db", "ben.db"):
             shutil.copyfile(demo, folder / name)

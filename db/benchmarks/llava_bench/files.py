@@ -124,20 +124,14 @@ def read_questions(folder: Path, batch: ImportBatch) -> dict[str, str]:
             raise ImportFailure(path, f"question_id {question_id} has no reference answer", where)
         ref_where, reference = references[question_id]
         gold = text_field(reference, "text", folder / REFERENCES, ref_where)
+        sample = question_sample(
+            question_id, text_field(row, "text", path, where), gold, category, captions[image]
+        )
         stored = images.read(image, path, where)
-        for order in (OFFICIAL, SWAPPED):
-            for scored in SCORES:
-                sample = Sample(
-                    sample_key(question_id, order, scored),
-                    text_field(row, "text", path, where),
-                    QuestionType.OPEN,
-                    gold,
-                    axes={CATEGORY: (category,), ORDER: (order,), SCORED: (scored,)},
-                    extra={CAPTION: captions[image], QUESTION_ID: question_id},
-                )
-                batch.samples.append(sample)
-                if stored is not None:
-                    batch.add_image(sample.key, stored)
+        for each in siblings(sample):
+            batch.samples.append(each)
+            if stored is not None:
+                batch.add_image(each.key, stored)
         categories[question_id] = category
     batch.warnings += images.warnings()
     return categories
@@ -161,11 +155,8 @@ def read_answers(path: Path, model: str, questions: dict[str, str], batch: Impor
     """The model's answer to each question, as its answer to all four of its samples."""
     for question_id, (where, row) in _by_question(path).items():
         _known(question_id, questions, path, where)
-        text = text_field(row, "text", path, where)
-        for order in (OFFICIAL, SWAPPED):
-            for scored in SCORES:
-                key = sample_key(question_id, order, scored)
-                batch.answers.append(AnswerRecord(key, model, text, str(path)))
+        answer = AnswerRecord(question_id, model, text_field(row, "text", path, where), str(path))
+        batch.answers += answered(answer)
 
 
 def read_reviews(path: Path, model: str, questions: dict[str, str], batch: ImportBatch) -> None:
@@ -180,34 +171,74 @@ def read_reviews(path: Path, model: str, questions: dict[str, str], batch: Impor
         if sample_key(question_id, OFFICIAL, MODEL) not in answered:
             raise ImportFailure(path, f"question_id {question_id} has no answer", where)
         content = text_field(row, "content", path, where)
-        pair = _tuple(row, path, where)
-        for scored, score in zip((REFERENCE, MODEL), pair, strict=True):
-            judgment = _judgment(pair, score, content, path)
-            key = sample_key(question_id, OFFICIAL, scored)
-            batch.judgments.append(JudgmentRecord(key, model, judgment))
+        pair = score_pair(row.get("tuple"), "tuple", path, where)
+        judgment = imported(rules.JUDGE_MODEL, rules.PROMPT_VERSION, None, content, str(path))
+        batch.judgments += review_judgments(question_id, model, judgment, pair)
 
 
-def _tuple(row: dict[str, Any], path: Path, where: str) -> tuple[float, float]:
-    value = row.get("tuple")
+def score_pair(value: object, name: str, path: Path, where: str) -> tuple[float, float]:
+    """A review's two scores, reference first, as a file records them (`name`)."""
     if (
         not isinstance(value, list)
         or len(value) != 2
         or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
     ):
-        raise ImportFailure(path, f"tuple must be two numbers, not {value!r}", where)
+        raise ImportFailure(path, f"{name} must be two numbers, not {value!r}", where)
     return float(value[0]), float(value[1])
 
 
-def _judgment(pair: tuple[float, float], score: float, content: str, path: Path) -> Judgment:
-    """One score of a review; a pair off the 0 to 10 scale (the official [-1, -1] of a
-    reply that did not read) is stored unparseable, with no score (docs/scoring.md)."""
+def question_sample(
+    question_id: str, question: str, reference: str, category: str, caption: str
+) -> Sample:
+    """A question's first sample: the model's score with the reference shown first."""
+    return Sample(
+        sample_key(question_id, OFFICIAL, MODEL),
+        question,
+        QuestionType.OPEN,
+        reference,
+        axes={CATEGORY: (category,), ORDER: (OFFICIAL,), SCORED: (MODEL,)},
+        extra={CAPTION: caption, QUESTION_ID: question_id},
+    )
+
+
+def siblings(sample: Sample) -> list[Sample]:
+    """A question's four samples (see the benchmark) from its first."""
+    question_id = str(sample.extra[QUESTION_ID])
+    return [
+        replace(
+            sample,
+            key=sample_key(question_id, order, scored),
+            axes=sample.axes | {ORDER: (order,), SCORED: (scored,)},
+        )
+        for order in (OFFICIAL, SWAPPED)
+        for scored in SCORES
+    ]
+
+
+def answered(answer: AnswerRecord) -> list[AnswerRecord]:
+    """An answer to a question (keyed by its id) as the answer to its four samples."""
+    return [
+        replace(answer, key=sample_key(answer.key, order, scored))
+        for order in (OFFICIAL, SWAPPED)
+        for scored in SCORES
+    ]
+
+
+def review_judgments(
+    question_id: str, model: str, review: Judgment, pair: tuple[float, float]
+) -> list[JudgmentRecord]:
+    """A reference-first review (`review`, its score not yet set) as the judgments of the
+    question's reference and model scores: each score over 10 and both as the choice; a
+    pair off the 0 to 10 scale (the official [-1, -1] of a reply that did not read) is
+    stored unparseable, with no score (docs/scoring.md)."""
     if rules.storable(pair):
         choice = f"{pair[0]:g} {pair[1]:g}"
-        return imported(rules.JUDGE_MODEL, rules.PROMPT_VERSION, score / rules.SCALE, content,
-                        str(path), choice)  # fmt: skip
-    found = imported(rules.JUDGE_MODEL, rules.PROMPT_VERSION, None, content, str(path))
-    error = f"tuple [{pair[0]:g}, {pair[1]:g}]: not two scores from 0 to 10"
-    return replace(found, status=Status.UNPARSEABLE, error=error)
+        scores = [replace(review, score=s / rules.SCALE, choice=choice) for s in pair]
+    else:
+        error = f"scores [{pair[0]:g}, {pair[1]:g}]: not two scores from 0 to 10"
+        scores = [replace(review, score=None, status=Status.UNPARSEABLE, error=error)] * 2
+    keys = (sample_key(question_id, OFFICIAL, s) for s in (REFERENCE, MODEL))
+    return [JudgmentRecord(key, model, j) for key, j in zip(keys, scores, strict=True)]
 
 
 def demo_requests(data: Path) -> list[ImportRequest]:

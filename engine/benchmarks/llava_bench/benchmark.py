@@ -25,7 +25,7 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks import JUDGE_NAME, REPLACE
+from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, MODEL_FROM_FILE_NAME, REPLACE
 from lmmreview.engine.benchmarks.llava_bench import rules
 from lmmreview.engine.judging import failed, llm_judgment
 from lmmreview.engine.llm import Call, Reply
@@ -161,6 +161,29 @@ class LlavaBench(Benchmark):
             REPLACE,
         ),
         demo="llava-bench-demo",
+    )
+    tool_importers: tuple[Importer, ...] = (
+        Importer(
+            "llava-bench-lmms-eval",
+            "LLaVA-Bench: lmms-eval --log_samples JSONL.\n\n"
+            "The v0.3 or v0.4 layout of the task llava_in_the_wild: each line's "
+            "gpt_eval_llava_all review (question, reference, caption, the judge's reply and "
+            "scores), imported as its eval_model's reference-first review.",
+            Option("samples", "JSONL", "*_samples_llava_in_the_wild.jsonl.", required=True),
+            (LMMS_EVAL_MODEL,),
+            command="llava-bench-lmms-eval",
+        ),
+        Importer(
+            "llava-bench-vlmevalkit",
+            "LLaVA-Bench: VLMEvalKit predictions, results.\n\n"
+            "VLMEvalKit's {model}_LLaVABench.xlsx (or .tsv, .json): questions, captions, "
+            "reference answers and the model's; its {model}_LLaVABench_openai_result.xlsx "
+            "also the judge's two scores (gpt4_score, score), imported as a reference-first "
+            "review (judge gpt-4-turbo, VLMEvalKit's default, unless --judge names another).",
+            Option("file", "FILE", "Prediction file or result workbook.", required=True),
+            (MODEL_FROM_FILE_NAME, JUDGE_NAME, REPLACE),
+            command="llava-bench-vlmevalkit",
+        ),
     )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
