@@ -16,7 +16,6 @@ from collections.abc import Sequence
 
 CATEGORIES = ("conv", "detail", "complex")  # the questions' `category`
 CATEGORY_PREFIX = "llava_bench_"  # the reviews' `category` is the question's with this
-FAILED = (-1.0, -1.0)  # the official scores of a review whose first line does not read
 SCALE = 10.0  # the prompt's scale is 1 to 10
 
 # The judge's settings (eval_gpt_review_bench.py `get_eval`).
@@ -64,7 +63,7 @@ def review_input(context_text: str, question: str, first: str, second: str) -> s
 def parse_scores(review: str) -> tuple[float, float] | None:
     """Assistant 1's and 2's scores from the review's first line: commas become spaces and
     the line splits on each single space; exactly two parts, both numbers, read. Else
-    None (the official code's (-1, -1)): "8, 9" and "8 9 " have three parts."""
+    None, which the official code records as (-1, -1): "8, 9" and "8 9 " have three parts."""
     parts = review.split("\n")[0].replace(",", " ").split(" ")
     if len(parts) != 2:
         return None
@@ -78,11 +77,6 @@ def storable(pair: tuple[float, float] | None) -> bool:
     """Whether both scores lie on the 0 to 10 scale, so each can be stored as a score in
     [0, 1] (s / 10). The official summary averages whatever numbers the line has."""
     return pair is not None and all(0.0 <= s <= SCALE for s in pair)
-
-
-def official_scores(review: str) -> tuple[float, float]:
-    """The pair the official review file records (`tuple`): FAILED when it does not read."""
-    return parse_scores(review) or FAILED
 
 
 def means(pairs: Sequence[tuple[float, float]]) -> tuple[float, float]:
