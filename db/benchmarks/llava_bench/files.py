@@ -36,10 +36,11 @@ from lmmreview.engine.benchmarks.llava_bench.benchmark import (
     MODEL,
     OFFICIAL,
     ORDER,
+    ORDERS,
     QUESTION_ID,
     REFERENCE,
     SCORED,
-    SWAPPED,
+    SCORES,
     sample_key,
 )
 from lmmreview.engine.scoring import Judgment, Status, imported
@@ -47,7 +48,6 @@ from lmmreview.engine.types import QuestionType, Sample
 
 QUESTIONS, REFERENCES, CONTEXT = "questions.jsonl", "answers_gpt4.jsonl", "context.jsonl"
 IMAGES = "images"
-SCORES = (MODEL, REFERENCE)
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
@@ -210,7 +210,7 @@ def siblings(sample: Sample) -> list[Sample]:
             key=sample_key(question_id, order, scored),
             axes=sample.axes | {ORDER: (order,), SCORED: (scored,)},
         )
-        for order in (OFFICIAL, SWAPPED)
+        for order in ORDERS
         for scored in SCORES
     ]
 
@@ -219,7 +219,7 @@ def answered(answer: AnswerRecord) -> list[AnswerRecord]:
     """An answer to a question (keyed by its id) as the answer to its four samples."""
     return [
         replace(answer, key=sample_key(answer.key, order, scored))
-        for order in (OFFICIAL, SWAPPED)
+        for order in ORDERS
         for scored in SCORES
     ]
 

@@ -36,8 +36,8 @@ from lmmreview.engine.types import Sample
 # The sample's axes, and its extra fields: the image's caption and the question's id.
 CATEGORY, ORDER, SCORED = "category", "order", "scored"
 CAPTION, QUESTION_ID = "caption", "question_id"
-OFFICIAL, SWAPPED = "reference first", "model first"  # ORDER's values
-MODEL, REFERENCE = "model", "reference"  # SCORED's values
+ORDERS = OFFICIAL, SWAPPED = "reference first", "model first"  # ORDER's values
+SCORES = MODEL, REFERENCE = "model", "reference"  # SCORED's values
 ALL = "all"
 # The table's columns as docs/LLaVA_Bench.md names them (complex is "Reasoning").
 GROUPS = (("conv", "Conversation"), ("detail", "Detail"), ("complex", "Reasoning"),
@@ -112,7 +112,7 @@ def _relative(names: _Names, order: str, group: str, key: str, title: str) -> Co
 
 
 def _effect(names: _Names, group: str, title: str) -> Column:
-    parts = tuple(names.part(o, s, group) for o in (OFFICIAL, SWAPPED) for s in (MODEL, REFERENCE))
+    parts = tuple(names.part(o, s, group) for o in ORDERS for s in SCORES)
     return Column(f"{group}_effect", title, parts, formula=rules.order_effect)
 
 
@@ -124,13 +124,13 @@ def _specs(names: _Names) -> list[TableSpec]:
         *(_effect(names, group, f"{title} change") for group, title in GROUPS),
     ]
     specs = [TableSpec(names.relative, "LLaVA-Bench (in-the-wild): relative score", relative)]
-    for order_shown, heading in ((OFFICIAL, "reference first"), (SWAPPED, "model first")):
+    for order_shown in ORDERS:
         scores = [
             Column(f"{scored}_{group}", f"{title} {scored}")
             for group, title in GROUPS
-            for scored in (MODEL, REFERENCE)
+            for scored in SCORES
         ]
-        title = f"LLaVA-Bench: mean scores x 10, {heading}"
+        title = f"LLaVA-Bench: mean scores x 10, {order_shown}"
         specs.append(TableSpec(names.scores[order_shown], title, scores))
     title = "LLaVA-Bench: the order effect (relative score, model first minus reference first)"
     return [*specs, TableSpec(names.order, title, order)]
