@@ -9,6 +9,7 @@ deterministic scripted judge:
 * an MM-Vet grading prompt gets the fraction of ground-truth elements found in the prediction,
   rounded to one decimal, plus a small jitter on repeated askings of the same prompt;
 * an MMBench extraction prompt gets the letter of the option named in the answer, or "X";
+* a LLaVA-Bench review gets each answer's word count (at most 10), the first one more;
 * anything else gets "0.5".
 
 It can add latency to every reply and inject faults (429, 500, slow, dropped connection,
@@ -88,6 +89,8 @@ DEFAULT_REPLY = "0.5"
 # engine/benchmarks/mmbench/rules.py).
 MMVET_MARKER = "Compare the ground truth and prediction from AI models"
 MMBENCH_MARKER = "You are an AI assistant to help me matching an answer with several options"
+# LLaVA-Bench's review (engine/benchmarks/llava_bench/rules.py): each answer between these.
+_LLAVA_ANSWER = re.compile(r"\[Assistant ([12])\]\n(.*?)\n\n\[End of Assistant \1\]", re.DOTALL)
 # The start of engine.benchmarks.mmvet.rules.RETRY_SUFFIX: it follows the query row on retries.
 _MMVET_RETRY_START = "\nPredict the correctness of the answer"
 _NO_MATCH = "X"
@@ -207,7 +210,19 @@ def scripted_reply(prompt: str, answered_before: int = 0) -> str:
             return f"{tenths // 10}.{tenths % 10}"
     if MMBENCH_MARKER in prompt:
         return mmbench_letter(prompt)
+    if (review := llava_review(prompt)) is not None:
+        return review
     return DEFAULT_REPLY
+
+
+def llava_review(prompt: str) -> str | None:
+    """A LLaVA-Bench review's scores: each answer's word count (at most 10), the answer
+    shown first one more (a scripted order bias, at most 10); None for another prompt."""
+    answers = dict(_LLAVA_ANSWER.findall(prompt))
+    if set(answers) != {"1", "2"}:
+        return None
+    first, second = (min(10, len(answers[n].split())) for n in ("1", "2"))
+    return f"{min(10, first + 1)} {second}\nThe longer answer has more detail."
 
 
 def _message_text(content: object) -> str:

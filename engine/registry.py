@@ -42,6 +42,7 @@ OWN_ORDER = (
     "ocrbench",
     "ocrbench-v2",
     "mmstar",
+    "llava-bench",
     "generic",
 )
 

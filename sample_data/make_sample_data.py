@@ -1758,6 +1758,9 @@ edited figure, 1 question with and without its chart), the judge's \
 | `mmstar/` | MMStar (VLMEvalKit's TSV and .tsv predictions) | `MMStar.tsv` \
 (7 questions across the 6 core capabilities, base64 images), `<setting>/<model>_MMStar.tsv` \
 (`with-image/` for the three models; demo-alpha's `without-image/` and `llm/`) |
+| `llava-bench/` | LLaVA-Bench in-the-wild (official files) | `llava-bench-in-the-wild/` \
+(`questions.jsonl`: 6 questions, 2 per category, on 3 drawings; `answers_gpt4.jsonl`, \
+`context.jsonl`, `images/`), `answers/<model>.jsonl`, the official `reviews/<model>.jsonl` |
 
 Notes:
 
@@ -1791,6 +1794,10 @@ Notes:
   `the answer is `: demo-alpha's `The answer is (B)` reads none, demo-beta's `Based on the
   image, C.` reads B and `Answer: B` reads A. demo-alpha's answers without the image and
   its language model's give its S_wv and S_t, hence MG and ML.
+- LLaVA-Bench: the reviews are the official judge's, reference first (written for the demo);
+  demo-beta's `8,7` reads (a comma is a space), demo-gamma's `8, 4` does not (its tuple is
+  [-1, -1]; lmmreview stores it unparseable). `lmmreview judge` asks the reviews again in
+  both orders, the model's answer first too.
 
 Regenerate everything (deterministic, byte-identical output) with:
 
@@ -1858,6 +1865,7 @@ def main() -> None:
     (OUT_DIR / "README.md").write_text(README, encoding="utf-8")
     # The other benchmarks' scripts borrow this one's drawing helpers: loaded only now.
     from lmmreview.sample_data.make_hallusionbench_sample import main as make_hallusionbench
+    from lmmreview.sample_data.make_llava_bench_sample import main as make_llava_bench
     from lmmreview.sample_data.make_mathvista_sample import main as make_mathvista
     from lmmreview.sample_data.make_mme_sample import main as make_mme
     from lmmreview.sample_data.make_mmmu_pro_sample import main as make_mmmu_pro
@@ -1872,6 +1880,7 @@ def main() -> None:
     make_hallusionbench()
     make_ocrbench()
     make_mmstar()
+    make_llava_bench()
     print(f"sample data written to {OUT_DIR}")
 
 

@@ -84,7 +84,7 @@ def test_demo_builds_every_benchmark_and_is_idempotent(
     datasets = {d["name"]: d for d in document["datasets"]}
     assert set(datasets) == {
         "mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "mathvista", "hallusionbench",
-        "mme", "ocrbench", "mmstar", "generic",
+        "mme", "ocrbench", "mmstar", "llava-bench", "generic",
     }  # fmt: skip
     for dataset in datasets.values():
         models = {m["model"] for m in dataset["models"]}
@@ -104,6 +104,7 @@ def test_demo_builds_every_benchmark_and_is_idempotent(
             for m in DEMO_MODELS
             for c in ("vd", "vs")
         ]
+        + [f"sample_data/llava-bench/reviews/{m}.jsonl" for m in DEMO_MODELS]
     )
     assert (datasets["hallusionbench"]["samples"], datasets["hallusionbench"]["images"]) == (12, 5)
     before = dump(db)

@@ -17,6 +17,8 @@ import pytest
 from conftest import FIXTURES, png_base64, png_bytes, write_lines, write_tsv
 from test_hallusionbench import hallusionbench_files
 from test_hallusionbench_vlmevalkit import vlmevalkit_files
+from test_import_llava_bench import llava_bench_files
+from test_import_llava_bench_tools import llava_bench_tool_files
 from test_import_lmms_eval import (
     MMMU_DOCS,
     mmbench_line,
@@ -205,6 +207,8 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     (folder / "OCRBench_Images").mkdir()
     ocrbench_v2_results(folder / "internvl_ocrbench_v2.json")
     mmstar_files(folder)
+    llava_bench_files(folder)
+    llava_bench_tool_files(folder)
     if demo is not None:
         for name in ("results.db", "ana.db", "ben.db"):
             shutil.copyfile(demo, folder / name)
