@@ -154,9 +154,10 @@ def summed(parts: list[Cell], formula: Callable[..., float] = _total) -> Cell:
     the sum of their counts."""
     values = [p.value for p in parts if p.value is not None]
     value = formula(*values) if len(values) == len(parts) else None
+    value = None if value is not None and math.isnan(value) else value  # no value: blank
     same_runs = len({len(p.per_run) for p in parts}) == 1
     runs = zip(*(p.per_run for p in parts), strict=True) if same_runs else ()
-    per_run = tuple(formula(*run) for run in runs)
+    per_run = tuple(v for run in runs if not math.isnan(v := formula(*run)))
     return Cell(
         value=value,
         n=sum(p.n for p in parts),

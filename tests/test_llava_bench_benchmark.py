@@ -84,6 +84,14 @@ def test_relative_scores_by_category_and_overall() -> None:
     assert order["detail_effect"] == 0.0
 
 
+def test_a_reference_scored_zero_everywhere_leaves_the_cell_blank() -> None:
+    """The official summary divides by the reference's mean and stops at 0; the table
+    shows no value there (not NaN), and the other categories keep theirs."""
+    breakdown = _scored({"0": (0, 6), "1": (0, 6), "2": (6, 6)}, (7, 7))
+    relative = {k: c.value for k, c in _cells(breakdown, "llava.relative").items()}
+    assert relative["conv"] is None and relative["detail"] == 100.0
+
+
 def test_table_names_and_sample_keys() -> None:
     assert [t.name for t in _scored(PAIRS, (7, 7)).tables()] == [
         "llava.relative", "llava.scores", "llava.swapped_scores", "llava.order",

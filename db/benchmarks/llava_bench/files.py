@@ -230,7 +230,7 @@ def review_judgments(
     """A reference-first review (`review`, its score not yet set) as the judgments of the
     question's reference and model scores: each score over 10 and both as the choice; a
     pair off the 0 to 10 scale (the official [-1, -1] of a reply that did not read) is
-    stored unparseable, with no score (docs/scoring.md)."""
+    stored unparseable, with no score (docs/benchmarks/llava-bench.md)."""
     if rules.storable(pair):
         choice = f"{pair[0]:g} {pair[1]:g}"
         scores = [replace(review, score=s / rules.SCALE, choice=choice) for s in pair]

@@ -90,7 +90,8 @@ def means(pairs: Sequence[tuple[float, float]]) -> tuple[float, float]:
 
 def relative(reference_mean: float, model_mean: float) -> float:
     """The relative score: the model's mean over the reference's, in percent, 1 decimal;
-    NaN when every reference score is 0 (the official summary stops on the division)."""
+    NaN when every reference score is 0 (the official summary stops on the division): the
+    table shows no value then."""
     if reference_mean == 0:
         return math.nan
     return round(model_mean / reference_mean * 100, 1)
