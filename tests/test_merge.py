@@ -532,37 +532,39 @@ def test_ctrl_c_stops_a_step_inside_sqlite(demo_db: Path, case: tuple[str, str])
     opened = _read_only if connection == "the other file" else _merging
     before = dump(demo_db)
     started = time.monotonic()
-    with _pressing_ctrl_c(), pytest.raises(KeyboardInterrupt), opened(demo_db) as conn:
-        conn.execute(never_ends).fetchone()
+    with _pressing_ctrl_c() as stopped, pytest.raises(KeyboardInterrupt):
+        try:
+            with opened(demo_db) as conn:
+                conn.execute(never_ends).fetchone()
+        except KeyboardInterrupt:
+            stopped.set()
+            raise
     assert dump(demo_db) == before
     assert time.monotonic() - started < 10
 
 
 @contextmanager
-def _pressing_ctrl_c() -> Iterator[None]:
-    """Ctrl-C every half second until the block ends, as a user presses it again when the
-    first press seems lost (a signal can arrive before the step starts, on a loaded
-    machine); the first press interrupts, later ones are ignored."""
-    pressed: list[bool] = []
+def _pressing_ctrl_c() -> Iterator[threading.Event]:
+    """Ctrl-C every half second until the block sets the event it is given (the step has
+    stopped), as a user presses again when a press seems lost: a press can arrive before the
+    step starts on a loaded machine, and one lost left the step running forever."""
+    stopped = threading.Event()
 
-    def first_only(signum: int, frame: object) -> None:
-        if not pressed:
-            pressed.append(True)
+    def interrupt(signum: int, frame: object) -> None:
+        if not stopped.is_set():
             raise KeyboardInterrupt
 
-    done = threading.Event()
-
     def press() -> None:
-        while not done.wait(0.5):
+        while not stopped.wait(0.5):
             os.kill(os.getpid(), signal.SIGINT)
 
-    previous = signal.signal(signal.SIGINT, first_only)
+    previous = signal.signal(signal.SIGINT, interrupt)
     presser = threading.Thread(target=press, daemon=True)
     presser.start()
     try:
-        yield
+        yield stopped
     finally:
-        done.set()
+        stopped.set()
         presser.join()
         signal.signal(signal.SIGINT, previous)
 
