@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -97,6 +98,12 @@ def demo_db(demo_template: Path, tmp_path: Path) -> Path:
     db = tmp_path / "demo.db"
     shutil.copyfile(demo_template, db)
     return db
+
+
+def first_rows(cli: Any, db: Path, *options: str) -> dict[str, dict[str, Any]]:
+    """`export --format json` (with `options`, as --judge NAME): each table's first row."""
+    document = json.loads(cli("export", db, "--format", "json", *options).stdout)
+    return {t["name"]: t["rows"][0] for t in document["tables"]}
 
 
 def dump(db: Path) -> list[str]:

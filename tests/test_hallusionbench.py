@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import dump, png_bytes, write_json, write_lines
+from conftest import dump, first_rows, png_bytes, write_json, write_lines
 
 from lmmreview.db import Store
 from lmmreview.db.review import ReviewStore
@@ -100,14 +100,9 @@ def _imported(cli, tmp_path: Path, verdicts: bool = True) -> Path:
     return db
 
 
-def _tables(cli, db: Path, *judge: str) -> dict[str, dict[str, Any]]:
-    document = json.loads(cli("export", db, "--format", "json", *judge).stdout)
-    return {t["name"]: t["rows"][0] for t in document["tables"]}
-
-
 def test_the_official_verdicts_give_the_worked_examples_figures(cli, tmp_path: Path) -> None:
     db = _imported(cli, tmp_path)
-    tables = _tables(cli, db)
+    tables = first_rows(cli, db)
     board = tables["hallusionbench.leaderboard"]
     assert board["model"] == "m"  # both judged files name one model
     assert board["values"] == pytest.approx(PAPER_TABLE)
@@ -137,7 +132,7 @@ def test_a_human_verdict_moves_each_group_of_its_question(cli, tmp_path: Path) -
     with Store.open(db) as store:
         answer = store.answer_ids("hallusionbench")["m", "VD_illusion_0_0_0"]
         ReviewStore(store, "ada").grade(answer, 0.0)
-    board = _tables(cli, db)["hallusionbench.leaderboard"]
+    board = first_rows(cli, db)["hallusionbench.leaderboard"]
     moved = {"qacc": 25.0, "facc": 100 / 3, "easy": 75.0, "hard": 100 / 3, "aacc": 62.5}
     assert board["values"] == pytest.approx(moved)
 
@@ -188,7 +183,7 @@ def test_without_verdicts_the_offline_rule_scores_what_says_yes_or_no(cli, tmp_p
     scored = cli("score", db)
     assert "6 answers scored by the offline rules" in scored.stdout
     assert "2 left for a human or an LLM judge" in scored.stdout
-    board = _tables(cli, db, "--judge", "offline rules")["hallusionbench.leaderboard"]
+    board = first_rows(cli, db, "--judge", "offline rules")["hallusionbench.leaderboard"]
     # VD fig 1 q1 says no to a yes: wrong; q2 says neither: unscored. So the hard group of
     # q2 is unknown and that of q1 wrong.
     assert board["values"]["aacc"] == pytest.approx(500 / 6)
@@ -204,7 +199,7 @@ def test_the_llm_judge_counts_uncertain_right_only_without_a_figure(
     result = cli("judge", db, "--dataset", "hallusionbench", "--runs", "1")
     assert result.code == 0, result.stderr
     assert fake_judge.requests == 8
-    board = _tables(cli, db, "--judge", "gpt-4-0613")["hallusionbench.questions"]
+    board = first_rows(cli, db, "--judge", "gpt-4-0613")["hallusionbench.questions"]
     assert board["values"] == pytest.approx({"vd": 0.0, "vs": 50.0, "overall": 12.5})
 
 
@@ -327,7 +322,7 @@ def test_lmms_eval_samples_then_its_judge_files_give_the_figures(
     for file in sorted((tmp_path / "logs" / "gpt_response").iterdir()):
         result = cli("import", "hallusionbench", db, file, "--model", "llava")
         assert result.code == 0, result.stderr
-    board = _tables(cli, db)["hallusionbench.leaderboard"]
+    board = first_rows(cli, db)["hallusionbench.leaderboard"]
     assert board["model"] == "llava"
     assert board["values"] == pytest.approx(PAPER_TABLE)
     with Store.open(db) as store:

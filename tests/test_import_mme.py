@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import dump, png_bytes
+from conftest import dump, first_rows, png_bytes
 
 from lmmreview.db import Store
 from lmmreview.engine import registry
@@ -58,15 +57,10 @@ def _imported(cli, tmp_path: Path, *more: str | Path) -> Path:
     return db
 
 
-def _tables(cli, db: Path) -> dict[str, dict[str, Any]]:
-    document = json.loads(cli("export", db, "--format", "json").stdout)
-    return {t["name"]: t["rows"][0] for t in document["tables"]}
-
-
 def test_import_score_export_and_report_give_the_worked_figures(cli, tmp_path: Path) -> None:
     db = _imported(cli, tmp_path, "--model", "llava")
     assert "8 answers scored by the offline rules" in cli("score", db).stdout
-    tables = _tables(cli, db)
+    tables = first_rows(cli, db)
     assert tables["mme.perception"]["model"] == "llava"
     assert tables["mme.perception"]["values"] == pytest.approx(PERCEPTION)
     assert tables["mme.cognition"]["values"] == pytest.approx(COGNITION)
@@ -107,7 +101,7 @@ def test_the_model_is_the_folders_name_and_the_images_come_from_the_release(
     assert result.code == 0, result.stderr
     assert "code.png" in result.stderr  # the one missing, warned of
     assert "11 of the 14 subtask files missing" in result.stderr
-    assert _tables(cli, db)["mme.perception"]["model"] == "LaVIN"
+    assert first_rows(cli, db)["mme.perception"]["model"] == "LaVIN"
     with Store.open(db) as store:
         shown = {s.key: len(store.image_hashes("mme", s.key)) for s in store.samples("mme")}
     assert shown == {"existence/apple.png/1": 1, "existence/apple.png/2": 1,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import dump, png_bytes
+from conftest import dump, first_rows, png_bytes
 
 from lmmreview.db import Store
 from lmmreview.engine import registry
@@ -66,15 +66,10 @@ def _imported(cli, tmp_path: Path, *more: str | Path) -> Path:
     return db
 
 
-def _tables(cli, db: Path) -> dict[str, dict[str, Any]]:
-    document = json.loads(cli("export", db, "--format", "json").stdout)
-    return {t["name"]: t["rows"][0] for t in document["tables"]}
-
-
 def test_import_score_export_and_report_give_the_worked_figures(cli, tmp_path: Path) -> None:
     db = _imported(cli, tmp_path, "--model", "llava")
     assert "9 answers scored by the offline rules" in cli("score", db).stdout
-    tables = _tables(cli, db)
+    tables = first_rows(cli, db)
     assert tables["ocrbench.scores"]["model"] == "llava"
     assert tables["ocrbench.scores"]["values"] == pytest.approx(SCORES)
     assert tables["ocrbench.scores"]["n"]["Final Score"] == 9
@@ -94,7 +89,7 @@ def test_a_missing_prediction_is_an_empty_answer_and_warned_of(cli, tmp_path: Pa
     assert result.code == 0, result.stderr
     assert "1 item(s) without a prediction, imported as empty answers" in result.stderr
     assert "WordArt/104" in result.stderr
-    assert _tables(cli, db)["ocrbench.scores"]["model"] == "qwen"  # the file's name
+    assert first_rows(cli, db)["ocrbench.scores"]["model"] == "qwen"  # the file's name
 
 
 def test_the_images_come_from_the_folder_image_path_names(cli, tmp_path: Path) -> None:

@@ -5,12 +5,11 @@ tasks/ocrbench/utils.py @ 75571cf, VLMEvalKit image_vqa.py class OCRBench @ e8e7
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import dump, write_lines
+from conftest import dump, first_rows, write_lines
 from test_import_ocrbench import WORKED
 from test_import_vlmevalkit import write_xlsx
 
@@ -48,13 +47,8 @@ def lmms_eval_samples(folder: Path, layout: str = "v0.4") -> Path:
     return write_lines(folder / "logs" / "llava" / "20250101_120000_samples_ocrbench.jsonl", lines)
 
 
-def _tables(cli, db: Path, judge: str) -> dict[str, dict[str, Any]]:
-    document = json.loads(cli("export", db, "--format", "json", "--judge", judge).stdout)
-    return {t["name"]: t["rows"][0] for t in document["tables"]}
-
-
 def _scores(cli, db: Path, judge: str) -> dict[str, float]:
-    values = _tables(cli, db, judge)["ocrbench.scores"]["values"]
+    values = first_rows(cli, db, "--judge", judge)["ocrbench.scores"]["values"]
     return {key: values[key] for key in ("Text Recognition", "Final Score")}
 
 
@@ -64,11 +58,11 @@ def test_lmms_eval_samples_give_both_rules_figures(cli, tmp_path: Path, layout: 
     result = cli("import", "ocrbench-lmms-eval", db, lmms_eval_samples(tmp_path, layout))
     assert result.code == 0, result.stderr
     assert cli("score", db).code == 0
-    assert _tables(cli, db, "offline rules")["ocrbench.scores"]["model"] == "llava"
+    assert first_rows(cli, db, "--judge", "offline rules")["ocrbench.scores"]["model"] == "llava"
     assert _scores(cli, db, "offline rules") == pytest.approx(OFFICIAL)
     assert _scores(cli, db, "lmms-eval rules") == pytest.approx(LMMS_EVAL)
     # v0.4 lines name no dataset: only HMER's (HME100k, whose rule it needs) is known
-    datasets = _tables(cli, db, "offline rules")["ocrbench.dataset"]["values"]
+    datasets = first_rows(cli, db, "--judge", "offline rules")["ocrbench.dataset"]["values"]
     assert datasets["HME100k"] == 50.0
     assert len(datasets) == (8 if layout == "v0.3" else 1)
 
@@ -105,7 +99,7 @@ def test_a_vlmevalkit_workbook_scores_by_the_official_rule(cli, tmp_path: Path) 
     result = cli("import", "ocrbench-vlmevalkit", db, vlmevalkit_workbook(tmp_path))
     assert result.code == 0, result.stderr
     assert cli("score", db).code == 0
-    assert _tables(cli, db, "offline rules")["ocrbench.scores"]["model"] == "llava"
+    assert first_rows(cli, db, "--judge", "offline rules")["ocrbench.scores"]["model"] == "llava"
     assert _scores(cli, db, "offline rules") == pytest.approx(OFFICIAL)
 
 
