@@ -191,6 +191,22 @@ def _point_to_import(table: str, where: str) -> str:
     )
 
 
+def _judges_view(rules_last: str) -> str:
+    """The `judges` view over `dataset_judges` (migrations 10, 12): each dataset's judges,
+    the default one `shown`: a usable one, then as `rules_last` orders the offline rules
+    (false first), then the first to come."""
+    return f"""
+    CREATE VIEW judges AS
+    SELECT dataset_id, dataset, judge_kind, judge_model, prompt, judgments, usable,
+           first_judgment_id, rank = 1 AS shown FROM (
+        SELECT h.dataset_id, d.name AS dataset, h.judge_kind, h.judge_model, h.prompt,
+               h.judgments, h.usable, h.first_judgment_id,
+               ROW_NUMBER() OVER (PARTITION BY h.dataset_id
+                   ORDER BY h.usable = 0, {rules_last}, h.first_judgment_id) AS rank
+        FROM dataset_judges h JOIN datasets d ON d.id = h.dataset_id
+    );"""
+
+
 # A migration is an SQL script, or a function for what SQL alone cannot do well.
 Migration = str | Callable[[sqlite3.Connection], None]
 
@@ -508,15 +524,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     END;
 
     DROP VIEW judges;
-    CREATE VIEW judges AS
-    SELECT dataset_id, dataset, judge_kind, judge_model, prompt, judgments, usable,
-           first_judgment_id, rank = 1 AS shown FROM (
-        SELECT h.dataset_id, d.name AS dataset, h.judge_kind, h.judge_model, h.prompt,
-               h.judgments, h.usable, h.first_judgment_id,
-               ROW_NUMBER() OVER (PARTITION BY h.dataset_id
-                   ORDER BY h.usable = 0, h.judge_kind = 'offline', h.first_judgment_id) AS rank
-        FROM dataset_judges h JOIN datasets d ON d.id = h.dataset_id
-    );
+    {_judges_view("h.judge_kind = 'offline'")}
     """,
     # 11: each import that brings another tool's judgments or circular verdicts is recorded,
     # and they point to it, so that an import can be listed, refused over another of the
@@ -545,6 +553,17 @@ MIGRATIONS: tuple[Migration, ...] = (
     ) GROUP BY dataset_id, file, judge ORDER BY MIN(created_at), MIN(id);
     {_point_to_import("judgments", "WHERE judge_kind = 'imported'")}
     {_point_to_import("group_verdicts", "")}
+    """,
+    # 12: where a benchmark's offline rules are its official scoring (Benchmark.official_rules,
+    # recorded with each dataset), they are the default judge, before another tool's imported
+    # verdicts. The datasets already made take it from the shipped benchmarks of this schema.
+    f"""
+    ALTER TABLE datasets ADD COLUMN rules_first INTEGER NOT NULL DEFAULT 0;
+    UPDATE datasets SET rules_first = 1
+    WHERE kind IN ('mmmu', 'mmmu-pro', 'mme', 'ocrbench', 'ocrbench-v2', 'mmstar');
+
+    DROP VIEW judges;
+    {_judges_view("h.judge_kind = 'offline' = (d.rules_first = 0)")}
     """,
 )
 

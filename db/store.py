@@ -116,13 +116,18 @@ class JudgeCounts:
     usable: int
     matched: int  # option matches: they count for every judge
     first: int  # the lowest judgment id (deletions leave it: a lower bound)
+    rules_first: bool  # the dataset's offline rules are its official scoring (migration 12)
 
 
 def _by_default(counts: dict[Judge, JudgeCounts]) -> list[Judge]:
-    """Judges in the order Store.judges gives them, the default first."""
-    return sorted(
-        counts, key=lambda j: (not counts[j].usable, j.kind == "offline", counts[j].first)
-    )
+    """Judges in the order Store.judges gives them, the default first (as the `judges`
+    view's `shown`)."""
+
+    def rank(j: Judge) -> tuple[bool, bool, int]:
+        rules_last = (j.kind == "offline") != counts[j].rules_first
+        return not counts[j].usable, rules_last, counts[j].first
+
+    return sorted(counts, key=rank)
 
 
 def now() -> str:
@@ -408,12 +413,14 @@ class Store:
     # -- datasets and samples --------------------------------------------------------
 
     def dataset_id(self, name: str, kind: str, source: str | None = None) -> int:
-        """The id of dataset `name` of benchmark `kind`, created if new. Its kind must match."""
+        """The id of dataset `name` of benchmark `kind`, created if new (recording whether
+        the benchmark's offline rules are its official scoring). Its kind must match."""
         row = self.conn.execute("SELECT id, kind FROM datasets WHERE name = ?", (name,)).fetchone()
         if row is None:
             cursor = self.conn.execute(
-                "INSERT INTO datasets (name, kind, source, created_at) VALUES (?, ?, ?, ?)",
-                (name, kind, source, now()),
+                "INSERT INTO datasets (name, kind, source, rules_first, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (name, kind, source, benchmark(kind).official_rules, now()),
             )
             return int(cursor.lastrowid or 0)
         if row[1] != kind:
@@ -679,15 +686,16 @@ class Store:
     def judges(self, dataset: str) -> list[Judge]:
         """Every judge of a dataset, the default first: a judge with a usable judgment
         before one whose every call failed, an LLM or imported judge before the offline
-        rules, then the one that came first, so a second judge never displaces the first."""
+        rules (after them where they are the benchmark's official scoring), then the one
+        that came first, so a second judge never displaces the first."""
         return _by_default(self._judge_counts(dataset))
 
     def _judge_counts(self, dataset: str) -> dict[Judge, JudgeCounts]:
         """Each judge of a dataset with its counts (kept by migration 10's triggers)."""
         query = (
             "SELECT h.judge_kind, h.judge_model, h.prompt, h.judgments, h.usable, h.matched, "
-            "h.first_judgment_id FROM dataset_judges h JOIN datasets d ON d.id = h.dataset_id "
-            "WHERE d.name = ?"
+            "h.first_judgment_id, d.rules_first FROM dataset_judges h "
+            "JOIN datasets d ON d.id = h.dataset_id WHERE d.name = ?"
         )
         return {
             Judge(kind, model, prompt): JudgeCounts(*counts)

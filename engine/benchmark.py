@@ -164,6 +164,10 @@ class Benchmark(ABC):
     # group in one unit: alike groups share profiles, their units repeated by the layout.
     group_by: tuple[str, str] | None = None
     exports: tuple[ExportFormat, ...] = ()  # its official file formats
+    # Whether the offline rules are the benchmark's official scoring (its own script's rules,
+    # no LLM): then they are a dataset's default judge, before another tool's imported
+    # verdicts, which follow that tool's rules. Recorded with each dataset when it is made.
+    official_rules: bool = False
 
     def importers(self) -> dict[str, Importer]:
         """Every import command this benchmark declares, by command name."""

@@ -18,6 +18,8 @@ from lmmreview.engine.scoring import USABLE, Judge, Judgment, Status, judge_name
 from lmmreview.engine.types import QuestionType, Sample
 
 DATASETS = ("first", "second")
+# The second's benchmark has official offline rules: they come before the other judges.
+KINDS = {"first": "generic", "second": "mme"}
 MODELS = ("m1", "m2")
 
 
@@ -54,11 +56,12 @@ def _judgment(spec: dict, run: int, rng: random.Random) -> Judgment:
 
 
 def _answers(store: Store) -> dict[str, list[int]]:
-    """Two datasets of four samples by two models; dataset -> answer ids."""
+    """Two datasets (of two benchmarks) of four samples by two models; dataset -> answer
+    ids."""
     found: dict[str, list[int]] = {}
     with store.transaction():
         for name in DATASETS:
-            dataset = store.dataset_id(name, "generic")
+            dataset = store.dataset_id(name, KINDS[name])
             ids = store.upsert_samples(
                 dataset, [Sample(f"k{i}", "Q?", QuestionType.OPEN, "a") for i in range(4)]
             )
@@ -100,7 +103,11 @@ def _grouped_judges(store: Store, dataset: str) -> list[Judge]:
         Judge(kind, model, prompt): (bool(usable), first)
         for kind, model, prompt, usable, first in store.conn.execute(query, (dataset,))
     }
-    return sorted(found, key=lambda j: (not found[j][0], j.kind == "offline", found[j][1]))
+    rules_first = KINDS[dataset] == "mme"
+    return sorted(
+        found,
+        key=lambda j: (not found[j][0], (j.kind == "offline") != rules_first, found[j][1]),
+    )
 
 
 def _scanned_names(store: Store, dataset: str, judge: Judge | None) -> tuple[list[str], list[str]]:
@@ -149,6 +156,8 @@ def _assert_same_as_grouped(store: Store) -> None:
     for dataset in DATASETS:
         judges = store.judges(dataset)
         assert judges == _grouped_judges(store, dataset)
+        query = "SELECT judge_kind, judge_model, prompt FROM judges WHERE shown AND dataset = ?"
+        assert [Judge(*row) for row in store.conn.execute(query, (dataset,))] == judges[:1]
         for judge in [None, *judges, Judge("llm", "never-judged", "")]:
             assert store.judge_names(dataset, judge) == _scanned_names(store, dataset, judge)
 
@@ -195,9 +204,11 @@ def test_the_migration_counts_the_judgments_a_file_already_holds(tmp_path: Path)
             "DROP INDEX judgments_import; DROP INDEX group_verdicts_import; "  # migration 11
             "ALTER TABLE judgments DROP COLUMN import_id; DROP TABLE imports; "
             "ALTER TABLE group_verdicts DROP COLUMN import_id; "
-            "DROP VIEW judges; DROP TABLE dataset_judges; DROP TRIGGER dataset_judges_insert; "
+            "DROP VIEW judges; DROP VIEW effective_scores; "  # migration 12, then 8's views
+            "ALTER TABLE datasets DROP COLUMN rules_first; CREATE VIEW effective_scores AS SELECT 1; "
+            "DROP TABLE dataset_judges; DROP TRIGGER dataset_judges_insert; "
             "DROP TRIGGER dataset_judges_delete; DROP TRIGGER dataset_judges_update; "
-            "PRAGMA user_version = 9;" + str(MIGRATIONS[7]).split("DROP VIEW effective_scores;")[0]
+            "PRAGMA user_version = 9;" + str(MIGRATIONS[7])
         )
     with Store.open(path) as store:
         assert store.schema_version == len(MIGRATIONS)

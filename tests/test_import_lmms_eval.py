@@ -238,14 +238,16 @@ def test_mmmu_v03_samples_give_questions_answers_and_parsed_choices(cli, tmp_pat
         assert store.answers("mmmu", MODEL)["validation_Math_2"] == "It is 4"
     assert_mmmu_judgments(db, path)
     assert cli("score", db).code == 0
-    exported = json.loads(cli("export", db, "--format", "json").stdout)  # lmms-eval's choices
+    # MMMU's offline rules are its official parse: they are shown, lmms-eval's beside them
+    exported = json.loads(cli("export", db, "--format", "json").stdout)
+    overall = exported["tables"][0]["rows"][0]["values"]["overall"]
+    assert round(overall, 1) == 66.7  # B right, 4 right, A wrong
+    assert exported["notes"]["mmmu"]["other_judges"] == ["lmms-eval rules (imported)"]
+    tool = cli("export", db, "--format", "json", "--judge", "lmms-eval rules (imported)")
+    exported = json.loads(tool.stdout)  # lmms-eval's choices
     overall = exported["tables"][0]["rows"][0]["values"]["overall"]
     assert round(overall, 1) == 50.0  # B right, A wrong; the open answer is none of its
     assert exported["notes"]["mmmu"]["unscored"] == 1
-    assert exported["notes"]["mmmu"]["other_judges"] == ["offline rules"]
-    rules = cli("export", db, "--format", "json", "--judge", "offline rules")
-    overall = json.loads(rules.stdout)["tables"][0]["rows"][0]["values"]["overall"]
-    assert round(overall, 1) == 66.7  # B right, 4 right, A wrong
 
 
 def test_mmmu_v04_samples_answer_the_questions_imported_before(cli, tmp_path: Path) -> None:

@@ -112,8 +112,11 @@ def test_the_model_is_the_folders_name_and_the_images_come_from_the_release(
 
 def test_it_is_listed_among_lmmreviews_own(cli) -> None:
     assert registry.benchmark("mme").title == "MME"
-    listed = [b["name"] for b in json.loads(cli("benchmarks", "--json").stdout)["benchmarks"]]
+    document = json.loads(cli("benchmarks", "--json").stdout)
+    listed = [b["name"] for b in document["benchmarks"]]
     assert listed.index("hallusionbench") < listed.index("mme") < listed.index("generic")
+    official = {b["name"] for b in document["benchmarks"] if b["official_rules"]}
+    assert official == {"mmmu", "mmmu-pro", "mme", "ocrbench", "ocrbench-v2", "mmstar"}
 
 
 def _changed(line: int, row: tuple[str, ...]) -> dict[str, list[tuple[str, ...]]]:

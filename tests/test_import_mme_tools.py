@@ -6,6 +6,7 @@ workbooks. The files are small ones of our own, shaped as those tools write them
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,21 @@ def test_lmms_eval_samples_give_both_rules_figures(cli, tmp_path: Path, layout: 
     assert official["model"] == "llava"  # the folder lmms-eval wrote it into
     assert official["values"] == pytest.approx(OFFICIAL)
     assert _perception(cli, db, "lmms-eval rules")["values"] == pytest.approx(LMMS_EVAL)
+
+
+def test_the_official_rules_are_shown_before_another_tools_verdicts(cli, tmp_path: Path) -> None:
+    """MME's offline rules are its official scoring: they are the default judge, in the
+    tables and in the `judges` view that SQL users read, though lmms-eval's came first."""
+    db = tmp_path / "mme.db"
+    assert cli("import", "mme-lmms-eval", db, lmms_eval_samples(tmp_path)).code == 0
+    assert cli("score", db).code == 0
+    document = json.loads(cli("export", db, "--format", "json").stdout)
+    (table,) = [t for t in document["tables"] if t["name"] == "mme.perception"]
+    assert table["rows"][0]["values"] == pytest.approx(OFFICIAL)
+    assert document["notes"]["mme"]["other_judges"] == ["lmms-eval rules (imported)"]
+    with sqlite3.connect(db) as conn:
+        shown = conn.execute("SELECT judge_model FROM judges WHERE shown").fetchall()
+    assert shown == [("offline rules",)]
 
 
 def test_a_lmms_eval_image_without_its_pair_is_refused(cli, tmp_path: Path) -> None:

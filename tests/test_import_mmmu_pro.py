@@ -245,9 +245,13 @@ def test_evaluate_pys_verdicts_are_a_judge_of_their_own(cli, tmp_path: Path) -> 
     assert imported == {key: responses[0][1] for key, _, *responses in SETTINGS}
     parsed = _choices(db, model, OFFLINE)
     assert {k for k in parsed if parsed[k] != imported[k]} <= {"test_Art_113"}  # the fallback
+    # the offline rules are the official parse (seeded fallback): shown, the file's beside
     exported = json.loads(cli("export", db, "--format", "json").stdout)
-    assert exported["notes"]["mmmu-pro"]["other_judges"] == ["offline rules"]  # shown: official
-    assert exported["tables"][0]["rows"][0]["values"]["overall"] == 75.0  # its random C wrong
+    assert exported["notes"]["mmmu-pro"]["other_judges"] == [f"{OFFICIAL_JUDGE} (imported)"]
+    official = cli("export", db, "--format", "json", "--judge", f"{OFFICIAL_JUDGE} (imported)")
+    assert json.loads(official.stdout)["tables"][0]["rows"][0]["values"]["overall"] == 75.0
+    right = [parsed[key] == gold for key, gold, *_ in SETTINGS]
+    assert exported["tables"][0]["rows"][0]["values"]["overall"] == 100 * sum(right) / len(right)
     judges = cli("judges", db).stdout
     assert f"{OFFICIAL_JUDGE} (imported)" in judges and "offline rules" in judges
 

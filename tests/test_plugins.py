@@ -134,7 +134,7 @@ def test_benchmarks_lists_an_installed_plugin_from_its_distribution(
 ) -> None:
     document = listing(yesno_site, cwd=tmp_path)
     yesno = {"name": "yesno", "title": "Yes/No", "from": "lmmreview-yesno", "import": ["yesno"],
-             "export": ["yesno-sheet"]}  # fmt: skip
+             "export": ["yesno-sheet"], "official_rules": False}  # fmt: skip
     assert yesno in (document["benchmarks"])
     assert document["problems"] == []
 

@@ -22,6 +22,9 @@ def list_benchmarks(
 ) -> None:
     """List the installed benchmarks, plug-ins included.
 
+    "rules: official" marks a benchmark whose offline rules (`lmmreview score`) are
+    its official scoring: they are then the default judge, before imported verdicts.
+
     A plug-in is a package that declares a benchmark under the entry-point group
     "lmmreview.benchmarks"; one that cannot be loaded is listed with the reason.
     """
@@ -39,6 +42,7 @@ def list_benchmarks(
                     "from": origin(n),
                     "import": list(b.importers()),
                     "export": [spec.name for spec in b.exports],
+                    "official_rules": b.official_rules,
                 }
                 for n, b in installed.items()
             ],
@@ -53,11 +57,13 @@ def list_benchmarks(
         # the names a user types are kept whole; a title or origin folds to fit
         table.add_column(column, overflow="fold", no_wrap=column not in ("title", "from"))
     table.add_column("export --format", no_wrap=True)
+    table.add_column("rules", no_wrap=True)  # official: the default judge
     for name, b in installed.items():
         commands = _lines(b.importers()) or "-"
         formats = _lines(spec.name for spec in b.exports) or "-"
         fields = [name, b.title, *([origins[name]] if plugged else [])]
-        table.add_row(*(safe(v, one_line=True) for v in fields), commands, formats)
+        rules = "official" if b.official_rules else "-"
+        table.add_row(*(safe(v, one_line=True) for v in fields), commands, formats, rules)
     out.print(table)  # the problems were warned of as the plug-ins loaded
 
 

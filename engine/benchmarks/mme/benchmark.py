@@ -87,6 +87,7 @@ def _judged(label: str, right: bool) -> Judgment:
 
 class MME(Benchmark):
     name = "mme"
+    official_rules = True
     title = "MME"
     group_by = (PAIR, ORDER)  # an image's two questions count once in acc+
     importer = Importer(

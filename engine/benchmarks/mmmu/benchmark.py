@@ -96,6 +96,7 @@ class SubjectBenchmark(Benchmark):
 
 class MMMU(SubjectBenchmark):
     name = "mmmu"
+    official_rules = True
     title = "MMMU"
     importer = Importer(
         "mmmu",

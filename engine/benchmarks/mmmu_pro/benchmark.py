@@ -13,6 +13,7 @@ from lmmreview.engine.types import Sample
 
 class MMMUPro(SubjectBenchmark):
     name = "mmmu-pro"
+    official_rules = True
     title = "MMMU-Pro"
     importer = Importer(
         "mmmu-pro",

@@ -102,6 +102,7 @@ def _judged(letter: str | None, right: bool) -> Judgment:
 
 class MMStar(Benchmark):
     name = "mmstar"
+    official_rules = True
     title = "MMStar"
     importer = Importer(
         "mmstar",

@@ -86,6 +86,7 @@ def _judged(right: bool, handwritten_math: bool) -> Judgment:
 
 class OCRBench(Benchmark):
     name = "ocrbench"
+    official_rules = True
     title = "OCRBench"
     importer = Importer(
         "ocrbench",

@@ -36,6 +36,7 @@ def _judged(score: float, rule: str) -> Judgment:
 
 class OCRBenchV2(Benchmark):
     name = "ocrbench-v2"
+    official_rules = True
     title = "OCRBench v2"
     importer = Importer(
         "ocrbench-v2",
