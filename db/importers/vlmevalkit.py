@@ -26,8 +26,12 @@ from lmmreview.db.importers.read import (
     xlsx_text,
 )
 from lmmreview.engine.official import name_of_file_part
+from lmmreview.engine.scoring import IMPORTED, Judgment
 
 KEY_COLUMNS = ("index", "prediction")
+# A multiple-choice result workbook's verdict (1 or 0) and its reason, as mcq_vanilla_eval
+# writes them (vlmeval/dataset/utils/multiple_choice.py @ e8e78f0, lines 503-504).
+HIT, LOG = "hit", "log"
 
 PROMPT_VERSION = "vlmevalkit"  # the imported judge used VLMEvalKit's own prompt
 # pandas' json.dump writes an empty cell as a bare NaN; with VLMEvalKit's indent every value
@@ -133,3 +137,18 @@ def unit_number(cell: str, column: str, file: Path, where: str) -> float:
     if not 0.0 <= value <= 1.0:
         raise ImportFailure(file, f"{column} {cell[:40]!r} is not a number from 0 to 1", where)
     return value
+
+
+def hit_judgment(row: dict[str, str], judge: str, file: Path, where: str) -> Judgment:
+    """VLMEvalKit's verdict on a row of a multiple-choice result workbook, its log as the
+    reply."""
+    return Judgment(
+        run=0,
+        score=unit_number(row[HIT], HIT, file, where),
+        method=IMPORTED,
+        kind=IMPORTED,
+        judge_model=judge,
+        prompt_version=PROMPT_VERSION,
+        reply=row.get(LOG) or f"hit {row[HIT]}",
+        source=str(file),
+    )
