@@ -28,6 +28,7 @@ from test_import_lmms_eval import (
     samples_file,
 )
 from test_import_mathvista_lmms_eval import mathvista_lines
+from test_import_mathvista_vlmevalkit import workbook as mathvista_workbook
 from test_import_mme import mme_results
 from test_import_mme_tools import lmms_eval_samples, vlmevalkit_workbook
 from test_import_mmmu_pro_lmms_eval import mmmu_pro_lines
@@ -193,6 +194,7 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     (folder / "llava-v1.5-7b").symlink_to(FIXTURES / "mmvet-real" / "llava-v1.5-7b")
     _vlmevalkit_files(folder / "vlmevalkit")
     mmmu_pro_workbook(folder / "vlmevalkit", "llava_MMMU_Pro_10c_gpt-4o-mini_result.xlsx", True)
+    mathvista_workbook(folder / "vlmevalkit")
     _lmms_eval_and_llava_files(folder)
     _jsonl_example(folder)
     _mmmu_pro_outputs(folder / "output")
