@@ -5,7 +5,7 @@ their columns (open-compass/VLMEvalKit @ e8e78f0, vlmeval/):
   them VLMEvalKit reads index, question, question_type, answer_type, choices (a list
   literal), answer, answer_option, task and skills (dataset/utils/mathvista.py 77-167);
 - the judge workbook `{model}_MathVista_MINI_gpt-4o-mini.xlsx` (dataset/image_vqa.py
-  588-626) adds `res` and `log`: "Prefetch succeed" with the letter can_infer found in a
+  588-628) adds `res` and `log`: "Prefetch succeed" with the letter can_infer found in a
   multiple-choice prediction, else "Succeed" with the judge's reply (mathvista.py 107-124).
 """
 

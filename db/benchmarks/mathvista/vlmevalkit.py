@@ -4,15 +4,16 @@ VLMEvalKit @ e8e78f0; paths below are in its vlmeval/, lines at that commit).
 - The prediction file `{model}_MathVista_MINI.xlsx` (or .tsv, .json): the dataset's TSV rows
   without their images, each with the model's `prediction` (inference.py 244-283).
 - The judge workbook `{model}_MathVista_MINI_{judge}.xlsx` (the judge gpt-4o-mini unless
-  told: run.py 363-368) MathVista.evaluate_heuristic writes (dataset/image_vqa.py 588-626):
-  the same rows with `res`, the extraction (the option letter or number its quick check
-  found, else its judge's reply to its few-shot prompt, '' after five failed calls), and
+  told: run.py 366-371) MathVista.evaluate_heuristic writes (dataset/image_vqa.py 588-628):
+  the same rows with `res`, the extraction (the option letter its matching found in the
+  prediction, or the prediction's number when it equals the gold, else its judge's reply to
+  its few-shot prompt, '' after five failed calls), and
   `log` (dataset/utils/mathvista.py 107-124). `res` is imported as that judge's
   extraction, scored by the official rules; its `_score.csv` holds counts only.
 
 Of a row only what VLMEvalKit's code reads is read (post_check and MathVista_acc,
-dataset/utils/mathvista.py 77-167): `index`, `question` (the prompt the model was given:
-ImageBaseDataset.build_prompt sends it), `question_type` (multi_choice or free_form),
+dataset/utils/mathvista.py 77-167): `index`, `question` (the text the default prompt sends,
+ImageBaseDataset.build_prompt, dataset/image_base.py 320-336), `question_type`,
 `answer_type`, `choices` (a Python list literal, read with literal_eval), `answer` (the gold
 text) and `answer_option` (a choice's gold letter), `task` and `skills` (a list literal, or
 one skill), and `prediction`. The TSV's other columns are not in VLMEvalKit's repository: a
