@@ -134,6 +134,15 @@ def test_a_cotpost_workbook_before_its_predictions_is_refused(cli, tmp_path: Pat
     assert dump(db) == before
 
 
+def test_the_cotpost_predictions_are_refused(cli, tmp_path: Path) -> None:
+    """{model}_{dataset}_cotpost.xlsx holds VLMEvalKit's readings, not the model's answers."""
+    post = workbook(tmp_path, "tiny_MMMU_Pro_10c_COT_cotpost.xlsx")
+    result = cli("import", "mmmu-pro-vlmevalkit", tmp_path / "pro.db", post)
+    assert result.code != 0
+    assert f"{post}: holds cot_postproc's readings of the answers" in result.stderr
+    assert not (tmp_path / "pro.db").exists()
+
+
 def _bad(row: int, **cells: object) -> list[list[object]]:
     """The judged rows, with `cells` (by column) set in row number `row`."""
     rows = [[*_cells(*r[:4], vision=False), r[4], "Match Log: ."] for r in ROWS]

@@ -54,7 +54,9 @@ from lmmreview.engine.types import QuestionType, Sample
 
 _NAME = r"MMMU_Pro_(?:10c|V)(?:_COT)?"  # the dataset part of a file name
 _COT = "_COT"  # a dataset's chain-of-thought prompt: the same questions as its direct one
-_COTPOST = "cotpost_"  # a _COT result workbook's name puts this before the judge's
+# MMMUProDataset.evaluate's file of cot_postproc's readings, and its result workbook's name
+_COTPOST = re.compile(r"_COT_cotpost(?:_|$)", re.IGNORECASE)
+_COTPOST_JUDGE = "cotpost_"  # before the judge's part of the result workbook's name
 _COLUMNS = ("index", "question", "answer", "prediction")
 _OPTIONS = ascii_uppercase[:10]  # MMMU-Pro's ten options at most
 
@@ -73,7 +75,10 @@ def read_request(request: ImportRequest) -> ImportBatch:
     # The direct and chain-of-thought answers of one model are two rows of the tables, as
     # the official files' are; --model names the one.
     model = names.model if request.text("model") or not cot else f"{names.model}{_COT}"
-    postprocessed = (names.judge or "").startswith(_COTPOST)
+    postprocessed = _COTPOST.search(file.stem) is not None
+    if postprocessed and not has(rows, HIT):
+        message = "holds cot_postproc's readings of the answers: import the prediction file"
+        raise ImportFailure(file, message)
     samples = [(row_sample(row, file, where), where, row) for where, row in rows]
     _refuse_repeats(samples, file)
     if not postprocessed:  # a cotpost workbook's predictions are VLMEvalKit's readings
@@ -83,7 +88,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
         ]
     if has(rows, HIT):
         require(rows, file, (HIT, LOG), "a result workbook's verdicts")
-        judge = _judge(names, file)
+        judge = request.text("judge") or _judge(names, file)
         verdicts = [(s, r, hit_judgment(r, judge, file, where)) for s, where, r in samples]
         batch.judgments = [JudgmentRecord(s.key, model, j) for s, _, j in verdicts]
         if not postprocessed:
@@ -102,7 +107,7 @@ def _dataset_of(names: Names, file: Path) -> str:
 
 def _judge(names: Names, file: Path) -> str:
     """The judge the result workbook's name gives (after a _COT workbook's cotpost_)."""
-    judge = (names.judge or "").removeprefix(_COTPOST)
+    judge = (names.judge or "").removeprefix(_COTPOST_JUDGE)
     if not judge:
         raise ImportFailure(file, "the judge is not in the file name: give --judge")
     return judge
