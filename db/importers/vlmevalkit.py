@@ -10,6 +10,7 @@ workbook `{model}_{dataset}_{judge}.xlsx` and a result workbook
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -126,6 +127,15 @@ def require(rows: Rows, file: Path, columns: tuple[str, ...], why: str) -> None:
     missing = [name for name in columns if name not in rows[0][1]]
     if missing:
         raise ImportFailure(file, f"missing column {missing[0]!r} ({why})")
+
+
+def refuse_repeated(indices: Iterable[tuple[str, str]], file: Path) -> None:
+    """Refuse an index met twice; `indices` are (index, where), in file order."""
+    seen: dict[str, str] = {}
+    for index, where in indices:
+        if index in seen:
+            raise ImportFailure(file, f"duplicate index {index} (also at {seen[index]})", where)
+        seen[index] = where
 
 
 def unit_number(cell: str, column: str, file: Path, where: str) -> float:

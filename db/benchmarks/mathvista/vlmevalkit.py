@@ -44,6 +44,7 @@ from lmmreview.db.importers.vlmevalkit import (
     has,
     names_of,
     read_rows,
+    refuse_repeated,
     require,
 )
 from lmmreview.engine.benchmarks.mathvista import rules
@@ -67,14 +68,10 @@ def read_request(request: ImportRequest) -> ImportBatch:
     require(rows, file, _COLUMNS, "VLMEvalKit's MathVista rows")
     judge = _judge(rows, names.judge, file)
     batch = ImportBatch(request.dataset or names.dataset or _NAME, MATHVISTA.name, str(file))
-    seen: dict[str, str] = {}  # key -> where it was read
+    problems = [(row_problem(row, file, where), where, row) for where, row in rows]
+    refuse_repeated(((s.key, where) for s, where, _ in problems), file)
     differ: list[str] = []
-    for where, row in rows:
-        sample = row_problem(row, file, where)
-        if sample.key in seen:
-            message = f"duplicate index {sample.key} (also at {seen[sample.key]})"
-            raise ImportFailure(file, message, where)
-        seen[sample.key] = where
+    for sample, where, row in problems:
         batch.samples.append(sample)
         batch.answers.append(AnswerRecord(sample.key, names.model, row["prediction"], str(file)))
         if judge is None:

@@ -46,6 +46,7 @@ from lmmreview.db.importers.vlmevalkit import (
     hit_judgment,
     names_of,
     read_rows,
+    refuse_repeated,
     require,
 )
 from lmmreview.engine.benchmarks.mmmu_pro.benchmark import MMMU_PRO
@@ -80,7 +81,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
         message = "holds cot_postproc's readings of the answers: import the prediction file"
         raise ImportFailure(file, message)
     samples = [(row_sample(row, file, where), where, row) for where, row in rows]
-    _refuse_repeats(samples, file)
+    refuse_repeated(((s.key, where) for s, where, _ in samples), file)
     if not postprocessed:  # a cotpost workbook's predictions are VLMEvalKit's readings
         batch.samples = [sample for sample, _, _ in samples]
         batch.answers = [
@@ -124,15 +125,6 @@ def row_sample(row: dict[str, str], file: Path, where: str) -> Sample:
     if not answer:
         raise ImportFailure(file, "no answer: the gold letter is empty", where)
     return Sample(key, row["question"], QuestionType.CHOICE, answer, options=options)
-
-
-def _refuse_repeats(samples: list[tuple[Sample, str, dict[str, str]]], file: Path) -> None:
-    seen: dict[str, str] = {}
-    for sample, where, _ in samples:
-        if sample.key in seen:
-            message = f"duplicate index {sample.key} (also at {seen[sample.key]})"
-            raise ImportFailure(file, message, where)
-        seen[sample.key] = where
 
 
 def _disagreements(
