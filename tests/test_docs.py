@@ -28,9 +28,11 @@ from test_import_lmms_eval import (
     samples_file,
 )
 from test_import_mathvista_lmms_eval import mathvista_lines
+from test_import_mathvista_vlmevalkit import workbook as mathvista_workbook
 from test_import_mme import mme_results
 from test_import_mme_tools import lmms_eval_samples, vlmevalkit_workbook
 from test_import_mmmu_pro_lmms_eval import mmmu_pro_lines
+from test_import_mmmu_pro_vlmevalkit import workbook as mmmu_pro_workbook
 from test_import_mmstar import mmstar_files
 from test_import_ocrbench import ocrbench_results
 from test_import_ocrbench_tools import lmms_eval_samples as ocrbench_lmms_eval_samples
@@ -191,6 +193,8 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     (folder / "mathvista-claude").symlink_to(FIXTURES / "mathvista")
     (folder / "llava-v1.5-7b").symlink_to(FIXTURES / "mmvet-real" / "llava-v1.5-7b")
     _vlmevalkit_files(folder / "vlmevalkit")
+    mmmu_pro_workbook(folder / "vlmevalkit", "llava_MMMU_Pro_10c_gpt-4o-mini_result.xlsx", True)
+    mathvista_workbook(folder / "vlmevalkit")
     _lmms_eval_and_llava_files(folder)
     _jsonl_example(folder)
     _mmmu_pro_outputs(folder / "output")

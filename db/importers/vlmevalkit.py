@@ -10,6 +10,7 @@ workbook `{model}_{dataset}_{judge}.xlsx` and a result workbook
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +27,12 @@ from lmmreview.db.importers.read import (
     xlsx_text,
 )
 from lmmreview.engine.official import name_of_file_part
+from lmmreview.engine.scoring import IMPORTED, Judgment
 
 KEY_COLUMNS = ("index", "prediction")
+# A multiple-choice result workbook's verdict (1 or 0) and its reason, as mcq_vanilla_eval
+# writes them (vlmeval/dataset/utils/multiple_choice.py @ e8e78f0, lines 503-504).
+HIT, LOG = "hit", "log"
 
 PROMPT_VERSION = "vlmevalkit"  # the imported judge used VLMEvalKit's own prompt
 # pandas' json.dump writes an empty cell as a bare NaN; with VLMEvalKit's indent every value
@@ -124,6 +129,15 @@ def require(rows: Rows, file: Path, columns: tuple[str, ...], why: str) -> None:
         raise ImportFailure(file, f"missing column {missing[0]!r} ({why})")
 
 
+def refuse_repeated(indices: Iterable[tuple[str, str]], file: Path) -> None:
+    """Refuse an index met twice; `indices` are (index, where), in file order."""
+    seen: dict[str, str] = {}
+    for index, where in indices:
+        if index in seen:
+            raise ImportFailure(file, f"duplicate index {index} (also at {seen[index]})", where)
+        seen[index] = where
+
+
 def unit_number(cell: str, column: str, file: Path, where: str) -> float:
     """A number from 0 to 1 in a score column."""
     try:
@@ -133,3 +147,18 @@ def unit_number(cell: str, column: str, file: Path, where: str) -> float:
     if not 0.0 <= value <= 1.0:
         raise ImportFailure(file, f"{column} {cell[:40]!r} is not a number from 0 to 1", where)
     return value
+
+
+def hit_judgment(row: dict[str, str], judge: str, file: Path, where: str) -> Judgment:
+    """VLMEvalKit's verdict on a row of a multiple-choice result workbook, its log as the
+    reply."""
+    return Judgment(
+        run=0,
+        score=unit_number(row[HIT], HIT, file, where),
+        method=IMPORTED,
+        kind=IMPORTED,
+        judge_model=judge,
+        prompt_version=PROMPT_VERSION,
+        reply=row.get(LOG) or f"hit {row[HIT]}",
+        source=str(file),
+    )

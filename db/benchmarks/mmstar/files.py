@@ -27,23 +27,21 @@ from lmmreview.db.importers.batch import (
 )
 from lmmreview.db.importers.read import base64_images, read_table
 from lmmreview.db.importers.vlmevalkit import (
-    PROMPT_VERSION,
+    HIT,
     Rows,
     has,
+    hit_judgment,
     names_of,
     read_rows,
     require,
-    unit_number,
 )
 from lmmreview.engine.benchmarks.mmstar import rules
 from lmmreview.engine.benchmarks.mmstar.benchmark import AXIS, CAPABILITY, MMSTAR, SETTING
-from lmmreview.engine.scoring import IMPORTED, Judgment
 from lmmreview.engine.types import QuestionType, Sample
 
 COLUMNS = ("question", "answer", "category")
 L2_COLUMNS = ("l2_category", "l2-category")  # the official file's, VLMEvalKit's
 IMAGE_COLUMNS = ("index", "image")  # what --questions is read for
-HIT, LOG = "hit", "log"  # a VLMEvalKit result workbook's verdict and its reason
 JUDGE = "vlmevalkit mcq"  # when the file's name names no judge model
 
 
@@ -64,27 +62,12 @@ def read_request(request: ImportRequest) -> ImportBatch:
     if has(rows, HIT):
         judge = names.judge or JUDGE
         for (where, row), sample in zip(rows, batch.samples, strict=True):
-            judgment = _verdict(row, judge, file, where)
+            judgment = hit_judgment(row, judge, file, where)
             batch.judgments.append(JudgmentRecord(sample.key, names.model, judgment))
     questions = request.path("questions")
     if questions is not None and setting == rules.WITH_IMAGE:  # the others saw no image
         _add_images(batch, questions)
     return batch
-
-
-def _verdict(row: dict[str, str], judge: str, file: Path, where: str) -> Judgment:
-    """VLMEvalKit's verdict on a row, its log as the reply."""
-    hit = unit_number(row[HIT], HIT, file, where)
-    return Judgment(
-        run=0,
-        score=hit,
-        method=IMPORTED,
-        kind=IMPORTED,
-        judge_model=judge,
-        prompt_version=PROMPT_VERSION,
-        reply=row.get(LOG) or f"hit {row[HIT]}",
-        source=str(file),
-    )
 
 
 def demo_requests(data: Path) -> list[ImportRequest]:

@@ -16,7 +16,12 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, REPLACE
+from lmmreview.engine.benchmarks import (
+    JUDGE_NAME,
+    LMMS_EVAL_MODEL,
+    MODEL_FROM_FILE_NAME,
+    REPLACE,
+)
 from lmmreview.engine.benchmarks.mathvista import rules
 from lmmreview.engine.benchmarks.mathvista.extractor import Extraction, scored
 from lmmreview.engine.offline import rules_judgment
@@ -98,6 +103,19 @@ class MathVista(Benchmark):
             Option("samples", "JSONL", "*_samples_mathvista_testmini.jsonl, ...", required=True),
             (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
             command="mathvista-lmms-eval",
+        ),
+        Importer(
+            "mathvista-vlmevalkit",
+            "MathVista: VLMEvalKit predictions, judge workbook.\n\n"
+            "VLMEvalKit's {model}_MathVista_MINI.xlsx (or .tsv, .json): problems (index, "
+            "question, question and answer type, choices, answer, answer_option, task, "
+            "skills; no pid) and answers, into the dataset MathVista_MINI unless --dataset. "
+            "Its judge workbook {model}_MathVista_MINI_{judge}.xlsx also holds its "
+            "extractions (res), imported as that judge's and scored by lmmreview's rules; a "
+            "warning names the problems VLMEvalKit's own rule scores otherwise.",
+            Option("file", "FILE", "Prediction file or judge workbook.", required=True),
+            (MODEL_FROM_FILE_NAME, JUDGE_NAME, REPLACE),
+            command="mathvista-vlmevalkit",
         ),
     )
 

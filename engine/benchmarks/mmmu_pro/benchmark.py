@@ -4,7 +4,12 @@ LLM); accuracy overall and by discipline, subject, difficulty and image type."""
 from __future__ import annotations
 
 from lmmreview.engine.benchmark import Importer, Option
-from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, REPLACE
+from lmmreview.engine.benchmarks import (
+    JUDGE_NAME,
+    LMMS_EVAL_MODEL,
+    MODEL_FROM_FILE_NAME,
+    REPLACE,
+)
 from lmmreview.engine.benchmarks.mmmu.benchmark import SubjectBenchmark
 from lmmreview.engine.benchmarks.mmmu.rules import MmmuVerdict
 from lmmreview.engine.benchmarks.mmmu_pro import rules
@@ -55,6 +60,21 @@ class MMMUPro(SubjectBenchmark):
             Option("samples", "JSONL", "*_samples_mmmu_pro_standard.jsonl, ...", required=True),
             (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
             command="mmmu-pro-lmms-eval",
+        ),
+        Importer(
+            "mmmu-pro-vlmevalkit",
+            "MMMU-Pro: VLMEvalKit predictions, results.\n\n"
+            "VLMEvalKit's {model}_MMMU_Pro_10c.xlsx or _V (or .tsv, .json; _COT for the cot "
+            "prompt, whose answers are the model's row {model}_COT): questions (index, "
+            "question, options A-J, answer; no subject: the tables show the overall accuracy) "
+            "and answers, into the dataset MMMU_Pro_10c or MMMU_Pro_V unless --dataset. Its "
+            "result workbook {model}_{dataset}_{judge}_result.xlsx also holds its judge's "
+            "verdicts (hit), imported as that judge's; a _COT one "
+            "({model}_{dataset}_cotpost_{judge}_result.xlsx) only those, on the answers of "
+            "the prediction file imported before.",
+            Option("file", "FILE", "Prediction file or result workbook.", required=True),
+            (MODEL_FROM_FILE_NAME, JUDGE_NAME, REPLACE),
+            command="mmmu-pro-vlmevalkit",
         ),
     )
 
