@@ -10,10 +10,8 @@ from typing import Any
 
 import pytest
 from conftest import dump, first_rows, write_lines
-from test_import_ocrbench import READ, WORKED, ocrbench_results
+from test_import_ocrbench import WORKED
 from test_import_vlmevalkit import write_xlsx
-
-from lmmreview.db import Store
 
 FULL_WIDTH_HOTEL = "".join(chr(ord(c) + 0xFEE0) for c in "HOTEL")
 # The worked example with two changes: the first answer in full-width letters, which the
@@ -120,40 +118,3 @@ def test_a_bad_vlmevalkit_row_names_file_and_line(
     result = cli("import", "ocrbench-vlmevalkit", tmp_path / "o.db", path)
     assert result.code != 0
     assert f"{path}: {message}" in result.stderr
-
-
-def test_one_question_from_three_tools_is_one_sample(cli, tmp_path: Path) -> None:
-    """The official file's position, lmms-eval's doc_id and VLMEvalKit's index name the same
-    question: one sample, each tool's model answering it, each judge's verdict on it."""
-    db = tmp_path / "ocrbench.db"
-    official = ocrbench_results(tmp_path / "qwen.json", ROWS)
-    assert cli("import", "ocrbench", db, official).code == 0
-    assert cli("import", "ocrbench-lmms-eval", db, lmms_eval_samples(tmp_path)).code == 0
-    workbook = vlmevalkit_workbook(tmp_path).rename(tmp_path / "intern_OCRBench.xlsx")
-    assert cli("import", "ocrbench-vlmevalkit", db, workbook).code == 0
-    assert cli("score", db).code == 0
-    with Store.open(db) as store:
-        samples = store.samples("ocrbench")
-        answers = store.answer_ids("ocrbench")
-        query = "SELECT DISTINCT judge_model FROM judgments WHERE answer_id = ?"
-        judges = {row[0] for row in store.conn.execute(query, (answers["llava", "0"],))}
-    assert [s.key for s in samples] == [str(n) for n in range(len(ROWS))]
-    first = samples[0]  # the official item's id, its dataset and type, from the three files
-    assert first.extra["id"] == "IIIT5K/101"
-    assert first.question == READ and first.answer == "HOTEL"
-    assert {model for model, key in answers if key == "0"} == {"qwen", "llava", "intern"}
-    assert judges == {"offline rules", "lmms-eval rules"}
-
-
-def test_a_row_on_another_questions_position_is_refused(cli, tmp_path: Path) -> None:
-    """VLMEvalKit's index is taken as the position in OCRBench.json: a row whose question or
-    gold is not the one held there is refused, naming the file, and changes nothing."""
-    db = tmp_path / "ocrbench.db"
-    assert cli("import", "ocrbench", db, ocrbench_results(tmp_path / "qwen.json")).code == 0
-    before = dump(db)
-    row = [0, READ, "['PARKING']", "Regular Text Recognition", "PARKING"]  # item 2's, at 0
-    path = write_xlsx(tmp_path / "llava_OCRBench.xlsx", HEADER, [row])
-    result = cli("import", "ocrbench-vlmevalkit", db, path)
-    assert result.code != 0
-    assert f"{path}: sample '0': its ground truth differs" in result.stderr
-    assert dump(db) == before

@@ -10,8 +10,7 @@ from tui_harness import drive, text_of, until
 
 from lmmreview.tui.screens import BreakdownScreen
 
-FORMULA = ("5", "demo-beta")  # HME100k/6, the files' 6th item:
-# "X^{2}+3=7", which the handwritten-math rule (case kept) finds wrong
+FORMULA = ("HME100k/6", "demo-beta")  # "X^{2}+3=7": the handwritten-math rule keeps case
 
 
 async def _go_to(app, pilot, wanted: tuple[str, str]) -> None:
@@ -33,7 +32,7 @@ def test_the_detail_shows_the_type_the_rule_and_its_reading(demo_db: Path) -> No
             seen[f"formula {panel}"] = text_of(app, f"#{panel}")
 
     drive(demo_db, steps, dataset="ocrbench")
-    assert "0 · demo-alpha" in seen["title"]  # IIIT5K/1, the first item
+    assert "IIIT5K/1 · demo-alpha" in seen["title"]
     assert "Regular Text Recognition · IIIT5K" in seen["title"]
     assert "a gold occurs in the answer (the general rule)" in seen["judges"]
     assert "Regular Text Recognition (of 1) 1.0" in seen["strip"]  # a count, not 100.0

@@ -5,20 +5,13 @@ model's answer) and `result`: an object per item with dataset_name, id, image_pa
 question, answers (a string, or a list of strings) and type (one of the 10 question
 types). An item without `predict`, or with `predict` 0, is skipped by the official
 scoring and counts 0: it is imported as an empty answer, which the rule scores 0 too, so
-that every count and accuracy equals the official one.
-
-A sample's key is the item's position in the file, from 0: example.py writes OCRBench.json's
-items back in their order, so it is the question's position in OCRBench.json, as lmms-eval's
-`doc_id` is (its dataset echo840/OCRBench was built from OCRBench.json in order) and
-VLMEvalKit's `index` is taken to be: the same question from any of the three tools is one
-sample. The item's own `{dataset_name}/{id}` (an id alone repeats across datasets) is kept
-as the sample's extra field `id`.
+that every count and accuracy equals the official one. A sample's key is
+`{dataset_name}/{id}` (an id alone repeats across datasets).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +30,6 @@ from lmmreview.engine.benchmarks.ocrbench.benchmark import DATASET, IMAGE, OCRBE
 from lmmreview.engine.types import Axes, QuestionType, Sample
 
 NOT_ANSWERED = 0  # the official scoring skips a `predict` equal to this, or none at all
-ITEM_ID = "id"  # the extra field keeping an item's `{dataset_name}/{id}`
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
@@ -62,9 +54,7 @@ def read_results(
 ) -> ImportBatch:
     """The items of one results file and the model's answers; with `images`, each item's
     image (its image_path, relative to that folder)."""
-    batch, unanswered = read_items(
-        path, model, (dataset, OCRBENCH.name), images, _read_item, by_position=True
-    )
+    batch, unanswered = read_items(path, model, (dataset, OCRBENCH.name), images, _read_item)
     if unanswered:
         batch.warnings.append(
             f"{len(unanswered)} item(s) without a prediction, imported as empty answers "
@@ -88,12 +78,10 @@ def read_items(
     dataset: tuple[str, str],
     images: Path | None,
     read_item: ItemReader,
-    by_position: bool = False,
 ) -> tuple[ImportBatch, list[str]]:
     """A results file (a JSON list of items, as the official scripts of v1 and v2 read
-    them) into a batch of `dataset` (its name and benchmark), and the ids of the items
-    without a prediction (imported as empty answers). `by_position`: each sample is keyed
-    by its item's position, its id kept as the extra field ITEM_ID."""
+    them) into a batch of `dataset` (its name and benchmark), and the keys of the items
+    without a prediction (imported as empty answers)."""
     check_model_argument(model)
     files = None if images is None else ImageFiles(existing(images, "folder"))
     items = read_json(existing(path))
@@ -118,8 +106,6 @@ def read_items(
         seen[sample.key] = where
         if answer is None:
             unanswered.append(sample.key)
-        if by_position:
-            sample = replace(sample, key=str(index), extra={**sample.extra, ITEM_ID: sample.key})
         batch.samples.append(sample)
         batch.answers.append(AnswerRecord(sample.key, name, answer or "", str(path)))
         if files is not None:

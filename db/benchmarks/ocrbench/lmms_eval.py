@@ -6,9 +6,7 @@ Each line's metric dict `ocrbench_accuracy` holds `question_type`, lmms-eval's `
 answers); the score is imported as the judgment of `lmms-eval rules` (its rule also folds
 full-width characters: docs/benchmarks/ocrbench.md). The question comes from `doc` (v0.3) or
 the line's `input`; the dataset from the doc's `dataset`, which v0.4 lines lack. A sample's
-key is the line's doc_id: the question's position in echo840/OCRBench, which
-tasks/ocrbench/upload_ocrbench.py built from OCRBench.json in its order, so the official
-file's key (db/benchmarks/ocrbench/files.py) for the same question.
+key is the line's doc_id.
 """
 
 from __future__ import annotations

@@ -6,10 +6,6 @@ VLMEvalKit evaluates; read here with literal_eval, which runs no code), `categor
 question type) and the model's `prediction`. VLMEvalKit writes no per-row verdict (only
 `{model}_OCRBench_score.json`'s counts), so lmmreview's rule scores the answers. The file
 names no dataset: HMER rows are HME100k's, as in OCRBench (their rule reads the category).
-A sample's key is `index`, taken as the question's position in OCRBench.json (from 0), as
-the official file's and lmms-eval's keys are: VLMEvalKit's OCRBench.tsv is not in its
-repository, and the import refuses a row whose question or gold differs from the one the
-dataset holds under that key.
 """
 
 from __future__ import annotations
@@ -17,7 +13,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from lmmreview.db.benchmarks.mmbench.files import row_index
 from lmmreview.db.benchmarks.ocrbench.files import check_type, golds_of, ocrbench_sample
 from lmmreview.db.importers.batch import AnswerRecord, ImportBatch, ImportFailure, ImportRequest
 from lmmreview.db.importers.vlmevalkit import names_of, read_rows, require
@@ -37,8 +32,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
     for where, row in rows:
         check_type(row["category"], file, where)
         golds = golds_of(_literal(row["answer"], file, where), file, where)
-        key = str(row_index(row["index"], file, where))
-        sample = ocrbench_sample(key, row["question"], golds, row["category"], None)
+        sample = ocrbench_sample(row["index"], row["question"], golds, row["category"], None)
         batch.samples.append(sample)
         batch.answers.append(AnswerRecord(sample.key, names.model, row["prediction"], str(file)))
     return batch
