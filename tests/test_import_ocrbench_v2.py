@@ -34,11 +34,15 @@ WORKED = [
     item(8, "formula recognition en", ["x ^ { 2 }"], "$x^{2}$", eval="x"),  # 1: eval unread
     item(9, "table parsing en", ["<table></table>"], "<table></table>"),  # left out
     item(10, "text spotting en", ["x"], "x"),  # left out
-]
+    item(11, "text grounding en", [10, 10, 60, 60], "[20, 20, 60, 60]"),  # IoU 0.64
+    item(12, "VQA with position en", ["apple"], '{"answer": "apple", "bbox": [20, 20, 60, 60]}',
+         bbox=[10, 10, 60, 60]),  # 0.5 + 0.5 * 0.64 = 0.82
+]  # fmt: skip
 TYPES = {"math QA en": 100.0, "text counting en": 80.0, "cognition VQA en": 81.25,
          "diagram QA en": 0.0, "science QA en": 0.0, "cognition VQA cn": 100.0,
-         "formula recognition en": 100.0}  # fmt: skip
-CAPABILITIES = {"mathematical_calculation": 280 / 3, "visual_text_understanding": 40.625,
+         "formula recognition en": 100.0, "text grounding en": 64.0,
+         "VQA with position en": 82.0}  # fmt: skip
+CAPABILITIES = {"text_detection": 73.0, "mathematical_calculation": 280 / 3, "visual_text_understanding": 40.625,
                 "knowledge_reasoning": 0.0, "cn_visual_text_understanding": 100.0}  # fmt: skip
 
 
@@ -60,7 +64,7 @@ def test_import_score_and_export_give_the_worked_figures(cli, tmp_path: Path) ->
         "2 item(s) of types not scored yet, left out: table parsing en 1, text spotting en 1"
         in said
     )
-    assert "8 answers scored by the offline rules" in cli("score", db).stdout
+    assert "10 answers scored by the offline rules" in cli("score", db).stdout
     document = json.loads(cli("export", db, "--format", "json").stdout)
     tables: dict[str, dict[str, Any]] = {t["name"]: t["rows"][0] for t in document["tables"]}
     assert tables["ocrbench-v2.types"]["model"] == "internvl"
@@ -84,6 +88,9 @@ def _changed(index: int, **fields: object) -> list[dict[str, Any]]:
         (_changed(3, answers=["ten"]), "item 3: gold 'ten': a regression needs a whole count"),
         (_changed(5, predict=None), "item 5: predict None: expected text"),
         (_changed(4, type=7), "item 4: missing or non-text field 'type'"),
+        (_changed(11, answers=[10, 10, 60]), "item 11: answers [10, 10, 60]: expected a box, four coordinates"),
+        (_changed(11, answers=[10, 10, 60, "x"]), "item 11: answers [10, 10, 60, 'x']: expected a box, four coordinates"),
+        (_changed(12, bbox=None), "item 12: bbox None: expected a box, four coordinates"),
         ([WORKED[8]], "no item of a type lmmreview scores"),
     ],
 )  # fmt: skip

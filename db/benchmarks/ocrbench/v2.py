@@ -2,9 +2,10 @@
 scores (engine.benchmarks.ocrbench.v2_rules.TYPES).
 
 eval.py reads OCRBench_v2.json's list with each item's `predict`: dataset_name, type, id,
-image_path, question, answers (a list; a count may be a number, read as its text) and, for
-some, `eval` (multiple choice, case sensitive; exact match or regression for text
-counting, which needs one). Items of the other types are left out and counted in a
+image_path, question, answers (a list; a count may be a number, read as its text; text
+grounding's is its gold box, four coordinates) and, for some, `eval` (multiple choice,
+case sensitive; exact match or regression for text counting, which needs one) or `bbox`
+(VQA with position's gold box). Items of the other types are left out and counted in a
 warning; a `predict` must be text (eval.py fails without one). A sample's key is
 `{dataset_name}/{id}`, as v1's.
 """
@@ -18,9 +19,10 @@ from typing import Any
 from lmmreview.db.benchmarks.ocrbench.files import golds_of, item_key, read_items
 from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest
 from lmmreview.db.importers.read import nonblank_text_field
+from lmmreview.engine.benchmarks.ocrbench import v2_position as position
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
 from lmmreview.engine.benchmarks.ocrbench.benchmark import TYPE
-from lmmreview.engine.benchmarks.ocrbench.v2 import EVAL, OCRBENCH_V2
+from lmmreview.engine.benchmarks.ocrbench.v2 import BOX, EVAL, OCRBENCH_V2
 from lmmreview.engine.types import Extra, QuestionType, Sample
 
 
@@ -55,11 +57,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
 
 def _sample(item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
     method = _eval(item, kind, path, where)
-    answers = item.get("answers")
-    if isinstance(answers, list):  # a count may be a number, read as its text, as eval.py does
-        answers = [str(a) if isinstance(a, int | float) and not isinstance(a, bool) else a
-                   for a in answers]  # fmt: skip
-    golds = golds_of(answers, path, where)
+    golds = _golds(item, kind, path, where)
     if method == rules.MULTIPLE_CHOICE and len(golds) != 1:
         raise ImportFailure(path, f"{len(golds)} golds: multiple choice has one", where)
     if method == rules.REGRESSION:
@@ -72,10 +70,34 @@ def _sample(item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
                 ) from None
     question = nonblank_text_field(item, "question", path, where)
     extra: Extra = {EVAL: method} if method else {}
+    if kind == rules.POSITION:
+        extra[BOX] = position.box_text(_box(item.get(BOX), "bbox", path, where))
     return Sample(
         item_key(item, path, where), question, QuestionType.OPEN, golds[0], tuple(golds[1:]),
         axes={TYPE: (kind,)}, extra=extra,
     )  # fmt: skip
+
+
+def _golds(item: dict[str, Any], kind: str, path: Path, where: str) -> list[str]:
+    """The item's golds as text: text grounding's box as one (position.box_text)."""
+    answers = item.get("answers")
+    if kind == rules.GROUNDING:
+        return [position.box_text(_box(answers, "answers", path, where))]
+    if isinstance(answers, list):  # a count may be a number, read as its text, as eval.py does
+        answers = [str(a) if isinstance(a, int | float) and not isinstance(a, bool) else a
+                   for a in answers]  # fmt: skip
+    return golds_of(answers, path, where)
+
+
+def _box(value: object, field: str, path: Path, where: str) -> position.Box:
+    """A gold box: a list of four coordinates int() reads (eval.py scores every answer 0
+    against any other, or fails)."""
+    box = None
+    if isinstance(value, list) and len(value) == 4 and not any(isinstance(v, bool) for v in value):
+        box = position.as_box(value)
+    if box is None:
+        raise ImportFailure(path, f"{field} {value!r}: expected a box, four coordinates", where)
+    return box
 
 
 def _eval(item: dict[str, Any], kind: str, path: Path, where: str) -> str | None:

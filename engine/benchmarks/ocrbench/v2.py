@@ -1,13 +1,14 @@
-"""OCRBench v2, limited to the types whose official rules are short-answer matching,
-counting and formula matching (v2_rules.TYPES): a score in [0, 1] per item by the official
-rule (no judge); the mean score per type and per capability of get_score.py, for the
-capabilities all of whose types are scored."""
+"""OCRBench v2, limited to the types whose official rules lmmreview restates
+(v2_rules.TYPES: short-answer matching, counting, formulas, boxes): a score in [0, 1] per
+item by the official rule (no judge); the mean score per type and per capability of
+get_score.py, for the capabilities all of whose types are scored."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
+from lmmreview.engine.benchmarks.ocrbench import v2_position as position
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
 from lmmreview.engine.benchmarks.ocrbench.benchmark import type_of
 from lmmreview.engine.offline import rules_judgment
@@ -16,7 +17,9 @@ from lmmreview.engine.tables import Column, columns
 from lmmreview.engine.types import Sample
 
 EVAL = "eval"  # the sample's `eval` (an extra field), when the item has one
+BOX = "bbox"  # a VQA-with-position sample's gold box (an extra field, position.box_text)
 TITLES = {
+    "text_detection": "Text Detection",
     "mathematical_calculation": "Mathematical Calculation",
     "visual_text_understanding": "Visual Text Understanding",
     "knowledge_reasoning": "Knowledge Reasoning",
@@ -27,6 +30,23 @@ TITLES = {
 def eval_of(sample: Sample) -> str | None:
     method = sample.extra.get(EVAL)
     return method if isinstance(method, str) else None
+
+
+def box_of(sample: Sample) -> position.Box:
+    return position.read_box(str(sample.extra[BOX]))
+
+
+# Every rule of an answer and its golds, by name (rules.rule_of); VQA with position also
+# reads the sample's gold box.
+RULES: dict[str, rules.Rule] = {**rules.RULES, "IoU": position.text_grounding}
+WITH_POSITION = "VQA with position"
+
+
+def score(rule: str, sample: Sample, answer: str) -> float:
+    """The answer's score by the named rule."""
+    if rule == WITH_POSITION:
+        return position.vqa_with_position(answer, sample.golds, box_of(sample))
+    return RULES[rule](answer, sample.golds)
 
 
 @lru_cache(maxsize=64)  # few kinds: (score, rule); the Judgment is frozen
@@ -40,11 +60,11 @@ class OCRBenchV2(Benchmark):
     importer = Importer(
         "ocrbench-v2",
         "OCRBench v2: the official results file.\n\n"
-        "The types scored by text matching only. The JSON list eval.py reads: "
+        "The types scored by text matching and boxes. The JSON list eval.py reads: "
         "OCRBench_v2.json's items (dataset_name, type, id, image_path, question, answers, "
-        "optional eval), each with the model's `predict`. "
-        "Items of the types not scored yet (parsing, grounding, spotting, full-page OCR, "
-        "KIE, translation) are left out, and counted in a warning.",
+        "optional eval and bbox), each with the model's `predict`. "
+        "Items of the types not scored yet (parsing, spotting, full-page OCR, KIE, "
+        "translation) are left out, and counted in a warning.",
         Option("results", "FILE", "The results JSON (items with predict).", required=True),
         (
             Option("model", "NAME", "Model name (default: the file's name).", text=True),
@@ -79,7 +99,7 @@ class OCRBenchV2(Benchmark):
         if sample.answer is None:
             return None
         rule = rules.rule_of(type_of(sample), eval_of(sample))
-        return _judged(rules.RULES[rule](answer, sample.golds), rule)
+        return _judged(score(rule, sample, answer), rule)
 
     def facts(self, sample: Sample) -> list[str]:
         method = eval_of(sample)

@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterable
 
 from lmmreview.engine.benchmarks.ocrbench.rules import handwritten_math
 
-# The types this benchmark scores, by the rule each uses (the rest need TEDS, IoU, the
-# ICDAR spotting evaluator, BLEU/METEOR: not scored yet).
+# The types this benchmark scores, by the rule each uses (the rest need TEDS, the ICDAR
+# spotting evaluator, BLEU/METEOR: not scored yet); grounding and VQA with position are
+# scored in v2_position.
 SHORT_ANSWER = (
     "APP agent en", "ASCII art classification en", "math QA en", "reasoning VQA en",
     "science QA en", "text recognition en", "document classification en",
@@ -34,7 +35,8 @@ SHORT_ANSWER = (
 CHINESE_VQA = ("cognition VQA cn", "reasoning VQA cn")
 COUNTING = "text counting en"
 FORMULA, FORMULA_CN = "formula recognition en", "formula recognition cn"
-TYPES = (*SHORT_ANSWER, *CHINESE_VQA, COUNTING, FORMULA, FORMULA_CN)
+GROUNDING, POSITION = "text grounding en", "VQA with position en"
+TYPES = (*SHORT_ANSWER, *CHINESE_VQA, COUNTING, FORMULA, FORMULA_CN, GROUNDING, POSITION)
 MULTIPLE_CHOICE, CASE_SENSITIVE = "multiple choice", "case sensitive"
 EXACT_MATCH, REGRESSION = "exact match", "regression"
 EVALS = {  # the `eval` values each type may carry (none: its default rule)
@@ -167,13 +169,16 @@ def rule_of(kind: str, method: str | None) -> str:
         return "formula"
     if kind == FORMULA_CN:
         return "Chinese formula"
+    if kind in (GROUNDING, POSITION):
+        return "IoU" if kind == GROUNDING else "VQA with position"
     return "Chinese VQA" if kind in CHINESE_VQA else "VQA"
 
 
 # get_score.py's capabilities whose every type is scored here, with their types; the
-# others (text recognition, detection, spotting, relationship extraction, element parsing;
-# Chinese knowledge reasoning) mix in types not scored yet.
+# others (text recognition, spotting, relationship extraction, element parsing; Chinese
+# knowledge reasoning) mix in types not scored yet.
 CAPABILITIES = {
+    "text_detection": (GROUNDING, POSITION),
     "mathematical_calculation": ("math QA en", COUNTING),
     "visual_text_understanding": (
         "document classification en", "cognition VQA en", "diagram QA en",
