@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import dump
+from conftest import dump, first_rows
+
+from lmmreview.engine.benchmarks.ocrbench import v2_text as text
 
 LONG = "apple pie and orange juice today"
 
@@ -37,12 +39,20 @@ WORKED = [
     item(11, "text grounding en", [10, 10, 60, 60], "[20, 20, 60, 60]"),  # IoU 0.64
     item(12, "VQA with position en", ["apple"], '{"answer": "apple", "bbox": [20, 20, 60, 60]}',
          bbox=[10, 10, 60, 60]),  # 0.5 + 0.5 * 0.64 = 0.82
+    item(13, "full-page OCR en", ["open late every day"], "open late every day"),  # SAME_FOUR
+    item(14, "text translation cn", ["我爱北京"], ""),  # 0: an empty answer
+    item(15, "handwritten answer extraction cn", ["AB"], "A、B"),  # 1: letters
+    item(16, "text translation cn", [""], "hello"),  # left out, as get_score.py leaves it
 ]  # fmt: skip
+SAME_FOUR = (3 + 1 - 0.5 / 64) / 4 * 100  # BLEU, F, 1 - distance all 1; METEOR's penalty
 TYPES = {"math QA en": 100.0, "text counting en": 80.0, "cognition VQA en": 81.25,
          "diagram QA en": 0.0, "science QA en": 0.0, "cognition VQA cn": 100.0,
          "formula recognition en": 100.0, "text grounding en": 64.0,
-         "VQA with position en": 82.0}  # fmt: skip
-CAPABILITIES = {"text_detection": 73.0, "mathematical_calculation": 280 / 3, "visual_text_understanding": 40.625,
+         "VQA with position en": 82.0, "full-page OCR en": SAME_FOUR,
+         "text translation cn": 0.0, "handwritten answer extraction cn": 100.0}  # fmt: skip
+CAPABILITIES = {"text_recognition": SAME_FOUR, "text_detection": 73.0,
+                "cn_knowledge_reasoning": 0.0,
+                "mathematical_calculation": 280 / 3, "visual_text_understanding": 40.625,
                 "knowledge_reasoning": 0.0, "cn_visual_text_understanding": 100.0}  # fmt: skip
 
 
@@ -64,12 +74,28 @@ def test_import_score_and_export_give_the_worked_figures(cli, tmp_path: Path) ->
         "2 item(s) of types not scored yet, left out: table parsing en 1, text spotting en 1"
         in said
     )
-    assert "10 answers scored by the offline rules" in cli("score", db).stdout
+    assert "1 text translation item(s) with an empty gold, left out" in said
+    assert "imported unscored" not in said
+    assert "13 answers scored by the offline rules" in cli("score", db).stdout
     document = json.loads(cli("export", db, "--format", "json").stdout)
     tables: dict[str, dict[str, Any]] = {t["name"]: t["rows"][0] for t in document["tables"]}
     assert tables["ocrbench-v2.types"]["model"] == "internvl"
     assert tables["ocrbench-v2.types"]["values"] == pytest.approx(TYPES)
     assert tables["ocrbench-v2.capabilities"]["values"] == pytest.approx(CAPABILITIES)
+
+
+def test_without_the_extra_its_types_stay_unscored(cli, tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(text, "missing", lambda: "jieba is not installed: pip install ...")
+    db, said = _imported(cli, tmp_path)
+    assert (
+        "2 item(s) imported unscored: their rules (BLEU, METEOR) need the extra "
+        "lmmreview[ocrbench-v2] (jieba is not installed: pip install ...), then run "
+        "`lmmreview score` again" in said
+    )  # full-page OCR and translation; handwritten letters need no library
+    assert "11 answers scored by the offline rules" in cli("score", db).stdout
+    tables = first_rows(cli, db)
+    assert tables["ocrbench-v2.types"]["values"]["full-page OCR en"] is None
+    assert tables["ocrbench-v2.types"]["values"]["handwritten answer extraction cn"] == 100.0
 
 
 def _changed(index: int, **fields: object) -> list[dict[str, Any]]:
@@ -91,6 +117,7 @@ def _changed(index: int, **fields: object) -> list[dict[str, Any]]:
         (_changed(11, answers=[10, 10, 60]), "item 11: answers [10, 10, 60]: expected a box, four coordinates"),
         (_changed(11, answers=[10, 10, 60, "x"]), "item 11: answers [10, 10, 60, 'x']: expected a box, four coordinates"),
         (_changed(12, bbox=None), "item 12: bbox None: expected a box, four coordinates"),
+        (_changed(15, answers=["A", "B"]), "item 15: 2 golds: a letters answer has one"),
         ([WORKED[8]], "no item of a type lmmreview scores"),
     ],
 )  # fmt: skip

@@ -17,13 +17,17 @@ from pathlib import Path
 from typing import Any
 
 from lmmreview.db.benchmarks.ocrbench.files import golds_of, item_key, read_items
-from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest
+from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest, listed
 from lmmreview.db.importers.read import nonblank_text_field
 from lmmreview.engine.benchmarks.ocrbench import v2_position as position
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
+from lmmreview.engine.benchmarks.ocrbench import v2_text as text
 from lmmreview.engine.benchmarks.ocrbench.benchmark import TYPE
-from lmmreview.engine.benchmarks.ocrbench.v2 import BOX, EVAL, OCRBENCH_V2
+from lmmreview.engine.benchmarks.ocrbench.v2 import BOX, EVAL, NEED_EXTRA, OCRBENCH_V2, rule_of
 from lmmreview.engine.types import Extra, QuestionType, Sample
+
+# The rules eval.py asserts an item has one gold for, and what they score.
+ONE_GOLD = {"multiple choice": "multiple choice", "handwritten letters": "a letters answer"}
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
@@ -32,11 +36,15 @@ def read_request(request: ImportRequest) -> ImportBatch:
     assert results is not None  # the command's required argument
     dataset = (request.dataset or OCRBENCH_V2.name, OCRBENCH_V2.name)
     left_out: Counter[str] = Counter()
+    ignored: list[str] = []  # items get_score.py leaves out
 
     def read_item(item: dict[str, Any], path: Path, where: str) -> tuple[Sample, str] | None:
         kind = nonblank_text_field(item, "type", path, where)
         if kind not in rules.TYPES:
             left_out[kind] += 1
+            return None
+        if _ignored(item, kind):
+            ignored.append(item_key(item, path, where))
             return None
         return _sample(item, kind, path, where), _prediction(item, path, where)
 
@@ -52,14 +60,39 @@ def read_request(request: ImportRequest) -> ImportBatch:
         batch.warnings.append(
             f"{left_out.total()} item(s) of types not scored yet, left out: {counts}"
         )
+    if ignored:
+        batch.warnings.append(
+            f"{len(ignored)} text translation item(s) with an empty gold, left out as the "
+            f"official scores leave them out: {listed(ignored)}"
+        )
+    _warn_of_the_extra(batch)
     return batch
+
+
+def _ignored(item: dict[str, Any], kind: str) -> bool:
+    """A text translation with an empty first gold, which get_score.py leaves out (eval.py
+    marks it ignored; had the answer been empty too, it would count 0)."""
+    answers = item.get("answers")
+    return kind == rules.TRANSLATION and isinstance(answers, list) and answers[:1] == [""]
+
+
+def _warn_of_the_extra(batch: ImportBatch) -> None:
+    """Items whose rules need the extra's libraries, when they are not installed."""
+    kept = [s.key for s in batch.samples if rule_of(s) in NEED_EXTRA]
+    if kept and (missing := text.missing()):
+        batch.warnings.append(
+            f"{len(kept)} item(s) imported unscored: their rules (BLEU, METEOR) need the "
+            f"extra {text.EXTRA} ({missing}), then run `lmmreview score` again"
+        )
 
 
 def _sample(item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
     method = _eval(item, kind, path, where)
     golds = _golds(item, kind, path, where)
-    if method == rules.MULTIPLE_CHOICE and len(golds) != 1:
-        raise ImportFailure(path, f"{len(golds)} golds: multiple choice has one", where)
+    question = nonblank_text_field(item, "question", path, where)
+    rule = rules.rule_of(kind, method, question)
+    if len(golds) != 1 and rule in ONE_GOLD:
+        raise ImportFailure(path, f"{len(golds)} golds: {ONE_GOLD[rule]} has one", where)
     if method == rules.REGRESSION:
         for gold in golds:
             try:
@@ -68,7 +101,6 @@ def _sample(item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
                 raise ImportFailure(
                     path, f"gold {gold!r}: a regression needs a whole count", where
                 ) from None
-    question = nonblank_text_field(item, "question", path, where)
     extra: Extra = {EVAL: method} if method else {}
     if kind == rules.POSITION:
         extra[BOX] = position.box_text(_box(item.get(BOX), "bbox", path, where))

@@ -10,6 +10,7 @@ from functools import lru_cache
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
 from lmmreview.engine.benchmarks.ocrbench import v2_position as position
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
+from lmmreview.engine.benchmarks.ocrbench import v2_text as text
 from lmmreview.engine.benchmarks.ocrbench.benchmark import type_of
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment
@@ -19,11 +20,14 @@ from lmmreview.engine.types import Sample
 EVAL = "eval"  # the sample's `eval` (an extra field), when the item has one
 BOX = "bbox"  # a VQA-with-position sample's gold box (an extra field, position.box_text)
 TITLES = {
+    "text_recognition": "Text Recognition",
     "text_detection": "Text Detection",
     "mathematical_calculation": "Mathematical Calculation",
     "visual_text_understanding": "Visual Text Understanding",
     "knowledge_reasoning": "Knowledge Reasoning",
+    "cn_text_recognition": "Text Recognition (cn)",
     "cn_visual_text_understanding": "Visual Text Understanding (cn)",
+    "cn_knowledge_reasoning": "Knowledge Reasoning (cn)",
 }
 
 
@@ -38,8 +42,17 @@ def box_of(sample: Sample) -> position.Box:
 
 # Every rule of an answer and its golds, by name (rules.rule_of); VQA with position also
 # reads the sample's gold box.
-RULES: dict[str, rules.Rule] = {**rules.RULES, "IoU": position.text_grounding}
+RULES: dict[str, rules.Rule] = {
+    **rules.RULES, "IoU": position.text_grounding, "text similarity": text.page_text,
+    "handwritten essay": text.essay, "handwritten letters": text.letters,
+}  # fmt: skip
 WITH_POSITION = "VQA with position"
+# The rules that need the libraries of the extra lmmreview[ocrbench-v2].
+NEED_EXTRA = frozenset({"text similarity", "handwritten essay"})
+
+
+def rule_of(sample: Sample) -> str:
+    return rules.rule_of(type_of(sample), eval_of(sample), sample.question)
 
 
 def score(rule: str, sample: Sample, answer: str) -> float:
@@ -98,7 +111,9 @@ class OCRBenchV2(Benchmark):
     def offline(self, sample: Sample, answer: str) -> Judgment | None:
         if sample.answer is None:
             return None
-        rule = rules.rule_of(type_of(sample), eval_of(sample))
+        rule = rule_of(sample)
+        if rule in NEED_EXTRA and text.missing():
+            return None  # unscored until the extra is installed (the import says so)
         return _judged(score(rule, sample, answer), rule)
 
     def facts(self, sample: Sample) -> list[str]:

@@ -25,8 +25,8 @@ from collections.abc import Callable, Iterable
 from lmmreview.engine.benchmarks.ocrbench.rules import handwritten_math
 
 # The types this benchmark scores, by the rule each uses (the rest need TEDS, the ICDAR
-# spotting evaluator, BLEU/METEOR: not scored yet); grounding and VQA with position are
-# scored in v2_position.
+# spotting evaluator: not scored yet); grounding and VQA with position are scored in
+# v2_position, the text-similarity types in v2_text.
 SHORT_ANSWER = (
     "APP agent en", "ASCII art classification en", "math QA en", "reasoning VQA en",
     "science QA en", "text recognition en", "document classification en",
@@ -36,7 +36,14 @@ CHINESE_VQA = ("cognition VQA cn", "reasoning VQA cn")
 COUNTING = "text counting en"
 FORMULA, FORMULA_CN = "formula recognition en", "formula recognition cn"
 GROUNDING, POSITION = "text grounding en", "VQA with position en"
-TYPES = (*SHORT_ANSWER, *CHINESE_VQA, COUNTING, FORMULA, FORMULA_CN, GROUNDING, POSITION)
+FULL_PAGE, FULL_PAGE_CN = "full-page OCR en", "full-page OCR cn"
+FINE_GRAINED, TRANSLATION = "fine-grained text recognition en", "text translation cn"
+HANDWRITTEN = "handwritten answer extraction cn"
+TEXT_SIMILARITY = (FULL_PAGE, FULL_PAGE_CN, FINE_GRAINED, TRANSLATION)
+TYPES = (
+    *SHORT_ANSWER, *CHINESE_VQA, COUNTING, FORMULA, FORMULA_CN, GROUNDING, POSITION,
+    *TEXT_SIMILARITY, HANDWRITTEN,
+)  # fmt: skip
 MULTIPLE_CHOICE, CASE_SENSITIVE = "multiple choice", "case sensitive"
 EXACT_MATCH, REGRESSION = "exact match", "regression"
 EVALS = {  # the `eval` values each type may carry (none: its default rule)
@@ -156,28 +163,33 @@ RULES: dict[str, Rule] = {
 }  # fmt: skip
 
 
-def rule_of(kind: str, method: str | None) -> str:
-    """The name of the rule (in RULES) an item of type `kind` with the `eval` value
-    `method` is scored by."""
+# The rule of each type whose items all take one rule, by name.
+_TYPE_RULES = {
+    FORMULA: "formula", FORMULA_CN: "Chinese formula", GROUNDING: "IoU",
+    POSITION: "VQA with position", **dict.fromkeys(TEXT_SIMILARITY, "text similarity"),
+    **dict.fromkeys(CHINESE_VQA, "Chinese VQA"),
+}  # fmt: skip
+ESSAY = "简答"  # in a handwritten-answer question: an essay, not letters
+
+
+def rule_of(kind: str, method: str | None, question: str = "") -> str:
+    """The name of the rule an item of type `kind` with the `eval` value `method` and
+    this question is scored by."""
     if method == MULTIPLE_CHOICE:
         return "multiple choice"
     if method == CASE_SENSITIVE:
         return "case-sensitive VQA"
     if kind == COUNTING:
         return "counting regression" if method == REGRESSION else "counting exact match"
-    if kind == FORMULA:
-        return "formula"
-    if kind == FORMULA_CN:
-        return "Chinese formula"
-    if kind in (GROUNDING, POSITION):
-        return "IoU" if kind == GROUNDING else "VQA with position"
-    return "Chinese VQA" if kind in CHINESE_VQA else "VQA"
+    if kind == HANDWRITTEN:
+        return "handwritten essay" if ESSAY in question else "handwritten letters"
+    return _TYPE_RULES.get(kind, "VQA")
 
 
 # get_score.py's capabilities whose every type is scored here, with their types; the
-# others (text recognition, spotting, relationship extraction, element parsing; Chinese
-# knowledge reasoning) mix in types not scored yet.
+# others (spotting, relationship extraction, element parsing) mix in types not scored yet.
 CAPABILITIES = {
+    "text_recognition": ("text recognition en", FINE_GRAINED, FULL_PAGE),
     "text_detection": (GROUNDING, POSITION),
     "mathematical_calculation": ("math QA en", COUNTING),
     "visual_text_understanding": (
@@ -186,6 +198,8 @@ CAPABILITIES = {
     "knowledge_reasoning": (
         "reasoning VQA en", "science QA en", "APP agent en", "ASCII art classification en",
     ),
+    "cn_text_recognition": (FULL_PAGE_CN,),
     "cn_visual_text_understanding": ("cognition VQA cn",),
+    "cn_knowledge_reasoning": ("reasoning VQA cn", TRANSLATION),
 }  # fmt: skip
 CAPABILITY_OF = {kind: name for name, kinds in CAPABILITIES.items() for kind in kinds}
