@@ -43,14 +43,19 @@ WORKED = [
     item(14, "text translation cn", ["我爱北京"], ""),  # 0: an empty answer
     item(15, "handwritten answer extraction cn", ["AB"], "A、B"),  # 1: letters
     item(16, "text translation cn", [""], "hello"),  # left out, as get_score.py leaves it
+    item(17, "key information extraction en", [{"date": ["2024/9/27"], "total": ["30"]}],
+         '{"date": "2024/9/27", "total": "31"}'),  # F1 1/2
+    item(18, "key information extraction cn", ["{'名称': '北京'}"], "名称: 北京"),  # 1
 ]  # fmt: skip
 SAME_FOUR = (3 + 1 - 0.5 / 64) / 4 * 100  # BLEU, F, 1 - distance all 1; METEOR's penalty
 TYPES = {"math QA en": 100.0, "text counting en": 80.0, "cognition VQA en": 81.25,
          "diagram QA en": 0.0, "science QA en": 0.0, "cognition VQA cn": 100.0,
          "formula recognition en": 100.0, "text grounding en": 64.0,
          "VQA with position en": 82.0, "full-page OCR en": SAME_FOUR,
-         "text translation cn": 0.0, "handwritten answer extraction cn": 100.0}  # fmt: skip
+         "text translation cn": 0.0, "handwritten answer extraction cn": 100.0,
+         "key information extraction en": 50.0, "key information extraction cn": 100.0}  # fmt: skip
 CAPABILITIES = {"text_recognition": SAME_FOUR, "text_detection": 73.0,
+                "relationship_extraction": 50.0, "cn_relationship_extraction": 100.0,
                 "cn_knowledge_reasoning": 0.0,
                 "mathematical_calculation": 280 / 3, "visual_text_understanding": 40.625,
                 "knowledge_reasoning": 0.0, "cn_visual_text_understanding": 100.0}  # fmt: skip
@@ -76,7 +81,7 @@ def test_import_score_and_export_give_the_worked_figures(cli, tmp_path: Path) ->
     )
     assert "1 text translation item(s) with an empty gold, left out" in said
     assert "imported unscored" not in said
-    assert "13 answers scored by the offline rules" in cli("score", db).stdout
+    assert "15 answers scored by the offline rules" in cli("score", db).stdout
     document = json.loads(cli("export", db, "--format", "json").stdout)
     tables: dict[str, dict[str, Any]] = {t["name"]: t["rows"][0] for t in document["tables"]}
     assert tables["ocrbench-v2.types"]["model"] == "internvl"
@@ -92,7 +97,7 @@ def test_without_the_extra_its_types_stay_unscored(cli, tmp_path: Path, monkeypa
         "lmmreview[ocrbench-v2] (jieba is not installed: pip install ...), then run "
         "`lmmreview score` again" in said
     )  # full-page OCR and translation; handwritten letters need no library
-    assert "11 answers scored by the offline rules" in cli("score", db).stdout
+    assert "13 answers scored by the offline rules" in cli("score", db).stdout
     tables = first_rows(cli, db)
     assert tables["ocrbench-v2.types"]["values"]["full-page OCR en"] is None
     assert tables["ocrbench-v2.types"]["values"]["handwritten answer extraction cn"] == 100.0
@@ -118,6 +123,9 @@ def _changed(index: int, **fields: object) -> list[dict[str, Any]]:
         (_changed(11, answers=[10, 10, 60, "x"]), "item 11: answers [10, 10, 60, 'x']: expected a box, four coordinates"),
         (_changed(12, bbox=None), "item 12: bbox None: expected a box, four coordinates"),
         (_changed(15, answers=["A", "B"]), "item 15: 2 golds: a letters answer has one"),
+        (_changed(17, answers=[{"a": "x"}, {"a": "y"}]), "item 17: answers [{'a': 'x'}, {'a': 'y'}]: expected one gold, a dict"),
+        (_changed(17, answers=['{"total": 30}']), """item 17: gold '{"total": 30}': 'total': [30]: expected text or a list of text"""),
+        (_changed(18, answers=["北京"]), "item 18: gold '北京': expected a dict or text holding one"),
         ([WORKED[8]], "no item of a type lmmreview scores"),
     ],
 )  # fmt: skip

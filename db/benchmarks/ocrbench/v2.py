@@ -13,12 +13,14 @@ warning; a `predict` must be text (eval.py fails without one). A sample's key is
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from lmmreview.db.benchmarks.ocrbench.files import golds_of, item_key, read_items
 from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest, listed
 from lmmreview.db.importers.read import nonblank_text_field
+from lmmreview.engine.benchmarks.ocrbench import v2_kie as kie
 from lmmreview.engine.benchmarks.ocrbench import v2_position as position
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
 from lmmreview.engine.benchmarks.ocrbench import v2_text as text
@@ -111,14 +113,37 @@ def _sample(item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
 
 
 def _golds(item: dict[str, Any], kind: str, path: Path, where: str) -> list[str]:
-    """The item's golds as text: text grounding's box as one (position.box_text)."""
+    """The item's golds as text: text grounding's box as one (position.box_text), a key
+    information gold's fields as one (kie.fields_text)."""
     answers = item.get("answers")
     if kind == rules.GROUNDING:
         return [position.box_text(_box(answers, "answers", path, where))]
+    if kind in KEY_FIELDS:
+        return [kie.fields_text(_fields(answers, KEY_FIELDS[kind], path, where))]
     if isinstance(answers, list):  # a count may be a number, read as its text, as eval.py does
         answers = [str(a) if isinstance(a, int | float) and not isinstance(a, bool) else a
                    for a in answers]  # fmt: skip
     return golds_of(answers, path, where)
+
+
+# How eval.py reads each key information type's gold.
+KEY_FIELDS = {
+    rules.KIE: kie.english_fields, rules.MAPPING: kie.english_fields,
+    rules.KIE_CN: kie.chinese_fields,
+}  # fmt: skip
+
+
+def _fields(
+    answers: object, read: Callable[[object], kie.Fields], path: Path, where: str
+) -> kie.Fields:
+    """A key information gold: `answers` holds one, a dict or text (eval.py asserts one;
+    it scores every answer 0 against a gold it cannot read, or fails)."""
+    if not isinstance(answers, list) or len(answers) != 1:
+        raise ImportFailure(path, f"answers {answers!r}: expected one gold, a dict", where)
+    try:
+        return read(answers[0])
+    except ValueError as exc:
+        raise ImportFailure(path, f"gold {answers[0]!r}: {exc}", where) from None
 
 
 def _box(value: object, field: str, path: Path, where: str) -> position.Box:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
+from lmmreview.engine.benchmarks.ocrbench import v2_kie as kie
 from lmmreview.engine.benchmarks.ocrbench import v2_position as position
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
 from lmmreview.engine.benchmarks.ocrbench import v2_text as text
@@ -22,10 +23,12 @@ BOX = "bbox"  # a VQA-with-position sample's gold box (an extra field, position.
 TITLES = {
     "text_recognition": "Text Recognition",
     "text_detection": "Text Detection",
+    "relationship_extraction": "Relationship Extraction",
     "mathematical_calculation": "Mathematical Calculation",
     "visual_text_understanding": "Visual Text Understanding",
     "knowledge_reasoning": "Knowledge Reasoning",
     "cn_text_recognition": "Text Recognition (cn)",
+    "cn_relationship_extraction": "Relationship Extraction (cn)",
     "cn_visual_text_understanding": "Visual Text Understanding (cn)",
     "cn_knowledge_reasoning": "Knowledge Reasoning (cn)",
 }
@@ -44,7 +47,7 @@ def box_of(sample: Sample) -> position.Box:
 # reads the sample's gold box.
 RULES: dict[str, rules.Rule] = {
     **rules.RULES, "IoU": position.text_grounding, "text similarity": text.page_text,
-    "handwritten essay": text.essay, "handwritten letters": text.letters,
+    "handwritten essay": text.essay, "handwritten letters": text.letters, "key F1": kie.key_f1,
 }  # fmt: skip
 WITH_POSITION = "VQA with position"
 # The rules that need the libraries of the extra lmmreview[ocrbench-v2].

@@ -26,7 +26,7 @@ from lmmreview.engine.benchmarks.ocrbench.rules import handwritten_math
 
 # The types this benchmark scores, by the rule each uses (the rest need TEDS, the ICDAR
 # spotting evaluator: not scored yet); grounding and VQA with position are scored in
-# v2_position, the text-similarity types in v2_text.
+# v2_position, the text-similarity types in v2_text, key information in v2_kie.
 SHORT_ANSWER = (
     "APP agent en", "ASCII art classification en", "math QA en", "reasoning VQA en",
     "science QA en", "text recognition en", "document classification en",
@@ -40,9 +40,11 @@ FULL_PAGE, FULL_PAGE_CN = "full-page OCR en", "full-page OCR cn"
 FINE_GRAINED, TRANSLATION = "fine-grained text recognition en", "text translation cn"
 HANDWRITTEN = "handwritten answer extraction cn"
 TEXT_SIMILARITY = (FULL_PAGE, FULL_PAGE_CN, FINE_GRAINED, TRANSLATION)
+KIE, MAPPING = "key information extraction en", "key information mapping en"
+KIE_CN = "key information extraction cn"
 TYPES = (
     *SHORT_ANSWER, *CHINESE_VQA, COUNTING, FORMULA, FORMULA_CN, GROUNDING, POSITION,
-    *TEXT_SIMILARITY, HANDWRITTEN,
+    *TEXT_SIMILARITY, HANDWRITTEN, KIE, MAPPING, KIE_CN,
 )  # fmt: skip
 MULTIPLE_CHOICE, CASE_SENSITIVE = "multiple choice", "case sensitive"
 EXACT_MATCH, REGRESSION = "exact match", "regression"
@@ -83,7 +85,8 @@ def _cased(text: str) -> str:
     return text.strip().replace("\n", " ")
 
 
-def _chinese(text: str) -> str:
+def spaceless(text: str) -> str:
+    """Lowercased, stripped, without spaces or newlines (Chinese VQA's and KIE's form)."""
     return _english(text).replace(" ", "")
 
 
@@ -103,7 +106,7 @@ def _vqa(normal: Callable[[str], str], short: Callable[[str], bool]) -> Rule:
 
 vqa = _vqa(_english, lambda gold: len(gold.split()) < SHORT_WORDS)
 vqa_case_sensitive = _vqa(_cased, lambda gold: len(gold.split()) < SHORT_WORDS)
-vqa_chinese = _vqa(_chinese, lambda gold: len(gold.split(",")) < SHORT_PARTS)
+vqa_chinese = _vqa(spaceless, lambda gold: len(gold.split(",")) < SHORT_PARTS)
 
 
 def multiple_choice(answer: str, golds: Iterable[str]) -> float:
@@ -167,7 +170,7 @@ RULES: dict[str, Rule] = {
 _TYPE_RULES = {
     FORMULA: "formula", FORMULA_CN: "Chinese formula", GROUNDING: "IoU",
     POSITION: "VQA with position", **dict.fromkeys(TEXT_SIMILARITY, "text similarity"),
-    **dict.fromkeys(CHINESE_VQA, "Chinese VQA"),
+    **dict.fromkeys(CHINESE_VQA, "Chinese VQA"), **dict.fromkeys((KIE, MAPPING, KIE_CN), "key F1"),
 }  # fmt: skip
 ESSAY = "简答"  # in a handwritten-answer question: an essay, not letters
 
@@ -187,10 +190,11 @@ def rule_of(kind: str, method: str | None, question: str = "") -> str:
 
 
 # get_score.py's capabilities whose every type is scored here, with their types; the
-# others (spotting, relationship extraction, element parsing) mix in types not scored yet.
+# others (spotting, element parsing) hold types not scored yet.
 CAPABILITIES = {
     "text_recognition": ("text recognition en", FINE_GRAINED, FULL_PAGE),
     "text_detection": (GROUNDING, POSITION),
+    "relationship_extraction": (KIE, MAPPING),
     "mathematical_calculation": ("math QA en", COUNTING),
     "visual_text_understanding": (
         "document classification en", "cognition VQA en", "diagram QA en",
@@ -199,6 +203,7 @@ CAPABILITIES = {
         "reasoning VQA en", "science QA en", "APP agent en", "ASCII art classification en",
     ),
     "cn_text_recognition": (FULL_PAGE_CN,),
+    "cn_relationship_extraction": (KIE_CN, HANDWRITTEN),
     "cn_visual_text_understanding": ("cognition VQA cn",),
     "cn_knowledge_reasoning": ("reasoning VQA cn", TRANSLATION),
 }  # fmt: skip
