@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from lmmreview.engine.benchmarks.ocrbench import v2_parsing as parsing
 from lmmreview.engine.benchmarks.ocrbench import v2_text as text
+from lmmreview.engine.benchmarks.ocrbench.v2_extra import not_installed
 
 # Four words, all right: BLEU 1, F 1, distance 0, METEOR 1 - 0.5 * (1 chunk / 4)^3.
 SAME_FOUR = (3 + 1 - 0.5 / 64) / 4
@@ -64,3 +66,10 @@ def test_handwritten_letters(answer: str, score: float) -> None:
 
 def test_a_single_letter_is_a_substring() -> None:
     assert text.letters("答案是C。", ["C"]) == 1.0
+
+
+def test_a_library_not_installed_is_named_with_the_extra() -> None:
+    assert not_installed("json", "lmmreview_no_such_module") == (
+        "lmmreview_no_such_module is not installed: pip install 'lmmreview[ocrbench-v2]'"
+    )
+    assert text.missing() is None and parsing.missing() is None  # the test extra has them

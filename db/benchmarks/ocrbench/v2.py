@@ -12,6 +12,7 @@ warning; a `predict` must be text (eval.py fails without one). A sample's key is
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -23,13 +24,16 @@ from lmmreview.db.importers.read import nonblank_text_field
 from lmmreview.engine.benchmarks.ocrbench import v2_kie as kie
 from lmmreview.engine.benchmarks.ocrbench import v2_position as position
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
-from lmmreview.engine.benchmarks.ocrbench import v2_text as text
 from lmmreview.engine.benchmarks.ocrbench.benchmark import TYPE
 from lmmreview.engine.benchmarks.ocrbench.v2 import BOX, EVAL, NEED_EXTRA, OCRBENCH_V2, rule_of
+from lmmreview.engine.benchmarks.ocrbench.v2_extra import EXTRA
 from lmmreview.engine.types import Extra, QuestionType, Sample
 
 # The rules eval.py asserts an item has one gold for, and what they score.
-ONE_GOLD = {"multiple choice": "multiple choice", "handwritten letters": "a letters answer"}
+ONE_GOLD = {
+    "multiple choice": "multiple choice", "handwritten letters": "a letters answer",
+    "document": "document parsing", **dict.fromkeys(("HTML table", "markdown table"), "a table"),
+}  # fmt: skip
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
@@ -80,11 +84,15 @@ def _ignored(item: dict[str, Any], kind: str) -> bool:
 
 def _warn_of_the_extra(batch: ImportBatch) -> None:
     """Items whose rules need the extra's libraries, when they are not installed."""
-    kept = [s.key for s in batch.samples if rule_of(s) in NEED_EXTRA]
-    if kept and (missing := text.missing()):
+    unscored: Counter[str] = Counter()
+    for sample in batch.samples:
+        rule = rule_of(sample)
+        if rule in NEED_EXTRA and (missing := NEED_EXTRA[rule]()):
+            unscored[missing] += 1
+    for missing, count in unscored.items():
         batch.warnings.append(
-            f"{len(kept)} item(s) imported unscored: their rules (BLEU, METEOR) need the "
-            f"extra {text.EXTRA} ({missing}), then run `lmmreview score` again"
+            f"{count} item(s) imported unscored: their rules need the extra {EXTRA} "
+            f"({missing}); install it, then run `lmmreview score` again"
         )
 
 
@@ -93,7 +101,10 @@ def _sample(item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
     golds = _golds(item, kind, path, where)
     question = nonblank_text_field(item, "question", path, where)
     rule = rules.rule_of(kind, method, question)
-    if len(golds) != 1 and rule in ONE_GOLD:
+    if rule == "no table":
+        raise ImportFailure(path, "a table question naming neither html nor markdown", where)
+    # (table parsing cn reads its first gold: eval.py asserts nothing there)
+    if len(golds) != 1 and rule in ONE_GOLD and kind != rules.TABLE_CN:
         raise ImportFailure(path, f"{len(golds)} golds: {ONE_GOLD[rule]} has one", where)
     if method == rules.REGRESSION:
         for gold in golds:
@@ -120,6 +131,11 @@ def _golds(item: dict[str, Any], kind: str, path: Path, where: str) -> list[str]
         return [position.box_text(_box(answers, "answers", path, where))]
     if kind in KEY_FIELDS:
         return [kie.fields_text(_fields(answers, KEY_FIELDS[kind], path, where))]
+    if kind == rules.CHART:  # its first gold, a dict (eval.py reads no other)
+        first = answers[0] if isinstance(answers, list) and answers else None
+        if not isinstance(first, dict):
+            raise ImportFailure(path, f"answers {answers!r}: expected a dict first", where)
+        return [json.dumps(first, ensure_ascii=False)]
     if isinstance(answers, list):  # a count may be a number, read as its text, as eval.py does
         answers = [str(a) if isinstance(a, int | float) and not isinstance(a, bool) else a
                    for a in answers]  # fmt: skip

@@ -5,10 +5,12 @@ get_score.py, for the capabilities all of whose types are scored."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
 from lmmreview.engine.benchmarks.ocrbench import v2_kie as kie
+from lmmreview.engine.benchmarks.ocrbench import v2_parsing as parsing
 from lmmreview.engine.benchmarks.ocrbench import v2_position as position
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
 from lmmreview.engine.benchmarks.ocrbench import v2_text as text
@@ -24,11 +26,13 @@ TITLES = {
     "text_recognition": "Text Recognition",
     "text_detection": "Text Detection",
     "relationship_extraction": "Relationship Extraction",
+    "element_parsing": "Element Parsing",
     "mathematical_calculation": "Mathematical Calculation",
     "visual_text_understanding": "Visual Text Understanding",
     "knowledge_reasoning": "Knowledge Reasoning",
     "cn_text_recognition": "Text Recognition (cn)",
     "cn_relationship_extraction": "Relationship Extraction (cn)",
+    "cn_element_parsing": "Element Parsing (cn)",
     "cn_visual_text_understanding": "Visual Text Understanding (cn)",
     "cn_knowledge_reasoning": "Knowledge Reasoning (cn)",
 }
@@ -48,10 +52,16 @@ def box_of(sample: Sample) -> position.Box:
 RULES: dict[str, rules.Rule] = {
     **rules.RULES, "IoU": position.text_grounding, "text similarity": text.page_text,
     "handwritten essay": text.essay, "handwritten letters": text.letters, "key F1": kie.key_f1,
+    "HTML table": parsing.html_table, "markdown table": parsing.markdown_table,
+    "chart": parsing.chart, "document": parsing.steds,
 }  # fmt: skip
 WITH_POSITION = "VQA with position"
-# The rules that need the libraries of the extra lmmreview[ocrbench-v2].
-NEED_EXTRA = frozenset({"text similarity", "handwritten essay"})
+# The rules that need libraries of the extra lmmreview[ocrbench-v2], with what says what
+# of them is missing.
+NEED_EXTRA: dict[str, Callable[[], str | None]] = {
+    "text similarity": text.missing, "handwritten essay": text.missing,
+    **dict.fromkeys(("HTML table", "markdown table", "chart", "document"), parsing.missing),
+}  # fmt: skip
 
 
 def rule_of(sample: Sample) -> str:
@@ -115,7 +125,7 @@ class OCRBenchV2(Benchmark):
         if sample.answer is None:
             return None
         rule = rule_of(sample)
-        if rule in NEED_EXTRA and text.missing():
+        if rule in NEED_EXTRA and NEED_EXTRA[rule]():
             return None  # unscored until the extra is installed (the import says so)
         return _judged(score(rule, sample, answer), rule)
 

