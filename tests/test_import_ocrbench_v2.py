@@ -81,10 +81,7 @@ def _imported(cli, tmp_path: Path) -> tuple[Path, str]:
 
 def test_import_score_and_export_give_the_worked_figures(cli, tmp_path: Path) -> None:
     db, said = _imported(cli, tmp_path)
-    assert (
-        "1 item(s) of types not scored yet, left out: text spotting en 1"
-        in said
-    )
+    assert "1 item(s) of types not scored yet, left out: text spotting en 1" in said
     assert "1 text translation item(s) with an empty gold, left out" in said
     assert "imported unscored" not in said
     assert "18 answers scored by the offline rules" in cli("score", db).stdout
