@@ -24,6 +24,7 @@ from lmmreview.db.importers.read import nonblank_text_field
 from lmmreview.engine.benchmarks.ocrbench import v2_kie as kie
 from lmmreview.engine.benchmarks.ocrbench import v2_position as position
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
+from lmmreview.engine.benchmarks.ocrbench import v2_spotting as spotting
 from lmmreview.engine.benchmarks.ocrbench.benchmark import TYPE
 from lmmreview.engine.benchmarks.ocrbench.v2 import BOX, EVAL, NEED_EXTRA, OCRBENCH_V2, rule_of
 from lmmreview.engine.benchmarks.ocrbench.v2_extra import EXTRA
@@ -41,14 +42,12 @@ def read_request(request: ImportRequest) -> ImportBatch:
     results = request.path("results")
     assert results is not None  # the command's required argument
     dataset = (request.dataset or OCRBENCH_V2.name, OCRBENCH_V2.name)
-    left_out: Counter[str] = Counter()
     ignored: list[str] = []  # items get_score.py leaves out
 
     def read_item(item: dict[str, Any], path: Path, where: str) -> tuple[Sample, str] | None:
         kind = nonblank_text_field(item, "type", path, where)
-        if kind not in rules.TYPES:
-            left_out[kind] += 1
-            return None
+        if kind not in rules.TYPES:  # eval.py fails on it
+            raise ImportFailure(path, f"type {kind!r}: not one of OCRBench v2's 30", where)
         if _ignored(item, kind):
             ignored.append(item_key(item, path, where))
             return None
@@ -58,14 +57,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
         results, request.text("model"), dataset, request.path("images"), read_item
     )
     if not batch.samples:
-        raise ImportFailure(
-            results, "no item of a type lmmreview scores (docs/benchmarks/ocrbench.md)"
-        )
-    if left_out:
-        counts = ", ".join(f"{kind} {n}" for kind, n in sorted(left_out.items()))
-        batch.warnings.append(
-            f"{left_out.total()} item(s) of types not scored yet, left out: {counts}"
-        )
+        raise ImportFailure(results, "no item to score: each has an empty gold translation")
     if ignored:
         batch.warnings.append(
             f"{len(ignored)} text translation item(s) with an empty gold, left out as the "
@@ -131,6 +123,8 @@ def _golds(item: dict[str, Any], kind: str, path: Path, where: str) -> list[str]
         return [position.box_text(_box(answers, "answers", path, where))]
     if kind in KEY_FIELDS:
         return [kie.fields_text(_fields(answers, KEY_FIELDS[kind], path, where))]
+    if kind == rules.SPOTTING:  # its words: `bbox` and `content` (eval.py reads no answers)
+        return [spotting.words_text(_words(item, path, where))]
     if kind == rules.CHART:  # its first gold, a dict (eval.py reads no other)
         first = answers[0] if isinstance(answers, list) and answers else None
         if not isinstance(first, dict):
@@ -160,6 +154,30 @@ def _fields(
         return read(answers[0])
     except ValueError as exc:
         raise ImportFailure(path, f"gold {answers[0]!r}: {exc}", where) from None
+
+
+def _words(item: dict[str, Any], path: Path, where: str) -> list[spotting.Word]:
+    """A spotting item's gold words: its `bbox`, boxes of whole-number points, and the
+    texts of its `content` (eval.py fails on other coordinates, on a text holding a
+    newline, and on an empty text matched to a word)."""
+    boxes, texts = item.get(BOX), item.get("content")
+    if not isinstance(boxes, list) or not all(_points(box) for box in boxes):
+        raise ImportFailure(path, f"bbox {boxes!r}: expected boxes of whole numbers", where)
+    if not isinstance(texts, list) or not all(_word_text(text) for text in texts):
+        raise ImportFailure(path, f"content {texts!r}: expected texts of one line", where)
+    return spotting.gold_words(boxes, texts)
+
+
+def _points(box: object) -> bool:
+    return (
+        isinstance(box, list)
+        and len(box) >= 2
+        and all(isinstance(n, int) and not isinstance(n, bool) for n in box)
+    )
+
+
+def _word_text(text: object) -> bool:
+    return isinstance(text, str) and text != "" and "\n" not in text
 
 
 def _box(value: object, field: str, path: Path, where: str) -> position.Box:

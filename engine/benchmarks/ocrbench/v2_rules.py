@@ -24,10 +24,9 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 
 from lmmreview.engine.benchmarks.ocrbench.rules import handwritten_math
 
-# The types this benchmark scores, by the rule each uses (text spotting, which needs the
-# ICDAR evaluator, is not scored yet); grounding and VQA with position are scored in
-# v2_position, the text-similarity types in v2_text, key information in v2_kie, parsing in
-# v2_parsing.
+# The 30 types eval.py scores, by the rule each uses: grounding and VQA with position are
+# scored in v2_position, the text-similarity types in v2_text, key information in v2_kie,
+# parsing in v2_parsing, text spotting in v2_spotting.
 SHORT_ANSWER = (
     "APP agent en", "ASCII art classification en", "math QA en", "reasoning VQA en",
     "science QA en", "text recognition en", "document classification en",
@@ -45,10 +44,11 @@ KIE, MAPPING = "key information extraction en", "key information mapping en"
 KIE_CN = "key information extraction cn"
 TABLE, TABLE_CN, CHART = "table parsing en", "table parsing cn", "chart parsing en"
 DOCUMENT, DOCUMENT_CN = "document parsing en", "document parsing cn"
+SPOTTING = "text spotting en"
 TYPES = (
     *SHORT_ANSWER, *CHINESE_VQA, COUNTING, FORMULA, FORMULA_CN, GROUNDING, POSITION,
     *TEXT_SIMILARITY, HANDWRITTEN, KIE, MAPPING, KIE_CN, TABLE, TABLE_CN, CHART, DOCUMENT,
-    DOCUMENT_CN,
+    DOCUMENT_CN, SPOTTING,
 )  # fmt: skip
 MULTIPLE_CHOICE, CASE_SENSITIVE = "multiple choice", "case sensitive"
 EXACT_MATCH, REGRESSION = "exact match", "regression"
@@ -176,6 +176,7 @@ _TYPE_RULES = {
     POSITION: "VQA with position", **dict.fromkeys(TEXT_SIMILARITY, "text similarity"),
     **dict.fromkeys(CHINESE_VQA, "Chinese VQA"), **dict.fromkeys((KIE, MAPPING, KIE_CN), "key F1"),
     TABLE_CN: "HTML table", CHART: "chart", DOCUMENT: "document", DOCUMENT_CN: "document",
+    SPOTTING: "spotting",
 }  # fmt: skip
 TABLE_FORMATS = ("html", "markdown")  # an English table question names one (lowercased)
 ESSAY = "简答"  # in a handwritten-answer question: an essay, not letters
@@ -198,11 +199,11 @@ def rule_of(kind: str, method: str | None, question: str = "") -> str:
     return _TYPE_RULES.get(kind, "VQA")
 
 
-# get_score.py's capabilities whose every type is scored here, with their types (text
-# spotting's is not).
-CAPABILITIES = {
+# get_score.py's capabilities, with their types, in its order: English, then Chinese.
+ENGLISH = {
     "text_recognition": ("text recognition en", FINE_GRAINED, FULL_PAGE),
     "text_detection": (GROUNDING, POSITION),
+    "text_spotting": (SPOTTING,),
     "relationship_extraction": (KIE, MAPPING),
     "element_parsing": (DOCUMENT, CHART, TABLE, FORMULA),
     "mathematical_calculation": ("math QA en", COUNTING),
@@ -212,10 +213,12 @@ CAPABILITIES = {
     "knowledge_reasoning": (
         "reasoning VQA en", "science QA en", "APP agent en", "ASCII art classification en",
     ),
+}  # fmt: skip
+CHINESE = {  # keyed apart from the English ones
     "cn_text_recognition": (FULL_PAGE_CN,),
     "cn_relationship_extraction": (KIE_CN, HANDWRITTEN),
     "cn_element_parsing": (DOCUMENT_CN, TABLE_CN, FORMULA_CN),
     "cn_visual_text_understanding": ("cognition VQA cn",),
     "cn_knowledge_reasoning": ("reasoning VQA cn", TRANSLATION),
-}  # fmt: skip
-CAPABILITY_OF = {kind: name for name, kinds in CAPABILITIES.items() for kind in kinds}
+}
+CAPABILITY_OF = {kind: name for name, kinds in (ENGLISH | CHINESE).items() for kind in kinds}
