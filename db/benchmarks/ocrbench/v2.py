@@ -37,6 +37,15 @@ ONE_GOLD = {
 }  # fmt: skip
 
 
+def demo_requests(data: Path) -> list[ImportRequest]:
+    """The demo: each sample model's results file, with the images."""
+    folder = data / "ocrbench-v2"
+    return [
+        ImportRequest({"results": path, "images": folder / "images"})
+        for path in sorted((folder / "results").glob("*.json"))
+    ]
+
+
 def read_request(request: ImportRequest) -> ImportBatch:
     """`lmmreview import ocrbench-v2`."""
     results = request.path("results")

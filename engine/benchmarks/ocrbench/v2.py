@@ -116,6 +116,7 @@ class OCRBenchV2(Benchmark):
             Option("model", "NAME", "Model name (default: the file's name).", text=True),
             Option("images", "FOLDER", "The folder image_path is relative to."),
         ),
+        demo="ocrbench-v2-demo",
     )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
