@@ -1,13 +1,15 @@
-"""OCRBench v2: the official results file, one model's answers, for the types lmmreview
-scores (engine.benchmarks.ocrbench.v2_rules.TYPES).
+"""OCRBench v2: the official results file, one model's answers, of its 30 types
+(engine.benchmarks.ocrbench.v2_rules.TYPES).
 
 eval.py reads OCRBench_v2.json's list with each item's `predict`: dataset_name, type, id,
-image_path, question, answers (a list; a count may be a number, read as its text; text
-grounding's is its gold box, four coordinates) and, for some, `eval` (multiple choice,
-case sensitive; exact match or regression for text counting, which needs one) or `bbox`
-(VQA with position's gold box). Items of the other types are left out and counted in a
-warning; a `predict` must be text (eval.py fails without one). A sample's key is
-`{dataset_name}/{id}`, as v1's.
+image_path, question, answers (a list; a count may be a number, read as its text) and, for
+some, `eval` (multiple choice, case sensitive; exact match or regression for text
+counting, which needs one). Some types' golds are more than text, each stored as one gold
+text: text grounding's `answers` is a box (four coordinates), VQA with position has its
+box as `bbox`, key information and chart golds are dicts, text spotting's words are its
+`bbox` boxes and `content` texts. A `predict` must be text (eval.py fails without one); a
+text translation with an empty gold is left out, as get_score.py leaves it out. A
+sample's key is `{dataset_name}/{id}`, as v1's.
 """
 
 from __future__ import annotations

@@ -95,7 +95,7 @@ def score(rule: str, sample: Sample, answer: str) -> float:
     return RULES[rule](answer, sample.golds)
 
 
-@lru_cache(maxsize=64)  # few kinds: (score, rule); the Judgment is frozen
+@lru_cache(maxsize=64)  # scores repeat (0, 1, 0.5) rule by rule; the Judgment is frozen
 def _judged(score: float, rule: str) -> Judgment:
     return rules_judgment(score, rule, f"{score:.4g} by the official {rule} rule")
 

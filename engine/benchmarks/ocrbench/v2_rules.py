@@ -14,7 +14,8 @@ Each item scores in [0, 1], the best over its golds:
 - formula recognition: v1's handwritten-math rule (no spaces, case kept, a substring);
   Chinese formulas first lose their \\text{...} wrappers, keeping the text.
 Types and `eval` values are OCRBench_v2.json's; the capabilities group the types as
-`get_score.py` does.
+`get_score.py` does. The other types' rules are in the modules beside this one
+(v2_position, v2_text, v2_kie, v2_parsing, v2_spotting); `rule_of` names each item's.
 """
 
 from __future__ import annotations
