@@ -1755,6 +1755,9 @@ edited figure, 1 question with and without its chart), the judge's \
 | `ocrbench/` | OCRBench (official results files) | `results/<model>.json` (6 items of \
 6 question types: a word, a number, a street sign, two receipts, a formula), \
 `images/<dataset>/<image>.png` |
+| `ocrbench-v2/` | OCRBench v2 (the results files eval.py reads) | `results/<model>.json` \
+(6 items of 6 types: a price, a word count, a box around a word, a receipt's key fields, a \
+table in HTML, a word asked in Chinese), `images/<image>.png` |
 | `mmstar/` | MMStar (VLMEvalKit's TSV and .tsv predictions) | `MMStar.tsv` \
 (7 questions across the 6 core capabilities, base64 images), `<setting>/<model>_MMStar.tsv` \
 (`with-image/` for the three models; demo-alpha's `without-image/` and `llm/`) |
@@ -1790,6 +1793,11 @@ Notes:
   `HARBOUR`, its `3041 7` fails (spaces kept) and its `X^{2}+3=7` fails the formula (the
   handwritten-math rule removes spaces but keeps case); demo-gamma has no `predict` for the
   number (it counts 0).
+- OCRBench v2: each type has its official rule, scoring 0 to 1: demo-beta's `4` words for
+  3 scores 1 - 1/3, its box 0.81 (IoU), its receipt fields 0.5 (`7.45` is not `$7.45`)
+  and its markdown table 0 (the question asks for HTML); demo-gamma's `3 or 4` reads 3,
+  and its table, one row short and `1.2` for `1.20`, scores by TEDS. The table needs the
+  extra `lmmreview[ocrbench-v2]`; without it, that item stays unscored.
 - MMStar: the official rule reads the letter only at the start, after `(`, `option ` or
   `the answer is `: demo-alpha's `The answer is (B)` reads none, demo-beta's `Based on the
   image, C.` reads B and `Answer: B` reads A. demo-alpha's answers without the image and
@@ -1872,6 +1880,7 @@ def main() -> None:
     from lmmreview.sample_data.make_mmstar_sample import main as make_mmstar
     from lmmreview.sample_data.make_mmvet_v2_sample import main as make_mmvet_v2
     from lmmreview.sample_data.make_ocrbench_sample import main as make_ocrbench
+    from lmmreview.sample_data.make_ocrbench_v2_sample import main as make_ocrbench_v2
 
     make_mmvet_v2()
     make_mmmu_pro()
@@ -1879,6 +1888,7 @@ def main() -> None:
     make_mme()
     make_hallusionbench()
     make_ocrbench()
+    make_ocrbench_v2()
     make_mmstar()
     make_llava_bench()
     print(f"sample data written to {OUT_DIR}")

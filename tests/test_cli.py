@@ -84,7 +84,7 @@ def test_demo_builds_every_benchmark_and_is_idempotent(
     datasets = {d["name"]: d for d in document["datasets"]}
     assert set(datasets) == {
         "mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "mathvista", "hallusionbench",
-        "mme", "ocrbench", "mmstar", "llava-bench", "generic",
+        "mme", "ocrbench", "ocrbench-v2", "mmstar", "llava-bench", "generic",
     }  # fmt: skip
     for dataset in datasets.values():
         models = {m["model"] for m in dataset["models"]}

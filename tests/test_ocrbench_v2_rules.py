@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
+from lmmreview.engine.benchmarks.ocrbench.v2 import RULES, WITH_POSITION
 
 LONG = "apple pie and orange juice today"  # 6 words: scored by ANLS
 
@@ -87,11 +88,13 @@ def test_formulas() -> None:
         ("text counting en", "exact match", "counting exact match"),
         ("formula recognition en", None, "formula"),
         ("formula recognition cn", None, "Chinese formula"),
+        ("text grounding en", None, "IoU"),
+        ("VQA with position en", None, WITH_POSITION),
     ],
 )
 def test_the_rule_of_each_type(kind: str, method: str | None, rule: str) -> None:
     assert rules.rule_of(kind, method) == rule
-    assert rule in rules.RULES
+    assert rule in RULES or rule == WITH_POSITION
 
 
 def test_edit_distance() -> None:

@@ -138,7 +138,7 @@ def test_the_judges_view_lists_every_judge_and_marks_the_one_the_tables_show(
     shown = {dataset for (dataset, _), r in judges.items() if r["shown"]}
     assert shown == {
         "mmvet", "mmvet-v2", "mmbench", "mmmu", "mmmu-pro", "mathvista", "hallusionbench",
-        "mme", "ocrbench", "mmstar", "llava-bench", "generic",
+        "mme", "ocrbench", "ocrbench-v2", "mmstar", "llava-bench", "generic",
     }  # one each  # fmt: skip
     assert judges["mmvet", DEFAULT_JUDGE_MODEL]["shown"]  # the first LLM judge
     assert not judges["mmvet", "another-judge"]["shown"]  # a later one displaces nothing

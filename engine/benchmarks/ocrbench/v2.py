@@ -1,14 +1,19 @@
-"""OCRBench v2, limited to the types whose official rules are short-answer matching,
-counting and formula matching (v2_rules.TYPES): a score in [0, 1] per item by the official
-rule (no judge); the mean score per type and per capability of get_score.py, for the
-capabilities all of whose types are scored."""
+"""OCRBench v2: a score in [0, 1] per item by the official rule of its type (no judge;
+v2_rules.TYPES); the mean score per type, and get_score.py's capability means and overall
+scores, in English and in Chinese."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
+from lmmreview.engine.benchmarks.ocrbench import v2_kie as kie
+from lmmreview.engine.benchmarks.ocrbench import v2_parsing as parsing
+from lmmreview.engine.benchmarks.ocrbench import v2_position as position
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
+from lmmreview.engine.benchmarks.ocrbench import v2_spotting as spotting
+from lmmreview.engine.benchmarks.ocrbench import v2_text as text
 from lmmreview.engine.benchmarks.ocrbench.benchmark import type_of
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment
@@ -16,12 +21,24 @@ from lmmreview.engine.tables import Column, columns
 from lmmreview.engine.types import Sample
 
 EVAL = "eval"  # the sample's `eval` (an extra field), when the item has one
+BOX = "bbox"  # a VQA-with-position sample's gold box (an extra field, position.box_text)
+OVERALL = "overall"  # the mean of a language's capability means (get_score.py's)
 TITLES = {
+    "text_recognition": "Text Recognition",
+    "text_detection": "Text Detection",
+    "text_spotting": "Text Spotting",
+    "relationship_extraction": "Relationship Extraction",
+    "element_parsing": "Element Parsing",
     "mathematical_calculation": "Mathematical Calculation",
     "visual_text_understanding": "Visual Text Understanding",
     "knowledge_reasoning": "Knowledge Reasoning",
-    "cn_visual_text_understanding": "Visual Text Understanding (cn)",
+    "cn_text_recognition": "Text Recognition",
+    "cn_relationship_extraction": "Relationship Extraction",
+    "cn_element_parsing": "Element Parsing",
+    "cn_visual_text_understanding": "Visual Text Understanding",
+    "cn_knowledge_reasoning": "Knowledge Reasoning",
 }
+LANGUAGES = (("english", "English", rules.ENGLISH), ("chinese", "Chinese", rules.CHINESE))
 
 
 def eval_of(sample: Sample) -> str | None:
@@ -29,7 +46,56 @@ def eval_of(sample: Sample) -> str | None:
     return method if isinstance(method, str) else None
 
 
-@lru_cache(maxsize=64)  # few kinds: (score, rule); the Judgment is frozen
+def _language_table(
+    dataset: str, language: tuple[str, str, dict[str, tuple[str, ...]]], found: set[str]
+) -> TableSpec:
+    """A language's capability means and their mean, the overall score (of those with
+    items, as get_score.py averages them); no columns when it has none."""
+    key, title, capabilities = language
+    name = f"{dataset}.{key}"
+    present = [c for c in capabilities if c in found]
+    overall = Column(OVERALL, "Overall", tuple((name, c) for c in present), formula=_mean)
+    table = [Column(c, TITLES[c]) for c in present] + ([overall] if present else [])
+    return TableSpec(name, f"OCRBench v2 {title}: mean score per capability (%)", table)
+
+
+def _mean(*values: float) -> float:
+    return sum(values) / len(values)
+
+
+def box_of(sample: Sample) -> position.Box:
+    return position.read_box(str(sample.extra[BOX]))
+
+
+# Every rule of an answer and its golds, by name (rules.rule_of); VQA with position also
+# reads the sample's gold box.
+RULES: dict[str, rules.Rule] = {
+    **rules.RULES, "IoU": position.text_grounding, "text similarity": text.page_text,
+    "handwritten essay": text.essay, "handwritten letters": text.letters, "key F1": kie.key_f1,
+    "HTML table": parsing.html_table, "markdown table": parsing.markdown_table,
+    "chart": parsing.chart, "document": parsing.steds, "spotting": spotting.text_spotting,
+}  # fmt: skip
+WITH_POSITION = "VQA with position"
+# The rules that need libraries of the extra lmmreview[ocrbench-v2], with what says what
+# of them is missing.
+NEED_EXTRA: dict[str, Callable[[], str | None]] = {
+    "text similarity": text.missing, "handwritten essay": text.missing,
+    **dict.fromkeys(("HTML table", "markdown table", "chart", "document"), parsing.missing),
+}  # fmt: skip
+
+
+def rule_of(sample: Sample) -> str:
+    return rules.rule_of(type_of(sample), eval_of(sample), sample.question)
+
+
+def score(rule: str, sample: Sample, answer: str) -> float:
+    """The answer's score by the named rule."""
+    if rule == WITH_POSITION:
+        return position.vqa_with_position(answer, sample.golds, box_of(sample))
+    return RULES[rule](answer, sample.golds)
+
+
+@lru_cache(maxsize=64)  # scores repeat (0, 1, 0.5) rule by rule; the Judgment is frozen
 def _judged(score: float, rule: str) -> Judgment:
     return rules_judgment(score, rule, f"{score:.4g} by the official {rule} rule")
 
@@ -41,16 +107,17 @@ class OCRBenchV2(Benchmark):
     importer = Importer(
         "ocrbench-v2",
         "OCRBench v2: the official results file.\n\n"
-        "The types scored by text matching only. The JSON list eval.py reads: "
-        "OCRBench_v2.json's items (dataset_name, type, id, image_path, question, answers, "
-        "optional eval), each with the model's `predict`. "
-        "Items of the types not scored yet (parsing, grounding, spotting, full-page OCR, "
-        "KIE, translation) are left out, and counted in a warning.",
+        "The JSON list eval.py reads: OCRBench_v2.json's items (dataset_name, type, id, "
+        "image_path, question, answers and, where the type has them, eval, bbox, content), "
+        "each with the model's `predict`, scored by the official rule of each of the 30 "
+        "types (the text-similarity and parsing ones need the extra lmmreview[ocrbench-v2]: "
+        "docs/benchmarks/ocrbench.md).",
         Option("results", "FILE", "The results JSON (items with predict).", required=True),
         (
             Option("model", "NAME", "Model name (default: the file's name).", text=True),
             Option("images", "FOLDER", "The folder image_path is relative to."),
         ),
+        demo="ocrbench-v2-demo",
     )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
@@ -60,27 +127,23 @@ class OCRBenchV2(Benchmark):
             "OCRBench v2: mean score per type (%)",
             columns((t, t) for t in rules.TYPES if t in present),
         )
-        found = {rules.CAPABILITY_OF.get(t) for t in present}
-        capabilities = TableSpec(
-            f"{dataset}.capabilities",
-            "OCRBench v2: mean score per capability (%), those all of whose types are scored",
-            [Column(c, TITLES[c]) for c in rules.CAPABILITIES if c in found],
-        )
+        found = {rules.CAPABILITY_OF[t] for t in present}
+        specs = [types, *(_language_table(dataset, language, found) for language in LANGUAGES)]
+        table_of = {c: spec.name for spec in specs[1:] for c in (col.key for col in spec.columns)}
         units_of = {}
         for s in samples:
-            kind = type_of(s)
-            cells: Cells = ((types.name, kind),)
-            if (capability := rules.CAPABILITY_OF.get(kind)) is not None:
-                cells += ((capabilities.name, capability),)
+            capability = rules.CAPABILITY_OF[type_of(s)]
+            cells: Cells = ((types.name, type_of(s)), (table_of[capability], capability))
             units_of[s.key] = [Unit(s.key, cells, (s.key,))]
-        specs = [types] + ([capabilities] if capabilities.columns else [])
-        return specs, units_of
+        return [spec for spec in specs if spec.columns], units_of
 
     def offline(self, sample: Sample, answer: str) -> Judgment | None:
         if sample.answer is None:
             return None
-        rule = rules.rule_of(type_of(sample), eval_of(sample))
-        return _judged(rules.RULES[rule](answer, sample.golds), rule)
+        rule = rule_of(sample)
+        if rule in NEED_EXTRA and NEED_EXTRA[rule]():
+            return None  # unscored until the extra is installed (the import says so)
+        return _judged(score(rule, sample, answer), rule)
 
     def facts(self, sample: Sample) -> list[str]:
         method = eval_of(sample)

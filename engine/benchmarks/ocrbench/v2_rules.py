@@ -14,18 +14,20 @@ Each item scores in [0, 1], the best over its golds:
 - formula recognition: v1's handwritten-math rule (no spaces, case kept, a substring);
   Chinese formulas first lose their \\text{...} wrappers, keeping the text.
 Types and `eval` values are OCRBench_v2.json's; the capabilities group the types as
-`get_score.py` does.
+`get_score.py` does. The other types' rules are in the modules beside this one
+(v2_position, v2_text, v2_kie, v2_parsing, v2_spotting); `rule_of` names each item's.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 
 from lmmreview.engine.benchmarks.ocrbench.rules import handwritten_math
 
-# The types this benchmark scores, by the rule each uses (the rest need TEDS, IoU, the
-# ICDAR spotting evaluator, BLEU/METEOR: not scored yet).
+# The 30 types eval.py scores, by the rule each uses: grounding and VQA with position are
+# scored in v2_position, the text-similarity types in v2_text, key information in v2_kie,
+# parsing in v2_parsing, text spotting in v2_spotting.
 SHORT_ANSWER = (
     "APP agent en", "ASCII art classification en", "math QA en", "reasoning VQA en",
     "science QA en", "text recognition en", "document classification en",
@@ -34,7 +36,21 @@ SHORT_ANSWER = (
 CHINESE_VQA = ("cognition VQA cn", "reasoning VQA cn")
 COUNTING = "text counting en"
 FORMULA, FORMULA_CN = "formula recognition en", "formula recognition cn"
-TYPES = (*SHORT_ANSWER, *CHINESE_VQA, COUNTING, FORMULA, FORMULA_CN)
+GROUNDING, POSITION = "text grounding en", "VQA with position en"
+FULL_PAGE, FULL_PAGE_CN = "full-page OCR en", "full-page OCR cn"
+FINE_GRAINED, TRANSLATION = "fine-grained text recognition en", "text translation cn"
+HANDWRITTEN = "handwritten answer extraction cn"
+TEXT_SIMILARITY = (FULL_PAGE, FULL_PAGE_CN, FINE_GRAINED, TRANSLATION)
+KIE, MAPPING = "key information extraction en", "key information mapping en"
+KIE_CN = "key information extraction cn"
+TABLE, TABLE_CN, CHART = "table parsing en", "table parsing cn", "chart parsing en"
+DOCUMENT, DOCUMENT_CN = "document parsing en", "document parsing cn"
+SPOTTING = "text spotting en"
+TYPES = (
+    *SHORT_ANSWER, *CHINESE_VQA, COUNTING, FORMULA, FORMULA_CN, GROUNDING, POSITION,
+    *TEXT_SIMILARITY, HANDWRITTEN, KIE, MAPPING, KIE_CN, TABLE, TABLE_CN, CHART, DOCUMENT,
+    DOCUMENT_CN, SPOTTING,
+)  # fmt: skip
 MULTIPLE_CHOICE, CASE_SENSITIVE = "multiple choice", "case sensitive"
 EXACT_MATCH, REGRESSION = "exact match", "regression"
 EVALS = {  # the `eval` values each type may carry (none: its default rule)
@@ -47,8 +63,8 @@ _TEXT_TAG = re.compile(r"\\text\{([^{}]*)\}")
 _NUMBER = re.compile(r"\d+")
 
 
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance between two texts, by characters."""
+def edit_distance(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
+    """Levenshtein distance between two texts, by characters (or two token lists)."""
     if len(a) > len(b):
         a, b = b, a
     row = list(range(len(a) + 1))
@@ -74,7 +90,8 @@ def _cased(text: str) -> str:
     return text.strip().replace("\n", " ")
 
 
-def _chinese(text: str) -> str:
+def spaceless(text: str) -> str:
+    """Lowercased, stripped, without spaces or newlines (Chinese VQA's and KIE's form)."""
     return _english(text).replace(" ", "")
 
 
@@ -94,7 +111,7 @@ def _vqa(normal: Callable[[str], str], short: Callable[[str], bool]) -> Rule:
 
 vqa = _vqa(_english, lambda gold: len(gold.split()) < SHORT_WORDS)
 vqa_case_sensitive = _vqa(_cased, lambda gold: len(gold.split()) < SHORT_WORDS)
-vqa_chinese = _vqa(_chinese, lambda gold: len(gold.split(",")) < SHORT_PARTS)
+vqa_chinese = _vqa(spaceless, lambda gold: len(gold.split(",")) < SHORT_PARTS)
 
 
 def multiple_choice(answer: str, golds: Iterable[str]) -> float:
@@ -154,26 +171,42 @@ RULES: dict[str, Rule] = {
 }  # fmt: skip
 
 
-def rule_of(kind: str, method: str | None) -> str:
-    """The name of the rule (in RULES) an item of type `kind` with the `eval` value
-    `method` is scored by."""
+# The rule of each type whose items all take one rule, by name.
+_TYPE_RULES = {
+    FORMULA: "formula", FORMULA_CN: "Chinese formula", GROUNDING: "IoU",
+    POSITION: "VQA with position", **dict.fromkeys(TEXT_SIMILARITY, "text similarity"),
+    **dict.fromkeys(CHINESE_VQA, "Chinese VQA"), **dict.fromkeys((KIE, MAPPING, KIE_CN), "key F1"),
+    TABLE_CN: "HTML table", CHART: "chart", DOCUMENT: "document", DOCUMENT_CN: "document",
+    SPOTTING: "spotting",
+}  # fmt: skip
+TABLE_FORMATS = ("html", "markdown")  # an English table question names one (lowercased)
+ESSAY = "简答"  # in a handwritten-answer question: an essay, not letters
+
+
+def rule_of(kind: str, method: str | None, question: str = "") -> str:
+    """The name of the rule an item of type `kind` with the `eval` value `method` and
+    this question is scored by."""
     if method == MULTIPLE_CHOICE:
         return "multiple choice"
     if method == CASE_SENSITIVE:
         return "case-sensitive VQA"
     if kind == COUNTING:
         return "counting regression" if method == REGRESSION else "counting exact match"
-    if kind == FORMULA:
-        return "formula"
-    if kind == FORMULA_CN:
-        return "Chinese formula"
-    return "Chinese VQA" if kind in CHINESE_VQA else "VQA"
+    if kind == HANDWRITTEN:
+        return "handwritten essay" if ESSAY in question else "handwritten letters"
+    if kind == TABLE:  # a question naming neither format has no rule (eval.py fails)
+        named = next((f for f in TABLE_FORMATS if f in question.lower()), "no")
+        return "HTML table" if named == "html" else f"{named} table"
+    return _TYPE_RULES.get(kind, "VQA")
 
 
-# get_score.py's capabilities whose every type is scored here, with their types; the
-# others (text recognition, detection, spotting, relationship extraction, element parsing;
-# Chinese knowledge reasoning) mix in types not scored yet.
-CAPABILITIES = {
+# get_score.py's capabilities, with their types, in its order: English, then Chinese.
+ENGLISH = {
+    "text_recognition": ("text recognition en", FINE_GRAINED, FULL_PAGE),
+    "text_detection": (GROUNDING, POSITION),
+    "text_spotting": (SPOTTING,),
+    "relationship_extraction": (KIE, MAPPING),
+    "element_parsing": (DOCUMENT, CHART, TABLE, FORMULA),
     "mathematical_calculation": ("math QA en", COUNTING),
     "visual_text_understanding": (
         "document classification en", "cognition VQA en", "diagram QA en",
@@ -181,6 +214,12 @@ CAPABILITIES = {
     "knowledge_reasoning": (
         "reasoning VQA en", "science QA en", "APP agent en", "ASCII art classification en",
     ),
-    "cn_visual_text_understanding": ("cognition VQA cn",),
 }  # fmt: skip
-CAPABILITY_OF = {kind: name for name, kinds in CAPABILITIES.items() for kind in kinds}
+CHINESE = {  # keyed apart from the English ones
+    "cn_text_recognition": (FULL_PAGE_CN,),
+    "cn_relationship_extraction": (KIE_CN, HANDWRITTEN),
+    "cn_element_parsing": (DOCUMENT_CN, TABLE_CN, FORMULA_CN),
+    "cn_visual_text_understanding": ("cognition VQA cn",),
+    "cn_knowledge_reasoning": ("reasoning VQA cn", TRANSLATION),
+}
+CAPABILITY_OF = {kind: name for name, kinds in (ENGLISH | CHINESE).items() for kind in kinds}
