@@ -10,6 +10,7 @@ import re
 import sqlite3
 from collections.abc import Callable, Iterator, Mapping
 
+from lmmreview.engine.registry import official_rules
 from lmmreview.engine.scoring import OFFLINE_RULES, USABLE
 
 
@@ -556,15 +557,8 @@ MIGRATIONS: tuple[Migration, ...] = (
     """,
     # 12: where a benchmark's offline rules are its official scoring (Benchmark.official_rules,
     # recorded with each dataset), they are the default judge, before another tool's imported
-    # verdicts. The datasets already made take it from the shipped benchmarks of this schema.
-    f"""
-    ALTER TABLE datasets ADD COLUMN rules_first INTEGER NOT NULL DEFAULT 0;
-    UPDATE datasets SET rules_first = 1
-    WHERE kind IN ('mmmu', 'mmmu-pro', 'mme', 'ocrbench', 'ocrbench-v2', 'mmstar');
-
-    DROP VIEW judges;
-    {_judges_view("h.judge_kind = 'offline' = (d.rules_first = 0)")}
-    """,
+    # verdicts.
+    lambda conn: _rules_first(conn),
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)
@@ -607,6 +601,18 @@ CREATE TABLE {name} (
 
 _VIEWS = ("effective_scores", "current_verdicts", "answers_readable")
 _OLD_SINGLE_AXES = ("category", "l2_category", "subject", "discipline", "subfield", "difficulty")
+
+
+def _rules_first(conn: sqlite3.Connection) -> None:
+    """Migration 12: each dataset records whether its benchmark's offline rules are the
+    official scoring (as installed now: a benchmark that is not counts as not), and the
+    `judges` view puts them first there."""
+    conn.execute("ALTER TABLE datasets ADD COLUMN rules_first INTEGER NOT NULL DEFAULT 0")
+    kinds = [kind for (kind,) in conn.execute("SELECT DISTINCT kind FROM datasets")]
+    official = [(kind,) for kind in kinds if official_rules(kind)]
+    conn.executemany("UPDATE datasets SET rules_first = 1 WHERE kind = ?", official)
+    conn.execute("DROP VIEW judges")
+    conn.execute(_judges_view("h.judge_kind = 'offline' = (d.rules_first = 0)"))
 
 
 def _generic_samples(conn: sqlite3.Connection) -> None:

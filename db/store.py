@@ -35,7 +35,7 @@ from lmmreview.db.schema import (
 )
 from lmmreview.db.watch import REWRITTEN, SAID, Watch, wal_of
 from lmmreview.engine.benchmark import Benchmark
-from lmmreview.engine.registry import UnknownBenchmark, benchmark
+from lmmreview.engine.registry import UnknownBenchmark, benchmark, official_rules
 from lmmreview.engine.scoring import (
     DEFAULT_CHOICE,
     USABLE,
@@ -420,7 +420,7 @@ class Store:
             cursor = self.conn.execute(
                 "INSERT INTO datasets (name, kind, source, rules_first, created_at) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (name, kind, source, benchmark(kind).official_rules, now()),
+                (name, kind, source, official_rules(kind), now()),
             )
             return int(cursor.lastrowid or 0)
         if row[1] != kind:

@@ -254,3 +254,12 @@ def benchmark(name: str) -> Benchmark:
             f"no benchmark {name!r} is installed{why}; installed: {', '.join(benchmarks())}"
         )
     return found
+
+
+def official_rules(name: str) -> bool:
+    """Whether benchmark `name`'s offline rules are its official scoring (Benchmark.
+    official_rules); False for a benchmark that is not installed."""
+    try:
+        return benchmark(name).official_rules
+    except UnknownBenchmark:
+        return False

@@ -107,6 +107,7 @@ def _changed(number: int, **cells: object) -> list[list[object]]:
         (_changed(1, answer_option="C"),
          "line 2: answer_option 'C' is not the letter of the answer '8/11' among the choices"),
         (_changed(1, choices="[3/11"), "line 2: choices '[3/11' is no Python literal"),
+        (_changed(1, choices="{[1]: 2}"), "line 2: choices '{[1]: 2}' is no Python literal"),
         (_changed(4, answer="purple"), "line 5: answer 'purple' is none of the choices"),
         (_changed(2, answer_type="number"), "line 3: answer_type 'number' is none of"),
         (_changed(2, question_type="open"),

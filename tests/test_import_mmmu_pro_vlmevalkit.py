@@ -134,6 +134,20 @@ def test_a_cotpost_workbook_before_its_predictions_is_refused(cli, tmp_path: Pat
     assert dump(db) == before
 
 
+def test_a_cotpost_workbook_of_other_questions_is_refused(cli, tmp_path: Path) -> None:
+    """Its verdicts go to answers imported before: the questions must be theirs."""
+    db = tmp_path / "pro.db"
+    _import(cli, db, workbook(tmp_path, "tiny_MMMU_Pro_10c_COT.xlsx"))
+    before = dump(db)
+    name = "tiny_MMMU_Pro_10c_COT_cotpost_exact_matching_result.xlsx"
+    rows = [[*_cells(i, ["x", "y"], "A", "A", False), 1, "Match Log: A. "] for i, *_ in ROWS]
+    post = write_xlsx(tmp_path / name, RESULT, rows)
+    result = cli("import", "mmmu-pro-vlmevalkit", db, post)
+    assert result.code != 0
+    assert str(post) in result.stderr
+    assert dump(db) == before
+
+
 def test_the_cotpost_predictions_are_refused(cli, tmp_path: Path) -> None:
     """{model}_{dataset}_cotpost.xlsx holds VLMEvalKit's readings, not the model's answers."""
     post = workbook(tmp_path, "tiny_MMMU_Pro_10c_COT_cotpost.xlsx")

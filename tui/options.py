@@ -117,7 +117,8 @@ JudgeOpt = Annotated[
         metavar="NAME",
         help="Show this judge's scores (a model, 'offline rules', 'gpt-4 (imported)'; "
         "default: the review.judge setting's, else the first LLM or imported judge, else "
-        "the offline rules; "
+        "the offline rules; the offline rules first where they are the benchmark's "
+        "official scoring; "
         "`lmmreview judges` lists them).",
         show_default=False,
     ),

@@ -145,5 +145,5 @@ def _literal(cell: str, column: str, file: Path, where: str) -> object:
     """A cell's Python literal (literal_eval runs no code, where VLMEvalKit evaluates it)."""
     try:
         return ast.literal_eval(cell.strip())
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         raise ImportFailure(file, f"{column} {cell[:60]!r} is no Python literal", where) from None

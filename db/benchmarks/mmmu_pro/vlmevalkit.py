@@ -82,8 +82,9 @@ def read_request(request: ImportRequest) -> ImportBatch:
         raise ImportFailure(file, message)
     samples = [(row_sample(row, file, where), where, row) for where, row in rows]
     refuse_repeated(((s.key, where) for s, where, _ in samples), file)
+    # The questions too when only verdicts come (cotpost): one that differs is refused.
+    batch.samples = [sample for sample, _, _ in samples]
     if not postprocessed:  # a cotpost workbook's predictions are VLMEvalKit's readings
-        batch.samples = [sample for sample, _, _ in samples]
         batch.answers = [
             AnswerRecord(s.key, model, r["prediction"], str(file)) for s, _, r in samples
         ]

@@ -44,5 +44,5 @@ def _literal(cell: str, file: Path, where: str) -> object:
         return cell
     try:
         return ast.literal_eval(cell)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         raise ImportFailure(file, f"answer {cell[:60]!r}: no list literal", where) from None
