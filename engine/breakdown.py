@@ -14,6 +14,7 @@ import math
 import statistics
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 
 import numpy as np
 
@@ -75,16 +76,22 @@ class _Sums:
             self.sums[run] += other.sums[run]
             self.scored[run] += other.scored[run]
 
-    def cell(self, unscored_as_zero: bool, count: bool = False) -> Cell:
-        """The cell's percentage, or with `count` its number right (Column.count)."""
+    def runs(self, unscored_as_zero: bool, count: bool = False) -> list[float | None]:
+        """Each run's percentage, or with `count` its number right (Column.count); None
+        for a run that scored no unit."""
         # in this order: 264 right of 1000 is 26.4, where 264/1000*100 is 26.400000000000002
-        per_run = [
+        return [
             total / MICRO
             if count
             else 100 * total / MICRO / (self.n if unscored_as_zero else scored)
-            for total, scored in zip(self.sums, self.scored, strict=True)
             if (self.n if unscored_as_zero else scored)
+            else None
+            for total, scored in zip(self.sums, self.scored, strict=True)
         ]
+
+    def cell(self, unscored_as_zero: bool, count: bool = False) -> Cell:
+        """The cell's percentage (or count), the mean of its runs that scored a unit."""
+        per_run = _scored(self.runs(unscored_as_zero, count))
         mean = statistics.fmean(per_run) if per_run else None
         return Cell(
             value=mean,
@@ -148,27 +155,31 @@ def _total(*values: float) -> float:
     return sum(values)
 
 
-def summed(parts: list[Cell], formula: Callable[..., float] = _total) -> Cell:
-    """A sum column's cell (Column.sum_of): the sum (or `formula`) of its parts' values
-    (none while a part has none), of their runs where each part has the same number, and
-    the sum of their counts."""
-    values = [p.value for p in parts if p.value is not None]
+def summed(
+    parts: Sequence[Sequence[float | None]], counts: Cell, formula: Callable[..., float] = _total
+) -> Cell:
+    """A sum column's cell (Column.sum_of) from its parts' values in each run (None: a
+    run that scored none of a part's units; see _Sums.runs): the sum (or `formula`) of the
+    parts' means (none while a part has none), and per run, of the runs every part scored
+    in (a run one part lacks would pair one part's run with another's mean, or none). The
+    counts are `counts`', those of the column's answers (Layout.sum_units)."""
+    means = [statistics.fmean(found) if (found := _scored(p)) else None for p in parts]
+    values = [m for m in means if m is not None]
     value = formula(*values) if len(values) == len(parts) else None
     value = None if value is not None and math.isnan(value) else value  # no value: blank
-    same_runs = len({len(p.per_run) for p in parts}) == 1
-    runs = zip(*(p.per_run for p in parts), strict=True) if same_runs else ()
-    per_run = tuple(v for run in runs if not math.isnan(v := formula(*run)))
-    return Cell(
+    shared = (run for run in zip(*parts, strict=True) if None not in run)
+    per_run = [v for run in shared if not math.isnan(v := formula(*run))]
+    spread = len(per_run) > 1 and value is not None
+    return replace(
+        counts,
         value=value,
-        n=sum(p.n for p in parts),
-        std=_spread(list(per_run), value) if value is not None and len(per_run) > 1 else None,
-        reviewed=sum(p.reviewed for p in parts),
-        unscored=sum(p.unscored for p in parts),
-        partial=sum(p.partial for p in parts),
-        fallback=sum(p.fallback for p in parts),
-        offline=sum(p.offline for p in parts),
-        per_run=per_run,
+        std=_spread(per_run, statistics.fmean(per_run)) if spread else None,
+        per_run=tuple(per_run),
     )
+
+
+def _scored(runs: Sequence[float | None]) -> list[float]:
+    return [v for v in runs if v is not None]
 
 
 OutcomeOf = Callable[[str, str], Outcome | None]  # (model, key) -> outcome; None: no answer
@@ -267,7 +278,7 @@ class Breakdown:
         (a verdict, an undo, a new judgment); `outcome_of` gives the other rows of its
         circular groups (as they are: unchanged)."""
         row = self.layout.row(model, key)
-        for unit in self.layout.units(key):
+        for unit in self.layout.units(key) + self.layout.sum_units(key):
             old: Outcome | None
             new: Outcome | None
             if len(unit.members) == 1:
@@ -337,13 +348,16 @@ class Breakdown:
 
     def _cell(self, row: str, table: str, column: Column, unscored_as_zero: bool) -> Cell | None:
         """One cell of a row; None when nothing counts in it (in no part of a sum column)."""
-        if column.sum_of:
-            found = (self._sums_cell(row, *cell, unscored_as_zero) for cell in column.sum_of)
-            parts = [cell for cell in found if cell is not None]
-            if column.formula is not None:
-                return summed(parts, column.formula) if len(parts) == len(column.sum_of) else None
-            return summed(parts) if parts else None
-        return self._sums_cell(row, table, column.key, unscored_as_zero)
+        if not column.sum_of:
+            return self._sums_cell(row, table, column.key, unscored_as_zero)
+        found = [(cell, self._cells.get((row, *cell))) for cell in column.sum_of]
+        parts = [
+            s.runs(unscored_as_zero, cell in self._counts) for cell, s in found if s is not None
+        ]
+        if not parts or (column.formula is not None and len(parts) < len(column.sum_of)):
+            return None
+        counts = self._cells[(row, table, column.key)].cell(unscored_as_zero)
+        return summed(parts, counts, column.formula or _total)
 
     def _sums_cell(self, row: str, table: str, column: str, unscored_as_zero: bool) -> Cell | None:
         """A counted column's cell (a percentage, or a count); None when nothing counts in it."""

@@ -88,6 +88,8 @@ class Layout:
     _ids: dict[Cells, int] = field(default_factory=dict)
     # per multi-row unit: its size's number in multi_members and its first group's column
     _multi_at: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # per profile: the sum columns (Column.sum_of) its sample counts in once, see `_summed`
+    _profile_sums: list[Cells] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.titles = {
@@ -106,7 +108,13 @@ class Layout:
         multi: dict[str, Unit] = {}
         singles = []
         for profile, units in enumerate(self.profile_units):
-            singles.append([self.cell_set(u.cells) for u in units if len(u.members) == 1])
+            sums = self._summed(units)
+            self._profile_sums.append(sums)
+            ones = [u.cells for u in units if len(u.members) == 1]
+            # a one-sample unit adds what the sum columns count: its cells take them too,
+            # which costs no pass over the answers of its own
+            ones = [ones[0] + sums, *ones[1:]] if ones else [sums] if sums else []
+            singles.append([self.cell_set(cells) for cells in ones])
             first = samples.keys[samples.firsts[profile]]
             for unit in units:
                 if len(unit.members) == 1:
@@ -132,6 +140,18 @@ class Layout:
             self.multi_split.append(self.split_of[self.multi_members[-1][0]])
             sets = [self.cell_set(unit.cells) for unit in units]
             self.multi_set.append(np.repeat(sets, counts).astype(np.int64))
+
+    def _summed(self, units: list[Unit]) -> Cells:
+        """The sum columns a sample of these units counts in: those with a part any of them
+        counts in. A sum column's counts are its answers' (each once: MME's subtask score
+        reads an answer in acc and again in acc+), while its value is its parts'."""
+        counted = {cell for unit in units for cell in unit.cells}
+        return tuple(
+            (spec.name, column.key)
+            for spec in self.tables
+            for column in spec.columns
+            if not counted.isdisjoint(column.sum_of)
+        )
 
     def _rows_of(self, unit: Unit) -> Ints:
         """A multi-row unit's rows in every group alike to its own: (rows, groups), each
@@ -164,6 +184,12 @@ class Layout:
         if samples.keys[samples.firsts[profile]] == key:
             return units
         return [self._alike(unit, samples.index[key]) for unit in units]
+
+    def sum_units(self, key: str) -> list[Unit]:
+        """Sample `key` as the one-sample unit of the sum columns it counts in (none if it
+        counts in none): what their counts count, beside `units`."""
+        sums = self._profile_sums[int(self.samples.profile[self.samples.index[key]])]
+        return [Unit(key, sums, (key,))] if sums else []
 
     def _alike(self, unit: Unit, sample: int) -> Unit:
         """The unit of sample `sample` like `unit`, its profile's first sample's."""

@@ -279,7 +279,28 @@ GENERIC = [
     )
     for i in range(6)
 ]
-DATASETS = {"mmvet": MMVET, "mmbench": MMBENCH, "generic": GENERIC}
+# sum columns: MME's scores (acc + acc+ of the same answers, a pair a group) and MMStar's
+# MG and ML (formulas of the settings' scores)
+MME = [
+    Sample(
+        f"{subtask}/{image}/{order}", "q", QuestionType.OPEN, ("Yes", "No")[order - 1],
+        axes={"subtask": (subtask,)},
+        extra={"image": image, "pair": f"{subtask}/{image}", "order": order},
+    )
+    for subtask, image in (("existence", "1.png"), ("existence", "2.png"), ("OCR", "1.png"))
+    for order in (1, 2)
+]  # fmt: skip
+MMSTAR = [
+    Sample(
+        f"{setting}/{i}", "q", QuestionType.CHOICE, "A",
+        axes={"capability": ("math",), "axis": ("geometry",), "setting": (setting,)},
+    )
+    for setting in ("with-image", "without-image", "llm")
+    for i in (1, 2)
+]  # fmt: skip
+DATASETS = {
+    "mmvet": MMVET, "mmbench": MMBENCH, "generic": GENERIC, "mme": MME, "mmstar": MMSTAR,
+}  # fmt: skip
 scores = st.one_of(st.none(), st.sampled_from([0.0, 0.5, 1.0]), st.floats(0, 1))
 outcomes = st.builds(
     Outcome.of, st.tuples(scores, scores), st.booleans(), st.booleans(), st.booleans()
