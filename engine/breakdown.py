@@ -30,6 +30,8 @@ from lmmreview.engine.layouts import Cells, Layout, Unit
 from lmmreview.engine.scoring import MICRO, Outcome
 from lmmreview.engine.tables import Cell, Column, Row, Table
 
+COUNT, TALLY = "count", "tally"  # what a cell shows beside a percentage (_Sums.runs)
+
 
 class _Sums:
     """Running totals of one cell."""
@@ -76,22 +78,27 @@ class _Sums:
             self.sums[run] += other.sums[run]
             self.scored[run] += other.scored[run]
 
-    def runs(self, unscored_as_zero: bool, count: bool = False) -> list[float | None]:
-        """Each run's percentage, or with `count` its number right (Column.count); None
-        for a run that scored no unit."""
-        # in this order: 264 right of 1000 is 26.4, where 264/1000*100 is 26.400000000000002
-        return [
-            total / MICRO
-            if count
-            else 100 * total / MICRO / (self.n if unscored_as_zero else scored)
-            if (self.n if unscored_as_zero else scored)
-            else None
-            for total, scored in zip(self.sums, self.scored, strict=True)
-        ]
+    def runs(self, unscored_as_zero: bool, kind: str = "") -> list[float | None]:
+        """Each run's percentage, or its number right (kind COUNT: Column.count) or of
+        units scored (TALLY: Column.tally); None for a run that scored no unit."""
+        found: list[float | None] = []
+        for total, scored in zip(self.sums, self.scored, strict=True):
+            units = self.n if unscored_as_zero else scored
+            if not units:
+                found.append(None)
+            elif kind == TALLY:
+                found.append(float(units))
+            elif kind == COUNT:
+                found.append(total / MICRO)
+            else:
+                # in this order: 264 right of 1000 is 26.4, not 26.400000000000002
+                found.append(100 * total / MICRO / units)
+        return found
 
-    def cell(self, unscored_as_zero: bool, count: bool = False) -> Cell:
-        """The cell's percentage (or count), the mean of its runs that scored a unit."""
-        per_run = _scored(self.runs(unscored_as_zero, count))
+    def cell(self, unscored_as_zero: bool, kind: str = "") -> Cell:
+        """The cell's percentage (or count, or tally), the mean of its runs that scored a
+        unit."""
+        per_run = _scored(self.runs(unscored_as_zero, kind))
         mean = statistics.fmean(per_run) if per_run else None
         return Cell(
             value=mean,
@@ -194,7 +201,12 @@ class Breakdown:
         self.layout = layout
         self.runs = runs
         self._cells: dict[tuple[str, str, str], _Sums] = {}  # (row, table, column)
-        self._counts = {(t.name, c.key) for t in layout.tables for c in t.columns if c.count}
+        self._kinds = {
+            (t.name, c.key): COUNT if c.count else TALLY
+            for t in layout.tables
+            for c in t.columns
+            if c.count or c.tally
+        }
 
     @classmethod
     def of(
@@ -352,7 +364,9 @@ class Breakdown:
             return self._sums_cell(row, table, column.key, unscored_as_zero)
         found = [(cell, self._cells.get((row, *cell))) for cell in column.sum_of]
         parts = [
-            s.runs(unscored_as_zero, cell in self._counts) for cell, s in found if s is not None
+            s.runs(unscored_as_zero, self._kinds.get(cell, ""))
+            for cell, s in found
+            if s is not None
         ]
         if not parts or (column.formula is not None and len(parts) < len(column.sum_of)):
             return None
@@ -360,10 +374,10 @@ class Breakdown:
         return summed(parts, counts, column.formula or _total)
 
     def _sums_cell(self, row: str, table: str, column: str, unscored_as_zero: bool) -> Cell | None:
-        """A counted column's cell (a percentage, or a count); None when nothing counts in it."""
+        """A counted column's cell (a percentage, count or tally); None if nothing counts in it."""
         sums = self._cells.get((row, table, column))
-        count = (table, column) in self._counts
-        return None if sums is None else sums.cell(unscored_as_zero, count)
+        kind = self._kinds.get((table, column), "")
+        return None if sums is None else sums.cell(unscored_as_zero, kind)
 
     def row_cells(self, model: str, key: str, unscored_as_zero: bool = False) -> dict[str, Cell]:
         """The cells one answer counts in, keyed "table/column": the review screen's strip."""

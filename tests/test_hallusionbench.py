@@ -137,6 +137,46 @@ def test_a_human_verdict_moves_each_group_of_its_question(cli, tmp_path: Path) -
     assert board["values"] == pytest.approx(moved)
 
 
+def _official_bias(rows: list[tuple[str, ...]], wrong: set[int]) -> dict[str, float]:
+    """The official yes/no bias (utils.py `yes_ratio_stats` after `assign_correctness`),
+    restated: a question is right on a correct verdict, or an uncertain one without a
+    figure; "answered yes" is right on gold yes, or wrong on gold no; Pct Diff is the share
+    answered yes minus the share of gold yes, FP Ratio the share of gold no among the
+    wrong. `wrong`: rows graded wrong by a human."""
+    golds, right = [], []
+    for i, (category, figure, _, _, gt, _, verdict) in enumerate(rows):
+        no_figure = category == "VS" and figure == "0"
+        golds.append(int(gt))
+        right.append(0 if i in wrong else int(verdict == "1" or (no_figure and verdict == "2")))
+    said_yes = [int(r == g) for r, g in zip(right, golds, strict=True)]
+    wrong_golds = [g for r, g in zip(right, golds, strict=True) if r == 0]
+    return {
+        "pct_diff": 100 * (sum(said_yes) / len(rows) - sum(golds) / len(rows)),
+        "fp_ratio": 100 * (len(wrong_golds) - sum(wrong_golds)) / len(wrong_golds),
+    }
+
+
+@pytest.mark.parametrize("graded", [False, True])
+def test_the_yes_no_bias_is_the_official_scripts(cli, tmp_path: Path, graded: bool) -> None:
+    """On the worked example (one wrong on each gold: no bias, FP Ratio 50), and with VD
+    figure 0's question 0 (gold yes) graded wrong: Pct Diff -12.5 points, FP Ratio 1/3."""
+    db = _imported(cli, tmp_path)
+    if graded:
+        with Store.open(db) as store:
+            answer = store.answer_ids("hallusionbench")["m", "VD_illusion_0_0_0"]
+            ReviewStore(store, "ada").grade(answer, 0.0)
+    bias = first_rows(cli, db)["hallusionbench.bias"]
+    expected = _official_bias(VD_ROWS + VS_ROWS, {0} if graded else set())
+    assert expected == pytest.approx(
+        {"pct_diff": -12.5, "fp_ratio": 100 / 3} if graded else {"pct_diff": 0.0, "fp_ratio": 50}
+    )
+    assert {k: bias["values"][k] for k in expected} == pytest.approx(expected)
+    assert (bias["values"]["yes"], bias["values"]["no"]) == (5.0, 3.0)  # gold yes, gold no
+    assert bias["n"]["pct_diff"] == 8  # each question once
+    yes_acc, no_acc = (60.0, 200 / 3) if graded else (80.0, 200 / 3)
+    assert (bias["values"]["yes_acc"], bias["values"]["no_acc"]) == pytest.approx((yes_acc, no_acc))
+
+
 def test_the_official_verdicts_are_stored_as_the_official_judges(cli, tmp_path: Path) -> None:
     db = _imported(cli, tmp_path)
     with Store.open(db) as store:

@@ -33,7 +33,7 @@ from lmmreview.engine.judging import failed, llm_judgment
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment, Status
-from lmmreview.engine.tables import columns
+from lmmreview.engine.tables import Column, columns
 from lmmreview.engine.types import Sample
 
 # The official call sets no temperature (the API's default, 1) and no token limit: one
@@ -46,6 +46,7 @@ LEVELS = (("easy", "Easy"), ("hard", "Hard"))
 BOARD = (("qacc", "qAcc"), ("facc", "fAcc"), ("easy", "Easy aAcc"), ("hard", "Hard aAcc"),
          ("aacc", "aAcc"))  # fmt: skip
 FIGURE_SHOWN = {"0": "no figure", "1": "original figure", "2": "edited figure"}
+GOLDS = ("yes", "no")
 
 
 def verdict_score(verdict: str, no_figure: bool) -> float:
@@ -88,6 +89,7 @@ class _Names:
         self.pairs = f"{dataset}.pairs"
         self.figures = f"{dataset}.figures"
         self.subcategories = f"{dataset}.subcategories"
+        self.bias = f"{dataset}.bias"
 
 
 def _category(sample: Sample) -> str:
@@ -117,6 +119,26 @@ def _specs(names: _Names, samples: list[Sample]) -> list[TableSpec]:
             "HallusionBench: per question, by subcategory (aAcc)",
             columns((key, key.replace("_", " ")) for key in sorted(subcategories, key=_vd_first)),
         ),
+        TableSpec(
+            names.bias,
+            "HallusionBench: yes/no bias (the official script's; Pct Diff in points)",
+            _bias(names),
+        ),
+    ]
+
+
+def _bias(names: _Names) -> list[Column]:
+    """Each gold's accuracy and number of questions, then the official Pct Diff and FP
+    Ratio from those (formulas: rules.pct_diff, rules.fp_ratio). Neither bias figure is
+    better high or low, nor is a number of questions."""
+    accuracy = [Column(f"{gold}_acc", f"Acc, gold {gold}") for gold in GOLDS]
+    questions = [Column(gold, f"Questions, gold {gold}", tally=True, best="") for gold in GOLDS]
+    parts = tuple((names.bias, c.key) for c in accuracy + questions)
+    return [
+        *accuracy,
+        *questions,
+        Column("pct_diff", "Pct Diff", parts, formula=rules.pct_diff, best=""),
+        Column("fp_ratio", "FP Ratio", parts, formula=rules.fp_ratio, best=""),
     ]
 
 
@@ -147,11 +169,14 @@ def _group_cells(names: _Names, kind: str, category: str) -> Cells:
 
 
 def _question_cells(names: _Names, sample: Sample) -> Cells:
+    gold = rules.gold_word(sample)
+    bias = ((names.bias, f"{gold}_acc"), (names.bias, gold)) if gold else ()
     return (
         (names.board, "aacc"),
         (names.questions, _category(sample)),
         (names.questions, "overall"),
         (names.subcategories, _subcategory(sample)),
+        *bias,
     )
 
 
@@ -246,7 +271,7 @@ class HallusionBench(Benchmark):
         return super().filter_axes(sample) | {"figure": [_figure_shown(sample)]}
 
     def facts(self, sample: Sample) -> list[str]:
-        gold = "yes" if str(sample.extra.get(rules.GT_ANSWER)) == "1" else "no"
+        gold = rules.gold_word(sample) or "no"
         return [*super().facts(sample), _figure_shown(sample), f"gold: {gold}"]
 
 
