@@ -26,7 +26,7 @@ from lmmreview.engine.columns import (
     Outcomes,
     outcomes,
 )
-from lmmreview.engine.layouts import Cells, Layout, Unit
+from lmmreview.engine.layouts import Cells, Layout, Unit, decide
 from lmmreview.engine.scoring import MICRO, Outcome
 from lmmreview.engine.tables import Cell, Column, Row, Table
 
@@ -239,22 +239,23 @@ class Breakdown:
     def _load_groups(
         self, models: Sequence[str], model: Ints, sample: Ints, outcomes: Outcomes
     ) -> None:
-        """Every circular group of every model: CircularEval over whole columns, one size
-        of group at a time (one row at a time, `set` uses layouts._circular)."""
+        """Every group of every model over whole columns (for CircularEval, and by the other
+        Unit.rules), one size and rule at a time (one row at a time: `set`, Layout.combine)."""
         layout = self.layout
         where = np.full((len(models), len(layout.samples)), -1, np.int64)
         where[model, sample] = np.arange(len(model))
-        for members, splits, sets in zip(
-            layout.multi_members, layout.multi_split, layout.multi_set, strict=True
-        ):
+        for members, splits, sets, rule in zip(
+            layout.multi_members, layout.multi_split, layout.multi_set, layout.multi_rule,
+            strict=True,
+        ):  # fmt: skip
             rows = where[:, members]  # (models, rotations, groups)
             present = rows >= 0
             scored = outcomes.scored[rows] & present[..., None]
-            wrong = scored & (outcomes.micro[rows] < MICRO)
-            failed = wrong.any(axis=1)  # (models, groups, runs): a wrong row fails the group
-            decided = failed | ~(~scored).any(axis=1)  # else an unknown row leaves it unknown
+            # (models, groups, runs); for CircularEval a wrong row fails the group, else an
+            # unknown row leaves it unknown
+            right, decided = decide(rule, outcomes.micro[rows], scored, rows=1)
             flags = [np.asarray((f[rows] & present).any(axis=1)) for f in _flags(outcomes)]
-            grouped = Outcomes(np.where(failed, 0, MICRO), np.asarray(decided), *flags)
+            grouped = Outcomes(np.where(right, MICRO, 0), np.asarray(decided), *flags)
             answered = present.any(axis=1)  # a group counts once a model answered a row
             model_of = np.broadcast_to(np.arange(len(models))[:, None], answered.shape)
             row = model_of * len(layout.split_names) + splits[None, :]
@@ -293,7 +294,7 @@ class Breakdown:
         for unit in self.layout.units(key) + self.layout.sum_units(key):
             old: Outcome | None
             new: Outcome | None
-            if len(unit.members) == 1:
+            if not Layout.grouped(unit):
                 old, new = before, after
             else:
                 old = self.group_outcome(model, unit, outcome_of, {key: before})

@@ -5,6 +5,8 @@ per-pair and per-figure tables, whose groups count once, right when all their qu
 from __future__ import annotations
 
 from lmmreview.engine.benchmark import (
+    MIXED,
+    NONE,
     Benchmark,
     Cells,
     Importer,
@@ -47,6 +49,9 @@ BOARD = (("qacc", "qAcc"), ("facc", "fAcc"), ("easy", "Easy aAcc"), ("hard", "Ha
          ("aacc", "aAcc"))  # fmt: skip
 FIGURE_SHOWN = {"0": "no figure", "1": "original figure", "2": "edited figure"}
 GOLDS = ("yes", "no")
+# The consistency test's figures beside the correct ones (fAcc's): by the rule of a group
+# of the figure's questions (Unit.rule), those with none right and those with some.
+CONSISTENCY = ((NONE, "wrong"), (MIXED, "inconsistent"))
 
 
 def verdict_score(verdict: str, no_figure: bool) -> float:
@@ -90,6 +95,7 @@ class _Names:
         self.figures = f"{dataset}.figures"
         self.subcategories = f"{dataset}.subcategories"
         self.bias = f"{dataset}.bias"
+        self.consistency = f"{dataset}.consistency"
 
 
 def _category(sample: Sample) -> str:
@@ -118,6 +124,15 @@ def _specs(names: _Names, samples: list[Sample]) -> list[TableSpec]:
             names.subcategories,
             "HallusionBench: per question, by subcategory (aAcc)",
             columns((key, key.replace("_", " ")) for key in sorted(subcategories, key=_vd_first)),
+        ),
+        TableSpec(
+            names.consistency,
+            "HallusionBench: consistency test (figures with all, some or none right)",
+            [
+                Column("correct", "Correct"),
+                Column("inconsistent", "Inconsistent", best="lower"),
+                Column("wrong", "Wrong", best="lower"),
+            ],
         ),
         TableSpec(
             names.bias,
@@ -164,7 +179,12 @@ def _group_cells(names: _Names, kind: str, category: str) -> Cells:
     if kind == "pair":
         return ((names.board, "qacc"), (names.pairs, category), (names.pairs, "overall"))
     if kind == "figure":
-        return ((names.board, "facc"), (names.figures, category), (names.figures, "overall"))
+        return (
+            (names.board, "facc"),
+            (names.figures, category),
+            (names.figures, "overall"),
+            (names.consistency, "correct"),
+        )
     return ((names.board, kind), (names.pairs, f"{category}_{kind}"), (names.pairs, kind))
 
 
@@ -248,9 +268,13 @@ class HallusionBench(Benchmark):
         units_of = {s.key: [Unit(s.key, _question_cells(names, s), (s.key,))] for s in samples}
         for (kind, key), members in _groups(samples).items():
             cells = _group_cells(names, kind, _category(members[0]))
-            unit = Unit(f"{kind}:{key}", cells, tuple(s.key for s in members))
+            keys = tuple(s.key for s in members)
+            units = [Unit(f"{kind}:{key}", cells, keys)]
+            if kind == "figure":  # the consistency test's other two kinds of figure
+                cells_of = {rule: ((names.consistency, column),) for rule, column in CONSISTENCY}
+                units += [Unit(f"{rule}:{key}", cells_of[rule], keys, rule) for rule in cells_of]
             for s in members:
-                units_of[s.key].append(unit)
+                units_of[s.key].extend(units)
         return _specs(names, samples), units_of
 
     def offline(self, sample: Sample, answer: str) -> Judgment | None:
