@@ -33,6 +33,7 @@ class TableSpec:
 
 # How a group of samples is right (Unit.rule; decided in engine.layouts)
 ALL, NONE, MIXED = "all", "none", "mixed"
+UNIT_RULES = (ALL, NONE, MIXED)
 
 
 @dataclass(frozen=True, slots=True)

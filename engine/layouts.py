@@ -70,7 +70,7 @@ def _mixed(right: Bools, wrong: Bools, unknown: Bools) -> tuple[Bools, Bools]:
     return mixed, mixed | ~unknown
 
 
-RULES: dict[str, Rule] = {ALL: _every_right, NONE: _none_right, MIXED: _mixed}
+RULES: dict[str, Rule] = {ALL: _every_right, NONE: _none_right, MIXED: _mixed}  # UNIT_RULES
 
 
 def decide(rule: str, micro: Ints, scored: Bools, rows: int) -> tuple[Bools, Bools]:
@@ -169,8 +169,6 @@ class Layout:
             for unit in units:
                 if not self.grouped(unit):
                     continue
-                if unit.rule not in RULES:
-                    raise ValueError(f"{unit.key!r}: no rule {unit.rule!r} ({', '.join(RULES)})")
                 if sizes[profile] > 1 and first not in unit.members:  # see `_alike`
                     raise ValueError(f"{unit.key!r} ties samples together: no profiles")
                 if multi.setdefault(unit.key, unit) != unit:
