@@ -2,7 +2,7 @@
 
 A layout lists a dataset's tables and, for every sample, the *units* it belongs to: a
 unit is what one cell counts once (a sample; for MMBench's CircularEval, a circular
-group decided by all its rows).
+group decided by all its rows; a group decided by another rule, Unit.rule).
 """
 
 from __future__ import annotations
@@ -129,6 +129,7 @@ class Layout:
     multi_split: list[Ints] = field(default_factory=list)  # per size: each unit's split
     multi_set: list[Ints] = field(default_factory=list)  # per size: each unit's cell set
     multi_rule: list[str] = field(default_factory=list)  # per size: its units' Unit.rule
+    # ("per size": per size and rule)
     titles: dict[str, str] = field(default_factory=dict)  # "table/column" -> column title
     # the samples by profile, then group, and where each profile's samples begin there;
     # per sample, its place among its profile's (its group's among the groups alike)
@@ -136,7 +137,8 @@ class Layout:
     starts: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
     place: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
     _ids: dict[Cells, int] = field(default_factory=dict)
-    # per multi-row unit: its size's number in multi_members and its first group's column
+    # per multi-row unit: its size's (and rule's) number in multi_members and its first
+    # group's column
     _multi_at: dict[str, tuple[int, int]] = field(default_factory=dict)
     # per profile: the sum columns (Column.sum_of) its sample counts in once, see `_summed`
     _profile_sums: list[Cells] = field(default_factory=list)

@@ -67,6 +67,7 @@ class JudgmentRecord:
 
 
 def every_sample(key: str) -> bool:
+    """ImportBatch.answers_for's default: a model is to answer every sample."""
     return True
 
 

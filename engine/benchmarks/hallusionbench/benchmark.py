@@ -1,6 +1,7 @@
 """HallusionBench: yes/no questions on figures, judged by the official GPT judge; the paper's
 table (qAcc, fAcc, easy and hard aAcc, aAcc) and the official script's per-question,
-per-pair and per-figure tables, whose groups count once, right when all their questions are."""
+per-pair and per-figure tables, whose groups count once, right when all their questions are;
+and its diagnostics from the verdicts alone: the consistency test and the yes/no bias."""
 
 from __future__ import annotations
 
@@ -271,8 +272,10 @@ class HallusionBench(Benchmark):
             keys = tuple(s.key for s in members)
             units = [Unit(f"{kind}:{key}", cells, keys)]
             if kind == "figure":  # the consistency test's other two kinds of figure
-                cells_of = {rule: ((names.consistency, column),) for rule, column in CONSISTENCY}
-                units += [Unit(f"{rule}:{key}", cells_of[rule], keys, rule) for rule in cells_of]
+                units += [
+                    Unit(f"{rule}:{key}", ((names.consistency, column),), keys, rule)
+                    for rule, column in CONSISTENCY
+                ]
             for s in members:
                 units_of[s.key].extend(units)
         return _specs(names, samples), units_of
