@@ -256,8 +256,13 @@ class Layout:
         return replace(unit, key=f"{unit.key}@{members[0]}", members=members)
 
     def in_cell(self, table: str, column: str) -> Bools:
-        """Per sample: whether one of its units counts in the cell."""
-        found = [any((table, column) in u.cells for u in units) for units in self.profile_units]
+        """Per sample: whether one of its units counts in the cell (or, for a sum column,
+        whether it is one of the answers its counts count)."""
+        cell = (table, column)
+        found = [
+            cell in sums or any(cell in u.cells for u in units)
+            for units, sums in zip(self.profile_units, self._profile_sums, strict=True)
+        ]
         return np.array(found, np.bool_)[self.samples.profile]
 
     def row(self, model: str, key: str) -> str:

@@ -116,6 +116,17 @@ def test_a_summed_cell_counts_each_answer_once() -> None:
     assert full.tables() == live.tables()
 
 
+def test_a_summed_cell_holds_the_answers_it_counts() -> None:
+    """The review list filtered on a sum column's cell shows the answers its n counts."""
+    layout = _scored(set()).layout
+    keys = layout.samples.keys
+    existence = [k.startswith("existence/") for k in keys]
+    assert layout.in_cell("mme.perception", "existence").tolist() == existence
+    perception = [not k.startswith("commonsense") for k in keys]
+    assert layout.in_cell("mme.perception", "perception").tolist() == perception
+    assert layout.in_cell("mme.subtasks", "existence acc+").tolist() == existence
+
+
 def test_a_sum_keeps_its_runs_and_their_spread() -> None:
     counts = Cell(value=None, n=6, offline=6)
     total = summed([(40.0, 60.0), (20.0, 20.0)], counts)
