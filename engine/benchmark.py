@@ -31,6 +31,11 @@ class TableSpec:
     std_columns: tuple[str, ...] = ()
 
 
+# How a group of samples is right (Unit.rule; decided in engine.layouts)
+ALL, NONE, MIXED = "all", "none", "mixed"
+UNIT_RULES = (ALL, NONE, MIXED)
+
+
 @dataclass(frozen=True, slots=True)
 class Unit:
     """What one table cell counts once: a sample, or a group its rows decide together
@@ -39,6 +44,10 @@ class Unit:
     key: str
     cells: Cells
     members: tuple[str, ...]  # sample keys that decide it, in order
+    # When the group is right: ALL rows right (CircularEval), NONE, or MIXED, some right
+    # and some wrong (HallusionBench's wrong and inconsistent figures); a unit of one
+    # sample under another rule than ALL is a group of one.
+    rule: str = ALL
 
 
 Tables = tuple[list[TableSpec], dict[str, list[Unit]]]  # the tables; sample key -> its units

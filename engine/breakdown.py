@@ -14,6 +14,7 @@ import math
 import statistics
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 
 import numpy as np
 
@@ -25,9 +26,11 @@ from lmmreview.engine.columns import (
     Outcomes,
     outcomes,
 )
-from lmmreview.engine.layouts import Cells, Layout, Unit
+from lmmreview.engine.layouts import Cells, Layout, Unit, decide
 from lmmreview.engine.scoring import MICRO, Outcome
 from lmmreview.engine.tables import Cell, Column, Row, Table
+
+COUNT, TALLY = "count", "tally"  # what a cell shows beside a percentage (_Sums.runs)
 
 
 class _Sums:
@@ -75,16 +78,27 @@ class _Sums:
             self.sums[run] += other.sums[run]
             self.scored[run] += other.scored[run]
 
-    def cell(self, unscored_as_zero: bool, count: bool = False) -> Cell:
-        """The cell's percentage, or with `count` its number right (Column.count)."""
-        # in this order: 264 right of 1000 is 26.4, where 264/1000*100 is 26.400000000000002
-        per_run = [
-            total / MICRO
-            if count
-            else 100 * total / MICRO / (self.n if unscored_as_zero else scored)
-            for total, scored in zip(self.sums, self.scored, strict=True)
-            if (self.n if unscored_as_zero else scored)
-        ]
+    def runs(self, unscored_as_zero: bool, kind: str = "") -> list[float | None]:
+        """Each run's percentage, or its number right (kind COUNT: Column.count) or of
+        units scored (TALLY: Column.tally); None for a run that scored no unit."""
+        found: list[float | None] = []
+        for total, scored in zip(self.sums, self.scored, strict=True):
+            units = self.n if unscored_as_zero else scored
+            if not units:
+                found.append(None)
+            elif kind == TALLY:
+                found.append(float(units))
+            elif kind == COUNT:
+                found.append(total / MICRO)
+            else:
+                # in this order: 264 right of 1000 is 26.4, not 26.400000000000002
+                found.append(100 * total / MICRO / units)
+        return found
+
+    def cell(self, unscored_as_zero: bool, kind: str = "") -> Cell:
+        """The cell's percentage (or count, or tally), the mean of its runs that scored a
+        unit."""
+        per_run = _scored(self.runs(unscored_as_zero, kind))
         mean = statistics.fmean(per_run) if per_run else None
         return Cell(
             value=mean,
@@ -148,27 +162,31 @@ def _total(*values: float) -> float:
     return sum(values)
 
 
-def summed(parts: list[Cell], formula: Callable[..., float] = _total) -> Cell:
-    """A sum column's cell (Column.sum_of): the sum (or `formula`) of its parts' values
-    (none while a part has none), of their runs where each part has the same number, and
-    the sum of their counts."""
-    values = [p.value for p in parts if p.value is not None]
+def summed(
+    parts: Sequence[Sequence[float | None]], counts: Cell, formula: Callable[..., float] = _total
+) -> Cell:
+    """A sum column's cell (Column.sum_of) from its parts' values in each run (None: a
+    run that scored none of a part's units; see _Sums.runs): the sum (or `formula`) of the
+    parts' means (none while a part has none), and per run, of the runs every part scored
+    in (a run one part lacks would pair one part's run with another's mean, or none). The
+    counts are `counts`', those of the column's answers (Layout.sum_units)."""
+    means = [statistics.fmean(found) if (found := _scored(p)) else None for p in parts]
+    values = [m for m in means if m is not None]
     value = formula(*values) if len(values) == len(parts) else None
     value = None if value is not None and math.isnan(value) else value  # no value: blank
-    same_runs = len({len(p.per_run) for p in parts}) == 1
-    runs = zip(*(p.per_run for p in parts), strict=True) if same_runs else ()
-    per_run = tuple(v for run in runs if not math.isnan(v := formula(*run)))
-    return Cell(
+    shared = (run for run in zip(*parts, strict=True) if None not in run)
+    per_run = [v for run in shared if not math.isnan(v := formula(*run))]
+    spread = len(per_run) > 1 and value is not None
+    return replace(
+        counts,
         value=value,
-        n=sum(p.n for p in parts),
-        std=_spread(list(per_run), value) if value is not None and len(per_run) > 1 else None,
-        reviewed=sum(p.reviewed for p in parts),
-        unscored=sum(p.unscored for p in parts),
-        partial=sum(p.partial for p in parts),
-        fallback=sum(p.fallback for p in parts),
-        offline=sum(p.offline for p in parts),
-        per_run=per_run,
+        std=_spread(per_run, statistics.fmean(per_run)) if spread else None,
+        per_run=tuple(per_run),
     )
+
+
+def _scored(runs: Sequence[float | None]) -> list[float]:
+    return [v for v in runs if v is not None]
 
 
 OutcomeOf = Callable[[str, str], Outcome | None]  # (model, key) -> outcome; None: no answer
@@ -183,7 +201,12 @@ class Breakdown:
         self.layout = layout
         self.runs = runs
         self._cells: dict[tuple[str, str, str], _Sums] = {}  # (row, table, column)
-        self._counts = {(t.name, c.key) for t in layout.tables for c in t.columns if c.count}
+        self._kinds = {
+            (t.name, c.key): COUNT if c.count else TALLY
+            for t in layout.tables
+            for c in t.columns
+            if c.count or c.tally
+        }
 
     @classmethod
     def of(
@@ -216,22 +239,23 @@ class Breakdown:
     def _load_groups(
         self, models: Sequence[str], model: Ints, sample: Ints, outcomes: Outcomes
     ) -> None:
-        """Every circular group of every model: CircularEval over whole columns, one size
-        of group at a time (one row at a time, `set` uses layouts._circular)."""
+        """Every group of every model over whole columns (for CircularEval, and by the other
+        Unit.rules), one size and rule at a time (one row at a time: `set`, Layout.combine)."""
         layout = self.layout
         where = np.full((len(models), len(layout.samples)), -1, np.int64)
         where[model, sample] = np.arange(len(model))
-        for members, splits, sets in zip(
-            layout.multi_members, layout.multi_split, layout.multi_set, strict=True
-        ):
+        for members, splits, sets, rule in zip(
+            layout.multi_members, layout.multi_split, layout.multi_set, layout.multi_rule,
+            strict=True,
+        ):  # fmt: skip
             rows = where[:, members]  # (models, rotations, groups)
             present = rows >= 0
             scored = outcomes.scored[rows] & present[..., None]
-            wrong = scored & (outcomes.micro[rows] < MICRO)
-            failed = wrong.any(axis=1)  # (models, groups, runs): a wrong row fails the group
-            decided = failed | ~(~scored).any(axis=1)  # else an unknown row leaves it unknown
+            # (models, groups, runs); for CircularEval a wrong row fails the group, else an
+            # unknown row leaves it unknown
+            right, decided = decide(rule, outcomes.micro[rows], scored, rows=1)
             flags = [np.asarray((f[rows] & present).any(axis=1)) for f in _flags(outcomes)]
-            grouped = Outcomes(np.where(failed, 0, MICRO), np.asarray(decided), *flags)
+            grouped = Outcomes(np.where(right, MICRO, 0), np.asarray(decided), *flags)
             answered = present.any(axis=1)  # a group counts once a model answered a row
             model_of = np.broadcast_to(np.arange(len(models))[:, None], answered.shape)
             row = model_of * len(layout.split_names) + splits[None, :]
@@ -267,10 +291,10 @@ class Breakdown:
         (a verdict, an undo, a new judgment); `outcome_of` gives the other rows of its
         circular groups (as they are: unchanged)."""
         row = self.layout.row(model, key)
-        for unit in self.layout.units(key):
+        for unit in self.layout.units(key) + self.layout.sum_units(key):
             old: Outcome | None
             new: Outcome | None
-            if len(unit.members) == 1:
+            if not Layout.grouped(unit):
                 old, new = before, after
             else:
                 old = self.group_outcome(model, unit, outcome_of, {key: before})
@@ -337,19 +361,24 @@ class Breakdown:
 
     def _cell(self, row: str, table: str, column: Column, unscored_as_zero: bool) -> Cell | None:
         """One cell of a row; None when nothing counts in it (in no part of a sum column)."""
-        if column.sum_of:
-            found = (self._sums_cell(row, *cell, unscored_as_zero) for cell in column.sum_of)
-            parts = [cell for cell in found if cell is not None]
-            if column.formula is not None:
-                return summed(parts, column.formula) if len(parts) == len(column.sum_of) else None
-            return summed(parts) if parts else None
-        return self._sums_cell(row, table, column.key, unscored_as_zero)
+        if not column.sum_of:
+            return self._sums_cell(row, table, column.key, unscored_as_zero)
+        found = [(cell, self._cells.get((row, *cell))) for cell in column.sum_of]
+        parts = [
+            s.runs(unscored_as_zero, self._kinds.get(cell, ""))
+            for cell, s in found
+            if s is not None
+        ]
+        if not parts or (column.formula is not None and len(parts) < len(column.sum_of)):
+            return None
+        counts = self._cells[(row, table, column.key)].cell(unscored_as_zero)
+        return summed(parts, counts, column.formula or _total)
 
     def _sums_cell(self, row: str, table: str, column: str, unscored_as_zero: bool) -> Cell | None:
-        """A counted column's cell (a percentage, or a count); None when nothing counts in it."""
+        """A counted column's cell (a percentage, count or tally); None if nothing counts in it."""
         sums = self._cells.get((row, table, column))
-        count = (table, column) in self._counts
-        return None if sums is None else sums.cell(unscored_as_zero, count)
+        kind = self._kinds.get((table, column), "")
+        return None if sums is None else sums.cell(unscored_as_zero, kind)
 
     def row_cells(self, model: str, key: str, unscored_as_zero: bool = False) -> dict[str, Cell]:
         """The cells one answer counts in, keyed "table/column": the review screen's strip."""

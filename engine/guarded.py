@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from lmmreview.engine import hooks
 from lmmreview.engine.benchmark import (
+    UNIT_RULES,
     Benchmark,
     ExportFormat,
     Importer,
@@ -376,7 +377,8 @@ def _ladder_problem(found: object) -> str | None:
 
 def _tables_problem(found: object, keys: list[str]) -> str | None:
     """What makes returned tables unusable: not (specs, units), a sample with no units, or
-    a unit that counts in a column no table has (its answers would count nowhere)."""
+    a unit that counts in a column no table has (its answers would count nowhere), or of
+    a rule there is none of."""
     if not (isinstance(found, tuple) and len(found) == 2):
         return f"returned {type(found).__name__}, not (tables, units)"
     specs, units = found
@@ -390,6 +392,8 @@ def _tables_problem(found: object, keys: list[str]) -> str | None:
         if not (isinstance(listed, list) and all(isinstance(unit, Unit) for unit in listed)):
             return f"did not return a list of units for sample {key!r}"
         for unit in listed:
+            if unit.rule not in UNIT_RULES:
+                return f"gives sample {key!r} a unit of rule {unit.rule!r}, not one of {UNIT_RULES}"
             lost = [cell for cell in unit.cells if cell not in cells]
             if lost:
                 table, column = lost[0]

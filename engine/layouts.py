@@ -2,20 +2,20 @@
 
 A layout lists a dataset's tables and, for every sample, the *units* it belongs to: a
 unit is what one cell counts once (a sample; for MMBench's CircularEval, a circular
-group decided by all its rows).
+group decided by all its rows; a group decided by another rule, Unit.rule).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import groupby
 
 import numpy as np
 import numpy.typing as npt
 
-from lmmreview.engine.benchmark import Benchmark, Cells, TableSpec, Unit
+from lmmreview.engine.benchmark import ALL, MIXED, NONE, Benchmark, Cells, TableSpec, Unit
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import MICRO, Outcome, unit_passes
 
@@ -48,6 +48,55 @@ def circular_run(*scores: int | None) -> int | None:
     return None if passed is None else MICRO * passed
 
 
+# How a group is decided in a run, from whether any of its rows is right, any wrong and
+# any unknown (Unit.rule): whether it is right, and whether that is decided yet.
+Rule = Callable[[Bools, Bools, Bools], tuple[Bools, Bools]]
+
+
+def _every_right(right: Bools, wrong: Bools, unknown: Bools) -> tuple[Bools, Bools]:
+    """CircularEval: a wrong row fails the group, else an unknown one leaves it unknown."""
+    return ~wrong, wrong | ~unknown
+
+
+def _none_right(right: Bools, wrong: Bools, unknown: Bools) -> tuple[Bools, Bools]:
+    """Right when no row is: a right row decides it (not), else an unknown one leaves it."""
+    return ~right, right | ~unknown
+
+
+def _mixed(right: Bools, wrong: Bools, unknown: Bools) -> tuple[Bools, Bools]:
+    """Right when some rows are right and some wrong; undecided while a row is unknown
+    and it is not so yet."""
+    mixed = right & wrong
+    return mixed, mixed | ~unknown
+
+
+RULES: dict[str, Rule] = {ALL: _every_right, NONE: _none_right, MIXED: _mixed}  # UNIT_RULES
+
+
+def decide(rule: str, micro: Ints, scored: Bools, rows: int) -> tuple[Bools, Bools]:
+    """Groups by `rule` from their rows' scores (axis `rows`; a row not fully right is
+    wrong): whether each is right in each run, and whether that is decided."""
+    wrong = scored & (micro < MICRO)
+    right = scored & ~wrong
+    found = (np.asarray(flag.any(axis=rows)) for flag in (right, wrong, ~scored))
+    return RULES[rule](*found)
+
+
+@lru_cache(maxsize=len(RULES))
+def _by_rule(rule: str) -> Callable[[list[Outcome]], Outcome]:
+    """One group of `rule`, from its rows' outcomes (the full recompute: decide)."""
+
+    def combine(outcomes: list[Outcome]) -> Outcome:
+        micro = np.array([[s or 0 for s in o.micro] for o in outcomes], np.int64)
+        scored = np.array([[s is not None for s in o.micro] for o in outcomes], np.bool_)
+        right, decided = decide(rule, micro, scored, rows=0)
+        runs = tuple(MICRO * bool(r) if d else None for r, d in zip(right, decided, strict=True))
+        _, _, reviewed, fallback, offline = zip(*outcomes, strict=True)
+        return circular_outcome(runs, max(reviewed), max(fallback), max(offline))
+
+    return combine
+
+
 @lru_cache(maxsize=4096)  # outcomes are immutable: equal groups can share one
 def circular_outcome(
     micro: tuple[int | None, ...], reviewed: bool, fallback: bool, offline: bool
@@ -70,8 +119,8 @@ class Layout:
     profile_splits: list[str]  # per profile: its split ("" unless the dataset has several)
     # Derived once, for the full recompute over columns: an id per distinct set of cells;
     # per sample, its split's number and the cell sets of its one-sample units (-1 pads);
-    # the multi-row units (circular groups) by size, and per size the sample of each row of
-    # each unit (one array per rotation), with each unit's split and cell set.
+    # the multi-row units (groups: `grouped`) by size and rule, and per size the sample of
+    # each row of each unit (one array per rotation), with each unit's split and cell set.
     cell_sets: list[Cells] = field(default_factory=list)
     split_names: list[str] = field(default_factory=list)
     split_of: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
@@ -79,6 +128,8 @@ class Layout:
     multi_members: list[Ints] = field(default_factory=list)  # per size: (rows, units)
     multi_split: list[Ints] = field(default_factory=list)  # per size: each unit's split
     multi_set: list[Ints] = field(default_factory=list)  # per size: each unit's cell set
+    multi_rule: list[str] = field(default_factory=list)  # per size: its units' Unit.rule
+    # ("per size": per size and rule)
     titles: dict[str, str] = field(default_factory=dict)  # "table/column" -> column title
     # the samples by profile, then group, and where each profile's samples begin there;
     # per sample, its place among its profile's (its group's among the groups alike)
@@ -86,8 +137,11 @@ class Layout:
     starts: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
     place: Ints = field(default_factory=lambda: np.zeros(0, np.int64))
     _ids: dict[Cells, int] = field(default_factory=dict)
-    # per multi-row unit: its size's number in multi_members and its first group's column
+    # per multi-row unit: its size's (and rule's) number in multi_members and its first
+    # group's column
     _multi_at: dict[str, tuple[int, int]] = field(default_factory=dict)
+    # per profile: the sum columns (Column.sum_of) its sample counts in once, see `_summed`
+    _profile_sums: list[Cells] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.titles = {
@@ -106,10 +160,16 @@ class Layout:
         multi: dict[str, Unit] = {}
         singles = []
         for profile, units in enumerate(self.profile_units):
-            singles.append([self.cell_set(u.cells) for u in units if len(u.members) == 1])
+            sums = self._summed(units)
+            self._profile_sums.append(sums)
+            ones = [u.cells for u in units if not self.grouped(u)]
+            # a one-sample unit adds what the sum columns count: its cells take them too,
+            # which costs no pass over the answers of its own
+            ones = [ones[0] + sums, *ones[1:]] if ones else [sums] if sums else []
+            singles.append([self.cell_set(cells) for cells in ones])
             first = samples.keys[samples.firsts[profile]]
             for unit in units:
-                if len(unit.members) == 1:
+                if not self.grouped(unit):
                     continue
                 if sizes[profile] > 1 and first not in unit.members:  # see `_alike`
                     raise ValueError(f"{unit.key!r} ties samples together: no profiles")
@@ -120,9 +180,11 @@ class Layout:
             [sets + [-1] * (width - len(sets)) for sets in singles], np.int64
         ).reshape(len(singles), width)
         self.single_sets = by_profile[samples.profile]
-        by_size = sorted(multi.values(), key=lambda u: len(u.members))  # stable
-        for size, (_, same_size) in enumerate(groupby(by_size, key=lambda u: len(u.members))):
+        kind = lambda u: (len(u.members), u.rule)  # noqa: E731
+        by_size = sorted(multi.values(), key=kind)  # stable
+        for size, ((_, rule), same_size) in enumerate(groupby(by_size, key=kind)):
             units = list(same_size)
+            self.multi_rule.append(rule)
             members = [self._rows_of(unit) for unit in units]  # each (rows, alike groups)
             counts = [rows.shape[1] for rows in members]
             firsts = np.cumsum([0, *counts[:-1]]).tolist()
@@ -132,6 +194,18 @@ class Layout:
             self.multi_split.append(self.split_of[self.multi_members[-1][0]])
             sets = [self.cell_set(unit.cells) for unit in units]
             self.multi_set.append(np.repeat(sets, counts).astype(np.int64))
+
+    def _summed(self, units: list[Unit]) -> Cells:
+        """The sum columns a sample of these units counts in: those with a part any of them
+        counts in. A sum column's counts are its answers' (each once: MME's subtask score
+        reads an answer in acc and again in acc+), while its value is its parts'."""
+        counted = {cell for unit in units for cell in unit.cells}
+        return tuple(
+            (spec.name, column.key)
+            for spec in self.tables
+            for column in spec.columns
+            if not counted.isdisjoint(column.sum_of)
+        )
 
     def _rows_of(self, unit: Unit) -> Ints:
         """A multi-row unit's rows in every group alike to its own: (rows, groups), each
@@ -165,19 +239,30 @@ class Layout:
             return units
         return [self._alike(unit, samples.index[key]) for unit in units]
 
+    def sum_units(self, key: str) -> list[Unit]:
+        """Sample `key` as the one-sample unit of the sum columns it counts in (none if it
+        counts in none): what their counts count, beside `units`."""
+        sums = self._profile_sums[int(self.samples.profile[self.samples.index[key]])]
+        return [Unit(key, sums, (key,))] if sums else []
+
     def _alike(self, unit: Unit, sample: int) -> Unit:
         """The unit of sample `sample` like `unit`, its profile's first sample's."""
         key = self.samples.keys[sample]
-        if len(unit.members) == 1:
-            return Unit(key, unit.cells, (key,))
+        if not self.grouped(unit):
+            return replace(unit, key=key, members=(key,))
         size, first = self._multi_at[unit.key]
         rows = self.multi_members[size][:, first + self.place[sample]]
         members = tuple(self.samples.keys[i] for i in rows.tolist())
-        return Unit(f"{unit.key}@{members[0]}", unit.cells, members)
+        return replace(unit, key=f"{unit.key}@{members[0]}", members=members)
 
     def in_cell(self, table: str, column: str) -> Bools:
-        """Per sample: whether one of its units counts in the cell."""
-        found = [any((table, column) in u.cells for u in units) for units in self.profile_units]
+        """Per sample: whether one of its units counts in the cell (or, for a sum column,
+        whether it is one of the answers its counts count)."""
+        cell = (table, column)
+        found = [
+            cell in sums or any(cell in u.cells for u in units)
+            for units, sums in zip(self.profile_units, self._profile_sums, strict=True)
+        ]
         return np.array(found, np.bool_)[self.samples.profile]
 
     def row(self, model: str, key: str) -> str:
@@ -189,8 +274,16 @@ class Layout:
         return f"{model} ({split})" if split else model
 
     @staticmethod
+    def grouped(unit: Unit) -> bool:
+        """Whether a unit is a group, decided by its rule: one of several samples, or of
+        one under another rule than ALL (right when that sample is wrong, for NONE)."""
+        return len(unit.members) > 1 or unit.rule != ALL
+
+    @staticmethod
     def combine(unit: Unit) -> Callable[[list[Outcome]], Outcome]:
-        return _single if len(unit.members) == 1 else _circular
+        if not Layout.grouped(unit):
+            return _single
+        return _circular if unit.rule == ALL else _by_rule(unit.rule)
 
 
 def layout_for(dataset: str, benchmark: Benchmark, samples: SampleSet) -> Layout:

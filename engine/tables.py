@@ -13,11 +13,15 @@ class Column:
     title: str
     # A column no unit counts in: its cell is the sum of these (table, column) cells of the
     # same row, those the row has (MME's subtask score is acc + acc+ in percent, its
-    # Perception and Cognition the sums of those): a score, no longer a percentage.
+    # Perception and Cognition the sums of those): a score, no longer a percentage. Its
+    # counts (n, reviewed, ...) are of its answers, each once (Layout.sum_units).
     sum_of: tuple[tuple[str, str], ...] = ()
     # Its cell is the number of units right (their scores summed), not a percentage:
     # OCRBench reports counts (of 50, of 200), summed into its Final Score (of 1000).
     count: bool = False
+    # Its cell is the number of units scored (in each run; all of them when unscored count
+    # as zero): a denominator a formula needs (HallusionBench's yes/no bias).
+    tally: bool = False
     # With `sum_of`: the cell is this of its parts' values in that order, not their sum,
     # and blank unless the row has every part (MMStar's gain S_v - S_wv).
     formula: Callable[..., float] | None = None

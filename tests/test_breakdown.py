@@ -279,7 +279,45 @@ GENERIC = [
     )
     for i in range(6)
 ]
-DATASETS = {"mmvet": MMVET, "mmbench": MMBENCH, "generic": GENERIC}
+# sum columns: MME's scores (acc + acc+ of the same answers, a pair a group) and MMStar's
+# MG and ML (formulas of the settings' scores)
+MME = [
+    Sample(
+        f"{subtask}/{image}/{order}", "q", QuestionType.OPEN, ("Yes", "No")[order - 1],
+        axes={"subtask": (subtask,)},
+        extra={"image": image, "pair": f"{subtask}/{image}", "order": order},
+    )
+    for subtask, image in (("existence", "1.png"), ("existence", "2.png"), ("OCR", "1.png"))
+    for order in (1, 2)
+]  # fmt: skip
+MMSTAR = [
+    Sample(
+        f"{setting}/{i}", "q", QuestionType.CHOICE, "A",
+        axes={"capability": ("math",), "axis": ("geometry",), "setting": (setting,)},
+    )
+    for setting in ("with-image", "without-image", "llm")
+    for i in (1, 2)
+]  # fmt: skip
+# groups by other rules than CircularEval: HallusionBench's figures with none and with
+# some questions right; VD figures 0 and 1 of two questions, VS figure 1 of one (a group of
+# one) and the VS question without a figure (in no figure)
+HALLUSIONBENCH = [
+    Sample(
+        f"{category}_{figure}_{question}", "q", QuestionType.OPEN, "fact",
+        axes={"category": (category,), "subcategory": ("x",)},
+        extra={"set_id": "0", "figure_id": figure, "question_id": question,
+               "visual_input": "0" if (category, figure) == ("VS", "0") else "1",
+               "gt_answer": question},
+    )
+    for category, figure, question in (
+        ("VD", "0", "0"), ("VD", "0", "1"), ("VD", "1", "0"), ("VD", "1", "1"),
+        ("VS", "0", "1"), ("VS", "1", "1"),
+    )
+]  # fmt: skip
+DATASETS = {
+    "mmvet": MMVET, "mmbench": MMBENCH, "generic": GENERIC, "mme": MME, "mmstar": MMSTAR,
+    "hallusionbench": HALLUSIONBENCH,
+}  # fmt: skip
 scores = st.one_of(st.none(), st.sampled_from([0.0, 0.5, 1.0]), st.floats(0, 1))
 outcomes = st.builds(
     Outcome.of, st.tuples(scores, scores), st.booleans(), st.booleans(), st.booleans()
@@ -496,3 +534,46 @@ def test_a_unit_of_a_shared_profile_without_its_first_sample_is_refused() -> Non
     samples = [_alike({}, split, i) for i, split in enumerate([None, None, "x", "y"])]
     with pytest.raises(ValueError, match="'not s0' ties samples together: no profiles"):
         layout_for("d", _Others(), SampleSet.of(samples))
+
+
+@pytest.mark.parametrize(
+    ("rule", "rows", "expected"),
+    [
+        ("none", (0.0, 0.0), 1.0), ("none", (0.0, 1.0), 0.0), ("none", (1.0, None), 0.0),
+        ("none", (0.0, None), None), ("none", (0.0,), 1.0), ("none", (0.5,), 1.0),
+        ("mixed", (0.0, 1.0), 1.0), ("mixed", (1.0, 1.0), 0.0), ("mixed", (1.0,), 0.0),
+        ("mixed", (1.0, None), None), ("mixed", (0.0, None), None),
+        ("all", (1.0, None), None), ("all", (0.0, None), 0.0),
+    ],
+)  # fmt: skip
+def test_a_group_is_decided_by_its_rule_row_by_row_and_over_columns(
+    rule: str, rows: tuple[float | None, ...], expected: float | None
+) -> None:
+    """NONE: right when no row is (a partly right row is not right); MIXED: some right and
+    some wrong; unknown while a row is and the rest does not decide it. One group of the
+    rows alone (Layout.combine), and the same through a full recompute."""
+    keys = tuple(f"k{i}" for i in range(len(rows)))
+    unit = Unit("g", (("t", "c"),), keys, rule)
+    outcomes = [Outcome.of((score,)) for score in rows]
+    assert Layout.combine(unit)(outcomes).micro == Outcome.of((expected,)).micro
+    samples = [Sample(key, "q", QuestionType.OPEN, "a") for key in keys]
+    breakdown = Keyed(_layout("d", _Grouped(unit), samples), runs=1)
+    breakdown.load_keyed({"m": dict(zip(keys, outcomes, strict=True))})
+    cell = _cells(breakdown, "d.t")["c"]
+    assert cell.value == (None if expected is None else 100 * expected)
+
+
+class _Grouped(Benchmark):
+    """One table, one column, and one unit given: every sample counts only in it."""
+
+    name = "grouped"
+    by_profile = False  # the unit ties its samples together
+
+    def __init__(self, unit: Unit) -> None:
+        self.unit = unit
+
+    def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
+        spec = TableSpec(f"{dataset}.t", "T", columns([("c", "C")]))
+        cells = ((spec.name, "c"),)
+        unit = replace(self.unit, cells=cells)
+        return [spec], {s.key: [unit] for s in samples}

@@ -137,6 +137,90 @@ def test_a_human_verdict_moves_each_group_of_its_question(cli, tmp_path: Path) -
     assert board["values"] == pytest.approx(moved)
 
 
+def _official_bias(rows: list[tuple[str, ...]], wrong: set[int]) -> dict[str, float]:
+    """The official yes/no bias (utils.py `yes_ratio_stats` after `assign_correctness`),
+    restated: a question is right on a correct verdict, or an uncertain one without a
+    figure; "answered yes" is right on gold yes, or wrong on gold no; Pct Diff is the share
+    answered yes minus the share of gold yes, FP Ratio the share of gold no among the
+    wrong. `wrong`: rows graded wrong by a human."""
+    golds, right = [], []
+    for i, (category, figure, _, _, gt, _, verdict) in enumerate(rows):
+        no_figure = category == "VS" and figure == "0"
+        golds.append(int(gt))
+        right.append(0 if i in wrong else int(verdict == "1" or (no_figure and verdict == "2")))
+    said_yes = [int(r == g) for r, g in zip(right, golds, strict=True)]
+    wrong_golds = [g for r, g in zip(right, golds, strict=True) if r == 0]
+    return {
+        "pct_diff": 100 * (sum(said_yes) / len(rows) - sum(golds) / len(rows)),
+        "fp_ratio": 100 * (len(wrong_golds) - sum(wrong_golds)) / len(wrong_golds),
+    }
+
+
+@pytest.mark.parametrize("graded", [False, True])
+def test_the_yes_no_bias_is_the_official_scripts(cli, tmp_path: Path, graded: bool) -> None:
+    """On the worked example (one wrong on each gold: no bias, FP Ratio 50), and with VD
+    figure 0's question 0 (gold yes) graded wrong: Pct Diff -12.5 points, FP Ratio 1/3."""
+    db = _imported(cli, tmp_path)
+    if graded:
+        with Store.open(db) as store:
+            answer = store.answer_ids("hallusionbench")["m", "VD_illusion_0_0_0"]
+            ReviewStore(store, "ada").grade(answer, 0.0)
+    bias = first_rows(cli, db)["hallusionbench.bias"]
+    expected = _official_bias(VD_ROWS + VS_ROWS, {0} if graded else set())
+    assert expected == pytest.approx(
+        {"pct_diff": -12.5, "fp_ratio": 100 / 3} if graded else {"pct_diff": 0.0, "fp_ratio": 50}
+    )
+    assert {k: bias["values"][k] for k in expected} == pytest.approx(expected)
+    assert (bias["values"]["yes"], bias["values"]["no"]) == (5.0, 3.0)  # gold yes, gold no
+    assert bias["n"]["pct_diff"] == 8  # each question once
+    yes_acc, no_acc = (60.0, 200 / 3) if graded else (80.0, 200 / 3)
+    assert (bias["values"]["yes_acc"], bias["values"]["no_acc"]) == pytest.approx((yes_acc, no_acc))
+
+
+def _official_consistency(rows: list[tuple[str, ...]], wrong: set[int]) -> dict[str, float]:
+    """The official consistency test (utils.py `get_eval_fig`), restated: per figure (the
+    no-figure VS questions in none) its questions right of all; correct when all are,
+    wrong when none, else inconsistent; each a share of the figures, in percent."""
+    figures: dict[tuple[str, str], list[bool]] = {}
+    for i, (category, figure, _, _, _, _, verdict) in enumerate(rows):
+        if (category, figure) != ("VS", "0"):
+            figures.setdefault((category, figure), []).append(i not in wrong and verdict == "1")
+    kinds = ["correct" if all(r) else "wrong" if not any(r) else "inconsistent"
+             for r in figures.values()]  # fmt: skip
+    return {
+        kind: 100 * kinds.count(kind) / len(kinds) for kind in ("correct", "inconsistent", "wrong")
+    }
+
+
+@pytest.mark.parametrize(
+    ("graded", "expected"),
+    [
+        ("", {"correct": 200 / 3, "inconsistent": 100 / 3, "wrong": 0.0}),
+        ("VD_illusion_0_1_0", {"correct": 200 / 3, "inconsistent": 0.0, "wrong": 100 / 3}),
+        ("VD_illusion_0_0_0", {"correct": 100 / 3, "inconsistent": 200 / 3, "wrong": 0.0}),
+    ],
+)
+def test_the_consistency_test_is_the_official_scripts(
+    cli, tmp_path: Path, graded: str, expected: dict[str, float]
+) -> None:
+    """Figures VD 0 (all right), VD 1 (1 of 3) and VS 1 (all right); grading VD figure 1's
+    one right question wrong makes it wrong, VD figure 0's first makes it inconsistent."""
+    db = _imported(cli, tmp_path)
+    if graded:
+        with Store.open(db) as store:
+            answer = store.answer_ids("hallusionbench")["m", graded]
+            ReviewStore(store, "ada").grade(answer, 0.0)
+    keys = [
+        f"{r[0]}_{'illusion' if r[0] == 'VD' else 'chart'}_0_{r[1]}_{r[2]}"
+        for r in VD_ROWS + VS_ROWS
+    ]
+    wrong = {keys.index(graded)} if graded else set()
+    assert _official_consistency(VD_ROWS + VS_ROWS, wrong) == pytest.approx(expected)
+    consistency = first_rows(cli, db)["hallusionbench.consistency"]
+    assert consistency["values"] == pytest.approx(expected)
+    assert consistency["n"] == {"correct": 3, "inconsistent": 3, "wrong": 3}
+
+
 def test_the_official_verdicts_are_stored_as_the_official_judges(cli, tmp_path: Path) -> None:
     db = _imported(cli, tmp_path)
     with Store.open(db) as store:

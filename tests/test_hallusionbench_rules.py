@@ -4,6 +4,8 @@ the correctness rule, the groups, and the offline yes/no rule (VLMEvalKit's, not
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from lmmreview.engine.benchmarks.hallusionbench import rules
@@ -122,3 +124,12 @@ def test_the_offline_verdict_compares_with_gt_answer() -> None:
     assert rules.offline_verdict(no_gold, "Yes, it is.") == INCORRECT
     assert rules.offline_verdict(no_gold, "No") == CORRECT
     assert rules.offline_verdict(no_gold, "I cannot tell.") is None
+
+
+def test_the_bias_figures_from_each_golds_accuracy_and_number() -> None:
+    """6 of 7 gold-yes questions right and 4 of 5 gold-no: one wrong each, no bias (0.0,
+    not a float's -1e-16) and half the wrong ones on a no gold; none wrong: no FP Ratio."""
+    assert rules.pct_diff(600 / 7, 80.0, 7, 5) == 0.0
+    assert rules.fp_ratio(600 / 7, 80.0, 7, 5) == 50.0
+    assert rules.pct_diff(100.0, 0.0, 7, 5) == pytest.approx(100 * 5 / 12)  # all said yes
+    assert math.isnan(rules.fp_ratio(100.0, 100.0, 7, 5))

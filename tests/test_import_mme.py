@@ -13,6 +13,7 @@ import pytest
 from conftest import dump, first_rows, png_bytes
 
 from lmmreview.db import Store
+from lmmreview.db.review import ReviewStore
 from lmmreview.engine import registry
 
 ASK = "Please answer yes or no."
@@ -69,6 +70,21 @@ def test_import_score_export_and_report_give_the_worked_figures(cli, tmp_path: P
     report = cli("report", db).stdout
     assert "│ llava │      325.0 │     125.0 │ 200.0 │" in report
     assert "│ llava │      50.0 │           50.0 │" in report
+
+
+def test_the_demos_scores_count_each_answer_once(cli, demo_db: Path) -> None:
+    """The demo's MME: one image (two questions) per subtask, scored offline, one answer
+    reviewed. A subtask's score and the totals count answers, each once, though acc and
+    acc+ both read them; the N line of the Markdown says so too."""
+    with Store.open(demo_db) as store:
+        answer = store.answer_ids("mme")[("demo-alpha", "existence/shelf.png/1")]
+        ReviewStore(store, "ada").grade(answer, 1.0)
+    perception = first_rows(cli, demo_db)["mme.perception"]
+    assert perception["n"] == {"perception": 8, "existence": 2, "count": 2, "color": 2, "OCR": 2}
+    assert (perception["reviewed"]["perception"], perception["reviewed"]["existence"]) == (1, 1)
+    assert (perception["offline"]["perception"], perception["offline"]["existence"]) == (7, 1)
+    markdown = cli("export", demo_db, "--format", "md").stdout
+    assert "| N | 8 | 2 | 2 | 2 | 2 |" in markdown
 
 
 def test_another_models_pairs_are_its_images_not_its_lines(cli, tmp_path: Path) -> None:

@@ -89,6 +89,30 @@ def test_import_score_export_and_report_give_the_worked_figures(cli, three_setti
     assert "│ llava │ 100.0 │ 50.0 │ 100.0 │   0.0 │ 100.0 │ 0.0 │ 62.5 │" in report
 
 
+def test_an_import_warns_only_of_answers_missing_in_its_own_setting(
+    cli, three_settings, tmp_path: Path
+) -> None:
+    """The dataset holds the three settings' questions (llava's): gamma's answers with the
+    image are not for those without it, or its language model's; its real gap is warned of.
+    Likewise its answers without the image, which are not for the questions with it."""
+    warning = "model 'gamma' has no answer for"
+    full = write_xlsx(tmp_path / "gamma_MMStar.xlsx", HEADER, rows(["B"] * 8))
+    assert warning not in cli("import", "mmstar", three_settings, full).stderr
+    gap = write_xlsx(tmp_path / "gamma_MMStar_wv.xlsx", HEADER, rows(["A"] * 8)[1:])
+    more = ("--model", "gamma", "--setting", "without-image")
+    result = cli("import", "mmstar", three_settings, gap, *more)
+    assert result.code == 0, result.stderr
+    assert f"{warning} 1 sample(s): without-image/1\n" in result.stderr
+    other = write_xlsx(tmp_path / "delta_MMStar.xlsx", HEADER, rows(["B"] * 8)[:7])
+    assert f"{warning.replace('gamma', 'delta')} 1 sample(s): 8\n" in (
+        cli("import", "mmstar", three_settings, other).stderr
+    )
+    logged = lmms_eval_samples(tmp_path)  # with the image, all 8
+    result = cli("import", "mmstar-lmms-eval", three_settings, logged, "--model", "lm")
+    assert result.code == 0, result.stderr
+    assert "has no answer for" not in result.stderr
+
+
 def test_leakage_is_never_below_zero(cli, tmp_path: Path) -> None:
     db = tmp_path / "mmstar.db"
     _import(cli, db, write_xlsx(tmp_path / "m_MMStar.xlsx", HEADER, rows()))

@@ -96,13 +96,43 @@ def test_the_tables_in_the_papers_order() -> None:
     assert [c.key for c in tables[2].columns][:2] == ["existence acc", "existence acc+"]
 
 
+def test_a_summed_cell_counts_each_answer_once() -> None:
+    """acc and acc+ read the same answers: a subtask's score counts its questions (not
+    questions + images), and a reviewed answer once, after a full recompute or a change."""
+    reviewed = Outcome.of((1.0,), reviewed=True)
+    full = _scored(set())
+    full.load_keyed(
+        {"m": {s.key: reviewed if s.key == "color/1.png/1" else WRONG for s in SAMPLES}}
+    )
+    live = _scored(set())
+    live.put("m", "color/1.png/1", reviewed)
+    for breakdown in (full, live):
+        perception = _cells(breakdown, "mme.perception")
+        assert {k: (c.n, c.reviewed) for k, c in perception.items()} == {
+            "perception": (8, 1), "existence": (6, 0), "color": (2, 1),
+        }  # fmt: skip
+        parts = _cells(breakdown, "mme.subtasks")
+        assert (parts["color acc"].reviewed, parts["color acc+"].reviewed) == (1, 1)
+    assert full.tables() == live.tables()
+
+
+def test_a_summed_cell_holds_the_answers_it_counts() -> None:
+    """The review list filtered on a sum column's cell shows the answers its n counts."""
+    layout = _scored(set()).layout
+    keys = layout.samples.keys
+    existence = [k.startswith("existence/") for k in keys]
+    assert layout.in_cell("mme.perception", "existence").tolist() == existence
+    perception = [not k.startswith("commonsense") for k in keys]
+    assert layout.in_cell("mme.perception", "perception").tolist() == perception
+    assert layout.in_cell("mme.subtasks", "existence acc+").tolist() == existence
+
+
 def test_a_sum_keeps_its_runs_and_their_spread() -> None:
-    one = Cell(value=50.0, n=6, per_run=(40.0, 60.0), offline=6)
-    other = Cell(value=20.0, n=3, per_run=(20.0, 20.0), offline=3)
-    total = summed([one, other])
-    assert (total.value, total.per_run, total.n, total.offline) == (70.0, (60.0, 80.0), 9, 9)
+    counts = Cell(value=None, n=6, offline=6)
+    total = summed([(40.0, 60.0), (20.0, 20.0)], counts)
+    assert (total.value, total.per_run, total.n, total.offline) == (70.0, (60.0, 80.0), 6, 6)
     assert total.std == pytest.approx(10.0)
-    assert summed([one, Cell(value=None, n=2, unscored=2)]).value is None
+    assert summed([(40.0, 60.0), (None, None)], counts).value is None
 
 
 @pytest.mark.parametrize(

@@ -65,12 +65,41 @@ def test_mg_is_blank_without_the_answers_it_needs() -> None:
 
 
 def test_a_derived_column_keeps_its_runs() -> None:
-    with_image = Cell(value=60.0, n=4, per_run=(50.0, 70.0))
-    without = Cell(value=20.0, n=4, per_run=(30.0, 10.0))
-    gain = summed([with_image, without], rules.gain)
+    with_image, without = (50.0, 70.0), (30.0, 10.0)
+    gain = summed([with_image, without], Cell(value=None, n=8), rules.gain)
     assert (gain.value, gain.per_run, gain.n) == (40.0, (20.0, 60.0), 8)
     assert gain.std == pytest.approx(20.0)
-    assert summed([without, with_image], rules.leakage).per_run == (0.0, 0.0)
+    assert summed([without, with_image], Cell(None, 8), rules.leakage).per_run == (0.0, 0.0)
+
+
+def test_a_derived_column_pairs_only_runs_every_part_scored_in() -> None:
+    """Each part's runs that scored nothing are left out of its mean, and out of the
+    derived column's runs, never paired with another run of the other part."""
+    counts = Cell(value=None, n=8)
+    gain = summed([(50.0, None, 70.0), (None, 30.0, 10.0)], counts, rules.gain)
+    assert (gain.value, gain.per_run, gain.std) == (40.0, (60.0,), None)
+    apart = summed([(50.0, None), (None, 30.0)], counts, rules.gain)
+    assert (apart.value, apart.per_run, apart.std) == (20.0, (), None)
+    assert summed([(None, None), (30.0, 10.0)], counts, rules.gain).value is None
+
+
+def test_a_nonlinear_column_spreads_around_its_runs_mean() -> None:
+    """ML per run is (10, 0): its std is 5, around the runs' mean; the value stays the
+    formula of the parts' means, max(0, 20 - 20) = 0."""
+    leakage = summed([(30.0, 10.0), (20.0, 20.0)], Cell(None, 4), rules.leakage)
+    assert (leakage.value, leakage.per_run) == (0.0, (10.0, 0.0))
+    assert leakage.std == pytest.approx(5.0)
+
+
+def test_runs_with_no_answer_scored_are_not_paired_across_settings() -> None:
+    """With the image scored in run 1 only, without it in run 2 only: MG has no run of
+    its own (it was run 1's S_v minus run 2's S_wv), its value the means' difference."""
+    samples = WITH + WITHOUT
+    breakdown = Keyed(_layout("mmstar", MMSTAR, samples), runs=2)
+    first, second = Outcome.of((1.0, None)), Outcome.of((None, 0.0))
+    breakdown.load_keyed({"m": {s.key: first if s in WITH else second for s in samples}})
+    gain = _cells(breakdown, "mmstar.settings")["MG"]
+    assert (gain.value, gain.per_run, gain.std, gain.n) == (100.0, (), None, 6)
 
 
 @pytest.mark.parametrize(

@@ -466,6 +466,8 @@ def faulty_db(site: Path, folder: Path) -> Path:
         ("tables-key", "report", "faulty.tables() (dataset 'quiz') raised RuntimeError: cannot reach [redacted]"),
         ("tables-lost", "report", "faulty.tables() (dataset 'quiz') counts sample 'a' in column "
          "'elsewhere' of table 'quiz.overall', which its tables lack"),
+        ("tables-rule", "report", "faulty.tables() (dataset 'quiz') gives sample 'a' a unit of "
+         "rule 'most', not one of ('all', 'none', 'mixed')"),
         ("offline-generator", "score", "faulty.offline() (dataset 'quiz', sample 'a') raised GeneratorExit"),
         ("reader-exit", "import", "reader faulty raised SystemExit: 3"),
         ("reader-list", "import", "reader faulty returned list, not an ImportBatch"),

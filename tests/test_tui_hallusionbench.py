@@ -74,8 +74,9 @@ def test_grading_by_key_moves_the_pair_and_the_easy_group_not_a_figure(demo_db: 
 
     drive(demo_db, steps, dataset="hallusionbench")
     assert seen["score"] == 0.0
-    assert seen["tables"] == [f"hallusionbench.{t}" for t in ("leaderboard", "questions", "pairs",
-                                                             "figures", "subcategories")]  # fmt: skip
+    tables = ("leaderboard", "questions", "pairs", "figures", "subcategories", "consistency",
+              "bias")  # fmt: skip
+    assert seen["tables"] == [f"hallusionbench.{t}" for t in tables]
     # 6 pairs (2 + 3 VD, the VS question's two askings one), 5 figures (the no-figure
     # asking in none), 6 easy groups (the VS pair's two askings both easy), 5 hard ones
     assert seen["n"] == {"qacc": 6, "facc": 5, "easy": 6, "hard": 5, "aacc": 12}

@@ -125,7 +125,7 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
         )
         for model, records in answers.items():
             summary.answers_added[model] = _load_answers(
-                store, dataset_id, ids, model, first_answers(records), summary
+                store, dataset_id, ids, model, first_answers(records), summary, batch.answers_for
             )
         if batch.judgments or batch.group_verdicts:
             _load_judged(store, dataset_id, batch, summary)
@@ -330,8 +330,10 @@ def _load_answers(
     model: str,
     records: dict[str, AnswerRecord],
     summary: ImportSummary,
+    answers_for: Callable[[str], bool],
 ) -> int:
-    """Add a model's answers (by sample key); returns how many were new."""
+    """Add a model's answers (by sample key); returns how many were new. A sample it has
+    no answer to is warned of if it is one `answers_for` its answers are for."""
     model_id = store.model_id(model)
     stored = store.answer_texts(model_id, dataset_id)
     unknown = [key for key in records if key not in ids]
@@ -343,7 +345,9 @@ def _load_answers(
     added = store.conn.total_changes
     store.add_answers(model_id, _new_answers(model, records, ids, stored))
     added = store.conn.total_changes - added
-    missing = [key for key, i in ids.items() if key not in records and i not in stored]
+    missing = [
+        key for key, i in ids.items() if key not in records and i not in stored and answers_for(key)
+    ]
     if missing:
         summary.warnings.append(
             f"model {model!r} has no answer for {len(missing)} sample(s): {listed(missing)}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -66,6 +66,11 @@ class JudgmentRecord:
     judgment: Judgment
 
 
+def every_sample(key: str) -> bool:
+    """ImportBatch.answers_for's default: a model is to answer every sample."""
+    return True
+
+
 @dataclass(slots=True)
 class ImportBatch:
     """A dataset's samples, their images and any answers, ready to load in one transaction."""
@@ -87,6 +92,10 @@ class ImportBatch:
     # the sha256 its import of judgments is recorded by, read before `source` was renamed
     # to something this machine may not hold (the demo's sample_data/...)
     sha256: str | None = None
+    # which of the dataset's samples (by key) its models are to answer: those a model
+    # without an answer is warned of (MMStar's answers in one setting are not for the
+    # questions of the others)
+    answers_for: Callable[[str], bool] = every_sample
 
     def add_image(self, key: str, image: StoredImage) -> None:
         """Attach an image to sample `key` (after its other images)."""

@@ -16,6 +16,7 @@ verdicts beside the strict rule's.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from lmmreview.db.importers.batch import (
@@ -56,6 +57,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
     rows = read_rows(file)
     require(rows, file, COLUMNS, "the official MMStar prediction workbook")
     batch = ImportBatch(request.dataset or MMSTAR.name, MMSTAR.name, str(file))
+    batch.answers_for = partial(in_setting, setting)
     for sample, prediction in _samples(rows, file, setting):
         batch.samples.append(sample)
         batch.answers.append(AnswerRecord(sample.key, names.model, prediction, str(file)))
@@ -143,14 +145,26 @@ def mmstar_sample(
     setting: str,
     options: dict[str, str],
 ) -> Sample:
-    """A question in a setting: its index with the image, `<setting>/<index>` without (a
-    question of its own, which counts in that setting's score only)."""
-    key = index if setting == rules.WITH_IMAGE else f"{setting}/{index}"
+    """A question in a setting (its key: `sample_key`), which counts in that setting's
+    score only when not with the image."""
     return Sample(
-        key,
+        sample_key(index, setting),
         question,
         QuestionType.CHOICE,
         gold,
         options=options,
         axes={CAPABILITY: (capability,), AXIS: (axis,), SETTING: (setting,)},
     )
+
+
+def sample_key(index: str, setting: str) -> str:
+    """A question's key: its index with the image, `<setting>/<index>` without (a question
+    of its own)."""
+    return index if setting == rules.WITH_IMAGE else f"{setting}/{index}"
+
+
+def in_setting(setting: str, key: str) -> bool:
+    """Whether the sample `key` (see `sample_key`) is a question in `setting`."""
+    prefix, slash, _ = key.partition("/")
+    found = prefix if slash and prefix in rules.SETTINGS else rules.WITH_IMAGE
+    return found == setting

@@ -11,10 +11,11 @@ shows where they part). The question and gold come from `doc` (v0.3), else from 
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from lmmreview.db.benchmarks.mmstar.files import check_axis, check_gold, mmstar_sample
+from lmmreview.db.benchmarks.mmstar.files import check_axis, check_gold, in_setting, mmstar_sample
 from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest
 from lmmreview.db.importers.lmms_eval import (
     Line,
@@ -30,7 +31,9 @@ from lmmreview.engine.benchmarks.mmstar.benchmark import MMSTAR
 
 def read_request(request: ImportRequest) -> ImportBatch:
     """Questions, answers (with the image) and lmms-eval's verdicts."""
-    return read_log(request, MMSTAR.name, MMSTAR.name, _read)
+    batch = read_log(request, MMSTAR.name, MMSTAR.name, _read)
+    batch.answers_for = partial(in_setting, rules.WITH_IMAGE)
+    return batch
 
 
 def _read(line: Line, path: Path) -> Read:

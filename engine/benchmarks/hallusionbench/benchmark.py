@@ -1,10 +1,13 @@
 """HallusionBench: yes/no questions on figures, judged by the official GPT judge; the paper's
 table (qAcc, fAcc, easy and hard aAcc, aAcc) and the official script's per-question,
-per-pair and per-figure tables, whose groups count once, right when all their questions are."""
+per-pair and per-figure tables, whose groups count once, right when all their questions are;
+and its diagnostics from the verdicts alone: the consistency test and the yes/no bias."""
 
 from __future__ import annotations
 
 from lmmreview.engine.benchmark import (
+    MIXED,
+    NONE,
     Benchmark,
     Cells,
     Importer,
@@ -33,7 +36,7 @@ from lmmreview.engine.judging import failed, llm_judgment
 from lmmreview.engine.llm import Call, Reply
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment, Status
-from lmmreview.engine.tables import columns
+from lmmreview.engine.tables import Column, columns
 from lmmreview.engine.types import Sample
 
 # The official call sets no temperature (the API's default, 1) and no token limit: one
@@ -46,6 +49,10 @@ LEVELS = (("easy", "Easy"), ("hard", "Hard"))
 BOARD = (("qacc", "qAcc"), ("facc", "fAcc"), ("easy", "Easy aAcc"), ("hard", "Hard aAcc"),
          ("aacc", "aAcc"))  # fmt: skip
 FIGURE_SHOWN = {"0": "no figure", "1": "original figure", "2": "edited figure"}
+GOLDS = ("yes", "no")
+# The consistency test's figures beside the correct ones (fAcc's): by the rule of a group
+# of the figure's questions (Unit.rule), those with none right and those with some.
+CONSISTENCY = ((NONE, "wrong"), (MIXED, "inconsistent"))
 
 
 def verdict_score(verdict: str, no_figure: bool) -> float:
@@ -88,6 +95,8 @@ class _Names:
         self.pairs = f"{dataset}.pairs"
         self.figures = f"{dataset}.figures"
         self.subcategories = f"{dataset}.subcategories"
+        self.bias = f"{dataset}.bias"
+        self.consistency = f"{dataset}.consistency"
 
 
 def _category(sample: Sample) -> str:
@@ -117,6 +126,35 @@ def _specs(names: _Names, samples: list[Sample]) -> list[TableSpec]:
             "HallusionBench: per question, by subcategory (aAcc)",
             columns((key, key.replace("_", " ")) for key in sorted(subcategories, key=_vd_first)),
         ),
+        TableSpec(
+            names.consistency,
+            "HallusionBench: consistency test (figures with all, some or none right)",
+            [
+                Column("correct", "Correct"),
+                Column("inconsistent", "Inconsistent", best="lower"),
+                Column("wrong", "Wrong", best="lower"),
+            ],
+        ),
+        TableSpec(
+            names.bias,
+            "HallusionBench: yes/no bias (the official script's; Pct Diff in points)",
+            _bias(names),
+        ),
+    ]
+
+
+def _bias(names: _Names) -> list[Column]:
+    """Each gold's accuracy and number of questions, then the official Pct Diff and FP
+    Ratio from those (formulas: rules.pct_diff, rules.fp_ratio). Neither bias figure is
+    better high or low, nor is a number of questions."""
+    accuracy = [Column(f"{gold}_acc", f"Acc, gold {gold}") for gold in GOLDS]
+    questions = [Column(gold, f"Questions, gold {gold}", tally=True, best="") for gold in GOLDS]
+    parts = tuple((names.bias, c.key) for c in accuracy + questions)
+    return [
+        *accuracy,
+        *questions,
+        Column("pct_diff", "Pct Diff", parts, formula=rules.pct_diff, best=""),
+        Column("fp_ratio", "FP Ratio", parts, formula=rules.fp_ratio, best=""),
     ]
 
 
@@ -142,16 +180,24 @@ def _group_cells(names: _Names, kind: str, category: str) -> Cells:
     if kind == "pair":
         return ((names.board, "qacc"), (names.pairs, category), (names.pairs, "overall"))
     if kind == "figure":
-        return ((names.board, "facc"), (names.figures, category), (names.figures, "overall"))
+        return (
+            (names.board, "facc"),
+            (names.figures, category),
+            (names.figures, "overall"),
+            (names.consistency, "correct"),
+        )
     return ((names.board, kind), (names.pairs, f"{category}_{kind}"), (names.pairs, kind))
 
 
 def _question_cells(names: _Names, sample: Sample) -> Cells:
+    gold = rules.gold_word(sample)
+    bias = ((names.bias, f"{gold}_acc"), (names.bias, gold)) if gold else ()
     return (
         (names.board, "aacc"),
         (names.questions, _category(sample)),
         (names.questions, "overall"),
         (names.subcategories, _subcategory(sample)),
+        *bias,
     )
 
 
@@ -223,9 +269,15 @@ class HallusionBench(Benchmark):
         units_of = {s.key: [Unit(s.key, _question_cells(names, s), (s.key,))] for s in samples}
         for (kind, key), members in _groups(samples).items():
             cells = _group_cells(names, kind, _category(members[0]))
-            unit = Unit(f"{kind}:{key}", cells, tuple(s.key for s in members))
+            keys = tuple(s.key for s in members)
+            units = [Unit(f"{kind}:{key}", cells, keys)]
+            if kind == "figure":  # the consistency test's other two kinds of figure
+                units += [
+                    Unit(f"{rule}:{key}", ((names.consistency, column),), keys, rule)
+                    for rule, column in CONSISTENCY
+                ]
             for s in members:
-                units_of[s.key].append(unit)
+                units_of[s.key].extend(units)
         return _specs(names, samples), units_of
 
     def offline(self, sample: Sample, answer: str) -> Judgment | None:
@@ -246,7 +298,7 @@ class HallusionBench(Benchmark):
         return super().filter_axes(sample) | {"figure": [_figure_shown(sample)]}
 
     def facts(self, sample: Sample) -> list[str]:
-        gold = "yes" if str(sample.extra.get(rules.GT_ANSWER)) == "1" else "no"
+        gold = rules.gold_word(sample) or "no"
         return [*super().facts(sample), _figure_shown(sample), f"gold: {gold}"]
 
 

@@ -12,6 +12,7 @@ store it (`gpt4v_output_gpt_check`).
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 
 from lmmreview.engine.types import Sample
@@ -103,6 +104,40 @@ def sample_key(sample_fields: dict[str, str]) -> str:
     """A question's id: category_subcategory_set_figure_question, unique in the official json."""
     order = (CATEGORY, SUBCATEGORY, SET_ID, FIGURE_ID, QUESTION_ID)
     return "_".join(sample_fields[f] for f in order)
+
+
+# -- The official script's yes/no bias (utils.py `yes_ratio_stats`) ------------------------
+
+
+def gold_word(sample: Sample) -> str | None:
+    """ "yes" or "no" by `gt_answer` ("1" or "0"); None for a question without one."""
+    return {"1": "yes", "0": "no"}.get(str(sample.extra.get(GT_ANSWER)))
+
+
+def _wrong(accuracy: float, questions: float) -> float:
+    """How many questions were wrong, from their accuracy (percent) and their number. The
+    number right is rounded to millionths, the unit scores are summed in (MICRO): 6 of 7
+    right is 6, not 5.999999999999999, and equal numbers wrong differ by 0, not -1e-16."""
+    return questions - round(questions * accuracy / 100, 6)
+
+
+def pct_diff(yes_right: float, no_right: float, yes_questions: float, no_questions: float) -> float:
+    """Yes/No Bias (Pct Diff), in percentage points: the share of questions answered yes
+    minus the share whose gold is yes. The official code takes a question as answered yes
+    when it is right on a yes gold or wrong on a no gold (it reads correctness, not the
+    answer), so this is (wrong on no golds - wrong on yes golds) / questions. From each
+    gold's accuracy (percent) and number of questions."""
+    wrong = _wrong(no_right, no_questions) - _wrong(yes_right, yes_questions)
+    return 100 * wrong / (yes_questions + no_questions)
+
+
+def fp_ratio(yes_right: float, no_right: float, yes_questions: float, no_questions: float) -> float:
+    """Yes/No Bias (FP Ratio), in percent: of the questions wrong, the share whose gold is
+    no (a wrong answer there is a yes); NaN, no figure, when none is wrong (the official
+    code divides by zero)."""
+    wrong_no = _wrong(no_right, no_questions)
+    wrong = wrong_no + _wrong(yes_right, yes_questions)
+    return 100 * wrong_no / wrong if wrong else math.nan
 
 
 # -- The offline rule: not the official judge ----------------------------------------------

@@ -57,7 +57,8 @@ class Faulty(Benchmark):
             raise RuntimeError(f"cannot reach {os.environ['OPENAI_API_KEY']}")
         overall = TableSpec(f"{dataset}.overall", "overall", columns([("overall", "Overall")]))
         column = "elsewhere" if fault() == "tables-lost" else "overall"
-        units = {s.key: [Unit(s.key, ((overall.name, column),), (s.key,))] for s in samples}
+        rule = "most" if fault() == "tables-rule" else "all"
+        units = {s.key: [Unit(s.key, ((overall.name, column),), (s.key,), rule)] for s in samples}
         return [overall], units
 
     def offline(self, sample: Sample, answer: str) -> Judgment | None:
