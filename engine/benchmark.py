@@ -197,6 +197,11 @@ class Benchmark(ABC):
         """The offline rules' judgment of one answer; None when they cannot judge it."""
         return None
 
+    def offline_lacks(self, sample: Sample) -> str | None:
+        """What this machine lacks for the offline rules to judge answers to `sample` (an
+        optional extra not installed, said with how to install it); None: nothing."""
+        return None
+
     def judge_work(self, sample: Sample) -> JudgeWork | None:
         """What an LLM judge is asked about answers to this sample (None: nothing)."""
         return None

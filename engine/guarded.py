@@ -179,6 +179,9 @@ class GuardedBenchmark(Benchmark):
         self.axis_prefix, self.by_profile = inner.axis_prefix, inner.by_profile
         if not (isinstance(self.axis_prefix, str) and isinstance(self.by_profile, bool)):
             raise TypeError("axis_prefix must be text and by_profile True or False")
+        self.official_rules = inner.official_rules
+        if not isinstance(self.official_rules, bool):
+            raise TypeError("official_rules must be True or False")
         self.group_by = inner.group_by
         if self.group_by is not None and not (
             isinstance(self.group_by, tuple)
@@ -209,6 +212,10 @@ class GuardedBenchmark(Benchmark):
     def offline(self, sample: Sample, answer: str) -> Judgment | None:
         run = lambda: self.inner.offline(sample, answer)  # noqa: E731
         return self.run("offline()", run, _judgment_or_none(sample.options), _of(sample))
+
+    def offline_lacks(self, sample: Sample) -> str | None:
+        run = lambda: self.inner.offline_lacks(sample)  # noqa: E731
+        return self.run("offline_lacks()", run, _instance(str, None), _of(sample))
 
     def judge_work(self, sample: Sample) -> JudgeWork | None:
         run = lambda: self.inner.judge_work(sample)  # noqa: E731

@@ -13,7 +13,10 @@ from typing import Any
 import pytest
 from conftest import dump, first_rows
 
-from lmmreview.engine.benchmarks.ocrbench.v2 import NEED_EXTRA
+from lmmreview.db import Store
+from lmmreview.db.review import ReviewStore
+from lmmreview.engine.benchmarks.ocrbench.v2 import NEED_EXTRA, OCRBENCH_V2
+from lmmreview.tui.detail import not_judged
 
 LONG = "apple pie and orange juice today"
 TABLE = "<table><tr><td>ab</td><td>c</td></tr></table>"
@@ -113,6 +116,14 @@ def test_without_the_extra_its_types_stay_unscored(cli, tmp_path: Path, monkeypa
     tables = first_rows(cli, db)
     assert tables["ocrbench-v2.types"]["values"]["full-page OCR en"] is None
     assert tables["ocrbench-v2.types"]["values"]["handwritten answer extraction cn"] == 100.0
+    with Store.open(db) as store:  # the screen says what is missing, not "a human can"
+        review = ReviewStore(store, "t")
+        details = [review.detail(a) for a in store.answer_ids("ocrbench-v2").values()]
+        said_there = {str(not_judged(d, OCRBENCH_V2)) for d in details if not d.judgments}
+    assert said_there == {
+        "not judged: the offline rules need what is missing here: jieba is not installed: "
+        "pip install ..."
+    }
 
 
 def _changed(index: int, **fields: object) -> list[dict[str, Any]]:

@@ -21,8 +21,8 @@ from tui_harness import drive, until
 
 from lmmreview.engine import registry
 from lmmreview.engine.benchmark import Benchmark, Tables
-from lmmreview.engine.guarded import GuardedBenchmark
-from lmmreview.engine.types import Sample
+from lmmreview.engine.guarded import GuardedBenchmark, PluginFailure
+from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.tui.plugin_watch import screen_on_terminal, watched
 from lmmreview.tui.screens import BreakdownScreen
 
@@ -734,6 +734,20 @@ def test_a_plugin_benchmark_with_other_group_fields_is_refused(group_by) -> None
     inner = type("Mine", (_Grouped,), {"group_by": group_by})()
     with pytest.raises(TypeError, match="group_by must be None or two extra fields' names"):
         GuardedBenchmark(inner, "p", {})
+
+
+def test_a_plugin_benchmark_declares_whether_its_offline_rules_are_official() -> None:
+    """Read once through the guard (a dataset records it), refused unless True or False;
+    what it lacks to score offline is asked through the guard and checked to be text."""
+    official = type("Mine", (_Grouped,), {"official_rules": True})()
+    assert GuardedBenchmark(official, "p", {}).official_rules is True
+    assert GuardedBenchmark(_Grouped(), "p", {}).official_rules is False
+    with pytest.raises(TypeError, match="official_rules must be True or False"):
+        GuardedBenchmark(type("Mine", (_Grouped,), {"official_rules": "yes"})(), "p", {})
+    lacking = type("Mine", (_Grouped,), {"offline_lacks": lambda self, sample: 42})()
+    sample = Sample("k", "Q?", QuestionType.OPEN, "a")
+    with pytest.raises(PluginFailure, match=r"offline_lacks\(\) .*returned int"):
+        GuardedBenchmark(lacking, "p", {}).offline_lacks(sample)
 
 
 @pytest.mark.parametrize(

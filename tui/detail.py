@@ -136,6 +136,8 @@ def not_judged(detail: Detail, benchmark: Benchmark) -> Text:
     offline rules can score it (they leave long answers, and any with no gold)."""
     if benchmark.offline(detail.sample, detail.text) is not None:
         return Text("not judged yet (lmmreview score, or J to run the LLM judge)", style="italic")
+    if lacks := benchmark.offline_lacks(detail.sample):
+        return Text(f"not judged: the offline rules need what is missing here: {lacks}")
     who = (
         "an LLM judge (J) or a human verdict"
         if benchmark.judge_work(detail.sample)

@@ -145,6 +145,10 @@ class OCRBenchV2(Benchmark):
             return None  # unscored until the extra is installed (the import says so)
         return _judged(score(rule, sample, answer), rule)
 
+    def offline_lacks(self, sample: Sample) -> str | None:
+        missing = NEED_EXTRA.get(rule_of(sample))
+        return missing() if missing else None
+
     def facts(self, sample: Sample) -> list[str]:
         method = eval_of(sample)
         return [*super().facts(sample), *([method] if method else [])]
