@@ -6,6 +6,7 @@ purpose, or remove one as if it had never been imported."""
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,13 +31,14 @@ class Import:
     runs: int
     answers: int  # the answers its judgments and circular verdicts judge
     created_at: str
+    run: dict[str, str]  # what the writing tool recorded of its run (ToolRun.recorded)
 
 
 _LISTED = """
 SELECT i.id, d.name, i.file, i.sha256, i.judge, i.runs,
        (SELECT COUNT(*) FROM (SELECT answer_id FROM judgments WHERE import_id = i.id
         UNION SELECT answer_id FROM group_verdicts WHERE import_id = i.id)),
-       i.created_at
+       i.created_at, i.run
 FROM imports i JOIN datasets d ON d.id = i.dataset_id
 """
 
@@ -72,7 +74,22 @@ def imports(store: Store, ids: Iterable[int] | None = None) -> list[Import]:
     wanted = list(ids) if ids is not None else None
     where = f" WHERE i.id IN ({', '.join('?' * len(wanted))})" if wanted is not None else ""
     rows = store.conn.execute(_LISTED + where + " ORDER BY i.id", wanted or ())
-    return [Import(*row) for row in rows]
+    return [
+        Import(id_, dataset, file, sha256, judge, runs, answers, created, _recorded(run))
+        for id_, dataset, file, sha256, judge, runs, answers, created, run in rows
+    ]
+
+
+def _recorded(run: str | None) -> dict[str, str]:
+    """An import's run as stored (JSON), its text fields only; {} where none was recorded
+    or the stored text is not such an object (the file edited by hand)."""
+    try:
+        found = json.loads(run) if run else {}
+    except ValueError:
+        return {}
+    if not isinstance(found, dict):
+        return {}
+    return {k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 def imports_judging(store: Store, dataset_id: int, judged: Iterable[Judged]) -> list[Import]:
@@ -93,13 +110,20 @@ def imports_judging(store: Store, dataset_id: int, judged: Iterable[Judged]) -> 
 
 
 def record_import(
-    store: Store, dataset_id: int, file: str, sha256: str, judge: str, runs: int
+    store: Store,
+    dataset_id: int,
+    file: str,
+    sha256: str,
+    judge: str,
+    runs: int,
+    run: dict[str, str] | None = None,
 ) -> int:
-    """Record an import (inside the caller's transaction); returns its id."""
+    """Record an import (inside the caller's transaction), with what the writing tool
+    recorded of its `run`; returns its id."""
     cursor = store.conn.execute(
-        "INSERT INTO imports (dataset_id, file, sha256, judge, runs, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        (dataset_id, file, sha256, judge, runs, now()),
+        "INSERT INTO imports (dataset_id, file, sha256, judge, runs, created_at, run) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (dataset_id, file, sha256, judge, runs, now(), json.dumps(run) if run else None),
     )
     return int(cursor.lastrowid or 0)
 

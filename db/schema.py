@@ -559,6 +559,11 @@ MIGRATIONS: tuple[Migration, ...] = (
     # recorded with each dataset), they are the default judge, before another tool's imported
     # verdicts.
     lambda conn: _rules_first(conn),
+    # 13: an import keeps what the tool that wrote its file recorded of the run (a JSON
+    # object: tool, version, commit, command, judge, date; NULL where nothing was).
+    """
+    ALTER TABLE imports ADD COLUMN run TEXT;
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -12,10 +12,15 @@ from pathlib import Path
 from conftest import FIXTURES, dump, needs_fixture, write_json
 from test_import_vlmevalkit import mmvet_judge_workbook
 
+from lmmreview.db.importers import import_batch
+from lmmreview.db.importers.batch import AnswerRecord, ImportBatch, JudgmentRecord, ToolRun
+from lmmreview.db.imports import imports
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.schema import JUDGE_MODEL, JUDGE_PROMPT, MIGRATIONS
 from lmmreview.db.store import Store
-from lmmreview.engine.scoring import Verdict
+from lmmreview.engine.scoring import Verdict, imported
+from lmmreview.engine.types import QuestionType, Sample
+from lmmreview.tui.cli.imports import tool_run_line
 
 REAL = FIXTURES / "mmvet-real"
 LLAVA = REAL / "llava-v1.5-7b"
@@ -303,3 +308,30 @@ def test_two_removes_remove_both_imports_in_one_go(
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM judgments").fetchone() == (0,)
         assert conn.execute("SELECT COUNT(*) FROM imports").fetchone() == (0,)
+
+
+def test_what_the_writing_tool_recorded_of_its_run_is_kept_and_listed(cli, tmp_path: Path) -> None:
+    """An import keeps its file's ToolRun (schema migration 13); `imports` shows it in one
+    line; a run edited into something else by hand reads as none."""
+    db = tmp_path / "r.db"
+    batch = ImportBatch("quiz", "generic", str(tmp_path / "log.jsonl"))
+    batch.samples = [Sample("q1", "Sky blue?", QuestionType.OPEN, "yes")]
+    batch.answers = [AnswerRecord("q1", "m", "yes", batch.source)]
+    judgment = imported("gpt-4o-mini", "tool", 1.0, "right", batch.source)
+    batch.judgments = [JudgmentRecord("q1", "m", judgment)]
+    batch.run = ToolRun("lmms-eval", version="0.7.2", judge="gpt-4o-mini", date="20260301")
+    batch.sha256 = "0" * 64  # as read before: the file need not be read again
+    import_batch(db, batch)
+    with Store.open(db) as store:
+        (found,) = imports(store)
+    assert found.run == {
+        "tool": "lmms-eval", "version": "0.7.2", "judge": "gpt-4o-mini", "date": "20260301"
+    }  # fmt: skip
+    (listed,) = json.loads(cli("imports", db, "--json").stdout)
+    assert listed["run"] == found.run and listed["file"] == batch.source
+    assert "tool run" in cli("imports", db).stdout  # the column, shown where any has one
+    assert tool_run_line(found.run) == "lmms-eval 0.7.2 (judge gpt-4o-mini, date 20260301)"
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE imports SET run = '[1, 2]'")
+    with Store.open(db) as store:
+        assert imports(store)[0].run == {}

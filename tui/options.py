@@ -110,6 +110,7 @@ DatasetsOpt = Annotated[
         show_default=False,
     ),
 ]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
 JudgeOpt = Annotated[
     str | None,
     typer.Option(

@@ -232,7 +232,8 @@ def _record_import(
     for found in earlier:
         summary.replaced.append(remove_import(store, found.id).id)
     runs = 1 + max((j.run for _, j in judgments), default=0)
-    return record_import(store, dataset_id, batch.source, sha256, ", ".join(judges), runs)
+    run = batch.run.recorded() if batch.run else None
+    return record_import(store, dataset_id, batch.source, sha256, ", ".join(judges), runs, run)
 
 
 def _judged(

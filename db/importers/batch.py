@@ -66,6 +66,23 @@ class JudgmentRecord:
     judgment: Judgment
 
 
+@dataclass(frozen=True, slots=True)
+class ToolRun:
+    """What the tool that wrote a file recorded of its run, kept with the import of its
+    judgments (`lmmreview imports`): each as the tool recorded it, "" where it did not."""
+
+    tool: str  # "lmms-eval", "VLMEvalKit", "inspect_ai", ...
+    version: str = ""
+    commit: str = ""  # the tool's git commit, where it names one
+    command: str = ""  # the command line, or the options it resolved
+    judge: str = ""  # the judge or extractor model it names
+    date: str = ""  # when the run was made
+
+    def recorded(self) -> dict[str, str]:
+        """The fields the tool recorded (the empty ones left out)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name)}
+
+
 def every_sample(key: str) -> bool:
     """ImportBatch.answers_for's default: a model is to answer every sample."""
     return True
@@ -96,6 +113,7 @@ class ImportBatch:
     # without an answer is warned of (MMStar's answers in one setting are not for the
     # questions of the others)
     answers_for: Callable[[str], bool] = every_sample
+    run: ToolRun | None = None  # what the writing tool recorded of its run, if anything
 
     def add_image(self, key: str, image: StoredImage) -> None:
         """Attach an image to sample `key` (after its other images)."""

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
-
-import typer
 
 from lmmreview.tui.cli.screen import check_screen
+from lmmreview.tui.options import JsonOpt
 from lmmreview.tui.output import out
 from lmmreview.tui.safe_text import safe
 
 
 def show_config(
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """Print the effective settings and where each came from.
 

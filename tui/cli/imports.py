@@ -10,7 +10,9 @@ other tools' judgments, listed or removed."""
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable, Iterable, MutableMapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -18,7 +20,7 @@ import typer
 from typer.core import TyperGroup
 
 from lmmreview.tui.cli.report import read_tables
-from lmmreview.tui.options import DatasetOpt, DbArg, NewDbArg, given_path
+from lmmreview.tui.options import DatasetOpt, DbArg, JsonOpt, NewDbArg, given_path
 from lmmreview.tui.output import clear_errors, err, out, say, status_line
 from lmmreview.tui.safe_text import safe
 
@@ -272,6 +274,7 @@ _COLUMNS = ("id", "dataset", "judge", "runs", "answers", "imported (UTC)", "file
 
 def imports_command(
     db: DbArg,
+    as_json: JsonOpt = False,
     remove: Annotated[
         list[int] | None,
         typer.Option(
@@ -307,13 +310,17 @@ def imports_command(
                 )
             return
         listed = imports(store)
+    if as_json:
+        out.print_json(json.dumps([asdict(i) for i in listed]), ensure_ascii=True)
+        return
     if not listed:
         say(f"{db}: no imports of judgments")
         return
     table = RichTable(box=None)
-    for name in _COLUMNS:
+    runs = any(i.run for i in listed)  # else "-" on every row
+    for name in (*_COLUMNS, *(["tool run"] if runs else [])):
         numbers = name in ("runs", "answers")
-        folds = name in ("dataset", "judge", "file")  # names: the rest keeps one line
+        folds = name in ("dataset", "judge", "file", "tool run")  # the rest keeps one line
         table.add_column(
             name, overflow="fold", no_wrap=not folds, justify="right" if numbers else "left"
         )
@@ -326,5 +333,16 @@ def imports_command(
             str(i.answers),
             i.created_at[:19].replace("T", " "),  # stored in UTC, to the millisecond
             safe(i.file, one_line=True),
+            *([safe(tool_run_line(i.run), one_line=True)] if runs else []),
         )
     out.print(table)
+
+
+def tool_run_line(run: dict[str, str]) -> str:
+    """What the writing tool recorded of its run, in one line: `lmms-eval 0.7.2 (judge
+    gpt-4o-mini, 2026-03-01)`; "-" where it recorded nothing."""
+    if not run:
+        return "-"
+    head = " ".join(run[k] for k in ("tool", "version") if k in run)
+    more = [f"{k} {run[k]}" for k in ("commit", "judge", "date", "command") if k in run]
+    return f"{head} ({', '.join(more)})" if more else head

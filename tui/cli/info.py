@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
-
-from lmmreview.tui.options import DbArg, JudgeOpt
+from lmmreview.tui.options import DbArg, JsonOpt, JudgeOpt
 from lmmreview.tui.output import clear_errors, out, say
 from lmmreview.tui.safe_text import safe
 
@@ -18,7 +16,7 @@ if TYPE_CHECKING:
 
 
 def list_benchmarks(
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    as_json: JsonOpt = False,
 ) -> None:
     """List the installed benchmarks, plug-ins included.
 
@@ -76,7 +74,7 @@ def _lines(names: Iterable[str]) -> Text:
 
 def info(
     db: DbArg,
-    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+    as_json: JsonOpt = False,
     judge_name: JudgeOpt = None,
 ) -> None:
     """Counts per dataset and model: answers, judged, reviewed.
