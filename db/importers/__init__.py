@@ -107,30 +107,45 @@ def load(store: Store, batch: ImportBatch) -> ImportSummary:
     one already stored is an error (answers are never overwritten).
     """
     answers = check_batch(batch)
-    summary = ImportSummary(batch.dataset, warnings=list(batch.warnings))
     reviewers = {v.reviewer: ReviewStore(store, v.reviewer) for v in batch.verdicts}
     with larger_cache(store.conn), store.transaction():
-        dataset_id = _dataset(store, batch)
-        known = len(store.sample_ids(dataset_id))
-        _refuse_changed_samples(store, dataset_id, batch)
-        ids = store.upsert_samples(dataset_id, batch.samples)
-        summary.samples_added, summary.samples_total = len(ids) - known, len(ids)
-        changes = store.conn.total_changes
-        store.add_images(batch.images.values())
-        summary.images_added = store.conn.total_changes - changes
-        store.link_images(
-            (ids[key], position, image_hash)
-            for key, hashes in batch.sample_images.items()
-            for position, image_hash in enumerate(hashes, start=1)
+        return _write(store, batch, answers, reviewers)
+
+
+def load_within(store: Store, batch: ImportBatch) -> ImportSummary:
+    """`load` inside a transaction the caller holds (several batches, all or nothing)."""
+    reviewers = {v.reviewer: ReviewStore(store, v.reviewer) for v in batch.verdicts}
+    return _write(store, batch, check_batch(batch), reviewers)
+
+
+def _write(
+    store: Store,
+    batch: ImportBatch,
+    answers: dict[str, list[AnswerRecord]],
+    reviewers: dict[str, ReviewStore],
+) -> ImportSummary:
+    summary = ImportSummary(batch.dataset, warnings=list(batch.warnings))
+    dataset_id = _dataset(store, batch)
+    known = len(store.sample_ids(dataset_id))
+    _refuse_changed_samples(store, dataset_id, batch)
+    ids = store.upsert_samples(dataset_id, batch.samples)
+    summary.samples_added, summary.samples_total = len(ids) - known, len(ids)
+    changes = store.conn.total_changes
+    store.add_images(batch.images.values())
+    summary.images_added = store.conn.total_changes - changes
+    store.link_images(
+        (ids[key], position, image_hash)
+        for key, hashes in batch.sample_images.items()
+        for position, image_hash in enumerate(hashes, start=1)
+    )
+    for model, records in answers.items():
+        summary.answers_added[model] = _load_answers(
+            store, dataset_id, ids, model, first_answers(records), summary, batch.answers_for
         )
-        for model, records in answers.items():
-            summary.answers_added[model] = _load_answers(
-                store, dataset_id, ids, model, first_answers(records), summary, batch.answers_for
-            )
-        if batch.judgments or batch.group_verdicts:
-            _load_judged(store, dataset_id, batch, summary)
-        _load_verdicts(store, batch, reviewers, summary)
-        _refuse_unknown_check_rows(store, batch)
+    if batch.judgments or batch.group_verdicts:
+        _load_judged(store, dataset_id, batch, summary)
+    _load_verdicts(store, batch, reviewers, summary)
+    _refuse_unknown_check_rows(store, batch)
     return summary
 
 

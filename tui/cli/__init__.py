@@ -21,6 +21,7 @@ from lmmreview.engine.hooks import on_problem, try_first, watch_calls
 from lmmreview.tui.cli import (
     config,
     export,
+    import_run,
     imports,
     info,
     judge,
@@ -77,7 +78,9 @@ def _options(
     """Options before the command."""
 
 
-app.add_typer(imports.import_group(), name="import")
+import_app = imports.import_group()
+import_app.command("vlmevalkit")(import_run.import_vlmevalkit)  # a whole run, many benchmarks
+app.add_typer(import_app, name="import")
 app.command("benchmarks")(info.list_benchmarks)
 app.command()(info.info)
 app.command()(score.score)

@@ -105,7 +105,7 @@ def _command(benchmark: Benchmark, name: str, importer: Importer) -> Callable[..
         db, dataset = values.pop("db"), values.pop("dataset")
         replace = bool(values.pop("replace", False))
         request = ImportRequest(values, dataset)
-        _load(db, lambda: _read(benchmark, importer, request, values, replace=replace))
+        _load(db, lambda: read_import(benchmark, importer, request, values, replace=replace))
 
     parameters = [
         inspect.Parameter("db", _KEYWORD, annotation=NewDbArg),
@@ -119,7 +119,7 @@ def _command(benchmark: Benchmark, name: str, importer: Importer) -> Callable[..
     return command
 
 
-def _read(
+def read_import(
     benchmark: Benchmark,
     importer: Importer,
     request: ImportRequest,
@@ -211,14 +211,14 @@ def _load(db: Path, read: Callable[[], ImportBatch]) -> None:
             batch = read()
         with status_line(f"Writing to {db}"):
             summary = import_batch(db, batch)
-    _report(db, summary)
+    report_import(db, summary)
     if batch.checks:
         first = batch.judgments[0].judgment if batch.judgments else None
         judge = Judge.of(first.kind, first.judge_model, first.prompt_version) if first else None
         _check(db, batch.dataset, batch.checks, judge)
 
 
-def _report(db: Path, summary: ImportSummary) -> None:
+def report_import(db: Path, summary: ImportSummary) -> None:
     answers = ", ".join(f"{m} {n} new" for m, n in summary.answers_added.items())
     judged = [
         f"{n} {what}"

@@ -31,7 +31,7 @@ from lmmreview.engine.scoring import IMPORTED, Judgment
 
 JUDGE = "vlmevalkit-yorn"  # VLMEvalKit's yes/no matching (the file names no judge model;
 # --judge files it under another name)
-_NAME = "HallusionBench"  # the dataset part of VLMEvalKit's file names
+DATASETS = "HallusionBench"  # the dataset part of VLMEvalKit's file names
 _COLUMNS = ("index", "l2-category", "prediction")
 _JUDGED = ("extracted", "score", "answer")
 _EXTRACTED = ("Yes", "No", "Unknown")
@@ -42,7 +42,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
     """The answers of a prediction file, and an auxmatch workbook's verdicts on them."""
     file = request.path("file")
     assert file is not None  # the command requires it
-    names = names_of(request, file, _NAME)
+    names = names_of(request, file, DATASETS)
     rows = read_rows(file, flags=("score",))  # pandas writes auxmatch's score as true/false
     require(rows, file, _COLUMNS, "VLMEvalKit's HallusionBench rows")
     judged = has(rows, "extracted") or has(rows, "score")

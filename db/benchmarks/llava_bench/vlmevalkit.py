@@ -31,13 +31,14 @@ SCORES = ("gpt4_score", "score")
 # VLMEvalKit's default judge of LLaVABench (run.py @ e8e78f0); the result workbook's name
 # says only "openai", so --judge names another.
 JUDGE = "gpt-4-turbo"
+DATASETS = "LLaVABench"  # the dataset part of VLMEvalKit's file names
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
     """One model's answers, and its judge's scores from a result workbook."""
     file = request.path("file")
     assert file is not None  # the command requires it
-    names = names_of(request, file, "LLaVABench")
+    names = names_of(request, file, DATASETS)
     rows = read_rows(file)
     require(rows, file, COLUMNS, "VLMEvalKit's LLaVABench prediction file")
     judged = has(rows, *SCORES)

@@ -52,7 +52,7 @@ from lmmreview.engine.benchmarks.mathvista.benchmark import MATHVISTA, problem_o
 from lmmreview.engine.benchmarks.mathvista.vlmevalkit import vlmevalkit_right
 from lmmreview.engine.types import Sample
 
-_NAME = "MathVista_MINI"  # the dataset part of VLMEvalKit's file names
+DATASETS = "MathVista_MINI"  # the dataset part of VLMEvalKit's file names
 _COLUMNS = ("index", "question", "question_type", "answer_type", "answer", "task", "skills")
 _JUDGED = ("res", "log")
 _CHOICE_COLUMNS = ("choices", "answer_option")
@@ -63,11 +63,11 @@ def read_request(request: ImportRequest) -> ImportBatch:
     extractions, and a warning naming the problems VLMEvalKit scores otherwise."""
     file = request.path("file")
     assert file is not None  # the command requires it
-    names = names_of(request, file, _NAME)
+    names = names_of(request, file, DATASETS)
     rows = read_rows(file)
     require(rows, file, _COLUMNS, "VLMEvalKit's MathVista rows")
     judge = _judge(rows, names.judge, file)
-    batch = ImportBatch(request.dataset or names.dataset or _NAME, MATHVISTA.name, str(file))
+    batch = ImportBatch(request.dataset or names.dataset or DATASETS, MATHVISTA.name, str(file))
     problems = [(row_problem(row, file, where), where, row) for where, row in rows]
     refuse_repeated(((s.key, where) for s, where, _ in problems), file)
     differ: list[str] = []

@@ -34,7 +34,7 @@ from lmmreview.engine.benchmarks.mmbench.rules import circular_position
 from lmmreview.engine.scoring import GroupVerdict
 
 _QUESTION_COLUMNS = ("question", "A", "B")
-_NAME = r"MMBench(?:_(?:DEV|TEST|EN|CN|V11|[0-9]{8}))*"  # the dataset part of a file name
+DATASETS = r"MMBench(?:_(?:DEV|TEST|EN|CN|V11|[0-9]{8}))*"  # the dataset part of a file name
 _FAILED_ROLLING = re.compile(r"Failed in (?:Prefetching )?Rolling ([0-9]+)")
 
 
@@ -43,7 +43,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
     (`hit`, `log`, `g_index`), whose circular verdicts are imported beside the answers."""
     file = request.path("file")
     assert file is not None  # the command requires it
-    names = names_of(request, file, _NAME)
+    names = names_of(request, file, DATASETS)
     rows = read_rows(file)
     questions = request.path("questions")
     dataset = request.dataset or (questions.stem if questions else names.dataset)

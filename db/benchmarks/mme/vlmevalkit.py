@@ -29,13 +29,14 @@ EXTRACTED = "extracted"
 AUXMATCH = "auxmatch"  # the file name's part after the dataset's
 JUDGE = "vlmevalkit yes/no"  # the auxmatch names no judge model: its rule, then maybe GPT
 LABELS = ("Yes", "No", "Unknown")
+DATASETS = "MME"  # the dataset part of VLMEvalKit's file names
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
     """Questions and answers, and the auxmatch workbook's extracted labels as judgments."""
     file = request.path("file")
     assert file is not None  # the command requires it
-    names = names_of(request, file, "MME")
+    names = names_of(request, file, DATASETS)
     rows = read_rows(file)
     require(rows, file, COLUMNS, "VLMEvalKit's MME prediction file")
     judged = EXTRACTED in rows[0][1]

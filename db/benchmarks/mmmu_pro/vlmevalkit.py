@@ -53,7 +53,7 @@ from lmmreview.engine.benchmarks.mmmu_pro.benchmark import MMMU_PRO
 from lmmreview.engine.scoring import Judgment
 from lmmreview.engine.types import QuestionType, Sample
 
-_NAME = r"MMMU_Pro_(?:10c|V)(?:_COT)?"  # the dataset part of a file name
+DATASETS = r"MMMU_Pro_(?:10c|V)(?:_COT)?"  # the dataset part of a file name
 _COT = "_COT"  # a dataset's chain-of-thought prompt: the same questions as its direct one
 # MMMUProDataset.evaluate's file of cot_postproc's readings, and its result workbook's name
 _COTPOST = re.compile(r"_COT_cotpost(?:_|$)", re.IGNORECASE)
@@ -67,7 +67,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
     verdicts (a _COT one's verdicts only)."""
     file = request.path("file")
     assert file is not None  # the command requires it
-    names = names_of(request, file, _NAME)
+    names = names_of(request, file, DATASETS)
     rows = read_rows(file)
     require(rows, file, _COLUMNS, "VLMEvalKit's MMMU-Pro rows")
     cot = bool(names.dataset and names.dataset.upper().endswith(_COT))

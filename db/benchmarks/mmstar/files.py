@@ -44,6 +44,7 @@ COLUMNS = ("question", "answer", "category")
 L2_COLUMNS = ("l2_category", "l2-category")  # the official file's, VLMEvalKit's
 IMAGE_COLUMNS = ("index", "image")  # what --questions is read for
 JUDGE = "vlmevalkit mcq"  # when the file's name names no judge model
+VLMEVALKIT_DATASETS = "MMStar"  # the dataset part of VLMEvalKit's file names
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
@@ -53,7 +54,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
     setting = request.text("setting") or rules.WITH_IMAGE
     if setting not in rules.SETTINGS:
         raise ImportFailure("--setting", f"{setting!r}: expected {', '.join(rules.SETTINGS)}")
-    names = names_of(request, file, "MMStar")
+    names = names_of(request, file, VLMEVALKIT_DATASETS)
     rows = read_rows(file)
     require(rows, file, COLUMNS, "the official MMStar prediction workbook")
     batch = ImportBatch(request.dataset or MMSTAR.name, MMSTAR.name, str(file))

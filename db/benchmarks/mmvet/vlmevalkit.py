@@ -30,7 +30,7 @@ from lmmreview.engine.types import QuestionType, Sample
 
 _QUESTION_COLUMNS = ("question", "answer", "category")
 _TSV_COLUMNS = ("index", "image", *_QUESTION_COLUMNS)
-_NAME = r"MMVet(?:_Hard)?"  # the dataset part of VLMEvalKit's file names
+DATASETS = r"MMVet(?:_Hard)?"  # the dataset part of VLMEvalKit's file names
 _GAVE_UP = "All 5 retries failed."  # VLMEvalKit's MM-Vet judge then stores a score of 0.0
 
 
@@ -39,7 +39,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
     prediction columns plus `score` and `log`), whose scores become imported judgments."""
     file = request.path("file")
     assert file is not None  # the command requires it
-    names = names_of(request, file, _NAME)
+    names = names_of(request, file, DATASETS)
     rows = read_rows(file)
     batch = ImportBatch(request.dataset or _dataset(names), MMVET.name, str(file))
     questions = request.path("questions")

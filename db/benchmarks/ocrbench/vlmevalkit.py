@@ -19,13 +19,14 @@ from lmmreview.db.importers.vlmevalkit import names_of, read_rows, require
 from lmmreview.engine.benchmarks.ocrbench.benchmark import OCRBENCH
 
 COLUMNS = ("question", "answer", "category")
+DATASETS = "OCRBench"  # the dataset part of VLMEvalKit's file names
 
 
 def read_request(request: ImportRequest) -> ImportBatch:
     """Questions and answers."""
     file = request.path("file")
     assert file is not None  # the command requires it
-    names = names_of(request, file, "OCRBench")
+    names = names_of(request, file, DATASETS)
     rows = read_rows(file)
     require(rows, file, COLUMNS, "VLMEvalKit's OCRBench prediction file")
     batch = ImportBatch(request.dataset or OCRBENCH.name, OCRBENCH.name, str(file))
