@@ -44,6 +44,7 @@ from test_import_vlmevalkit import (
     mmvet_judge_workbook,
     write_records,
 )
+from test_import_vlmevalkit_run import new_run as vlmevalkit_run
 from test_open_terminal import run_in_terminal
 from typer.testing import CliRunner
 
@@ -213,6 +214,7 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     mmstar_files(folder)
     llava_bench_files(folder)
     llava_bench_tool_files(folder)
+    vlmevalkit_run(folder / "outputs")
     if demo is not None:
         for name in ("results.db", "ana.db", "ben.db"):
             shutil.copyfile(demo, folder / name)
