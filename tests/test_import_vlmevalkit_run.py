@@ -24,6 +24,8 @@ from test_import_vlmevalkit import (
     write_xlsx,
 )
 
+from lmmreview.db.importers.vlmevalkit_run import plan_run
+
 MODEL = "tiny-llava"
 NEW_ID = "T20260409-101500"  # build_eval_id, vlmeval/smp/file.py:453-454
 LEGACY_ID = "T20241121_G1a2b3c4d"  # run.py:227,266 @a9343a1e^ (LEGACY_EVAL_ID_PATTERN, file.py:24)
@@ -319,3 +321,64 @@ def test_a_failure_on_writing_leaves_nothing_of_the_run(cli, tmp_path: Path) -> 
     assert result.code == 1
     assert "nothing of the run was imported" in result.stderr
     assert dump(db) == before
+
+
+def planned(run: Path) -> list[tuple[str, str, dict[str, str], str]]:
+    """What plan_run makes of a folder: (dataset, command, the request's files and judge by
+    option, the run's judge)."""
+    return [
+        (
+            p.dataset,
+            p.command,
+            {k: v.name if isinstance(v, Path) else str(v) for k, v in p.request.values.items()},
+            p.run.judge,
+        )
+        for p in plan_run(run).imports
+    ]
+
+
+def test_which_file_each_reader_reads_and_under_which_judge(tmp_path: Path) -> None:
+    """Only the names matter here (nothing is read but status.json): each dataset's
+    prediction file and files with verdicts (image_mcq.py:276-278, 656-660; image_vqa.py
+    592-593, 2058-2059; image_yorn.py:48), not its caches, counts and score files
+    (image_mcq.py:289, :326; image_vqa.py:631, 2094-2097; image_yorn.py:49, :107)."""
+    run = tmp_path / MODEL / NEW_ID
+    run.mkdir(parents=True)
+    for name in (
+        *("MMBench_DEV_EN.tsv", "MMBench_DEV_EN_V11.tsv", "MMBench_DEV_EN_V11_gpt4_result.tsv"),
+        *("MMBench_DEV_EN_V11_gpt4_result.pkl", "MMBench_DEV_EN_V11_acc.csv"),
+        *("MMMU_Pro_10c_COT.tsv", "MMMU_Pro_10c_COT_cotpost.tsv"),
+        "MMMU_Pro_10c_COT_cotpost_gpt-4o-mini_result.tsv",
+        *("MathVista_MINI.tsv", "MathVista_MINI_gpt-4o-mini.tsv"),
+        *("MathVista_MINI_gpt-4o-mini.pkl", "MathVista_MINI_gpt-4o-mini_score.tsv"),
+        *("MMVet_Hard.tsv", "MMVet_Hard_gpt-4-turbo.tsv", "MMVet_Hard_gpt-4-turbo_score_fine.tsv"),
+        *("HallusionBench.tsv", "HallusionBench_auxmatch.tsv", "HallusionBench_tmp.pkl"),
+        *("MMStar_exact_matching_result.tsv", "OCRBench.tsv", "OCRBench_score.json"),
+        *("MMMU_DEV_VAL.tsv", "MMMU_DEV_VAL_gpt-4o-mini_result.tsv"),
+    ):
+        (run / f"{MODEL}_{name}").touch()
+    (run / "other_MMStar.tsv").touch()  # another model's
+    judges = {"MMBench_DEV_EN_V11": "gpt-4-0125", "HallusionBench": "qwen2.5-72b"}
+    status_json(run, {name: {"judge_model": judge} for name, judge in judges.items()})
+    assert planned(run) == [
+        ("HallusionBench", "hallusionbench-vlmevalkit", {"file": f"{MODEL}_HallusionBench.tsv"}, ""),
+        ("HallusionBench", "hallusionbench-vlmevalkit",
+         {"file": f"{MODEL}_HallusionBench_auxmatch.tsv", "judge": "qwen2.5-72b"}, "qwen2.5-72b"),
+        ("MMBench_DEV_EN", "mmbench-vlmevalkit", {"file": f"{MODEL}_MMBench_DEV_EN.tsv"}, ""),
+        ("MMBench_DEV_EN_V11", "mmbench-vlmevalkit",
+         {"file": f"{MODEL}_MMBench_DEV_EN_V11_gpt4_result.tsv", "judge": "gpt-4-0125",
+          "predictions": f"{MODEL}_MMBench_DEV_EN_V11.tsv"}, "gpt-4-0125"),
+        ("MMMU_Pro_10c_COT", "mmmu-pro-vlmevalkit", {"file": f"{MODEL}_MMMU_Pro_10c_COT.tsv"}, ""),
+        ("MMMU_Pro_10c_COT", "mmmu-pro-vlmevalkit",
+         {"file": f"{MODEL}_MMMU_Pro_10c_COT_cotpost_gpt-4o-mini_result.tsv"}, "gpt-4o-mini"),
+        ("MMStar", "mmstar", {"file": f"{MODEL}_MMStar_exact_matching_result.tsv"}, "exact_matching"),
+        ("MMVet_Hard", "mmvet-vlmevalkit", {"file": f"{MODEL}_MMVet_Hard.tsv"}, ""),
+        ("MMVet_Hard", "mmvet-vlmevalkit", {"file": f"{MODEL}_MMVet_Hard_gpt-4-turbo.tsv"}, "gpt-4-turbo"),
+        ("MathVista_MINI", "mathvista-vlmevalkit", {"file": f"{MODEL}_MathVista_MINI.tsv"}, ""),
+        ("MathVista_MINI", "mathvista-vlmevalkit",
+         {"file": f"{MODEL}_MathVista_MINI_gpt-4o-mini.tsv"}, "gpt-4o-mini"),
+        ("OCRBench", "ocrbench-vlmevalkit", {"file": f"{MODEL}_OCRBench.tsv"}, ""),
+    ]  # fmt: skip
+    left_out = plan_run(run).left_out
+    assert left_out == [f"{MODEL}_MMMU_DEV_VAL.tsv, {MODEL}_MMMU_DEV_VAL_gpt-4o-mini_result.tsv "
+                        f"({run}): no dataset lmmreview reads"]  # fmt: skip

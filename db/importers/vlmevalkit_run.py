@@ -102,7 +102,6 @@ class Planned:
     command: str
     request: ImportRequest
     run: ToolRun
-    judge_named: bool  # its judge is status.json's, not the file name's
 
 
 @dataclass(slots=True)
@@ -110,7 +109,7 @@ class Plan:
     """What a run folder holds for lmmreview, in import order, and what it leaves out."""
 
     imports: list[Planned] = field(default_factory=list)
-    left_out: list[str] = field(default_factory=list)  # "dataset: why"
+    left_out: list[str] = field(default_factory=list)  # "dataset (run folder): why"
     warnings: list[str] = field(default_factory=list)
 
 
@@ -176,10 +175,10 @@ def _plan_dataset(
     requested = entry.get("judge_model")
     judge = requested if isinstance(requested, str) and requested else None
     command = found.reader.command
-    beside = found.reader.beside and found.verdicts and found.predictions
+    beside = bool(found.reader.beside and found.verdicts and found.predictions)
     if found.predictions is not None and not beside:
         request = ImportRequest({"file": found.predictions})
-        plan.imports.append(Planned(name, command, request, run, False))
+        plan.imports.append(Planned(name, command, request, run))
     for file, part in found.verdicts:
         from_status = part is None or part in _ALIASES
         values: dict[str, object] = {"file": file}
@@ -188,10 +187,9 @@ def _plan_dataset(
         if beside:
             values[found.reader.beside] = found.predictions
         named = judge if from_status and judge else part or ""
-        planned = Planned(
-            name, command, ImportRequest(values), replace(run, judge=named), from_status
+        plan.imports.append(
+            Planned(name, command, ImportRequest(values), replace(run, judge=named))
         )
-        plan.imports.append(planned)
         if from_status and judge and found.reader.verdicts is _AUXMATCH:
             plan.warnings.append(
                 f"{file}: filed under {judge}, the judge status.json names; VLMEvalKit uses "
@@ -213,10 +211,11 @@ def _classify(
         if rest == file.stem:
             continue  # another model's, or no VLMEvalKit file
         name, part = _dataset_of(rest, longest)
-        reader = None if name is None else _reader(name)
         if name is None:
             unknown.append(file.name)
-        if reader is None or name is None:
+            continue
+        reader = _reader(name)
+        if reader is None:  # status.json names it: left out by its name
             continue
         verdicts = None if part is None else reader.verdicts.fullmatch(part)
         if part is None:
@@ -252,8 +251,9 @@ def _no_files(entry: dict[str, object]) -> str:
 
 
 def read_status(path: Path) -> dict[str, object]:
-    """A run's status.json ({} when there is none: a legacy run's folder)."""
-    if not path.is_file():
+    """A run's status.json ({} when there is none: a legacy run's folder, or a model's
+    folder whose status.json is a link to another run's)."""
+    if path.is_symlink() or not path.is_file():
         return {}
     status = parse_json(read_text(path), path)
     if not isinstance(status, dict):
@@ -322,6 +322,8 @@ def settle(batch: ImportBatch, planned: Planned) -> None:
 
 @dataclass(slots=True)
 class Loaded:
+    """What `load_run` wrote, and the batches it left out (why, in a line each)."""
+
     summaries: list[ImportSummary] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
 
