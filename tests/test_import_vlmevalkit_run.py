@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from conftest import dump
+from test_hallusionbench_vlmevalkit import _questions as hallusionbench_questions
+from test_hallusionbench_vlmevalkit import _workbook as hallusionbench_workbook
 from test_import_llava_bench_tools import HEADER as LLAVA_HEADER
 from test_import_llava_bench_tools import _rows as llava_rows
 from test_import_mme_tools import vlmevalkit_workbook as mme_workbook
@@ -382,3 +384,24 @@ def test_which_file_each_reader_reads_and_under_which_judge(tmp_path: Path) -> N
     left_out = plan_run(run).left_out
     assert left_out == [f"{MODEL}_MMMU_DEV_VAL.tsv, {MODEL}_MMMU_DEV_VAL_gpt-4o-mini_result.tsv "
                         f"({run}): no dataset lmmreview reads"]  # fmt: skip
+
+
+def test_hallusionbench_waits_for_its_questions(cli, tmp_path: Path) -> None:
+    """VLMEvalKit's HallusionBench rows hold answers only (db/benchmarks/hallusionbench/
+    vlmevalkit.py): without the official questions in the database they are left out, with
+    the reason, and the rest of the run is imported; once they are there, they import."""
+    run = tmp_path / MODEL / LEGACY_ID
+    run.mkdir(parents=True)
+    hallusionbench_workbook(run, model=MODEL)
+    mmvet_judge_workbook(run)
+    db = tmp_path / "run.db"
+    result = cli("import", "vlmevalkit", db, run)
+    assert result.code == 0, result.stderr
+    assert f"left out: {run / (MODEL + '_HallusionBench_auxmatch.xlsx')}: only answers" in (
+        result.stderr
+    )
+    assert set(judges_of(db)) == {"mmvet"}
+    assert cli("import", "hallusionbench", db, hallusionbench_questions(tmp_path)).code == 0
+    again = cli("import", "vlmevalkit", db, run)
+    assert again.code == 0, again.stderr
+    assert judges_of(db)["hallusionbench"] == {"vlmevalkit-yorn"}  # no status.json: its own
