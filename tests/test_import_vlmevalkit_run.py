@@ -303,6 +303,7 @@ def test_a_bad_row_names_its_file_and_row_and_the_database_is_unchanged(
     result = cli("import", "vlmevalkit", db, run)
     assert result.code == 1
     assert f"{run / (MODEL + '_MME.xlsx')}: line 2:" in result.stderr
+    assert "nothing of the run was imported" in result.stderr
     assert dump(db) == before
 
 

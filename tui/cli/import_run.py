@@ -3,7 +3,6 @@ lmmreview has a reader for, through that benchmark's own import command's reader
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -14,8 +13,7 @@ from lmmreview.tui.options import NewDbArg, given_path
 from lmmreview.tui.output import clear_errors, err, say, status_line
 
 if TYPE_CHECKING:
-    from lmmreview.db.importers import ImportBatch
-    from lmmreview.db.importers.vlmevalkit_run import Loaded, Planned
+    from lmmreview.db.importers.vlmevalkit_run import Loaded, Plan
 
 FolderArg = Annotated[
     Path,
@@ -48,41 +46,38 @@ def import_vlmevalkit(db: NewDbArg, folder: FolderArg, replace: ReplaceOpt = Fal
     reader for are listed as left out.
     """
     from lmmreview.db.importers import ImportFailure
-    from lmmreview.db.importers.read import reporting
-    from lmmreview.db.importers.vlmevalkit_run import load_run, plan_run
+    from lmmreview.db.importers.vlmevalkit_run import plan_run
 
     with clear_errors(db):
         plan = plan_run(folder)
-        with status_line("Reading the run's files") as report, reporting(report):
-            batches = [
-                _read(planned, f"({number} of {len(plan.imports)})", report, replace)
-                for number, planned in enumerate(plan.imports, start=1)
-            ]
         try:
-            with status_line(f"Writing to {db}") as report:
-                loaded = load_run(db, batches, report)
+            loaded = _read_and_load(db, plan, replace)
         except ImportFailure as exc:
-            message = f"{exc.message}; nothing of the run was imported (one transaction)"
+            message = f"{exc.message}; nothing of the run was imported (all or nothing)"
             raise ImportFailure(exc.file, message, exc.where) from None
     _said(db, loaded, plan.left_out, plan.warnings)
     datasets = sorted({s.dataset for s in loaded.summaries})
     say(f"{folder}: {len(loaded.summaries)} files of {len(datasets)} datasets imported")
 
 
-def _read(
-    planned: Planned, count: str, report: Callable[[str], None], replace: bool
-) -> ImportBatch:
-    from lmmreview.db.importers.vlmevalkit_run import settle
+def _read_and_load(db: Path, plan: Plan, replace: bool) -> Loaded:
+    """Every file read (a progress line names the dataset), then all written at once."""
+    from lmmreview.db.importers.read import reporting
+    from lmmreview.db.importers.vlmevalkit_run import load_run, settle
     from lmmreview.engine.registry import shipped
 
-    report(f"Reading {planned.dataset} {count}")
-    benchmark, importer = next(
-        (b, i) for b in shipped().values() for c, i in b.importers().items() if c == planned.command
-    )
-    values = dict(planned.request.values)
-    batch = read_import(benchmark, importer, planned.request, values, replace=replace)
-    settle(batch, planned)
-    return batch
+    commands = {c: (b, i) for b in shipped().values() for c, i in b.importers().items()}
+    batches = []
+    with status_line("Reading the run's files") as report, reporting(report):
+        for number, planned in enumerate(plan.imports, start=1):
+            report(f"Reading {planned.dataset} ({number} of {len(plan.imports)})")
+            benchmark, importer = commands[planned.command]
+            values = dict(planned.request.values)
+            batch = read_import(benchmark, importer, planned.request, values, replace=replace)
+            settle(batch, planned)
+            batches.append(batch)
+    with status_line(f"Writing to {db}") as report:
+        return load_run(db, batches, report)
 
 
 def _said(db: Path, loaded: Loaded, left_out: list[str], warnings: list[str]) -> None:
