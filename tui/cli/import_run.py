@@ -34,7 +34,7 @@ ReplaceOpt = Annotated[
 
 
 def import_vlmevalkit(db: NewDbArg, folder: FolderArg, replace: ReplaceOpt = False) -> None:
-    """VLMEvalKit: a run folder, every dataset lmmreview has a reader for.
+    """VLMEvalKit: a run folder, each benchmark in it.
 
     Each dataset's prediction file and its files with verdicts (the multiple-choice
     *_result workbooks under either extractor name, auxmatch, MathVista's and MM-Vet's judge
