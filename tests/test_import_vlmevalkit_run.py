@@ -406,3 +406,17 @@ def test_hallusionbench_waits_for_its_questions(cli, tmp_path: Path) -> None:
     again = cli("import", "vlmevalkit", db, run)
     assert again.code == 0, again.stderr
     assert judges_of(db)["hallusionbench"] == {"vlmevalkit-yorn"}  # no status.json: its own
+
+
+def test_a_run_of_datasets_lmmreview_lacks_lists_them_and_makes_no_database(
+    cli, tmp_path: Path
+) -> None:
+    run = tmp_path / MODEL / NEW_ID
+    run.mkdir(parents=True)
+    write_xlsx(run / f"{MODEL}_MMMU_DEV_VAL.xlsx", ["index", "prediction"], [[1, "A"]])
+    status_json(run, {"MMMU_DEV_VAL": dataset_status("MMMU_DEV_VAL")})
+    result = cli("import", "vlmevalkit", tmp_path / "run.db", run)
+    assert result.code == 0, result.stderr
+    assert f"left out: MMMU_DEV_VAL ({run}): lmmreview has no reader for it" in result.stderr
+    assert "0 files of 0 datasets imported" in result.stdout
+    assert not (tmp_path / "run.db").exists()

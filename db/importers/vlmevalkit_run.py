@@ -332,6 +332,8 @@ def load_run(path: Path, batches: list[ImportBatch], tell: Callable[[str], None]
     """Load every batch in one transaction: all or nothing. A batch of answers only
     (HallusionBench's) whose dataset is not there yet is left out."""
     loaded = Loaded()
+    if not batches:  # no database made for nothing
+        return loaded
     with import_target(path) as store, larger_cache(store.conn), store.transaction():
         for number, batch in enumerate(batches, start=1):
             tell(f"Writing {batch.dataset} to {path} ({number} of {len(batches)})")
