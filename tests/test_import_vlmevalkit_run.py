@@ -271,6 +271,8 @@ def test_a_folder_of_runs_only_names_them(cli, tmp_path: Path) -> None:
     assert result.code == 1
     assert f"name one of its runs ({NEW_ID})" in result.stderr
     assert not (tmp_path / "run.db").exists()
+    result = cli("import", "vlmevalkit", tmp_path / "run.db", tmp_path / "outputs")
+    assert "no VLMEvalKit prediction files in it: give a run folder" in result.stderr
 
 
 def test_a_malformed_status_json_is_named_and_nothing_imported(cli, tmp_path: Path) -> None:

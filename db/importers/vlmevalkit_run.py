@@ -128,8 +128,12 @@ def plan_run(folder: Path) -> Plan:
         _plan_one(run_dir, files, plan)
     if not plan.imports and not plan.left_out:
         runs = sorted(p.name for p in folder.iterdir() if _is_run(p))
-        hint = f": name one of its runs ({', '.join(runs)})" if runs else ""
-        raise ImportFailure(folder, f"no VLMEvalKit prediction files in it{hint}")
+        hint = (
+            f"name one of its runs ({', '.join(runs)})"
+            if runs
+            else "give a run folder (outputs/MODEL/T...) or a model's folder"
+        )
+        raise ImportFailure(folder, f"no VLMEvalKit prediction files in it: {hint}")
     return plan
 
 
