@@ -1,4 +1,4 @@
-"""Judge drift: `lmmreview judges --flips A B` (engine.flips, db.flips, tui.flips_tables)."""
+"""Judge drift: `lmmreview judges --flips A B` (engine.flips, db.flips, tui.cli.flips_tables)."""
 
 from __future__ import annotations
 

@@ -103,7 +103,7 @@ def _flips(
 
     from lmmreview.db import Store
     from lmmreview.db.flips import has_judges, judge_flips, judge_pair, known_judges
-    from lmmreview.tui import flips_tables
+    from lmmreview.tui.cli import flips_tables
 
     if format == JudgesFormat.latex:
         raise fail("--flips writes md or json")
