@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tui_harness import drive, pick, text_of, until
 
 from lmmreview.db import Store
 from lmmreview.db.review import ReviewStore
@@ -183,3 +184,33 @@ def test_flips_of_judges_a_dataset_lacks_end_in_one_line(cli, demo_db, args, mes
     result = cli("judges", demo_db, *args)
     assert result.code == 1
     assert message in result.stderr
+
+
+def test_the_screen_filter_lists_the_answers_flipping_between_two_judges(
+    mmvet_two_models_db: Path,
+) -> None:
+    db = mmvet_two_models_db
+    with Store.open(db) as store:
+        ids = store.answer_ids("mmvet")
+        moved, kept = ids["alpha", "v1_0"], ids["beta", "v1_1"]
+        judged = [(moved, 0.5, 0.6), (kept, 1.0, 1.0)]
+        with store.transaction():
+            store.add_judgments(
+                (answer, Judgment(run=0, score=score, method="llm", kind="llm", judge_model=judge))
+                for answer, *scores in judged
+                for judge, score in zip(("judge-a", "judge-b"), scores, strict=True)
+            )
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("v")
+        await pick(app, pilot, "Judges disagree: A vs B…")
+        await pick(app, pilot, "judge-a")
+        await pick(app, pilot, "judge-b")
+        await until(pilot, lambda: app.session.filter.flips is not None)
+        seen["shown"] = [app.session.entries[i].answer_id for i in app.session.visible]
+        seen["status"] = text_of(app, "#status")
+
+    drive(db, steps)
+    assert seen["shown"] == [moved]
+    assert "judges disagree: judge-a vs judge-b" in str(seen["status"])
