@@ -80,17 +80,17 @@ def _judge_rows(store: Store, scores: DatasetScores, judge: Judge | None) -> pa.
     effective = np.where(scores.outcomes.scored, scores.outcomes.micro / MICRO, np.nan)[row, run]
     name = judge_names(store.judges(scores.name))[judge] if judge else None
     columns = {
-        "dataset": [scores.name] * len(row),
-        "benchmark": [scores.benchmark.name] * len(row),
+        "dataset": _same(scores.name, len(row)),
+        "benchmark": _same(scores.benchmark.name, len(row)),
         "split": _by_profile([p.split or None for p in profiles], profile),
         "question_type": _by_profile([p.question_type.value for p in profiles], profile),
         "sample": pa.array(samples.keys).take(sample),
         "model": pa.array(answers.models).take(answers.model[row]),
         "answer_id": answers.ids[row],
-        "judge": [name] * len(row),
-        "judge_kind": [judge.kind if judge else None] * len(row),
-        "judge_model": [judge.model if judge else None] * len(row),
-        "judge_prompt": [_prompt(judge)] * len(row),
+        "judge": _same(name, len(row)),
+        "judge_kind": _same(judge.kind if judge else None, len(row)),
+        "judge_model": _same(judge.model if judge else None, len(row)),
+        "judge_prompt": _same(_prompt(judge), len(row)),
         "run": run,
         "judge_score": pa.array(judged, from_pandas=True),  # NaN: null
         "judge_choice": _labels(answers.labels, answers.judge_choice[row]),
@@ -105,6 +105,11 @@ def _judge_rows(store: Store, scores: DatasetScores, judge: Judge | None) -> pa.
         column = pa.array(values, pa.list_(pa.string())).take(profile)
         table = table.append_column(AXIS + axis, column)
     return table
+
+
+def _same(text: str | None, rows: int) -> pa.Array:
+    """One text (or null) in every row: made in C, not from a million Python strings."""
+    return pa.repeat(pa.scalar(text, pa.string()), rows)
 
 
 def _prompt(judge: Judge | None) -> str | None:
