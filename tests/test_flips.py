@@ -214,3 +214,20 @@ def test_the_screen_filter_lists_the_answers_flipping_between_two_judges(
     drive(db, steps)
     assert seen["shown"] == [moved]
     assert "judges disagree: judge-a vs judge-b" in str(seen["status"])
+
+
+def test_on_a_terminal_the_tables_are_drawn_with_names_shown_literally() -> None:
+    from rich.console import Console
+
+    from lmmreview.db.flips import DatasetFlips
+    from lmmreview.tui.cli.flips_tables import to_rich
+
+    flip = Flip(1, "d", "k", "[bold]m\x1b[2J", 1.0, 0.0, "A", "B", False, "m", ("t/all",))
+    shift = CellShift("d", "m", "t/all", 50.0, 25.0, 1, 0)
+    found = DatasetFlips("d", "judge-a", "judge-b", False, [flip], [shift], {"t/all": "Total"})
+    console = Console(width=200, record=True, color_system=None)
+    console.print(to_rich([found]))
+    text = console.export_text()
+    assert "d: 1 flips from judge-a (A) to judge-b (B)" in text
+    assert "[bold]m" in text and "\x1b" not in text  # markup and escapes stay text
+    assert "t: Total" in text and "-25.00" in text
