@@ -178,6 +178,7 @@ def test_a_graded_dataset_flips_on_any_change_of_score(cli, demo_db) -> None:
         (("--flips", "offline rules", "nobody", "--dataset", "mmvet"), "no judge 'nobody'"),
         (("--flips", "offline rules", "offline rules", "--dataset", "mmvet"), "the same judge"),
         (("--flips", "offline rules", "x", "--format", "latex"), "md or json"),
+        (("--flips", "a", "b", "--combine", "a", "--combine", "b"), "two reports"),
     ],
 )
 def test_flips_of_judges_a_dataset_lacks_end_in_one_line(cli, demo_db, args, message) -> None:

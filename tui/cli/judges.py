@@ -80,6 +80,8 @@ def judges(
     terminal, md is drawn as tables.
     """
     if flips is not None:
+        if combine_names:
+            raise fail("--flips and --combine are two reports: give one")
         _flips(db, dataset, flips, format, output)
         return
     from lmmreview.db import Store
