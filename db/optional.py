@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
-# pip extras do not reach a pipx or uv tool install: each has its own way in.
-INSTALL_OPENPYXL = (
-    "pip install 'lmmreview[xlsx]' (pip), pipx inject lmmreview openpyxl (pipx), or "
-    "uv tool install --with openpyxl lmmreview (uv tool)"
-)
+
+def install_hint(extra: str, package: str) -> str:
+    """How to install an extra: pip extras do not reach a pipx or uv tool install, each
+    has its own way in."""
+    return (
+        f"pip install 'lmmreview[{extra}]' (pip), pipx inject lmmreview {package} (pipx), or "
+        f"uv tool install --with {package} lmmreview (uv tool)"
+    )
+
+
+INSTALL_OPENPYXL = install_hint("xlsx", "openpyxl")
+INSTALL_PYARROW = install_hint("parquet", "pyarrow")

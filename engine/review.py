@@ -91,6 +91,8 @@ class Filter:
     reviewers_disagree: frozenset[int] | None = None  # the store finds them (db/reviewers.py)
     judges_disagree: frozenset[int] | None = None  # the store finds them (db/judges.py)
     cell_title: str = ""
+    flips: frozenset[int] | None = None  # the answers flipping between two judges (db/flips.py)
+    flips_between: str = ""  # those judges: "A vs B"
 
     def describe(self) -> str:
         """The active conditions, for the header ("all answers" when none)."""
@@ -109,6 +111,7 @@ class Filter:
             f"cell {self.cell_title}" if self.cell_ids is not None else "",
             "reviewers disagree" if self.reviewers_disagree is not None else "",
             "judges disagree" if self.judges_disagree is not None else "",
+            f"judges disagree: {self.flips_between}" if self.flips is not None else "",
         ]
         return " & ".join(p for p in parts if p) or "all answers"
 

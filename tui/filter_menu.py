@@ -79,6 +79,7 @@ class FilterMenu:
             ("spread", f"Judge runs disagree (std > {settings.spread:g})"),
             ("reviewers", "Reviewers disagree"),
             ("judges", f"Judges disagree (|judge - judge| > {settings.disagreement:g})"),
+            ("flips", "Judges disagree: A vs B…"),
             ("axis", "By breakdown axis…"),
             ("model", "By model…"),
             ("cause", "By error cause…"),
@@ -98,6 +99,8 @@ class FilterMenu:
             return await self._reviewers_disagree(session, current)
         if picked == "judges":
             return await self._judges_disagree(session, current)
+        if picked == "flips":
+            return await self._flips(session, current)
         if picked == "model":
             models = sorted(session.answers.models)
             model = await self._ask("Model", [(m, m) for m in models])
@@ -135,6 +138,31 @@ class FilterMenu:
             if ids is None:
                 return None
         return replace(current, judges_disagree=ids)
+
+    async def _flips(self, session: Session, current: Filter) -> Filter | None:
+        """Show only the answers whose verdict changes between two judges picked (as
+        `lmmreview judges --flips A B` lists them), or stop doing so."""
+        from lmmreview.db.flips import flip_ids
+        from lmmreview.engine.scoring import judge_names
+
+        if current.flips is not None:
+            return replace(current, flips=None, flips_between="")
+        dataset = session.dataset
+        judges = await self.screen.read(lambda r: r.store.judges(dataset))
+        names = list(judge_names(judges or []).items())
+        if len(names) < 2:
+            self.screen.notify("This dataset has fewer than two judges.")
+            return None
+        a = await self._ask("Judge A", [(str(i), name) for i, (_, name) in enumerate(names)])
+        others = [(str(i), name) for i, (_, name) in enumerate(names) if str(i) != a]
+        b = await self._ask("Judge B", others) if a else None
+        if not a or not b:
+            return None
+        (judge_a, name_a), (judge_b, name_b) = names[int(a)], names[int(b)]
+        ids = await self.screen.read(lambda r: flip_ids(r.store, dataset, judge_a, judge_b))
+        if ids is None:
+            return None
+        return replace(current, flips=ids, flips_between=f"{name_a} vs {name_b}")
 
     async def _axis(self, session: Session, current: Filter) -> Filter | None:
         if session.tables is None:

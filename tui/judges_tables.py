@@ -5,7 +5,7 @@ Markdown, LaTeX or JSON."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
@@ -158,17 +158,21 @@ def judge_grids(section: Section) -> list[Grid]:
 
 def to_markdown(sections: list[Section]) -> str:
     """Each dataset's tables in Markdown."""
+    return grids_markdown((s.dataset, grid) for s in sections for grid in judge_grids(s))
+
+
+def grids_markdown(grids: Iterable[tuple[str, Grid]]) -> str:
+    """(dataset, table) pairs in Markdown, each under a heading naming its dataset."""
     parts = []
-    for section in sections:
-        for title, headers, rows in judge_grids(section):
-            lines = [
-                f"### {md_escape(section.dataset)}: {title}",
-                "",
-                "| " + " | ".join(headers) + " |",
-                "|" + "---|" * len(headers),
-                *("| " + " | ".join(map(md_escape, row)) + " |" for row in rows),
-            ]
-            parts.append("\n".join(lines))
+    for dataset, (title, headers, rows) in grids:
+        lines = [
+            f"### {md_escape(dataset)}: {md_escape(title)}",
+            "",
+            "| " + " | ".join(map(md_escape, headers)) + " |",
+            "|" + "---|" * len(headers),
+            *("| " + " | ".join(map(md_escape, row)) + " |" for row in rows),
+        ]
+        parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
 
 

@@ -55,9 +55,15 @@ def export(
       csv                 one line per table cell, every statistic in a column
       json                the tables with unrounded values, N and counts, and the notes
       latex               booktabs tables
+      parquet             tidy files for pandas, DuckDB and datasets (--out DIR;
+                          needs lmmreview[parquet])
     """
     from lmmreview.engine.export import RENDERERS
+    from lmmreview.tui.cli.export_parquet import PARQUET, export_parquet
 
+    if format == PARQUET:
+        export_parquet(db, output, dataset)
+        return
     if format not in RENDERERS:  # a benchmark's official files
         from lmmreview.tui.cli.export_official import export_official
         from lmmreview.tui.settings import for_command

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from lmmreview.tui.options import DatasetsOpt, DbArg, given_path
-from lmmreview.tui.output import clear_errors, deliver, fail
+from lmmreview.tui.output import clear_errors, deliver, fail, out
 
 if TYPE_CHECKING:
     from lmmreview.db.judges import DatasetJudges
@@ -49,6 +49,16 @@ def judges(
             parser=given_path,
         ),
     ] = None,
+    flips: Annotated[
+        tuple[str, str] | None,
+        typer.Option(
+            "--flips",
+            metavar="A B",
+            help="List the answers whose verdict changes from judge A to judge B (names as "
+            "in the Judge column), and what each flip does to the tables (md or json).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Measure each judge against the human verdicts.
 
@@ -59,7 +69,21 @@ def judges(
     std across runs; for choice benchmarks the alignment with human choices on answers
     option matching could not settle (Case I, Case II), kappa on choices, and per model
     the share settled by matching, by the LLM and by the seeded fallback.
+
+    With --flips A B: the answers whose verdict changes between the two judges (each
+    judge's score being the mean of its runs). On a dataset scored 0/1 a flip is an answer
+    right under one judge and wrong under the other (right: a score of 0.5 or more), or
+    with another option chosen; on a graded dataset (some score between 0 and 1, as
+    MM-Vet's) any change of score is a flip. Each flip names the table cells it counts in
+    and whether a human verdict overrides both judges (then it changes no table); then per
+    cell: its value under A and under B, the difference and the flips in it. On a
+    terminal, md is drawn as tables.
     """
+    if flips is not None:
+        if combine_names:
+            raise fail("--flips and --combine are two reports: give one")
+        _flips(db, dataset, flips, format, output)
+        return
     from lmmreview.db import Store
     from lmmreview.db.judges import read_judges
     from lmmreview.tui.judges_tables import RENDERERS, judge_section
@@ -71,6 +95,35 @@ def judges(
     _check_combined(combine_names or [], sections, found)
     text = RENDERERS[format](sections)
     deliver(text, output, db)
+
+
+def _flips(
+    db: Path, datasets: list[str] | None, names: tuple[str, str], format: str, output: Path | None
+) -> None:
+    """`judges --flips A B`: every dataset given (else every one where both name a judge)."""
+    import sys
+
+    from lmmreview.db import Store
+    from lmmreview.db.flips import has_judges, judge_flips, judge_pair, known_judges
+    from lmmreview.tui.cli import flips_tables
+
+    if format == JudgesFormat.latex:
+        raise fail("--flips writes md or json")
+    with clear_errors(db), Store.open(db, create=False) as store:
+        store.require_datasets(datasets or [])
+        named = [name for name, _ in store.datasets(datasets or None)]
+        chosen = named if datasets else [d for d in named if has_judges(store, d, names)]
+        if not chosen:
+            known = ", ".join(map(repr, known_judges(store, named))) or "none yet"
+            raise fail(
+                f"no dataset has both judges {names[0]!r} and {names[1]!r} (judges: {known})"
+            )
+        found = [judge_flips(store, d, *judge_pair(store, d, names)) for d in chosen]
+    if format == JudgesFormat.md and output is None and sys.stdout.isatty():
+        out.print(flips_tables.to_rich(found))
+        return
+    render = flips_tables.to_json if format == JudgesFormat.json else flips_tables.to_markdown
+    deliver(render(found), output, db)
 
 
 def _check_combined(wanted: list[str], sections: list[Section], found: list[DatasetJudges]) -> None:

@@ -1,0 +1,149 @@
+"""`lmmreview export --format parquet --out DIR`: tidy files read back with pyarrow, and
+checked against the database and `export --format json`."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from collections import defaultdict
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from conftest import dump
+
+from lmmreview.db import Store
+from lmmreview.db.review import ReviewStore
+from lmmreview.engine.scoring import Judgment
+
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+def _llm(run: int, score: float) -> Judgment:
+    return Judgment(run=run, score=score, method="llm", kind="llm", judge_model="judge-b")
+
+
+@pytest.fixture
+def reviewed_db(demo_db: Path) -> Path:
+    """The demo with an LLM judge of two runs on MM-Vet's answers (some left unjudged),
+    and a history of human verdicts: a grade undone, a note, a grade in force."""
+    with Store.open(demo_db) as store:
+        keys = store.answer_keys("mmvet")
+        with store.transaction():
+            store.add_judgments(
+                (answer, _llm(run, (answer + run) % 3 / 2))
+                for answer, _, _ in keys[:-2]
+                for run in (0, 1)
+            )
+        reviews = ReviewStore(store, "ana")
+        first, second = keys[0][0], keys[1][0]
+        reviews.grade(first, 0.3)
+        reviews.undo_last("mmvet")
+        reviews.note(first, "looked again")
+        reviews.grade(second, 0.0)
+        reviews.grade(second, 0.9)
+    return demo_db
+
+
+def _export(cli, db: Path, out: Path, *args: str) -> tuple[list[dict], list[dict]]:
+    result = cli("export", db, "--format", "parquet", "--out", out, *args)
+    assert result.code == 0, result.stderr
+    return (
+        pq.read_table(out / "scores.parquet").to_pylist(),
+        pq.read_table(out / "verdicts.parquet").to_pylist(),
+    )
+
+
+def _tables(cli, db: Path, judge: str, dataset: str) -> dict[tuple[str, str], dict]:
+    """(table, model) -> the row's values, as `export --format json --judge` gives them."""
+    result = cli("export", db, "--format", "json", "--judge", judge, "--dataset", dataset)
+    assert result.code == 0, result.stderr
+    document = json.loads(result.stdout)
+    return {(t["name"], r["model"]): r["values"] for t in document["tables"] for r in t["rows"]}
+
+
+def test_the_scores_average_to_the_tables_of_each_judge(cli, reviewed_db, tmp_path) -> None:
+    scores, _ = _export(cli, reviewed_db, tmp_path / "out")
+    mmvet = [r for r in scores if r["dataset"] == "mmvet"]
+    assert {r["judge"] for r in mmvet} == {"offline rules", "judge-b"}
+    for judge in ("offline rules", "judge-b"):
+        tables = _tables(cli, reviewed_db, judge, "mmvet")
+        rows = [r for r in mmvet if r["judge"] == judge]
+        # MM-Vet's total and a capability: per run, the mean effective score of the answers
+        # scored; the cell is the mean of its runs
+        for capability, column in ((None, "total"), ("rec", "rec")):
+            per_run: dict[tuple[str, int], list[float]] = defaultdict(list)
+            for r in rows:
+                if r["effective_score"] is not None and (
+                    capability is None or capability in r["axis_capability"]
+                ):
+                    per_run[r["model"], r["run"]].append(r["effective_score"])
+            models = {model for model, _ in per_run}
+            assert models
+            for model in models:
+                means = [100 * sum(v) / len(v) for (m, _), v in per_run.items() if m == model]
+                expected = tables["mmvet.capabilities", model][column]
+                assert sum(means) / len(means) == pytest.approx(expected)
+
+
+def test_every_answer_is_there_under_every_judge_and_run(cli, reviewed_db, tmp_path) -> None:
+    scores, _ = _export(cli, reviewed_db, tmp_path / "out", "--dataset", "mmvet")
+    with Store.open(reviewed_db) as store:
+        keys = {a: (model, key) for a, model, key in store.answer_keys("mmvet")}
+    runs = {"offline rules": [0], "judge-b": [0, 1]}
+    assert sorted((r["answer_id"], r["judge"], r["run"]) for r in scores) == sorted(
+        (a, judge, run) for a in keys for judge, found in runs.items() for run in found
+    )
+    for r in scores:
+        assert (r["model"], r["sample"]) == keys[r["answer_id"]]
+        assert (r["dataset"], r["benchmark"]) == ("mmvet", "mmvet")
+    # the second answer's verdict in force (0.9) is every row's effective score
+    second = sorted(keys)[1]
+    assert {(r["human_score"], r["effective_score"]) for r in scores
+            if r["answer_id"] == second} == {(0.9, 0.9)}  # fmt: skip
+    # elsewhere the judge's score decides; unjudged runs are null
+    for r in scores:
+        if r["human_score"] is None:
+            assert r["effective_score"] == r["judge_score"]
+    assert any(r["judge_score"] is None for r in scores if r["judge"] == "judge-b")
+
+
+def test_the_verdicts_keep_their_history(cli, reviewed_db, tmp_path) -> None:
+    _, verdicts = _export(cli, reviewed_db, tmp_path / "out")
+    with closing(sqlite3.connect(reviewed_db)) as conn:
+        stored = conn.execute(
+            "SELECT id, answer_id, action, reviewer, created_at, score, choice, previous_score, "
+            "previous_choice, note FROM reviews ORDER BY answer_id, id"
+        ).fetchall()
+    assert [
+        (v["review_id"], v["answer_id"], v["action"], v["reviewer"],
+         v["created_at"].isoformat(timespec="milliseconds"), v["score"], v["choice"],
+         v["previous_score"], v["previous_choice"], v["note"])
+        for v in verdicts
+    ] == stored  # fmt: skip
+    actions = [(v["action"], v["score"], v["in_force"]) for v in verdicts]
+    assert actions == [
+        ("grade", 0.3, False), ("undo", None, False), ("note", None, False),
+        ("grade", 0.0, False), ("grade", 0.9, True),
+    ]  # fmt: skip
+    assert {v["dataset"] for v in verdicts} == {"mmvet"}
+
+
+def test_without_pyarrow_the_error_names_the_extra(cli, demo_db, tmp_path, monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # import pyarrow raises ImportError
+    monkeypatch.setitem(sys.modules, "pyarrow.parquet", None)
+    result = cli("export", demo_db, "--format", "parquet", "--out", tmp_path / "out")
+    assert result.code == 1
+    assert "lmmreview[parquet]" in result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("out", [None, "db"])
+def test_no_folder_or_the_database_as_the_folder_writes_nothing(cli, demo_db, out) -> None:
+    before = dump(demo_db)
+    args = [] if out is None else ["--out", demo_db]
+    result = cli("export", demo_db, "--format", "parquet", *args)
+    assert result.code == 1
+    assert ("--out DIR is needed" if out is None else "not writing") in result.stderr
+    assert dump(demo_db) == before
