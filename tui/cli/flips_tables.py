@@ -61,7 +61,7 @@ def flip_grids(found: DatasetFlips) -> list[Grid]:
             for c in found.cells
         ],
     )  # fmt: skip
-    return [flips, cells]
+    return [flips, cells] if found.flips else [flips]  # no flips: no cells to list
 
 
 def to_markdown(found: list[DatasetFlips]) -> str:
