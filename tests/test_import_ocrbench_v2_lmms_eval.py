@@ -47,6 +47,11 @@ def samples_file(folder: Path, lines: list[dict[str, Any]]) -> Path:
     return write_lines(path, lines)
 
 
+def lmms_eval_v2_samples(folder: Path) -> Path:
+    """A v0.7.2 samples file of every line (docs/formats.md's example imports it)."""
+    return samples_file(folder, [line(i, "v0.7.2") for i in range(len(LINES))])
+
+
 @pytest.mark.parametrize("version", ["v0.5", "v0.7.2"])
 def test_lines_give_questions_answers_and_scores(cli, tmp_path: Path, version: str) -> None:
     path = samples_file(tmp_path, [line(i, version) for i in range(len(LINES))])
@@ -79,7 +84,7 @@ BAD = {
 @pytest.mark.parametrize("case", BAD)
 def test_a_bad_line_is_refused_naming_it(cli, tmp_path: Path, case: str) -> None:
     db = tmp_path / "v2.db"
-    good = samples_file(tmp_path / "good", [line(i, "v0.7.2") for i in range(len(LINES))])
+    good = lmms_eval_v2_samples(tmp_path / "good")
     assert cli("import", "ocrbench-v2-lmms-eval", db, good).code == 0
     before = dump(db)
     change, message = BAD[case]
