@@ -15,6 +15,7 @@ from conftest import dump, write_json, write_lines
 from test_import_lmms_eval import mmvet_line
 from test_import_mme_tools import LMMS_EVAL, ROWS
 from test_import_mmstar import lmms_eval_samples as mmstar_samples
+from test_import_ocrbench_tools import lmms_eval_samples as ocrbench_samples
 
 from lmmreview.db import Store
 
@@ -217,7 +218,7 @@ def test_the_judge_is_the_one_the_lines_name(cli, tmp_path: Path) -> None:
     assert _run(cli, db)["judge"] == "gpt-4-0613"
 
 
-@pytest.mark.parametrize("text", ["{not json", "[1, 2]"])
+@pytest.mark.parametrize("text", ["{not json", "[1, 2]", '{"results": {}}'])
 def test_a_malformed_results_json_is_a_warning(cli, tmp_path: Path, text: str) -> None:
     path = samples(tmp_path, [mme_line(i, "v0.7.2") for i in range(len(ROWS))])
     results = path.with_name(f"{DATE}_results.json")
@@ -238,23 +239,39 @@ def test_a_missing_results_file_named_is_refused(cli, tmp_path: Path) -> None:
     assert dump(db) == []
 
 
-@pytest.mark.parametrize(
-    ("version", "says"),
-    [
-        ("v0.5", "lmms-eval before 0.7 (its results.json has no lmms_eval_version): the "
-                 "MMStar scores imported follow MMStar's own prefix rule (exact_match)"),
-        ("v0.7.2", "the MMStar scores imported follow MMStar's own prefix rule (exact_match) "
-                   "before 0.7.2 and tasks/_task_utils/mcq_extract.extract_mcq_answer from"),
-    ],
-)  # fmt: skip
-def test_mmstar_says_which_rule_its_scores_follow(
-    cli, tmp_path: Path, version: str, says: str
+# Two rules lmms-eval changed in v0.7.2: MMStar's (9ca4445d, #1274) and OCRBench's
+# (f54dd288, #1278); (command, its samples file, the words of each version's warning).
+RULES = {
+    "mmstar": (
+        "mmstar-lmms-eval", mmstar_samples,
+        "the MMStar scores imported follow MMStar's own prefix rule (exact_match)",
+        "before 0.7.2 and tasks/_task_utils/mcq_extract.extract_mcq_answer from 0.7.2 on",
+    ),
+    "ocrbench": (
+        "ocrbench-lmms-eval", ocrbench_samples,
+        "the OCRBench scores imported follow the rule that lowercases the whole answer first",
+        "before 0.7.2 and the rule that keeps case for HME100k from 0.7.2 on",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("version", ["v0.5", "v0.7.2"])
+@pytest.mark.parametrize("task", RULES)
+def test_the_import_says_which_rule_the_scores_follow(
+    cli, tmp_path: Path, task: str, version: str
 ) -> None:
-    """MMStar's rule changed in v0.7.2 (9ca4445d, #1274): where results.json tells."""
-    path = mmstar_samples(tmp_path)
-    write_json(path.with_name("20260101_120000_results.json"), results_json(version))
-    result = cli("import", "mmstar-lmms-eval", tmp_path / "s.db", path)
+    """Where results.json tells: before v0.7 it has no lmms_eval_version (the old rule);
+    from v0.7 its version names a checkout, not a release (either rule)."""
+    command, write, old, new = RULES[task]
+    path = write(tmp_path)
+    write_json(
+        path.with_name(path.name.split("_samples_")[0] + "_results.json"), results_json(version)
+    )
+    result = cli("import", command, tmp_path / "s.db", path)
     assert result.code == 0, result.stderr
-    assert says in result.stderr.replace("\n", " ").replace("  ", " "), result.stderr
-    bare = cli("import", "mmstar-lmms-eval", tmp_path / "t.db", mmstar_samples(tmp_path / "t"))
-    assert "MMStar scores imported follow" not in bare.stderr  # no results.json: no word
+    said = " ".join(result.stderr.split())
+    assert old in said, said
+    expected = "lmms-eval before 0.7" if version == "v0.5" else "lmms-eval 0.7 or later ("
+    assert expected in said and (new in said) == (version != "v0.5"), said
+    bare = cli("import", command, tmp_path / "t.db", write(tmp_path / "t"))
+    assert "scores imported follow" not in bare.stderr  # no results.json: no word

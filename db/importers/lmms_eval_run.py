@@ -38,9 +38,9 @@ def results_beside(samples: Path) -> Path | None:
 
 
 def read_results(samples: Path, given: Path | None, warnings: list[str]) -> dict[str, Any] | None:
-    """The run's results.json (`given`, else the one beside the samples file) as an object;
-    None when there is none. A named file must exist; one that is not a JSON object adds a
-    warning instead of failing the import (the samples are the data)."""
+    """The run's results.json (`given`, else the one beside the samples file) as an object
+    with its `config`; None when there is none. A named file must exist; one that is not
+    lmms-eval's adds a warning instead of failing the import (the samples are the data)."""
     path = existing(given) if given is not None else results_beside(samples)
     if path is None:
         return None
@@ -49,17 +49,20 @@ def read_results(samples: Path, given: Path | None, warnings: list[str]) -> dict
     except ImportFailure as failure:
         warnings.append(f"{failure}; the run's record is left out")
         return None
-    if not isinstance(record, dict):
-        warnings.append(f"{path}: not lmms-eval's results.json (a JSON object); left out")
+    # every version writes the run's config (evaluator.py:295@v0.5, :524@v0.7.2)
+    if not isinstance(record, dict) or not isinstance(record.get("config"), dict):
+        warnings.append(
+            f"{path}: not lmms-eval's results.json (an object with the run's config); "
+            "the run's record is left out"
+        )
         return None
     return record
 
 
 def tool_run(record: dict[str, Any], judge: str) -> ToolRun:
-    """The run as results.json records it (a field of another type read as absent), with
-    the judge the lines named."""
-    config = record.get("config")
-    config = config if isinstance(config, dict) else {}
+    """The run as results.json (read_results') records it (a field of another type read as
+    absent), with the judge the lines named."""
+    config = record["config"]
     return ToolRun(
         TOOL,
         version=_text(record.get(VERSION_KEY)),
@@ -68,12 +71,6 @@ def tool_run(record: dict[str, Any], judge: str) -> ToolRun:
         judge=judge,
         date=_text(record.get("date")),
     )
-
-
-def before_v07(record: dict[str, Any]) -> bool:
-    """Whether the run was made by lmms-eval before 0.7: its results.json has no
-    lmms_eval_version (evaluator.py gained it in v0.7, :412-423 at ecfb5990)."""
-    return VERSION_KEY not in record
 
 
 def _command(config: dict[str, Any], configs: object) -> str:
