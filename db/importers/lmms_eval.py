@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from lmmreview.db.collector import collector_paused
 from lmmreview.db.importers.batch import (
     AnswerRecord,
     ImportBatch,
@@ -98,9 +99,31 @@ def read_log(request: ImportRequest, kind: str, dataset: str, read_line: LineRea
     model = model or default_model(path)
     batch = ImportBatch(request.dataset or dataset, kind, str(path))
     results = read_results(path, request.path("results"), batch.warnings)
+    with collector_paused():  # as while reading them (db.collector): no cycles to find
+        lines, raw = _read_lines(path, model, read_line, batch)
+    if not lines:
+        raise ImportFailure(path, "no lines: an lmms-eval samples file holds one per question")
+    batch.judgments = _one_judge(batch.judgments)
+    if raw:
+        batch.warnings.append(
+            f"{raw} line(s) keep the raw response (resps) beside the one lmms-eval scored "
+            "(filtered_resps: reasoning tags stripped, or a filter applied): the scored one "
+            "is imported as the answer, the raw one is not"
+        )
+    if results is not None:
+        named = sorted({r.judgment.judge_model for r in batch.judgments} - NAMED_HERE)
+        batch.run = tool_run(results, ", ".join(named))
+    return batch
+
+
+def _read_lines(
+    path: Path, model: str, read_line: LineReader, batch: ImportBatch
+) -> tuple[dict[str, str], int]:
+    """Each line's sample, answer and judgment into `batch`, in doc_id order (a multi-GPU
+    run writes rank 0's lines, then rank 1's...); the line of each key and how many lines
+    keep a raw response."""
     lines: dict[str, str] = {}
     raw = 0
-    # a multi-GPU run writes rank 0's lines, then rank 1's...: doc_id is the dataset's order
     for line in sorted(_lines(path), key=lambda found: found.doc_id):
         with _on(line, path):
             read = read_line(line, path)
@@ -115,19 +138,7 @@ def read_log(request: ImportRequest, kind: str, dataset: str, read_line: LineRea
         if read.judgment is not None:
             batch.judgments.append(JudgmentRecord(read.key, model, read.judgment))
         raw += line.raw is not None
-    if not lines:
-        raise ImportFailure(path, "no lines: an lmms-eval samples file holds one per question")
-    batch.judgments = _one_judge(batch.judgments)
-    if raw:
-        batch.warnings.append(
-            f"{raw} line(s) keep the raw response (resps) beside the one lmms-eval scored "
-            "(filtered_resps: reasoning tags stripped, or a filter applied): the scored one "
-            "is imported as the answer, the raw one is not"
-        )
-    if results is not None:
-        named = sorted({r.judgment.judge_model for r in batch.judgments} - NAMED_HERE)
-        batch.run = tool_run(results, ", ".join(named))
-    return batch
+    return lines, raw
 
 
 def note_rules(batch: ImportBatch, task: str, before: str, since: str) -> None:
