@@ -60,8 +60,8 @@ class Line:
     record: dict[str, Any]
     doc: dict[str, Any] | None
     response: str
-    doc_id: int = 0
-    raw: str | None = None
+    doc_id: int
+    raw: str | None
 
     @property
     def where(self) -> str:

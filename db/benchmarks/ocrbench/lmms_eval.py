@@ -49,6 +49,6 @@ def _read(line: Line, path: Path) -> Read:
     verdict = score.get("score")
     if isinstance(verdict, bool) or verdict not in (0, 1):
         raise ImportFailure(path, f"score {verdict!r}: expected 1 or 0", line.where)
-    key = str(line.record["doc_id"])
+    key = str(line.doc_id)
     sample = ocrbench_sample(key, question, golds, str(kind), source)
     return Read(key, sample, parsed_judgment(float(verdict), None, score, path))
