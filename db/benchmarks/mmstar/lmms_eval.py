@@ -1,5 +1,5 @@
 """`lmmreview import mmstar-lmms-eval`: the lines of lmms-eval's task `mmstar` in its
---log_samples files (db.importers.lmms_eval reads the file, in either layout).
+--log_samples files (db.importers.lmms_eval reads the file, in any layout, v0.3 to v0.7).
 
 Each line holds one metric dict named after its question's capability (`coarse
 perception`, ...) and the same dict under `average`: `question_id` (MMStar's index),

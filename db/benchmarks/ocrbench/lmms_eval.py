@@ -1,5 +1,5 @@
 """`lmmreview import ocrbench-lmms-eval`: the lines of lmms-eval's task `ocrbench` in its
---log_samples files (db.importers.lmms_eval reads the file, in either layout).
+--log_samples files (db.importers.lmms_eval reads the file, in any layout, v0.3 to v0.7).
 
 Each line's metric dict `ocrbench_accuracy` holds `question_type`, lmms-eval's `score` (1 or
 0), its stripped `prediction` and `ground_truth` (a string or a list, as OCRBench.json's

@@ -172,7 +172,7 @@ class LlavaBench(Benchmark):
         Importer(
             "llava-bench-lmms-eval",
             "LLaVA-Bench: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout of the task llava_in_the_wild: each line's "
+            "The v0.3 to v0.7 layouts of the task llava_in_the_wild: each line's "
             "gpt_eval_llava_all review (question, reference, caption, the judge's reply and "
             "scores), imported as its eval_model's reference-first review.",
             Option("samples", "JSONL", "*_samples_llava_in_the_wild.jsonl.", required=True),

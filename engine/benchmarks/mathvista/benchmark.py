@@ -96,7 +96,7 @@ class MathVista(Benchmark):
         Importer(
             "mathvista-lmms-eval",
             "MathVista: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout of the tasks mathvista_testmini (and its _cot, _solution "
+            "The v0.3 to v0.7 layouts of the tasks mathvista_testmini (and its _cot, _solution "
             "and _format variants) and mathvista_test. Answers (the filtered response) and "
             "lmms-eval's extraction of each as an imported judgment, scored by lmmreview's "
             "rules; problems from each line's doc (v0.3). v0.4 lines carry no question: import "

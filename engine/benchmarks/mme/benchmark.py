@@ -114,7 +114,7 @@ class MME(Benchmark):
         Importer(
             "mme-lmms-eval",
             "MME: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout of the task mme: questions (each line's doc, or its "
+            "The v0.3 to v0.7 layouts of the task mme: questions (each line's doc, or its "
             "input and target), answers, and lmms-eval's own verdicts (its rule reads a "
             "little differently: docs/benchmarks/mme.md), imported beside the official rule's.",
             Option("samples", "JSONL", "*_samples_mme.jsonl.", required=True),

@@ -122,7 +122,7 @@ class MMMU(SubjectBenchmark):
         Importer(
             "mmmu-lmms-eval",
             "MMMU: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout. Answers (the filtered response) and lmms-eval's parsed "
+            "The v0.3 to v0.7 layouts. Answers (the filtered response) and lmms-eval's parsed "
             "choice of each multiple-choice answer as an imported judgment; questions from "
             "each line's doc (v0.3). v0.4 lines carry no question text or options: import "
             "the questions first (lmmreview import mmmu DB --questions FILE).",

@@ -52,7 +52,7 @@ class MMMUPro(SubjectBenchmark):
         Importer(
             "mmmu-pro-lmms-eval",
             "MMMU-Pro: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout of the tasks mmmu_pro_standard and mmmu_pro_vision (and "
+            "The v0.3 to v0.7 layouts of the tasks mmmu_pro_standard and mmmu_pro_vision (and "
             "their _cot variants). Answers (the filtered response) and lmms-eval's verdict on "
             "each as an imported judgment (its parsed letter, or in the vision setting the "
             "response itself, against the answer); questions from each line's doc (v0.3). "

@@ -129,7 +129,7 @@ class MMStar(Benchmark):
         Importer(
             "mmstar-lmms-eval",
             "MMStar: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout of the task mmstar: questions (each line's doc, or its "
+            "The v0.3 to v0.7 layouts of the task mmstar: questions (each line's doc, or its "
             "input and target), answers, and lmms-eval's own verdicts (its letter extraction "
             "is more lenient since 2026: docs/benchmarks/mmstar.md), imported beside the "
             "official rule's.",

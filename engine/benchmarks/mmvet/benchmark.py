@@ -165,7 +165,7 @@ class MMVet(Benchmark):
         Importer(
             "mmvet-lmms-eval",
             "MM-Vet: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout. Questions (from each line's doc, or the "
+            "The v0.3 to v0.7 layouts. Questions (from each line's doc, or the "
             "gpt_eval_score dict that repeats them), answers (the filtered response) and "
             "lmms-eval's GPT grades as imported judgments; a grade of 0.0 with no judge reply "
             "(how lmms-eval stores an API failure) counts as 0 and is flagged for review.",

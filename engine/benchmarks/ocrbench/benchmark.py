@@ -110,7 +110,7 @@ class OCRBench(Benchmark):
         Importer(
             "ocrbench-lmms-eval",
             "OCRBench: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout of the task ocrbench: each line's metric "
+            "The v0.3 to v0.7 layouts of the task ocrbench: each line's metric "
             "ocrbench_accuracy (question type, prediction, golds, lmms-eval's score, imported "
             "as its judgment beside the official rule's: docs/benchmarks/ocrbench.md).",
             Option("samples", "JSONL", "*_samples_ocrbench.jsonl.", required=True),
