@@ -38,6 +38,7 @@ from test_import_ocrbench import ocrbench_results
 from test_import_ocrbench_tools import lmms_eval_samples as ocrbench_lmms_eval_samples
 from test_import_ocrbench_tools import vlmevalkit_workbook as ocrbench_workbook
 from test_import_ocrbench_v2 import ocrbench_v2_results
+from test_import_ocrbench_v2_lmms_eval import lmms_eval_v2_samples
 from test_import_vlmevalkit import (
     mmbench_predictions,
     mmbench_result,
@@ -211,6 +212,7 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     ocrbench_workbook(folder / "vlmevalkit")
     (folder / "OCRBench_Images").mkdir()
     ocrbench_v2_results(folder / "internvl_ocrbench_v2.json")
+    lmms_eval_v2_samples(folder)
     mmstar_files(folder)
     llava_bench_files(folder)
     llava_bench_tool_files(folder)

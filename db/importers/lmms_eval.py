@@ -1,14 +1,19 @@
-"""lmms-eval's --log_samples files, `{date}_samples_{task}.jsonl`, in both layouts lmms-eval
+"""lmms-eval's --log_samples files, `{date}_samples_{task}.jsonl`, in every layout lmms-eval
 has written (each benchmark reads its task's lines: db/benchmarks/<name>/lmms_eval.py):
 
 - v0.3: each line holds doc_id, doc (the dataset row, images left out), target, arguments,
   resps, filtered_resps and one key per metric with that metric's per-sample dict;
-- v0.4: doc and arguments are dropped; doc_id, input (the prompt), target, filtered_resps
-  (a list, or the text itself) and the metric keys remain.
+- v0.4 to v0.6: doc and arguments are dropped; doc_id, input (the prompt), target,
+  filtered_resps (a list, one item per request) and the metric keys remain;
+- v0.7 on: filtered_resps of a generation task is the text itself; resps is kept when it
+  differs (the raw text, before lmms-eval stripped reasoning tags such as <think>).
 
 A line's question comes from `doc`, or, without it, from the metric dict that repeats the
 dataset fields (a GPT-graded task's gpt_eval_score), where the task's metric has them. The
-model's answer is the filtered response.
+model's answer is the filtered response, the text lmms-eval scored; a line with several
+(a task with repeats) or with a loglikelihood task's scores is refused. Lines are read in
+doc_id order: a multi-GPU run writes each rank's lines in turn. The run's results.json, when
+found, gives the import's run record (db.importers.lmms_eval_run).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from lmmreview.db.collector import collector_paused
 from lmmreview.db.importers.batch import (
     AnswerRecord,
     ImportBatch,
@@ -28,24 +34,34 @@ from lmmreview.db.importers.batch import (
     JudgmentRecord,
     check_model_argument,
 )
+from lmmreview.db.importers.lmms_eval_run import (
+    SAMPLES_MARK,
+    VERSION_KEY,
+    read_results,
+    tool_run,
+)
 from lmmreview.db.importers.read import read_jsonl
 from lmmreview.engine.scoring import Judgment, imported
 from lmmreview.engine.types import Sample
 
 PROMPT_VERSION = "lmms-eval"  # imported judgments used lmms-eval's own prompt or rules
 RULES_JUDGE = "lmms-eval rules"  # the judge of a task's parsed predictions: no model
+EXTRACTOR = "lmms-eval extractor"  # an extraction's judge, whose model is not on the line
 GRADE = "gpt_eval_score"  # the per-sample metric dict of the GPT-graded tasks
-SAMPLES_MARK = "_samples_"  # in the name lmms-eval gives a --log_samples file
+NAMED_HERE = frozenset(("", RULES_JUDGE, EXTRACTOR))  # judge names no lmms-eval file gives
 
 
 @dataclass(frozen=True, slots=True)
 class Line:
-    """One line of a samples file: its record, the dataset row if kept, and the answer."""
+    """One line of a samples file: its record, the dataset row if kept, and the answer
+    (`raw`: the text before lmms-eval filtered it, where the line keeps another)."""
 
     number: int
     record: dict[str, Any]
     doc: dict[str, Any] | None
     response: str
+    doc_id: int
+    raw: str | None
 
     @property
     def where(self) -> str:
@@ -73,16 +89,42 @@ LineReader = Callable[[Line, Path], Read]
 
 
 def read_log(request: ImportRequest, kind: str, dataset: str, read_line: LineReader) -> ImportBatch:
-    """Every line of the samples file: its sample, the answer and any judgment, under the
-    --model name or the one lmms-eval's output folder gives."""
+    """Every line of the samples file, in doc_id order: its sample, the answer and any
+    judgment, under the --model name or the one lmms-eval's output folder gives; the run
+    as its results.json records it (--results, else the one beside the file)."""
     path = request.path("samples")
     assert path is not None  # the command requires it
     model = request.text("model")
     check_model_argument(model)
     model = model or default_model(path)
     batch = ImportBatch(request.dataset or dataset, kind, str(path))
+    results = read_results(path, request.path("results"), batch.warnings)
+    with collector_paused():  # as while reading them (db.collector): no cycles to find
+        lines, raw = _read_lines(path, model, read_line, batch)
+    if not lines:
+        raise ImportFailure(path, "no lines: an lmms-eval samples file holds one per question")
+    batch.judgments = _one_judge(batch.judgments)
+    if raw:
+        batch.warnings.append(
+            f"{raw} line(s) keep the raw response (resps) beside the one lmms-eval scored "
+            "(filtered_resps: reasoning tags stripped, or a filter applied): the scored one "
+            "is imported as the answer, the raw one is not"
+        )
+    if results is not None:
+        named = sorted({r.judgment.judge_model for r in batch.judgments} - NAMED_HERE)
+        batch.run = tool_run(results, ", ".join(named))
+    return batch
+
+
+def _read_lines(
+    path: Path, model: str, read_line: LineReader, batch: ImportBatch
+) -> tuple[dict[str, str], int]:
+    """Each line's sample, answer and judgment into `batch`, in doc_id order (a multi-GPU
+    run writes rank 0's lines, then rank 1's...); the line of each key and how many lines
+    keep a raw response."""
     lines: dict[str, str] = {}
-    for line in _lines(path):
+    raw = 0
+    for line in sorted(_lines(path), key=lambda found: found.doc_id):
         with _on(line, path):
             read = read_line(line, path)
         if read.key in lines:
@@ -95,10 +137,27 @@ def read_log(request: ImportRequest, kind: str, dataset: str, read_line: LineRea
         batch.answers.append(AnswerRecord(read.key, model, line.response, str(path)))
         if read.judgment is not None:
             batch.judgments.append(JudgmentRecord(read.key, model, read.judgment))
-    if not lines:
-        raise ImportFailure(path, "no lines: an lmms-eval samples file holds one per question")
-    batch.judgments = _one_judge(batch.judgments)
-    return batch
+        raw += line.raw is not None
+    return lines, raw
+
+
+def note_rules(batch: ImportBatch, task: str, before: str, since: str) -> None:
+    """Say which of a task's two rules its scores follow (lmms-eval changed it in 0.7.2),
+    as far as the run's results.json tells: before 0.7 it has no lmms_eval_version; from
+    0.7 on that names the git checkout lmms-eval ran in (utils.py:801-805), not a release."""
+    if batch.run is None:
+        return
+    if not batch.run.version:
+        batch.warnings.append(
+            f"lmms-eval before 0.7 (its results.json has no {VERSION_KEY}): the {task} "
+            f"scores imported follow {before}"
+        )
+        return
+    batch.warnings.append(
+        f"lmms-eval 0.7 or later ({VERSION_KEY} {batch.run.version!r} names the checkout "
+        f"it ran in, not a release): the {task} scores imported follow {before} before "
+        f"0.7.2 and {since} from 0.7.2 on"
+    )
 
 
 def _one_judge(records: list[JudgmentRecord]) -> list[JudgmentRecord]:
@@ -123,30 +182,69 @@ def default_model(path: Path) -> str:
 
 
 def _lines(path: Path) -> Iterator[Line]:
-    """The lines of a samples file; a line of neither layout is refused."""
+    """The lines of a samples file; a line of no layout lmms-eval writes is refused."""
     for number, record in read_jsonl(path):
         where = f"line {number}"
         if "doc_id" not in record or "filtered_resps" not in record:
             raise ImportFailure(
                 path,
-                "not an lmms-eval --log_samples line (the v0.3 and v0.4 layouts have "
+                "not an lmms-eval --log_samples line (every layout, v0.3 to v0.7, has "
                 "doc_id and filtered_resps)",
                 where,
+            )
+        doc_id = record["doc_id"]
+        if isinstance(doc_id, bool) or not isinstance(doc_id, int) or doc_id < 0:
+            raise ImportFailure(
+                path, f"doc_id {doc_id!r}: expected a whole number (the doc's position)", where
             )
         doc = record.get("doc")
         if doc is not None and not isinstance(doc, dict):
             raise ImportFailure(path, "doc must be an object (the dataset row)", where)
-        yield Line(number, record, doc, _response(record["filtered_resps"], path, where))
+        response = _response(record["filtered_resps"], path, where)
+        raw = _raw(record.get("resps"))
+        yield Line(number, record, doc, response, doc_id, None if raw == response else raw)
 
 
 def _response(value: object, path: Path, where: str) -> str:
-    """The model's answer: filtered_resps is the text (v0.4, one request) or a list whose
-    first item holds it (one per request; v0.3 nests the filter's list inside)."""
-    while isinstance(value, list) and value:
+    """The answer lmms-eval scored: filtered_resps is the text (v0.7, a generation task) or
+    a list with one item per request holding it (v0.3 to v0.6; v0.3 nests the filter's list
+    inside). Several items are refused: N responses to one question (a task with repeats)
+    or a loglikelihood task's [log-probability, is-greedy] pairs are no one answer."""
+    while isinstance(value, list):
+        if len(value) != 1 or _scores(value[0]):
+            raise ImportFailure(path, _not_one_answer(value), where)
         value = value[0]
     if not isinstance(value, str):
         raise ImportFailure(path, "filtered_resps holds no text answer", where)
     return value
+
+
+def _scores(value: object) -> bool:
+    """A loglikelihood request's filtered response: [log-probability, is-greedy], each
+    written as text (utils.sanitize_list)."""
+    return isinstance(value, list) and len(value) == 2 and str(value[1]) in ("True", "False")
+
+
+def _not_one_answer(value: list[object]) -> str:
+    if not value:
+        return "filtered_resps holds no text answer"
+    if _scores(value) or any(_scores(item) for item in value):
+        return (
+            "filtered_resps holds a loglikelihood task's scores ([log-probability, "
+            "is-greedy] per choice): lmmreview reads generated answers"
+        )
+    return (
+        f"filtered_resps holds {len(value)} responses to one question (a task with "
+        "repeats): lmmreview reads one answer per question"
+    )
+
+
+def _raw(value: object) -> str | None:
+    """The raw response `resps` holds (lmms-eval keeps it only where it differs from the
+    filtered one, from v0.4 on; v0.3 keeps it always), when it is one text."""
+    while isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    return value if isinstance(value, str) else None
 
 
 @contextmanager
@@ -194,11 +292,11 @@ def rule_verdict(fields: dict[str, Any], path: Path, where: str) -> float:
     return float(verdict)
 
 
-def grade_score(value: object, path: Path, where: str) -> float:
-    """A grade's score: a finite number in [0, 1]."""
+def grade_score(value: object, path: Path, where: str, what: str = f"{GRADE} score") -> float:
+    """A grade's score (`what`): a finite number in [0, 1]."""
     if isinstance(value, int | float) and not isinstance(value, bool) and 0.0 <= value <= 1.0:
         return float(value)
-    raise ImportFailure(path, f"{GRADE} score {value!r} is not a number in [0, 1]", where)
+    raise ImportFailure(path, f"{what} {value!r} is not a number in [0, 1]", where)
 
 
 def text_field(fields: dict[str, Any], name: str, path: Path, where: str) -> str:

@@ -18,6 +18,13 @@ LMMS_EVAL_MODEL = Option(
     "writes {output}/{model}/; else the file's name).",
     text=True,
 )
+# --results of the lmms-eval import commands: the run's record (version, commit, command).
+LMMS_EVAL_RESULTS = Option(
+    "results",
+    "FILE",
+    "lmms-eval's results.json of the run, kept as the import's run record (default: the "
+    "{date}_results.json beside a {date}_samples_{task}.jsonl, if there).",
+)
 # --judge and --replace of the commands that import another tool's judgments: an import of
 # judgments over one of the same judge on the same answers is refused unless one is given.
 JUDGE_NAME = Option(

@@ -1,6 +1,6 @@
 """`lmmreview import llava-bench-lmms-eval`: the lines of lmms-eval's task
 `llava_in_the_wild` in its --log_samples files (db.importers.lmms_eval reads the file, in
-either layout).
+any layout, v0.3 to v0.7).
 
 Each line's `gpt_eval_llava_all` dict holds the review lmms-eval asked: `question`, `ans1`
 (the reference answer), `ans2` (the model's), `context` (the caption), `category`

@@ -25,11 +25,17 @@ from lmmreview.db.benchmarks.mathvista.files import (
     problem_sample,
 )
 from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportRequest
-from lmmreview.db.importers.lmms_eval import PROMPT_VERSION, Line, Read, read_log, same_id
+from lmmreview.db.importers.lmms_eval import (
+    EXTRACTOR,
+    PROMPT_VERSION,
+    Line,
+    Read,
+    read_log,
+    same_id,
+)
 from lmmreview.engine.benchmarks.mathvista.benchmark import MATHVISTA
 
 METRICS = ("llm_as_judge_eval", "gpt_eval_score")  # v0.4 on, then v0.3's name for it
-EXTRACTOR = "lmms-eval extractor"  # its GPT model is not on the line (an env variable's)
 
 
 def read_request(request: ImportRequest) -> ImportBatch:

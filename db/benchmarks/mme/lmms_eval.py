@@ -1,5 +1,5 @@
 """`lmmreview import mme-lmms-eval`: the lines of lmms-eval's task `mme` in its
---log_samples files (db.importers.lmms_eval reads the file, in either layout).
+--log_samples files (db.importers.lmms_eval reads the file, in any layout, v0.3 to v0.7).
 
 Each line's metric dict, `mme_perception_score` or `mme_cognition_score` by subtask, holds
 `question_id` (the image's path, `code_reasoning/0020.png`), `category` (the subtask) and

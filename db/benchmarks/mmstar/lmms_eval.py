@@ -1,11 +1,12 @@
 """`lmmreview import mmstar-lmms-eval`: the lines of lmms-eval's task `mmstar` in its
---log_samples files (db.importers.lmms_eval reads the file, in either layout).
+--log_samples files (db.importers.lmms_eval reads the file, in any layout, v0.3 to v0.7).
 
 Each line holds one metric dict named after its question's capability (`coarse
 perception`, ...) and the same dict under `average`: `question_id` (MMStar's index),
 `l2_category` and lmms-eval's `score` (1 or 0), imported as the judgment of `lmms-eval
 rules` (its letter extraction is not the official strict rule since 2026, so the screen
-shows where they part). The question and gold come from `doc` (v0.3), else from the line's
+shows where they part; it changed in v0.7.2: the import says which one the run's
+results.json lets it tell). The question and gold come from `doc` (v0.3), else from the line's
 `input` (the prompt, lmms-eval's instruction appended) and `target`.
 """
 
@@ -20,6 +21,7 @@ from lmmreview.db.importers.batch import ImportBatch, ImportFailure, ImportReque
 from lmmreview.db.importers.lmms_eval import (
     Line,
     Read,
+    note_rules,
     parsed_judgment,
     question_and_gold,
     read_log,
@@ -28,11 +30,16 @@ from lmmreview.db.importers.lmms_eval import (
 from lmmreview.engine.benchmarks.mmstar import rules
 from lmmreview.engine.benchmarks.mmstar.benchmark import MMSTAR
 
+# lmms-eval's rule in tasks/mmstar/utils.py exact_match, changed by 9ca4445d (#1274, v0.7.2)
+BEFORE = "MMStar's own prefix rule (exact_match)"
+SINCE = "tasks/_task_utils/mcq_extract.extract_mcq_answer"
+
 
 def read_request(request: ImportRequest) -> ImportBatch:
     """Questions, answers (with the image) and lmms-eval's verdicts."""
     batch = read_log(request, MMSTAR.name, MMSTAR.name, _read)
     batch.answers_for = partial(in_setting, rules.WITH_IMAGE)
+    note_rules(batch, "MMStar", BEFORE, SINCE)
     return batch
 
 

@@ -62,7 +62,8 @@ def read_request(request: ImportRequest) -> ImportBatch:
         if _ignored(item, kind):
             ignored.append(item_key(item, path, where))
             return None
-        return _sample(item, kind, path, where), _prediction(item, path, where)
+        key = item_key(item, path, where)
+        return type_sample(key, item, kind, path, where), _prediction(item, path, where)
 
     batch, _ = read_items(
         results, request.text("model"), dataset, request.path("images"), read_item
@@ -99,7 +100,8 @@ def _warn_of_the_extra(batch: ImportBatch) -> None:
         )
 
 
-def _sample(item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
+def type_sample(key: str, item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
+    """Sample `key`: an item of type `kind` (its question, golds and what its rule reads)."""
     method = _eval(item, kind, path, where)
     golds = _golds(item, kind, path, where)
     question = nonblank_text_field(item, "question", path, where)
@@ -121,7 +123,7 @@ def _sample(item: dict[str, Any], kind: str, path: Path, where: str) -> Sample:
     if kind == rules.POSITION:
         extra[BOX] = position.box_text(_box(item.get(BOX), "bbox", path, where))
     return Sample(
-        item_key(item, path, where), question, QuestionType.OPEN, golds[0], tuple(golds[1:]),
+        key, question, QuestionType.OPEN, golds[0], tuple(golds[1:]),
         axes={TYPE: (kind,)}, extra=extra,
     )  # fmt: skip
 

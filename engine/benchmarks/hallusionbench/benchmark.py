@@ -21,6 +21,7 @@ from lmmreview.engine.benchmark import (
 from lmmreview.engine.benchmarks import (
     JUDGE_NAME,
     LMMS_EVAL_MODEL,
+    LMMS_EVAL_RESULTS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -242,12 +243,12 @@ class HallusionBench(Benchmark):
         Importer(
             "hallusionbench-lmms-eval",
             "HallusionBench: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout of the task hallusion_bench_image: questions (from each "
+            "The v0.3 to v0.7 layouts of the task hallusion_bench_image: questions (from each "
             "line's doc, or the aAcc dict that repeats the row) and answers. lmms-eval's "
             "judge verdicts are in its gpt_response/hallusion_output_v[ds]_model.json: import "
             "those with `lmmreview import hallusionbench`.",
             Option("samples", "JSONL", "*_samples_hallusion_bench_image.jsonl.", required=True),
-            (LMMS_EVAL_MODEL,),
+            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS),
             command="hallusionbench-lmms-eval",
         ),
         Importer(

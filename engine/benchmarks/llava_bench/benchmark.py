@@ -25,7 +25,13 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, MODEL_FROM_FILE_NAME, REPLACE
+from lmmreview.engine.benchmarks import (
+    JUDGE_NAME,
+    LMMS_EVAL_MODEL,
+    LMMS_EVAL_RESULTS,
+    MODEL_FROM_FILE_NAME,
+    REPLACE,
+)
 from lmmreview.engine.benchmarks.llava_bench import rules
 from lmmreview.engine.judging import failed, llm_judgment
 from lmmreview.engine.llm import Call, Reply
@@ -166,11 +172,11 @@ class LlavaBench(Benchmark):
         Importer(
             "llava-bench-lmms-eval",
             "LLaVA-Bench: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout of the task llava_in_the_wild: each line's "
+            "The v0.3 to v0.7 layouts of the task llava_in_the_wild: each line's "
             "gpt_eval_llava_all review (question, reference, caption, the judge's reply and "
             "scores), imported as its eval_model's reference-first review.",
             Option("samples", "JSONL", "*_samples_llava_in_the_wild.jsonl.", required=True),
-            (LMMS_EVAL_MODEL,),
+            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS),
             command="llava-bench-lmms-eval",
         ),
         Importer(

@@ -19,6 +19,7 @@ from lmmreview.engine.benchmark import (
 from lmmreview.engine.benchmarks import (
     JUDGE_NAME,
     LMMS_EVAL_MODEL,
+    LMMS_EVAL_RESULTS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -95,13 +96,13 @@ class MathVista(Benchmark):
         Importer(
             "mathvista-lmms-eval",
             "MathVista: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout of the tasks mathvista_testmini (and its _cot, _solution "
+            "The v0.3 to v0.7 layouts of the tasks mathvista_testmini (and its _cot, _solution "
             "and _format variants) and mathvista_test. Answers (the filtered response) and "
             "lmms-eval's extraction of each as an imported judgment, scored by lmmreview's "
             "rules; problems from each line's doc (v0.3). v0.4 lines carry no question: import "
             "the official files first (lmmreview import mathvista DB FILE).",
             Option("samples", "JSONL", "*_samples_mathvista_testmini.jsonl, ...", required=True),
-            (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
+            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, JUDGE_NAME, REPLACE),
             command="mathvista-lmms-eval",
         ),
         Importer(

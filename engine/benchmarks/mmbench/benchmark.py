@@ -20,6 +20,7 @@ from lmmreview.engine.benchmark import (
 from lmmreview.engine.benchmarks import (
     JUDGE_FROM_FILE_NAME,
     LMMS_EVAL_MODEL,
+    LMMS_EVAL_RESULTS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -161,11 +162,11 @@ class MMBench(Benchmark):
         Importer(
             "mmbench-lmms-eval",
             "MMBench: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout. Questions (from each line's doc, or the gpt_eval_score "
+            "The v0.3 to v0.7 layouts. Questions (from each line's doc, or the gpt_eval_score "
             "dict that repeats them; circular rows by index) and answers (the filtered "
             "response); lmms-eval records no extracted choice per line, so lmmreview extracts.",
             Option("samples", "JSONL", "*_samples_mmbench_*.jsonl.", required=True),
-            (LMMS_EVAL_MODEL,),
+            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS),
             command="mmbench-lmms-eval",
         ),
     )

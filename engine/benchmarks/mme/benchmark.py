@@ -11,6 +11,7 @@ from lmmreview.engine.benchmarks import (
     JUDGE_FROM_FILE_NAME,
     JUDGE_NAME,
     LMMS_EVAL_MODEL,
+    LMMS_EVAL_RESULTS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -113,11 +114,11 @@ class MME(Benchmark):
         Importer(
             "mme-lmms-eval",
             "MME: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout of the task mme: questions (each line's doc, or its "
+            "The v0.3 to v0.7 layouts of the task mme: questions (each line's doc, or its "
             "input and target), answers, and lmms-eval's own verdicts (its rule reads a "
             "little differently: docs/benchmarks/mme.md), imported beside the official rule's.",
             Option("samples", "JSONL", "*_samples_mme.jsonl.", required=True),
-            (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
+            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, JUDGE_NAME, REPLACE),
             command="mme-lmms-eval",
         ),
         Importer(

@@ -18,7 +18,7 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, REPLACE
+from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, REPLACE
 from lmmreview.engine.benchmarks.mmmu import rules as mmmu
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment, Status
@@ -122,12 +122,12 @@ class MMMU(SubjectBenchmark):
         Importer(
             "mmmu-lmms-eval",
             "MMMU: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout. Answers (the filtered response) and lmms-eval's parsed "
+            "The v0.3 to v0.7 layouts. Answers (the filtered response) and lmms-eval's parsed "
             "choice of each multiple-choice answer as an imported judgment; questions from "
             "each line's doc (v0.3). v0.4 lines carry no question text or options: import "
             "the questions first (lmmreview import mmmu DB --questions FILE).",
             Option("samples", "JSONL", "*_samples_mmmu_val.jsonl.", required=True),
-            (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
+            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, JUDGE_NAME, REPLACE),
             command="mmmu-lmms-eval",
         ),
     )

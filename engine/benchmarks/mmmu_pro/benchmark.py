@@ -7,6 +7,7 @@ from lmmreview.engine.benchmark import Importer, Option
 from lmmreview.engine.benchmarks import (
     JUDGE_NAME,
     LMMS_EVAL_MODEL,
+    LMMS_EVAL_RESULTS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -51,14 +52,14 @@ class MMMUPro(SubjectBenchmark):
         Importer(
             "mmmu-pro-lmms-eval",
             "MMMU-Pro: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout of the tasks mmmu_pro_standard and mmmu_pro_vision (and "
+            "The v0.3 to v0.7 layouts of the tasks mmmu_pro_standard and mmmu_pro_vision (and "
             "their _cot variants). Answers (the filtered response) and lmms-eval's verdict on "
             "each as an imported judgment (its parsed letter, or in the vision setting the "
             "response itself, against the answer); questions from each line's doc (v0.3). "
             "v0.4 lines carry no question: import the official files first (lmmreview import "
             "mmmu-pro DB OUTPUTS).",
             Option("samples", "JSONL", "*_samples_mmmu_pro_standard.jsonl, ...", required=True),
-            (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
+            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, JUDGE_NAME, REPLACE),
             command="mmmu-pro-lmms-eval",
         ),
         Importer(

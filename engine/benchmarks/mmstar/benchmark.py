@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
-from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL, MODEL_FROM_FILE_NAME
+from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, MODEL_FROM_FILE_NAME
 from lmmreview.engine.benchmarks.mmstar import rules
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment
@@ -129,12 +129,12 @@ class MMStar(Benchmark):
         Importer(
             "mmstar-lmms-eval",
             "MMStar: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout of the task mmstar: questions (each line's doc, or its "
+            "The v0.3 to v0.7 layouts of the task mmstar: questions (each line's doc, or its "
             "input and target), answers, and lmms-eval's own verdicts (its letter extraction "
             "is more lenient since 2026: docs/benchmarks/mmstar.md), imported beside the "
             "official rule's.",
             Option("samples", "JSONL", "*_samples_mmstar.jsonl.", required=True),
-            (LMMS_EVAL_MODEL,),
+            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS),
             command="mmstar-lmms-eval",
         ),
     )

@@ -20,6 +20,7 @@ from lmmreview.engine.benchmarks import (
     JUDGE_FROM_FILE_NAME,
     JUDGE_NAME,
     LMMS_EVAL_MODEL,
+    LMMS_EVAL_RESULTS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -164,12 +165,12 @@ class MMVet(Benchmark):
         Importer(
             "mmvet-lmms-eval",
             "MM-Vet: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout. Questions (from each line's doc, or the "
+            "The v0.3 to v0.7 layouts. Questions (from each line's doc, or the "
             "gpt_eval_score dict that repeats them), answers (the filtered response) and "
             "lmms-eval's GPT grades as imported judgments; a grade of 0.0 with no judge reply "
             "(how lmms-eval stores an API failure) counts as 0 and is flagged for review.",
             Option("samples", "JSONL", "*_samples_mmvet.jsonl.", required=True),
-            (LMMS_EVAL_MODEL, JUDGE_NAME, REPLACE),
+            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, JUDGE_NAME, REPLACE),
             command="mmvet-lmms-eval",
         ),
     )

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from lmmreview.engine.axis_tables import axis_cells, axis_tables
 from lmmreview.engine.benchmark import Benchmark, Importer, Option, Tables, TableSpec, Unit
-from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL, MODEL_FROM_FILE_NAME
+from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, MODEL_FROM_FILE_NAME
 from lmmreview.engine.benchmarks.ocrbench import rules
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment
@@ -110,11 +110,11 @@ class OCRBench(Benchmark):
         Importer(
             "ocrbench-lmms-eval",
             "OCRBench: lmms-eval --log_samples JSONL.\n\n"
-            "The v0.3 or v0.4 layout of the task ocrbench: each line's metric "
+            "The v0.3 to v0.7 layouts of the task ocrbench: each line's metric "
             "ocrbench_accuracy (question type, prediction, golds, lmms-eval's score, imported "
             "as its judgment beside the official rule's: docs/benchmarks/ocrbench.md).",
             Option("samples", "JSONL", "*_samples_ocrbench.jsonl.", required=True),
-            (LMMS_EVAL_MODEL,),
+            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS),
             command="ocrbench-lmms-eval",
         ),
         Importer(

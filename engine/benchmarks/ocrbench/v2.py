@@ -8,6 +8,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
+from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS
 from lmmreview.engine.benchmarks.ocrbench import v2_kie as kie
 from lmmreview.engine.benchmarks.ocrbench import v2_parsing as parsing
 from lmmreview.engine.benchmarks.ocrbench import v2_position as position
@@ -118,6 +119,18 @@ class OCRBenchV2(Benchmark):
             Option("images", "FOLDER", "The folder image_path is relative to."),
         ),
         demo="ocrbench-v2-demo",
+    )
+    tool_importers: tuple[Importer, ...] = (
+        Importer(
+            "ocrbench-v2-lmms-eval",
+            "OCRBench v2: lmms-eval --log_samples JSONL.\n\n"
+            "The lines of the task ocrbench_v2 (v0.5 to v0.7): each line's metric "
+            "ocrbench_v2_accuracy (question type, prediction, golds, lmms-eval's score, "
+            "imported as its judgment), keyed by doc_id (docs/benchmarks/ocrbench.md).",
+            Option("samples", "JSONL", "*_samples_ocrbench_v2.jsonl.", required=True),
+            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS),
+            command="ocrbench-v2-lmms-eval",
+        ),
     )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:
