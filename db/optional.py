@@ -7,3 +7,7 @@ INSTALL_OPENPYXL = (
     "pip install 'lmmreview[xlsx]' (pip), pipx inject lmmreview openpyxl (pipx), or "
     "uv tool install --with openpyxl lmmreview (uv tool)"
 )
+INSTALL_INSPECT = (
+    "pip install 'lmmreview[inspect]' (pip), pipx inject lmmreview inspect_ai (pipx), or "
+    "uv tool install --with inspect_ai lmmreview (uv tool)"
+)
