@@ -55,9 +55,15 @@ def export(
       csv                 one line per table cell, every statistic in a column
       json                the tables with unrounded values, N and counts, and the notes
       latex               booktabs tables
+      inspect             each imported Inspect AI log, the verdicts as score edits
     """
     from lmmreview.engine.export import RENDERERS
 
+    if format == "inspect":  # Inspect AI logs: binary copies, not a benchmark's files
+        from lmmreview.tui.cli.export_inspect import export_inspect
+
+        export_inspect(db, output, dataset)
+        return
     if format not in RENDERERS:  # a benchmark's official files
         from lmmreview.tui.cli.export_official import export_official
         from lmmreview.tui.settings import for_command
