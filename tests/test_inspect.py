@@ -63,15 +63,24 @@ def test_a_log_imports_with_its_samples_images_answers_scorers_and_run(cli, log,
     assert "3 samples (3 new), 1 new images; answers: mockllm/model 3 new" in result.stdout
     assert "9 imported judgments as import 1" in result.stdout
     assert "scorer 'stars': 1 value(s) not a score in [0, 1], kept unscored: q2" in result.stderr
-    samples = rows(db, "SELECT key, question, question_type, answer, alt_answers, options, extra FROM samples ORDER BY id")
+    samples = rows(
+        db,
+        "SELECT key, question, question_type, answer, alt_answers, options, extra FROM samples ORDER BY id",
+    )
     assert samples == [
         ("q1", "Colour? A red B blue", "open", "A", None, None, '{"inspect_id":"q1","inspect_epoch":1}'),
         ("q2", "What is 2+2?", "open", "4", '["four"]', None, '{"inspect_id":"q2","inspect_epoch":1}'),
         ("3", "Pick the sky's colour", "choice", "B", None, '{"A": "red", "B": "blue"}', '{"inspect_id":3,"inspect_epoch":1}'),
     ]  # fmt: skip
-    assert rows(db, "SELECT s.key, i.format, i.width FROM sample_images x JOIN samples s ON s.id = x.sample_id JOIN images i ON i.hash = x.image_hash") == [("q1", "PNG", 4)]
+    assert rows(
+        db,
+        "SELECT s.key, i.format, i.width FROM sample_images x JOIN samples s ON s.id = x.sample_id JOIN images i ON i.hash = x.image_hash",
+    ) == [("q1", "PNG", 4)]
     assert rows(db, "SELECT text FROM answers ORDER BY id") == [("A, it is red",), ("4",), ("B",)]
-    judged = rows(db, "SELECT s.key, j.judge_kind, j.judge_model, j.prompt_hash, j.score, j.status FROM judgments j JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id ORDER BY j.id")
+    judged = rows(
+        db,
+        "SELECT s.key, j.judge_kind, j.judge_model, j.prompt_hash, j.score, j.status FROM judgments j JOIN answers a ON a.id = j.answer_id JOIN samples s ON s.id = a.sample_id ORDER BY j.id",
+    )
     assert judged == [
         ("q1", "imported", "letter", "inspect_ai", 1.0, "ok"),
         ("q1", "imported", "stars", "inspect_ai", 0.25, "ok"),
@@ -84,7 +93,11 @@ def test_a_log_imports_with_its_samples_images_answers_scorers_and_run(cli, log,
         ("3", "imported", "match", "inspect_ai", 1.0, "ok"),
     ]
     (listed,) = json.loads(cli("imports", db, "--json").stdout)
-    assert (listed["dataset"], listed["file"], listed["sha256"]) == ("tiny", str(log), file_sha256(log))
+    assert (listed["dataset"], listed["file"], listed["sha256"]) == (
+        "tiny",
+        str(log),
+        file_sha256(log),
+    )
     run = listed["run"]
     assert run["tool"] == "inspect_ai" and run["version"].startswith("0.3.")
     assert run["command"].startswith("tiny") and datetime.fromisoformat(run["date"])
@@ -105,7 +118,12 @@ def test_a_graded_log_exports_with_score_edits_inspect_reads_back(cli, log, tmp_
         review.grade(answers["q2"], 1.0)
         review.grade(answers["q2"], 0.5)
         review.undo_last("tiny")  # back to 1.0
-        stamps = dict(rows(db, "SELECT a.id, MAX(r.created_at) FROM reviews r JOIN answers a ON a.id = r.answer_id WHERE r.action != 'note' GROUP BY a.id"))
+        stamps = dict(
+            rows(
+                db,
+                "SELECT a.id, MAX(r.created_at) FROM reviews r JOIN answers a ON a.id = r.answer_id WHERE r.action != 'note' GROUP BY a.id",
+            )
+        )
     result = cli("export", db, "--format", "inspect", "--out", out)
     assert result.code == 0, result.stderr
     edited = out / log.name
