@@ -17,8 +17,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-
 from conftest import dump
+
 from lmmreview.db import Store
 from lmmreview.db.importers.inspect_logs import mapped, sample_key
 from lmmreview.db.imports import file_sha256
