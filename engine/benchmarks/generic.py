@@ -48,8 +48,8 @@ class Generic(Benchmark):
     tool_importers: tuple[Importer, ...] = (
         Importer(
             "inspect",
-            "Any benchmark: an Inspect AI .eval log (needs lmmreview[inspect]).\n\n"
-            "Read through inspect_ai's own API: each sample (each epoch: 'ID epoch N' after "
+            "Any benchmark: an Inspect AI .eval log.\n\n"
+            "Read through inspect_ai's own API (the extra lmmreview[inspect]): each sample (each epoch: 'ID epoch N' after "
             "the first) with its input text as the question, its input images, its target "
             "as the gold and its choices as options; output.completion as the model's "
             "answer; every scorer's scores as imported judgments of a judge named after the "
