@@ -14,6 +14,7 @@ import base64
 import binascii
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
@@ -37,7 +38,7 @@ from lmmreview.engine.scoring import Judgment, Status, imported
 from lmmreview.engine.types import QuestionType, Sample
 
 if TYPE_CHECKING:
-    from inspect_ai.log import EvalSample, EvalSpec
+    from inspect_ai.log import EvalLog, EvalSample, EvalSpec
     from inspect_ai.scorer import Score
 
 TOOL = "inspect_ai"  # ToolRun.tool of an Inspect import: `export --format inspect` finds it
@@ -107,18 +108,19 @@ def read_request(request: ImportRequest) -> ImportBatch:
     return batch
 
 
-def _header(api: ModuleType, path: Path) -> Any:
+def _header(api: ModuleType, path: Path) -> EvalLog:
     """The log's header (EvalLog without samples); anything inspect_ai cannot read as a
     log is refused, with what it said."""
     try:
-        return api.read_eval_log(str(path), header_only=True)
+        header: EvalLog = api.read_eval_log(str(path), header_only=True)
     except Exception as exc:  # inspect_ai raises many kinds for a file that is no log
         raise ImportFailure(
             path, f"not a log {inspect_version()} can read ({_said(exc)})"
         ) from None
+    return header
 
 
-def _samples(api: ModuleType, path: Path) -> Any:
+def _samples(api: ModuleType, path: Path) -> Iterator[EvalSample]:
     """Every sample the log lists, with its attachments (images) resolved. One the log
     lists and inspect_ai cannot read back refuses the log."""
     for summary in api.read_eval_log_sample_summaries(str(path)):
@@ -241,16 +243,14 @@ def tool_run(spec: EvalSpec) -> ToolRun:
     """What the log records of its run: the packages' versions, the task's git commit,
     the task and its arguments (as `inspect eval` takes them), the grader model and when."""
     packages = dict(spec.packages)
-    version = ", ".join(
-        [packages.pop(TOOL, ""), *(f"{name} {number}" for name, number in packages.items())]
-    )
+    versions = [packages.pop(TOOL, ""), *(f"{name} {v}" for name, v in packages.items())]
     arguments = [
         f"-T {name}={value if isinstance(value, str) else json.dumps(value)}"
         for name, value in spec.task_args.items()
     ]
     return ToolRun(
         TOOL,
-        version=version.strip(", "),
+        version=", ".join(v for v in versions if v),
         commit=spec.revision.commit if spec.revision else "",
         command=" ".join([spec.task, *arguments]),
         judge=_grader(spec.model_roles or {}),
