@@ -28,18 +28,21 @@ from lmmreview.db.review import ReviewStore
 WRITER = Path(__file__).parent / "data" / "inspect" / "write_log.py"
 
 
-@pytest.fixture(scope="session")
-def written_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def write_log(folder: Path, epochs: int) -> Path:
     """The log inspect_ai writes for the tiny task (its data and cache folders in tmp)."""
-    folder = tmp_path_factory.mktemp("inspect")
     env = {**os.environ, "XDG_DATA_HOME": str(folder / "data")}
     env["XDG_CACHE_HOME"] = str(folder / "cache")
     run = subprocess.run(
-        [sys.executable, str(WRITER), str(folder / "logs")],
+        [sys.executable, str(WRITER), str(folder / "logs"), str(epochs)],
         capture_output=True, text=True, env=env, cwd=folder, timeout=300, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     return Path(run.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="session")
+def written_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_log(tmp_path_factory.mktemp("inspect"), epochs=1)
 
 
 @pytest.fixture
@@ -190,9 +193,25 @@ def test_a_file_that_is_no_log_is_refused_and_the_database_unchanged(cli, log, t
     assert dump(db) == kept
 
 
-def test_epochs_after_the_first_are_samples_of_their_own():
+def test_epochs_after_the_first_are_samples_of_their_own(cli, tmp_path):
+    """Each epoch is another answer: a sample of its own, whose verdict edits that epoch."""
+    from inspect_ai.log import read_eval_log
+
     assert sample_key("q1", 1) == "q1"
     assert sample_key(7, 3) == "7 epoch 3"
+    log, db = write_log(tmp_path, epochs=2), tmp_path / "r.db"
+    assert cli("import", "inspect", db, log).code == 0
+    with Store.open(db) as store:
+        answers = {key: answer for answer, _, key in store.answer_keys("tiny")}
+        assert sorted(answers) == ["3", "3 epoch 2", "q1", "q1 epoch 2", "q2", "q2 epoch 2"]
+        ReviewStore(store, "ben").grade(answers["q2 epoch 2"], 0.0)
+    assert cli("export", db, "--format", "inspect", "--out", tmp_path / "out.eval").code == 0
+    edited = {
+        (s.id, s.epoch): s.scores["letter"]
+        for s in read_eval_log(str(tmp_path / "out.eval")).samples
+    }
+    assert [k for k, score in edited.items() if score.history] == [("q2", 2)]
+    assert edited["q2", 2].value == "I" and edited["q2", 2].history[-1].provenance.author == "ben"
 
 
 @pytest.mark.parametrize(

@@ -83,20 +83,16 @@ def read_request(request: ImportRequest) -> ImportBatch:
     source = str(path.absolute())  # where `export --format inspect` finds the log again
     batch = ImportBatch(request.dataset or spec.task, GENERIC.name, source, sha256=sha256)
     batch.run = tool_run(spec)
-    model = model or spec.model
-    failed: list[str] = []
+    seen: set[str] = set()
+    failed: list[str] = []  # the samples that ended in an error: no answer
     for sample in _samples(api, path):
         key = sample_key(sample.id, sample.epoch)
-        batch.samples.append(_sample(key, sample))
-        _add_images(batch, key, sample, path)
-        if sample.error is not None:
+        if key in seen:
+            message = "another sample has this id (one as a number, one as text)"
+            raise ImportFailure(path, message, f"sample {key!r}")
+        seen.add(key)
+        if not _add_sample(batch, key, sample, model or spec.model, path):
             failed.append(key)
-            continue
-        batch.answers.append(AnswerRecord(key, model, sample.output.completion, source))
-        batch.judgments.extend(
-            JudgmentRecord(key, model, judgment(name, score, source))
-            for name, score in (sample.scores or {}).items()
-        )
     if not batch.samples:
         raise ImportFailure(path, "the log holds no samples")
     if failed:
@@ -106,6 +102,21 @@ def read_request(request: ImportRequest) -> ImportBatch:
         )
     batch.warnings.extend(_unmapped(batch.judgments, path))
     return batch
+
+
+def _add_sample(batch: ImportBatch, key: str, sample: EvalSample, model: str, path: Path) -> bool:
+    """Add a sample and its images, and unless it ended in an error, the model's answer
+    and every scorer's judgment of it; whether it had an answer."""
+    batch.samples.append(_sample(key, sample))
+    _add_images(batch, key, sample, path)
+    if sample.error is not None:
+        return False
+    batch.answers.append(AnswerRecord(key, model, sample.output.completion, batch.source))
+    batch.judgments.extend(
+        JudgmentRecord(key, model, judgment(name, score, batch.source))
+        for name, score in (sample.scores or {}).items()
+    )
+    return True
 
 
 def _header(api: ModuleType, path: Path) -> EvalLog:

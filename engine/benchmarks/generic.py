@@ -49,8 +49,9 @@ class Generic(Benchmark):
         Importer(
             "inspect",
             "Any benchmark: an Inspect AI .eval log.\n\n"
-            "Read through inspect_ai's own API (the extra lmmreview[inspect]): each sample (each epoch: 'ID epoch N' after "
-            "the first) with its input text as the question, its input images, its target "
+            "Read through inspect_ai's own API (the extra lmmreview[inspect]): each sample "
+            "(each epoch: 'ID epoch N' after the first) with its input text as the "
+            "question, its input images, its target "
             "as the gold and its choices as options; output.completion as the model's "
             "answer; every scorer's scores as imported judgments of a judge named after the "
             "scorer (C 1, P 0.5, I and N 0, numbers in [0, 1] as they are; any other value "

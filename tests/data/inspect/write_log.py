@@ -1,6 +1,6 @@
 """Write a small Inspect AI log by running a tiny task with inspect_ai's mock model (run in a
 subprocess by tests/test_inspect.py, so inspect_ai's evaluation leaves the test process as
-it was). Usage: write_log.py LOG_DIR. Prints the log's path.
+it was). Usage: write_log.py LOG_DIR [EPOCHS]. Prints the log's path.
 
 Samples: "q1" an image and text (a chat message), target "A"; "q2" plain text with two
 acceptable targets; 3 (an int id) multiple choice. Scorers: `letter` (C/I), `stars` (a
@@ -76,9 +76,9 @@ SAMPLES = [
 ]
 
 
-def outputs() -> list[ModelOutput]:
+def outputs(epochs: int) -> list[ModelOutput]:
     made = []
-    for text in ("A, it is red", "4", "B"):
+    for text in ("A, it is red", "4", "B") * epochs:
         output = ModelOutput.from_content(model="mockllm/model", content=text)
         output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         made.append(output)
@@ -89,7 +89,8 @@ if __name__ == "__main__":
     task = Task(
         dataset=SAMPLES, solver=generate(), scorer=[letter(), stars(), match()], name="tiny"
     )
-    model = get_model("mockllm/model", custom_outputs=outputs())
-    (log,) = eval(task, model=model, log_dir=sys.argv[1], display="none", task_args={"level": 2})
+    epochs = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+    model = get_model("mockllm/model", custom_outputs=outputs(epochs))
+    (log,) = eval(task, model=model, log_dir=sys.argv[1], display="none", epochs=epochs)
     assert log.status == "success", log.error
     print(log.location)
