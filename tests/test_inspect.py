@@ -15,12 +15,14 @@ import sys
 from contextlib import closing
 from datetime import datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from conftest import dump
 
 from lmmreview.db import Store
-from lmmreview.db.importers.inspect_logs import mapped, sample_key
+from lmmreview.db.importers.batch import ToolRun
+from lmmreview.db.importers.inspect_logs import mapped, sample_key, tool_run
 from lmmreview.db.imports import file_sha256
 from lmmreview.db.inspect_edits import inspect_value
 from lmmreview.db.review import ReviewStore
@@ -104,6 +106,32 @@ def test_a_log_imports_with_its_samples_images_answers_scorers_and_run(cli, log,
     run = listed["run"]
     assert run["tool"] == "inspect_ai" and run["version"].startswith("0.3.")
     assert run["command"].startswith("tiny") and datetime.fromisoformat(run["date"])
+    again = cli("import", "inspect", db, log)
+    assert again.code == 0 and "already there as import 1: nothing to add" in again.stdout
+
+
+def test_the_run_record_names_the_packages_commit_command_and_grader():
+    """ToolRun from the fields EvalSpec has (inspect_ai/log/_log.py): packages, revision,
+    task, task_args, model_roles (a role may hold a list of models), created."""
+    spec = SimpleNamespace(
+        packages={"inspect_ai": "0.3.285", "inspect_evals": "0.3.1"},
+        revision=SimpleNamespace(commit="abc123"),
+        task="inspect_evals/mmmu",
+        task_args={"subject": "Art", "shots": 2},
+        model_roles={
+            "grader": [SimpleNamespace(model="openai/gpt-4o"), SimpleNamespace(model="m2")]
+        },
+        created="2026-11-27T23:09:20+00:00",
+    )
+    assert tool_run(spec) == ToolRun(
+        "inspect_ai", "0.3.285, inspect_evals 0.3.1", "abc123",
+        "inspect_evals/mmmu -T subject=Art -T shots=2", "openai/gpt-4o, m2",
+        "2026-11-27T23:09:20+00:00",
+    )  # fmt: skip
+    bare = SimpleNamespace(
+        packages={}, revision=None, task="t", task_args={}, model_roles=None, created="d"
+    )
+    assert tool_run(bare).recorded() == {"tool": "inspect_ai", "command": "t", "date": "d"}
 
 
 def test_a_graded_log_exports_with_score_edits_inspect_reads_back(cli, log, tmp_path):
