@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from lmmreview.db.importers.inspect_logs import (
@@ -114,8 +115,6 @@ def check_unchanged(log: LogEdits) -> None:
 def write_edited(log: LogEdits, target: Path) -> None:
     """Read the log (whole), apply its edits, recompute its metrics, write it to `target`."""
     api = inspect_log_api(log.file)
-    from inspect_ai.scorer import ScoreEdit
-
     check_unchanged(log)
     try:
         inspect_log = api.read_eval_log(str(log.file))
@@ -124,27 +123,35 @@ def write_edited(log: LogEdits, target: Path) -> None:
         raise StoreError(message) from None
     samples = {(s.id, s.epoch): s for s in inspect_log.samples or []}
     for edit in log.edits:
-        sample = samples.get((edit.sample_id, edit.epoch))
-        if sample is None or edit.scorer not in (sample.scores or {}):
-            raise StoreError(
-                f"{log.file}: no score {edit.scorer!r} of sample {edit.sample_id!r} "
-                f"(epoch {edit.epoch}) in the log, which lmmreview imported as {edit.key!r}"
-            )
-        original = sample.scores[edit.scorer].value
+        original = _original(samples, edit, log.file)
         api.edit_score(
-            inspect_log,
-            edit.sample_id,
-            edit.scorer,
-            ScoreEdit(
-                value=inspect_value(edit.score, original),
-                answer=edit.choice if edit.choice is not None else "UNCHANGED",
-                provenance=api.ProvenanceData(**provenance(edit, log.record.dataset)),
-            ),
-            recompute_metrics=False,
-            epoch=edit.epoch,
-        )
+            inspect_log, edit.sample_id, edit.scorer, _score_edit(api, edit, original, log),
+            recompute_metrics=False, epoch=edit.epoch,
+        )  # fmt: skip
     api.recompute_metrics(inspect_log)
     api.write_eval_log(inspect_log, str(target))
+
+
+def _original(samples: dict[tuple[int | str, int], Any], edit: Edit, file: Path) -> object:
+    """The value the edit's scorer gave the sample, as the log holds it."""
+    sample = samples.get((edit.sample_id, edit.epoch))
+    if sample is None or edit.scorer not in (sample.scores or {}):
+        raise StoreError(
+            f"{file}: no score {edit.scorer!r} of sample {edit.sample_id!r} "
+            f"(epoch {edit.epoch}) in the log, which lmmreview imported as {edit.key!r}"
+        )
+    return sample.scores[edit.scorer].value
+
+
+def _score_edit(api: ModuleType, edit: Edit, original: object, log: LogEdits) -> Any:
+    """The ScoreEdit of a verdict: its value, the option it chose, its provenance."""
+    from inspect_ai.scorer import ScoreEdit
+
+    return ScoreEdit(
+        value=inspect_value(edit.score, original),
+        answer=edit.choice if edit.choice is not None else "UNCHANGED",
+        provenance=api.ProvenanceData(**provenance(edit, log.record.dataset)),
+    )
 
 
 def inspect_value(score: float, original: object) -> Any:
