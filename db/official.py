@@ -51,28 +51,46 @@ CELL_LIMIT = 32_767  # characters in a workbook cell; openpyxl would cut longer 
 
 
 class _VerdictRow(NamedTuple):
+    id: int
     answer_id: int
     score: float | None
     choice: str | None
     action: str
     reviewer: str
+    note: str | None
+    created_at: str
 
 
-def verdicts_in_force(store: Store, dataset: str) -> dict[int, tuple[Verdict, str]]:
-    """answer id -> the human verdict in force and its reviewer (one that clears a verdict,
-    an undo back to nothing, leaves the answer out)."""
+class InForce(NamedTuple):
+    """The human verdict in force on an answer: who gave it, when, and the note on it."""
+
+    verdict: Verdict
+    reviewer: str
+    created_at: str
+    note: str | None  # the latest note written on it, else its own
+
+
+def verdicts_in_force(store: Store, dataset: str) -> dict[int, InForce]:
+    """answer id -> the human verdict in force (one that clears a verdict, an undo back to
+    nothing, leaves the answer out)."""
     rows = store.conn.execute(
-        "SELECT r.answer_id, r.score, r.choice, r.action, r.reviewer FROM reviews r "
+        "SELECT r.id, r.answer_id, r.score, r.choice, r.action, r.reviewer, r.note, "
+        "r.created_at FROM reviews r "
         "JOIN answers a ON a.id = r.answer_id JOIN samples s ON s.id = a.sample_id "
         "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? ORDER BY r.answer_id, r.id",
         (dataset,),
     )
     found = {}
-    for answer, history in groupby(map(_VerdictRow._make, rows), key=attrgetter("answer_id")):
+    for answer, group in groupby(map(_VerdictRow._make, rows), key=attrgetter("answer_id")):
+        history = list(group)
         stack = in_force(history)
         if stack and (stack[-1].score is not None or stack[-1].choice is not None):
             top = stack[-1]
-            found[answer] = (Verdict(top.score, top.choice), top.reviewer)
+            notes = [r.note for r in history if r.action == "note" and r.id > top.id and r.note]
+            note = notes[-1] if notes else top.note
+            found[answer] = InForce(
+                Verdict(top.score, top.choice), top.reviewer, top.created_at, note
+            )
     return found
 
 

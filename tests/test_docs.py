@@ -56,6 +56,7 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 SAMPLES = ROOT / "sample_data"
+INSPECT_LOG = ROOT / "tests" / "data" / "inspect" / "tiny.eval"  # inspect_ai 0.3.285 wrote it
 
 # -- the reliability promises ---------------------------------------------------------------
 
@@ -217,6 +218,8 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     llava_bench_files(folder)
     llava_bench_tool_files(folder)
     vlmevalkit_run(folder / "outputs")
+    (folder / "logs").mkdir(exist_ok=True)  # an Inspect log (tests/data/inspect/write_log.py)
+    shutil.copyfile(INSPECT_LOG, folder / "logs" / "tiny.eval")
     if demo is not None:
         for name in ("results.db", "ana.db", "ben.db"):
             shutil.copyfile(demo, folder / name)

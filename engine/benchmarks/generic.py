@@ -15,6 +15,7 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
+from lmmreview.engine.benchmarks import REPLACE
 from lmmreview.engine.benchmarks.mmbench.benchmark import EXTRACTION
 from lmmreview.engine.benchmarks.mmvet.benchmark import GRADING
 from lmmreview.engine.offline import choice_judgment, open_judgment
@@ -43,6 +44,25 @@ class Generic(Benchmark):
         ),
         command="jsonl",
         demo="jsonl-demo",
+    )
+    tool_importers: tuple[Importer, ...] = (
+        Importer(
+            "inspect",
+            "Any benchmark: an Inspect AI .eval log.\n\n"
+            "Read through inspect_ai's own API (the extra lmmreview[inspect]): each sample "
+            "(each epoch: 'ID epoch N' after the first) with its input text as the "
+            "question, its input images, its target "
+            "as the gold and its choices as options; output.completion as the model's "
+            "answer; every scorer's scores as imported judgments of a judge named after the "
+            "scorer (C 1, P 0.5, I and N 0, numbers in [0, 1] as they are; any other value "
+            "is kept unscored). `export --format inspect` writes the verdicts back.",
+            Option("log", "LOG.eval", "The Inspect AI log (.eval or .json).", required=True),
+            (
+                Option("model", "NAME", "Model name (default: the log's model).", text=True),
+                REPLACE,
+            ),
+            command="inspect",
+        ),
     )
 
     def tables(self, dataset: str, samples: list[Sample], counts: list[int]) -> Tables:

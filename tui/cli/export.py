@@ -57,12 +57,18 @@ def export(
       latex               booktabs tables
       parquet             tidy files for pandas, DuckDB and datasets (--out DIR;
                           needs lmmreview[parquet])
+      inspect             each imported Inspect AI log, the verdicts as score edits
     """
     from lmmreview.engine.export import RENDERERS
     from lmmreview.tui.cli.export_parquet import PARQUET, export_parquet
 
     if format == PARQUET:
         export_parquet(db, output, dataset)
+        return
+    if format == "inspect":  # Inspect AI logs: binary copies, not a benchmark's files
+        from lmmreview.tui.cli.export_inspect import export_inspect
+
+        export_inspect(db, output, dataset)
         return
     if format not in RENDERERS:  # a benchmark's official files
         from lmmreview.tui.cli.export_official import export_official

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 from lmmreview.db import Store
 from lmmreview.db.files import Export, refuse_database, write_text
@@ -20,6 +21,7 @@ from lmmreview.tui.cli.official_formats import official_format, official_formats
 from lmmreview.tui.output import clear_errors, err, fail, say
 
 Files = dict[str, Content]  # file name -> what goes in it
+T = TypeVar("T")  # what a file is made of
 
 
 def export_official(
@@ -56,13 +58,13 @@ def export_official(
                 _add(files, owners, made, fmt, name)
     if not files:
         raise fail(f"{db}: no {titles[0] if titles else owner.title} answers to write as {fmt}")
-    folder, destinations = _destinations(output, files, spec.one_file_allowed, fmt)
+    folder, places = destinations(output, files, spec.one_file_allowed, fmt)
     with clear_errors(db), Export(db) as export:
         if folder is not None:
             export.folder(folder)
-        for path, content in destinations.items():
+        for path, content in places.items():
             export.file(path, _writer(content))
-    for path in destinations:
+    for path in places:
         say(f"wrote {path}")
 
 
@@ -154,9 +156,9 @@ def _writer(content: Content) -> Callable[[Path], None]:
     return lambda path: write_workbook(path, *content)
 
 
-def _destinations(
-    output: Path, files: Files, one_file_allowed: bool, fmt: str
-) -> tuple[Path | None, dict[Path, Content]]:
+def destinations(
+    output: Path, files: dict[str, T], one_file_allowed: bool, fmt: str, each: str = "model"
+) -> tuple[Path | None, dict[Path, T]]:
     """The folder to make (None: none), and where each file goes: into the folder --out,
     or, for a format that allows it, to the file --out names (an existing file or device,
     or a name with a suffix) when there is one file to write."""
@@ -165,7 +167,7 @@ def _destinations(
         return output, {output / name: content for name, content in files.items()}
     if len(files) > 1:
         raise fail(
-            f"{output}: --format {fmt} writes {len(files)} files here (one per model); "
+            f"{output}: --format {fmt} writes {len(files)} files here (one per {each}); "
             "give --out a folder"
         )
     return None, {output: next(iter(files.values()))}

@@ -68,7 +68,8 @@ def grade_files(
     verdicts = verdicts_in_force(store, dataset)
     files: dict[str, dict[str, list[GradeRun]]] = {}
     for answer, model, key in store.answer_keys(dataset):
-        verdict, reviewer = verdicts.get(answer, (None, ""))
+        found = verdicts.get(answer)
+        verdict, reviewer = (found.verdict, found.reviewer) if found else (None, "")
         judgments = [latest.get((answer, run)) for run in range(runs)]
         if (verdict is None or verdict.score is None) and not any(judgments):
             continue
