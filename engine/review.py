@@ -90,6 +90,8 @@ class Filter:
     cell_ids: frozenset[int] | None = None  # the answers counted in one table cell
     reviewers_disagree: frozenset[int] | None = None  # the store finds them (db/reviewers.py)
     judges_disagree: frozenset[int] | None = None  # the store finds them (db/judges.py)
+    sources_disagree: frozenset[int] | None = None  # the store finds them (db/reconcile.py)
+    sources_title: str = ""  # the cause they disagree by ("" for any)
     cell_title: str = ""
 
     def describe(self) -> str:
@@ -109,6 +111,9 @@ class Filter:
             f"cell {self.cell_title}" if self.cell_ids is not None else "",
             "reviewers disagree" if self.reviewers_disagree is not None else "",
             "judges disagree" if self.judges_disagree is not None else "",
+            f"sources disagree{self.sources_title and ': '}{self.sources_title}"
+            if self.sources_disagree is not None
+            else "",
         ]
         return " & ".join(p for p in parts if p) or "all answers"
 

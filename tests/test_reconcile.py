@@ -13,6 +13,7 @@ import random
 from pathlib import Path
 
 import pytest
+from tui_harness import drive, pick, text_of, until
 
 from lmmreview.db import Store
 from lmmreview.db.benchmarks.mmmu.lmms_eval import MMMU_ACC
@@ -290,10 +291,12 @@ def outputs(path: Path, golds: dict[str, str]) -> Path:
     return path
 
 
-def test_the_store_s_judgments_give_each_cause(cli, tmp_path: Path) -> None:
-    """A judge failure (an imported 0.0 without a reply), another extraction, an unmarked
-    imported draw, an answer a judge never judged, a gold that differs between two
-    datasets."""
+@pytest.fixture
+def small_db(cli, tmp_path: Path) -> Path:
+    """Four answers of model m to MMMU questions in datasets mmmu and mmmu-b (Art_2's gold
+    differs), scored by the offline rules and, in mmmu, by an imported judge "tool": a
+    judge failure (a 0.0 without a reply) on Art_1, another extraction on Art_2, a draw
+    unlike the rules' (and right) on Art_3, nothing on Art_4."""
     db = tmp_path / "r.db"
     draw = parse_choice(SILENT, OPTIONS, "validation_Art_3")[0]
     other = next(c for c in OPTIONS if c != draw)  # the tool's draw, right: the rules' wrong
@@ -310,6 +313,15 @@ def test_the_store_s_judgments_give_each_cause(cli, tmp_path: Path) -> None:
         ]
         with store.transaction():
             store.add_judgments(tool)
+    return db
+
+
+def test_the_store_s_judgments_give_each_cause(small_db: Path) -> None:
+    """A judge failure (an imported 0.0 without a reply), another extraction, an unmarked
+    imported draw, an answer a judge never judged, a gold that differs between two
+    datasets."""
+    with Store.open(small_db) as store:
+        ids = store.answer_ids("mmmu")
         (alone,) = read_groups(store, ["mmmu"])
         (both,) = read_groups(store, ["mmmu", "mmmu-b"], ["m"])
         assert disagreeing_answers(store, "mmmu", MMMU_BENCHMARK, Discrepancy.MISSING) == {
@@ -333,6 +345,24 @@ def test_the_store_s_judgments_give_each_cause(cli, tmp_path: Path) -> None:
         "a", both.sources["mmmu/offline rules"], "b", both.sources["mmmu-b/offline rules"]
     )
     assert [(s.key, s.kind) for s in across.shares] == [("validation_Art_2", Discrepancy.GOLD)]
+
+
+def test_the_screen_filters_the_answers_on_which_sources_disagree(small_db: Path) -> None:
+    with Store.open(small_db) as store:
+        ids = store.answer_ids("mmmu")
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("v")
+        await pick(app, pilot, "Sources disagree (lmmreview reconcile), by cause…")
+        await pick(app, pilot, "judge failure")
+        await until(pilot, lambda: app.session.filter.sources_disagree is not None)
+        seen["shown"] = [app.session.entries[i].answer_id for i in app.session.visible]
+        seen["status"] = text_of(app, "#status")
+
+    drive(small_db, steps, dataset="mmmu")
+    assert seen["shown"] == [ids["m", "validation_Art_1"]]
+    assert "sources disagree: judge failure" in str(seen["status"])
 
 
 def test_unknown_names_are_refused(cli, tmp_path: Path) -> None:

@@ -48,7 +48,8 @@ class Compared:
 
 
 def compared(groups: list[Group]) -> list[Compared]:
-    return [Compared(g, compare_all(g.sources)) for g in groups]
+    """The groups with two sources or more, their pairs compared."""
+    return [Compared(g, compare_all(g.sources)) for g in groups if len(g.sources) > 1]
 
 
 def _points(value: float | None) -> str:
