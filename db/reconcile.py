@@ -52,9 +52,11 @@ def dataset_readings(store: Store, dataset: str, benchmark: Benchmark) -> Readin
     """Every (model, judge) of a dataset with what the judge made of each of the model's
     answers; a judge with no judgment of a model's answers is no source of that model."""
     samples = {s.key: s for s in store.samples(dataset)}
-    answers = {
-        answer: (model, key, text) for answer, model, key, text in store.answer_rows(dataset)
-    }
+    by_model: dict[str, list[tuple[int, str, str]]] = defaultdict(list)  # answer, key, text
+    model_of = {}
+    for answer, model, key, text in store.answer_rows(dataset):
+        by_model[model].append((answer, key, text))
+        model_of[answer] = model
     calls: dict[Judge, dict[int, dict[int, _Call]]] = defaultdict(lambda: defaultdict(dict))
     matched: dict[int, dict[int, _Call]] = defaultdict(dict)
     rows = store.conn.execute(_QUERY, (dataset,))
@@ -68,18 +70,17 @@ def dataset_readings(store: Store, dataset: str, benchmark: Benchmark) -> Readin
         if judge.kind == "llm":  # it judged only what option matching left
             for answer, runs in matched.items():
                 by_answer[answer] = {**runs, **by_answer.get(answer, {})}
-        for model in sorted({answers[a][0] for a in by_answer}):
+        for model in sorted({model_of[a] for a in by_answer}):
             readings[model, judge] = {
                 key: (answer, _reading(samples[key], text, by_answer.get(answer, {}), benchmark))
-                for answer, (owner, key, text) in answers.items()
-                if owner == model
+                for answer, key, text in by_model[model]
             }
     return readings
 
 
 def _reading(sample: Sample, text: str, runs: dict[int, _Call], benchmark: Benchmark) -> Reading:
     """One judge's reading of one answer: the mean of its scored runs, the first run's
-    choice and reply, and whether a run drew at random or records a judge failure."""
+    choice, and whether a run drew at random or records a judge failure."""
     scores = [c.score for c in runs.values() if c.status in USABLE and c.score is not None]
     first = runs[min(runs)] if runs else None
     return Reading(
@@ -87,7 +88,6 @@ def _reading(sample: Sample, text: str, runs: dict[int, _Call], benchmark: Bench
         frozenset(sample.golds),
         sum(scores) / len(scores) if scores else None,
         first.choice if first else None,
-        first.reply if first else "",
         any(_drawn(c, sample, text, benchmark) for c in runs.values()),
         any(map(_failed, runs.values())),
     )

@@ -48,8 +48,7 @@ class Reading:
     text: str
     golds: frozenset[str]
     score: float | None
-    choice: str | None = None
-    reply: str = ""
+    choice: str | None = None  # the option it chose (shown beside its score)
     fallback: bool = False  # marked so, or a parse that found no candidate (drawn at random)
     judge_failed: bool = False  # a failed call, or a failure the tool stored as a score
 

@@ -94,6 +94,13 @@ class Filter:
     sources_title: str = ""  # the cause they disagree by ("" for any)
     cell_title: str = ""
 
+    def _sources(self) -> str:
+        if self.sources_disagree is None:
+            return ""
+        return (
+            f"sources disagree: {self.sources_title}" if self.sources_title else "sources disagree"
+        )
+
     def describe(self) -> str:
         """The active conditions, for the header ("all answers" when none)."""
         parts = [
@@ -111,9 +118,7 @@ class Filter:
             f"cell {self.cell_title}" if self.cell_ids is not None else "",
             "reviewers disagree" if self.reviewers_disagree is not None else "",
             "judges disagree" if self.judges_disagree is not None else "",
-            f"sources disagree{self.sources_title and ': '}{self.sources_title}"
-            if self.sources_disagree is not None
-            else "",
+            self._sources(),
         ]
         return " & ".join(p for p in parts if p) or "all answers"
 

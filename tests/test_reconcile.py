@@ -50,7 +50,7 @@ def reading(score: float | None, text: str = "(B)", **more: object) -> Reading:
         (reading(1.0), reading(0.0, judge_failed=True), Discrepancy.JUDGE_FAILURE),
         (reading(1.0), reading(0.0, fallback=True), Discrepancy.FALLBACK),
         (reading(1.0, choice="B"), reading(0.0, choice="C"), Discrepancy.PARSE),
-        (reading(0.5, reply="5"), reading(0.25, reply="2.5"), Discrepancy.PARSE),
+        (reading(0.5), reading(0.25), Discrepancy.PARSE),  # two LLM judges' grades
     ],
 )
 def test_each_kind_of_discrepancy(first, second, kind) -> None:

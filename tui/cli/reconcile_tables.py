@@ -97,7 +97,10 @@ def grids(one: Compared) -> list[Grid]:
 
 
 def _score(reading: Reading | None) -> str:
-    return DASH if reading is None or reading.score is None else f"{reading.score:g}"
+    """A source's score of an answer, with the option it chose."""
+    if reading is None or reading.score is None:
+        return DASH
+    return f"{reading.score:g} ({reading.choice})" if reading.choice else f"{reading.score:g}"
 
 
 def _answer_rows(one: Compared) -> list[tuple[str, str, str]]:
