@@ -134,22 +134,34 @@ def read_groups(
     model, or the several named as one. StoreError, naming the file, for a dataset or
     model the database lacks, or datasets of several benchmarks named together."""
     store.require_datasets(datasets)
+    for model in models:
+        if store.conn.execute("SELECT 1 FROM models WHERE name = ?", (model,)).fetchone() is None:
+            raise StoreError(f"{store.path}: no model {model!r} in this database")
     chosen = store.datasets(datasets or None)
-    pools = [chosen] if len(datasets) > 1 else [[one] for one in chosen]
-    if len({b.name for _, b in chosen}) > 1 and len(datasets) > 1:
+    if len(datasets) > 1 and len({b.name for _, b in chosen}) > 1:
         raise StoreError(f"{store.path}: datasets of several benchmarks: reconcile one at a time")
     groups: list[Group] = []
-    found: set[str] = set()
-    for pool in pools:
+    for pool in _pools(store, chosen, len(datasets) > 1, len(models) > 1):
         readings = {name: dataset_readings(store, name, bench) for name, bench in pool}
         present = sorted({m for r in readings.values() for m, _ in r})
-        found.update(present)
         wanted = [m for m in models if m in present] if models else present
         model_pools = [wanted] if len(models) > 1 else [[m] for m in wanted]
         groups.extend(_group(pool[0][1].title, readings, p) for p in model_pools if p)
-    if missing := [m for m in models if m not in found]:
-        raise StoreError(f"{store.path}: no answers of model {missing[0]!r} in these datasets")
     return groups
+
+
+def _pools(
+    store: Store,
+    chosen: list[tuple[str, Benchmark]],
+    datasets_together: bool,
+    models_together: bool,
+) -> list[list[tuple[str, Benchmark]]]:
+    """The datasets read together: every one chosen, when several were named; else each on
+    its own, but one whose single judge can give no pair of sources (its models not named
+    together) is not read at all."""
+    if datasets_together:
+        return [chosen]
+    return [[one] for one in chosen if models_together or len(store.judges(one[0])) > 1]
 
 
 def _group(title: str, readings: dict[str, Readings], models: list[str]) -> Group:
@@ -173,6 +185,8 @@ def disagreeing_answers(
 ) -> frozenset[int]:
     """The screen's filter: the answers on which two sources of their model disagree (for
     `kind` only, when given)."""
+    if len(store.judges(dataset)) < 2:
+        return frozenset()
     readings = dataset_readings(store, dataset, benchmark)
     ids: set[int] = set()
     for model in {m for m, _ in readings}:

@@ -368,7 +368,7 @@ def test_the_screen_filters_the_answers_on_which_sources_disagree(small_db: Path
 def test_unknown_names_are_refused(cli, tmp_path: Path) -> None:
     db = tmp_path / "r.db"
     assert cli("import", "mmmu", db, outputs(tmp_path / "o.json", {}), "--model", "m").code == 0
-    with Store.open(db) as store, pytest.raises(StoreError, match="no answers of model 'nobody'"):
+    with Store.open(db) as store, pytest.raises(StoreError, match="no model 'nobody'"):
         read_groups(store, (), ("nobody",))
     result = cli("reconcile", db, "--dataset", "nope")
     assert result.code != 0
