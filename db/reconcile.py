@@ -28,9 +28,9 @@ from lmmreview.engine.reconcile import (
     compare_all,
 )
 from lmmreview.engine.scoring import IMPORTED, USABLE, Judge, Status, judge_names
-from lmmreview.engine.types import Sample
 
 _QUERY = own_latest(", COALESCE(j.raw_reply, '')")
+FALLBACK = Status.FALLBACK.value
 
 
 class _Call(NamedTuple):
@@ -44,67 +44,105 @@ class _Call(NamedTuple):
     kind: str
 
 
+class _Summary(NamedTuple):
+    """What one judge's runs on one answer say: the mean of the scored ones, the first
+    run's choice, a random pick marked, a judge failure, an imported choice (which may be
+    an unmarked random pick)."""
+
+    score: float | None
+    choice: str | None
+    marked_draw: bool
+    failed: bool
+    imported_choice: bool
+
+
 # (model, judge) -> sample key -> (answer id, reading)
 Readings = dict[tuple[str, Judge], dict[str, tuple[int, Reading]]]
 
 
-def dataset_readings(store: Store, dataset: str, benchmark: Benchmark) -> Readings:
+def dataset_readings(
+    store: Store, dataset: str, benchmark: Benchmark, pooled: bool = False
+) -> Readings:
     """Every (model, judge) of a dataset with what the judge made of each of the model's
-    answers; a judge with no judgment of a model's answers is no source of that model."""
+    answers; a judge with no judgment of a model's answers is no source of that model.
+    An imported choice is checked for a random pick (the benchmark's rule, per answer)
+    only where it can matter: where the answer's judges score it differently, or
+    anywhere when the readings meet another model's or dataset's (`pooled`)."""
     samples = {s.key: s for s in store.samples(dataset)}
+    golds = {key: frozenset(s.golds) for key, s in samples.items()}
     by_model: dict[str, list[tuple[int, str, str]]] = defaultdict(list)  # answer, key, text
-    model_of = {}
     for answer, model, key, text in store.answer_rows(dataset):
         by_model[model].append((answer, key, text))
-        model_of[answer] = model
+    summaries = {
+        judge: {answer: _summary(runs) for answer, runs in by_answer.items()}
+        for judge, by_answer in _calls(store, dataset).items()
+    }
+    apart = None if pooled else _scored_apart(summaries)
+    readings: Readings = {}
+    for judge, by_answer in summaries.items():
+        for model, answers in by_model.items():
+            if not any(answer in by_answer for answer, _, _ in answers):
+                continue
+            keyed = readings[model, judge] = {}
+            for answer, key, text in answers:
+                found = by_answer.get(answer)
+                if found is None:
+                    keyed[key] = (answer, Reading(text, golds[key], None))
+                    continue
+                drawn = found.marked_draw or (
+                    found.imported_choice
+                    and (apart is None or answer in apart)
+                    and benchmark.draws_at_random(samples[key], text)
+                )
+                reading = Reading(text, golds[key], found.score, found.choice, drawn, found.failed)
+                keyed[key] = (answer, reading)
+    return dict(sorted(readings.items()))
+
+
+def _calls(store: Store, dataset: str) -> dict[Judge, dict[int, dict[int, _Call]]]:
+    """Each judge's latest call per answer and run. An LLM judge judged only what option
+    matching left: the offline rules' option matches count as its own."""
     calls: dict[Judge, dict[int, dict[int, _Call]]] = defaultdict(lambda: defaultdict(dict))
     matched: dict[int, dict[int, _Call]] = defaultdict(dict)
+    judges: dict[tuple[str, str, str], Judge] = {}
     rows = store.conn.execute(_QUERY, (dataset,))
     for answer, run, kind, model, prompt, score, choice, status, method, reply in rows:
         call = _Call(score, choice, status, method, reply, kind)
-        calls[Judge.of(kind, model, prompt)][answer][run] = call
+        named = (kind, model, prompt)
+        judge = judges.get(named) or judges.setdefault(named, Judge.of(*named))
+        calls[judge][answer][run] = call
         if call.status in USABLE and call.method == MATCHED:
             matched[answer][run] = call
-    readings: Readings = {}
-    for judge, by_answer in sorted(calls.items()):
-        if judge.kind == "llm":  # it judged only what option matching left
+    for judge, by_answer in calls.items():
+        if judge.kind == "llm":
             for answer, runs in matched.items():
                 by_answer[answer] = {**runs, **by_answer.get(answer, {})}
-        for model in sorted({model_of[a] for a in by_answer}):
-            readings[model, judge] = {
-                key: (answer, _reading(samples[key], text, by_answer.get(answer, {}), benchmark))
-                for answer, key, text in by_model[model]
-            }
-    return readings
+    return calls
 
 
-def _reading(sample: Sample, text: str, runs: dict[int, _Call], benchmark: Benchmark) -> Reading:
-    """One judge's reading of one answer: the mean of its scored runs, the first run's
-    choice, and whether a run drew at random or records a judge failure."""
+def _summary(runs: dict[int, _Call]) -> _Summary:
     scores = [c.score for c in runs.values() if c.status in USABLE and c.score is not None]
-    first = runs[min(runs)] if runs else None
-    return Reading(
-        text,
-        frozenset(sample.golds),
+    return _Summary(
         sum(scores) / len(scores) if scores else None,
-        first.choice if first else None,
-        any(_drawn(c, sample, text, benchmark) for c in runs.values()),
+        runs[min(runs)].choice,
+        any(c.status == FALLBACK or RANDOM_MARK in c.reply for c in runs.values()),
         any(map(_failed, runs.values())),
+        any(c.kind == IMPORTED and c.choice is not None for c in runs.values()),
     )
 
 
-def _drawn(call: _Call, sample: Sample, text: str, benchmark: Benchmark) -> bool:
-    """A random pick: marked so, said so by VLMEvalKit's log, or an imported choice where
-    the official rule finds no candidate (lmms-eval does not mark its draws)."""
-    return (
-        call.status == Status.FALLBACK
-        or RANDOM_MARK in call.reply
-        or (
-            call.kind == IMPORTED
-            and call.choice is not None
-            and benchmark.draws_at_random(sample, text)
-        )
-    )
+def _scored_apart(summaries: dict[Judge, dict[int, _Summary]]) -> set[int]:
+    """The answers two judges score differently."""
+    seen: dict[int, float] = {}
+    apart: set[int] = set()
+    for by_answer in summaries.values():
+        for answer, found in by_answer.items():
+            if found.score is None:
+                continue
+            first = seen.setdefault(answer, found.score)
+            if abs(first - found.score) > 1e-9:
+                apart.add(answer)
+    return apart
 
 
 def _failed(call: _Call) -> bool:
@@ -142,7 +180,8 @@ def read_groups(
         raise StoreError(f"{store.path}: datasets of several benchmarks: reconcile one at a time")
     groups: list[Group] = []
     for pool in _pools(store, chosen, len(datasets) > 1, len(models) > 1):
-        readings = {name: dataset_readings(store, name, bench) for name, bench in pool}
+        pooled = len(pool) > 1 or len(models) > 1
+        readings = {name: dataset_readings(store, name, bench, pooled) for name, bench in pool}
         present = sorted({m for r in readings.values() for m, _ in r})
         wanted = [m for m in models if m in present] if models else present
         model_pools = [wanted] if len(models) > 1 else [[m] for m in wanted]
