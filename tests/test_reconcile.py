@@ -21,6 +21,7 @@ from lmmreview.db.reconcile import disagreeing_answers, read_groups
 from lmmreview.db.store import StoreError
 from lmmreview.engine.benchmarks.mmmu.benchmark import MMMU_BENCHMARK
 from lmmreview.engine.benchmarks.mmmu.rules import parse_choice, parse_open
+from lmmreview.engine.judging import MATCHED
 from lmmreview.engine.reconcile import (
     Discrepancy,
     Reading,
@@ -345,6 +346,25 @@ def test_the_store_s_judgments_give_each_cause(small_db: Path) -> None:
         "a", both.sources["mmmu/offline rules"], "b", both.sources["mmmu-b/offline rules"]
     )
     assert [(s.key, s.kind) for s in across.shares] == [("validation_Art_2", Discrepancy.GOLD)]
+
+
+def test_an_llm_judge_counts_the_offline_option_matches_as_its_own(small_db: Path) -> None:
+    """MMBench's step 1: an option match settles an answer for every judge, so an LLM judge
+    that judged only the rest is not "missing" the matched ones."""
+    with Store.open(small_db) as store:
+        ids = store.answer_ids("mmmu")
+        llm = {"kind": "llm", "judge_model": "judge-x", "method": "llm"}
+        matched = Judgment(run=0, score=1.0, choice="C", kind="offline", method=MATCHED)
+        with store.transaction():
+            store.add_judgments([(ids["m", "validation_Art_4"], matched)])
+            store.add_judgments(
+                (ids["m", f"validation_Art_{n}"], Judgment(run=0, score=0.0, **llm))
+                for n in (1, 2, 3)
+            )
+        (group,) = read_groups(store, ["mmmu"])
+    judge_x = group.sources["judge-x"]
+    assert judge_x["validation_Art_4"].score == 1.0
+    assert [r.score for _, r in sorted(judge_x.items())] == [0.0, 0.0, 0.0, 1.0]
 
 
 def test_the_screen_filters_the_answers_on_which_sources_disagree(small_db: Path) -> None:
