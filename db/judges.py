@@ -30,22 +30,16 @@ from lmmreview.engine.agreement import (
 from lmmreview.engine.judging import MATCHED
 from lmmreview.engine.scoring import USABLE, Judge, Verdict, human_score
 
-
-def own_latest(more: str = "") -> str:
-    """Each judge's own latest judgment per (answer, run) of the dataset named by its one
-    placeholder: answer id, run, judge kind, model and prompt, score, choice, status,
-    method, then the columns `more` adds (", j.x")."""
-    return f"""
-SELECT j.answer_id, j.run, j.judge_kind, COALESCE(j.judge_model, ''),
-       COALESCE(j.prompt_hash, ''), j.score, j.choice, j.status, COALESCE(j.method, ''){more}
-FROM judgments j JOIN (
+# The id of each judge's own latest judgment per (answer, run) of a dataset (one placeholder).
+OWN_LATEST_IDS = f"""
     SELECT MAX(l.id) AS id FROM judgments l {IN_DATASET}
     GROUP BY l.answer_id, l.run, l.judge_kind, {JUDGE_MODEL}, {JUDGE_PROMPT}
-) USING (id) ORDER BY j.answer_id, j.run
 """
-
-
-_OWN_LATEST = own_latest()
+_OWN_LATEST = f"""
+SELECT j.answer_id, j.run, j.judge_kind, COALESCE(j.judge_model, ''),
+       COALESCE(j.prompt_hash, ''), j.score, j.choice, j.status, COALESCE(j.method, '')
+FROM judgments j JOIN ({OWN_LATEST_IDS}) USING (id) ORDER BY j.answer_id, j.run
+"""
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from lmmreview.db.judges import own_latest
+from lmmreview.db.judges import OWN_LATEST_IDS
+from lmmreview.db.schema import judge_model, judge_prompt
 from lmmreview.db.store import Store, StoreError
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.judging import MATCHED
@@ -29,25 +30,28 @@ from lmmreview.engine.reconcile import (
 )
 from lmmreview.engine.scoring import IMPORTED, USABLE, Judge, Status, judge_names
 
-_QUERY = own_latest(", COALESCE(j.raw_reply, '')")
-FALLBACK = Status.FALLBACK.value
-
-
-class _Call(NamedTuple):
-    """One judge's latest judgment of one run, as stored."""
-
-    score: float | None
-    choice: str | None
-    status: str
-    method: str
-    reply: str
-    kind: str
+_REPLY = "COALESCE(j.raw_reply, '')"
+# Per answer and judge, over its own latest judgment of each run: the mean score of the
+# usable ones, run 0's choice, a random pick marked (lmmreview's fallback, VLMEvalKit's log),
+# a judge failure (a failed call, an imported 0.0 without a reply, VLMEvalKit's exact
+# matching), an imported choice, an offline option match.
+_SUMMARIES = f"""
+SELECT j.answer_id, j.judge_kind, {judge_model("j")}, {judge_prompt("j")},
+       AVG(CASE WHEN j.status IN {USABLE} THEN j.score END),
+       MAX(CASE WHEN j.run = 0 THEN j.choice END),
+       MAX(j.status = '{Status.FALLBACK.value}' OR instr({_REPLY}, '{RANDOM_MARK}') > 0),
+       MAX(j.status NOT IN {USABLE}
+           OR (j.judge_kind = '{IMPORTED}' AND j.score = 0 AND {_REPLY} = '')
+           OR instr({_REPLY}, '{EXACT_MATCHING_MARK}') > 0),
+       MAX(j.judge_kind = '{IMPORTED}' AND j.choice IS NOT NULL),
+       MAX(j.judge_kind = 'offline' AND j.method = '{MATCHED}' AND j.status IN {USABLE})
+FROM judgments j JOIN ({OWN_LATEST_IDS}) USING (id)
+GROUP BY j.answer_id, j.judge_kind, {judge_model("j")}, {judge_prompt("j")}
+"""
 
 
 class _Summary(NamedTuple):
-    """What one judge's runs on one answer say: the mean of the scored ones, the first
-    run's choice, a random pick marked, a judge failure, an imported choice (which may be
-    an unmarked random pick)."""
+    """What one judge's runs on one answer say (see _SUMMARIES)."""
 
     score: float | None
     choice: str | None
@@ -73,10 +77,7 @@ def dataset_readings(
     by_model: dict[str, list[tuple[int, str, str]]] = defaultdict(list)  # answer, key, text
     for answer, model, key, text in store.answer_rows(dataset):
         by_model[model].append((answer, key, text))
-    summaries = {
-        judge: {answer: _summary(runs) for answer, runs in by_answer.items()}
-        for judge, by_answer in _calls(store, dataset).items()
-    }
+    summaries = _summaries(store, dataset)
     apart = None if pooled else _scored_apart(summaries)
     readings: Readings = {}
     for judge, by_answer in summaries.items():
@@ -99,36 +100,27 @@ def dataset_readings(
     return dict(sorted(readings.items()))
 
 
-def _calls(store: Store, dataset: str) -> dict[Judge, dict[int, dict[int, _Call]]]:
-    """Each judge's latest call per answer and run. An LLM judge judged only what option
-    matching left: the offline rules' option matches count as its own."""
-    calls: dict[Judge, dict[int, dict[int, _Call]]] = defaultdict(lambda: defaultdict(dict))
-    matched: dict[int, dict[int, _Call]] = defaultdict(dict)
+def _summaries(store: Store, dataset: str) -> dict[Judge, dict[int, _Summary]]:
+    """Each judge's summary of each answer it judged. An LLM judge judges only what option
+    matching left (MMBench's step 1): an answer the offline rules settled by an option
+    match counts as the LLM judge's too, where it judged none of that answer's runs."""
+    found: dict[Judge, dict[int, _Summary]] = defaultdict(dict)
+    matched: dict[int, _Summary] = {}
     judges: dict[tuple[str, str, str], Judge] = {}
-    rows = store.conn.execute(_QUERY, (dataset,))
-    for answer, run, kind, model, prompt, score, choice, status, method, reply in rows:
-        call = _Call(score, choice, status, method, reply, kind)
-        named = (kind, model, prompt)
-        judge = judges.get(named) or judges.setdefault(named, Judge.of(*named))
-        calls[judge][answer][run] = call
-        if call.status in USABLE and call.method == MATCHED:
-            matched[answer][run] = call
-    for judge, by_answer in calls.items():
+    rows = store.conn.execute(_SUMMARIES, (dataset,))
+    for answer, kind, model, prompt, score, choice, drawn, failed, chose, option_match in rows:
+        judge = judges.get((kind, model, prompt)) or judges.setdefault(
+            (kind, model, prompt), Judge(kind, model, prompt)
+        )
+        summary = _Summary(score, choice, bool(drawn), bool(failed), bool(chose))
+        found[judge][answer] = summary
+        if option_match:
+            matched[answer] = summary
+    for judge, by_answer in found.items():
         if judge.kind == "llm":
-            for answer, runs in matched.items():
-                by_answer[answer] = {**runs, **by_answer.get(answer, {})}
-    return calls
-
-
-def _summary(runs: dict[int, _Call]) -> _Summary:
-    scores = [c.score for c in runs.values() if c.status in USABLE and c.score is not None]
-    return _Summary(
-        sum(scores) / len(scores) if scores else None,
-        runs[min(runs)].choice,
-        any(c.status == FALLBACK or RANDOM_MARK in c.reply for c in runs.values()),
-        any(map(_failed, runs.values())),
-        any(c.kind == IMPORTED and c.choice is not None for c in runs.values()),
-    )
+            for answer, summary in matched.items():
+                by_answer.setdefault(answer, summary)
+    return found
 
 
 def _scored_apart(summaries: dict[Judge, dict[int, _Summary]]) -> set[int]:
@@ -143,16 +135,6 @@ def _scored_apart(summaries: dict[Judge, dict[int, _Summary]]) -> set[int]:
             if abs(first - found.score) > 1e-9:
                 apart.add(answer)
     return apart
-
-
-def _failed(call: _Call) -> bool:
-    """A judge failure: a failed call, an imported 0.0 with no reply (lmms-eval's MM-Vet
-    grade when the API failed), or VLMEvalKit's exact matching in the judge's place."""
-    return (
-        call.status not in USABLE
-        or (call.kind == IMPORTED and call.score == 0 and not call.reply)
-        or EXACT_MATCHING_MARK in call.reply
-    )
 
 
 @dataclass(slots=True)
