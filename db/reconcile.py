@@ -87,7 +87,7 @@ def dataset_readings(
             keyed = readings[model, judge] = {}
             for answer, key, text in answers:
                 found = by_answer.get(answer)
-                if found is None:
+                if found is None:  # its judge judged no run of it
                     keyed[key] = (answer, Reading(text, golds[key], None))
                     continue
                 drawn = found.marked_draw or (
