@@ -27,6 +27,7 @@ from lmmreview.engine.reconcile import (
     Discrepancy,
     Reading,
     compare_all,
+    same_score,
 )
 from lmmreview.engine.scoring import IMPORTED, USABLE, Judge, Status, judge_names
 
@@ -131,8 +132,7 @@ def _scored_apart(summaries: dict[Judge, dict[int, _Summary]]) -> set[int]:
         for answer, found in by_answer.items():
             if found.score is None:
                 continue
-            first = seen.setdefault(answer, found.score)
-            if abs(first - found.score) > 1e-9:
+            if not same_score(seen.setdefault(answer, found.score), found.score):
                 apart.add(answer)
     return apart
 

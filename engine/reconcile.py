@@ -12,7 +12,7 @@ the whole difference exactly (see `compare`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from statistics import fmean
@@ -64,6 +64,13 @@ def _scored(reading: Reading | None) -> bool:
     return reading is not None and reading.score is not None
 
 
+def same_score(one: float | None, other: float | None) -> bool:
+    """Two scores equal to within rounding (a mean of runs); None only equals None."""
+    if one is None or other is None:
+        return one is other
+    return math.isclose(one, other, abs_tol=1e-9)
+
+
 def discrepancy(first: Reading | None, second: Reading | None) -> Discrepancy | None:
     """Why two sources' readings of one answer differ (None: they agree, or neither scored
     it). A side without a score is a judge failure where its judge failed, else missing."""
@@ -73,7 +80,7 @@ def discrepancy(first: Reading | None, second: Reading | None) -> Discrepancy | 
         unscored = second if _scored(first) else first
         failed = unscored is not None and unscored.judge_failed
         return Discrepancy.JUDGE_FAILURE if failed else Discrepancy.MISSING
-    if math.isclose(first.score, second.score, abs_tol=1e-9):
+    if same_score(first.score, second.score):
         return None
     if first.text != second.text:
         return Discrepancy.TEXT
@@ -120,9 +127,9 @@ class Pair:
         return {kind: totals[kind] for kind in Discrepancy if kind in totals}
 
 
-def figure(scores: Mapping[str, float]) -> float | None:
+def figure(scores: Collection[float]) -> float | None:
     """A source's overall figure: 100 x its mean answer score (None: it scored none)."""
-    return 100 * fmean(scores.values()) if scores else None
+    return 100 * fmean(scores) if scores else None
 
 
 def compare(
@@ -161,7 +168,7 @@ def compare(
         else:
             points = -(b[key] - mean_b) / len(b)
         shares.append(Share(key, kind, 100 * points))
-    return Pair(first_name, second_name, (figure(a), figure(b)), tuple(shares))
+    return Pair(first_name, second_name, (figure(a.values()), figure(b.values())), tuple(shares))
 
 
 def compare_all(sources: Mapping[str, Mapping[str, Reading]]) -> list[Pair]:
@@ -181,12 +188,7 @@ def agreeing(readings: Mapping[str, Reading | None]) -> list[list[str]]:
     for name, reading in readings.items():
         score = reading.score if reading is not None else None
         for value, members in groups:
-            same = (
-                value is None
-                if score is None
-                else value is not None and math.isclose(value, score, abs_tol=1e-9)
-            )
-            if same:
+            if same_score(value, score):
                 members.append(name)
                 break
         else:

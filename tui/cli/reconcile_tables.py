@@ -30,7 +30,7 @@ class Compared:
     def figure(self, name: str) -> float | None:
         """A source's overall figure, in points."""
         readings = self.group.sources[name].values()
-        return figure({str(i): r.score for i, r in enumerate(readings) if r.score is not None})
+        return figure([r.score for r in readings if r.score is not None])
 
     def by_answer(self) -> dict[str, list[tuple[Pair, Share]]]:
         """Each answer on which a pair disagrees, with those disagreements, by key."""
