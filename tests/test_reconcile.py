@@ -29,6 +29,7 @@ from lmmreview.engine.reconcile import (
     compare,
     compare_all,
     discrepancy,
+    figure,
 )
 from lmmreview.engine.scoring import Judgment, imported
 from tests.conftest import FIXTURES, needs_fixture, write_lines
@@ -96,6 +97,14 @@ def test_no_common_answer_and_a_side_without_scores() -> None:
     empty = compare("one", {"a": reading(1.0)}, "two", {"a": reading(None)})
     assert empty.difference is None
     assert [(s.kind, s.points) for s in empty.shares] == [(Discrepancy.MISSING, 0.0)]
+
+
+def test_the_figure_is_the_benchmarks_overall_where_that_is_a_mean_per_answer() -> None:
+    """SCORING.md: MM-Vet's total is the mean over all samples x 100 (section 1); MMMU's
+    overall accuracy is sum correct / sum answered (section 3), the mean of 1s and 0s."""
+    assert figure([0.5, 1.0, 0.0, 0.3]) == pytest.approx(45.0)
+    assert figure([1.0] * 330 + [0.0] * 570) == pytest.approx(100 * 330 / 900)
+    assert figure([]) is None
 
 
 def test_agreeing_groups_sources_by_score() -> None:
