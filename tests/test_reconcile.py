@@ -405,3 +405,22 @@ def test_unknown_names_are_refused(cli, tmp_path: Path) -> None:
     lonely = cli("reconcile", db)
     assert lonely.code == 0
     assert "no dataset has two sources" in lonely.stdout
+
+
+def test_the_docs_worked_example_shows_what_the_command_prints(cli, tmp_path: Path) -> None:
+    """docs/reconcile.md's tables are the command's output on its example's files (the
+    ones tests/test_docs.py runs it on)."""
+    from test_import_lmms_eval import MMMU_DOCS, mmmu_line, samples_file
+
+    log = samples_file(tmp_path, "mmmu_val", [mmmu_line(i, "v0.4") for i in range(3)])
+    questions = write_lines(tmp_path / "mmmu_validation.jsonl", MMMU_DOCS)
+    db = tmp_path / "results.db"
+    assert cli("import", "mmmu", db, "--questions", questions).code == 0
+    assert cli("import", "mmmu-lmms-eval", db, log).code == 0
+    assert cli("score", db).code == 0
+    printed = cli("reconcile", db, "--format", "md").stdout.splitlines()
+    page = (Path(__file__).parents[1] / "docs" / "reconcile.md").read_text(encoding="utf-8")
+    example = page.split("## A worked example")[1].split("The two agree")[0]
+    shown = [line for line in example.splitlines() if line.startswith("| ")]
+    assert len(shown) == 7  # three headers, four rows
+    assert [line for line in shown if line not in printed] == []
