@@ -256,6 +256,11 @@ def test_the_mmmu_fixture_causes_add_up(cli, reconciled_db: Path) -> None:
     assert against_lmms["causes"]["missing"]["answers"] == 53
     assert against_lmms["causes"]["text"]["answers"] == len(EDITED_TEXT)
     assert against_lmms["causes"]["parse"]["answers"] == len(EDITED_PARSE)
+    # the figures docs/reconcile.md quotes
+    assert [round(figures[n], 2) for n in (official, rules, lmms)] == [36.67, 36.56, 38.72]
+    points = {k: round(c["points"], 2) for k, c in against_lmms["causes"].items()}
+    assert points == {"missing": -2.06, "text": -0.35, "fallback": 0.12, "parse": 0.24}
+    assert round(same_rules["causes"]["fallback"]["points"], 2) == 0.11
 
 
 @needs_fixture("mmmu/llava1.5_13b")
