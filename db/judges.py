@@ -30,13 +30,15 @@ from lmmreview.engine.agreement import (
 from lmmreview.engine.judging import MATCHED
 from lmmreview.engine.scoring import USABLE, Judge, Verdict, human_score
 
+# The id of each judge's own latest judgment per (answer, run) of a dataset (one placeholder).
+OWN_LATEST_IDS = f"""
+    SELECT MAX(l.id) AS id FROM judgments l {IN_DATASET}
+    GROUP BY l.answer_id, l.run, l.judge_kind, {JUDGE_MODEL}, {JUDGE_PROMPT}
+"""
 _OWN_LATEST = f"""
 SELECT j.answer_id, j.run, j.judge_kind, COALESCE(j.judge_model, ''),
        COALESCE(j.prompt_hash, ''), j.score, j.choice, j.status, COALESCE(j.method, '')
-FROM judgments j JOIN (
-    SELECT MAX(l.id) AS id FROM judgments l {IN_DATASET}
-    GROUP BY l.answer_id, l.run, l.judge_kind, {JUDGE_MODEL}, {JUDGE_PROMPT}
-) USING (id) ORDER BY j.answer_id, j.run
+FROM judgments j JOIN ({OWN_LATEST_IDS}) USING (id) ORDER BY j.answer_id, j.run
 """
 
 

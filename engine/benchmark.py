@@ -197,6 +197,11 @@ class Benchmark(ABC):
         """The offline rules' judgment of one answer; None when they cannot judge it."""
         return None
 
+    def draws_at_random(self, sample: Sample, answer: str) -> bool:
+        """Whether the benchmark's official rule finds no candidate in `answer` and so draws
+        a choice at random (an imported parse of it is a random pick, marked or not)."""
+        return False
+
     def offline_lacks(self, sample: Sample) -> str | None:
         """What this machine lacks for the offline rules to judge answers to `sample` (an
         optional extra not installed, said with how to install it); None: nothing."""

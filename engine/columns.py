@@ -363,9 +363,8 @@ def matching(flt: Filter, answers: AnswerColumns, samples: SampleSet, axes_of: A
         keep &= answers.model == number
     if flt.cause is not None:
         keep &= answers.cause == answers.labels.index.get(flt.cause, -2)
-    for ids in (
-        flt.text_ids, flt.cell_ids, flt.reviewers_disagree, flt.judges_disagree, flt.flips
-    ):  # fmt: skip
+    listed = (flt.reviewers_disagree, flt.judges_disagree, flt.flips, flt.sources_disagree)
+    for ids in (flt.text_ids, flt.cell_ids, *listed):
         if ids is not None:
             keep &= np.isin(answers.ids, np.fromiter(ids, np.int64, len(ids)))
     if flt.disagreement is not None:

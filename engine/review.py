@@ -90,9 +90,18 @@ class Filter:
     cell_ids: frozenset[int] | None = None  # the answers counted in one table cell
     reviewers_disagree: frozenset[int] | None = None  # the store finds them (db/reviewers.py)
     judges_disagree: frozenset[int] | None = None  # the store finds them (db/judges.py)
+    sources_disagree: frozenset[int] | None = None  # the store finds them (db/reconcile.py)
+    sources_title: str = ""  # the cause they disagree by ("" for any)
     cell_title: str = ""
     flips: frozenset[int] | None = None  # the answers flipping between two judges (db/flips.py)
     flips_between: str = ""  # those judges: "A vs B"
+
+    def _sources(self) -> str:
+        if self.sources_disagree is None:
+            return ""
+        return (
+            f"sources disagree: {self.sources_title}" if self.sources_title else "sources disagree"
+        )
 
     def describe(self) -> str:
         """The active conditions, for the header ("all answers" when none)."""
@@ -112,6 +121,7 @@ class Filter:
             "reviewers disagree" if self.reviewers_disagree is not None else "",
             "judges disagree" if self.judges_disagree is not None else "",
             f"judges disagree: {self.flips_between}" if self.flips is not None else "",
+            self._sources(),
         ]
         return " & ".join(p for p in parts if p) or "all answers"
 

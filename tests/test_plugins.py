@@ -779,3 +779,14 @@ def test_an_install_older_than_the_code_is_told_in_one_line_with_the_fix(
     assert line.startswith(f"error: lmmreview's installed metadata is older than its code ({why}")
     assert line.endswith("install it again (pip install -e . in a source checkout, else pip "
                          "install --upgrade lmmreview)")  # fmt: skip
+
+
+def test_a_plugin_says_through_the_guard_whether_its_rule_draws_at_random() -> None:
+    """lmmreview reconcile asks it of imported choices: a bool, else the plug-in is named."""
+    sample = Sample("k", "Q?", QuestionType.CHOICE, "A", options={"A": "a", "B": "b"})
+    assert GuardedBenchmark(_Grouped(), "p", {}).draws_at_random(sample, "?") is False
+    drawing = type("Mine", (_Grouped,), {"draws_at_random": lambda self, s, a: a == "?"})()
+    assert GuardedBenchmark(drawing, "p", {}).draws_at_random(sample, "?") is True
+    wrong = type("Mine", (_Grouped,), {"draws_at_random": lambda self, s, a: "yes"})()
+    with pytest.raises(PluginFailure, match=r"draws_at_random\(\) .*returned str"):
+        GuardedBenchmark(wrong, "p", {}).draws_at_random(sample, "?")

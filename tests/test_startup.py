@@ -71,6 +71,7 @@ FOR_HELP = {
     "lmmreview.tui.cli.judges",
     "lmmreview.tui.cli.merge",
     "lmmreview.tui.cli.plugin_trial",
+    "lmmreview.tui.cli.reconcile",
     "lmmreview.tui.cli.report",
     "lmmreview.tui.cli.score",
     "lmmreview.tui.cli.screen",

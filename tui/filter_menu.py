@@ -80,6 +80,7 @@ class FilterMenu:
             ("reviewers", "Reviewers disagree"),
             ("judges", f"Judges disagree (|judge - judge| > {settings.disagreement:g})"),
             ("flips", "Judges disagree: A vs B…"),
+            ("sources", "Sources disagree (lmmreview reconcile), by cause…"),
             ("axis", "By breakdown axis…"),
             ("model", "By model…"),
             ("cause", "By error cause…"),
@@ -101,6 +102,8 @@ class FilterMenu:
             return await self._judges_disagree(session, current)
         if picked == "flips":
             return await self._flips(session, current)
+        if picked == "sources":
+            return await self._sources_disagree(session, current)
         if picked == "model":
             models = sorted(session.answers.models)
             model = await self._ask("Model", [(m, m) for m in models])
@@ -163,6 +166,28 @@ class FilterMenu:
         if ids is None:
             return None
         return replace(current, flips=ids, flips_between=f"{name_a} vs {name_b}")
+
+    async def _sources_disagree(self, session: Session, current: Filter) -> Filter | None:
+        """Show only the answers on which two sources of their model disagree (by the cause
+        picked, or any), or stop doing so."""
+        from lmmreview.db.reconcile import disagreeing_answers
+        from lmmreview.engine.reconcile import TITLES, Discrepancy
+
+        if current.sources_disagree is not None:
+            return replace(current, sources_disagree=None, sources_title="")
+        kinds = [("any", "Any cause"), *((k.value, t) for k, t in TITLES.items())]
+        picked = await self._ask("Sources disagree: the cause", kinds)
+        if not picked:
+            return None
+        kind = None if picked == "any" else Discrepancy(picked)
+        dataset, benchmark = session.dataset, session.benchmark
+        ids = await self.screen.read(
+            lambda r: disagreeing_answers(r.store, dataset, benchmark, kind)
+        )
+        if ids is None:
+            return None
+        title = TITLES[kind] if kind else ""
+        return replace(current, sources_disagree=ids, sources_title=title)
 
     async def _axis(self, session: Session, current: Filter) -> Filter | None:
         if session.tables is None:

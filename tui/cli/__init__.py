@@ -1,6 +1,6 @@
 """The `lmmreview` command line: the typer app, the options before the command, and the
-commands, one module per group (imports, info, score, judge, judges, merge, report, export,
-screen for `open` and `demo`, config). Every command takes the database file first.
+commands, one module per group (imports, info, score, judge, judges, reconcile, merge, report,
+export, screen for `open` and `demo`, config). Every command takes the database file first.
 
 Start-up matters (`lmmreview --help` and `--version` within 0.2 s, `lmmreview export` at a
 million answers in seconds), so this package and the command modules it registers import
@@ -27,6 +27,7 @@ from lmmreview.tui.cli import (
     judge,
     judges,
     merge,
+    reconcile,
     report,
     score,
     screen,
@@ -89,6 +90,7 @@ app.command("merge")(merge.merge_command)
 app.command("reviewers")(merge.reviewers_command)
 app.command("imports")(imports.imports_command)
 app.command()(judges.judges)
+app.command()(reconcile.reconcile)
 app.command()(report.report)
 app.command(cls=export.ExportCommand)(export.export)
 app.command("open")(screen.open_db)

@@ -23,7 +23,7 @@ from lmmreview.engine.benchmarks.mmmu import rules as mmmu
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment, Status
 from lmmreview.engine.tables import by_count, columns
-from lmmreview.engine.types import Sample
+from lmmreview.engine.types import QuestionType, Sample
 
 SUBJECT, DISCIPLINE = "subject", "discipline"
 # Further axes, each a table when any sample has it: (axis, table title after the benchmark's).
@@ -88,6 +88,9 @@ class SubjectBenchmark(Benchmark):
             choice=verdict.prediction if isinstance(verdict.prediction, str) else None,
             status=Status.FALLBACK if verdict.fallback else Status.OK,
         )
+
+    def draws_at_random(self, sample: Sample, answer: str) -> bool:
+        return sample.question_type == QuestionType.CHOICE and self.verdict(sample, answer).fallback
 
     @abstractmethod
     def verdict(self, sample: Sample, answer: str) -> mmmu.MmmuVerdict:
