@@ -41,3 +41,31 @@ def redact_url(url: str, secrets: Iterable[str | None]) -> str:
     every base URL passes through before it is shown or stored."""
     given = [secret for secret in secrets if secret]
     return redact(url, [*given, *(quote(secret, safe="") for secret in given)])
+
+
+# A command line's secrets: the value of an option or argument named like a key, token,
+# secret or password (`api_key=...` in lmms-eval's model_args, `--api-key=X`, `"api_key": X`,
+# `--hf-token X`), and values shaped like an OpenAI or Hugging Face key wherever they stand.
+_SECRET_NAME = re.compile(
+    r"(?:[\w.]*[_-])?(?:api[_-]?key|key|token|secret|password|passwd)", re.IGNORECASE
+)
+_ASSIGNED = re.compile(  # name=value, name: value
+    r"(?:^|(?<=[\s,;&?{]))(?:--?)?(?P<name>[\"']?[A-Za-z][\w.-]*[\"']?)\s*[=:]\s*"
+    r"(?P<value>[^\s,;&}]+)"
+)
+_SPACED = re.compile(r"(?:^|(?<=\s))--?(?P<name>[A-Za-z][\w.-]*)\s+(?P<value>(?![-{[])\S+)")
+_KEY_SHAPES = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,})")
+
+
+def _hide_value(match: re.Match[str]) -> str:
+    if not _SECRET_NAME.fullmatch(match.group("name").strip("\"'")):
+        return match.group(0)
+    return match.group(0)[: match.start("value") - match.start()] + REDACTED
+
+
+def redact_command(text: str, secrets: Iterable[str] = ()) -> str:
+    """A command line (or its options as text) fit to store: the values of options named
+    like secrets, key-shaped values and each of `secrets` (the environment's keys, say)
+    replaced by "[redacted]", as `redact` also does."""
+    text = _SPACED.sub(_hide_value, _ASSIGNED.sub(_hide_value, text))
+    return redact(_KEY_SHAPES.sub(REDACTED, text), secrets)

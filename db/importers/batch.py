@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -10,6 +12,7 @@ from pathlib import Path
 from lmmreview.db.store import StoredImage
 from lmmreview.engine.checks import Expected
 from lmmreview.engine.scoring import GroupVerdict, Judgment
+from lmmreview.engine.secrets import redact_command
 from lmmreview.engine.types import QuestionType, Sample
 
 
@@ -66,6 +69,9 @@ class JudgmentRecord:
     judgment: Judgment
 
 
+_SECRET_VARIABLE = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD)$", re.IGNORECASE)
+
+
 @dataclass(frozen=True, slots=True)
 class ToolRun:
     """What the tool that wrote a file recorded of its run, kept with the import of its
@@ -79,8 +85,21 @@ class ToolRun:
     date: str = ""  # when the run was made
 
     def recorded(self) -> dict[str, str]:
-        """The fields the tool recorded (the empty ones left out)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name)}
+        """The fields the tool recorded (the empty ones left out), with every secret hidden:
+        a command line may carry an API key (lmms-eval's model_args), and a key never lands
+        in the database."""
+        secrets = environment_secrets()
+        return {
+            f.name: redact_command(getattr(self, f.name), secrets)
+            for f in fields(self)
+            if getattr(self, f.name)
+        }
+
+
+def environment_secrets() -> list[str]:
+    """The values of this process's environment variables named like a key, token, secret
+    or password (OPENAI_API_KEY, HF_TOKEN, ...): texts never to store."""
+    return [value for name, value in os.environ.items() if _SECRET_VARIABLE.search(name)]
 
 
 def every_sample(key: str) -> bool:
