@@ -14,11 +14,11 @@ from lmmreview.engine.benchmarks.mathvista.rules import (
     FREE_FORM,
     MULTI_CHOICE,
     Problem,
-    levenshtein,
     normalise,
     quick_extraction,
     verdict,
 )
+from lmmreview.engine.levenshtein import levenshtein
 
 CHOICES = ("3/11", "8/11", "6/11", "3/5")
 CHOICE = Problem(MULTI_CHOICE, "text", CHOICES, answer="8/11")
@@ -93,6 +93,15 @@ def _table_distance(a: str, b: str) -> int:
 @given(st.text(alphabet="abcé ", max_size=80), st.text(alphabet="abcé ", max_size=80))
 def test_levenshtein_equals_the_textbook_table(a: str, b: str) -> None:
     assert levenshtein(a, b) == _table_distance(a, b) == levenshtein(b, a)
+
+
+def test_levenshtein_of_long_texts_and_token_lists() -> None:
+    """OCRBench v2's full pages (nltk's edit_distance refuses over 2,000 characters) and
+    its parsing scores' token lists."""
+    page = "the quick brown fox jumps over the lazy dog " * 80  # 3,520 characters
+    assert levenshtein(page, page.replace("fox", "cat")) == 3 * 80
+    assert levenshtein(page, "") == len(page)
+    assert levenshtein(["<td>", "a", "</td>"], ["<td>", "b", "</td>", "x"]) == 2
 
 
 def test_integer_and_float_normalisation() -> None:

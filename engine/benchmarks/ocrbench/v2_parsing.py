@@ -36,7 +36,7 @@ from functools import lru_cache
 from typing import Any
 
 from lmmreview.engine.benchmarks.ocrbench.v2_extra import not_installed
-from lmmreview.engine.benchmarks.ocrbench.v2_rules import edit_distance
+from lmmreview.engine.levenshtein import levenshtein
 
 MODULES = ("apted", "lxml", "zss")
 _FENCES = re.compile(r"```(?:python|json)?\n(.*?)\n```", re.DOTALL | re.IGNORECASE)
@@ -100,7 +100,7 @@ def _tree_distance(said: Cell, wanted: Cell) -> float:
             if (a.tag, a.colspan, a.rowspan) != (b.tag, b.colspan, b.rowspan):
                 return 1.0
             if a.tag == "td" and (a.tokens or b.tokens):
-                return edit_distance(a.tokens, b.tokens) / max(len(a.tokens), len(b.tokens))
+                return levenshtein(a.tokens, b.tokens) / max(len(a.tokens), len(b.tokens))
             return 0.0
 
     return float(APTED(said, wanted, CellConfig()).compute_edit_distance())

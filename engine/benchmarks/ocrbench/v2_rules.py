@@ -21,9 +21,10 @@ Types and `eval` values are OCRBench_v2.json's; the capabilities group the types
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 
 from lmmreview.engine.benchmarks.ocrbench.rules import handwritten_math
+from lmmreview.engine.levenshtein import levenshtein
 
 # The 30 types eval.py scores, by the rule each uses: grounding and VQA with position are
 # scored in v2_position, the text-similarity types in v2_text, key information in v2_kie,
@@ -63,22 +64,10 @@ _TEXT_TAG = re.compile(r"\\text\{([^{}]*)\}")
 _NUMBER = re.compile(r"\d+")
 
 
-def edit_distance(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
-    """Levenshtein distance between two texts, by characters (or two token lists)."""
-    if len(a) > len(b):
-        a, b = b, a
-    row = list(range(len(a) + 1))
-    for j, cb in enumerate(b, start=1):
-        previous, row[0] = row[0], j
-        for i, ca in enumerate(a, start=1):
-            previous, row[i] = row[i], min(row[i] + 1, row[i - 1] + 1, previous + (ca != cb))
-    return row[-1]
-
-
 def anls(answer: str, gold: str) -> float:
     """1 - edit distance / the longer length; 0 when under ANLS_FLOOR."""
     length = max(len(answer), len(gold))
-    value = 1.0 - (edit_distance(answer, gold) / length if length else 0.0)
+    value = 1.0 - (levenshtein(answer, gold) / length if length else 0.0)
     return value if value >= ANLS_FLOOR else 0.0
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from lmmreview.engine.benchmarks.ocrbench.v2_extra import EXTRA, not_installed
+from lmmreview.engine.levenshtein import levenshtein
 
 # The separators the letters of a handwritten answer may be joined by.
 SEPARATORS = ("", ".", ". ", ",", ", ", "、", ";", "; ", " ", "和")
@@ -83,7 +84,7 @@ def tools() -> Tools:
     def meteor(reference: list[str], hypothesis: list[str]) -> float:
         return float(meteor_score([reference], hypothesis, wordnet=wordnet))
 
-    return Tools(nltk.translate.bleu, meteor, f_measure, jieba.lcut, nltk.edit_distance)
+    return Tools(nltk.translate.bleu, meteor, f_measure, jieba.lcut, levenshtein)
 
 
 def _wordnet() -> Any:
