@@ -202,6 +202,12 @@ class Benchmark(ABC):
         a choice at random (an imported parse of it is a random pick, marked or not)."""
         return False
 
+    def offline_applies(self, sample: Sample, answer: str) -> bool:
+        """Whether the offline rules can judge this answer, as the review screen tells of an
+        unjudged one; by judging it, unless a benchmark whose rules are slow (OCRBench v2's
+        table and page measures) tells it cheaply."""
+        return self.offline(sample, answer) is not None
+
     def offline_lacks(self, sample: Sample) -> str | None:
         """What this machine lacks for the offline rules to judge answers to `sample` (an
         optional extra not installed, said with how to install it); None: nothing."""

@@ -217,6 +217,10 @@ class GuardedBenchmark(Benchmark):
         run = lambda: self.inner.draws_at_random(sample, answer)  # noqa: E731
         return self.run("draws_at_random()", run, _instance(bool), _of(sample))
 
+    def offline_applies(self, sample: Sample, answer: str) -> bool:
+        run = lambda: self.inner.offline_applies(sample, answer)  # noqa: E731
+        return self.run("offline_applies()", run, _instance(bool), _of(sample))
+
     def offline_lacks(self, sample: Sample) -> str | None:
         run = lambda: self.inner.offline_lacks(sample)  # noqa: E731
         return self.run("offline_lacks()", run, _instance(str, None), _of(sample))

@@ -15,6 +15,7 @@ from conftest import dump, first_rows
 
 from lmmreview.db import Store
 from lmmreview.db.review import ReviewStore
+from lmmreview.engine.benchmarks.ocrbench import v2
 from lmmreview.engine.benchmarks.ocrbench.v2 import NEED_EXTRA, OCRBENCH_V2
 from lmmreview.tui.detail import not_judged
 
@@ -168,3 +169,21 @@ def test_bad_input_names_file_and_item_and_leaves_the_database(
     assert result.code != 0
     assert f"{bad}: {message}" in result.stderr
     assert dump(db) == before
+
+
+def test_the_screen_tells_an_unjudged_answer_without_scoring_it(
+    cli, tmp_path: Path, monkeypatch
+) -> None:
+    """Scoring a big table or page takes seconds: the detail pane only asks whether the
+    rules apply (Benchmark.offline_applies)."""
+    db, _ = _imported(cli, tmp_path)
+
+    def refuse(*_: object) -> float:
+        raise AssertionError("the screen scored an answer")
+
+    monkeypatch.setattr(v2, "score", refuse)
+    with Store.open(db) as store:
+        review = ReviewStore(store, "t")
+        details = [review.detail(a) for a in store.answer_ids("ocrbench-v2").values()]
+    said = {str(not_judged(d, OCRBENCH_V2)) for d in details}
+    assert said == {"not judged yet (lmmreview score, or J to run the LLM judge)"}

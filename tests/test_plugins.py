@@ -748,6 +748,9 @@ def test_a_plugin_benchmark_declares_whether_its_offline_rules_are_official() ->
     sample = Sample("k", "Q?", QuestionType.OPEN, "a")
     with pytest.raises(PluginFailure, match=r"offline_lacks\(\) .*returned int"):
         GuardedBenchmark(lacking, "p", {}).offline_lacks(sample)
+    applies = type("Mine", (_Grouped,), {"offline_applies": lambda self, s, a: "yes"})()
+    with pytest.raises(PluginFailure, match=r"offline_applies\(\) .*returned str"):
+        GuardedBenchmark(applies, "p", {}).offline_applies(sample, "a")
 
 
 @pytest.mark.parametrize(

@@ -134,7 +134,7 @@ def _result(record: JudgeRecord) -> Text:
 def not_judged(detail: Detail, benchmark: Benchmark) -> Text:
     """Who can judge an answer no judge has judged: `lmmreview score` only where the
     offline rules can score it (they leave long answers, and any with no gold)."""
-    if benchmark.offline(detail.sample, detail.text) is not None:
+    if benchmark.offline_applies(detail.sample, detail.text):
         return Text("not judged yet (lmmreview score, or J to run the LLM judge)", style="italic")
     if lacks := benchmark.offline_lacks(detail.sample):
         return Text(f"not judged: the offline rules need what is missing here: {lacks}")

@@ -151,12 +151,13 @@ class OCRBenchV2(Benchmark):
         return [spec for spec in specs if spec.columns], units_of
 
     def offline(self, sample: Sample, answer: str) -> Judgment | None:
-        if sample.answer is None:
-            return None
+        if not self.offline_applies(sample, answer):
+            return None  # no gold, or the extra is not installed (the import says so)
         rule = rule_of(sample)
-        if rule in NEED_EXTRA and NEED_EXTRA[rule]():
-            return None  # unscored until the extra is installed (the import says so)
         return _judged(score(rule, sample, answer), rule)
+
+    def offline_applies(self, sample: Sample, answer: str) -> bool:
+        return sample.answer is not None and not self.offline_lacks(sample)
 
     def offline_lacks(self, sample: Sample) -> str | None:
         missing = NEED_EXTRA.get(rule_of(sample))
