@@ -47,7 +47,7 @@ def redact_url(url: str, secrets: Iterable[str | None]) -> str:
 # secret or password (`api_key=...` in lmms-eval's model_args, `--api-key=X`, `"api_key": X`,
 # `--hf-token X`), and values shaped like an OpenAI or Hugging Face key wherever they stand.
 _SECRET_NAME = re.compile(
-    r"(?:[\w.]*[_-])?(?:api[_-]?key|key|token|secret|password|passwd)", re.IGNORECASE
+    r"(?:[\w.]*[_-])?(?:api[_-]?key|key|token|secret|password|passwd|auth)", re.IGNORECASE
 )
 _ASSIGNED = re.compile(  # name=value, name: value
     r"(?:^|(?<=[\s,;&?{]))(?:--?)?(?P<name>[\"']?[A-Za-z][\w.-]*[\"']?)\s*[=:]\s*"

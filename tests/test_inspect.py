@@ -199,6 +199,19 @@ def test_a_log_moved_or_changed_since_the_import_is_refused_by_name(cli, log, tm
     assert not out.exists()
 
 
+def test_the_copy_never_goes_over_the_original(cli, log, tmp_path):
+    """--out naming the log, or its folder (Inspect's ./logs), is refused: the original
+    stays the record."""
+    db = tmp_path / "r.db"
+    assert cli("import", "inspect", db, log).code == 0
+    before = file_sha256(log)
+    for out in (log, log.parent):
+        result = cli("export", db, "--format", "inspect", "--out", out)
+        assert result.code == 1
+        assert f"would write over the original log {log}" in result.stderr
+    assert file_sha256(log) == before
+
+
 def test_without_the_extra_the_import_names_it(cli, log, tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "inspect_ai.log", None)  # import raises ImportError
     db = tmp_path / "r.db"

@@ -30,6 +30,12 @@ def export_inspect(db: Path, output: Path | None, datasets: list[str] | None) ->
         for log in logs:  # every log checked before any is written
             check_unchanged(log)
     folder, places = destinations(output, files, True, FORMAT, each="imported log")
+    for path, log in places.items():
+        if path.resolve() == log.file.resolve():  # `--out logs`, Inspect's own folder
+            raise fail(
+                f"--out {output} would write over the original log {log.file}: the copy "
+                "with the edits goes elsewhere, and the original stays the record"
+            )
     with clear_errors(db), Export(db) as export:
         if folder is not None:
             export.folder(folder)
