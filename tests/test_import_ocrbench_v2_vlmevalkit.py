@@ -1,6 +1,6 @@
 """`lmmreview import ocrbench-v2-vlmevalkit`: VLMEvalKit's OCRBench v2 prediction file,
 written here in the columns OCRBench_v2.evaluate reads (open-compass/VLMEvalKit @ e8e78f0,
-vlmeval/dataset/image_vqa.py 3946-3976): `prediction`, `answer` (a Python list literal),
+vlmeval/dataset/image_vqa.py 3950-3973): `prediction`, `answer` (a Python list literal),
 `category` (the type), `question`, `eval`, `bbox` and `content` (literals, or "without
 eval" / "without bbox" / "without content"), and `index` (the TSV's, inference.py
 244-283). Its rows are the official worked example's items (test_import_ocrbench_v2), so

@@ -4,7 +4,7 @@
 - The prediction file `{model}_MMMU_DEV_VAL.xlsx` (or .tsv, .json): the dataset's TSV rows
   without their images, each with the model's `prediction` (inference.py 244-283).
 - The result workbook `{model}_MMMU_DEV_VAL_{judge}_result.xlsx` (the judge gpt-4o-mini
-  unless told: run.py 345-356): the same rows, column names lower-cased but the option
+  unless told: run.py 345-358): the same rows, column names lower-cased but the option
   letters (ImageMCQDataset.evaluate_heuristic, dataset/image_mcq.py 289-313), with `hit`
   and `log` (mcq_vanilla_eval, dataset/utils/multiple_choice.py 475-507), imported as that
   judge's verdicts. A `log` saying "Failed to predict, thus randomly generate one."

@@ -2,7 +2,7 @@
 (`{model}_OCRBench_v2.xlsx`, or .tsv, .json; db.importers.vlmevalkit reads the rows).
 
 OCRBench_v2.evaluate (open-compass/VLMEvalKit @ e8e78f0, vlmeval/dataset/image_vqa.py
-3936-3982) rebuilds each row as the official eval.py's item and scores it with
+3937-3982) rebuilds each row as the official eval.py's item and scores it with
 OCRBench v2's own code: `category` is the item's type, `question`, `answer` its golds (a
 Python list literal), `eval` its method unless "without eval", `bbox` and `content` literals
 unless "without bbox" / "without content", `prediction` the answer. So a row holds what the
@@ -33,7 +33,7 @@ from lmmreview.engine.benchmarks.ocrbench.v2 import OCRBENCH_V2
 
 COLUMNS = ("index", "question", "answer", "category", "eval", "bbox", "content", "prediction")
 DATASETS = "OCRBench_v2(?:_MINI)?"  # the dataset part of VLMEvalKit's file names
-# What a row's cell says when its item has no such field (image_vqa.py 3956-3970)
+# What a row's cell says when its item has no such field (image_vqa.py 3959-3960, 3972)
 _WITHOUT = {"eval": "without eval", "bbox": "without bbox", "content": "without content"}
 
 
