@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import dump
-from test_import_vlmevalkit import write_xlsx
+from test_import_vlmevalkit import write_records, write_xlsx
 
 from lmmreview.db import Store
 from lmmreview.engine.scoring import IMPORTED, OFFLINE, Judge, Judgment, Status
@@ -111,6 +111,20 @@ def test_the_prediction_file_and_the_result_workbook_give_the_same_questions(
     _import(cli, db, workbook(tmp_path, RESULT_NAME, judged=True))
     with Store.open(db) as store:
         assert store.samples("MMMU_DEV_VAL") == predicted
+
+
+def test_a_json_prediction_file_gives_the_same_questions(cli, tmp_path: Path) -> None:
+    """PRED_FORMAT=json (vlmeval/smp/file.py 190-196): the open question's empty options are
+    bare NaN there."""
+    db = tmp_path / "mmmu.db"
+    _import(cli, db, workbook(tmp_path, "tiny_MMMU_DEV_VAL.xlsx"))
+    with Store.open(db) as store:
+        from_xlsx = store.samples("MMMU_DEV_VAL")
+    rows = [_cells(row, judged=False) for row in ROWS]
+    json_file = write_records(tmp_path / "tiny_MMMU_DEV_VAL.json", HEADER, rows)
+    _import(cli, tmp_path / "json.db", json_file)
+    with Store.open(tmp_path / "json.db") as store:
+        assert store.samples("MMMU_DEV_VAL") == from_xlsx
 
 
 def test_the_run_folder_reads_mmmu_dev_val(cli, tmp_path: Path) -> None:
