@@ -33,12 +33,14 @@ from test_import_mme import mme_results
 from test_import_mme_tools import lmms_eval_samples, vlmevalkit_workbook
 from test_import_mmmu_pro_lmms_eval import mmmu_pro_lines
 from test_import_mmmu_pro_vlmevalkit import workbook as mmmu_pro_workbook
+from test_import_mmmu_vlmevalkit import workbook as mmmu_workbook
 from test_import_mmstar import mmstar_files
 from test_import_ocrbench import ocrbench_results
 from test_import_ocrbench_tools import lmms_eval_samples as ocrbench_lmms_eval_samples
 from test_import_ocrbench_tools import vlmevalkit_workbook as ocrbench_workbook
 from test_import_ocrbench_v2 import ocrbench_v2_results
 from test_import_ocrbench_v2_lmms_eval import lmms_eval_v2_samples
+from test_import_ocrbench_v2_vlmevalkit import workbook as ocrbench_v2_workbook
 from test_import_vlmevalkit import (
     mmbench_predictions,
     mmbench_result,
@@ -197,6 +199,7 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     (folder / "llava-v1.5-7b").symlink_to(FIXTURES / "mmvet-real" / "llava-v1.5-7b")
     _vlmevalkit_files(folder / "vlmevalkit")
     mmmu_pro_workbook(folder / "vlmevalkit", "llava_MMMU_Pro_10c_gpt-4o-mini_result.xlsx", True)
+    mmmu_workbook(folder / "vlmevalkit", "llava_MMMU_DEV_VAL_gpt-4o-mini_result.xlsx", True)
     mathvista_workbook(folder / "vlmevalkit")
     _lmms_eval_and_llava_files(folder)
     _jsonl_example(folder)
@@ -213,6 +216,7 @@ def _workspace(folder: Path, demo: Path | None) -> None:
     ocrbench_workbook(folder / "vlmevalkit")
     (folder / "OCRBench_Images").mkdir()
     ocrbench_v2_results(folder / "internvl_ocrbench_v2.json")
+    ocrbench_v2_workbook(folder / "vlmevalkit", "llava")
     lmms_eval_v2_samples(folder)
     mmstar_files(folder)
     llava_bench_files(folder)

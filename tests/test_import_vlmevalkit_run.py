@@ -16,9 +16,12 @@ from test_hallusionbench_vlmevalkit import _workbook as hallusionbench_workbook
 from test_import_llava_bench_tools import HEADER as LLAVA_HEADER
 from test_import_llava_bench_tools import _rows as llava_rows
 from test_import_mme_tools import vlmevalkit_workbook as mme_workbook
+from test_import_mmmu_vlmevalkit import RESULT_NAME as MMMU_RESULT
+from test_import_mmmu_vlmevalkit import workbook as mmmu_workbook
 from test_import_mmstar import HEADER as MMSTAR_HEADER
 from test_import_mmstar import rows as mmstar_rows
 from test_import_ocrbench_tools import vlmevalkit_workbook as ocrbench_workbook
+from test_import_ocrbench_v2_vlmevalkit import workbook as ocrbench_v2_workbook
 from test_import_vlmevalkit import (
     mmbench_predictions,
     mmbench_result,
@@ -123,12 +126,19 @@ def new_run(outputs: Path) -> Path:
     # OCRBench: the predictions and `_score.json` only (image_vqa.py:567)
     renamed(ocrbench_workbook(scratch), run)
     (run / f"{MODEL}_OCRBench_score.json").write_text('{"Final Score": 5}')
+    # MMMU_DEV_VAL: ImageMCQDataset.evaluate_heuristic's `_{judge}_result` (as MMBench's)
+    mmmu_workbook(run, f"{MODEL}_MMMU_DEV_VAL.xlsx")
+    mmmu_workbook(run, MMMU_RESULT.replace("tiny", MODEL), judged=True)
+    # OCRBench_v2: the predictions and `_score.json` only (image_vqa.py:3982)
+    ocrbench_v2_workbook(run, MODEL)
+    (run / f"{MODEL}_OCRBench_v2_score.json").write_text('{"English Overall Score": 0.5}')
     # A dataset lmmreview has no reader for
-    write_xlsx(run / f"{MODEL}_MMMU_DEV_VAL.xlsx", ["index", "prediction"], [[1, "A"]])
+    write_xlsx(run / f"{MODEL}_ChartQA_TEST.xlsx", ["index", "prediction"], [[1, "A"]])
     scratch.rmdir()
     datasets = {name: dataset_status(name) for name in ("MMBench_DEV_EN", "MME", "MMVet")}
     datasets |= {name: dataset_status(name) for name in ("LLaVABench", "OCRBench")}
-    datasets["MMMU_DEV_VAL"] = dataset_status("MMMU_DEV_VAL")
+    datasets |= {name: dataset_status(name) for name in ("MMMU_DEV_VAL", "OCRBench_v2")}
+    datasets["ChartQA_TEST"] = dataset_status("ChartQA_TEST")
     datasets["MMStar"] = dataset_status("MMStar", "infer")  # no file yet
     status_json(run, datasets)
     return run
@@ -181,6 +191,7 @@ def test_a_run_folder_imports_every_dataset_lmmreview_reads(cli, tmp_path: Path)
         "mme": {"gpt-4o-mini"},  # auxmatch names none: status.json's
         "mmvet": {"gpt-4-turbo"},
         "llava-bench": {"gpt-4-turbo"},  # `openai` is no judge: status.json's
+        "MMMU_DEV_VAL": {"gpt-4o-mini"},
     }
     with sqlite3.connect(db) as conn:
         answered = dict(
@@ -189,13 +200,17 @@ def test_a_run_folder_imports_every_dataset_lmmreview_reads(cli, tmp_path: Path)
                 "JOIN datasets d ON d.id = s.dataset_id GROUP BY d.name"
             ).fetchall()
         )
-    assert set(answered) == {"MMBench_DEV_EN", "mme", "mmvet", "llava-bench", "ocrbench"}
+    assert set(answered) == {
+        *("MMBench_DEV_EN", "mme", "mmvet", "llava-bench", "ocrbench"),
+        *("MMMU_DEV_VAL", "OCRBench_v2"),
+    }
     recorded = imports(cli, db)
     assert set(recorded) == {
         f"{MODEL}_MMBench_DEV_EN_gpt-4o-mini_result.xlsx",
         f"{MODEL}_MME_auxmatch.xlsx",
         f"{MODEL}_MMVet_gpt-4-turbo.xlsx",
         f"{MODEL}_LLaVABench_openai_result.xlsx",
+        f"{MODEL}_MMMU_DEV_VAL_gpt-4o-mini_result.xlsx",
     }
     mme = recorded[f"{MODEL}_MME_auxmatch.xlsx"]
     assert mme["run"] == {
@@ -206,12 +221,12 @@ def test_a_run_folder_imports_every_dataset_lmmreview_reads(cli, tmp_path: Path)
         "date": "2026-04-09 10:15:00",
     }
     assert Path(mme["file"]).parent == run
-    assert "left out: MMMU_DEV_VAL" in result.stderr and "no reader" in result.stderr
+    assert "left out: ChartQA_TEST" in result.stderr and "no reader" in result.stderr
     assert "left out: MMStar" in result.stderr and "status infer" in result.stderr
     assert "status.json names" in result.stderr  # auxmatch's judge may be exact matching
     again = cli("import", "vlmevalkit", db, run)
     assert again.code == 0, again.stderr
-    assert again.stdout.count("already there") == 4
+    assert again.stdout.count("already there") == 5
 
 
 def test_a_legacy_run_without_status_json_and_a_judge_that_was_not_reached(
@@ -359,7 +374,9 @@ def test_which_file_each_reader_reads_and_under_which_judge(tmp_path: Path) -> N
         *("MMVet_Hard.tsv", "MMVet_Hard_gpt-4-turbo.tsv", "MMVet_Hard_gpt-4-turbo_score_fine.tsv"),
         *("HallusionBench.tsv", "HallusionBench_auxmatch.tsv", "HallusionBench_tmp.pkl"),
         *("MMStar_exact_matching_result.tsv", "OCRBench.tsv", "OCRBench_score.json"),
-        *("MMMU_DEV_VAL.tsv", "MMMU_DEV_VAL_gpt-4o-mini_result.tsv"),
+        *("MMMU_DEV_VAL.tsv", "MMMU_DEV_VAL_gpt-4o-mini_result.tsv", "MMMU_DEV_VAL_acc.csv"),
+        *("OCRBench_v2.tsv", "OCRBench_v2_score.json"),
+        "ChartQA_TEST.tsv",
     ):
         (run / f"{MODEL}_{name}").touch()
     (run / "other_MMStar.tsv").touch()  # another model's
@@ -373,6 +390,9 @@ def test_which_file_each_reader_reads_and_under_which_judge(tmp_path: Path) -> N
         ("MMBench_DEV_EN_V11", "mmbench-vlmevalkit",
          {"file": f"{MODEL}_MMBench_DEV_EN_V11_gpt4_result.tsv", "judge": "gpt-4-0125",
           "predictions": f"{MODEL}_MMBench_DEV_EN_V11.tsv"}, "gpt-4-0125"),
+        ("MMMU_DEV_VAL", "mmmu-vlmevalkit", {"file": f"{MODEL}_MMMU_DEV_VAL.tsv"}, ""),
+        ("MMMU_DEV_VAL", "mmmu-vlmevalkit",
+         {"file": f"{MODEL}_MMMU_DEV_VAL_gpt-4o-mini_result.tsv"}, "gpt-4o-mini"),
         ("MMMU_Pro_10c_COT", "mmmu-pro-vlmevalkit", {"file": f"{MODEL}_MMMU_Pro_10c_COT.tsv"}, ""),
         ("MMMU_Pro_10c_COT", "mmmu-pro-vlmevalkit",
          {"file": f"{MODEL}_MMMU_Pro_10c_COT_cotpost_gpt-4o-mini_result.tsv"}, "gpt-4o-mini"),
@@ -383,10 +403,10 @@ def test_which_file_each_reader_reads_and_under_which_judge(tmp_path: Path) -> N
         ("MathVista_MINI", "mathvista-vlmevalkit",
          {"file": f"{MODEL}_MathVista_MINI_gpt-4o-mini.tsv"}, "gpt-4o-mini"),
         ("OCRBench", "ocrbench-vlmevalkit", {"file": f"{MODEL}_OCRBench.tsv"}, ""),
+        ("OCRBench_v2", "ocrbench-v2-vlmevalkit", {"file": f"{MODEL}_OCRBench_v2.tsv"}, ""),
     ]  # fmt: skip
     left_out = plan_run(run).left_out
-    assert left_out == [f"{MODEL}_MMMU_DEV_VAL.tsv, {MODEL}_MMMU_DEV_VAL_gpt-4o-mini_result.tsv "
-                        f"({run}): no dataset lmmreview reads"]  # fmt: skip
+    assert left_out == [f"{MODEL}_ChartQA_TEST.tsv ({run}): no dataset lmmreview reads"]
 
 
 def test_hallusionbench_waits_for_its_questions(cli, tmp_path: Path) -> None:
@@ -415,10 +435,10 @@ def test_a_run_of_datasets_lmmreview_lacks_lists_them_and_makes_no_database(
 ) -> None:
     run = tmp_path / MODEL / NEW_ID
     run.mkdir(parents=True)
-    write_xlsx(run / f"{MODEL}_MMMU_DEV_VAL.xlsx", ["index", "prediction"], [[1, "A"]])
-    status_json(run, {"MMMU_DEV_VAL": dataset_status("MMMU_DEV_VAL")})
+    write_xlsx(run / f"{MODEL}_ChartQA_TEST.xlsx", ["index", "prediction"], [[1, "A"]])
+    status_json(run, {"ChartQA_TEST": dataset_status("ChartQA_TEST")})
     result = cli("import", "vlmevalkit", tmp_path / "run.db", run)
     assert result.code == 0, result.stderr
-    assert f"left out: MMMU_DEV_VAL ({run}): lmmreview has no reader for it" in result.stderr
+    assert f"left out: ChartQA_TEST ({run}): lmmreview has no reader for it" in result.stderr
     assert "0 files of 0 datasets imported" in result.stdout
     assert not (tmp_path / "run.db").exists()

@@ -9,6 +9,7 @@ workbook `{model}_{dataset}_{judge}.xlsx` and a result workbook
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -162,3 +163,11 @@ def hit_judgment(row: dict[str, str], judge: str, file: Path, where: str) -> Jud
         reply=row.get(LOG) or f"hit {row[HIT]}",
         source=str(file),
     )
+
+
+def literal(cell: str, column: str, file: Path, where: str) -> object:
+    """A cell's Python literal (literal_eval runs no code, where VLMEvalKit evaluates it)."""
+    try:
+        return ast.literal_eval(cell.strip())
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        raise ImportFailure(file, f"{column} {cell[:60]!r} is no Python literal", where) from None

@@ -32,9 +32,11 @@ from lmmreview.db.benchmarks.llava_bench import vlmevalkit as llava_bench
 from lmmreview.db.benchmarks.mathvista import vlmevalkit as mathvista
 from lmmreview.db.benchmarks.mmbench import vlmevalkit as mmbench
 from lmmreview.db.benchmarks.mme import vlmevalkit as mme
+from lmmreview.db.benchmarks.mmmu import vlmevalkit as mmmu
 from lmmreview.db.benchmarks.mmmu_pro import vlmevalkit as mmmu_pro
 from lmmreview.db.benchmarks.mmstar.files import VLMEVALKIT_DATASETS as MMSTAR
 from lmmreview.db.benchmarks.mmvet import vlmevalkit as mmvet
+from lmmreview.db.benchmarks.ocrbench import v2_vlmevalkit as ocrbench_v2
 from lmmreview.db.benchmarks.ocrbench import vlmevalkit as ocrbench
 from lmmreview.db.importers import ImportSummary, import_target, load_within
 from lmmreview.db.importers.batch import (
@@ -66,7 +68,8 @@ _MCQ = re.compile(r"(?:cotpost_)?(?P<judge>.+)_result")
 # its score files `{E}_{judge}_score` and `_score_fine` (:631, :2094-2097)
 _JUDGE_WORKBOOK = re.compile(r"(?P<judge>.+)(?<!_score)(?<!_score_fine)")
 _AUXMATCH = re.compile("auxmatch")  # image_yorn.py:48: names no judge
-_NONE = re.compile("(?!)")  # OCRBench writes only a score.json (image_vqa.py:567)
+# OCRBench and OCRBench_v2 write only a score.json (image_vqa.py:567, :3982)
+_NONE = re.compile("(?!)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,12 +87,15 @@ class Reader:
 READERS = (
     Reader("mmbench-vlmevalkit", mmbench.DATASETS, _MCQ, beside="predictions"),
     Reader("mmstar", MMSTAR, _MCQ),
+    Reader("mmmu-vlmevalkit", mmmu.DATASETS, _MCQ),
     Reader("mmmu-pro-vlmevalkit", mmmu_pro.DATASETS, _MCQ),
     Reader("mathvista-vlmevalkit", mathvista.DATASETS, _JUDGE_WORKBOOK),
     Reader("mmvet-vlmevalkit", mmvet.DATASETS, _JUDGE_WORKBOOK),
     Reader("llava-bench-vlmevalkit", llava_bench.DATASETS, re.compile("openai_result")),
     Reader("mme-vlmevalkit", mme.DATASETS, _AUXMATCH),
     Reader("hallusionbench-vlmevalkit", hallusionbench.DATASETS, _AUXMATCH),
+    # before OCRBench's, whose name begins OCRBench v2's
+    Reader("ocrbench-v2-vlmevalkit", ocrbench_v2.DATASETS, _NONE),
     Reader("ocrbench-vlmevalkit", ocrbench.DATASETS, _NONE),
 )
 

@@ -24,7 +24,6 @@ precision, which the official rules round to, is its gold's number of decimals (
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,7 @@ from lmmreview.db.importers.vlmevalkit import (
     PROMPT_VERSION,
     Rows,
     has,
+    literal,
     names_of,
     read_rows,
     refuse_repeated,
@@ -112,7 +112,7 @@ def row_problem(row: dict[str, str], file: Path, where: str) -> Sample:
         "query": row["question"],
         "question_type": row["question_type"],
         "answer_type": row["answer_type"],
-        "choices": _literal(row["choices"], "choices", file, where) if choice else None,
+        "choices": literal(row["choices"], "choices", file, where) if choice else None,
         "answer": row["answer"],
         "precision": _decimals(row["answer"]) if row["answer_type"] == rules.FLOAT else None,
         "metadata": {"task": row["task"], "skills": _skills(row["skills"], file, where)},
@@ -136,14 +136,6 @@ def _decimals(gold: str) -> int:
 def _skills(cell: str, file: Path, where: str) -> object:
     """`skills` as MathVista_acc reads it: a list literal, else the one skill it names."""
     try:
-        return _literal(cell, "skills", file, where)
+        return literal(cell, "skills", file, where)
     except ImportFailure:
         return cell
-
-
-def _literal(cell: str, column: str, file: Path, where: str) -> object:
-    """A cell's Python literal (literal_eval runs no code, where VLMEvalKit evaluates it)."""
-    try:
-        return ast.literal_eval(cell.strip())
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        raise ImportFailure(file, f"{column} {cell[:60]!r} is no Python literal", where) from None

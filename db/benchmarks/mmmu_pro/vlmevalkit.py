@@ -49,6 +49,7 @@ from lmmreview.db.importers.vlmevalkit import (
     refuse_repeated,
     require,
 )
+from lmmreview.engine.benchmarks.mmmu.benchmark import SubjectBenchmark
 from lmmreview.engine.benchmarks.mmmu_pro.benchmark import MMMU_PRO
 from lmmreview.engine.scoring import Judgment
 from lmmreview.engine.types import QuestionType, Sample
@@ -94,8 +95,8 @@ def read_request(request: ImportRequest) -> ImportBatch:
         verdicts = [(s, r, hit_judgment(r, judge, file, where)) for s, where, r in samples]
         batch.judgments = [JudgmentRecord(s.key, model, j) for s, _, j in verdicts]
         if not postprocessed:
-            batch.warnings.extend(_disagreements(verdicts, file))
-    batch.warnings.extend(_unmatched_golds(batch.samples, file))
+            batch.warnings.extend(disagreements(verdicts, file, MMMU_PRO))
+    batch.warnings.extend(unmatched_golds(batch.samples, file))
     return batch
 
 
@@ -128,27 +129,30 @@ def row_sample(row: dict[str, str], file: Path, where: str) -> Sample:
     return Sample(key, row["question"], QuestionType.CHOICE, answer, options=options)
 
 
-def _disagreements(
-    verdicts: list[tuple[Sample, dict[str, str], Judgment]], file: Path
+def disagreements(
+    verdicts: list[tuple[Sample, dict[str, str], Judgment]],
+    file: Path,
+    benchmark: SubjectBenchmark,
 ) -> list[str]:
     """A warning naming the answers whose VLMEvalKit verdict is not the official parse's
     (its random letter aside): VLMEvalKit matches an option's letter or text, then asks
-    its judge, where the official code reads `Answer:`, then MMMU's rules."""
+    its judge, where the official code reads `Answer:` (MMMU-Pro), then MMMU's rules."""
     differ = [
         sample.key
         for sample, row, judgment in verdicts
-        if not (official := MMMU_PRO.verdict(sample, row["prediction"])).fallback
+        if not (official := benchmark.verdict(sample, row["prediction"])).fallback
         and official.correct != (judgment.score == 1.0)
     ]
     if not differ:
         return []
     return [
-        f"{file}: {len(differ)} of VLMEvalKit's verdicts differ from the official MMMU-Pro "
-        f"parse of the same answer (both are kept, as two judges): {listed(differ)}"
+        f"{file}: {len(differ)} of VLMEvalKit's verdicts differ from the official "
+        f"{benchmark.title} parse of the same answer (both are kept, as two judges): "
+        f"{listed(differ)}"
     ]
 
 
-def _unmatched_golds(samples: list[Sample], file: Path) -> list[str]:
+def unmatched_golds(samples: list[Sample], file: Path) -> list[str]:
     """A gold that is none of its row's option letters is never right."""
     unmatched = [s.key for s in samples if s.answer not in s.options]
     if not unmatched:

@@ -59,7 +59,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
         kind = nonblank_text_field(item, "type", path, where)
         if kind not in rules.TYPES:  # eval.py fails on it
             raise ImportFailure(path, f"type {kind!r}: not one of OCRBench v2's 30", where)
-        if _ignored(item, kind):
+        if ignored_translation(item, kind):
             ignored.append(item_key(item, path, where))
             return None
         key = item_key(item, path, where)
@@ -75,18 +75,18 @@ def read_request(request: ImportRequest) -> ImportBatch:
             f"{len(ignored)} text translation item(s) with an empty gold, left out as the "
             f"official scores leave them out: {listed(ignored)}"
         )
-    _warn_of_the_extra(batch)
+    warn_of_the_extra(batch)
     return batch
 
 
-def _ignored(item: dict[str, Any], kind: str) -> bool:
+def ignored_translation(item: dict[str, Any], kind: str) -> bool:
     """A text translation with an empty first gold, which get_score.py leaves out (eval.py
     marks it ignored; had the answer been empty too, it would count 0)."""
     answers = item.get("answers")
     return kind == rules.TRANSLATION and isinstance(answers, list) and answers[:1] == [""]
 
 
-def _warn_of_the_extra(batch: ImportBatch) -> None:
+def warn_of_the_extra(batch: ImportBatch) -> None:
     """Items whose rules need the extra's libraries, when they are not installed."""
     unscored: Counter[str] = Counter()
     for sample in batch.samples:

@@ -18,7 +18,13 @@ from lmmreview.engine.benchmark import (
     TableSpec,
     Unit,
 )
-from lmmreview.engine.benchmarks import JUDGE_NAME, LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, REPLACE
+from lmmreview.engine.benchmarks import (
+    JUDGE_NAME,
+    LMMS_EVAL_MODEL,
+    LMMS_EVAL_RESULTS,
+    MODEL_FROM_FILE_NAME,
+    REPLACE,
+)
 from lmmreview.engine.benchmarks.mmmu import rules as mmmu
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment, Status
@@ -132,6 +138,19 @@ class MMMU(SubjectBenchmark):
             Option("samples", "JSONL", "*_samples_mmmu_val.jsonl.", required=True),
             (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, JUDGE_NAME, REPLACE),
             command="mmmu-lmms-eval",
+        ),
+        Importer(
+            "mmmu-vlmevalkit",
+            "MMMU: VLMEvalKit predictions, results.\n\n"
+            "VLMEvalKit's {model}_MMMU_DEV_VAL.xlsx (or .tsv, .json): questions (index, "
+            "question, options, answer, split: dev or validation) and answers, into the "
+            "dataset MMMU_DEV_VAL unless --dataset, keyed by index. Open questions come as "
+            'VLMEvalKit asks them: two options, A the gold and B "Other Answers". Its '
+            "result workbook {model}_MMMU_DEV_VAL_{judge}_result.xlsx also holds its judge's "
+            "verdicts (hit), imported as that judge's, a random letter flagged.",
+            Option("file", "FILE", "Prediction file or result workbook.", required=True),
+            (MODEL_FROM_FILE_NAME, JUDGE_NAME, REPLACE),
+            command="mmmu-vlmevalkit",
         ),
     )
 

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
-from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS
+from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, MODEL_FROM_FILE_NAME
 from lmmreview.engine.benchmarks.ocrbench import v2_kie as kie
 from lmmreview.engine.benchmarks.ocrbench import v2_parsing as parsing
 from lmmreview.engine.benchmarks.ocrbench import v2_position as position
@@ -130,6 +130,17 @@ class OCRBenchV2(Benchmark):
             Option("samples", "JSONL", "*_samples_ocrbench_v2.jsonl.", required=True),
             (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS),
             command="ocrbench-v2-lmms-eval",
+        ),
+        Importer(
+            "ocrbench-v2-vlmevalkit",
+            "OCRBench v2: VLMEvalKit prediction workbook.\n\n"
+            "{model}_OCRBench_v2.xlsx (or _MINI; .tsv, .json): index, category (the type), "
+            "question, answer (a list), eval, bbox, content and prediction, into the dataset "
+            "of the file's name unless --dataset, keyed by index; VLMEvalKit writes no "
+            "verdicts, the official rules score the answers.",
+            Option("file", "FILE", "Prediction workbook.", required=True),
+            (MODEL_FROM_FILE_NAME,),
+            command="ocrbench-v2-vlmevalkit",
         ),
     )
 
