@@ -68,11 +68,17 @@ def read_request(request: ImportRequest) -> ImportBatch:
     batch, _ = read_items(
         results, request.text("model"), dataset, request.path("images"), read_item
     )
+    return finished(batch, results, ignored, "item")
+
+
+def finished(batch: ImportBatch, file: Path, ignored: list[str], what: str) -> ImportBatch:
+    """A reader's batch once its checks and warnings are made: refused when every `what`
+    (item, row) of `file` was an `ignored` empty-gold translation; those named."""
     if not batch.samples:
-        raise ImportFailure(results, "no item to score: each has an empty gold translation")
+        raise ImportFailure(file, f"no {what} to score: each has an empty gold translation")
     if ignored:
         batch.warnings.append(
-            f"{len(ignored)} text translation item(s) with an empty gold, left out as the "
+            f"{len(ignored)} text translation {what}(s) with an empty gold, left out as the "
             f"official scores leave them out: {listed(ignored)}"
         )
     warn_of_the_extra(batch)

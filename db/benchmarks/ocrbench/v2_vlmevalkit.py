@@ -19,13 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from lmmreview.db.benchmarks.mmbench.files import row_index
-from lmmreview.db.benchmarks.ocrbench.v2 import ignored_translation, type_sample, warn_of_the_extra
+from lmmreview.db.benchmarks.ocrbench.v2 import finished, ignored_translation, type_sample
 from lmmreview.db.importers.batch import (
     AnswerRecord,
     ImportBatch,
     ImportFailure,
     ImportRequest,
-    listed,
 )
 from lmmreview.db.importers.vlmevalkit import literal, names_of, read_rows, refuse_repeated, require
 from lmmreview.engine.benchmarks.ocrbench import v2_rules as rules
@@ -56,15 +55,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
             continue
         batch.samples.append(type_sample(key, item, item["type"], file, where))
         batch.answers.append(AnswerRecord(key, names.model, row["prediction"], str(file)))
-    if not batch.samples:
-        raise ImportFailure(file, "no item to score: each has an empty gold translation")
-    if ignored:
-        batch.warnings.append(
-            f"{len(ignored)} text translation row(s) with an empty gold, left out as the "
-            f"official scores leave them out: {listed(ignored)}"
-        )
-    warn_of_the_extra(batch)
-    return batch
+    return finished(batch, file, ignored, "row")
 
 
 def _item(row: dict[str, str], file: Path, where: str) -> dict[str, Any]:
