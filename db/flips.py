@@ -25,7 +25,7 @@ class DatasetFlips:
     graded: bool  # any change of score is a flip (else: right/wrong, or another option)
     flips: list[Flip]
     cells: list[CellShift]
-    titles: dict[str, str]  # "table/column" -> the column's title
+    labels: dict[str, str]  # "table/column" -> "table: the column's title"
 
 
 def judge_pair(store: Store, dataset: str, names: tuple[str, str]) -> tuple[Judge, Judge]:
@@ -114,5 +114,9 @@ def judge_flips(store: Store, dataset: str, a: Judge, b: Judge) -> DatasetFlips:
     names = judge_names(store.judges(dataset))
     return DatasetFlips(
         dataset, names[a], names[b], found.graded, flips, cell_shifts(flips, values),
-        first.breakdown.layout.titles,
+        {  # split here: a table's name holds the dataset's, which may hold a "/"
+            f"{spec.name}/{c.key}": f"{spec.name}: {c.title}"
+            for spec in first.breakdown.layout.tables
+            for c in spec.columns
+        },
     )  # fmt: skip

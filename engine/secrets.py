@@ -55,6 +55,7 @@ _ASSIGNED = re.compile(  # name=value, name: value
 )
 _SPACED = re.compile(r"(?:^|(?<=\s))--?(?P<name>[A-Za-z][\w.-]*)\s+(?P<value>(?![-{[])\S+)")
 _KEY_SHAPES = re.compile(r"\b(?:sk-[A-Za-z0-9_-]{16,}|hf_[A-Za-z0-9]{20,})")
+_URL_PASSWORD = re.compile(r"(://[^\s/:@]*:)[^\s/@]+(?=@)")  # https://user:PASSWORD@host
 
 
 def _hide_value(match: re.Match[str]) -> str:
@@ -68,4 +69,5 @@ def redact_command(text: str, secrets: Iterable[str] = ()) -> str:
     like secrets, key-shaped values and each of `secrets` (the environment's keys, say)
     replaced by "[redacted]", as `redact` also does."""
     text = _SPACED.sub(_hide_value, _ASSIGNED.sub(_hide_value, text))
+    text = _URL_PASSWORD.sub(lambda match: match.group(1) + REDACTED, text)
     return redact(_KEY_SHAPES.sub(REDACTED, text), secrets)

@@ -30,6 +30,10 @@ R = REDACTED
          f'--model_args {{"api_key": {R}, "temperature": 0}}'),
         ("--hf_token x1 --note sk-abcdefghijklmnop1234 hf_abcdefghijklmnopqrstu",
          f"--hf_token {R} --note {R} {R}"),
+        ("--model_args base_url=https://ann:PASS555@host/v1,model=m",
+         f"--model_args base_url=https://ann:{R}@host/v1,model=m"),
+        ('--judge-args {"api_base": "https://u:PWD333@h/v1"}',
+         f'--judge-args {{"api_base": "https://u:{R}@h/v1"}}'),
         # nothing secret: kept as it is
         ("--max_new_tokens 512 --keys 3 --key_field id --gen_kwargs {\"max_new_tokens\": 16}",
          "--max_new_tokens 512 --keys 3 --key_field id --gen_kwargs {\"max_new_tokens\": 16}"),

@@ -147,3 +147,24 @@ def test_no_folder_or_the_database_as_the_folder_writes_nothing(cli, demo_db, ou
     assert result.code == 1
     assert ("--out DIR is needed" if out is None else "not writing") in result.stderr
     assert dump(demo_db) == before
+
+
+def test_a_commit_while_the_files_are_read_reads_them_again(
+    cli, reviewed_db, tmp_path, monkeypatch
+) -> None:
+    """The two files come from several connections with no shared snapshot: a verdict
+    another process saves meanwhile makes the export read both again, so they agree."""
+    from lmmreview.db import tidy
+
+    real, calls = tidy.tables, []
+
+    def writing_once(store, datasets=None):
+        calls.append(1)
+        if len(calls) == 1:  # another process commits while the first read is under way
+            with closing(sqlite3.connect(reviewed_db)) as other, other:
+                other.execute("CREATE TABLE elsewhere (x)")
+        yield from real(store, datasets)
+
+    monkeypatch.setattr(tidy, "tables", writing_once)
+    assert cli("export", reviewed_db, "--format", "parquet", "--out", tmp_path / "t").code == 0
+    assert len(calls) == 2

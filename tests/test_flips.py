@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
@@ -225,10 +227,23 @@ def test_on_a_terminal_the_tables_are_drawn_with_names_shown_literally() -> None
 
     flip = Flip(1, "d", "k", "[bold]m\x1b[2J", 1.0, 0.0, "A", "B", False, "m", ("t/all",))
     shift = CellShift("d", "m", "t/all", 50.0, 25.0, 1, 0)
-    found = DatasetFlips("d", "judge-a", "judge-b", False, [flip], [shift], {"t/all": "Total"})
+    found = DatasetFlips("d", "judge-a", "judge-b", False, [flip], [shift], {"t/all": "t: Total"})
     console = Console(width=200, record=True, color_system=None)
     console.print(to_rich([found]))
     text = console.export_text()
     assert "d: 1 flips from judge-a (A) to judge-b (B)" in text
     assert "[bold]m" in text and "\x1b" not in text  # markup and escapes stay text
     assert "t: Total" in text and "-25.00" in text
+
+
+def test_a_dataset_named_with_a_slash_keeps_its_tables_names(cli, demo_db) -> None:
+    """Inspect's task names hold a "/" (inspect_evals/mmmu): the cells still name their
+    whole table."""
+    with closing(sqlite3.connect(demo_db)) as conn, conn:
+        conn.execute("UPDATE datasets SET name = 'org/hb' WHERE name = 'hallusionbench'")
+    _second_judge(demo_db, "org/hb", 1)
+    (found,) = _json(cli, demo_db, "--flips", store_judge(demo_db, "org/hb"), "judge-b")["datasets"]
+    (flip,) = found["flips"]
+    text = cli("judges", demo_db, "--flips", store_judge(demo_db, "org/hb"), "judge-b").stdout
+    assert all(f"{cell.rpartition('/')[0]}: " in text for cell in flip["cells"])
+    assert "org: " not in text

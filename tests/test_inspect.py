@@ -22,10 +22,11 @@ from conftest import dump
 
 from lmmreview.db import Store
 from lmmreview.db.importers.batch import ToolRun
-from lmmreview.db.importers.inspect_logs import mapped, sample_key, tool_run
+from lmmreview.db.importers.inspect_logs import PROMPT_VERSION, mapped, sample_key, tool_run
 from lmmreview.db.imports import file_sha256
 from lmmreview.db.inspect_edits import inspect_value
 from lmmreview.db.review import ReviewStore
+from lmmreview.engine.scoring import IMPORTED, Judge
 
 WRITER = Path(__file__).parent / "data" / "inspect" / "write_log.py"
 
@@ -197,6 +198,24 @@ def test_a_log_moved_or_changed_since_the_import_is_refused_by_name(cli, log, tm
     assert result.code == 1
     assert f"{log}: the Inspect log of import 1 (tiny) has changed since" in result.stderr
     assert not out.exists()
+
+
+def test_an_exported_copy_imports_the_scorers_own_values(cli, log, tmp_path):
+    """The copy's edits are a reviewer's verdicts: read again, each score is the scorer's
+    (the first of its history), and the import says which were edited."""
+    db, out = tmp_path / "r.db", tmp_path / "out"
+    assert cli("import", "inspect", db, log).code == 0
+    with Store.open(db) as store:
+        answers = {key: answer for answer, _, key in store.answer_keys("tiny")}
+        ReviewStore(store, "ana").grade(answers["q1"], 0.0)  # the scorers said C (1.0)
+    assert cli("export", db, "--format", "inspect", "--out", out).code == 0
+    again = cli("import", "inspect", tmp_path / "again.db", out / log.name)
+    assert again.code == 0, again.stderr
+    assert "3 score(s) were edited after the scorer gave them" in again.stderr
+    with Store.open(tmp_path / "again.db") as store:
+        (q1,) = [a for a, _, key in store.answer_keys("tiny") if key == "q1"]
+        letter = Judge(IMPORTED, "letter", PROMPT_VERSION)
+        assert store.latest_judgments("tiny", letter)[q1, 0].score == 1.0
 
 
 def test_the_copy_never_goes_over_the_original(cli, log, tmp_path):

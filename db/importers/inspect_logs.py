@@ -85,6 +85,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
     batch.run = tool_run(spec)
     seen: set[str] = set()
     failed: list[str] = []  # the samples that ended in an error: no answer
+    edited: list[str] = []  # scores edited since the scorer gave them (score edits)
     for sample in _samples(api, path):
         key = sample_key(sample.id, sample.epoch)
         if key in seen:
@@ -93,12 +94,19 @@ def read_request(request: ImportRequest) -> ImportBatch:
         seen.add(key)
         if not _add_sample(batch, key, sample, model or spec.model, path):
             failed.append(key)
+        edited += [f"{key} ({name})" for name, s in (sample.scores or {}).items() if s.history]
     if not batch.samples:
         raise ImportFailure(path, "the log holds no samples")
     if failed:
         batch.warnings.append(
             f"{path}: {len(failed)} sample(s) ended in an error in Inspect, no answer "
             f"imported: {listed(failed)}"
+        )
+    if edited:
+        batch.warnings.append(
+            f"{path}: {len(edited)} score(s) were edited after the scorer gave them (an "
+            f"`export --format inspect` copy, or Inspect's edit_score): the scorers' own "
+            f"values imported, the edits not: {listed(edited)}"
         )
     batch.warnings.extend(_unmapped(batch.judgments, path))
     return batch
@@ -208,13 +216,16 @@ def judgment(scorer: str, score: Score, source: str) -> Judgment:
     """A scorer's score as an imported judgment of judge `scorer`: Inspect's letters and
     true/false words as its value_to_float maps them, and a number in [0, 1] as it is. A
     value with no such meaning (another scale, a list, a dict, NaN) is kept unscored, the
-    value in the reply, for a human or another judge to score."""
-    recorded = {"value": score.value, "answer": score.answer, "explanation": score.explanation}
+    value in the reply, for a human or another judge to score. An edited score is read as
+    the scorer gave it: the first of its history (the edits are somebody's verdicts, not
+    the scorer's)."""
+    own = score.history[0] if score.history else score
+    recorded = {"value": own.value, "answer": own.answer, "explanation": own.explanation}
     reply = json.dumps({k: v for k, v in recorded.items() if v is not None}, ensure_ascii=False)
-    value = mapped(score.value)
+    value = mapped(own.value)
     found = imported(scorer, PROMPT_VERSION, value, reply, source)
     if value is None:
-        error = f"Inspect's value {score.value!r} is not a score in [0, 1]"
+        error = f"Inspect's value {own.value!r} is not a score in [0, 1]"
         return replace(found, status=Status.UNPARSEABLE, error=error)
     return found
 

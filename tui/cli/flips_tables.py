@@ -28,8 +28,8 @@ def _number(value: float | None, digits: int) -> str:
 
 
 def _cell_title(found: DatasetFlips, cell: str) -> str:
-    """A cell as "table: column title" (the key, "table/column", names the table)."""
-    return f"{cell.partition('/')[0]}: {found.titles.get(cell, cell)}"
+    """A cell as "table: column title"."""
+    return found.labels.get(cell, cell)
 
 
 def flip_grids(found: DatasetFlips) -> list[Grid]:
