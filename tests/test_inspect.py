@@ -209,6 +209,9 @@ def test_an_exported_copy_imports_the_scorers_own_values(cli, log, tmp_path):
         answers = {key: answer for answer, _, key in store.answer_keys("tiny")}
         ReviewStore(store, "ana").grade(answers["q1"], 0.0)  # the scorers said C (1.0)
     assert cli("export", db, "--format", "inspect", "--out", out).code == 0
+    over = cli("import", "inspect", db, out / log.name)  # the same scorers' judgments
+    assert over.code == 1
+    assert "Give --replace" in over.stderr and "--judge" not in over.stderr  # it has none
     again = cli("import", "inspect", tmp_path / "again.db", out / log.name)
     assert again.code == 0, again.stderr
     assert "3 score(s) were edited after the scorer gave them" in again.stderr

@@ -410,6 +410,9 @@ def test_unknown_names_are_refused(cli, tmp_path: Path) -> None:
     lonely = cli("reconcile", db)
     assert lonely.code == 0
     assert "no dataset has two sources" in lonely.stdout
+    both = cli("reconcile", db, "--json", "--format", "md")
+    assert both.code == 1
+    assert "--json and --format md ask for two formats" in both.stderr
 
 
 def test_the_docs_worked_example_shows_what_the_command_prints(cli, tmp_path: Path) -> None:

@@ -243,7 +243,7 @@ def _record_import(
         summary.already_imported = earlier[0].id
         return None
     if earlier and not batch.replace:
-        raise ImportFailure(batch.source, _refusal(earlier))
+        raise ImportFailure(batch.source, _refusal(earlier, batch.one_judge))
     for found in earlier:
         summary.replaced.append(remove_import(store, found.id).id)
     runs = 1 + max((j.run for _, j in judgments), default=0)
@@ -277,15 +277,17 @@ def batch_sha256(batch: ImportBatch) -> str:
         raise ImportFailure(source, f"cannot read it again to record the import ({exc})") from None
 
 
-def _refusal(earlier: list[Import]) -> str:
-    """Why an import of judgments stops, and the two ways on."""
+def _refusal(earlier: list[Import], renamable: bool) -> str:
+    """Why an import of judgments stops, and the ways on (--judge where one name can be
+    given to the file's judgments)."""
     named = "; ".join(
         f"judge {judge_label(IMPORTED, i.judge)} from import {i.id} ({i.file})" for i in earlier
     )
+    rename = ", or --judge NAME to keep both under another judge name" if renamable else ""
     return (
         f"these answers already have judgments of the same judge: {named}. Give --replace "
-        "to remove that import's judgments and import this file, or --judge NAME to keep "
-        "both under another judge name (`lmmreview imports DB` lists the imports)"
+        f"to remove that import's judgments and import this file{rename} (`lmmreview "
+        "imports DB` lists the imports)"
     )
 
 

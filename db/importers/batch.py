@@ -133,6 +133,9 @@ class ImportBatch:
     # questions of the others)
     answers_for: Callable[[str], bool] = every_sample
     run: ToolRun | None = None  # what the writing tool recorded of its run, if anything
+    # whether its judgments are one judge's, which --judge NAME may rename (an Inspect
+    # log's are one judge per scorer: its command has no --judge)
+    one_judge: bool = True
 
     def add_image(self, key: str, image: StoredImage) -> None:
         """Attach an image to sample `key` (after its other images)."""

@@ -83,6 +83,7 @@ def read_request(request: ImportRequest) -> ImportBatch:
     source = str(path.absolute())  # where `export --format inspect` finds the log again
     batch = ImportBatch(request.dataset or spec.task, GENERIC.name, source, sha256=sha256)
     batch.run = tool_run(spec)
+    batch.one_judge = False  # a judge per scorer
     seen: set[str] = set()
     failed: list[str] = []  # the samples that ended in an error: no answer
     edited: list[str] = []  # scores edited since the scorer gave them (score edits)

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from lmmreview.tui.options import DatasetsOpt, DbArg, JsonOpt, given_path
-from lmmreview.tui.output import clear_errors, deliver, out
+from lmmreview.tui.output import clear_errors, deliver, fail, out
 
 
 class ReconcileFormat(StrEnum):
@@ -43,7 +43,7 @@ def reconcile(
         typer.Option(
             "--out",
             metavar="FILE",
-            help="Write here instead of standard output (md or json).",
+            help="Write here instead of standard output (md for the tables, or json).",
             parser=given_path,
         ),
     ] = None,
@@ -63,6 +63,8 @@ def reconcile(
     from lmmreview.db.reconcile import read_groups
     from lmmreview.tui.cli.reconcile_tables import RENDERERS, compared, to_rich
 
+    if as_json and format not in (ReconcileFormat.table, ReconcileFormat.json):
+        raise fail(f"--json and --format {format.value} ask for two formats: give one")
     with clear_errors(db), Store.open(db, create=False) as store:
         groups = compared(read_groups(store, dataset or [], model or []))
     chosen = ReconcileFormat.json if as_json else format
