@@ -25,6 +25,8 @@ LMMS_EVAL_RESULTS = Option(
     "lmms-eval's results.json of the run, kept as the import's run record (default: the "
     "{date}_results.json beside a {date}_samples_{task}.jsonl, if there).",
 )
+# Every lmms-eval import command's options.
+LMMS_EVAL_OPTIONS = (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS)
 # --judge and --replace of the commands that import another tool's judgments: an import of
 # judgments over one of the same judge on the same answers is refused unless one is given.
 JUDGE_NAME = Option(

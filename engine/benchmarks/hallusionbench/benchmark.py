@@ -20,8 +20,7 @@ from lmmreview.engine.benchmark import (
 )
 from lmmreview.engine.benchmarks import (
     JUDGE_NAME,
-    LMMS_EVAL_MODEL,
-    LMMS_EVAL_RESULTS,
+    LMMS_EVAL_OPTIONS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -248,7 +247,7 @@ class HallusionBench(Benchmark):
             "judge verdicts are in its gpt_response/hallusion_output_v[ds]_model.json: import "
             "those with `lmmreview import hallusionbench`.",
             Option("samples", "JSONL", "*_samples_hallusion_bench_image.jsonl.", required=True),
-            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS),
+            LMMS_EVAL_OPTIONS,
             command="hallusionbench-lmms-eval",
         ),
         Importer(

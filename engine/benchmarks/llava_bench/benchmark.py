@@ -27,8 +27,7 @@ from lmmreview.engine.benchmark import (
 )
 from lmmreview.engine.benchmarks import (
     JUDGE_NAME,
-    LMMS_EVAL_MODEL,
-    LMMS_EVAL_RESULTS,
+    LMMS_EVAL_OPTIONS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -176,7 +175,7 @@ class LlavaBench(Benchmark):
             "gpt_eval_llava_all review (question, reference, caption, the judge's reply and "
             "scores), imported as its eval_model's reference-first review.",
             Option("samples", "JSONL", "*_samples_llava_in_the_wild.jsonl.", required=True),
-            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS),
+            LMMS_EVAL_OPTIONS,
             command="llava-bench-lmms-eval",
         ),
         Importer(

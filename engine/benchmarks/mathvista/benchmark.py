@@ -18,8 +18,7 @@ from lmmreview.engine.benchmark import (
 )
 from lmmreview.engine.benchmarks import (
     JUDGE_NAME,
-    LMMS_EVAL_MODEL,
-    LMMS_EVAL_RESULTS,
+    LMMS_EVAL_OPTIONS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -102,7 +101,7 @@ class MathVista(Benchmark):
             "rules; problems from each line's doc (v0.3). v0.4 lines carry no question: import "
             "the official files first (lmmreview import mathvista DB FILE).",
             Option("samples", "JSONL", "*_samples_mathvista_testmini.jsonl, ...", required=True),
-            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, JUDGE_NAME, REPLACE),
+            (*LMMS_EVAL_OPTIONS, JUDGE_NAME, REPLACE),
             command="mathvista-lmms-eval",
         ),
         Importer(

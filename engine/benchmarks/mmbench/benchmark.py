@@ -19,8 +19,7 @@ from lmmreview.engine.benchmark import (
 )
 from lmmreview.engine.benchmarks import (
     JUDGE_FROM_FILE_NAME,
-    LMMS_EVAL_MODEL,
-    LMMS_EVAL_RESULTS,
+    LMMS_EVAL_OPTIONS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -166,7 +165,7 @@ class MMBench(Benchmark):
             "dict that repeats them; circular rows by index) and answers (the filtered "
             "response); lmms-eval records no extracted choice per line, so lmmreview extracts.",
             Option("samples", "JSONL", "*_samples_mmbench_*.jsonl.", required=True),
-            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS),
+            LMMS_EVAL_OPTIONS,
             command="mmbench-lmms-eval",
         ),
     )

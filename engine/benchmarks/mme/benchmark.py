@@ -10,8 +10,7 @@ from lmmreview.engine.benchmark import Benchmark, Importer, Option, Tables, Tabl
 from lmmreview.engine.benchmarks import (
     JUDGE_FROM_FILE_NAME,
     JUDGE_NAME,
-    LMMS_EVAL_MODEL,
-    LMMS_EVAL_RESULTS,
+    LMMS_EVAL_OPTIONS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -118,7 +117,7 @@ class MME(Benchmark):
             "input and target), answers, and lmms-eval's own verdicts (its rule reads a "
             "little differently: docs/benchmarks/mme.md), imported beside the official rule's.",
             Option("samples", "JSONL", "*_samples_mme.jsonl.", required=True),
-            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, JUDGE_NAME, REPLACE),
+            (*LMMS_EVAL_OPTIONS, JUDGE_NAME, REPLACE),
             command="mme-lmms-eval",
         ),
         Importer(

@@ -20,8 +20,7 @@ from lmmreview.engine.benchmark import (
 )
 from lmmreview.engine.benchmarks import (
     JUDGE_NAME,
-    LMMS_EVAL_MODEL,
-    LMMS_EVAL_RESULTS,
+    LMMS_EVAL_OPTIONS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -136,7 +135,7 @@ class MMMU(SubjectBenchmark):
             "each line's doc (v0.3). v0.4 lines carry no question text or options: import "
             "the questions first (lmmreview import mmmu DB --questions FILE).",
             Option("samples", "JSONL", "*_samples_mmmu_val.jsonl.", required=True),
-            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, JUDGE_NAME, REPLACE),
+            (*LMMS_EVAL_OPTIONS, JUDGE_NAME, REPLACE),
             command="mmmu-lmms-eval",
         ),
         Importer(

@@ -6,8 +6,7 @@ from __future__ import annotations
 from lmmreview.engine.benchmark import Importer, Option
 from lmmreview.engine.benchmarks import (
     JUDGE_NAME,
-    LMMS_EVAL_MODEL,
-    LMMS_EVAL_RESULTS,
+    LMMS_EVAL_OPTIONS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -59,7 +58,7 @@ class MMMUPro(SubjectBenchmark):
             "v0.4 lines carry no question: import the official files first (lmmreview import "
             "mmmu-pro DB OUTPUTS).",
             Option("samples", "JSONL", "*_samples_mmmu_pro_standard.jsonl, ...", required=True),
-            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, JUDGE_NAME, REPLACE),
+            (*LMMS_EVAL_OPTIONS, JUDGE_NAME, REPLACE),
             command="mmmu-pro-lmms-eval",
         ),
         Importer(

@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
-from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, MODEL_FROM_FILE_NAME
+from lmmreview.engine.benchmarks import LMMS_EVAL_OPTIONS, MODEL_FROM_FILE_NAME
 from lmmreview.engine.benchmarks.mmstar import rules
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment
@@ -134,7 +134,7 @@ class MMStar(Benchmark):
             "is more lenient since 2026: docs/benchmarks/mmstar.md), imported beside the "
             "official rule's.",
             Option("samples", "JSONL", "*_samples_mmstar.jsonl.", required=True),
-            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS),
+            LMMS_EVAL_OPTIONS,
             command="mmstar-lmms-eval",
         ),
     )

@@ -19,8 +19,7 @@ from lmmreview.engine.benchmark import (
 from lmmreview.engine.benchmarks import (
     JUDGE_FROM_FILE_NAME,
     JUDGE_NAME,
-    LMMS_EVAL_MODEL,
-    LMMS_EVAL_RESULTS,
+    LMMS_EVAL_OPTIONS,
     MODEL_FROM_FILE_NAME,
     REPLACE,
 )
@@ -170,7 +169,7 @@ class MMVet(Benchmark):
             "lmms-eval's GPT grades as imported judgments; a grade of 0.0 with no judge reply "
             "(how lmms-eval stores an API failure) counts as 0 and is flagged for review.",
             Option("samples", "JSONL", "*_samples_mmvet.jsonl.", required=True),
-            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, JUDGE_NAME, REPLACE),
+            (*LMMS_EVAL_OPTIONS, JUDGE_NAME, REPLACE),
             command="mmvet-lmms-eval",
         ),
     )

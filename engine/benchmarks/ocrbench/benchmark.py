@@ -10,7 +10,7 @@ from functools import lru_cache
 
 from lmmreview.engine.axis_tables import axis_cells, axis_tables
 from lmmreview.engine.benchmark import Benchmark, Importer, Option, Tables, TableSpec, Unit
-from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, MODEL_FROM_FILE_NAME
+from lmmreview.engine.benchmarks import LMMS_EVAL_OPTIONS, MODEL_FROM_FILE_NAME
 from lmmreview.engine.benchmarks.ocrbench import rules
 from lmmreview.engine.offline import rules_judgment
 from lmmreview.engine.scoring import Judgment
@@ -114,7 +114,7 @@ class OCRBench(Benchmark):
             "ocrbench_accuracy (question type, prediction, golds, lmms-eval's score, imported "
             "as its judgment beside the official rule's: docs/benchmarks/ocrbench.md).",
             Option("samples", "JSONL", "*_samples_ocrbench.jsonl.", required=True),
-            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS),
+            LMMS_EVAL_OPTIONS,
             command="ocrbench-lmms-eval",
         ),
         Importer(

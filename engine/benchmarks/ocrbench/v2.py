@@ -8,7 +8,7 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from lmmreview.engine.benchmark import Benchmark, Cells, Importer, Option, Tables, TableSpec, Unit
-from lmmreview.engine.benchmarks import LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS, MODEL_FROM_FILE_NAME
+from lmmreview.engine.benchmarks import LMMS_EVAL_OPTIONS, MODEL_FROM_FILE_NAME
 from lmmreview.engine.benchmarks.ocrbench import v2_kie as kie
 from lmmreview.engine.benchmarks.ocrbench import v2_parsing as parsing
 from lmmreview.engine.benchmarks.ocrbench import v2_position as position
@@ -128,7 +128,7 @@ class OCRBenchV2(Benchmark):
             "ocrbench_v2_accuracy (question type, prediction, golds, lmms-eval's score, "
             "imported as its judgment), keyed by doc_id (docs/benchmarks/ocrbench.md).",
             Option("samples", "JSONL", "*_samples_ocrbench_v2.jsonl.", required=True),
-            (LMMS_EVAL_MODEL, LMMS_EVAL_RESULTS),
+            LMMS_EVAL_OPTIONS,
             command="ocrbench-v2-lmms-eval",
         ),
         Importer(

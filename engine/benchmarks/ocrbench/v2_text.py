@@ -51,6 +51,7 @@ class Tools(NamedTuple):
 
 
 @lru_cache(maxsize=1)
+@lru_cache(maxsize=1)  # asked per answer scored; the installed packages do not change
 def missing() -> str | None:
     """What of the extra these rules need is not installed (None: nothing), found without
     loading it."""
