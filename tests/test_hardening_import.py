@@ -816,13 +816,15 @@ def test_a_workbook_or_binary_file_given_as_the_mmbench_tsv_says_what_it_is(
 
 # -- issue 25, item 7f: an empty name is not the file's name ------------------------------------
 
-NAME_OPTIONS = sorted(
-    (command, option.name)
-    for benchmark in benchmarks().values()
-    for command, importer in benchmark.importers().items()
-    for option in importer.options
-    if option.text
-) + [  # --dataset: one check for every command; the one reported, and two others
+NAME_OPTIONS = [
+    *sorted(
+        (command, option.name)
+        for benchmark in benchmarks().values()
+        for command, importer in benchmark.importers().items()
+        for option in importer.options
+        if option.text
+    ),
+    # --dataset: one check for every command; the one reported, and two others
     ("inspect", "dataset"),
     ("jsonl", "dataset"),
     ("mmmu-lmms-eval", "dataset"),
