@@ -22,6 +22,14 @@ from lmmreview.engine.offline import forget_grades
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import MICRO, OFFLINE, GroupVerdict, Judge, JudgeChoice, Outcome
 from lmmreview.engine.tables import Table
+from lmmreview.engine.uncertainty import (
+    RESAMPLES,
+    SEED,
+    Difference,
+    intervals,
+    versus,
+    with_intervals,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +142,24 @@ class DatasetScores:
             other_judges=tuple(other_judges),
         )
 
+    def with_intervals(
+        self, tables: list[Table], unscored_as_zero: bool, resamples: int, seed: int
+    ) -> list[Table]:
+        """This dataset's `tables` with each cell's bootstrap interval."""
+        found = intervals(
+            self.breakdown, self.answers, self.samples.golds, unscored_as_zero, resamples, seed
+        )
+        return with_intervals(tables, found)
+
+    def versus(
+        self, a: str, b: str, unscored_as_zero: bool, resamples: int, seed: int
+    ) -> list[Difference]:
+        """Model `a` minus model `b`, cell by cell (engine.uncertainty.versus)."""
+        return versus(
+            self.breakdown, self.answers, self.samples.golds, a, b, unscored_as_zero,
+            resamples, seed,
+        )  # fmt: skip
+
     def outcome_of(self, model: str, key: str) -> Outcome | None:
         """One answer's outcome (None: the model did not answer the sample)."""
         row = self.answers.row_of(model, key)
@@ -203,16 +229,22 @@ def tables_and_notes(
     unscored_as_zero: bool,
     choice: JudgeChoice,
     causes: Mapping[str, str],
+    intervals: bool = False,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
 ) -> tuple[list[Table], list[Notes]]:
     """Each dataset's tables (every dataset's, without `datasets`) and notes, by the judge
     `choice` chooses; the error causes' table where a dataset has causes (`causes` titles
-    them)."""
+    them). With `intervals`, each cell carries its bootstrap interval (engine.uncertainty)."""
     tables: list[Table] = []
     notes: list[Notes] = []
     for name, benchmark in store.datasets(datasets):
         judge = store.chosen_judge(name, choice)
         scores = dataset_scores(store, name, benchmark, judge)
-        tables += scores.breakdown.tables(unscored_as_zero)
+        found = scores.breakdown.tables(unscored_as_zero)
+        if intervals:
+            found = scores.with_intervals(found, unscored_as_zero, resamples, seed)
+        tables += found
         tagged = store.causes(name)
         if tagged:  # a dataset without error causes exports as it always did
             tables.append(cause_table(name, tagged, causes))
