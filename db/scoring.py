@@ -10,7 +10,7 @@ import numpy as np
 from lmmreview.db.aside import Aside
 from lmmreview.db.collector import collector_paused
 from lmmreview.db.review import EntryReader
-from lmmreview.db.store import Store, larger_cache
+from lmmreview.db.store import Store, StoreError, larger_cache
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.causes import cause_table
@@ -22,6 +22,14 @@ from lmmreview.engine.offline import forget_grades
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import MICRO, OFFLINE, GroupVerdict, Judge, JudgeChoice, Outcome
 from lmmreview.engine.tables import Table
+from lmmreview.engine.uncertainty import (
+    RESAMPLES,
+    SEED,
+    Difference,
+    intervals,
+    versus,
+    with_intervals,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +142,24 @@ class DatasetScores:
             other_judges=tuple(other_judges),
         )
 
+    def with_intervals(
+        self, tables: list[Table], unscored_as_zero: bool, resamples: int, seed: int
+    ) -> list[Table]:
+        """This dataset's `tables` with each cell's bootstrap interval."""
+        found = intervals(
+            self.breakdown, self.answers, self.samples.golds, unscored_as_zero, resamples, seed
+        )
+        return with_intervals(tables, found)
+
+    def versus(
+        self, a: str, b: str, unscored_as_zero: bool, resamples: int, seed: int
+    ) -> list[Difference]:
+        """Model `a` minus model `b`, cell by cell (engine.uncertainty.versus)."""
+        return versus(
+            self.breakdown, self.answers, self.samples.golds, a, b, unscored_as_zero,
+            resamples, seed,
+        )  # fmt: skip
+
     def outcome_of(self, model: str, key: str) -> Outcome | None:
         """One answer's outcome (None: the model did not answer the sample)."""
         row = self.answers.row_of(model, key)
@@ -203,16 +229,22 @@ def tables_and_notes(
     unscored_as_zero: bool,
     choice: JudgeChoice,
     causes: Mapping[str, str],
+    intervals: bool = False,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
 ) -> tuple[list[Table], list[Notes]]:
     """Each dataset's tables (every dataset's, without `datasets`) and notes, by the judge
     `choice` chooses; the error causes' table where a dataset has causes (`causes` titles
-    them)."""
+    them). With `intervals`, each cell carries its bootstrap interval (engine.uncertainty)."""
     tables: list[Table] = []
     notes: list[Notes] = []
     for name, benchmark in store.datasets(datasets):
         judge = store.chosen_judge(name, choice)
         scores = dataset_scores(store, name, benchmark, judge)
-        tables += scores.breakdown.tables(unscored_as_zero)
+        found = scores.breakdown.tables(unscored_as_zero)
+        if intervals:
+            found = scores.with_intervals(found, unscored_as_zero, resamples, seed)
+        tables += found
         tagged = store.causes(name)
         if tagged:  # a dataset without error causes exports as it always did
             tables.append(cause_table(name, tagged, causes))
@@ -220,3 +252,59 @@ def tables_and_notes(
         judges, others = store.judge_names(name, judge)
         notes.append(scores.notes(judges, unscored_as_zero, verdicts, others))
     return tables, notes
+
+
+@dataclass(frozen=True, slots=True)
+class Versus:
+    """Two models compared on one dataset (engine.uncertainty.versus), with the titles of
+    the cells: "table/column" -> "Table title: Column title"."""
+
+    dataset: str
+    differences: list[Difference]
+    titles: dict[str, str]
+
+
+def versus_of(
+    store: Store,
+    datasets: list[str] | None,
+    models: tuple[str, str],
+    choice: JudgeChoice,
+    unscored_as_zero: bool,
+    resamples: int,
+    seed: int,
+) -> list[Versus]:
+    """Model A minus model B on each dataset (every dataset both answered, without
+    `datasets`), by the judge `choice` chooses. StoreError, naming the file, for a model
+    a named dataset lacks, or one no dataset has both of."""
+    found = []
+    for name, benchmark in store.datasets(datasets):
+        missing = [m for m in models if m not in _models(store, name)]
+        if missing and datasets:
+            raise StoreError(
+                f"{store.path}: dataset {name!r} has no answers of model {missing[0]!r}"
+            )
+        if missing:
+            continue
+        scores = dataset_scores(store, name, benchmark, store.chosen_judge(name, choice))
+        titles = {
+            f"{spec.name}/{column.key}": f"{spec.title}: {column.title}"
+            for spec in scores.breakdown.layout.tables
+            for column in spec.columns
+        }
+        found.append(
+            Versus(name, scores.versus(*models, unscored_as_zero, resamples, seed), titles)
+        )
+    if not found:
+        a, b = models
+        raise StoreError(f"{store.path}: no dataset has answers of both {a!r} and {b!r}")
+    return found
+
+
+def _models(store: Store, dataset: str) -> set[str]:
+    """The models with answers in a dataset."""
+    query = (
+        "SELECT DISTINCT m.name FROM answers a JOIN models m ON m.id = a.model_id "
+        "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
+        "WHERE d.name = ?"
+    )
+    return {name for (name,) in store.conn.execute(query, (dataset,))}

@@ -53,6 +53,9 @@ class Cell:
     fallback: int = 0  # units decided by a seeded random fallback
     offline: int = 0  # units scored by the offline rules (Outcome.offline)
     per_run: tuple[float, ...] = ()  # percent in each run that scored any unit
+    # the 95 % bootstrap interval (low, high), in the unit of `value` (engine.uncertainty);
+    # None unless asked for, or where the cell's statistic is not resampled
+    interval: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)
