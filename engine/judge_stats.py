@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from itertools import combinations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from statistics import fmean
 
 import numpy as np
@@ -289,8 +289,9 @@ def human_agreement(scores: Mapping[int, Mapping[str, float]], graded: bool) -> 
 
 def calibration(pairs: Sequence[tuple[float, float]], bins: int = BINS) -> Calibration:
     """Reliability bins of the judge's score (equal width over 0 to 1: bin floor(10 x
-    score), the product rounded to LEVEL_DIGITS decimals; a score of 1 in the last bin), ECE (the count-weighted mean of |mean judge - mean human| per bin) and
-    Brier (the mean squared judge - human difference)."""
+    score), the product rounded to LEVEL_DIGITS decimals; a score of 1 in the last bin),
+    ECE (the count-weighted mean of |mean judge - mean human| per bin) and Brier (the
+    mean squared judge - human difference)."""
     placed: list[list[tuple[float, float]]] = [[] for _ in range(bins)]
     for judge, human in pairs:
         # rounded first: a mean of runs such as 0.7 - 1e-16 is in the bin of 0.7
