@@ -29,8 +29,8 @@ from lmmreview.engine.agreement import (
     mean_run_std,
     settled_shares,
 )
+from lmmreview.engine.defaults import DEFAULT_FAMILIES
 from lmmreview.engine.judge_stats import (
-    DEFAULT_FAMILIES,
     Calibration,
     Confusion,
     Correlation,

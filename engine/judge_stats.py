@@ -28,34 +28,6 @@ BINS = 10  # reliability-diagram bins: equal-width over the judge's score, 0 to 
 WRONG, RIGHT = "wrong", "right"  # a binary benchmark's two levels
 LEVEL_DIGITS = 6  # a score level is its value to this many decimals (float noise aside)
 
-# Model family by a pattern its name starts with (lower case; user-editable in the settings'
-# [families] table): a judge grading a model of its own family may favour it.
-DEFAULT_FAMILIES: dict[str, str] = {
-    "gpt": "openai",
-    "o1": "openai",
-    "o3": "openai",
-    "o4": "openai",
-    "chatgpt": "openai",
-    "claude": "anthropic",
-    "gemini": "google",
-    "gemma": "google",
-    "palm": "google",
-    "qwen": "qwen",
-    "llama": "meta",
-    "internvl": "internvl",
-    "intern": "internvl",
-    "llava": "llava",
-    "deepseek": "deepseek",
-    "mistral": "mistral",
-    "pixtral": "mistral",
-    "phi": "microsoft",
-    "glm": "zhipu",
-    "cogvlm": "zhipu",
-    "minicpm": "openbmb",
-    "yi": "01-ai",
-    "grok": "xai",
-}
-
 
 @dataclass(frozen=True, slots=True)
 class Correlation:
