@@ -10,9 +10,11 @@ db/judging.py.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
 from lmmreview.db.review import EntryReader
+from lmmreview.db.reviewers import reviewer_verdicts
 from lmmreview.db.schema import JUDGE_MODEL, JUDGE_PROMPT
 from lmmreview.db.store import IN_DATASET, Store
 from lmmreview.engine.agreement import (
@@ -26,6 +28,23 @@ from lmmreview.engine.agreement import (
     mean_abs_difference,
     mean_run_std,
     settled_shares,
+)
+from lmmreview.engine.defaults import DEFAULT_FAMILIES
+from lmmreview.engine.judge_stats import (
+    Calibration,
+    Confusion,
+    Correlation,
+    Kappas,
+    OrderConsistency,
+    calibration,
+    confusion,
+    correlation,
+    is_graded,
+    kappas,
+    levels,
+    order_consistency,
+    same_family,
+    system_pairs,
 )
 from lmmreview.engine.judging import MATCHED
 from lmmreview.engine.scoring import USABLE, Judge, Verdict, human_score
@@ -67,6 +86,14 @@ class DatasetJudges:
     models: dict[int, str]  # answer id -> model
     humans: dict[int, Human]
     calls: dict[Judge, dict[int, dict[int, Call]]] = field(default_factory=dict)
+    # Answers of one model to one item asked in several orders (Benchmark.order_group).
+    orders: list[tuple[int, ...]] = field(default_factory=list)
+    # answer -> reviewer -> the score of that reviewer's own verdict (several reviewers).
+    reviewers: dict[int, dict[str, float]] = field(default_factory=dict)
+    families: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_FAMILIES))
+    # judge -> what its calls alone say, worked out once per reading (calls_facts): the
+    # judges view reports again on every verdict, over every answer's calls.
+    facts: dict[Judge, CallFacts] = field(default_factory=dict)
 
     @property
     def choices(self) -> bool:
@@ -76,16 +103,64 @@ class DatasetJudges:
             for c in a.values()
         )  # fmt: skip
 
+    @property
+    def graded(self) -> bool:
+        """Whether scores here are grades (some judge's run or human score strictly between
+        0 and 1), else 0/1: the levels of the confusion matrix and the kappas."""
+        humans = (h.score for h in self.humans.values() if h.score is not None)
+        return any(f.graded for f in self.facts.values()) or is_graded(humans)
+
+
+@dataclass(frozen=True, slots=True)
+class CallFacts:
+    """What one judge's calls say without the human verdicts."""
+
+    graded: bool  # some run's score lies strictly between 0 and 1
+    order: OrderConsistency | None  # None where no item was asked in several orders
+
+
+def calls_facts(found: DatasetJudges, calls: dict[int, dict[int, Call]]) -> CallFacts:
+    """A judge's grading and order consistency, from its calls."""
+    scores = (c.score for runs in calls.values() for c in runs.values() if c.score is not None)
+    if not found.orders:
+        return CallFacts(is_graded(scores), None)
+    verdicts = (
+        [v for a in group if a in calls and (v := _verdict(calls[a])) is not None]
+        for group in found.orders
+    )
+    return CallFacts(is_graded(scores), order_consistency(verdicts))
+
+
+def _verdict(runs: dict[int, Call]) -> float | None:
+    """A judge's score of one answer (the mean of its scored runs; None: none), a lone
+    run's score taken as it is (most answers have one: read once per answer per reading)."""
+    if len(runs) == 1:
+        (call,) = runs.values()
+        return call.score
+    scores = [c.score for c in runs.values() if c.score is not None]
+    return answer_score(scores) if scores else None
+
 
 def read_judges(store: Store, dataset: str) -> DatasetJudges:
     """Every judge's latest judgment per (answer, run) of a dataset, the human verdict in
     force per answer (the review screen's own reading), and each answer's model."""
-    golds = {s.key: s.golds for s in store.samples(dataset)}
+    samples = store.samples(dataset)
+    golds = {s.key: s.golds for s in samples}
+    (_, bench), *_ = store.datasets([dataset])
+    items = {s.key: item for s in samples if (item := bench.order_group(s)) is not None}
     entries = EntryReader(store).entries(dataset)
+    groups: dict[tuple[str, Hashable], list[int]] = defaultdict(list)
+    for e in entries if items else ():
+        if (item := items.get(e.key)) is not None:
+            groups[e.model, item].append(e.answer_id)
+    verdicts = reviewer_verdicts(store, dataset)
+    keys = {e.answer_id: e.key for e in entries if e.answer_id in verdicts}
     found = DatasetJudges(
         dataset,
         {e.answer_id: e.model for e in entries},
         {e.answer_id: human_of(e.verdict, golds[e.key]) for e in entries if e.verdict is not None},
+        orders=[tuple(answers) for answers in groups.values() if len(answers) > 1],
+        reviewers=_reviewer_scores(verdicts, keys, golds),
     )
     matched: dict[int, dict[int, Call]] = defaultdict(dict)
     calls: dict[Judge, dict[int, dict[int, Call]]] = defaultdict(lambda: defaultdict(dict))
@@ -102,7 +177,27 @@ def read_judges(store: Store, dataset: str) -> DatasetJudges:
             answers[answer] = {**runs, **answers.get(answer, {})}
         found.calls[judge] = dict(answers)
     found.calls = dict(sorted(found.calls.items()))
+    found.facts = {judge: calls_facts(found, calls) for judge, calls in found.calls.items()}
     return found
+
+
+def _reviewer_scores(
+    verdicts: Mapping[int, Mapping[str, Verdict]],
+    keys: Mapping[int, str],
+    golds: Mapping[str, list[str]],
+) -> dict[int, dict[str, float]]:
+    """answer -> reviewer -> the score of the reviewer's own verdict, on the answers two
+    reviewers or more scored (human-human agreement needs no other)."""
+    scores = {
+        answer: {
+            reviewer: score
+            for reviewer, verdict in by.items()
+            if (score := human_score(verdict, golds[keys[answer]])) is not None
+        }
+        for answer, by in verdicts.items()
+        if answer in keys
+    }
+    return {answer: by for answer, by in scores.items() if len(by) > 1}
 
 
 def human_of(verdict: Verdict, golds: list[str]) -> Human:
@@ -120,6 +215,14 @@ class JudgeReport:
     run_std: float | None
     alignment: Alignment | None  # None where judges extract no choices
     settled: dict[str, dict[str, float]]  # model -> step -> share (choice benchmarks)
+    # engine.judge_stats: as the judge-reliability papers measure a judge, on the N answers.
+    answer_level: Correlation  # judge vs human score per answer
+    system_level: Correlation  # per model: mean judge vs mean human score
+    kappas: Kappas  # over the score levels (wrong/right on a 0/1 dataset)
+    confusion: Confusion  # judge level x human level
+    calibration: Calibration | None  # None where this judge gives no graded score
+    order: OrderConsistency | None  # None where no item was asked in several orders
+    same_family: tuple[str, ...]  # evaluated models of the judge's own family
 
 
 def _scores(runs: dict[int, Call]) -> list[float]:
@@ -131,8 +234,12 @@ def _choice(runs: dict[int, Call]) -> Call | None:
     return next((c for _, c in sorted(runs.items()) if c.choice is not None), None)
 
 
-def report(found: DatasetJudges, calls: dict[int, dict[int, Call]]) -> JudgeReport:
-    """Δ̄, kappas, run std, alignment and Table 2 shares of one judge's calls."""
+def report(
+    found: DatasetJudges, calls: dict[int, dict[int, Call]], judge: Judge | None = None
+) -> JudgeReport:
+    """Δ̄, kappas, run std, alignment and Table 2 shares of one judge's calls, and the
+    judge-reliability figures (engine.judge_stats); `judge` names its model for the
+    self-preference flag (None: a combination, no flag)."""
     scored = {answer: s for answer, runs in calls.items() if (s := _scores(runs))}
     humans = found.humans
     graded = {  # the N answers: (the judge's score, the human's)
@@ -152,6 +259,36 @@ def report(found: DatasetJudges, calls: dict[int, dict[int, Call]]) -> JudgeRepo
         if choices
         else None,
         _settled(found.models, chosen) if choices else {},
+        *_reliability(found, graded, found.facts.get(judge) if judge else None, calls),
+        same_family(judge.model, found.models.values(), found.families) if judge else (),
+    )
+
+
+_Reliability = tuple[
+    Correlation, Correlation, Kappas, Confusion, Calibration | None, OrderConsistency | None
+]
+
+
+def _reliability(
+    found: DatasetJudges,
+    graded: dict[int, tuple[float, float]],
+    facts: CallFacts | None,
+    calls: dict[int, dict[int, Call]],
+) -> _Reliability:
+    """Correlations, kappas over levels, confusion, calibration and order consistency of
+    one judge on the N answers (`graded`: answer -> (judge, human)); `facts`, its calls'
+    own, when already worked out."""
+    pairs = list(graded.values())
+    in_grades = found.graded
+    table = confusion(levels(pairs, in_grades), in_grades)
+    facts = facts or calls_facts(found, calls)
+    return (
+        correlation(pairs),
+        correlation(system_pairs(graded, found.models)),
+        kappas(table),
+        table,
+        calibration(pairs) if facts.graded else None,
+        facts.order,
     )
 
 

@@ -70,6 +70,15 @@ def judges(
     option matching could not settle (Case I, Case II), kappa on choices, and per model
     the share settled by matching, by the LLM and by the seeded fallback.
 
+    Then the judge papers' figures, each in its own table: Pearson, Spearman and Kendall
+    (tau-b) between judge and human scores per answer and per model (mean scores),
+    Cohen's kappa unweighted, linear and quadratic over the score levels (beside the
+    reviewers' own kappas and alpha, where several graded the same answers), calibration
+    of graded scores (ten reliability bins, ECE, Brier), order consistency (MMBench's
+    circular groups, LLaVA-Bench's two orders), the evaluated models of the judge's own
+    family (the settings' [families] map) and each judge's confusion matrix judge x
+    human. An undefined figure is shown as "–".
+
     With --flips A B: the answers whose verdict changes between the two judges (each
     judge's score being the mean of its runs). On a dataset scored 0/1 a flip is an answer
     right under one judge and wrong under the other (right: a score of 0.5 or more), or
@@ -87,10 +96,14 @@ def judges(
     from lmmreview.db import Store
     from lmmreview.db.judges import read_judges
     from lmmreview.tui.judges_tables import RENDERERS, judge_section
+    from lmmreview.tui.settings import FAMILIES, for_command
 
+    families = for_command(uses=[FAMILIES]).families
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
         found = [read_judges(store, name) for name, _ in store.datasets(dataset or None)]
+    for one in found:
+        one.families = families
     sections = [judge_section(one, combine_names or []) for one in found]
     _check_combined(combine_names or [], sections, found)
     text = RENDERERS[format](sections)
