@@ -3,15 +3,25 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
-from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeOpt, ZeroOpt
-from lmmreview.tui.output import clear_errors, out
+import typer
+
+from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeOpt, ZeroOpt, given_path
+from lmmreview.tui.output import clear_errors, fail, out
 
 if TYPE_CHECKING:
     from lmmreview.engine.export import Notes
     from lmmreview.engine.tables import Table
+
+MAX_ANSWERS = 200  # flagged answers per dataset in the HTML page, by default
+
+
+class ReportFormat(StrEnum):
+    terminal = "terminal"
+    html = "html"
 
 
 def report(
@@ -19,8 +29,46 @@ def report(
     dataset: DatasetsOpt = None,
     unscored_as_zero: ZeroOpt = False,
     judge_name: JudgeOpt = None,
+    format: Annotated[
+        ReportFormat,
+        typer.Option(
+            "--format",
+            help="terminal: the tables printed here; html: one self-contained page to share "
+            "(tables with intervals, charts, judges, flagged answers; needs --out).",
+        ),
+    ] = ReportFormat.terminal,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", metavar="FILE", help="Where --format html writes.", parser=given_path
+        ),
+    ] = None,
+    max_answers: Annotated[
+        int,
+        typer.Option(
+            "--max-answers",
+            min=0,
+            metavar="N",
+            help="Flagged answers shown per dataset in the HTML page (the page says how many "
+            "more there are).",
+        ),
+    ] = MAX_ANSWERS,
 ) -> None:
-    """Print the breakdown tables in the terminal."""
+    """Print the breakdown tables in the terminal, or write them as an HTML page.
+
+    The page (--format html --out FILE) holds every dataset's tables with each cell's
+    95 % bootstrap interval, bar and radar charts, the judges measured against the human
+    verdicts, and the flagged answers (flagged by a reviewer, judge and human or judges
+    apart by more than the review.disagreement setting, or noted) with their images,
+    question, gold, answer and every verdict. It fetches nothing when opened.
+    """
+    if format == ReportFormat.html:
+        from lmmreview.tui.cli.report_html import write_html
+
+        if output is None:
+            raise fail("--format html writes a file: --out FILE is needed")
+        write_html(db, dataset, unscored_as_zero, judge_name, output, max_answers)
+        return
     from lmmreview.tui.cli.rich_tables import render
 
     tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name)
@@ -28,10 +76,14 @@ def report(
 
 
 def read_tables(
-    db: Path, datasets: list[str] | None, unscored_as_zero: bool, judge_name: str | None = None
+    db: Path,
+    datasets: list[str] | None,
+    unscored_as_zero: bool,
+    judge_name: str | None = None,
+    intervals: bool = False,
 ) -> tuple[list[Table], list[Notes]]:
     """Each dataset's tables and notes, by the judge `judge_name` names (else the one the
-    settings name, else the default)."""
+    settings name, else the default); with `intervals`, each cell's bootstrap interval."""
     from lmmreview.db import Store
     from lmmreview.db.scoring import tables_and_notes
     from lmmreview.tui.settings import for_command
@@ -41,5 +93,5 @@ def read_tables(
         store.require_datasets(datasets or [])
         return tables_and_notes(
             store, datasets or None, unscored_as_zero, settings.judge_choice(judge_name),
-            settings.causes,
+            settings.causes, intervals=intervals,
         )  # fmt: skip
