@@ -28,6 +28,7 @@ PALETTE = (
 )  # fmt: skip
 FONT = 'font-family="sans-serif"'  # the reader's own font: no font is fetched
 LABEL_CHARS = 16  # a name longer than this is cut (its whole text in a tooltip)
+TITLE_CHARS = 60  # a figure's title, likewise
 RADAR_AXES = 3  # a radar needs three axes at least
 
 
@@ -66,11 +67,10 @@ def colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
-def short(value: str) -> str:
-    """A name made visible on one line and cut to LABEL_CHARS, so it cannot stretch a
-    chart."""
+def short(value: str, chars: int = LABEL_CHARS) -> str:
+    """A name made visible on one line and cut to `chars`, so it cannot stretch a chart."""
     shown = visible(value, one_line=True)
-    return shown if len(shown) <= LABEL_CHARS else shown[: LABEL_CHARS - 1] + "…"
+    return shown if len(shown) <= chars else shown[: chars - 1] + "…"
 
 
 def _label(value: str, x: float, y: float, attributes: str = "") -> str:
@@ -106,7 +106,7 @@ def _legend(models: Sequence[str], x: float, y: float) -> list[str]:
 def bars(table: Table, models: Sequence[str] | None = None) -> str:
     """Grouped bars: a group per percentage column, a bar per model (0 to 100)."""
     columns, rows = percent_columns(table), series(table, models)
-    bar, gap, left, top, plot_h = 10, 14, 40, 30, 200
+    bar, gap, left, top, plot_h = 10, 14, 90, 30, 200  # left: room for a slanted label
     group = max(len(rows), 1) * bar + gap
     plot_w = max(len(columns) * group, 120)
     width, height = left + plot_w + 150, top + plot_h + 110
@@ -154,7 +154,7 @@ def radar(table: Table, models: Sequence[str] | None = None) -> str:
     if len(columns) < RADAR_AXES:
         raise ValueError(f"a radar needs {RADAR_AXES} columns at least; {table.name} has "
                          f"{len(columns)}")  # fmt: skip
-    radius, cx, cy = 120, 190, 185
+    radius, cx, cy = 120, 250, 185  # cx - radius: room for a label on the left
     body = []
     angles = [2 * math.pi * i / len(columns) - math.pi / 2 for i in range(len(columns))]
     for ring in (20, 40, 60, 80, 100):

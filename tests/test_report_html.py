@@ -83,12 +83,13 @@ def _write(cli, db: Path, out: Path, *args: str) -> str:
 def test_the_flagged_answers_are_those_the_screens_filters_find(report_db: Path) -> None:
     with Store.open(report_db, create=False) as store:
         found = read_judges(store, "mmvet")
-        listed = {(a.model, a.key): a.reasons for a in flagged_answers(store, found, DEFAULT_CHOICE, 0.3)}
-    assert JUDGE_HUMAN in listed["alpha", "v1_1"]
-    assert listed["beta", "v1_0"][-1] == NOTED
-    assert FLAGGED in listed["alpha", "v1_2"]
-    assert ("alpha", "v1_0") not in listed or JUDGE_HUMAN not in listed["alpha", "v1_0"]
-    assert all(set(reasons) <= {FLAGGED, JUDGE_HUMAN, JUDGES, NOTED} for reasons in listed.values())
+        listed = flagged_answers(store, found, DEFAULT_CHOICE, 0.3)
+    assert [(a.model, a.key, a.reasons) for a in listed] == [  # in the review list's order
+        ("alpha", "v1_0", (JUDGES,)),  # judge-1 1.0, the offline rules 0.5; the human agrees
+        ("beta", "v1_0", (NOTED,)),
+        ("alpha", "v1_1", (JUDGE_HUMAN, JUDGES)),  # judge-1 1.0, the human 0, the rules 0
+        ("alpha", "v1_2", (FLAGGED,)),
+    ]
 
 
 def test_the_page_is_self_contained_and_every_answer_is_inert_text(
@@ -113,7 +114,7 @@ def test_the_page_is_self_contained_and_every_answer_is_inert_text(
     assert text.count("score 1.0") >= 3  # every verdict of the flagged answers, replies and all
     assert tags.count("svg") >= 2  # bars and a radar of the capabilities at least
     images = [a["src"] for t, a in page.elements if t == "img"]
-    assert len(images) == 3  # one per flagged answer
+    assert len(images) == 4  # one per flagged answer
     for uri in images:
         assert uri is not None and uri.startswith("data:image/jpeg;base64,")
         with Image.open(io.BytesIO(base64.b64decode(uri.partition(",")[2]))) as image:
@@ -125,8 +126,8 @@ def test_max_answers_caps_the_flagged_answers_and_says_how_many_were_left_out(
 ) -> None:
     page = _Page(_write(cli, report_db, tmp_path / "r.html", "--max-answers", "1"))
     text = "".join(page.text)
-    assert "Flagged answers (1 of 3)" in text
-    assert "2 more flagged answers left out (--max-answers)" in text
+    assert "Flagged answers (1 of 4)" in text
+    assert "3 more flagged answers left out (--max-answers)" in text
     assert sum(1 for _, a in page.elements if a.get("class") == "answer") == 1
 
 
@@ -159,9 +160,7 @@ def _near(pixel: tuple[int, ...], colour: tuple[int, int, int], within: int = 40
     return all(abs(a - b) <= within for a, b in zip(pixel, colour, strict=False))
 
 
-def test_a_headless_browser_renders_the_page_offline(
-    cli, report_db: Path, tmp_path: Path
-) -> None:
+def test_a_headless_browser_renders_the_page_offline(cli, report_db: Path, tmp_path: Path) -> None:
     page = tmp_path / "report.html"
     _write(cli, report_db, page)
     dom = _chromium("--dump-dom", page.as_uri(), profile=tmp_path / "profile").stdout

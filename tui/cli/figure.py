@@ -138,7 +138,7 @@ def _table(db: Path, dataset: str, judge_name: str | None, named: str | None, ki
 def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | None) -> None:
     import numpy as np
 
-    from lmmreview.engine.charts import colour, percent_columns, series, short
+    from lmmreview.engine.charts import TITLE_CHARS, colour, percent_columns, series, short
 
     rows = series(table, models)
     missing = sorted(set(models or ()) - {r.label for r in rows})
@@ -164,7 +164,7 @@ def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | Non
             axes.fill(closed, [*values, values[0]], color=colour(i), alpha=0.12)
         axes.set_xticks(angles, titles)
         axes.set_ylim(0, 100)
-    axes.set_title(short(table.title))
+    axes.set_title(short(table.title, TITLE_CHARS))
     axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
 
 
@@ -185,13 +185,13 @@ def _judge_report(db: Path, dataset: str, judge_name: str | None) -> tuple[str, 
 
 
 def _draw_judge(drawn: Figure, kind: Kind, db: Path, dataset: str, judge_name: str | None) -> None:
-    from lmmreview.engine.charts import colour, short
+    from lmmreview.engine.charts import TITLE_CHARS, colour, short
 
     name, measured = _judge_report(db, dataset, judge_name)
     axes = drawn.add_subplot()
     if kind == Kind.confusion:
         matrix = measured.confusion
-        if not any(any(row) for row in matrix.counts):
+        if not matrix.n:
             raise fail(f"{dataset}: no answer judged by {name} has a human verdict")
         axes.imshow(matrix.counts, cmap="Blues")
         ticks = range(len(matrix.labels))
@@ -204,27 +204,26 @@ def _draw_judge(drawn: Figure, kind: Kind, db: Path, dataset: str, judge_name: s
                 axes.text(j, i, str(n), ha="center", va="center", color=ink)
         axes.set_xlabel("human")
         axes.set_ylabel("judge")
-        axes.set_title(f"{short(name)} × human")
+        axes.set_title(short(f"{name} × human", TITLE_CHARS))
         return
     calibration = measured.calibration
     if calibration is None:
         raise fail(f"{dataset}: {name} gives no graded scores, so no reliability diagram")
-    bins = [b for b in calibration.bins if b.mean_human is not None]
-    axes.bar(
-        [b.lower for b in bins], [b.mean_human or 0.0 for b in bins],
-        [b.upper - b.lower for b in bins], align="edge", color=colour(0), alpha=0.6,
-        edgecolor="white", label="mean human score",
-    )  # fmt: skip
+    # (lower, width, mean human, mean judge) of the bins a human score falls in
+    bars = [
+        (b.lower, b.upper - b.lower, b.mean_human, b.mean_judge)
+        for b in calibration.bins
+        if b.mean_human is not None and b.mean_judge is not None
+    ]
+    lower, width, human, judged = zip(*bars, strict=True) if bars else ((), (), (), ())
+    axes.bar(lower, human, width, align="edge", color=colour(0), alpha=0.6, edgecolor="white",
+             label="mean human score")  # fmt: skip
     axes.plot([0, 1], [0, 1], "--", color="grey", label="perfect calibration")
-    judged = [b for b in bins if b.mean_judge is not None]
-    axes.plot(
-        [b.mean_judge for b in judged], [b.mean_human for b in judged], "o", color=colour(1),
-        label="mean judge score",
-    )  # fmt: skip
+    axes.plot(judged, human, "o", color=colour(1), label="mean judge score")
     axes.set_xlim(0, 1)
     axes.set_ylim(0, 1)
     axes.set_xlabel("judge score")
     axes.set_ylabel("human score")
     ece = "–" if calibration.ece is None else f"{calibration.ece:.3f}"
-    axes.set_title(f"{short(name)}: ECE {ece}")
+    axes.set_title(short(f"{name}: ECE {ece}", TITLE_CHARS))
     axes.legend(fontsize="small")

@@ -95,7 +95,7 @@ def _judge_charts(title: str, report: JudgeReport) -> list[str]:
     """The judge × human confusion matrix where humans graded what it judged, and its
     reliability diagram where it gives graded scores."""
     found = []
-    if any(any(row) for row in report.confusion.counts):
+    if report.confusion.n:
         found.append(charts.confusion(report.confusion, f"{title} × human"))
     if report.calibration is not None and report.calibration.bins:
         found.append(charts.reliability(report.calibration, f"{title}: reliability"))
