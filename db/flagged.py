@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from lmmreview.db.judges import DatasetJudges, disagreeing_judges
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store
+from lmmreview.engine.columns import Bools, matching
+from lmmreview.engine.review import Filter
 from lmmreview.engine.scoring import JudgeChoice
 
 FLAGGED = "flagged by a reviewer"
@@ -32,24 +36,29 @@ def flagged_answers(
     store: Store, found: DatasetJudges, choice: JudgeChoice, limit: float
 ) -> list[Listed]:
     """The answers of `found`'s dataset that a reader should look at, in the review list's
-    order: the judge/human difference is the chosen judge's, as the tables show it."""
+    order, each picked by the screen's own filter (over whole columns: a million answers
+    take seconds); the judge/human difference is the chosen judge's, as the tables show."""
     dataset = found.dataset
-    golds = {s.key: s.golds for s in store.samples(dataset)}
-    judges_apart = disagreeing_judges(found, limit)
-    entries = EntryReader(store, store.chosen_judge(dataset, choice)).entries(dataset)
-    listed = []
-    for entry in entries:
-        apart = entry.disagreement(golds[entry.key])
-        reasons = tuple(
-            reason
-            for reason, holds in (
-                (FLAGGED, entry.flagged),
-                (JUDGE_HUMAN, apart is not None and apart > limit),
-                (JUDGES, entry.answer_id in judges_apart),
-                (NOTED, entry.noted),
-            )
-            if holds
+    ((_, benchmark),) = store.datasets([dataset])
+    reader = EntryReader(store, store.chosen_judge(dataset, choice))
+    answers = reader.columns(dataset)
+    samples = reader.samples_of(dataset, benchmark, answers, None)
+
+    def where(flt: Filter) -> Bools:
+        return matching(flt, answers, samples, benchmark.filter_axes)
+
+    why = [
+        (FLAGGED, answers.flagged),
+        (JUDGE_HUMAN, where(Filter(disagreement=limit))),
+        (JUDGES, where(Filter(judges_disagree=disagreeing_judges(found, limit)))),
+        (NOTED, answers.noted),
+    ]
+    return [
+        Listed(
+            int(answers.ids[row]),
+            answers.models[answers.model[row]],
+            answers.keys[answers.sample[row]],
+            tuple(reason for reason, holds in why if holds[row]),
         )
-        if reasons:
-            listed.append(Listed(entry.answer_id, entry.model, entry.key, reasons))
-    return listed
+        for row in np.flatnonzero(np.logical_or.reduce([holds for _, holds in why]))
+    ]
