@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-from conftest import dump, write_json
+from conftest import dump, png_bytes, write_json, write_lines
 from PIL import Image
 
 from lmmreview.db import Store
@@ -20,6 +20,7 @@ from lmmreview.db.judges import read_judges
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine.benchmarks.mmvet.rules import PROMPT_VERSION
 from lmmreview.engine.scoring import DEFAULT_CHOICE, Judgment, Status
+from lmmreview.tui.cli.report_html import MAX_SIDE, picture
 
 HOSTILE = (
     '<script>document.title="pwned"</script>'
@@ -27,6 +28,8 @@ HOSTILE = (
     "</div></body>\x1b[2J"
 )
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# A clipboard-writing escape, markup and a zero-width space, as a model, tag and axis name.
+NAME = "\x1b]52;c;SGVsbG8=\x07<b onclick=x>[/]\u200b"
 
 
 def _llm(score: float) -> Judgment:
@@ -132,9 +135,42 @@ def test_max_answers_caps_the_flagged_answers_and_says_how_many_were_left_out(
 
 
 def test_html_writes_a_file_and_needs_out(cli, report_db: Path) -> None:
+    before = dump(report_db)
     result = cli("report", report_db, "--format", "html")
     assert result.code == 1
     assert "--out FILE is needed" in result.stderr
+    result = cli("report", report_db, "--format", "html", "--out", report_db)
+    assert result.code == 1
+    assert "not writing the tables to" in result.stderr
+    assert dump(report_db) == before
+
+
+def test_a_picture_is_shrunk_to_fit_and_a_broken_one_says_why() -> None:
+    big = picture(png_bytes("blue", (2000, 1000)))
+    assert big.uri is not None
+    with Image.open(io.BytesIO(base64.b64decode(big.uri.partition(",")[2]))) as image:
+        assert image.size == (MAX_SIDE, MAX_SIDE // 2)
+    assert picture(b"not an image").problem == "broken image: not a known image format"
+    assert picture(None).problem == "image missing from the database"
+
+
+def test_names_from_the_data_are_visible_inert_text_in_tables_and_charts(
+    cli, tmp_path: Path
+) -> None:
+    lines = [
+        {"id": "q1", "question": "Q1?", "answer": "yes", "tags": {NAME: [NAME, "plain", "x"]},
+         "prediction": "yes", "model": NAME},
+        {"id": "q1", "prediction": "no", "model": "plain model"},
+    ]  # fmt: skip
+    db = tmp_path / "names.db"
+    assert cli("import", "jsonl", db, write_lines(tmp_path / "names.jsonl", lines)).code == 0
+    assert cli("score", db).code == 0
+    html = _write(cli, db, tmp_path / "names.html")
+    assert not any(c in html for c in "\x1b\x07\u200b")
+    assert "<b onclick" not in html
+    page = _Page(html)
+    assert not any(name.startswith("on") for _, attributes in page.elements for name in attributes)
+    assert "␛]52;c;SGVsbG8=␇<b onclick=x>[/]⟨U+200B⟩" in "".join(page.text)
 
 
 def _chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
