@@ -89,7 +89,7 @@ def intervals(
     tallies: Tallies = {}  # (row, cell set) -> outcomes
     for row, _, sets, batch in _units(breakdown, answers, golds_of):
         counted = sets >= 0
-        _count(tallies, np.column_stack([row[counted], sets[counted], _codes(batch)[counted]]))
+        _count(tallies, row[counted], sets[counted], _codes(batch)[counted])
 
     def label(row: int) -> str:
         model, split = divmod(row, len(layout.split_names))
@@ -146,9 +146,7 @@ def versus(
         mine, theirs = (np.flatnonzero((row // splits == m) & (sets >= 0)) for m in (first, second))
         _, in_a, in_b = np.intersect1d(unit[mine], unit[theirs], return_indices=True)
         ours, other = mine[in_a], theirs[in_b]
-        _count(
-            tallies, np.column_stack([row[ours] % splits, sets[ours], codes[ours], codes[other]])
-        )
+        _count(tallies, row[ours] % splits, sets[ours], np.hstack([codes[ours], codes[other]]))
     cells = _by_cell(breakdown, tallies, lambda split: layout.split_names[split])
     kinds = _kinds(breakdown, unscored_as_zero)
     binary = breakdown.runs == 1 and all(_binary(tally) for tally in tallies.values())
@@ -192,13 +190,52 @@ def _units(
     return breakdown.units_of(len(answers.models), answers.model, sample, found)
 
 
-def _count(tallies: Tallies, keys: Ints) -> None:
-    """Count the rows of `keys`: the first two columns name a tally, the rest an outcome."""
-    if not len(keys):
+def _count(tallies: Tallies, first: Ints, second: Ints, codes: Ints) -> None:
+    """Count the units by tally, (`first`, `second`): a row or split, and a cell set, and
+    by outcome (`codes`: a row per unit). In passes over the columns, no sort of them."""
+    if not len(codes):
         return
-    rows, counts = np.unique(keys, axis=0, return_counts=True)
-    for row, times in zip(rows.tolist(), counts.tolist(), strict=True):
-        tallies.setdefault((row[0], row[1]), Counter())[tuple(row[2:])] += times
+    outcomes, number = _numbered(codes)
+    width = int(second.max()) + 1
+    keys, counts = _occurrences((first * width + second) * len(outcomes) + number)
+    cells, which = np.divmod(keys, len(outcomes))
+    for cell, outcome, times in zip(cells.tolist(), which.tolist(), counts.tolist(), strict=True):
+        tallies.setdefault(divmod(cell, width), Counter())[outcomes[outcome]] += times
+
+
+def _numbered(codes: Ints) -> tuple[list[Outcome], Ints]:
+    """The distinct rows of `codes` (whole millionths, or UNSCORED) in ascending order, and
+    each row's number among them: one column at a time, numbering the combinations found
+    so far as a mixed-radix number and keeping those present."""
+    outcomes: list[Outcome] = [()]
+    number = np.zeros(len(codes), np.int64)
+    for column in codes.T:
+        values, _ = _occurrences(column - UNSCORED)  # from 0
+        number = number * len(values) + _renumbered(values)[column - UNSCORED]
+        outcomes = [(*o, v + UNSCORED) for o in outcomes for v in values.tolist()]
+        present, _ = _occurrences(number)
+        number = _renumbered(present)[number]
+        outcomes = [outcomes[i] for i in present.tolist()]
+    return outcomes, number
+
+
+def _renumbered(values: Ints) -> Ints:
+    """A lookup of sorted whole numbers: values[i] -> i."""
+    lookup = np.zeros(int(values[-1]) + 1, np.int64)
+    lookup[values] = np.arange(len(values))
+    return lookup
+
+
+def _occurrences(keys: Ints) -> tuple[Ints, Ints]:
+    """The distinct values of `keys` (whole numbers from 0) in ascending order and how
+    often each comes: counted in one pass (np.bincount) when their range is not much
+    larger than them, else by sorting."""
+    top = int(keys.max()) + 1
+    if top > 4 * len(keys) + 2**21:
+        return np.unique(keys, return_counts=True)
+    counts = np.bincount(keys, minlength=top)
+    found = np.flatnonzero(counts)
+    return found, counts[found]
 
 
 def _by_cell(

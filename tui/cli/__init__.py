@@ -32,6 +32,7 @@ from lmmreview.tui.cli import (
     report,
     score,
     screen,
+    versus,
 )
 from lmmreview.tui.cli.plugin_trial import trial
 from lmmreview.tui.crash import run_guarded
@@ -94,6 +95,7 @@ app.command()(judges.judges)
 app.command()(reconcile.reconcile)
 app.command()(report.report)
 app.command()(figure.figure)
+app.command()(versus.versus)
 app.command(cls=export.ExportCommand)(export.export)
 app.command("open")(screen.open_db)
 app.command()(screen.demo)

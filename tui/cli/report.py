@@ -12,6 +12,15 @@ import typer
 from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeOpt, ZeroOpt, given_path
 from lmmreview.tui.output import clear_errors, fail, out
 
+CiOpt = Annotated[
+    bool,
+    typer.Option(
+        "--ci",
+        help="Each cell with its 95 % bootstrap interval over its units (1,000 resamples, "
+        "seed 0: the same every run).",
+    ),
+]
+
 if TYPE_CHECKING:
     from lmmreview.engine.export import Notes
     from lmmreview.engine.tables import Table
@@ -53,6 +62,7 @@ def report(
             "more there are).",
         ),
     ] = MAX_ANSWERS,
+    ci: CiOpt = False,
 ) -> None:
     """Print the breakdown tables in the terminal, or write them as an HTML page.
 
@@ -71,7 +81,7 @@ def report(
         return
     from lmmreview.tui.cli.rich_tables import render
 
-    tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name)
+    tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name, ci)
     out.print(render(tables, notes))
 
 
@@ -93,5 +103,5 @@ def read_tables(
         store.require_datasets(datasets or [])
         return tables_and_notes(
             store, datasets or None, unscored_as_zero, settings.judge_choice(judge_name),
-            settings.causes, intervals=intervals,
+            settings.causes, intervals,
         )  # fmt: skip
