@@ -40,10 +40,10 @@ class Series:
     values: tuple[float | None, ...]
 
 
-def text(value: str) -> str:
-    """Untrusted text as XML character data or an attribute value: visible, on one line,
-    escaped."""
-    return escape(visible(value, one_line=True), quote=True)
+def text(value: str, one_line: bool = True) -> str:
+    """Untrusted text as XML or HTML character data or an attribute value: visible (on one
+    line unless `one_line` is False), escaped."""
+    return escape(visible(value, one_line=one_line), quote=True)
 
 
 def percent_columns(table: Table) -> list[Column]:

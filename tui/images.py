@@ -29,6 +29,7 @@ from lmmreview.tui.safe_text import Wrapped, safe
 from lmmreview.tui.styles import stylesheet
 from lmmreview.tui.thumbnails import (
     MAX_PIXELS,
+    MISSING,
     Decoded,
     ImageProblem,
     Thumbnail,
@@ -36,7 +37,6 @@ from lmmreview.tui.thumbnails import (
     thumbnail,
 )
 
-MISSING = "image missing from the database"
 IMAGES_OFF = 'images off (--images, or images = "..." in the settings, turns them on)'
 # No bound but MAX_PIXELS: `thumbnail` at this size keeps every pixel (the zoom view's crop).
 FULL_SIZE = (MAX_PIXELS, MAX_PIXELS)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from PIL import ExifTags, ImageOps, UnidentifiedImageError
 from PIL import Image as PILImage
 
+MISSING = "image missing from the database"
 # Far above any benchmark image; it bounds a worker's memory (~150 MB as RGB) and stops
 # decompression bombs before Pillow's own, higher limit.
 MAX_PIXELS = 50_000_000

@@ -22,7 +22,7 @@ from lmmreview.tui.cli.report_page import Card, DatasetPage, Picture, page
 from lmmreview.tui.judges_tables import judge_grids, judge_section
 from lmmreview.tui.output import clear_errors, deliver
 from lmmreview.tui.settings import for_command
-from lmmreview.tui.thumbnails import ImageProblem, thumbnail
+from lmmreview.tui.thumbnails import MISSING, ImageProblem, thumbnail
 
 MAX_SIDE = 480  # pixels: an image is shrunk to fit this square (the page stays small)
 REVIEWER = "report"  # the reader's name, as the review store wants one: nothing is written
@@ -118,7 +118,7 @@ class _Pictures:
 def picture(data: bytes | None) -> Picture:
     """An image as a JPEG data: URI at most MAX_SIDE a side, or why it cannot be shown."""
     if data is None:
-        return Picture(None, "image missing from the database")
+        return Picture(None, MISSING)
     found = thumbnail(data, (MAX_SIDE, MAX_SIDE))
     if isinstance(found, ImageProblem):
         return Picture(None, found.reason)

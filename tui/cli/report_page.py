@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from html import escape
 
 from lmmreview.db.flagged import Listed
 from lmmreview.db.review import Detail, JudgeRecord
+from lmmreview.engine.charts import text
 from lmmreview.engine.export import DASH, Notes, counts_row, grid
 from lmmreview.engine.review import HistoryRow
 from lmmreview.engine.scoring import Judge
 from lmmreview.engine.tables import Cell, Table
-from lmmreview.engine.visible import visible
 from lmmreview.tui.judges_tables import Grid
 
 # No fetch of any kind, no script: an answer's markup that escaped escaping stays inert.
@@ -73,9 +72,9 @@ class DatasetPage:
 
 def _text(value: str, one_line: bool = True) -> str:
     """Untrusted text, visible and escaped (cut at TEXT_CHARS)."""
-    cut = value if len(value) <= TEXT_CHARS else value[:TEXT_CHARS]
-    more = f" … ({len(value) - TEXT_CHARS} more characters)" if cut is not value else ""
-    return escape(visible(cut, one_line=one_line) + more, quote=True)
+    if len(value) <= TEXT_CHARS:
+        return text(value, one_line)
+    return text(value[:TEXT_CHARS], one_line) + f" … ({len(value) - TEXT_CHARS} more characters)"
 
 
 def page(title: str, datasets: Sequence[DatasetPage]) -> str:
