@@ -97,12 +97,50 @@ def test_export_ci_in_every_format_and_the_same_twice(cli, demo_db: Path) -> Non
     assert refused.code == 1 and "--ci is for the tables' formats" in refused.stderr
 
 
-def test_sum_columns_have_no_interval(cli, demo_db: Path) -> None:
-    """MME's sums (their parts count questions and image pairs) are not resampled."""
-    document = json.loads(cli("export", demo_db, "--format", "json", "--ci",
-                              "--dataset", "mme").stdout)  # fmt: skip
-    tables = {t["name"]: t for t in document["tables"]}
-    row = tables["mme.perception"]["rows"][0]
-    assert row["values"]["perception"] is not None and row["ci_low"]["perception"] is None
-    subtasks = tables["mme.subtasks"]["rows"][0]
-    assert all(subtasks["ci_low"][c] is not None for c in subtasks["values"] if "acc" in c)
+def test_sum_and_formula_columns_are_resampled_in_clusters(demo_db: Path) -> None:
+    """MME's sums, OCRBench's Final Score, MMStar's and LLaVA-Bench's formulas: each cell
+    with a value has an interval, and a resample at the observed counts gives the value."""
+    import numpy as np
+
+    from lmmreview.db import Store
+    from lmmreview.db.scoring import dataset_scores
+    from lmmreview.engine import uncertainty
+
+    checked = 0
+    with Store.open(demo_db, create=False) as store:
+        for name in ("mme", "ocrbench", "mmstar", "llava-bench"):
+            benchmark = dict(store.datasets([name]))[name]
+            scores = dataset_scores(store, name, benchmark, store.chosen_judge(name))
+            tables = scores.with_intervals(scores.breakdown.tables(), False, 1000, 0)
+            units = list(uncertainty._units(scores.breakdown, scores.answers, scores.samples.golds))
+            clusters = uncertainty._clusters(scores.breakdown)
+            sums = [(t, c) for t in tables for c in t.columns if c.sum_of]
+            assert sums, name
+            for table, column in sums:
+                by_key = {(t.name, c.key): c for t in tables for c in t.columns}
+                layout = scores.breakdown.layout
+                cell_sets = layout.cell_sets
+                parts = [
+                    uncertainty._Part(p, uncertainty._kind_of(by_key[p]),
+                                      np.array([p in s for s in cell_sets]))
+                    for p in column.sum_of
+                ]  # fmt: skip
+                tallied = uncertainty._cluster_tallies(
+                    units, parts, clusters, scores.breakdown.runs
+                )
+                statistic = uncertainty._SumStatistic(parts, scores.breakdown.runs, False, column)
+                rows = {r.label: r for r in table.rows}
+                for number, (distinct, counts) in tallied.items():
+                    model, split = divmod(number, len(layout.split_names))
+                    label = layout.split_row(
+                        scores.answers.models[model], layout.split_names[split]
+                    )
+                    cell = rows[label].cells.get(column.key)
+                    if cell is None or cell.value is None:
+                        continue  # MMStar's MG without every setting
+                    counted = counts @ distinct[:, -len(parts) :] > 0
+                    observed = statistic.values(counts[None, :], distinct, counted)[0]
+                    assert observed == pytest.approx(cell.value), (name, column.key)
+                    assert cell.interval is not None, (name, column.key)
+                    checked += 1
+        assert checked > 20
