@@ -100,6 +100,17 @@ def test_a_figure_that_cannot_be_made_is_one_line_and_no_file(
     assert dump(graded_db) == before
 
 
+@pytest.mark.parametrize("kind", ["confusion", "reliability"])
+def test_a_judge_figure_needs_human_verdicts(
+    cli, mmvet_two_models_db: Path, tmp_path: Path, kind: str
+) -> None:
+    assert cli("score", mmvet_two_models_db).code == 0
+    result = cli("figure", mmvet_two_models_db, kind, "--out", tmp_path / "x.svg")
+    assert result.code == 1
+    assert "no answer judged by offline rules has a human verdict" in result.stderr
+    assert not (tmp_path / "x.svg").exists()
+
+
 def test_without_matplotlib_the_error_names_the_extra(
     cli, graded_db: Path, tmp_path: Path, monkeypatch
 ) -> None:

@@ -188,11 +188,11 @@ def _draw_judge(drawn: Figure, kind: Kind, db: Path, dataset: str, judge_name: s
     from lmmreview.engine.charts import TITLE_CHARS, colour, short
 
     name, measured = _judge_report(db, dataset, judge_name)
+    if not measured.confusion.n:  # nothing to compare, for either kind
+        raise fail(f"{dataset}: no answer judged by {name} has a human verdict")
     axes = drawn.add_subplot()
     if kind == Kind.confusion:
         matrix = measured.confusion
-        if not matrix.n:
-            raise fail(f"{dataset}: no answer judged by {name} has a human verdict")
         axes.imshow(matrix.counts, cmap="Blues")
         ticks = range(len(matrix.labels))
         axes.set_xticks(ticks, [short(label) for label in matrix.labels])
