@@ -100,17 +100,14 @@ class _Sums:
         unit."""
         per_run = _scored(self.runs(unscored_as_zero, kind))
         mean = statistics.fmean(per_run) if per_run else None
+        # by position, in Cell's field order: the review screen makes a few per key, and
+        # keywords cost more than the rest of a cell
         return Cell(
-            value=mean,
-            n=self.n,
-            std=_spread(per_run, mean) if mean is not None and len(per_run) > 1 else None,
-            reviewed=self.reviewed,
-            unscored=self.blank,
-            partial=self.n - self.complete - self.blank,
-            fallback=self.fallback,
-            offline=self.offline,
-            per_run=tuple(per_run),
-        )
+            mean, self.n,
+            _spread(per_run, mean) if mean is not None and len(per_run) > 1 else None,
+            self.reviewed, self.blank, self.n - self.complete - self.blank, self.fallback,
+            self.offline, tuple(per_run),
+        )  # fmt: skip
 
 
 def _flags(outcomes: Outcomes) -> tuple[Bools, Bools, Bools]:
