@@ -116,6 +116,9 @@ def test_the_page_is_self_contained_and_every_answer_is_inert_text(
     assert "judges against human verdicts" in text and "judge-1" in text
     assert text.count("score 1.0") >= 3  # every verdict of the flagged answers, replies and all
     assert tags.count("svg") >= 2  # bars and a radar of the capabilities at least
+    assert "mmvet: judge-1 × human" in text and "mmvet: offline rules × human" in text
+    assert "mmvet: offline rules: reliability" in text  # graded: 0.5 for alpha's v1_0
+    assert "mmvet: judge-1: reliability" not in text  # 0 or 1 only
     images = [a["src"] for t, a in page.elements if t == "img"]
     assert len(images) == 4  # one per flagged answer
     for uri in images:

@@ -93,11 +93,11 @@ def _table_charts(tables: list[Table]) -> list[str]:
 
 def _judge_charts(title: str, report: JudgeReport) -> list[str]:
     """The judge × human confusion matrix where humans graded what it judged, and its
-    reliability diagram where it gives graded scores."""
-    found = []
-    if report.confusion.n:
-        found.append(charts.confusion(report.confusion, f"{title} × human"))
-    if report.calibration is not None and report.calibration.bins:
+    reliability diagram where it also gives graded scores."""
+    if not report.confusion.n:
+        return []
+    found = [charts.confusion(report.confusion, f"{title} × human")]
+    if report.calibration is not None:
         found.append(charts.reliability(report.calibration, f"{title}: reliability"))
     return found
 
