@@ -323,7 +323,12 @@ def _statistic(draws: Ints, codes: Ints, kind: _Kind) -> np.ndarray:
     """The cell's statistic for each row of `draws` (NaN: no run scored a unit; step 4)."""
     scored = codes >= 0
     sums = draws @ np.where(scored, codes, 0)  # (resamples, runs)
-    units = draws.sum(axis=1, keepdims=True) if kind.unscored_as_zero else draws @ scored
+    # unscored as zero: every run counts all drawn units (broadcast to one column per run)
+    units = (
+        np.broadcast_to(draws.sum(axis=1, keepdims=True), sums.shape)
+        if kind.unscored_as_zero
+        else draws @ scored
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         per_run = sums / MICRO if kind.count else 100 * sums / MICRO / units
     per_run = np.where(units > 0, per_run, 0.0)

@@ -17,17 +17,20 @@ LLAVA = REAL / "llava-v1.5-7b"
 JUDGE = ("--judge", "gpt-4 (imported)")
 
 
-def reference_interval(units: list[list[float | None]], resamples: int = 1000, seed: int = 0):
+def reference_interval(
+    units: list[list[float | None]], resamples: int = 1000, seed: int = 0, zero: bool = False
+):
     """The module docstring's bootstrap, written out: each unit's scores per run in whole
     millionths (-1: unscored), its distinct outcomes sorted, a multinomial draw of their
-    counts per resample, the mean over runs of each run's percentage, the percentiles."""
+    counts per resample, the mean over runs of each run's percentage (over the units it
+    scored, or all drawn when unscored counts as zero: `zero`), the percentiles."""
     codes = np.array([[-1 if s is None else round(s * 1_000_000) for s in u] for u in units])
     outcomes, counts = np.unique(codes, axis=0, return_counts=True)
     n = counts.sum()
     draws = np.random.default_rng(seed).multinomial(n, counts / n, size=resamples)
     scored = outcomes >= 0
     sums, units_scored = draws @ np.where(scored, outcomes, 0), draws @ scored
-    per_run = 100 * sums / 1_000_000 / units_scored
+    per_run = 100 * sums / 1_000_000 / (n if zero else units_scored)
     return np.percentile(per_run.mean(axis=1), [2.5, 97.5])
 
 
@@ -49,21 +52,21 @@ def _cells(cli, db: Path, *options: str) -> dict[str, dict]:
 
 
 @needs_fixture("mmvet-real/llava-v1.5-7b")
-@pytest.mark.parametrize("runs", [1, 3])
+@pytest.mark.parametrize(("runs", "zero"), [(1, False), (3, False), (3, True)])
 def test_the_official_grades_intervals_equal_the_resampling_written_out(
-    cli, tmp_path: Path, runs: int
+    cli, tmp_path: Path, runs: int, zero: bool
 ) -> None:
     db = _grades_db(cli, tmp_path, runs)
     grades = json.loads((LLAVA / f"llava-v1.5-7b_gpt-4-grade-{runs}runs.json").read_text())
     questions = json.loads((REAL / "mm-vet.json").read_text())
-    row = _cells(cli, db)["mmvet.capabilities"]
+    row = _cells(cli, db, *(["--unscored-as-zero"] if zero else []))["mmvet.capabilities"]
     for column in ("total", "ocr", "math"):
         units = [
             grades[key]["score"]
             for key, q in questions.items()
             if column == "total" or column in q["capability"]
         ]
-        low, high = reference_interval(units)
+        low, high = reference_interval(units, zero=zero)
         assert row["ci_low"][column] == pytest.approx(low, abs=1e-9), column
         assert row["ci_high"][column] == pytest.approx(high, abs=1e-9), column
         assert low <= row["values"][column] <= high
@@ -169,3 +172,62 @@ def test_many_distinct_outcomes_draw_units_by_index() -> None:
         draws += [np.bincount(row, minlength=kinds) for row in picked]
     per_run = 100 * (np.array(draws) @ outcomes) / 1_000_000 / n
     assert found == pytest.approx(tuple(np.percentile(per_run.mean(axis=1), [2.5, 97.5])))
+
+
+def _unscored_units(runs: int) -> list[list[float | None]]:
+    """Graded scores in several runs, some runs unscored."""
+    rng = np.random.default_rng(3)
+    return [
+        [None if rng.random() < 0.2 else float(rng.integers(0, 11)) / 10 for _ in range(runs)]
+        for _ in range(200)
+    ]
+
+
+def test_unscored_as_zero_in_several_runs_is_the_mean_of_the_runs() -> None:
+    """Each run's percentage over every drawn unit, averaged over the runs (not summed)."""
+    from collections import Counter
+
+    from lmmreview.engine import uncertainty
+
+    one = np.array([[10]])
+    assert uncertainty._statistic(one, np.array([[10**6, 10**6]]), uncertainty._Kind(False, True))[
+        0
+    ] == pytest.approx(100.0)
+    units = _unscored_units(3)
+    tally = Counter(tuple(-1 if s is None else round(s * 1_000_000) for s in u) for u in units)
+    for zero in (False, True):
+        found = uncertainty._interval(tally, uncertainty._Kind(False, zero), 1000, 0)
+        assert found == pytest.approx(tuple(reference_interval(units, zero=zero)))
+        runs = [[s for s in u if s is not None] for u in zip(*units, strict=True)]
+        value = np.mean([100 * sum(r) / (len(units) if zero else len(r)) for r in runs])
+        assert found is not None and found[0] <= value <= found[1]
+
+
+def test_versus_with_unscored_as_zero_in_several_runs() -> None:
+    """The paired difference equals the written-out paired bootstrap, and lies in it."""
+    from collections import Counter
+
+    from lmmreview.engine import uncertainty
+
+    a, b = _unscored_units(2), _unscored_units(2)[::-1]
+    codes = np.array(
+        [
+            [-1 if s is None else round(s * 1_000_000) for s in (*x, *y)]
+            for x, y in zip(a, b, strict=True)
+        ]
+    )
+    tally = Counter(tuple(row) for row in codes.tolist())
+    found = uncertainty._difference(
+        "t", "c", "", tally, uncertainty._Kind(False, True), False, 1000, 0
+    )
+    outcomes, counts = np.unique(codes, axis=0, return_counts=True)
+    n = counts.sum()
+    draws = np.random.default_rng(0).multinomial(n, counts / n, size=1000)
+    per_run = 100 * (draws @ np.maximum(outcomes, 0)) / 1_000_000 / n
+    diffs = per_run[:, :2].mean(axis=1) - per_run[:, 2:].mean(axis=1)
+    assert (found.low, found.high) == pytest.approx(tuple(np.percentile(diffs, [2.5, 97.5])))
+    observed = 100 * np.maximum(codes, 0).sum(axis=0) / 1_000_000 / n
+    assert found.a == pytest.approx(observed[:2].mean())
+    assert found.diff == pytest.approx(observed[:2].mean() - observed[2:].mean())
+    assert found.low is not None and found.high is not None
+    assert found.low <= found.diff <= found.high
