@@ -231,3 +231,19 @@ def test_versus_with_unscored_as_zero_in_several_runs() -> None:
     assert found.diff == pytest.approx(observed[:2].mean() - observed[2:].mean())
     assert found.low is not None and found.high is not None
     assert found.low <= found.diff <= found.high
+
+
+def test_many_outcomes_with_many_units_each_keep_the_multinomial() -> None:
+    """Past MANY_OUTCOMES distinct outcomes but INDEX_RATIO units or more per outcome, the
+    multinomial (step 3) is the cheaper draw and the one made."""
+    from collections import Counter
+
+    from lmmreview.engine import uncertainty
+
+    rng = np.random.default_rng(9)
+    units = [[float(s) / 1000] for s in rng.integers(0, 1001, size=12_000)]
+    tally = Counter((round(u[0] * 1_000_000),) for u in units)
+    assert len(tally) > uncertainty.MANY_OUTCOMES
+    assert sum(tally.values()) >= uncertainty.INDEX_RATIO * len(tally)
+    found = uncertainty._interval(tally, uncertainty._Kind(False, False), 300, 0)
+    assert found == pytest.approx(tuple(reference_interval(units, resamples=300)))
