@@ -104,11 +104,16 @@ class OrderConsistency:
 def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Pearson's r; None for fewer than two pairs or a constant side."""
     a, b = np.asarray(x, float), np.asarray(y, float)
-    if len(a) < 2:
+    if len(a) < 2 or _constant(a) or _constant(b):
         return None
     a, b = a - a.mean(), b - b.mean()
-    spread = float(np.sqrt((a @ a) * (b @ b)))
-    return None if spread == 0 else float(np.clip((a @ b) / spread, -1.0, 1.0))
+    return float(np.clip((a @ b) / np.sqrt((a @ a) * (b @ b)), -1.0, 1.0))
+
+
+def _constant(values: np.ndarray) -> bool:
+    """Zero variance, tested on the values themselves: the deviations from a float mean
+    of equal values (0.1 seven times) need not be exactly zero."""
+    return bool(values.min() == values.max())
 
 
 def ranks(values: Sequence[float]) -> np.ndarray:

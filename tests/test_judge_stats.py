@@ -217,6 +217,9 @@ def test_a_constant_judge_has_no_correlation_and_no_crash() -> None:
     assert spearman(constant, human) is None
     assert kendall(constant, human) is None
     assert pearson([1.0], [1.0]) is None  # one pair: undefined
+    for value in (0.1, 0.3, 0.7):  # a float mean of equal values leaves a residue
+        assert pearson([value] * 7, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]) is None
+        assert pearson([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [value] * 7) is None
     table = confusion(levels(list(zip(constant, [0.5] * 3, strict=True)), True), True)
     assert weighted_kappa(table, None) is None  # both constant: no chance disagreement
 
