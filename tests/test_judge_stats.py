@@ -211,6 +211,20 @@ def test_ties_follow_scipy_tau_b_and_mean_ranks() -> None:
     assert kendall(x, y) == pytest.approx((7 - 1) / math.sqrt((15 - 4) * (15 - 4)))
 
 
+@pytest.mark.parametrize(
+    ("levels_x", "levels_y"),
+    [(11, 11), (2, 5), (5, 10**6), (10**6, 10**6)],  # few levels: the table; many: merging
+)
+def test_kendall_is_scipys_tau_b_on_random_data_with_ties(levels_x: int, levels_y: int) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(levels_x + levels_y)
+    for n in (2, 3, 17, 300):
+        x = rng.integers(0, levels_x, n) / 10
+        y = x * (levels_y > 5) + rng.integers(0, levels_y, n) / 10
+        _close(kendall(list(x), list(y)), stats.kendalltau(x, y).statistic)
+
+
 def test_a_constant_judge_has_no_correlation_and_no_crash() -> None:
     constant, human = [0.5, 0.5, 0.5], [0.0, 0.5, 1.0]
     assert pearson(constant, human) is None
