@@ -125,9 +125,13 @@ def intervals(
 
 
 def with_intervals(tables: list[Table], found: dict[CellKey, tuple[float, float]]) -> list[Table]:
-    """`tables` with each cell's interval from `found` (tables not there unchanged)."""
+    """`tables` read with intervals, each cell's from `found` (None where not there)."""
     return [
-        replace(table, rows=[_with_intervals(table.name, row, found) for row in table.rows])
+        replace(
+            table,
+            rows=[_with_intervals(table.name, row, found) for row in table.rows],
+            intervals=True,
+        )
         for table in tables
     ]
 

@@ -247,3 +247,20 @@ def test_many_outcomes_with_many_units_each_keep_the_multinomial() -> None:
     assert sum(tally.values()) >= uncertainty.INDEX_RATIO * len(tally)
     found = uncertainty._interval(tally, uncertainty._Kind(False, False), 300, 0)
     assert found == pytest.approx(tuple(reference_interval(units, resamples=300)))
+
+
+def test_ci_columns_follow_the_flag_not_the_data(cli, mmbench_tsv: Path, tmp_path: Path) -> None:
+    """Answers never scored: no cell has an interval, yet --ci gives the CSV columns (empty)
+    and the JSON fields (null); without --ci neither."""
+    from conftest import write_tsv
+
+    db = tmp_path / "b.db"
+    predictions = write_tsv(tmp_path / "p.tsv", ["index", "prediction"], [[7, "A"]])
+    assert cli("import", "mmbench", db, mmbench_tsv, "--answers", predictions).code == 0
+    lines = list(csv.DictReader(io.StringIO(cli("export", db, "--format", "csv", "--ci").stdout)))
+    assert lines and all(line["ci_low"] == line["ci_high"] == "" for line in lines)
+    document = json.loads(cli("export", db, "--format", "json", "--ci").stdout)
+    rows = [row for table in document["tables"] for row in table["rows"]]
+    assert rows and all(set(row["ci_low"].values()) == {None} for row in rows)
+    plain = cli("export", db, "--format", "csv").stdout
+    assert plain and "ci_low" not in plain
