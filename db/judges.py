@@ -31,6 +31,7 @@ from lmmreview.engine.agreement import (
 )
 from lmmreview.engine.defaults import DEFAULT_FAMILIES
 from lmmreview.engine.judge_stats import (
+    NO_OPTION_TEXT,
     Calibration,
     Confusion,
     Correlation,
@@ -43,6 +44,7 @@ from lmmreview.engine.judge_stats import (
     kappas,
     levels,
     order_consistency,
+    rotation_consistency,
     same_family,
     system_pairs,
 )
@@ -88,6 +90,9 @@ class DatasetJudges:
     calls: dict[Judge, dict[int, dict[int, Call]]] = field(default_factory=dict)
     # Answers of one model to one item asked in several orders (Benchmark.order_group).
     orders: list[tuple[int, ...]] = field(default_factory=list)
+    # Where the orders rotate a question's options (MMBench's circular groups): per answer
+    # in them, its text and its sample's options (letter -> text).
+    rotations: dict[int, Rotation] = field(default_factory=dict)
     # answer -> reviewer -> the score of that reviewer's own verdict (several reviewers).
     reviewers: dict[int, dict[str, float]] = field(default_factory=dict)
     families: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_FAMILIES))
@@ -112,6 +117,14 @@ class DatasetJudges:
 
 
 @dataclass(frozen=True, slots=True)
+class Rotation:
+    """One rotation of a circular group as a model answered it."""
+
+    text: str  # the model's answer
+    options: dict[str, str]  # letter -> option text, in this rotation
+
+
+@dataclass(frozen=True, slots=True)
 class CallFacts:
     """What one judge's calls say without the human verdicts."""
 
@@ -120,15 +133,31 @@ class CallFacts:
 
 
 def calls_facts(found: DatasetJudges, calls: dict[int, dict[int, Call]]) -> CallFacts:
-    """A judge's grading and order consistency, from its calls."""
+    """A judge's grading and order consistency, from its calls: on rotated options, whether
+    it picks the same option text wherever the option sits; else whether its verdict (score)
+    is the same in every order."""
     scores = (c.score for runs in calls.values() for c in runs.values() if c.score is not None)
     if not found.orders:
         return CallFacts(is_graded(scores), None)
+    if found.rotations:
+        rotated = found.rotations
+        picks = (
+            [(rotated[a].text, _picked(calls.get(a), rotated[a].options)) for a in group]
+            for group in found.orders
+        )
+        return CallFacts(is_graded(scores), rotation_consistency(picks))
     verdicts = (
         [v for a in group if a in calls and (v := _verdict(calls[a])) is not None]
         for group in found.orders
     )
     return CallFacts(is_graded(scores), order_consistency(verdicts))
+
+
+def _picked(runs: dict[int, Call] | None, options: dict[str, str]) -> str | None:
+    """The option text of the judge's choice (NO_OPTION_TEXT: no option matches; None: it
+    extracted no choice)."""
+    call = _choice(runs) if runs else None
+    return None if call is None else options.get(str(call.choice), NO_OPTION_TEXT)
 
 
 def _verdict(runs: dict[int, Call]) -> float | None:
@@ -155,11 +184,13 @@ def read_judges(store: Store, dataset: str) -> DatasetJudges:
             groups[e.model, item].append(e.answer_id)
     verdicts = reviewer_verdicts(store, dataset)
     keys = {e.answer_id: e.key for e in entries if e.answer_id in verdicts}
+    orders = [tuple(answers) for answers in groups.values() if len(answers) > 1]
     found = DatasetJudges(
         dataset,
         {e.answer_id: e.model for e in entries},
         {e.answer_id: human_of(e.verdict, golds[e.key]) for e in entries if e.verdict is not None},
-        orders=[tuple(answers) for answers in groups.values() if len(answers) > 1],
+        orders=orders,
+        rotations=_rotations(store, dataset, orders, {s.key: s.options for s in samples}),
         reviewers=_reviewer_scores(verdicts, keys, golds),
     )
     matched: dict[int, dict[int, Call]] = defaultdict(dict)
@@ -179,6 +210,19 @@ def read_judges(store: Store, dataset: str) -> DatasetJudges:
     found.calls = dict(sorted(found.calls.items()))
     found.facts = {judge: calls_facts(found, calls) for judge, calls in found.calls.items()}
     return found
+
+
+def _rotations(
+    store: Store, dataset: str, orders: list[tuple[int, ...]], options: dict[str, dict[str, str]]
+) -> dict[int, Rotation]:
+    """The answers of the order groups as rotations, where their samples have options
+    (MMBench's circular groups); empty elsewhere (LLaVA-Bench's two review orders)."""
+    grouped = {answer for group in orders for answer in group}
+    return {
+        answer: Rotation(text, options[key])
+        for answer, _, key, text in (store.answer_rows(dataset) if grouped else ())
+        if answer in grouped and options[key]
+    }
 
 
 def _reviewer_scores(

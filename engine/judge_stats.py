@@ -6,13 +6,15 @@ as MLLM-as-a-Judge (Chen et al., 2024) and G-Eval report them; Cohen's kappa unw
 and weighted (linear, quadratic) over the score levels; the confusion matrix judge ×
 human; calibration (reliability bins, ECE and Brier, Guo et al., 2017; Brier, 1950); order
 consistency, the share of items asked in several orders whose verdicts do not depend on the
-order (Zheng et al., 2023; Wang et al., 2023); and the model families that make a judge
+order (Zheng et al., 2023; Wang et al., 2023; on rotated options, whether the judge picks
+the same option text wherever it sits); and the model families that make a judge
 self-preferring (Panickssery et al., 2024). Pure values: db/judges.py reads them.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -354,12 +356,38 @@ def calibration(pairs: Sequence[tuple[float, float]], bins: int = BINS) -> Calib
 # -- order consistency and self-preference --------------------------------------------
 
 
-def order_consistency(groups: Iterable[Sequence[float]]) -> OrderConsistency:
-    """Over the groups of one item's verdicts in its orders (a circular group's rows, a
-    review asked with either answer first), those with two verdicts or more, and how many
-    of them are all equal."""
+def order_consistency(groups: Iterable[Sequence[float | str]]) -> OrderConsistency:
+    """Over the groups of one item's verdicts in its orders (a review asked with either
+    answer first; the option texts a judge picked in a circular group's rotations), those
+    with two verdicts or more, and how many of them are all equal."""
     judged = [verdicts for verdicts in groups if len(verdicts) >= 2]
     return OrderConsistency(len(judged), sum(len(set(v)) == 1 for v in judged))
+
+
+# A bare option letter, as a model answers a choice question: "A", "(b)", "C.", "Answer: D"
+_BARE_LETTER = re.compile(r"(answer\s*:?\s*)?\(?[a-z]\)?[.:]?")
+NO_OPTION_TEXT = ""  # what a judge picked when it said no option matches (or named none)
+
+
+def rotation_consistency(groups: Iterable[Sequence[tuple[str, str | None]]]) -> OrderConsistency:
+    """A judge's order consistency on circular groups (one question, its options rotated),
+    from each rotation's (the model's answer text, the option text the judge picked: None
+    where it extracted no choice). Counted: the groups whose answer is one and the same
+    text in every rotation (whitespace and case aside) and not a bare option letter (whose
+    meaning moves with the options), with a choice in every rotation; consistent: the
+    judge picked the same option text in all of them, wherever the option sat."""
+    counted = []
+    for group in groups:
+        picked = [p for _, p in group if p is not None]
+        if len(picked) == len(group) and _one_text([text for text, _ in group]):
+            counted.append(picked)
+    return order_consistency(counted)
+
+
+def _one_text(texts: Sequence[str]) -> bool:
+    """Whether the texts are one text once spaces and case are set aside, not a letter."""
+    found = {" ".join(text.split()).casefold() for text in texts}
+    return len(found) == 1 and _BARE_LETTER.fullmatch(next(iter(found))) is None
 
 
 def family(model: str, families: Mapping[str, str]) -> str | None:

@@ -377,28 +377,58 @@ def test_a_family_in_the_settings_flags_self_preference(
 def test_mmbench_circular_copies_give_order_consistency(
     cli, mmbench_tsv: Path, tmp_path: Path
 ) -> None:
-    """Group 7 (two rows) is right in both orders under gpt-x; group 9 (three rows) right
-    once, wrong twice: one consistent group of two."""
+    """The judge's extraction against the option's place: group 7's options (yes, no) and
+    (no, yes), group 9's three rotations of (circle, square, star). Counted: same answer
+    text in every rotation, not a letter, a choice in each. m: "yes" read as yes twice
+    (consistent), "the star" read as star, star, circle (not); l: letters; d: texts that
+    differ; u: a rotation left unextracted. One of two."""
     db = tmp_path / "b.db"
-    predictions = write_tsv(tmp_path / "p.tsv", ["index", "prediction"], [
-        [7, "hard to say"], [1000007, "hmm"], [9, "the star"], [1000009, "a shape"],
-        [2000009, "a star"],
-    ])  # fmt: skip
-    assert cli("import", "mmbench", db, mmbench_tsv, "--answers", predictions,
-               "--model", "m").code == 0  # fmt: skip
-    llm = {"7": ("A", 1.0), "1000007": ("B", 1.0), "9": ("C", 1.0), "1000009": ("X", 0.0),
-           "2000009": ("C", 0.0)}  # fmt: skip
+    answers = {
+        "m": {7: "yes", 1000007: " Yes ", 9: "the star", 1000009: "The star", 2000009: "the star"},
+        "l": {7: "A", 1000007: "A", 9: "(C)", 1000009: "(C)", 2000009: "(C)"},
+        "d": {7: "yes", 1000007: "no", 9: "star", 1000009: "a star", 2000009: "the star"},
+        "u": {9: "star", 1000009: "star", 2000009: "star"},
+    }
+    for model, rows in answers.items():
+        predictions = write_tsv(tmp_path / f"{model}.tsv", ["index", "prediction"],
+                                [[index, text] for index, text in rows.items()])  # fmt: skip
+        assert cli("import", "mmbench", db, mmbench_tsv, "--answers", predictions,
+                   "--model", model).code == 0  # fmt: skip
+    chosen = {
+        "m": {7: "A", 1000007: "B", 9: "C", 1000009: "B", 2000009: "B"},
+        "l": {7: "A", 1000007: "A", 9: "C", 1000009: "C", 2000009: "C"},
+        "d": {7: "A", 1000007: "A", 9: "C", 1000009: "B", 2000009: "A"},
+        "u": {9: "C", 1000009: "B"},
+    }
     with Store.open(db) as store:
         ids = store.answer_ids("mmbench")
         with store.transaction():
             store.add_judgments(
-                (ids["m", key], _llm(0, score, "gpt-x", choice))
-                for key, (choice, score) in llm.items()
+                (ids[model, str(index)], _llm(0, 1.0, "gpt-x", choice))
+                for model, rows in chosen.items()
+                for index, choice in rows.items()
             )
     row = _rows(_judges(cli, db))["mmbench"]["gpt-x"]
     assert row["order"] == {"groups": 2, "consistent": 1}
     assert row["order_rate"] == 0.5
     assert row["calibration"] is None  # scored 0/1: no graded score to calibrate
+
+
+def test_rotation_consistency_counts_one_text_per_group_with_every_choice() -> None:
+    groups = [
+        [("Yes", "yes"), (" yes", "yes")],  # consistent
+        [("the star", "star"), ("the star", "circle")],  # inconsistent
+        [("the star", ""), ("The  Star", "")],  # "no option" in both: consistent
+        [("B", "yes"), ("B", "yes")],  # letters: their meaning moves with the options
+        [("Answer: D", "x"), ("answer: d", "x")],
+        [("(c)", "x"), ("(c)", "x")],
+        [("C.", "x"), ("C.", "x")],
+        [("star", "star"), ("a star", "star")],  # differing texts
+        [("star", "star"), ("star", None)],  # a rotation without a choice
+        [("star", "star")],  # one rotation only
+    ]
+    found = judge_stats.rotation_consistency(groups)
+    assert (found.groups, found.consistent) == (3, 2)
 
 
 def test_llava_bench_two_orders_give_order_consistency(cli, tmp_path: Path) -> None:
