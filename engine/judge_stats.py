@@ -392,10 +392,23 @@ def _one_text(texts: Sequence[str]) -> bool:
 
 def family(model: str, families: Mapping[str, str]) -> str | None:
     """A model's family: the longest pattern of `families` its name (lower case, any
-    provider prefix such as `openai/` dropped) starts with; None when none does."""
+    provider prefix such as `openai/` dropped) starts with at a token boundary; None when
+    none does."""
     name = model.lower().rsplit("/", 1)[-1]
-    matches = [p for p in families if name.startswith(p.lower())]
+    matches = [p for p in families if _starts_token(name, p.lower())]
     return families[max(matches, key=len)] if matches else None
+
+
+def _starts_token(name: str, start: str) -> bool:
+    """Whether `name` starts with `start` and the token goes no further: not "o1" in
+    "o10-x" nor "phi" in "phind", but "gpt" in "gpt-4o" and "gpt4" (letters to digits)."""
+    if not start or not name.startswith(start):
+        return False
+    if name == start:
+        return True
+    last, after = start[-1], name[len(start)]
+    same_kind = (last.isalpha() and after.isalpha()) or (last.isdigit() and after.isdigit())
+    return not same_kind
 
 
 def same_family(judge: str, models: Iterable[str], families: Mapping[str, str]) -> tuple[str, ...]:

@@ -272,6 +272,15 @@ def test_the_family_map_and_self_preference() -> None:
     assert judge_stats.family("openai/o3-mini", DEFAULT_FAMILIES) == "openai"
     assert judge_stats.family("InternVL2-8B", DEFAULT_FAMILIES) == "internvl"  # longest start
     assert judge_stats.family("shikra-7b", DEFAULT_FAMILIES) is None
+    # at a token boundary only
+    assert judge_stats.family("o10-x", DEFAULT_FAMILIES) is None
+    assert judge_stats.family("phind-codellama", DEFAULT_FAMILIES) is None
+    assert judge_stats.family("EleutherAI/gpt-neox-20b", DEFAULT_FAMILIES) == "eleutherai"
+    assert judge_stats.family("gpt4", DEFAULT_FAMILIES) == "openai"
+    assert judge_stats.family("o1", DEFAULT_FAMILIES) == "openai"
+    assert judge_stats.family("o1-mini", DEFAULT_FAMILIES) == "openai"
+    assert judge_stats.family("phi-3-vision", DEFAULT_FAMILIES) == "microsoft"
+    assert judge_stats.family("internvl2-8b", DEFAULT_FAMILIES) == "internvl"
     models = ["gpt-4o-mini", "llava-v1.5-7b", "GPT-4V"]
     assert judge_stats.same_family("gpt-4-0613", models, DEFAULT_FAMILIES) == (
         "GPT-4V",
