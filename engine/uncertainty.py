@@ -32,7 +32,8 @@ leakage, LLaVA-Bench's relative scores) is resampled in clusters: the samples it
 tie together (an MME image pair's two questions), each cluster with its sums and counts in
 every part, so that a question and its pair move together; a resample's value is each
 part's mean over runs, summed (or the column's formula), and a resample that draws no unit
-of a part the cell has is left out. The run spread (Cell.std) stays beside.
+of a part the cell has is left out; past 5 % of them left out (COMPLETE_SHARE), the cell
+has no interval. The run spread (Cell.std) stays beside.
 
 `versus` resamples the units both models answered with the same draws for both: the
 outcome of a unit is then the pair (A's runs, B's runs), and the statistic A's minus B's.
@@ -63,6 +64,9 @@ UNSCORED = -1  # a run that did not score a unit (step 1 above)
 MANY_OUTCOMES = 1_000
 INDEX_RATIO = 10
 DRAWN_AT_ONCE = 4_000_000
+# A sum or formula cell has an interval only when at least this share of its resamples
+# drew a unit of every part: on tiny data, those that did are few and alike.
+COMPLETE_SHARE = 0.95
 CellKey = tuple[str, str, str]  # (row, table, column)
 Outcome = tuple[int, ...]  # a unit's score per run, UNSCORED where none
 Tallies = dict[tuple[int, int], Counter[Outcome]]  # (row or split, cell set) -> outcomes
@@ -528,9 +532,12 @@ class _SumStatistic:
             return None
         if np.isnan(self.values(counts[None, :], outcomes, counted)[0]):
             return None
-        return _percentiles(
-            _each_resample(counts, resamples, seed, lambda d: self.values(d, outcomes, counted))
+        values = _each_resample(
+            counts, resamples, seed, lambda d: self.values(d, outcomes, counted)
         )
+        if np.isnan(values).mean() > 1 - COMPLETE_SHARE:  # the rest would be a false ±0
+            return None
+        return _percentiles(values)
 
     def values(self, draws: Ints, outcomes: Ints, counted: np.ndarray) -> np.ndarray:
         """The column's value per row of `draws` (NaN: a part without a value)."""
