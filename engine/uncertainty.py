@@ -49,7 +49,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from lmmreview.engine.breakdown import COUNT, TALLY, Breakdown
-from lmmreview.engine.columns import AnswerColumns, GoldsOf, Ints, Outcomes, outcomes
+from lmmreview.engine.columns import AnswerColumns, GoldsOf, Ints, Outcomes
+from lmmreview.engine.columns import outcomes as outcomes_of
 from lmmreview.engine.scoring import MICRO
 from lmmreview.engine.tables import Column, Row, Table
 
@@ -70,6 +71,7 @@ COMPLETE_SHARE = 0.95
 CellKey = tuple[str, str, str]  # (row, table, column)
 Outcome = tuple[int, ...]  # a unit's score per run, UNSCORED where none
 Tallies = dict[tuple[int, int], Counter[Outcome]]  # (row or split, cell set) -> outcomes
+Unit = tuple[Ints, Ints, Ints, Outcomes]  # Breakdown.units_of's: row, number, cell set, outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +88,7 @@ class Difference:
     high: float | None
     n: int  # units both models answered
     p_mcnemar: float | None  # None where the cell is not 0/1 scores in one run
-    split: str = ""  # the dataset's split ("" when it has one)
+    split: str = ""  # the dataset's split ("" when it has none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,11 +211,9 @@ def _codes(batch: Outcomes) -> Ints:
     return np.where(batch.scored, batch.micro, UNSCORED)
 
 
-def _units(
-    breakdown: Breakdown, answers: AnswerColumns, golds_of: GoldsOf
-) -> Iterator[tuple[Ints, Ints, Ints, Outcomes]]:
+def _units(breakdown: Breakdown, answers: AnswerColumns, golds_of: GoldsOf) -> Iterator[Unit]:
     """Every unit of every model and its outcome (Breakdown.units_of)."""
-    found = outcomes(answers, breakdown.runs, golds_of)
+    found = outcomes_of(answers, breakdown.runs, golds_of)  # `outcomes` here: distinct ones
     sample = answers.samples_in(breakdown.layout.samples)
     return breakdown.units_of(len(answers.models), answers.model, sample, found)
 
@@ -304,8 +304,8 @@ def _interval(
 
 def _sorted(tally: Counter[Outcome]) -> tuple[Ints, Ints]:
     """The distinct outcomes in ascending order (module docstring, step 2) and their counts."""
-    outcomes_ = sorted(tally)
-    return np.array(outcomes_, np.int64), np.array([tally[o] for o in outcomes_], np.int64)
+    outcomes = sorted(tally)
+    return np.array(outcomes, np.int64), np.array([tally[o] for o in outcomes], np.int64)
 
 
 def _each_resample(
@@ -405,8 +405,6 @@ def _mcnemar_of(mine: Ints, theirs: Ints, counts: Ints, kind: _Kind) -> float | 
 
 
 # -- sum and formula columns -------------------------------------------------------------
-
-Unit = tuple[Ints, Ints, Ints, Outcomes]  # Breakdown.units_of's: row, number, cell set, outcome
 
 
 @dataclass(frozen=True, slots=True)
