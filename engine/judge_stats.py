@@ -369,25 +369,25 @@ _BARE_LETTER = re.compile(r"(answer\s*:?\s*)?\(?[a-z]\)?[.:]?")
 NO_OPTION_TEXT = ""  # what a judge picked when it said no option matches (or named none)
 
 
-def rotation_consistency(groups: Iterable[Sequence[tuple[str, str | None]]]) -> OrderConsistency:
-    """A judge's order consistency on circular groups (one question, its options rotated),
-    from each rotation's (the model's answer text, the option text the judge picked: None
-    where it extracted no choice). Counted: the groups whose answer is one and the same
-    text in every rotation (whitespace and case aside) and not a bare option letter (whose
-    meaning moves with the options), with a choice in every rotation; consistent: the
-    judge picked the same option text in all of them, wherever the option sat."""
-    counted = []
-    for group in groups:
-        picked = [p for _, p in group if p is not None]
-        if len(picked) == len(group) and _one_text([text for text, _ in group]):
-            counted.append(picked)
-    return order_consistency(counted)
-
-
-def _one_text(texts: Sequence[str]) -> bool:
-    """Whether the texts are one text once spaces and case are set aside, not a letter."""
+def answered_alike(texts: Sequence[str]) -> bool:
+    """Whether a circular group's answers are one and the same text in every rotation
+    (spaces and case aside) and not a bare option letter, whose meaning moves with the
+    options: the groups where a judge's extraction can be checked against the order."""
     found = {" ".join(text.split()).casefold() for text in texts}
     return len(found) == 1 and _BARE_LETTER.fullmatch(next(iter(found))) is None
+
+
+def rotation_consistency(groups: Iterable[Sequence[str | None]]) -> OrderConsistency:
+    """A judge's order consistency on circular groups answered alike (`answered_alike`),
+    from the option text it picked in each rotation (None: it extracted no choice).
+    Counted: the groups with a choice in every rotation; consistent: the same option text
+    in all of them, wherever the option sat."""
+    counted = []
+    for group in groups:
+        picked = [p for p in group if p is not None]
+        if len(picked) == len(group):
+            counted.append(picked)
+    return order_consistency(counted)
 
 
 def family(model: str, families: Mapping[str, str]) -> str | None:

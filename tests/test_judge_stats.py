@@ -423,18 +423,17 @@ def test_mmbench_circular_copies_give_order_consistency(
     assert row["calibration"] is None  # scored 0/1: no graded score to calibrate
 
 
-def test_rotation_consistency_counts_one_text_per_group_with_every_choice() -> None:
+def test_rotation_consistency_counts_groups_answered_alike_with_every_choice() -> None:
+    alike = [["Yes", " yes"], ["the star", "The  Star"], ["star", "star"]]
+    letters = [["B", "B"], ["Answer: D", "answer: d"], ["(c)", "(c)"], ["C.", "C."]]
+    differing = [["star", "a star"], ["yes", "no"]]
+    assert all(judge_stats.answered_alike(t) for t in alike)
+    assert not any(judge_stats.answered_alike(t) for t in letters + differing)
     groups = [
-        [("Yes", "yes"), (" yes", "yes")],  # consistent
-        [("the star", "star"), ("the star", "circle")],  # inconsistent
-        [("the star", ""), ("The  Star", "")],  # "no option" in both: consistent
-        [("B", "yes"), ("B", "yes")],  # letters: their meaning moves with the options
-        [("Answer: D", "x"), ("answer: d", "x")],
-        [("(c)", "x"), ("(c)", "x")],
-        [("C.", "x"), ("C.", "x")],
-        [("star", "star"), ("a star", "star")],  # differing texts
-        [("star", "star"), ("star", None)],  # a rotation without a choice
-        [("star", "star")],  # one rotation only
+        ["yes", "yes"],  # consistent
+        ["star", "circle"],  # inconsistent
+        ["", ""],  # "no option matches" in both: consistent
+        ["star", None],  # a rotation without a choice: not counted
     ]
     found = judge_stats.rotation_consistency(groups)
     assert (found.groups, found.consistent) == (3, 2)
