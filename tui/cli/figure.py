@@ -63,7 +63,9 @@ def figure(
         ),
     ] = None,
 ) -> None:
-    """Draw a figure for a paper (needs lmmreview[figures], which brings matplotlib).
+    """Draw a figure for a paper: SVG, PNG or PDF.
+
+    Needs the extra lmmreview[figures], which brings matplotlib.
 
     \b
     Kinds:

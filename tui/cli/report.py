@@ -64,7 +64,7 @@ def report(
     ] = MAX_ANSWERS,
     ci: CiOpt = False,
 ) -> None:
-    """Print the breakdown tables in the terminal, or write them as an HTML page.
+    """Print the breakdown tables, or write them as an HTML page.
 
     The page (--format html --out FILE) holds every dataset's tables with each cell's
     95 % bootstrap interval, bar and radar charts, the judges measured against the human

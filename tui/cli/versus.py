@@ -45,7 +45,9 @@ def versus(
     ] = 1_000,
     unscored_as_zero: ZeroOpt = False,
 ) -> None:
-    """Model A minus model B in every table cell, over the samples (or groups) both
+    """Compare two models cell by cell, with intervals.
+
+    Model A minus model B in every table cell, over the samples (or groups) both
     answered: the difference, its paired 95 % bootstrap interval, and McNemar's exact p
     where every score is 0 or 1 in one judge run."""
     from lmmreview.db import Store
