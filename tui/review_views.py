@@ -13,6 +13,7 @@ from lmmreview.engine.export import Notes, to_markdown
 from lmmreview.engine.ordering import ORDERS
 from lmmreview.engine.review import Filter
 from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
+from lmmreview.engine.table_options import with_names
 from lmmreview.tui import detail as render
 from lmmreview.tui.images import IMAGES_OFF, Decoded, ImageSet, settled
 from lmmreview.tui.judges_view import JudgesPanel
@@ -40,7 +41,9 @@ class Views:
             return
         notes = await self.notes_text()
         picked = await screen.app.push_screen_wait(
-            BreakdownScreen(session.tables.breakdown.tables(), notes)
+            BreakdownScreen(
+                with_names(session.tables.breakdown.tables(), screen.settings.models).tables, notes
+            )
         )
         if picked:
             row, table, column = picked
