@@ -383,13 +383,6 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
         """The display name beside the stored one, when display names are given."""
         return {"display": row.label} if named(tables) else {}
 
-    def hidden(table: Table) -> dict[str, dict[str, list[str]]]:
-        """What the table left out (engine.table_options.without_empty), when anything."""
-        if not (table.hidden_rows or table.hidden_columns):
-            return {}
-        left_out = {"models": [r.name for r in table.hidden_rows]}
-        return {"hidden": left_out | {"columns": [c.key for c in table.hidden_columns]}}
-
     document = {
         "tables": [
             {
@@ -416,7 +409,6 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
                     }
                     for row in table.rows
                 ],
-                **hidden(table),
             }
             for table in tables
         ],
@@ -461,7 +453,7 @@ LATEX_PREAMBLE = (
     "\\linewidth (graphicx's \\resizebox); a narrower one keeps its size"
 )
 # \width in \resizebox's arguments is the table's natural width (graphicx)
-_FIT = r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%"
+LATEX_FIT = r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%"
 
 
 def to_latex(tables: list[Table], notes: list[Notes]) -> str:
@@ -475,7 +467,7 @@ def to_latex(tables: list[Table], notes: list[Notes]) -> str:
             r"\begin{table}[t]",
             r"\centering",
             rf"\caption{{{tex(table.title)} ({tex(table.dataset)})}}",
-            _FIT,
+            LATEX_FIT,
             r"\begin{tabular}{l" + "r" * len(table.columns) + "}",
             r"\toprule",
             " & ".join(["Model", *(tex(c.title) for c in table.columns)]) + r" \\",
@@ -495,6 +487,10 @@ def to_latex(tables: list[Table], notes: list[Notes]) -> str:
     parts.append("\n".join(f"% {tex(line)}" for line in said(tables, notes, LATEX_INTERVALS_NOTE)))
     return "\n\n".join(parts) + "\n"
 
+
+# The formats people read, which leave out what holds nothing (engine.table_options.
+# without_empty); CSV and JSON are data for scripts, which keep every row and column.
+FOR_READERS = ("md", "latex")
 
 RENDERERS: dict[str, Callable[[list[Table], list[Notes]], str]] = {
     "md": to_markdown,

@@ -61,6 +61,13 @@ def with_names(tables: list[Table], names: Mapping[str, str]) -> Named:
     return Named(named, unknown, sorted(clashes))
 
 
+def for_readers(tables: list[Table], names: Mapping[str, str], keep_empty: bool = False) -> Named:
+    """The tables people read (the terminal, HTML, Markdown, LaTeX): `with_names`, then,
+    unless `keep_empty`, `without_empty`."""
+    found = with_names(tables, names)
+    return found if keep_empty else replace(found, tables=without_empty(found.tables))
+
+
 def without_empty(tables: list[Table]) -> list[Table]:
     """Each table without its unscored rows (every cell empty) and, where rows are left,
     its columns no unit counts in (N = 0); what was left out is kept on the table."""

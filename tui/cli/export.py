@@ -69,7 +69,7 @@ def export(
                           needs lmmreview[parquet])
       inspect             each imported Inspect AI log, the verdicts as score edits
     """
-    from lmmreview.engine.export import RENDERERS
+    from lmmreview.engine.export import FOR_READERS, RENDERERS
     from lmmreview.tui.cli.export_parquet import PARQUET, export_parquet
 
     if ci and format not in RENDERERS:
@@ -93,5 +93,6 @@ def export(
         return
     names = model_names(models)
     tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name, ci)
-    text = RENDERERS[format](for_paper(tables, names, show_empty), notes)
+    shown = for_paper(tables, names, show_empty or format not in FOR_READERS)
+    text = RENDERERS[format](shown, notes)
     deliver(text, output, db)

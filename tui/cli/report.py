@@ -36,8 +36,9 @@ ShowEmptyOpt = Annotated[
     bool,
     typer.Option(
         "--show-empty",
-        help="Keep unscored models (every cell –) and columns with N = 0, which are left "
-        "out by default (a note says which).",
+        help="Keep unscored models (every cell –) and columns with N = 0, which the "
+        "terminal, HTML, Markdown and LaTeX tables leave out by default (a note says which; "
+        "CSV and JSON keep them).",
     ),
 ]
 
@@ -128,9 +129,9 @@ def for_paper(tables: list[Table], names: dict[str, str], show_empty: bool) -> l
     """The tables as a paper prints them: models in the listed order under their display
     names (a warning names the listed models that could not be), and, unless `show_empty`,
     without unscored models and columns with N = 0."""
-    from lmmreview.engine.table_options import with_names, without_empty
+    from lmmreview.engine.table_options import for_readers
 
-    found = with_names(tables, names)
+    found = for_readers(tables, names, show_empty)
     if found.unknown:
         _warn(f"no table has these listed models: {', '.join(found.unknown)}")
     if found.clashes:
@@ -138,7 +139,7 @@ def for_paper(tables: list[Table], names: dict[str, str], show_empty: bool) -> l
             f"kept the stored names of {', '.join(found.clashes)}: another model of a table "
             "is already shown under the display name"
         )
-    return found.tables if show_empty else without_empty(found.tables)
+    return found.tables
 
 
 def _warn(message: str) -> None:
