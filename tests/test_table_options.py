@@ -13,10 +13,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from textual.widgets import DataTable
+from tui_harness import drive, until
 
 from lmmreview.engine.export import LATEX_PREAMBLE, to_latex
 from lmmreview.engine.table_options import model_of, with_names, without_empty
 from lmmreview.engine.tables import Cell, Column, Row, Table
+from lmmreview.tui.screens import BreakdownScreen
 
 # A display name holding what each format would read as syntax, and what a terminal obeys.
 HOSTILE = "Beta *1* <b>x</b> & 50% $_{a}$ [l](u) \x1b[31m\u202e"
@@ -277,3 +280,25 @@ def test_empty_rows_and_columns_are_left_out_with_a_note_where_people_read(
     llava = cli("export", demo_db, "--format", "md", "--dataset", "llava-bench").stdout
     assert "model first (llava-bench)\n" not in llava  # every model unscored: no table
     assert "left out 3 unscored model(s), every cell –: demo-alpha, demo-beta, demo-gamma" in llava
+
+
+def test_the_screens_tables_show_the_names_and_a_renamed_cell_still_filters(
+    demo_db: Path,
+) -> None:
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
+        table = app.screen.query_one("#table-0", DataTable)
+        seen["labels"] = [str(table.get_row_at(i)[0]) for i in range(3)]
+        table.focus()
+        math_column = 1 + [c.key for c in app.screen.tables[0].columns].index("math")
+        table.move_cursor(row=1, column=math_column)  # Beta (13B): demo-beta's Math cell
+        await pilot.press("enter")
+        await until(pilot, lambda: app.session.filter.cell_ids is not None)
+        seen["models"] = {app.session.entries[i].model for i in app.session.visible}
+
+    drive(demo_db, steps, models={"demo-gamma": "Gamma", "demo-beta": "Beta (13B)"})
+    assert seen["labels"] == ["Gamma", "Beta (13B)", "demo-alpha"]
+    assert seen["models"] == {"demo-beta"}
