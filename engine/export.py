@@ -312,8 +312,9 @@ def to_csv(tables: list[Table], notes: list[Notes]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     fields = ["value", "std", "n", "reviewed", "unscored", "fallback", "offline", "partial"]
     ci = has_intervals(tables)  # the interval's ends as two columns more, when read
-    shown = ["display"] * named(tables)  # the display name after the stored one, when given
-    writer.writerow(["dataset", "table", "model", *shown, "column", *fields, *CI_FIELDS[: 2 * ci]])
+    shown = named(tables)  # the display name after the stored one, when there are any
+    header = ["dataset", "table", "model", *("display",)[:shown], "column"]
+    writer.writerow([*header, *fields, *CI_FIELDS[: 2 * ci]])
     for table in tables:
         for row in table.rows:
             for column in table.columns:
@@ -321,7 +322,7 @@ def to_csv(tables: list[Table], notes: list[Notes]) -> str:
                 if cell is None:
                     continue
                 values = asdict(cell)
-                names = [row.name, *(row.label for _ in shown)]
+                names = (row.name, *(row.label,)[:shown])
                 writer.writerow(
                     [csv_text(t) for t in (table.dataset, table.name, *names, column.key)]
                     + ["" if values[f] is None else _csv_number(values[f]) for f in fields]
@@ -379,9 +380,11 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
             for end, name in enumerate(CI_FIELDS)
         }
 
+    displays = named(tables)
+
     def shown(row: Row) -> dict[str, str]:
         """The display name beside the stored one, when display names are given."""
-        return {"display": row.label} if named(tables) else {}
+        return {"display": row.label} if displays else {}
 
     document = {
         "tables": [

@@ -95,19 +95,19 @@ def report(
     apart by more than the review.disagreement setting, or noted) with their images,
     question, gold, answer and every verdict. It fetches nothing when opened.
     """
+    if format == ReportFormat.html and output is None:
+        raise fail("--format html writes a file: --out FILE is needed")
+    names = model_names(models)
     if format == ReportFormat.html:
         from lmmreview.tui.cli.report_html import write_html
 
-        if output is None:
-            raise fail("--format html writes a file: --out FILE is needed")
-        names = model_names(models)
+        assert output is not None  # checked above, before the settings are read
         write_html(
             db, dataset, unscored_as_zero, judge_name, output, max_answers, names, show_empty
         )
         return
     from lmmreview.tui.cli.rich_tables import render
 
-    names = model_names(models)
     tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name, ci)
     out.print(render(for_paper(tables, names, show_empty), notes))
 
