@@ -1,9 +1,10 @@
 """Render breakdown tables for papers and scripts: Markdown, CSV, JSON, LaTeX (booktabs).
 
 Tables come in the papers' shape: models as rows, one decimal, the best value of each
-column in bold and the second underlined, N per column in a footer row, and a note per
-dataset saying who judged, how many runs, and how many answers are human-reviewed,
-unscored or decided by a random fallback.
+column in bold and the second underlined (in Markdown, italic), N per column in a footer
+row, and a note per dataset saying who judged, how many runs, and how many answers are
+human-reviewed, unscored or decided by a random fallback; a note per table says what
+engine.table_options left out of it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
-from lmmreview.engine.tables import Cell, Column, Table
+from lmmreview.engine.tables import Cell, Column, Row, Table
 from lmmreview.engine.visible import UNSAFE_CHAR, visible
 
 DASH = "\u2013"  # en dash: an empty cell, or a range of N
@@ -225,6 +226,39 @@ def _marked(
     return [[label, *(mark(text, rank) for text, rank in cells)] for label, cells in rows]
 
 
+def hidden_note(table: Table) -> str:
+    """What engine.table_options.without_empty left out of a table ("": nothing)."""
+    parts = []
+    if table.hidden_rows:
+        models = ", ".join(r.label for r in table.hidden_rows)
+        parts.append(f"{len(table.hidden_rows)} unscored model(s), every cell {DASH}: {models}")
+    if table.hidden_columns:
+        titles = ", ".join(c.title for c in table.hidden_columns)
+        parts.append(f"{len(table.hidden_columns)} column(s) with N = 0: {titles}")
+    if not parts:
+        return ""
+    return (
+        f"{table.title} ({table.dataset}): left out {'; '.join(parts)} (--show-empty keeps them)."
+    )
+
+
+def said(
+    tables: list[Table], notes: list[Notes], intervals_note: str = INTERVALS_NOTE
+) -> list[str]:
+    """The lines under the tables: each dataset's note, what each table left out, and what
+    the intervals are where the cells have them."""
+    hidden = [line for t in tables if (line := hidden_note(t))]
+    return (
+        [n.sentence() for n in notes] + hidden + ([intervals_note] if has_intervals(tables) else [])
+    )
+
+
+def named(tables: list[Table]) -> bool:
+    """Whether display names replace stored ones (engine.table_options.with_names): then the
+    CSV and JSON give both."""
+    return any(r.stored for t in tables for r in t.rows)
+
+
 # -- Markdown --------------------------------------------------------------------------
 
 
@@ -244,7 +278,8 @@ def md_escape(text: str) -> str:
 
 
 def _md_mark(text: str, rank: int) -> str:
-    return {1: f"**{text}**", 2: f"<u>{text}</u>"}.get(rank, text)
+    """Best bold, second italic: Markdown's own marks (no HTML, which some renderers drop)."""
+    return {1: f"**{text}**", 2: f"*{text}*"}.get(rank, text)
 
 
 def to_markdown(tables: list[Table], notes: list[Notes]) -> str:
@@ -264,8 +299,7 @@ def to_markdown(tables: list[Table], notes: list[Notes]) -> str:
             lines.append("| " + " | ".join([md_escape(label), *cells]) + " |")
         lines.append("| N | " + " | ".join(counts_row(table)) + " |")
         parts.append("\n".join(lines))
-    said = [n.sentence() for n in notes] + ([INTERVALS_NOTE] if has_intervals(tables) else [])
-    parts.append("\n".join(f"- {md_escape(line)}" for line in said))
+    parts.append("\n".join(f"- {md_escape(line)}" for line in said(tables, notes)))
     return "\n\n".join(parts) + "\n"
 
 
@@ -278,7 +312,9 @@ def to_csv(tables: list[Table], notes: list[Notes]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     fields = ["value", "std", "n", "reviewed", "unscored", "fallback", "offline", "partial"]
     ci = has_intervals(tables)  # the interval's ends as two columns more, when read
-    writer.writerow(["dataset", "table", "model", "column", *fields, *CI_FIELDS[: 2 * ci]])
+    shown = named(tables)  # the display name after the stored one, when there are any
+    header = ["dataset", "table", "model", *("display",)[:shown], "column"]
+    writer.writerow([*header, *fields, *CI_FIELDS[: 2 * ci]])
     for table in tables:
         for row in table.rows:
             for column in table.columns:
@@ -286,8 +322,9 @@ def to_csv(tables: list[Table], notes: list[Notes]) -> str:
                 if cell is None:
                     continue
                 values = asdict(cell)
+                names = (row.name, *(row.label,)[:shown])
                 writer.writerow(
-                    [csv_text(t) for t in (table.dataset, table.name, row.label, column.key)]
+                    [csv_text(t) for t in (table.dataset, table.name, *names, column.key)]
                     + ["" if values[f] is None else _csv_number(values[f]) for f in fields]
                     + _interval_ends(cell)[: 2 * ci]
                 )
@@ -344,6 +381,12 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
             for end, name in enumerate(CI_FIELDS)
         }
 
+    displays = named(tables)
+
+    def shown(row: Row) -> dict[str, str]:
+        """The display name beside the stored one, when display names are given."""
+        return {"display": row.label} if displays else {}
+
     document = {
         "tables": [
             {
@@ -355,7 +398,8 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
                 "runs": table.runs,
                 "rows": [
                     {
-                        "model": row.label,
+                        "model": row.name,
+                        **shown(row),
                         # Unrounded: a reader rounding to one decimal gets the Markdown.
                         "values": stat(row.cells, "value"),
                         "n": stat(row.cells, "n"),
@@ -406,9 +450,20 @@ def _tex_mark(text: str, rank: int) -> str:
     return {1: rf"\textbf{{{text}}}", 2: rf"\underline{{{text}}}"}.get(rank, text)
 
 
+# Why scaled, not split: a paper reads a model's scores across one row (MM-Vet's 17
+# integrations, MMBench's 20 abilities), and the papers print such tables scaled down.
+LATEX_PREAMBLE = (
+    "% \\usepackage{booktabs,graphicx}: a table wider than the line is scaled down to "
+    "\\linewidth (graphicx's \\resizebox); a narrower one keeps its size"
+)
+# \width in \resizebox's arguments is the table's natural width (graphicx)
+LATEX_FIT = r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%"
+
+
 def to_latex(tables: list[Table], notes: list[Notes]) -> str:
-    """booktabs tables (\\usepackage{booktabs}), one per breakdown, with a caption."""
-    parts = []
+    """booktabs tables (\\usepackage{booktabs}), one per breakdown, with a caption, each
+    scaled down to the line's width where it is wider."""
+    parts = [LATEX_PREAMBLE]
     for table in tables:
         if not table.rows:
             continue
@@ -416,6 +471,7 @@ def to_latex(tables: list[Table], notes: list[Notes]) -> str:
             r"\begin{table}[t]",
             r"\centering",
             rf"\caption{{{tex(table.title)} ({tex(table.dataset)})}}",
+            LATEX_FIT,
             r"\begin{tabular}{l" + "r" * len(table.columns) + "}",
             r"\toprule",
             " & ".join(["Model", *(tex(c.title) for c in table.columns)]) + r" \\",
@@ -427,14 +483,18 @@ def to_latex(tables: list[Table], notes: list[Notes]) -> str:
             r"\midrule",
             " & ".join(["N", *(n.replace(DASH, "--") for n in counts_row(table))]) + r" \\",
             r"\bottomrule",
-            r"\end{tabular}",
+            r"\end{tabular}%",
+            "}",
             r"\end{table}",
         ]
         parts.append("\n".join(lines))
-    said = [n.sentence() for n in notes] + ([LATEX_INTERVALS_NOTE] if has_intervals(tables) else [])
-    parts.append("\n".join(f"% {tex(line)}" for line in said))
+    parts.append("\n".join(f"% {tex(line)}" for line in said(tables, notes, LATEX_INTERVALS_NOTE)))
     return "\n\n".join(parts) + "\n"
 
+
+# The formats people read, which leave out what holds nothing (engine.table_options.
+# without_empty); CSV and JSON are data for scripts, which keep every row and column.
+FOR_READERS = ("md", "latex")
 
 RENDERERS: dict[str, Callable[[list[Table], list[Notes]], str]] = {
     "md": to_markdown,

@@ -60,8 +60,14 @@ class Cell:
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    label: str  # the model (and split, when a dataset has several)
+    label: str  # the model (and split, when a dataset has several), or its display name
     cells: dict[str, Cell]
+    stored: str = ""  # the label as stored, where a display name replaced it
+
+    @property
+    def name(self) -> str:
+        """The row as the database names it (the model, and split), whatever is shown."""
+        return self.stored or self.label
 
 
 @dataclass(slots=True)
@@ -77,3 +83,7 @@ class Table:
     # read with the cells' bootstrap intervals (`--ci`), whether or not a cell has one: the
     # exports' interval columns and fields follow the flag, not the data
     intervals: bool = False
+    # what engine.table_options.without_empty left out: the unscored rows, and the columns
+    # no unit counts in (N = 0)
+    hidden_rows: tuple[Row, ...] = ()
+    hidden_columns: tuple[Column, ...] = ()

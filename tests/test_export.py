@@ -38,16 +38,19 @@ def _table(values: dict[str, float | None], std: float | None = None) -> Table:
 
 
 NOTES = [Notes("d", "generic", ("gpt-4-0613",), 5, 30, 4, 2, 1)]
+# A value marked second in Markdown: italic, in single stars (bold is in double ones).
+SECOND = re.compile(r"(?<!\*)\*[-\d.]+\*(?!\*)")
 
 
-def test_best_is_bold_second_underlined_ties_share() -> None:
+def test_best_is_bold_second_italic_ties_share() -> None:
     md = to_markdown([_table({"a": 50.0, "b": 70.0, "c": 60.0, "d": 70.0})], NOTES)
     lines = {line.split(" | ")[0][2:]: line for line in md.splitlines() if line.startswith("| ")}
     assert "**70.0**" in lines["b"] and "**70.0**" in lines["d"]
     # b and d share first place, so nobody is second.
-    assert "<u>" not in md
+    assert not SECOND.search(md)
     md = to_markdown([_table({"a": 50.0, "b": 70.0, "c": 60.0})], NOTES)
-    assert "<u>60.0</u>" in md and "**70.0**" in md and "| a | 50.0 |" in md
+    assert "| c | *60.0* | *60.0* |" in md and "**70.0**" in md and "| a | 50.0 |" in md
+    assert "<" not in md  # Markdown's own marks, no HTML
 
 
 def test_all_equal_marks_nothing() -> None:
@@ -55,7 +58,7 @@ def test_all_equal_marks_nothing() -> None:
 
 
 def test_two_rows_mark_only_the_best_and_one_row_nothing() -> None:
-    assert "<u>" not in to_markdown([_table({"a": 50.0, "b": 70.0})], NOTES)
+    assert not SECOND.search(to_markdown([_table({"a": 50.0, "b": 70.0})], NOTES))
     assert "**" not in to_markdown([_table({"a": 50.0})], NOTES)
 
 
@@ -66,7 +69,7 @@ def test_a_column_may_rank_the_lowest_best_or_mark_nothing() -> None:
     for label, value in {"a": 5.0, "b": 1.0, "c": 3.0}.items():
         table.rows.append(Row(label, {"ml": Cell(value, 10), "s": Cell(value, 10)}))
     lines = to_markdown([table], NOTES).splitlines()
-    assert "| b | **1.0** | 1.0 |" in lines and "| c | <u>3.0</u> | 3.0 |" in lines
+    assert "| b | **1.0** | 1.0 |" in lines and "| c | *3.0* | 3.0 |" in lines
     assert "| a | 5.0 | 5.0 |" in lines
 
 
@@ -129,6 +132,16 @@ def test_demo_export_markdown_snapshot(cli, tmp_path: Path) -> None:
     result = cli("export", db, "--format", "md")
     assert result.code == 0, result.stderr
     matches_golden(result.stdout, "demo_tables.md")
+
+
+def test_show_empty_keeps_every_row_and_column(cli, tmp_path: Path) -> None:
+    """--show-empty gives the tables as before empty rows and columns were left out (the
+    snapshot is the earlier one, seconds in italic instead of <u>)."""
+    db = tmp_path / "demo.db"
+    assert cli("demo", db, "--no-open").code == 0
+    result = cli("export", db, "--format", "md", "--show-empty")
+    assert result.code == 0, result.stderr
+    matches_golden(result.stdout, "demo_tables_all.md")
 
 
 @needs_fixture("mmmu")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from lmmreview.db.files import ExportRefused, refuse_database, write_export
 from lmmreview.db.scoring import tables_and_notes
 from lmmreview.engine.export import to_markdown
+from lmmreview.engine.table_options import for_readers
 from lmmreview.tui.database import DB_ERRORS, reason
 from lmmreview.tui.screens import Menu, Prompt
 
@@ -77,7 +78,7 @@ def all_datasets(app: ReviewApp) -> Callable[[], Awaitable[str]]:
                 r.store, None, False, settings.judge_choice(), settings.causes
             )
         )
-        return to_markdown(tables, notes)
+        return to_markdown(for_readers(tables, settings.models).tables, notes)
 
     return markdown
 

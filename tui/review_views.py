@@ -13,6 +13,7 @@ from lmmreview.engine.export import Notes, to_markdown
 from lmmreview.engine.ordering import ORDERS
 from lmmreview.engine.review import Filter
 from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
+from lmmreview.engine.table_options import for_readers, with_names
 from lmmreview.tui import detail as render
 from lmmreview.tui.images import IMAGES_OFF, Decoded, ImageSet, settled
 from lmmreview.tui.judges_view import JudgesPanel
@@ -40,7 +41,9 @@ class Views:
             return
         notes = await self.notes_text()
         picked = await screen.app.push_screen_wait(
-            BreakdownScreen(session.tables.breakdown.tables(), notes)
+            BreakdownScreen(
+                with_names(session.tables.breakdown.tables(), screen.settings.models).tables, notes
+            )
         )
         if picked:
             row, table, column = picked
@@ -216,7 +219,8 @@ class Views:
             lambda r: _judges_and_verdicts(r.store, session.dataset, session.judge)
         )
         assert session.tables is not None
-        return to_markdown(session.tables.breakdown.tables(), [_notes(session, *found)])
+        tables = for_readers(session.tables.breakdown.tables(), self.screen.settings.models).tables
+        return to_markdown(tables, [_notes(session, *found)])
 
 
 def _judges_and_verdicts(

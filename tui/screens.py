@@ -132,7 +132,7 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
         if row >= len(table.rows) or column == 0:
             self.notify("Pick a model's cell (not the N or reviewed rows).", severity="warning")
             return
-        self.dismiss((table.rows[row].label, table.name, table.columns[column - 1].key))
+        self.dismiss((table.rows[row].name, table.name, table.columns[column - 1].key))
 
 
 @dataclass(frozen=True, slots=True)

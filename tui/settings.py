@@ -49,6 +49,7 @@ from lmmreview.tui.output import fail
 DEFAULT_THEME = "textual-dark"
 CAUSES = "causes"  # the file's table of error causes
 FAMILIES = "families"  # the file's table of model families (name start = family)
+MODELS = "models"  # the file's table of the tables' models (stored name = display name)
 _CAUSE_ID = re.compile(r"[A-Za-z0-9_-]+")
 _TABLE_HEADER = re.compile(r"^\s*\[")
 _THEME_LINE = re.compile(r"^\s*theme\s*=")
@@ -83,6 +84,8 @@ class Settings:
     causes: Mapping[str, str] = field(default_factory=lambda: dict(MMMU_CAUSES))  # id -> title
     # model name start -> family, for a judge's self-preference flag (lmmreview judges)
     families: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_FAMILIES))
+    # stored name -> display name, in the order the tables list the models (engine.table_options)
+    models: Mapping[str, str] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def judge_choice(self, named: str | None = None) -> JudgeChoice:
@@ -114,7 +117,7 @@ class Settings:
 
     def rows(self) -> list[tuple[str, object, str]]:
         """(file key, effective value, source) for every setting, then the keymap entries,
-        then the error causes, then the model families."""
+        then the error causes, then the model families, then the tables' models."""
         listed = [(key, self._shown(key), self.sources[key]) for key in _SPECS]
         keymap = [(f"keymap.{b}", keys, "file") for b, keys in sorted(self.keymap.items())]
         source = self.sources.get(CAUSES, "default")
@@ -123,7 +126,8 @@ class Settings:
             (f"{FAMILIES}.{start}", name, self.sources.get(f"{FAMILIES}.{start}", "default"))
             for start, name in self.families.items()
         ]
-        return listed + keymap + causes + families
+        models = [(f"{MODELS}.{name}", shown, "file") for name, shown in self.models.items()]
+        return listed + keymap + causes + families + models
 
     def _shown(self, key: str) -> object:
         value = getattr(self, _SPECS[key].attribute)
@@ -295,6 +299,32 @@ def _families(value: object, path: Path) -> dict[str, str]:
     return {start.lower(): name for start, name in value.items()}
 
 
+def _models(value: object, path: Path) -> dict[str, str]:
+    """The `[models]` table (stored name = display name, in the tables' order); a display
+    name that is not text, or that two models share, is an error."""
+    if not isinstance(value, dict):
+        raise _error(path, MODELS, 'expected a table of model = display name, e.g. m = "M (7B)"')
+    shown: dict[str, str] = {}
+    for name, display in value.items():
+        if not _text(display):
+            raise _error(path, f"{MODELS}.{name}", "expected a display name")
+        if display in shown:
+            raise _error(path, f"{MODELS}.{name}", f"{shown[display]} is shown as {display!r} too")
+        shown[display] = name
+    return dict(value)
+
+
+def models_file(path: Path) -> dict[str, str]:
+    """The `[models]` table of a TOML file other than the settings (`--models FILE`); a file
+    that cannot be read, or has no such table, is an error naming it."""
+    document = _read(path)
+    if MODELS not in document:
+        if not path.is_file():
+            raise SettingsError(f"{path}: no such file")
+        raise _error(path, MODELS, "no [models] table in this file")
+    return _models(document[MODELS], path)
+
+
 @dataclass
 class _File:
     """What a settings file says: its valid values by dotted key, its keymap, its causes
@@ -305,6 +335,7 @@ class _File:
     keymap: dict[str, str] = field(default_factory=dict)
     causes: dict[str, str] | None = None
     families: dict[str, str] = field(default_factory=dict)
+    models: dict[str, str] = field(default_factory=dict)
     problems: dict[str, SettingsError] = field(default_factory=dict)
 
     def check(self, uses: Collection[str] | None) -> None:
@@ -326,6 +357,11 @@ def _flatten(document: Mapping[str, Any], path: Path) -> _File:
                 file.families = _families(value, path)
             except SettingsError as problem:
                 file.problems[FAMILIES] = problem
+        elif name == MODELS:  # a bad table stops only the commands that read it
+            try:
+                file.models = _models(value, path)
+            except SettingsError as problem:
+                file.problems[MODELS] = problem
         elif name == "keymap":
             _keymap(value, path, file)
         elif isinstance(value, dict) and name in ("judge", "review"):
@@ -376,6 +412,7 @@ def load(path: Path | None = None, uses: Collection[str] | None = None) -> Setti
     chosen: dict[str, Any] = {} if causes is None else {"causes": causes}
     sources = {key: "default" for key in _SPECS} | {CAUSES: "default" if causes is None else "file"}
     chosen["families"] = DEFAULT_FAMILIES | file.families
+    chosen["models"] = file.models
     sources |= {f"{FAMILIES}.{start}": "file" for start in file.families}
     for key, value in values.items():
         chosen[_SPECS[key].attribute] = value

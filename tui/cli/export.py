@@ -9,7 +9,14 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from lmmreview.tui.cli.report import CiOpt, read_tables
+from lmmreview.tui.cli.report import (
+    CiOpt,
+    ModelsOpt,
+    ShowEmptyOpt,
+    for_paper,
+    model_names,
+    read_tables,
+)
 from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeOpt, ZeroOpt, given_path
 from lmmreview.tui.output import deliver, fail
 
@@ -47,6 +54,8 @@ def export(
     unscored_as_zero: ZeroOpt = False,
     judge_name: JudgeOpt = None,
     ci: CiOpt = False,
+    models: ModelsOpt = None,
+    show_empty: ShowEmptyOpt = False,
 ) -> None:
     """Export the breakdown tables, or a benchmark's official files.
 
@@ -60,11 +69,13 @@ def export(
                           needs lmmreview[parquet])
       inspect             each imported Inspect AI log, the verdicts as score edits
     """
-    from lmmreview.engine.export import RENDERERS
+    from lmmreview.engine.export import FOR_READERS, RENDERERS
     from lmmreview.tui.cli.export_parquet import PARQUET, export_parquet
 
     if ci and format not in RENDERERS:
         raise fail(f"--ci is for the tables' formats ({', '.join(RENDERERS)}), not {format!r}")
+    if (models or show_empty) and format not in RENDERERS:
+        raise fail(f"--models and --show-empty are for the tables' formats, not {format!r}")
     if format == PARQUET:
         export_parquet(db, output, dataset)
         return
@@ -80,6 +91,8 @@ def export(
         choice = for_command(uses=["review.judge"]).judge_choice(judge_name)
         export_official(db, format, output, dataset, unscored_as_zero, choice)
         return
+    names = model_names(models)
     tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name, ci)
-    text = RENDERERS[format](tables, notes)
+    shown = for_paper(tables, names, show_empty or format not in FOR_READERS)
+    text = RENDERERS[format](shown, notes)
     deliver(text, output, db)

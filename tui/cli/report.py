@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeOpt, ZeroOpt, given_path
-from lmmreview.tui.output import clear_errors, fail, out
+from lmmreview.tui.output import clear_errors, err, fail, out, say
 
 CiOpt = Annotated[
     bool,
@@ -18,6 +18,27 @@ CiOpt = Annotated[
         "--ci",
         help="Each cell with its 95 % bootstrap interval over its units (1,000 resamples, "
         "seed 0: the same every run).",
+    ),
+]
+
+ModelsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--models",
+        metavar="FILE",
+        help='A TOML file whose [models] table (model = "display name") orders the tables\' '
+        "models and names them, instead of the settings' [models] table.",
+        parser=given_path,
+        show_default=False,
+    ),
+]
+ShowEmptyOpt = Annotated[
+    bool,
+    typer.Option(
+        "--show-empty",
+        help="Keep unscored models (every cell –) and columns with N = 0, which the "
+        "terminal, HTML, Markdown and LaTeX tables leave out by default (a note says which; "
+        "CSV and JSON keep them).",
     ),
 ]
 
@@ -63,6 +84,8 @@ def report(
         ),
     ] = MAX_ANSWERS,
     ci: CiOpt = False,
+    models: ModelsOpt = None,
+    show_empty: ShowEmptyOpt = False,
 ) -> None:
     """Print the breakdown tables, or write them as an HTML page.
 
@@ -72,17 +95,55 @@ def report(
     apart by more than the review.disagreement setting, or noted) with their images,
     question, gold, answer and every verdict. It fetches nothing when opened.
     """
+    if format == ReportFormat.html and output is None:
+        raise fail("--format html writes a file: --out FILE is needed")
+    names = model_names(models)
     if format == ReportFormat.html:
         from lmmreview.tui.cli.report_html import write_html
 
-        if output is None:
-            raise fail("--format html writes a file: --out FILE is needed")
-        write_html(db, dataset, unscored_as_zero, judge_name, output, max_answers)
+        assert output is not None  # checked above, before the settings are read
+        write_html(
+            db, dataset, unscored_as_zero, judge_name, output, max_answers, names, show_empty
+        )
         return
     from lmmreview.tui.cli.rich_tables import render
 
     tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name, ci)
-    out.print(render(tables, notes))
+    out.print(render(for_paper(tables, names, show_empty), notes))
+
+
+def model_names(models: Path | None) -> dict[str, str]:
+    """The tables' models, stored name -> display name in their order: from the `--models`
+    file, else the settings' [models] table; a bad table ends the command naming it."""
+    from lmmreview.tui.settings import MODELS, SettingsError, for_command, models_file
+
+    if models is None:
+        return dict(for_command(uses=[MODELS]).models)
+    try:
+        return models_file(models)
+    except SettingsError as exc:
+        raise fail(str(exc)) from None
+
+
+def for_paper(tables: list[Table], names: dict[str, str], show_empty: bool) -> list[Table]:
+    """The tables as a paper prints them: models in the listed order under their display
+    names (a warning names the listed models that could not be), and, unless `show_empty`,
+    without unscored models and columns with N = 0."""
+    from lmmreview.engine.table_options import for_readers
+
+    found = for_readers(tables, names, show_empty)
+    if found.unknown:
+        _warn(f"no table has these listed models: {', '.join(found.unknown)}")
+    if found.clashes:
+        _warn(
+            f"kept the stored names of {', '.join(found.clashes)}: another model of a table "
+            "is already shown under the display name"
+        )
+    return found.tables
+
+
+def _warn(message: str) -> None:
+    say(f"warning: {message}", style="yellow", console=err)
 
 
 def read_tables(

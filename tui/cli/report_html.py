@@ -17,7 +17,7 @@ from lmmreview.engine import charts
 from lmmreview.engine.export import Notes
 from lmmreview.engine.scoring import JudgeChoice, judge_names
 from lmmreview.engine.tables import Table
-from lmmreview.tui.cli.report import read_tables
+from lmmreview.tui.cli.report import for_paper, read_tables
 from lmmreview.tui.cli.report_page import Card, DatasetPage, Picture, page
 from lmmreview.tui.judges_tables import judge_grids, judge_section
 from lmmreview.tui.output import clear_errors, deliver
@@ -35,11 +35,14 @@ def write_html(
     judge_name: str | None,
     output: Path,
     max_answers: int,
+    names: dict[str, str],
+    show_empty: bool,
 ) -> None:
-    """Write the report page to `output`."""
+    """Write the report page to `output`, its tables as `for_paper` arranges them."""
     settings = for_command(uses=["review.judge", "review.disagreement"])
     choice = settings.judge_choice(judge_name)
-    tables, notes = read_tables(db, datasets, unscored_as_zero, judge_name, intervals=True)
+    read = read_tables(db, datasets, unscored_as_zero, judge_name, intervals=True)
+    tables, notes = for_paper(read[0], names, show_empty), read[1]
     with clear_errors(db), Store.open(db, create=False) as store:
         pages = [
             _dataset_page(

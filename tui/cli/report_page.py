@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from lmmreview.db.flagged import Listed
 from lmmreview.db.review import Detail, JudgeRecord
 from lmmreview.engine.charts import text
-from lmmreview.engine.export import DASH, Notes, counts_row, grid
+from lmmreview.engine.export import DASH, Notes, counts_row, grid, hidden_note
 from lmmreview.engine.review import HistoryRow
 from lmmreview.engine.scoring import Judge
 from lmmreview.engine.tables import Cell, Table
@@ -93,6 +93,7 @@ def _dataset(d: DatasetPage) -> str:
     if d.notes is not None:
         parts.append(f"<p>{_text(d.notes.sentence())}</p>")
     parts += [_table(t) for t in d.tables if t.rows]
+    parts += [f'<p class="note">{_text(line)}</p>' for t in d.tables if (line := hidden_note(t))]
     parts.append(f'<div class="charts">{"".join(d.charts)}</div>')
     if d.judges:
         parts.append("<h3>Judges against human verdicts</h3>")
