@@ -4,6 +4,7 @@ zoom (z) and the outside viewer (o), an export (e), the judge picker (w), the ju
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from lmmreview.db import Store
@@ -13,11 +14,14 @@ from lmmreview.engine.export import Notes, to_markdown
 from lmmreview.engine.ordering import ORDERS
 from lmmreview.engine.review import Filter
 from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
+from lmmreview.engine.tables import Table
+from lmmreview.engine.uncertainty import Difference
 from lmmreview.tui import detail as render
 from lmmreview.tui.images import IMAGES_OFF, Decoded, ImageSet, settled
 from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.screens import Answer, BreakdownScreen, CompareScreen, Menu
 from lmmreview.tui.session import Session
+from lmmreview.tui.versus_view import VersusScreen
 from lmmreview.tui.viewer import open_outside
 from lmmreview.tui.writes import PENDING_MARK, Grade
 
@@ -39,9 +43,7 @@ class Views:
         if session is None or session.tables is None or not screen.tables_ready():
             return
         notes = await self.notes_text()
-        picked = await screen.app.push_screen_wait(
-            BreakdownScreen(session.tables.breakdown.tables(), notes)
-        )
+        picked = await screen.app.push_screen_wait(BreakdownScreen(LiveTables(session), notes))
         if picked:
             row, table, column = picked
             ids = session.cell_answers(row, table, column)
@@ -61,9 +63,11 @@ class Views:
         images = await self._decoded(detail.image_hashes)
         compared = render.compared(detail, session.benchmark, images, renderer)
         answers = [Answer(answer_id, model, text) for answer_id, model, text in rows]
+        live = LiveTables(session)
         await screen.app.push_screen_wait(
-            CompareScreen(compared, answers, self._grade_answer, self._score_of, entry.answer_id)
-        )
+            CompareScreen(compared, answers, self._grade_answer, self._score_of, entry.answer_id,
+                          lambda a, b: VersusScreen(a, b, live.versus, live.tables))
+        )  # fmt: skip
 
     def _grade_answer(self, answer_id: int, verdict: Verdict) -> None:
         """A grade from the compare view: the review screen's write path; the list's cursor
@@ -216,6 +220,24 @@ class Views:
         )
         assert session.tables is not None
         return to_markdown(session.tables.breakdown.tables(), [_notes(session, *found)])
+
+
+class LiveTables:
+    """The tables screen's tables: the session's, live; their intervals computed in a
+    worker thread from a copy of its answers (Session.frozen)."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def tables(self) -> list[Table]:
+        assert self.session.tables is not None
+        return self.session.tables.breakdown.tables()
+
+    async def with_intervals(self) -> list[Table]:
+        return await asyncio.to_thread(self.session.frozen().intervals)
+
+    async def versus(self, a: str, b: str) -> list[Difference]:
+        return await asyncio.to_thread(self.session.frozen().versus, a, b)
 
 
 def _judges_and_verdicts(
