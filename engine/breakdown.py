@@ -228,21 +228,32 @@ class Breakdown:
             raise ValueError(f"every outcome must have the tables' {self.runs} runs")
         with _collector_paused():
             self._cells.clear()
-            layout = self.layout
-            row = model * len(layout.split_names) + layout.split_of[sample]
-            values = _values(outcomes)
-            for slot in range(layout.single_sets.shape[1]):
-                self._add_groups(models, row, layout.single_sets[sample, slot], values)
-            if layout.multi_members:
-                self._load_groups(models, model, sample, outcomes)
+            last: tuple[Outcomes | None, list[np.ndarray | None]] = (None, [])
+            for row, _, sets, found in self.units_of(len(models), model, sample, outcomes):
+                if found is not last[0]:  # the one-sample units' slots share the answers'
+                    last = (found, _values(found))
+                self._add_groups(models, row, sets, last[1])
 
-    def _load_groups(
-        self, models: Sequence[str], model: Ints, sample: Ints, outcomes: Outcomes
-    ) -> None:
+    def units_of(
+        self, models: int, model: Ints, sample: Ints, outcomes: Outcomes
+    ) -> Iterator[tuple[Ints, Ints, Ints, Outcomes]]:
+        """Every unit of every model, in batches over whole columns: each unit's table row
+        (model, then split), its number (unique among its batch's units of one model: a
+        sample, or a group), its cell set (-1: none) and its outcome."""
+        layout = self.layout
+        row = model * len(layout.split_names) + layout.split_of[sample]
+        for slot in range(layout.single_sets.shape[1]):
+            yield row, sample, layout.single_sets[sample, slot], outcomes
+        if layout.multi_members:
+            yield from self._groups_of(models, model, sample, outcomes)
+
+    def _groups_of(
+        self, models: int, model: Ints, sample: Ints, outcomes: Outcomes
+    ) -> Iterator[tuple[Ints, Ints, Ints, Outcomes]]:
         """Every group of every model over whole columns (for CircularEval, and by the other
         Unit.rules), one size and rule at a time (one row at a time: `set`, Layout.combine)."""
         layout = self.layout
-        where = np.full((len(models), len(layout.samples)), -1, np.int64)
+        where = np.full((models, len(layout.samples)), -1, np.int64)
         where[model, sample] = np.arange(len(model))
         for members, splits, sets, rule in zip(
             layout.multi_members, layout.multi_split, layout.multi_set, layout.multi_rule,
@@ -257,11 +268,12 @@ class Breakdown:
             flags = [np.asarray((f[rows] & present).any(axis=1)) for f in _flags(outcomes)]
             grouped = Outcomes(np.where(right, MICRO, 0), np.asarray(decided), *flags)
             answered = present.any(axis=1)  # a group counts once a model answered a row
-            model_of = np.broadcast_to(np.arange(len(models))[:, None], answered.shape)
+            model_of = np.broadcast_to(np.arange(models)[:, None], answered.shape)
+            group = np.broadcast_to(np.arange(answered.shape[1])[None, :], answered.shape)
             row = model_of * len(layout.split_names) + splits[None, :]
             # a group no row of which a model answered does not count: no cell set
             counted = np.where(answered, sets[None, :], -1)
-            self._add_groups(models, row.ravel(), counted.ravel(), _values(_flatten(grouped)))
+            yield row.ravel(), group.ravel(), counted.ravel(), _flatten(grouped)
 
     def _add_groups(
         self, models: Sequence[str], row: Ints, sets: Ints, values: list[np.ndarray | None]
