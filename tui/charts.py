@@ -24,6 +24,7 @@ FULL = "█"
 PALETTE = ("dodger_blue1", "orange1", "green3", "magenta", "gold1", "cyan", "red1", "purple")
 LABEL_MAX = 24  # a model's name takes at most this many cells (cut in the middle beyond)
 NUMBER_WIDTH = 12  # "100.0 ±12.3"
+BAR_MIN = 10  # a narrow terminal cuts the names before the bars get shorter than this
 
 
 def bar(fraction: float, width: int) -> str:
@@ -79,8 +80,10 @@ class CapabilityBars:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         table = self.table
         labels = [row.label for row in table.rows]
-        label_width = min(max((cell_len(label) for label in labels), default=1), LABEL_MAX)
-        room = max(options.max_width - label_width - NUMBER_WIDTH - 3, 4)
+        width = options.max_width - NUMBER_WIDTH - 3  # the indent and two gaps
+        longest = max((cell_len(label) for label in labels), default=1)
+        label_width = max(min(longest, LABEL_MAX, width - BAR_MIN), 4)
+        room = max(width - label_width, 1)
         numbers = {label: texts for label, texts in grid(table)}
         for index, column in enumerate(table.columns):
             yield safe(column.title, one_line=True, style="bold")
