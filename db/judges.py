@@ -10,9 +10,11 @@ db/judging.py.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
 from lmmreview.db.review import EntryReader
+from lmmreview.db.reviewers import reviewer_verdicts
 from lmmreview.db.schema import JUDGE_MODEL, JUDGE_PROMPT
 from lmmreview.db.store import IN_DATASET, Store
 from lmmreview.engine.agreement import (
@@ -26,6 +28,23 @@ from lmmreview.engine.agreement import (
     mean_abs_difference,
     mean_run_std,
     settled_shares,
+)
+from lmmreview.engine.judge_stats import (
+    DEFAULT_FAMILIES,
+    Calibration,
+    Confusion,
+    Correlation,
+    Kappas,
+    OrderConsistency,
+    calibration,
+    confusion,
+    correlation,
+    is_graded,
+    kappas,
+    levels,
+    order_consistency,
+    same_family,
+    system_pairs,
 )
 from lmmreview.engine.judging import MATCHED
 from lmmreview.engine.scoring import USABLE, Judge, Verdict, human_score
@@ -67,6 +86,11 @@ class DatasetJudges:
     models: dict[int, str]  # answer id -> model
     humans: dict[int, Human]
     calls: dict[Judge, dict[int, dict[int, Call]]] = field(default_factory=dict)
+    # Answers of one model to one item asked in several orders (Benchmark.order_group).
+    orders: list[tuple[int, ...]] = field(default_factory=list)
+    # answer -> reviewer -> the score of that reviewer's own verdict (several reviewers).
+    reviewers: dict[int, dict[str, float]] = field(default_factory=dict)
+    families: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_FAMILIES))
 
     @property
     def choices(self) -> bool:
@@ -76,16 +100,33 @@ class DatasetJudges:
             for c in a.values()
         )  # fmt: skip
 
+    @property
+    def graded(self) -> bool:
+        """Whether scores here are grades (some run's or human score strictly between 0
+        and 1), else 0/1: the levels of the confusion matrix and the kappas."""
+        runs = (c.score for a in self.calls.values() for r in a.values() for c in r.values())
+        humans = (h.score for h in self.humans.values())
+        return is_graded(s for s in (*runs, *humans) if s is not None)
+
 
 def read_judges(store: Store, dataset: str) -> DatasetJudges:
     """Every judge's latest judgment per (answer, run) of a dataset, the human verdict in
     force per answer (the review screen's own reading), and each answer's model."""
-    golds = {s.key: s.golds for s in store.samples(dataset)}
+    samples = {s.key: s for s in store.samples(dataset)}
+    golds = {key: s.golds for key, s in samples.items()}
     entries = EntryReader(store).entries(dataset)
+    (_, bench), *_ = store.datasets([dataset])
+    groups: dict[tuple[str, Hashable], list[int]] = defaultdict(list)
+    for e in entries:
+        if (item := bench.order_group(samples[e.key])) is not None:
+            groups[e.model, item].append(e.answer_id)
+    keys = {e.answer_id: e.key for e in entries}
     found = DatasetJudges(
         dataset,
         {e.answer_id: e.model for e in entries},
         {e.answer_id: human_of(e.verdict, golds[e.key]) for e in entries if e.verdict is not None},
+        orders=[tuple(answers) for answers in groups.values() if len(answers) > 1],
+        reviewers=_reviewer_scores(reviewer_verdicts(store, dataset), keys, golds),
     )
     matched: dict[int, dict[int, Call]] = defaultdict(dict)
     calls: dict[Judge, dict[int, dict[int, Call]]] = defaultdict(lambda: defaultdict(dict))
@@ -105,6 +146,25 @@ def read_judges(store: Store, dataset: str) -> DatasetJudges:
     return found
 
 
+def _reviewer_scores(
+    verdicts: Mapping[int, Mapping[str, Verdict]],
+    keys: Mapping[int, str],
+    golds: Mapping[str, list[str]],
+) -> dict[int, dict[str, float]]:
+    """answer -> reviewer -> the score of the reviewer's own verdict, on the answers two
+    reviewers or more scored (human-human agreement needs no other)."""
+    scores = {
+        answer: {
+            reviewer: score
+            for reviewer, verdict in by.items()
+            if (score := human_score(verdict, golds[keys[answer]])) is not None
+        }
+        for answer, by in verdicts.items()
+        if answer in keys
+    }
+    return {answer: by for answer, by in scores.items() if len(by) > 1}
+
+
 def human_of(verdict: Verdict, golds: list[str]) -> Human:
     """What a verdict says to the judges measure: its score and the option chosen."""
     return Human(human_score(verdict, golds), verdict.choice)
@@ -120,6 +180,14 @@ class JudgeReport:
     run_std: float | None
     alignment: Alignment | None  # None where judges extract no choices
     settled: dict[str, dict[str, float]]  # model -> step -> share (choice benchmarks)
+    # engine.judge_stats: as the judge-reliability papers measure a judge, on the N answers.
+    answer_level: Correlation  # judge vs human score per answer
+    system_level: Correlation  # per model: mean judge vs mean human score
+    kappas: Kappas  # over the score levels (wrong/right on a 0/1 dataset)
+    confusion: Confusion  # judge level x human level
+    calibration: Calibration | None  # None where this judge gives no graded score
+    order: OrderConsistency | None  # None where no item was asked in several orders
+    same_family: tuple[str, ...]  # evaluated models of the judge's own family
 
 
 def _scores(runs: dict[int, Call]) -> list[float]:
@@ -131,8 +199,12 @@ def _choice(runs: dict[int, Call]) -> Call | None:
     return next((c for _, c in sorted(runs.items()) if c.choice is not None), None)
 
 
-def report(found: DatasetJudges, calls: dict[int, dict[int, Call]]) -> JudgeReport:
-    """Δ̄, kappas, run std, alignment and Table 2 shares of one judge's calls."""
+def report(
+    found: DatasetJudges, calls: dict[int, dict[int, Call]], judge: Judge | None = None
+) -> JudgeReport:
+    """Δ̄, kappas, run std, alignment and Table 2 shares of one judge's calls, and the
+    judge-reliability figures (engine.judge_stats); `judge` names its model for the
+    self-preference flag (None: a combination, no flag)."""
     scored = {answer: s for answer, runs in calls.items() if (s := _scores(runs))}
     humans = found.humans
     graded = {  # the N answers: (the judge's score, the human's)
@@ -152,6 +224,35 @@ def report(found: DatasetJudges, calls: dict[int, dict[int, Call]]) -> JudgeRepo
         if choices
         else None,
         _settled(found.models, chosen) if choices else {},
+        *_reliability(found, graded, scored),
+        same_family(judge.model, found.models.values(), found.families) if judge else (),
+    )
+
+
+_Reliability = tuple[
+    Correlation, Correlation, Kappas, Confusion, Calibration | None, OrderConsistency | None
+]
+
+
+def _reliability(
+    found: DatasetJudges, graded: dict[int, tuple[float, float]], scored: dict[int, list[float]]
+) -> _Reliability:
+    """Correlations, kappas over levels, confusion, calibration and order consistency of
+    one judge on the N answers (`graded`: answer -> (judge, human))."""
+    pairs = list(graded.values())
+    table = confusion(levels(pairs, found.graded), found.graded)
+    runs_graded = is_graded(s for runs in scored.values() for s in runs)
+    return (
+        correlation(pairs),
+        correlation(system_pairs(graded, found.models)),
+        kappas(table),
+        table,
+        calibration(pairs) if runs_graded else None,
+        order_consistency(
+            [answer_score(scored[a]) for a in group if a in scored] for group in found.orders
+        )
+        if found.orders
+        else None,
     )
 
 

@@ -228,6 +228,12 @@ class Benchmark(ABC):
         its own); answers of one model to samples with an equal chain key form one chain."""
         return None
 
+    def order_group(self, sample: Sample) -> Hashable | None:
+        """The item this sample asks again in another order (samples with an equal key
+        are one item in several orders, for a judge's order consistency); None: asked in
+        one order only."""
+        return None
+
     def filter_axes(self, sample: Sample) -> dict[str, list[str]]:
         """Every axis the reviewer can filter this sample by, with its values."""
         values = {f"{self.axis_prefix}{name}": list(v) for name, v in sample.axes.items() if v}

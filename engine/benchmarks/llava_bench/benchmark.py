@@ -207,6 +207,10 @@ class LlavaBench(Benchmark):
         place = 1 if sample.first(SCORED) == REFERENCE else 0
         return (sample.extra.get(QUESTION_ID), sample.first(ORDER)), place
 
+    def order_group(self, sample: Sample) -> Hashable | None:
+        """The model's score of one question, reviewed with either answer first."""
+        return None if sample.first(SCORED) == REFERENCE else sample.extra.get(QUESTION_ID)
+
     def facts(self, sample: Sample) -> list[str]:
         category = sample.first(CATEGORY) or ""
         whose = (

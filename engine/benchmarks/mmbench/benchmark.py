@@ -237,5 +237,10 @@ class MMBench(Benchmark):
     def chain(self, sample: Sample) -> tuple[Hashable, int] | None:
         return circular_chain(sample)
 
+    def order_group(self, sample: Sample) -> Hashable | None:
+        """A circular group: one question with its options rotated."""
+        found = circular_chain(sample)
+        return None if found is None else found[0]
+
 
 MMBENCH = MMBench()

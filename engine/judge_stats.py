@@ -1,0 +1,304 @@
+"""A judge measured as the judge-reliability papers measure it, against the human verdicts.
+
+Correlations between judge and human scores (Pearson, Spearman, Kendall's tau-b), at the
+answer level and at the system level (per-model means: do they rank the models alike?),
+as MLLM-as-a-Judge (Chen et al., 2024) and G-Eval report them; Cohen's kappa unweighted
+and weighted (linear, quadratic) over the score levels; the confusion matrix judge ×
+human; calibration (reliability bins, ECE and Brier, Guo et al., 2017; Brier, 1950); order
+consistency, the share of items asked in several orders whose verdicts do not depend on the
+order (Zheng et al., 2023; Wang et al., 2023); and the model families that make a judge
+self-preferring (Panickssery et al., 2024). Pure values: db/judges.py reads them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from statistics import fmean
+
+import numpy as np
+
+from lmmreview.engine.agreement import correct
+
+BINS = 10  # reliability-diagram bins: equal-width over the judge's score, 0 to 1
+WRONG, RIGHT = "wrong", "right"  # a binary benchmark's two levels
+LEVEL_DIGITS = 6  # a score level is its value to this many decimals (float noise aside)
+
+# Model family by a pattern its name starts with (lower case; user-editable in the settings'
+# [families] table): a judge grading a model of its own family may favour it.
+DEFAULT_FAMILIES: dict[str, str] = {
+    "gpt": "openai",
+    "o1": "openai",
+    "o3": "openai",
+    "o4": "openai",
+    "chatgpt": "openai",
+    "claude": "anthropic",
+    "gemini": "google",
+    "gemma": "google",
+    "palm": "google",
+    "qwen": "qwen",
+    "llama": "meta",
+    "internvl": "internvl",
+    "intern": "internvl",
+    "llava": "llava",
+    "deepseek": "deepseek",
+    "mistral": "mistral",
+    "pixtral": "mistral",
+    "phi": "microsoft",
+    "glm": "zhipu",
+    "cogvlm": "zhipu",
+    "minicpm": "openbmb",
+    "yi": "01-ai",
+    "grok": "xai",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Correlation:
+    """Pearson, Spearman and Kendall's tau-b over `n` (judge, human) pairs; None where
+    undefined (fewer than two pairs, or one side constant)."""
+
+    n: int
+    pearson: float | None
+    spearman: float | None
+    kendall: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Kappas:
+    """Cohen's kappa over the score levels of `n` answers: unweighted, and weighted by the
+    levels' rank distance (linear) or its square (quadratic); None where undefined."""
+
+    n: int
+    unweighted: float | None
+    linear: float | None
+    quadratic: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Confusion:
+    """Judge × human: counts[judge_level][human_level] over the levels, in order."""
+
+    labels: tuple[str, ...]
+    counts: tuple[tuple[int, ...], ...]
+
+    @property
+    def n(self) -> int:
+        return sum(map(sum, self.counts))
+
+
+@dataclass(frozen=True, slots=True)
+class ReliabilityBin:
+    """One bin of the judge's score, [lower, upper) (the last one closed): its answers,
+    and their mean judge and human scores (None: empty)."""
+
+    lower: float
+    upper: float
+    count: int
+    mean_judge: float | None
+    mean_human: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """The reliability diagram's bins, the expected calibration error and the Brier score
+    (None: no answers)."""
+
+    bins: tuple[ReliabilityBin, ...]
+    ece: float | None
+    brier: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class OrderConsistency:
+    """Of `groups` items a judge gave a verdict in at least two orders, `consistent` got
+    the same verdict in every order."""
+
+    groups: int
+    consistent: int
+
+    @property
+    def rate(self) -> float | None:
+        return self.consistent / self.groups if self.groups else None
+
+
+# -- correlations ---------------------------------------------------------------------
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Pearson's r; None for fewer than two pairs or a constant side."""
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    if len(a) < 2:
+        return None
+    a, b = a - a.mean(), b - b.mean()
+    spread = float(np.sqrt((a @ a) * (b @ b)))
+    return None if spread == 0 else float(np.clip((a @ b) / spread, -1.0, 1.0))
+
+
+def ranks(values: Sequence[float]) -> np.ndarray:
+    """1-based ranks, ties given their mean rank (as Spearman's rho wants)."""
+    array = np.asarray(values, float)
+    order = np.argsort(array, kind="stable")
+    ordered = array[order]
+    result = np.empty(len(array))
+    start = 0
+    for end in range(1, len(array) + 1):
+        if end == len(array) or ordered[end] != ordered[start]:
+            result[order[start:end]] = (start + end + 1) / 2
+            start = end
+    return result
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rho: Pearson's r of the mean ranks."""
+    return pearson(list(ranks(x)), list(ranks(y))) if len(x) >= 2 else None
+
+
+def kendall(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Kendall's tau-b: (concordant - discordant) pairs over the geometric mean of the
+    pairs untied in x and untied in y, so ties are accounted for."""
+    a, b = np.asarray(x, float), np.asarray(y, float)
+    both = untied_x = untied_y = 0.0
+    for i in range(len(a) - 1):  # one row of pairs at a time: memory stays linear
+        sx, sy = np.sign(a[i + 1 :] - a[i]), np.sign(b[i + 1 :] - b[i])
+        both += float(sx @ sy)
+        untied_x += float(np.abs(sx).sum())
+        untied_y += float(np.abs(sy).sum())
+    if untied_x == 0 or untied_y == 0:
+        return None
+    return float(np.clip(both / np.sqrt(untied_x * untied_y), -1.0, 1.0))
+
+
+def correlation(pairs: Sequence[tuple[float, float]]) -> Correlation:
+    """The three correlations of (judge, human) pairs."""
+    x, y = [j for j, _ in pairs], [h for _, h in pairs]
+    return Correlation(len(pairs), pearson(x, y), spearman(x, y), kendall(x, y))
+
+
+def system_pairs(
+    pairs: Mapping[int, tuple[float, float]], models: Mapping[int, str]
+) -> list[tuple[float, float]]:
+    """Per model (in name order), its mean judge score and mean human score over its
+    answers among `pairs` (answer -> (judge, human))."""
+    by_model: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for answer, pair in pairs.items():
+        by_model[models[answer]].append(pair)
+    return [
+        (fmean(j for j, _ in mine), fmean(h for _, h in mine))
+        for _, mine in sorted(by_model.items())
+    ]
+
+
+# -- levels: confusion and kappa ------------------------------------------------------
+
+
+def is_graded(scores: Iterable[float]) -> bool:
+    """Whether some score lies strictly between 0 and 1 (else the benchmark is 0/1)."""
+    return any(0 < s < 1 for s in scores)
+
+
+def levels(pairs: Sequence[tuple[float, float]], graded: bool) -> list[tuple[str, str]]:
+    """Each (judge, human) pair as two level labels: the score's value when graded, else
+    wrong/right (a score of 0.5 or more is right)."""
+    if graded:
+        return [(_level(j), _level(h)) for j, h in pairs]
+    return [(RIGHT if correct(j) else WRONG, RIGHT if correct(h) else WRONG) for j, h in pairs]
+
+
+def _level(score: float) -> str:
+    return f"{round(score, LEVEL_DIGITS):g}"
+
+
+def confusion(labelled: Sequence[tuple[str, str]], graded: bool) -> Confusion:
+    """The judge × human counts; labels are wrong/right, or the score levels seen in
+    ascending order."""
+    if graded:
+        labels = tuple(sorted({label for pair in labelled for label in pair}, key=float))
+    else:
+        labels = (WRONG, RIGHT)
+    index = {label: i for i, label in enumerate(labels)}
+    counts = np.zeros((len(labels), len(labels)), dtype=int)
+    for judge, human in labelled:
+        counts[index[judge], index[human]] += 1
+    return Confusion(labels, tuple(tuple(int(c) for c in row) for row in counts))
+
+
+def weighted_kappa(table: Confusion, power: int | None) -> float | None:
+    """Cohen's kappa from a confusion table: 1 - weighted observed / weighted chance
+    disagreement, the weight of levels i, j being |i - j| ** power (None: 1 off the
+    diagonal, the unweighted kappa). None when no disagreement is expected by chance."""
+    counts = np.asarray(table.counts, float)
+    total = counts.sum()
+    if total == 0:
+        return None
+    expected = np.outer(counts.sum(axis=1), counts.sum(axis=0)) / total
+    distance = np.abs(np.subtract.outer(np.arange(len(counts)), np.arange(len(counts))))
+    weights = (distance > 0).astype(float) if power is None else distance.astype(float) ** power
+    chance = float((weights * expected).sum())
+    return None if chance == 0 else 1 - float((weights * counts).sum()) / chance
+
+
+def kappas(table: Confusion) -> Kappas:
+    """The unweighted, linear and quadratic kappas of one confusion table."""
+    return Kappas(
+        table.n, weighted_kappa(table, None), weighted_kappa(table, 1), weighted_kappa(table, 2)
+    )
+
+
+# -- calibration ----------------------------------------------------------------------
+
+
+def calibration(pairs: Sequence[tuple[float, float]], bins: int = BINS) -> Calibration:
+    """Reliability bins of the judge's score (equal width over 0 to 1; a score of 1 in the
+    last bin), ECE (the count-weighted mean of |mean judge - mean human| per bin) and
+    Brier (the mean squared judge - human difference)."""
+    placed: list[list[tuple[float, float]]] = [[] for _ in range(bins)]
+    for judge, human in pairs:
+        placed[min(max(int(judge * bins), 0), bins - 1)].append((judge, human))
+    found = tuple(
+        ReliabilityBin(
+            i / bins,
+            (i + 1) / bins,
+            len(inside),
+            fmean(j for j, _ in inside) if inside else None,
+            fmean(h for _, h in inside) if inside else None,
+        )
+        for i, inside in enumerate(placed)
+    )
+    if not pairs:
+        return Calibration(found, None, None)
+    ece = sum(
+        b.count * abs(b.mean_judge - b.mean_human)
+        for b in found
+        if b.mean_judge is not None and b.mean_human is not None
+    ) / len(pairs)
+    brier = fmean((j - h) ** 2 for j, h in pairs)
+    return Calibration(found, ece, brier)
+
+
+# -- order consistency and self-preference --------------------------------------------
+
+
+def order_consistency(groups: Iterable[Sequence[float]]) -> OrderConsistency:
+    """Over the groups of one item's verdicts in its orders (a circular group's rows, a
+    review asked with either answer first), those with two verdicts or more, and how many
+    of them are all equal."""
+    judged = [verdicts for verdicts in groups if len(verdicts) >= 2]
+    return OrderConsistency(len(judged), sum(len(set(v)) == 1 for v in judged))
+
+
+def family(model: str, families: Mapping[str, str]) -> str | None:
+    """A model's family: the longest pattern of `families` its name (lower case, any
+    provider prefix such as `openai/` dropped) starts with; None when none does."""
+    name = model.lower().rsplit("/", 1)[-1]
+    matches = [p for p in families if name.startswith(p.lower())]
+    return families[max(matches, key=len)] if matches else None
+
+
+def same_family(judge: str, models: Iterable[str], families: Mapping[str, str]) -> tuple[str, ...]:
+    """The evaluated models of the judge model's own family (in name order)."""
+    own = family(judge, families) if judge else None
+    if own is None:
+        return ()
+    return tuple(sorted(m for m in set(models) if family(m, families) == own))
