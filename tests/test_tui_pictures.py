@@ -15,12 +15,14 @@ from textual.widgets import DataTable
 from tui_harness import drive, text_of, until
 
 from lmmreview.db import Store
+from lmmreview.db.judges import read_judges, report
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.scoring import dataset_scores, tables_and_notes
 from lmmreview.engine.scoring import DEFAULT_CHOICE
 from lmmreview.engine.tables import Cell, Column, Row, Table
 from lmmreview.engine.uncertainty import RESAMPLES, SEED
 from lmmreview.tui.charts import CapabilityBars, bar
+from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.screens import BreakdownScreen, CompareScreen
 from lmmreview.tui.session import Frozen
 from lmmreview.tui.versus_view import VersusScreen
@@ -199,3 +201,53 @@ def test_v_in_the_compare_view_shows_the_paired_difference_with_mcnemar(demo_db:
     assert seen["differences"] == expected
     assert any(d.p_mcnemar is not None for d in expected)
     assert "McNemar p" in str(seen["text"]) and f"A: {seen['a']}" in str(seen["text"])
+
+
+def _graded(db: Path) -> Path:
+    """The demo's MM-Vet with 24 human verdicts (0, 0.5, 1 and 0.3 in turn), none on the
+    answer shown first (its history shows the time): a graded confusion matrix and a
+    reliability diagram for its offline judge."""
+    with Store.open(db) as store:
+        reviews = ReviewStore(store, "tester")
+        ids = sorted(store.answer_ids("mmvet").items())
+        graded = [answer for (_, key), answer in ids if key != "v1_0"]  # v1_0 is shown
+        for number, answer in enumerate(graded[:24]):
+            reviews.grade(answer, score=(0.0, 0.5, 1.0, 0.3)[number % 4])
+    return db
+
+
+def test_p_turns_the_judges_view_to_its_confusion_matrix_and_reliability_diagram(
+    demo_db: Path,
+) -> None:
+    """P opens the judges view and turns its pages: the shown judge's confusion matrix
+    (its counts those of `report`), its reliability diagram, the tables again. At 80x24."""
+    db = _graded(demo_db)
+    seen: dict[str, str] = {}
+
+    async def steps(app, pilot) -> None:
+        panel = app.screen.query_one(JudgesPanel)
+        for page in ("confusion", "reliability", "tables"):
+            await pilot.press("P")
+            await until(pilot, lambda page=page: panel.is_open and panel.page == page)
+            await pilot.pause(0.2)
+            seen[page] = text_of(app, "#judges-view")
+            seen[f"{page}-svg"] = app.export_screenshot()
+        await pilot.press("W")
+        await until(pilot, lambda: not panel.is_open)
+        seen["closed"] = panel.page
+
+    drive(db, steps, size=(80, 24))
+    with Store.open(db) as store:
+        found = read_judges(store, "mmvet")
+        ((judge, calls),) = found.calls.items()
+        expected = report(found, calls, judge)
+    lines = seen["confusion"].splitlines()
+    labels = expected.confusion.labels
+    for label, counts in zip(labels, expected.confusion.counts, strict=True):
+        row = next(line for line in lines if line.split()[:1] == [label])
+        assert row.split()[1:] == [str(c) for c in counts], lines
+    assert expected.calibration is not None and expected.calibration.ece is not None
+    assert f"ECE {expected.calibration.ece:.3f}" in seen["reliability"]
+    assert "Δ̄" in seen["tables"] and seen["closed"] == "tables"
+    for page in ("confusion", "reliability"):
+        matches_golden(seen[f"{page}-svg"], f"tui/judges-{page}-80x24.svg")

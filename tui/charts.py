@@ -1,4 +1,5 @@
-"""Pictures in the terminal, drawn as Rich renderables: per-capability bars per model.
+"""Pictures in the terminal, drawn as Rich renderables: per-capability bars per model,
+the judge × human confusion matrix, the reliability diagram of a judge's scores.
 
 Plain Rich, no plotting widget: what they draw is text, so the SVG snapshot tests pin it
 cell for cell; every label from the data goes through `safe()`; and each picture sizes
@@ -11,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, Group, RenderResult
+from rich.table import Table as RichTable
 from rich.text import Text
 
 from lmmreview.engine.export import grid
+from lmmreview.engine.judge_stats import Calibration, Confusion
 from lmmreview.engine.tables import Cell, Column, Table
 from lmmreview.tui.safe_text import safe
 
@@ -100,3 +103,67 @@ class CapabilityBars:
                 line.append(" " * (room - cell_len(drawn) + 1))
                 line.append(numbers[row.label][index][0] + plus_minus(cell))
                 yield line
+
+
+# Background shades of a confusion cell, by its share of the largest count (none: empty).
+HEAT = ("", "on grey30", "on grey42", "on grey54", "on grey66")
+
+
+def confusion_matrix(confusion: Confusion) -> Group:
+    """The judge × human counts as a grid: a row per judge level, a column per human
+    level, each cell shaded by its count (the diagonal, where they agree, in bold)."""
+    grid = RichTable(box=None, pad_edge=False, show_edge=False)
+    grid.add_column(Text("judge \\ human", style="dim"), no_wrap=True)
+    for label in confusion.labels:
+        grid.add_column(safe(label, one_line=True), justify="right", no_wrap=True)
+    largest = max((c for row in confusion.counts for c in row), default=0) or 1
+    for number, (label, counts) in enumerate(zip(confusion.labels, confusion.counts, strict=True)):
+        cells = [Text(f" {c} ", style=_heat(c, largest, i == number)) for i, c in enumerate(counts)]
+        grid.add_row(safe(label, one_line=True), *cells)
+    title = f"Judge × human ({confusion.n} answers): a row per judge level, a column per human's"
+    return Group(Text(title), grid)
+
+
+def _heat(count: int, largest: int, diagonal: bool) -> str:
+    """A cell's shade: a step of HEAT per quarter of the largest count (rounded up, so
+    any count shows); bold on the diagonal."""
+    shade = HEAT[-(-count * (len(HEAT) - 1) // largest)]
+    return f"{shade} bold" if diagonal else shade
+
+
+def _binned(low: float, high: float) -> str:
+    return f"{low:.1f}–{high:.1f}"
+
+
+@dataclass(frozen=True, slots=True)
+class ReliabilityDiagram:
+    """A reliability diagram on its side: a line per bin of the judge's score, its bar
+    the human's mean score there, ┃ at the judge's mean (a calibrated judge's bar ends on
+    it); ECE and Brier under it."""
+
+    calibration: Calibration
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        calibration = self.calibration
+        yield Text(
+            "Reliability: the human's mean score per bin of the judge's (┃ the judge's mean)"
+        )
+        room = max(options.max_width - 22, 4)  # "0.0–0.1  n 1234  " and " 0.43"
+        for b in calibration.bins:
+            line = Text(f"{_binned(b.lower, b.upper)}  n {b.count:<5} ")
+            if b.mean_human is None or b.mean_judge is None:
+                line.append("·", style="dim")
+                yield line
+                continue
+            drawn = list(bar(b.mean_human, room).ljust(room))
+            at = min(int(b.mean_judge * room), room - 1)
+            line.append("".join(drawn[:at]), style="dodger_blue1")
+            line.append("┃", style="bold orange1")
+            line.append("".join(drawn[at + 1 :]), style="dodger_blue1")
+            line.append(f" {b.mean_human:.2f}")
+            yield line
+        ece, brier = calibration.ece, calibration.brier
+        figures = (
+            "no answers" if ece is None or brier is None else f"ECE {ece:.3f} · Brier {brier:.3f}"
+        )
+        yield Text(figures, style="italic")

@@ -242,6 +242,9 @@ class ReviewScreen(Screen[None]):
     def action_judges(self) -> None:
         self.run_worker(self.views.toggle_judges(), group="judges-view")
 
+    def action_judges_page(self) -> None:
+        self.run_worker(self.views.judges_page(), group="judges-view")
+
     def action_datasets(self) -> None:
         self.run_worker(self.views.datasets(), group="prompt")
 

@@ -190,6 +190,17 @@ class Views:
         else:
             await self.open_judges(panel, session)
 
+    async def judges_page(self) -> None:
+        """The judges view's next page (opened first if it is hidden: at its tables)."""
+        session = self.screen.session
+        if session is None:
+            return
+        panel = self.screen.query_one(JudgesPanel)
+        if not panel.is_open:
+            await self.open_judges(panel, session)
+        if panel.is_open:
+            panel.turn_page()
+
     async def open_judges(self, panel: JudgesPanel, session: Session) -> None:
         """Read every judge's calls (again) into the judges view."""
         from lmmreview.db.judges import read_judges
