@@ -41,7 +41,7 @@ def review_keys() -> list[BindingType]:
         Binding(
             "P",
             "judges_page",
-            "judges view: next page (tables, pictures)",
+            "judges view: pictures",
             show=False,
             id="judges-pictures",
         ),

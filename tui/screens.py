@@ -289,7 +289,7 @@ class CompareScreen(Screen[None]):
         Binding("right,l", "move(1)", "next model", key_display="→", id="compare-next"),
         *score_keys(),
         Binding("X", "choose('X')", "none of the options", show=False, id="choose-none"),
-        Binding("v", "versus", "versus the next model", id="compare-versus"),
+        Binding("v", "versus", "versus", id="compare-versus"),
     ]
     DEFAULT_CSS = f"$box-min: {BOX_MIN};\n{stylesheet('compare_screen')}"
 
