@@ -251,3 +251,33 @@ def test_p_turns_the_judges_view_to_its_confusion_matrix_and_reliability_diagram
     assert "Δ̄" in seen["tables"] and seen["closed"] == "tables"
     for page in ("confusion", "reliability"):
         matches_golden(seen[f"{page}-svg"], f"tui/judges-{page}-80x24.svg")
+
+
+def test_the_versus_view_computes_again_when_a_verdict_lands(demo_db: Path) -> None:
+    """Another process's verdict while the versus view is shown: its differences are
+    computed again, to those of the file with the verdict."""
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.focused)
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, VersusScreen) and app.screen.differences)
+        screen = app.screen
+        seen["before"] = screen.differences
+        session = app.session
+        answer = next(
+            e for e in session.entries if e.model == screen.b and session.rightness(e) == "right"
+        )
+        with Store.open(demo_db) as other:  # right made wrong: B's cells move
+            ReviewStore(other, "someone-else").grade(answer.answer_id, 0.0)
+        await until(pilot, lambda: screen.revision == 1 and screen.differences)
+        seen["a"], seen["b"], seen["after"] = screen.a, screen.b, screen.differences
+
+    drive(demo_db, steps, poll_seconds=0.1)
+    with Store.open(demo_db) as store:
+        benchmark = dict(store.datasets(["mmvet"]))["mmvet"]
+        judge = store.chosen_judge("mmvet", DEFAULT_CHOICE)
+        scores = dataset_scores(store, "mmvet", benchmark, judge)
+        expected = scores.versus(str(seen["a"]), str(seen["b"]), False, RESAMPLES, SEED)
+    assert seen["after"] == expected != seen["before"]
