@@ -32,7 +32,6 @@ from lmmreview.tui.grade_keys import score_keys
 from lmmreview.tui.images import Decoded, Renderer, SampleImages
 from lmmreview.tui.safe_text import safe
 from lmmreview.tui.styles import stylesheet
-from lmmreview.tui.versus_view import VersusScreen
 
 
 class Prompt(ModalScreen[str | None]):
@@ -113,7 +112,7 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
         self.source = source
         self.tables = [t for t in source.tables() if t.rows]
         self.notes = notes
-        self.revision = 0  # verdicts changed this many times since the screen opened
+        self.revision = 0  # scores changed this many times since the screen opened
         self.intervals_wanted = False  # `i` was pressed: intervals follow the verdicts
 
     def compose(self) -> ComposeResult:
@@ -147,16 +146,16 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
         self._compute_intervals("Computing the 95% intervals (a bootstrap over the samples)…")
 
     def verdicts_changed(self) -> None:
-        """Verdicts changed (saved here or by another process): the tables as they are
-        now; intervals computed before are dropped and computed again."""
+        """Scores changed (another process's verdict, a judge run's scores): the tables
+        as they are now; intervals computed before are dropped and computed again."""
         self.revision += 1
         self._show(self.source.tables())
         if self.intervals_wanted:
-            self._compute_intervals("Verdicts changed: computing the 95% intervals again…")
+            self._compute_intervals("The scores changed: computing the 95% intervals again…")
 
     @work(exclusive=True, group="intervals")
     async def _compute_intervals(self, status: str) -> None:
-        """Compute the intervals off the UI thread; show them unless verdicts changed
+        """Compute the intervals off the UI thread; show them unless scores changed
         meanwhile (a newer run, started by the change, shows its own)."""
         self._status(status)
         revision = self.revision
@@ -300,7 +299,7 @@ class CompareScreen(Screen[None]):
         grade: Callable[[int, Verdict], None],
         score_of: Callable[[int], str],
         start: int,
-        versus: Callable[[str, str], VersusScreen] | None = None,
+        versus: Callable[[str, str], Screen[None]] | None = None,
     ) -> None:
         """`versus(a, b)`: the view of model a minus model b (None: not offered)."""
         super().__init__()

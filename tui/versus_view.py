@@ -1,6 +1,6 @@
 """The compare view's versus (v): two models' paired difference, cell by cell, with its
 95 % bootstrap interval and, for accuracy benchmarks, McNemar's exact p (engine.uncertainty).
-Computed in a worker thread; computed again when verdicts change while it is shown."""
+Computed in a worker thread; computed again when scores change while it is shown."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ class VersusScreen(ModalScreen[None]):
         self.a, self.b = a, b
         self._versus = versus
         self._tables = tables
-        self.revision = 0  # verdicts changed this many times since it opened
+        self.revision = 0  # scores changed this many times since it opened
         self.differences: list[Difference] | None = None  # None while computing
 
     def compose(self) -> ComposeResult:
@@ -84,7 +84,7 @@ class VersusScreen(ModalScreen[None]):
     def verdicts_changed(self) -> None:
         """What was computed is dropped and computed again from the verdicts now."""
         self.revision += 1
-        self._compute("Verdicts changed: computing the paired differences again…")
+        self._compute("The scores changed: computing the paired differences again…")
 
     @work(exclusive=True, group="versus")
     async def _compute(self, status: str) -> None:
