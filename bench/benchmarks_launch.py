@@ -20,14 +20,16 @@ import subprocess
 from collections.abc import Callable
 from contextlib import AbstractContextManager, closing, nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bench.benchmarks_import import Finished, lmmreview_command, repo_first_env, run_measured
 from bench.big_data import cache_folder, cached_build
-from bench.harness import Context, Measurement, Skipped, benchmark
+from bench.harness import Context, Measurement, Skipped, benchmark, timed
 from bench.launch_data import GENERATOR_VERSION, WRITERS, Arguments
 from bench.terminal import Drawn, busy_core, in_terminal
 from lmmreview.db.demo import sample_data
 from lmmreview.db.schema import SCHEMA_VERSION
+from lmmreview.engine.uncertainty import RESAMPLES, SEED
 
 REPO = Path(__file__).resolve().parent.parent
 CACHE_VARIABLE = "LMMREVIEW_BENCH_CACHE"
@@ -39,8 +41,12 @@ MODELS = 5
 FIXTURES = REPO.parent / "shared" / "fixtures"
 MMVET_FIXTURE = FIXTURES / "mmvet-real"
 FIRST_SCREEN_SMALL, FIRST_SCREEN_BIG, TABLES, PEAK_MB, EXPORT_MD = 0.6, 1.0, 2.0, 400, 1.0
+INTERVALS = 2.0  # seconds: every cell's bootstrap interval, or a versus, at 1,000,000 answers
 # What only the detail panel draws, and what only the tables' strip draws once computed.
 DETAIL, TABLES_DRAWN = r"Ground truth:", r"judge-human Δ"
+
+if TYPE_CHECKING:
+    from lmmreview.db.scoring import DatasetScores
 
 Builder = Callable[[Context, Path], None]
 
@@ -289,12 +295,61 @@ def _register_export(label: str, build: Builder) -> None:
     )(seconds)
 
 
+def _scores(ctx: Context, label: str, build: Builder) -> DatasetScores:
+    """The first dataset of a database's, read once per run as `export` reads them."""
+    from lmmreview.db import Store
+    from lmmreview.db.scoring import dataset_scores
+
+    def read(_: Path) -> DatasetScores:
+        with Store.open(_labelled(ctx, label, build), create=False) as store:
+            name, kind = store.datasets(None)[0]
+            return dataset_scores(store, name, kind, store.chosen_judge(name))
+
+    return ctx.fixture(f"launch scores {label}", read)
+
+
+def _register_intervals(label: str, build: Builder) -> None:
+    """The bootstrap intervals of every cell (1,000 resamples), and `versus` of the first
+    two models, in process on the dataset read beforehand (the screen computes them in a
+    worker, off the UI thread)."""
+
+    def every_cell(ctx: Context) -> Measurement:
+        scores = _scores(ctx, label, build)
+        tables = scores.breakdown.tables()
+        with timed() as clock:
+            found = scores.with_intervals(tables, False, RESAMPLES, SEED)
+        cells = sum(c.interval is not None for t in found for r in t.rows for c in r.cells.values())
+        return Measurement(clock.seconds, {"cells": cells})
+
+    def paired(ctx: Context) -> Measurement:
+        scores = _scores(ctx, label, build)
+        with timed() as clock:
+            a, b = scores.answers.models[:2]
+            found = scores.versus(a, b, False, RESAMPLES, SEED)
+        return Measurement(clock.seconds, {"cells": len(found)})
+
+    said = f"in process, on {label} read beforehand:"
+    benchmark(
+        name=f"intervals of every cell, {label}",
+        unit="s",
+        target=INTERVALS,
+        description=f"engine.uncertainty's bootstrap of every table cell {said}",
+    )(every_cell)
+    benchmark(
+        name=f"versus of two models, {label}",
+        unit="s",
+        target=INTERVALS,
+        description=f"engine.uncertainty.versus of the first two models {said}",
+    )(paired)
+
+
 _register_screen("demo", _demo, FIRST_SCREEN_SMALL)
 _register_screen("mm-vet fixture", _mmvet_fixture, FIRST_SCREEN_SMALL)
 for _kind in WRITERS:
     _label, _build = f"{_kind} {ANSWERS:,} answers", _generated(_kind, ANSWERS)
     _register_screen(_label, _build, FIRST_SCREEN_BIG)
     _register_export(_label, _build)
+    _register_intervals(_label, _build)
 _register_stretch(STRETCH)
 
 

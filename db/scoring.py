@@ -10,7 +10,7 @@ import numpy as np
 from lmmreview.db.aside import Aside
 from lmmreview.db.collector import collector_paused
 from lmmreview.db.review import EntryReader
-from lmmreview.db.store import Store, larger_cache
+from lmmreview.db.store import Store, StoreError, larger_cache
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.causes import cause_table
@@ -252,3 +252,59 @@ def tables_and_notes(
         judges, others = store.judge_names(name, judge)
         notes.append(scores.notes(judges, unscored_as_zero, verdicts, others))
     return tables, notes
+
+
+@dataclass(frozen=True, slots=True)
+class Versus:
+    """Two models compared on one dataset (engine.uncertainty.versus), with the titles of
+    the cells: "table/column" -> "Table title: Column title"."""
+
+    dataset: str
+    differences: list[Difference]
+    titles: dict[str, str]
+
+
+def versus_of(
+    store: Store,
+    datasets: list[str] | None,
+    models: tuple[str, str],
+    choice: JudgeChoice,
+    unscored_as_zero: bool,
+    resamples: int,
+    seed: int,
+) -> list[Versus]:
+    """Model A minus model B on each dataset (every dataset both answered, without
+    `datasets`), by the judge `choice` chooses. StoreError, naming the file, for a model
+    a named dataset lacks, or one no dataset has both of."""
+    found = []
+    for name, benchmark in store.datasets(datasets):
+        missing = [m for m in models if m not in _models(store, name)]
+        if missing and datasets:
+            raise StoreError(
+                f"{store.path}: dataset {name!r} has no answers of model {missing[0]!r}"
+            )
+        if missing:
+            continue
+        scores = dataset_scores(store, name, benchmark, store.chosen_judge(name, choice))
+        titles = {
+            f"{spec.name}/{column.key}": f"{spec.title}: {column.title}"
+            for spec in scores.breakdown.layout.tables
+            for column in spec.columns
+        }
+        found.append(
+            Versus(name, scores.versus(*models, unscored_as_zero, resamples, seed), titles)
+        )
+    if not found:
+        a, b = models
+        raise StoreError(f"{store.path}: no dataset has answers of both {a!r} and {b!r}")
+    return found
+
+
+def _models(store: Store, dataset: str) -> set[str]:
+    """The models with answers in a dataset."""
+    query = (
+        "SELECT DISTINCT m.name FROM answers a JOIN models m ON m.id = a.model_id "
+        "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
+        "WHERE d.name = ?"
+    )
+    return {name for (name,) in store.conn.execute(query, (dataset,))}

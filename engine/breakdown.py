@@ -100,17 +100,14 @@ class _Sums:
         unit."""
         per_run = _scored(self.runs(unscored_as_zero, kind))
         mean = statistics.fmean(per_run) if per_run else None
+        # by position, in Cell's field order: the review screen makes a few per key, and
+        # keywords cost more than the rest of a cell
         return Cell(
-            value=mean,
-            n=self.n,
-            std=_spread(per_run, mean) if mean is not None and len(per_run) > 1 else None,
-            reviewed=self.reviewed,
-            unscored=self.blank,
-            partial=self.n - self.complete - self.blank,
-            fallback=self.fallback,
-            offline=self.offline,
-            per_run=tuple(per_run),
-        )
+            mean, self.n,
+            _spread(per_run, mean) if mean is not None and len(per_run) > 1 else None,
+            self.reviewed, self.blank, self.n - self.complete - self.blank, self.fallback,
+            self.offline, tuple(per_run),
+        )  # fmt: skip
 
 
 def _flags(outcomes: Outcomes) -> tuple[Bools, Bools, Bools]:
@@ -238,8 +235,9 @@ class Breakdown:
         self, models: int, model: Ints, sample: Ints, outcomes: Outcomes
     ) -> Iterator[tuple[Ints, Ints, Ints, Outcomes]]:
         """Every unit of every model, in batches over whole columns: each unit's table row
-        (model, then split), its number (unique among its batch's units of one model: a
-        sample, or a group), its cell set (-1: none) and its outcome."""
+        (model, then split), its number (a sample's index; for a group, the number of
+        samples plus its place among every size's groups), its cell set (-1: none) and
+        its outcome."""
         layout = self.layout
         row = model * len(layout.split_names) + layout.split_of[sample]
         for slot in range(layout.single_sets.shape[1]):
@@ -255,6 +253,7 @@ class Breakdown:
         layout = self.layout
         where = np.full((models, len(layout.samples)), -1, np.int64)
         where[model, sample] = np.arange(len(model))
+        first = len(layout.samples)  # the groups' numbers follow the samples'
         for members, splits, sets, rule in zip(
             layout.multi_members, layout.multi_split, layout.multi_set, layout.multi_rule,
             strict=True,
@@ -269,7 +268,9 @@ class Breakdown:
             grouped = Outcomes(np.where(right, MICRO, 0), np.asarray(decided), *flags)
             answered = present.any(axis=1)  # a group counts once a model answered a row
             model_of = np.broadcast_to(np.arange(models)[:, None], answered.shape)
-            group = np.broadcast_to(np.arange(answered.shape[1])[None, :], answered.shape)
+            numbers = np.arange(first, first + answered.shape[1])
+            first += answered.shape[1]
+            group = np.broadcast_to(numbers[None, :], answered.shape)
             row = model_of * len(layout.split_names) + splits[None, :]
             # a group no row of which a model answered does not count: no cell set
             counted = np.where(answered, sets[None, :], -1)

@@ -127,12 +127,38 @@ class ImportedCircular:
 # -- shared formatting -----------------------------------------------------------------
 
 
-def _number(cell: Cell | None, with_std: bool) -> str:
+# How a cell's 95 % bootstrap interval follows its value (Cell.interval: `--ci`)
+IntervalText = Callable[[tuple[float, float]], str]
+INTERVALS_NOTE = "[low, high]: the 95 % bootstrap interval over the cell's units (seeded)"
+LATEX_INTERVALS_NOTE = "(±h): half the 95 % bootstrap interval over the cell's units (seeded)"
+
+
+def bracketed(interval: tuple[float, float]) -> str:
+    """An interval as Markdown and the terminal show it: percentile intervals are not
+    symmetric, so both ends."""
+    low, high = interval
+    return f" [{low:.1f}, {high:.1f}]"
+
+
+def _half_width(interval: tuple[float, float]) -> str:
+    """An interval as papers print it in LaTeX: ± half its width."""
+    low, high = interval
+    return f" (±{(high - low) / 2:.1f})"
+
+
+def has_intervals(tables: list[Table]) -> bool:
+    """Whether any cell carries an interval (the tables were read with them: `--ci`)."""
+    return any(c.interval is not None for t in tables for r in t.rows for c in r.cells.values())
+
+
+def _number(cell: Cell | None, with_std: bool, interval: IntervalText) -> str:
     if cell is None or cell.value is None:
         return DASH
     text = f"{cell.value:.1f}"
     if with_std and cell.std is not None:
         text += f"±{cell.std:.1f}"
+    if cell.interval is not None:
+        text += interval(cell.interval)
     return text
 
 
@@ -166,15 +192,18 @@ def _counts(table: Table, column: str) -> str:
     return str(min(ns)) if len(ns) == 1 else f"{min(ns)}{DASH}{max(ns)}"
 
 
-def grid(table: Table) -> list[tuple[str, list[tuple[str, int]]]]:
-    """Each row's label and its cells as (text, rank): rank 1 best, 2 second, 0 neither."""
+def grid(
+    table: Table, interval: IntervalText = bracketed
+) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Each row's label and its cells as (text, rank): rank 1 best, 2 second, 0 neither;
+    a cell's interval, where it has one, written by `interval`."""
     ranks = {c.key: _ranks(table, c) for c in table.columns}
     return [
         (
             row.label,
             [
                 (
-                    _number(row.cells.get(c.key), c.key in table.std_columns),
+                    _number(row.cells.get(c.key), c.key in table.std_columns, interval),
                     ranks[c.key].get(row.label, 0),
                 )
                 for c in table.columns
@@ -189,8 +218,11 @@ def counts_row(table: Table) -> list[str]:
     return [_counts(table, c.key) for c in table.columns]
 
 
-def _marked(table: Table, mark: Callable[[str, int], str]) -> list[list[str]]:
-    return [[label, *(mark(text, rank) for text, rank in cells)] for label, cells in grid(table)]
+def _marked(
+    table: Table, mark: Callable[[str, int], str], interval: IntervalText = bracketed
+) -> list[list[str]]:
+    rows = grid(table, interval)
+    return [[label, *(mark(text, rank) for text, rank in cells)] for label, cells in rows]
 
 
 # -- Markdown --------------------------------------------------------------------------
@@ -232,7 +264,8 @@ def to_markdown(tables: list[Table], notes: list[Notes]) -> str:
             lines.append("| " + " | ".join([md_escape(label), *cells]) + " |")
         lines.append("| N | " + " | ".join(counts_row(table)) + " |")
         parts.append("\n".join(lines))
-    parts.append("\n".join(f"- {md_escape(n.sentence())}" for n in notes))
+    said = [n.sentence() for n in notes] + ([INTERVALS_NOTE] if has_intervals(tables) else [])
+    parts.append("\n".join(f"- {md_escape(line)}" for line in said))
     return "\n\n".join(parts) + "\n"
 
 
@@ -244,7 +277,8 @@ def to_csv(tables: list[Table], notes: list[Notes]) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     fields = ["value", "std", "n", "reviewed", "unscored", "fallback", "offline", "partial"]
-    writer.writerow(["dataset", "table", "model", "column", *fields])
+    ci = has_intervals(tables)  # the interval's ends as two columns more, when read
+    writer.writerow(["dataset", "table", "model", "column", *fields, *CI_FIELDS[: 2 * ci]])
     for table in tables:
         for row in table.rows:
             for column in table.columns:
@@ -255,6 +289,7 @@ def to_csv(tables: list[Table], notes: list[Notes]) -> str:
                 writer.writerow(
                     [csv_text(t) for t in (table.dataset, table.name, row.label, column.key)]
                     + ["" if values[f] is None else _csv_number(values[f]) for f in fields]
+                    + _interval_ends(cell)[: 2 * ci]
                 )
     return buffer.getvalue()
 
@@ -279,6 +314,13 @@ def csv_name(cell: str) -> str:
     return cell[1:] if guarded else cell
 
 
+CI_FIELDS = ("ci_low", "ci_high")  # the interval's ends in CSV and JSON
+
+
+def _interval_ends(cell: Cell) -> list[str]:
+    return ["", ""] if cell.interval is None else [_csv_number(v) for v in cell.interval]
+
+
 def _csv_number(value: float) -> str:
     return str(round(value, 4)) if isinstance(value, float) else str(value)
 
@@ -291,6 +333,15 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
 
     def stat(row_cells: dict[str, Cell], name: str) -> dict[str, float | int | None]:
         return {key: getattr(cell, name) for key, cell in row_cells.items()}
+
+    def ends(row_cells: dict[str, Cell]) -> dict[str, dict[str, float | None]]:
+        """The intervals' ends (None: a cell without one), when the tables have them."""
+        if not has_intervals(tables):
+            return {}
+        return {
+            name: {k: None if c.interval is None else c.interval[end] for k, c in row_cells.items()}
+            for end, name in enumerate(CI_FIELDS)
+        }
 
     document = {
         "tables": [
@@ -313,6 +364,7 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
                         "partial": stat(row.cells, "partial"),
                         "fallback": stat(row.cells, "fallback"),
                         "offline": stat(row.cells, "offline"),
+                        **ends(row.cells),
                     }
                     for row in table.rows
                 ],
@@ -368,7 +420,7 @@ def to_latex(tables: list[Table], notes: list[Notes]) -> str:
             " & ".join(["Model", *(tex(c.title) for c in table.columns)]) + r" \\",
             r"\midrule",
         ]
-        for label, *cells in _marked(table, _tex_mark):
+        for label, *cells in _marked(table, _tex_mark, _half_width):
             lines.append(" & ".join([tex(label), *cells]) + r" \\")
         lines += [
             r"\midrule",
@@ -378,7 +430,8 @@ def to_latex(tables: list[Table], notes: list[Notes]) -> str:
             r"\end{table}",
         ]
         parts.append("\n".join(lines))
-    parts.append("\n".join(f"% {tex(n.sentence())}" for n in notes))
+    said = [n.sentence() for n in notes] + ([LATEX_INTERVALS_NOTE] if has_intervals(tables) else [])
+    parts.append("\n".join(f"% {tex(line)}" for line in said))
     return "\n\n".join(parts) + "\n"
 
 

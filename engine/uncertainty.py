@@ -19,9 +19,13 @@ The bootstrap, per cell (what a test can write out in plain numpy):
    its runs that have one (a resample with none is left out).
 5. The interval is `np.percentile(statistics, [2.5, 97.5])` (numpy's default, linear).
 
-A tally column (a denominator, Column.tally) and a sum or formula column (MME's sums,
-MMStar's formulas: their parts count different units, a question and its image pair, which
-are not resampled together) have no interval. The run spread (Cell.std) stays beside.
+A tally column (a denominator, Column.tally) has no interval of its own. A sum or formula
+column (MME's subtask scores and totals, OCRBench's Final Score, MMStar's gain and
+leakage, LLaVA-Bench's relative scores) is resampled in clusters: the samples its groups
+tie together (an MME image pair's two questions), each cluster with its sums and counts in
+every part, so that a question and its pair move together; a resample's value is each
+part's mean over runs, summed (or the column's formula), and a resample that draws no unit
+of a part the cell has is left out. The run spread (Cell.std) stays beside.
 
 `versus` resamples the units both models answered with the same draws for both: the
 outcome of a unit is then the pair (A's runs, B's runs), and the statistic A's minus B's.
@@ -31,12 +35,12 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 
 import numpy as np
 
-from lmmreview.engine.breakdown import Breakdown
+from lmmreview.engine.breakdown import COUNT, TALLY, Breakdown
 from lmmreview.engine.columns import AnswerColumns, GoldsOf, Ints, Outcomes, outcomes
 from lmmreview.engine.scoring import MICRO
 from lmmreview.engine.tables import Column, Row, Table
@@ -86,10 +90,11 @@ def intervals(
     """The 95 % bootstrap interval of every cell that has one, by (row, table, column).
     Seconds at a million answers: call it off the UI thread."""
     layout = breakdown.layout
+    units = list(_units(breakdown, answers, golds_of))
     tallies: Tallies = {}  # (row, cell set) -> outcomes
-    for row, _, sets, batch in _units(breakdown, answers, golds_of):
+    for row, _, sets, batch in units:
         counted = sets >= 0
-        _count(tallies, np.column_stack([row[counted], sets[counted], _codes(batch)[counted]]))
+        _count(tallies, row[counted], sets[counted], _codes(batch)[counted])
 
     def label(row: int) -> str:
         model, split = divmod(row, len(layout.split_names))
@@ -101,6 +106,7 @@ def intervals(
         for key, tally in _by_cell(breakdown, tallies, label).items()
         if (kind := kinds.get(key[1:])) is not None
     }
+    found |= _sum_intervals(breakdown, units, label, unscored_as_zero, resamples, seed)
     return {key: interval for key, interval in found.items() if interval is not None}
 
 
@@ -146,9 +152,7 @@ def versus(
         mine, theirs = (np.flatnonzero((row // splits == m) & (sets >= 0)) for m in (first, second))
         _, in_a, in_b = np.intersect1d(unit[mine], unit[theirs], return_indices=True)
         ours, other = mine[in_a], theirs[in_b]
-        _count(
-            tallies, np.column_stack([row[ours] % splits, sets[ours], codes[ours], codes[other]])
-        )
+        _count(tallies, row[ours] % splits, sets[ours], np.hstack([codes[ours], codes[other]]))
     cells = _by_cell(breakdown, tallies, lambda split: layout.split_names[split])
     kinds = _kinds(breakdown, unscored_as_zero)
     binary = breakdown.runs == 1 and all(_binary(tally) for tally in tallies.values())
@@ -192,13 +196,52 @@ def _units(
     return breakdown.units_of(len(answers.models), answers.model, sample, found)
 
 
-def _count(tallies: Tallies, keys: Ints) -> None:
-    """Count the rows of `keys`: the first two columns name a tally, the rest an outcome."""
-    if not len(keys):
+def _count(tallies: Tallies, first: Ints, second: Ints, codes: Ints) -> None:
+    """Count the units by tally, (`first`, `second`): a row or split, and a cell set, and
+    by outcome (`codes`: a row per unit). In passes over the columns, no sort of them."""
+    if not len(codes):
         return
-    rows, counts = np.unique(keys, axis=0, return_counts=True)
-    for row, times in zip(rows.tolist(), counts.tolist(), strict=True):
-        tallies.setdefault((row[0], row[1]), Counter())[tuple(row[2:])] += times
+    outcomes, number = _numbered(codes.T, len(codes))
+    width = int(second.max()) + 1
+    keys, counts = _occurrences((first * width + second) * len(outcomes) + number)
+    cells, which = np.divmod(keys, len(outcomes))
+    for cell, outcome, times in zip(cells.tolist(), which.tolist(), counts.tolist(), strict=True):
+        tallies.setdefault(divmod(cell, width), Counter())[outcomes[outcome]] += times
+
+
+def _numbered(columns: Iterable[Ints], length: int) -> tuple[list[Outcome], Ints]:
+    """The distinct rows of `columns` (whole numbers from UNSCORED), in ascending order, and
+    each row's number among them: one column at a time, numbering the combinations found
+    so far as a mixed-radix number and keeping those present."""
+    outcomes: list[Outcome] = [()]
+    number = np.zeros(length, np.int64)
+    for column in columns:
+        values, _ = _occurrences(column - UNSCORED)  # from 0
+        number = number * len(values) + _renumbered(values)[column - UNSCORED]
+        outcomes = [(*o, v + UNSCORED) for o in outcomes for v in values.tolist()]
+        present, _ = _occurrences(number)
+        number = _renumbered(present)[number]
+        outcomes = [outcomes[i] for i in present.tolist()]
+    return outcomes, number
+
+
+def _renumbered(values: Ints) -> Ints:
+    """A lookup of sorted whole numbers: values[i] -> i."""
+    lookup = np.zeros(int(values[-1]) + 1, np.int64)
+    lookup[values] = np.arange(len(values))
+    return lookup
+
+
+def _occurrences(keys: Ints) -> tuple[Ints, Ints]:
+    """The distinct values of `keys` (whole numbers from 0) in ascending order and how
+    often each comes: counted in one pass (np.bincount) when their range is not much
+    larger than them, else by sorting."""
+    top = int(keys.max()) + 1
+    if top > 4 * len(keys) + 2**21:
+        return np.unique(keys, return_counts=True)
+    counts = np.bincount(keys, minlength=top)
+    found = np.flatnonzero(counts)
+    return found, counts[found]
 
 
 def _by_cell(
@@ -306,3 +349,168 @@ def _mcnemar_of(mine: Ints, theirs: Ints, counts: Ints, kind: _Kind) -> float | 
     return mcnemar(
         int(counts[pairs & a_right & ~b_right].sum()), int(counts[pairs & ~a_right & b_right].sum())
     )
+
+
+# -- sum and formula columns -------------------------------------------------------------
+
+Unit = tuple[Ints, Ints, Ints, Outcomes]  # Breakdown.units_of's: row, number, cell set, outcome
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    """One part of a sum column (Column.sum_of) and how its value is made."""
+
+    cell: tuple[str, str]
+    kind: str  # COUNT, TALLY or "" (a percentage): engine.breakdown's
+    sets: np.ndarray  # per cell set: whether it holds this part
+
+
+def _sum_intervals(
+    breakdown: Breakdown, units: list[Unit], label: Callable[[int], str],
+    unscored_as_zero: bool, resamples: int, seed: int,
+) -> dict[CellKey, tuple[float, float] | None]:  # fmt: skip
+    """The intervals of the sum and formula columns: their units are resampled in
+    clusters (the samples a group ties together: MME's image pairs), each cluster with its
+    outcome in every part, so that parts over the same questions move together."""
+    layout = breakdown.layout
+    by_key = {(t.name, c.key): c for t in layout.tables for c in t.columns}
+    clusters = _clusters(breakdown)
+    found: dict[CellKey, tuple[float, float] | None] = {}
+    for table in layout.tables:
+        for column in table.columns:
+            if not column.sum_of:
+                continue
+            parts = [
+                _Part(cell, _kind_of(by_key[cell]), np.array([cell in c for c in layout.cell_sets]))
+                for cell in column.sum_of
+            ]
+            statistic = _SumStatistic(parts, breakdown.runs, unscored_as_zero, column)
+            tallied = _cluster_tallies(units, parts, clusters, breakdown.runs)
+            for row, (distinct, counts) in tallied.items():
+                key = (label(row), table.name, column.key)
+                found[key] = statistic.interval(distinct, counts, resamples, seed)
+    return found
+
+
+def _kind_of(column: Column) -> str:
+    return COUNT if column.count else TALLY if column.tally else ""
+
+
+def _clusters(breakdown: Breakdown) -> Ints:
+    """Per unit number (Breakdown.units_of): its cluster, the samples groups tie together
+    (a group's rows, and groups sharing a row), named by their least sample."""
+    layout = breakdown.layout
+    cluster = np.arange(len(layout.samples))
+    while True:  # each pass joins groups one row further apart
+        before = cluster.copy()
+        for members in layout.multi_members:
+            least = cluster[members].min(axis=0)
+            np.minimum.at(cluster, members, np.broadcast_to(least, members.shape))
+        if np.array_equal(cluster, before):
+            break
+    return np.concatenate([cluster, *(cluster[members[0]] for members in layout.multi_members)])
+
+
+def _cluster_tallies(
+    units: list[Unit], parts: list[_Part], clusters: Ints, runs: int
+) -> dict[int, tuple[Ints, Ints]]:
+    """Per table row: each distinct cluster outcome (columns: per part, each run's sum and
+    number scored, then the part's units) and how many clusters have it."""
+    width = int(clusters.max()) + 1
+    keys, rows = [], []  # per part: each unit's (row, cluster) key, and what it adds
+    for part in parts:
+        mine = [
+            (row[held], clusters[number[held]], batch.micro[held], batch.scored[held])
+            for row, number, sets, batch in units
+            if (held := (sets >= 0) & part.sets[np.maximum(sets, 0)]).any()
+        ]
+        if not mine:
+            keys.append(np.zeros(0, np.int64))
+            rows.append((np.zeros((0, runs), np.int64), np.zeros((0, runs), np.bool_)))
+            continue
+        keys.append(np.concatenate([r * width + c for r, c, _, _ in mine]))
+        rows.append(
+            (np.concatenate([m for *_, m, _ in mine]), np.concatenate([s for *_, s in mine]))
+        )
+    present, _ = _occurrences(np.concatenate(keys))
+    at = [np.searchsorted(present, k) for k in keys]
+
+    def columns() -> Iterator[Ints]:
+        yield present // width  # the row first: the outcomes sort by row
+        for place, (micro, scored) in zip(at, rows, strict=True):
+            for run in range(micro.shape[1]):
+                yield _summed_at(place, np.where(scored[:, run], micro[:, run], 0), len(present))
+                yield _summed_at(place, scored[:, run], len(present))
+        for place in at:
+            yield np.bincount(place, minlength=len(present))
+
+    distinct, number = _numbered(columns(), len(present))
+    counts = np.bincount(number, minlength=len(distinct))
+    table = np.array(distinct, np.int64)
+    by_row: dict[int, tuple[Ints, Ints]] = {}
+    for row in np.unique(table[:, 0]).tolist():
+        mine = table[:, 0] == row
+        by_row[row] = (table[mine, 1:], counts[mine])
+    return by_row
+
+
+def _summed_at(place: Ints, values: np.ndarray, length: int) -> Ints:
+    """The sum of `values` at each place (whole numbers: exact below 2**53)."""
+    return np.bincount(place, weights=values, minlength=length).astype(np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class _SumStatistic:
+    """A sum column's value from its clusters' outcomes, as Breakdown makes it: each part's
+    mean over runs, then their sum (or the column's formula)."""
+
+    parts: list[_Part]
+    runs: int
+    unscored_as_zero: bool
+    column: Column
+
+    def interval(
+        self, outcomes: Ints, counts: Ints, resamples: int, seed: int
+    ) -> tuple[float, float] | None:
+        """None when the observed cell has no value (a part with no scored run, or a
+        formula missing a part): a resample with one gets none either."""
+        counted = counts @ outcomes[:, -len(self.parts) :] > 0  # the parts this row has
+        if self.column.formula is not None and not counted.all():
+            return None
+        if np.isnan(self.values(counts[None, :], outcomes, counted)[0]):
+            return None
+        draws = _draws(counts, resamples, seed)
+        return _percentiles(self.values(draws, outcomes, counted))
+
+    def values(self, draws: Ints, outcomes: Ints, counted: np.ndarray) -> np.ndarray:
+        """The column's value per row of `draws` (NaN: a part without a value)."""
+        means = np.array(
+            [self._mean(draws, outcomes, i) for i in range(len(self.parts)) if counted[i]]
+        )
+        formula = self.column.formula or (lambda *v: sum(v))
+        values = np.full(len(draws), np.nan)
+        for at in np.flatnonzero(~np.isnan(means).any(axis=0)).tolist():
+            values[at] = formula(*means[:, at].tolist())
+        return values
+
+    def _mean(self, draws: Ints, outcomes: Ints, index: int) -> np.ndarray:
+        """One part's mean over its runs with a value, per resample (NaN: none)."""
+        base = index * 2 * self.runs
+        sums = draws @ outcomes[:, base : base + 2 * self.runs : 2]
+        scored = draws @ outcomes[:, base + 1 : base + 2 * self.runs : 2]
+        units = draws @ outcomes[:, len(outcomes[0]) - len(self.parts) + index]
+        denominator = (
+            np.broadcast_to(units[:, None], scored.shape) if self.unscored_as_zero else scored
+        )
+        kind = self.parts[index].kind
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if kind == TALLY:
+                per_run = denominator.astype(np.float64)
+            elif kind == COUNT:
+                per_run = sums / MICRO
+            else:
+                per_run = 100 * sums / MICRO / denominator
+        valid = denominator > 0
+        count = valid.sum(axis=1)
+        total = np.where(valid, per_run, 0.0).sum(axis=1)
+        return np.where(count > 0, total / np.maximum(count, 1), np.nan)

@@ -75,6 +75,7 @@ FOR_HELP = {
     "lmmreview.tui.cli.report",
     "lmmreview.tui.cli.score",
     "lmmreview.tui.cli.screen",
+    "lmmreview.tui.cli.versus",
     "lmmreview.tui.crash",
     "lmmreview.tui.options",
     "lmmreview.tui.output",

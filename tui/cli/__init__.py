@@ -31,6 +31,7 @@ from lmmreview.tui.cli import (
     report,
     score,
     screen,
+    versus,
 )
 from lmmreview.tui.cli.plugin_trial import trial
 from lmmreview.tui.crash import run_guarded
@@ -92,6 +93,7 @@ app.command("imports")(imports.imports_command)
 app.command()(judges.judges)
 app.command()(reconcile.reconcile)
 app.command()(report.report)
+app.command()(versus.versus)
 app.command(cls=export.ExportCommand)(export.export)
 app.command("open")(screen.open_db)
 app.command()(screen.demo)

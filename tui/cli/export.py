@@ -9,9 +9,9 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from lmmreview.tui.cli.report import read_tables
+from lmmreview.tui.cli.report import CiOpt, read_tables
 from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeOpt, ZeroOpt, given_path
-from lmmreview.tui.output import deliver
+from lmmreview.tui.output import deliver, fail
 
 
 class ExportCommand(TyperCommand):
@@ -46,6 +46,7 @@ def export(
     dataset: DatasetsOpt = None,
     unscored_as_zero: ZeroOpt = False,
     judge_name: JudgeOpt = None,
+    ci: CiOpt = False,
 ) -> None:
     """Export the breakdown tables, or a benchmark's official files.
 
@@ -62,6 +63,8 @@ def export(
     from lmmreview.engine.export import RENDERERS
     from lmmreview.tui.cli.export_parquet import PARQUET, export_parquet
 
+    if ci and format not in RENDERERS:
+        raise fail(f"--ci is for the tables' formats ({', '.join(RENDERERS)}), not {format!r}")
     if format == PARQUET:
         export_parquet(db, output, dataset)
         return
@@ -77,6 +80,6 @@ def export(
         choice = for_command(uses=["review.judge"]).judge_choice(judge_name)
         export_official(db, format, output, dataset, unscored_as_zero, choice)
         return
-    tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name)
+    tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name, ci)
     text = RENDERERS[format](tables, notes)
     deliver(text, output, db)

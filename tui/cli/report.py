@@ -4,10 +4,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
+
+import typer
 
 from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeOpt, ZeroOpt
 from lmmreview.tui.output import clear_errors, out
+
+CiOpt = Annotated[
+    bool,
+    typer.Option(
+        "--ci",
+        help="Each cell with its 95 % bootstrap interval over its units (1,000 resamples, "
+        "seed 0: the same every run).",
+    ),
+]
 
 if TYPE_CHECKING:
     from lmmreview.engine.export import Notes
@@ -19,19 +30,24 @@ def report(
     dataset: DatasetsOpt = None,
     unscored_as_zero: ZeroOpt = False,
     judge_name: JudgeOpt = None,
+    ci: CiOpt = False,
 ) -> None:
     """Print the breakdown tables in the terminal."""
     from lmmreview.tui.cli.rich_tables import render
 
-    tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name)
+    tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name, ci)
     out.print(render(tables, notes))
 
 
 def read_tables(
-    db: Path, datasets: list[str] | None, unscored_as_zero: bool, judge_name: str | None = None
+    db: Path,
+    datasets: list[str] | None,
+    unscored_as_zero: bool,
+    judge_name: str | None = None,
+    intervals: bool = False,
 ) -> tuple[list[Table], list[Notes]]:
     """Each dataset's tables and notes, by the judge `judge_name` names (else the one the
-    settings name, else the default)."""
+    settings name, else the default); with `intervals`, each cell's bootstrap interval."""
     from lmmreview.db import Store
     from lmmreview.db.scoring import tables_and_notes
     from lmmreview.tui.settings import for_command
@@ -41,5 +57,5 @@ def read_tables(
         store.require_datasets(datasets or [])
         return tables_and_notes(
             store, datasets or None, unscored_as_zero, settings.judge_choice(judge_name),
-            settings.causes,
+            settings.causes, intervals,
         )  # fmt: skip

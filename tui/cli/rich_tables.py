@@ -7,7 +7,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderR
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from lmmreview.engine.export import Notes, counts_row, grid
+from lmmreview.engine.export import INTERVALS_NOTE, Notes, counts_row, grid, has_intervals
 from lmmreview.engine.tables import Table
 from lmmreview.tui.safe_text import safe
 
@@ -19,7 +19,8 @@ PADDING = 3  # a column's padding and its border
 def render(tables: list[Table], notes: list[Notes]) -> RenderableType:
     """Every non-empty table (best per column bold, second underlined), then the notes."""
     parts: list[RenderableType] = [Upright(t) for t in tables if t.rows]
-    parts.extend(safe(n.sentence(), one_line=True, style="italic") for n in notes)
+    said = [n.sentence() for n in notes] + ([INTERVALS_NOTE] if has_intervals(tables) else [])
+    parts.extend(safe(line, one_line=True, style="italic") for line in said)
     return Group(*parts)
 
 

@@ -1,0 +1,102 @@
+"""`lmmreview versus`: the paired difference of two models per cell, and McNemar's exact
+test against scipy's binomial test."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import FIXTURES, needs_fixture
+from scipy.stats import binomtest
+
+from lmmreview.engine.uncertainty import mcnemar
+
+MMMU = FIXTURES / "mmmu"
+
+
+@pytest.mark.parametrize(
+    ("a_only", "b_only"), [(0, 0), (3, 3), (1, 9), (9, 1), (20, 35), (0, 12), (430, 500)]
+)
+def test_mcnemar_is_the_two_sided_binomial_test(a_only: int, b_only: int) -> None:
+    expected = binomtest(a_only, a_only + b_only, 0.5).pvalue if a_only + b_only else 1.0
+    assert mcnemar(a_only, b_only) == pytest.approx(expected, rel=1e-9)
+
+
+def _scores(db: Path, model: str) -> dict[str, float]:
+    """sample key -> the offline rules' score of `model`'s answer."""
+    with closing(sqlite3.connect(db)) as conn:
+        rows = conn.execute(
+            "SELECT s.key, j.score FROM judgments j JOIN answers a ON a.id = j.answer_id "
+            "JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id "
+            "WHERE m.name = ? AND j.judge_kind = 'offline' AND j.score IS NOT NULL",
+            (model,),
+        )
+        return dict(rows.fetchall())
+
+
+@needs_fixture("mmmu/llava1.5_13b")
+def test_versus_on_the_mmmu_fixture(cli, tmp_path: Path) -> None:
+    """LLaVA-1.5-13B's real MMMU answers against a copy answering "A" to every choice
+    question: McNemar's p and the difference over the pairs, counted here from the
+    database."""
+    always_a = tmp_path / "always-a"
+    shutil.copytree(MMMU / "llava1.5_13b", always_a)
+    for path in always_a.glob("*/output.json"):
+        rows = json.loads(path.read_text())
+        for row in rows:
+            if row["question_type"] == "multiple-choice":
+                row["response"] = "A"
+        path.write_text(json.dumps(rows))
+    db = tmp_path / "mmmu.db"
+    for folder, model in ((MMMU / "llava1.5_13b", "llava"), (always_a, "always-a")):
+        result = cli("import", "mmmu", db, folder, "--answer-dict",
+                     MMMU / "answer_dict_val.json", "--model", model)  # fmt: skip
+        assert result.code == 0, result.stderr
+    assert cli("score", db).code == 0
+    result = cli("versus", db, "llava", "always-a", "--format", "json", "--judge", "offline rules")
+    assert result.code == 0, result.stderr
+    (found,) = json.loads(result.stdout)["datasets"]
+    overall = next(c for c in found["cells"] if c["column"] == "overall")
+    a, b = _scores(db, "llava"), _scores(db, "always-a")
+    both = sorted(set(a) & set(b))
+    right = np.array([[a[k], b[k]] for k in both]) == 1.0
+    a_only, b_only = (
+        int(np.sum(right[:, 0] & ~right[:, 1])),
+        int(np.sum(~right[:, 0] & right[:, 1])),
+    )
+    assert overall["n"] == len(both) == 900
+    assert overall["p_mcnemar"] == pytest.approx(binomtest(a_only, a_only + b_only).pvalue)
+    assert overall["diff"] == pytest.approx(100 * (right[:, 0].mean() - right[:, 1].mean()))
+    assert overall["low"] <= overall["diff"] <= overall["high"]
+    again = cli("versus", db, "llava", "always-a", "--format", "json", "--judge", "offline rules")
+    assert again.stdout == result.stdout  # seeded
+    md = cli("versus", db, "llava", "always-a", "--judge", "offline rules").stdout
+    assert f"| {overall['diff']:.1f} | [{overall['low']:.1f}, {overall['high']:.1f}] | 900 |" in md
+
+
+def test_versus_names_an_unknown_model_or_dataset(cli, demo_db: Path) -> None:
+    for args, said in (
+        (("demo-alpha", "nobody"), "no dataset has answers of both 'demo-alpha' and 'nobody'"),
+        (("demo-alpha", "nobody", "--dataset", "mmbench"),
+         "dataset 'mmbench' has no answers of model 'nobody'"),
+        (("demo-alpha", "demo-beta", "--dataset", "nope"), "no dataset 'nope'"),
+    ):  # fmt: skip
+        result = cli("versus", demo_db, *args)
+        assert result.code == 1 and said in result.stderr, result.stderr
+
+
+def test_versus_of_circular_groups_counts_groups(cli, demo_db: Path) -> None:
+    """MMBench's CircularEval cells pair whole groups; graded scores get no McNemar."""
+    result = cli("versus", demo_db, "demo-alpha", "demo-beta", "--format", "json",
+                 "--dataset", "mmbench", "--dataset", "mmvet")  # fmt: skip
+    datasets = {d["dataset"]: d["cells"] for d in json.loads(result.stdout)["datasets"]}
+    document = json.loads(cli("export", demo_db, "--format", "json", "--dataset", "mmbench").stdout)
+    groups = document["tables"][0]["rows"][0]["n"]["overall"]
+    overall = next(c for c in datasets["mmbench"] if c["column"] == "overall")
+    assert overall["n"] == groups and overall["p_mcnemar"] is not None
+    assert all(c["p_mcnemar"] is None for c in datasets["mmvet"])  # graded 0 to 1
