@@ -12,7 +12,9 @@ self-preferring (Panickssery et al., 2024). Pure values: db/judges.py reads them
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
+from itertools import combinations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
@@ -20,6 +22,7 @@ from statistics import fmean
 import numpy as np
 
 from lmmreview.engine.agreement import correct
+from lmmreview.engine.reviewers import interval, krippendorff_alpha
 
 BINS = 10  # reliability-diagram bins: equal-width over the judge's score, 0 to 1
 WRONG, RIGHT = "wrong", "right"  # a binary benchmark's two levels
@@ -246,16 +249,54 @@ def kappas(table: Confusion) -> Kappas:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class ReviewerPair:
+    """Two reviewers' kappas over the score levels, on the answers both scored."""
+
+    first: str
+    second: str
+    kappas: Kappas
+
+
+@dataclass(frozen=True, slots=True)
+class HumanAgreement:
+    """How the reviewers agree with each other, to set beside a judge's agreement with
+    them: per pair the kappas, and Krippendorff's interval alpha over every reviewer."""
+
+    answers: int  # answers scored by two reviewers or more
+    pairs: tuple[ReviewerPair, ...]
+    alpha: float | None
+
+
+def human_agreement(scores: Mapping[int, Mapping[str, float]], graded: bool) -> HumanAgreement:
+    """The reviewers' agreement, from answer -> reviewer -> the score of their own verdict
+    (engine.reviewers reads the verdicts; its alpha is reused)."""
+    units = {answer: by for answer, by in scores.items() if len(by) > 1}
+    reviewers = sorted({r for by in units.values() for r in by})
+    pairs = []
+    for first, second in combinations(reviewers, 2):
+        both = [(by[first], by[second]) for by in units.values() if first in by and second in by]
+        if both:
+            pairs.append(
+                ReviewerPair(first, second, kappas(confusion(levels(both, graded), graded)))
+            )
+    alpha = krippendorff_alpha([list(by.values()) for by in units.values()], interval)
+    return HumanAgreement(len(units), tuple(pairs), alpha)
+
+
 # -- calibration ----------------------------------------------------------------------
 
 
 def calibration(pairs: Sequence[tuple[float, float]], bins: int = BINS) -> Calibration:
-    """Reliability bins of the judge's score (equal width over 0 to 1; a score of 1 in the
-    last bin), ECE (the count-weighted mean of |mean judge - mean human| per bin) and
+    """Reliability bins of the judge's score (equal width over 0 to 1: bin floor(10 x
+    score), the product rounded to LEVEL_DIGITS decimals; a score of 1 in the last bin), ECE (the count-weighted mean of |mean judge - mean human| per bin) and
     Brier (the mean squared judge - human difference)."""
     placed: list[list[tuple[float, float]]] = [[] for _ in range(bins)]
     for judge, human in pairs:
-        placed[min(max(int(judge * bins), 0), bins - 1)].append((judge, human))
+        # rounded first: a mean of runs such as 0.7 - 1e-16 is in the bin of 0.7
+        placed[min(max(math.floor(round(judge * bins, LEVEL_DIGITS)), 0), bins - 1)].append(
+            (judge, human)
+        )
     found = tuple(
         ReliabilityBin(
             i / bins,

@@ -15,6 +15,7 @@ from lmmreview.engine.scoring import ANY_PROMPT, Judge, judge_names, judges_name
 if TYPE_CHECKING:
     from lmmreview.db.judges import DatasetJudges, JudgeReport
     from lmmreview.engine.agreement import Estimate
+    from lmmreview.engine.judge_stats import Correlation, HumanAgreement, Kappas
 
 OFFLINE = "offline"
 REFERENCE = "reference"  # an LLM judge asked with the papers' own prompts
@@ -36,21 +37,24 @@ class Section:
     dataset: str
     choices: bool
     lines: list[Line]
+    humans: HumanAgreement  # the reviewers among themselves, beside the judges
 
 
 def judge_section(found: DatasetJudges, wanted: list[str]) -> Section:
     """A dataset's judges table; a combined row when each name in `wanted` names a judge
     here, a different one each."""
     from lmmreview.db.judges import combine, report
+    from lmmreview.engine.judge_stats import human_agreement
 
     names = judge_names(found.calls)
-    lines = [Line(names[j], j, report(found, calls)) for j, calls in found.calls.items()]
+    lines = [Line(names[j], j, report(found, calls, j)) for j, calls in found.calls.items()]
     chosen = _named(list(found.calls), wanted)
     if len(chosen) > 1:
         calls = combine(found, chosen)
         title = COMBINED + " + ".join(names[judge] for judge in chosen)
         lines.append(Line(title, None, report(found, calls)))
-    return Section(found.dataset, found.choices, lines)
+    humans = human_agreement(found.reviewers, found.graded)
+    return Section(found.dataset, found.choices, lines, humans)
 
 
 def _named(judges: list[Judge], wanted: list[str]) -> list[Judge]:
@@ -119,7 +123,7 @@ def judge_grids(section: Section) -> list[Grid]:
         )
     ]  # fmt: skip
     if not section.choices:
-        return grids
+        return grids + reliability_grids(section)
     grids.append(
         (
             "alignment with human choices where option matching failed",
@@ -150,7 +154,124 @@ def judge_grids(section: Section) -> list[Grid]:
             ],
         )
     )
-    return grids
+    return grids + reliability_grids(section)
+
+
+def _correlations(c: Correlation) -> list[str]:
+    return [str(c.n), _number(c.pearson), _number(c.spearman), _number(c.kendall)]
+
+
+def _kappas(k: Kappas) -> list[str]:
+    return [str(k.n), _number(k.unweighted), _number(k.linear), _number(k.quadratic)]
+
+
+def reliability_grids(section: Section) -> list[Grid]:
+    """The judge-reliability papers' figures (engine.judge_stats), each in its own table:
+    correlations, kappas over the levels (the reviewers among themselves beside the
+    judges), calibration and its bins, order consistency and self-preference, and each
+    judge's confusion matrix."""
+    lines = section.lines
+    correlation = ["N", "Pearson r", "Spearman ρ", "Kendall τb"]
+    grids: list[Grid] = [
+        (
+            "correlation with human scores, per answer",
+            ["Judge", *correlation],
+            [[_shown_name(line), *_correlations(line.report.answer_level)] for line in lines],
+        ),
+        (
+            "correlation with human scores, per model (mean scores: do they rank the models alike?)",
+            ["Judge", "Models", *correlation[1:]],
+            [[_shown_name(line), *_correlations(line.report.system_level)] for line in lines],
+        ),
+        (
+            "agreement on the score levels, judges with humans and humans with each other",
+            ["Judge", "N", "κ", "κ linear", "κ quadratic"],
+            [[_shown_name(line), *_kappas(line.report.kappas)] for line in lines]
+            + [
+                [f"human: {pair.first} vs {pair.second}", *_kappas(pair.kappas)]
+                for pair in section.humans.pairs
+            ],
+        ),
+    ]
+    if section.humans.pairs:
+        grids.append(
+            (
+                "agreement among reviewers (Krippendorff's α, interval)",
+                ["Reviewers", "Answers", "α"],
+                [
+                    [
+                        _reviewer_names(section.humans),
+                        str(section.humans.answers),
+                        _number(section.humans.alpha),
+                    ]
+                ],
+            )  # fmt: skip
+        )
+    return grids + _calibration_grids(lines) + [_order_grid(lines)] + _confusion_grids(lines)
+
+
+def _reviewer_names(humans: HumanAgreement) -> str:
+    return ", ".join(dict.fromkeys(n for p in humans.pairs for n in (p.first, p.second)))
+
+
+def _calibration_grids(lines: list[Line]) -> list[Grid]:
+    """ECE and Brier per judge giving grades, and the reliability diagram's non-empty bins."""
+    rated = [(line, c) for line in lines if (c := line.report.calibration) is not None]
+    if not rated:
+        return []
+    return [
+        (
+            "calibration of graded scores",
+            ["Judge", "N", "ECE", "Brier"],
+            [
+                [_shown_name(line), str(sum(b.count for b in c.bins)), _number(c.ece),
+                 _number(c.brier)]
+                for line, c in rated
+            ],
+        ),
+        (
+            "reliability bins of the judge's score (empty bins left out)",
+            ["Judge", "Bin", "N", "Mean judge", "Mean human"],
+            [
+                [_shown_name(line), f"{b.lower:.1f} to {b.upper:.1f}", str(b.count),
+                 _number(b.mean_judge), _number(b.mean_human)]
+                for line, c in rated
+                for b in c.bins
+                if b.count
+            ],
+        ),
+    ]  # fmt: skip
+
+
+def _order_grid(lines: list[Line]) -> Grid:
+    """Order consistency (– where no item was asked in two orders) and the models of the
+    judge's own family."""
+    return (
+        "order consistency and self-preference",
+        ["Judge", "Items", "Consistent %", "Own-family models"],
+        [
+            [
+                _shown_name(line),
+                DASH if (o := line.report.order) is None else str(o.groups),
+                _percent(o.rate) if o else DASH,
+                ", ".join(line.report.same_family) or DASH,
+            ]
+            for line in lines
+        ],
+    )
+
+
+def _confusion_grids(lines: list[Line]) -> list[Grid]:
+    """Each judge's confusion matrix: its levels down, the human's across."""
+    return [
+        (
+            f"confusion of {_shown_name(line)}: judge (rows) × human (columns)",
+            ["Judge \\ human", *c.labels],
+            [[label, *map(str, row)] for label, row in zip(c.labels, c.counts, strict=True)],
+        )
+        for line in lines
+        if (c := line.report.confusion).n
+    ]
 
 
 # -- renderers ----------------------------------------------------------------------------
@@ -184,11 +305,10 @@ def to_latex(sections: list[Section]) -> str:
             lines = [
                 r"\begin{table}[t]",
                 r"\centering",
-                rf"\caption{{{tex(section.dataset)}: {title}}}",
+                rf"\caption{{{tex(section.dataset)}: {_tex_header(title)}}}",
                 r"\begin{tabular}{ll" + "r" * (len(headers) - 2) + "}",
                 r"\toprule",
-                " & ".join(tex(h).replace("Δ̄", r"$\bar{\Delta}$").replace("κ", r"$\kappa$")
-                           for h in headers) + r" \\",
+                " & ".join(_tex_header(h) for h in headers) + r" \\",
                 r"\midrule",
                 *(" & ".join(tex(cell).replace(DASH, "--") for cell in row) + r" \\"
                   for row in rows),
@@ -198,6 +318,17 @@ def to_latex(sections: list[Section]) -> str:
             ]  # fmt: skip
             parts.append("\n".join(lines))
     return "\n\n".join(parts) + "\n"
+
+
+_SYMBOLS = {"Δ̄": r"$\bar{\Delta}$", "κ": r"$\kappa$", "ρ": r"$\rho$", "τb": r"$\tau_b$",
+            "α": r"$\alpha$", "×": r"$\times$"}  # fmt: skip
+
+
+def _tex_header(header: str) -> str:
+    text = tex(header)
+    for symbol, math in _SYMBOLS.items():
+        text = text.replace(symbol, math)
+    return text
 
 
 def to_json(sections: list[Section]) -> str:
@@ -218,9 +349,11 @@ def to_json(sections: list[Section]) -> str:
                         "alignment_rate": line.report.alignment.rate
                         if line.report.alignment
                         else None,
+                        "order_rate": line.report.order.rate if line.report.order else None,
                     }
                     for line in section.lines
                 ],
+                "human_agreement": asdict(section.humans),
             }
             for section in sections
         ]

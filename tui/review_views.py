@@ -211,6 +211,7 @@ class Views:
         if not found.calls:
             self.screen.review_app.tell("No judge has scored this dataset yet: nothing to compare.")
             return
+        found.families = self.screen.settings.families  # the self-preference flag's map
         panel.open(found, session.judge_name)
 
     async def notes_text(self) -> str:

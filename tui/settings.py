@@ -28,6 +28,7 @@ import platformdirs
 
 from lmmreview.engine.causes import MMMU_CAUSES
 from lmmreview.engine.defaults import DEFAULT_JUDGE_MODEL, DISAGREEMENT, SPREAD
+from lmmreview.engine.judge_stats import DEFAULT_FAMILIES
 from lmmreview.engine.scoring import JudgeChoice
 from lmmreview.engine.secrets import redact_url
 from lmmreview.tui.options import (
@@ -43,6 +44,7 @@ from lmmreview.tui.output import fail
 
 DEFAULT_THEME = "textual-dark"
 CAUSES = "causes"  # the file's table of error causes
+FAMILIES = "families"  # the file's table of model families (name start = family)
 _CAUSE_ID = re.compile(r"[A-Za-z0-9_-]+")
 _TABLE_HEADER = re.compile(r"^\s*\[")
 _THEME_LINE = re.compile(r"^\s*theme\s*=")
@@ -75,6 +77,8 @@ class Settings:
     auto_advance: bool = False  # after a grade, the cursor moves to the next answer
     keymap: Mapping[str, str] = field(default_factory=dict)
     causes: Mapping[str, str] = field(default_factory=lambda: dict(MMMU_CAUSES))  # id -> title
+    # model name start -> family, for a judge's self-preference flag (lmmreview judges)
+    families: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_FAMILIES))
     sources: Mapping[str, str] = field(default_factory=dict)
 
     def judge_choice(self, named: str | None = None) -> JudgeChoice:
@@ -106,12 +110,16 @@ class Settings:
 
     def rows(self) -> list[tuple[str, object, str]]:
         """(file key, effective value, source) for every setting, then the keymap entries,
-        then the error causes."""
+        then the error causes, then the model families."""
         listed = [(key, self._shown(key), self.sources[key]) for key in _SPECS]
         keymap = [(f"keymap.{b}", keys, "file") for b, keys in sorted(self.keymap.items())]
         source = self.sources.get(CAUSES, "default")
         causes = [(f"{CAUSES}.{cause}", title, source) for cause, title in self.causes.items()]
-        return listed + keymap + causes
+        families = [
+            (f"{FAMILIES}.{start}", name, self.sources.get(f"{FAMILIES}.{start}", "default"))
+            for start, name in self.families.items()
+        ]
+        return listed + keymap + causes + families
 
     def _shown(self, key: str) -> object:
         value = getattr(self, _SPECS[key].attribute)
@@ -269,14 +277,30 @@ def _causes(value: object, path: Path) -> dict[str, str]:
     return dict(value)
 
 
+def _families(value: object, path: Path) -> dict[str, str]:
+    """The `[families]` table (model name start = family), added to the default map (an
+    entry of the same name start replaces the default's); a family that is not text, or
+    an empty name start, is an error."""
+    if not isinstance(value, dict):
+        raise _error(path, FAMILIES, 'expected a table of name start = family, e.g. qwen = "qwen"')
+    for start, name in value.items():
+        if not start.strip():
+            raise _error(path, FAMILIES, "a model name start is not empty")
+        if not _text(name):
+            raise _error(path, f"{FAMILIES}.{start}", "expected a family's name")
+    return {start.lower(): name for start, name in value.items()}
+
+
 @dataclass
 class _File:
     """What a settings file says: its valid values by dotted key, its keymap, its causes
-    (None: the default), and its bad or unknown keys, each with its error."""
+    (None: the default), its model families, and its bad or unknown keys, each with its
+    error."""
 
     values: dict[str, object] = field(default_factory=dict)
     keymap: dict[str, str] = field(default_factory=dict)
     causes: dict[str, str] | None = None
+    families: dict[str, str] = field(default_factory=dict)
     problems: dict[str, SettingsError] = field(default_factory=dict)
 
     def check(self, uses: Collection[str] | None) -> None:
@@ -293,6 +317,11 @@ def _flatten(document: Mapping[str, Any], path: Path) -> _File:
     for name, value in document.items():
         if name == CAUSES:
             file.causes = _causes(value, path)
+        elif name == FAMILIES:  # a bad table stops only the commands that read it
+            try:
+                file.families = _families(value, path)
+            except SettingsError as problem:
+                file.problems[FAMILIES] = problem
         elif name == "keymap":
             _keymap(value, path, file)
         elif isinstance(value, dict) and name in ("judge", "review"):
@@ -342,6 +371,8 @@ def load(path: Path | None = None, uses: Collection[str] | None = None) -> Setti
     values, keymap, causes = file.values, file.keymap, file.causes
     chosen: dict[str, Any] = {} if causes is None else {"causes": causes}
     sources = {key: "default" for key in _SPECS} | {CAUSES: "default" if causes is None else "file"}
+    chosen["families"] = DEFAULT_FAMILIES | file.families
+    sources |= {f"{FAMILIES}.{start}": "file" for start in file.families}
     for key, value in values.items():
         chosen[_SPECS[key].attribute] = value
         sources[key] = "file"

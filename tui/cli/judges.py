@@ -87,10 +87,14 @@ def judges(
     from lmmreview.db import Store
     from lmmreview.db.judges import read_judges
     from lmmreview.tui.judges_tables import RENDERERS, judge_section
+    from lmmreview.tui.settings import FAMILIES, for_command
 
+    families = for_command(uses=[FAMILIES]).families
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
         found = [read_judges(store, name) for name, _ in store.datasets(dataset or None)]
+    for one in found:
+        one.families = families
     sections = [judge_section(one, combine_names or []) for one in found]
     _check_combined(combine_names or [], sections, found)
     text = RENDERERS[format](sections)
