@@ -18,7 +18,7 @@ from rich.text import Text
 
 from lmmreview.engine.export import grid
 from lmmreview.engine.judge_stats import Calibration, Confusion
-from lmmreview.engine.tables import Cell, Column, Table
+from lmmreview.engine.tables import Column, Table
 from lmmreview.tui.safe_text import safe
 
 EIGHTHS = " ▏▎▍▌▋▊▉"  # a bar's last cell, by eighths of a cell
@@ -37,18 +37,11 @@ def bar(fraction: float, width: int) -> str:
     return FULL * full + (EIGHTHS[rest] if rest else "")
 
 
-def half_width(cell: Cell) -> float | None:
-    """Half the width of a cell's 95 % interval: what "±" shows (None: no interval)."""
-    if cell.interval is None:
-        return None
-    low, high = cell.interval
-    return (high - low) / 2
-
-
-def plus_minus(cell: Cell | None) -> str:
-    """The text "±h" after a cell's value when it has an interval, else nothing."""
-    half = half_width(cell) if cell is not None else None
-    return "" if half is None else f" ±{half:.1f}"
+def plus_minus(interval: tuple[float, float]) -> str:
+    """A cell's 95 % interval after its value, as the screen shows it: ± half its width
+    (compact; `report --ci` prints both ends)."""
+    low, high = interval
+    return f" ±{(high - low) / 2:.1f}"
 
 
 def _scale(table: Table, column: Column) -> float:
@@ -87,7 +80,7 @@ class CapabilityBars:
         longest = max((cell_len(label) for label in labels), default=1)
         label_width = max(min(longest, LABEL_MAX, width - BAR_MIN), 4)
         room = max(width - label_width, 1)
-        numbers = {label: texts for label, texts in grid(table)}
+        numbers = {label: texts for label, texts in grid(table, plus_minus)}
         for index, column in enumerate(table.columns):
             yield safe(column.title, one_line=True, style="bold")
             scale = _scale(table, column)
@@ -101,7 +94,7 @@ class CapabilityBars:
                 drawn = "" if value is None else bar(abs(value) / scale, room)
                 line.append(drawn, style=colour if value is None or value >= 0 else "red")
                 line.append(" " * (room - cell_len(drawn) + 1))
-                line.append(numbers[row.label][index][0] + plus_minus(cell))
+                line.append(numbers[row.label][index][0])
                 yield line
 
 

@@ -193,11 +193,8 @@ def _fill(view: DataTable[RenderableType], table: Table) -> None:
     view.add_column("Model", key="__model__")
     for column in table.columns:
         view.add_column(safe(column.title, one_line=True), key=column.key)
-    for (label, cells), row in zip(grid(table), table.rows, strict=True):
-        texts = [
-            Text(text + plus_minus(row.cells.get(column.key)), style=RANK_STYLES[rank])
-            for (text, rank), column in zip(cells, table.columns, strict=True)
-        ]
+    for label, cells in grid(table, plus_minus):
+        texts = [Text(text, style=RANK_STYLES[rank]) for text, rank in cells]
         view.add_row(safe(label, one_line=True), *texts, key=label)
     view.add_row(Text("N", style="dim"), *(Text(n, style="dim") for n in counts_row(table)))
     reviewed = ["reviewed"] + [
