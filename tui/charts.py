@@ -3,8 +3,7 @@ the judge × human confusion matrix, the reliability diagram of a judge's scores
 
 Plain Rich, no plotting widget: what they draw is text, so the SVG snapshot tests pin it
 cell for cell; every label from the data goes through `safe()`; and each picture sizes
-itself to the width it is given (80 columns as well as 160). No Textual here: a command
-could print them too.
+itself to the width it is given (80 columns as well as 160).
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from rich.text import Text
 from lmmreview.engine.export import grid
 from lmmreview.engine.judge_stats import Calibration, Confusion
 from lmmreview.engine.tables import Column, Table
+from lmmreview.tui.answer_list import shared_ends, short_model
 from lmmreview.tui.safe_text import safe
 
 EIGHTHS = " ▏▎▍▌▋▊▉"  # a bar's last cell, by eighths of a cell
@@ -53,15 +53,9 @@ def _scale(table: Table, column: Column) -> float:
     return max(values, default=1.0) or 1.0
 
 
-def _label(name: str, width: int) -> Text:
-    """A model's name in `width` cells: cut in the middle when longer (its two ends tell
-    models apart: llava-v1.5-7b, llava-v1.5-13b), padded when shorter."""
-    label = safe(name, one_line=True)
-    if label.cell_len > width:
-        keep = max(width - 1, 0)
-        head = label[: (keep + 1) // 2]
-        tail = label[len(label) - keep // 2 :] if keep // 2 else Text("")
-        label = Text.assemble(head, "…", tail)
+def _label(name: str, width: int, shared: tuple[int, int]) -> Text:
+    """A model's name in `width` cells, cut in the middle as the answer list cuts it."""
+    label = safe(short_model(name, width, shared), one_line=True)
     label.pad_right(width - label.cell_len)
     return label
 
@@ -81,6 +75,7 @@ class CapabilityBars:
         label_width = max(min(longest, LABEL_MAX, width - BAR_MIN), 4)
         room = max(width - label_width, 1)
         numbers = {label: texts for label, texts in grid(table, plus_minus)}
+        shared = shared_ends(labels)
         for index, column in enumerate(table.columns):
             yield safe(column.title, one_line=True, style="bold")
             scale = _scale(table, column)
@@ -89,7 +84,7 @@ class CapabilityBars:
                 value = cell.value if cell is not None else None
                 colour = PALETTE[number % len(PALETTE)]
                 line = Text("  ")
-                line.append_text(_label(row.label, label_width))
+                line.append_text(_label(row.label, label_width, shared[row.label]))
                 line.append(" ")
                 drawn = "" if value is None else bar(abs(value) / scale, room)
                 line.append(drawn, style=colour if value is None or value >= 0 else "red")
@@ -105,16 +100,16 @@ HEAT = ("", "on grey30", "on grey42", "on grey54", "on grey66")
 def confusion_matrix(confusion: Confusion) -> Group:
     """The judge × human counts as a grid: a row per judge level, a column per human
     level, each cell shaded by its count (the diagonal, where they agree, in bold)."""
-    grid = RichTable(box=None, pad_edge=False, show_edge=False)
-    grid.add_column(Text("judge \\ human", style="dim"), no_wrap=True)
+    matrix = RichTable(box=None, pad_edge=False, show_edge=False)
+    matrix.add_column(Text("judge \\ human", style="dim"), no_wrap=True)
     for label in confusion.labels:
-        grid.add_column(safe(label, one_line=True), justify="right", no_wrap=True)
+        matrix.add_column(safe(label, one_line=True), justify="right", no_wrap=True)
     largest = max((c for row in confusion.counts for c in row), default=0) or 1
     for number, (label, counts) in enumerate(zip(confusion.labels, confusion.counts, strict=True)):
         cells = [Text(f" {c} ", style=_heat(c, largest, i == number)) for i, c in enumerate(counts)]
-        grid.add_row(safe(label, one_line=True), *cells)
+        matrix.add_row(safe(label, one_line=True), *cells)
     title = f"Judge × human ({confusion.n} answers): a row per judge level, a column per human's"
-    return Group(Text(title), grid)
+    return Group(Text(title), matrix)
 
 
 def _heat(count: int, largest: int, diagonal: bool) -> str:
