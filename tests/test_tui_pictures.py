@@ -175,7 +175,7 @@ def test_a_verdict_saved_while_intervals_compute_is_not_shown_stale(
 
 def test_v_in_the_compare_view_shows_the_paired_difference_with_mcnemar(demo_db: Path) -> None:
     """The highlighted model against the next, as `DatasetScores.versus` computes it on
-    the file; McNemar's p for an accuracy benchmark (MMMU)."""
+    the file; McNemar's p for an accuracy benchmark (MMMU). At 80x24."""
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
@@ -188,10 +188,12 @@ def test_v_in_the_compare_view_shows_the_paired_difference_with_mcnemar(demo_db:
         seen["a"], seen["b"], seen["differences"] = screen.a, screen.b, screen.differences
         await pilot.pause(0.2)
         seen["text"] = text_of(app, "#versus-body")
+        seen["svg"] = app.export_screenshot()
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, CompareScreen))
 
-    drive(demo_db, steps, dataset="mmmu")
+    drive(demo_db, steps, dataset="mmmu", size=(80, 24))
+    matches_golden(str(seen["svg"]), "tui/versus-80x24.svg")
     assert seen["a"] == seen["pair"] and seen["b"] != seen["a"]
     with Store.open(demo_db) as store:
         benchmark = dict(store.datasets(["mmmu"]))["mmmu"]
