@@ -222,7 +222,8 @@ def test_p_turns_the_judges_view_to_its_confusion_matrix_and_reliability_diagram
     demo_db: Path,
 ) -> None:
     """P opens the judges view and turns its pages: the shown judge's confusion matrix
-    (its counts those of `report`), its reliability diagram, the tables again. At 80x24."""
+    (its counts those of `report`), its reliability diagram, the tables again. At 160x48
+    and 80x24."""
     db = _graded(demo_db)
     seen: dict[str, str] = {}
 
@@ -233,12 +234,13 @@ def test_p_turns_the_judges_view_to_its_confusion_matrix_and_reliability_diagram
             await until(pilot, lambda page=page: panel.is_open and panel.page == page)
             await pilot.pause(0.2)
             seen[page] = text_of(app, "#judges-view")
-            seen[f"{page}-svg"] = app.export_screenshot()
+            seen[f"{page}-{app.size.width}x{app.size.height}"] = app.export_screenshot()
         await pilot.press("W")
         await until(pilot, lambda: not panel.is_open)
         seen["closed"] = panel.page
 
-    drive(db, steps, size=(80, 24))
+    for size in ((160, 48), (80, 24)):
+        drive(db, steps, size=size)
     with Store.open(db) as store:
         found = read_judges(store, "mmvet")
         ((judge, calls),) = found.calls.items()
@@ -252,7 +254,8 @@ def test_p_turns_the_judges_view_to_its_confusion_matrix_and_reliability_diagram
     assert f"ECE {expected.calibration.ece:.3f}" in seen["reliability"]
     assert "Δ̄" in seen["tables"] and seen["closed"] == "tables"
     for page in ("confusion", "reliability"):
-        matches_golden(seen[f"{page}-svg"], f"tui/judges-{page}-80x24.svg")
+        for size in ("80x24", "160x48"):
+            matches_golden(seen[f"{page}-{size}"], f"tui/judges-{page}-{size}.svg")
 
 
 def test_the_versus_view_computes_again_when_a_verdict_lands(demo_db: Path) -> None:
