@@ -164,6 +164,40 @@ def _wrong(rng: random.Random, record: dict) -> str:
     return rng.choice(LETTERS) if "all_choices" in record else str(rng.randrange(100))
 
 
+def write_mmmu_lmms_eval(folder: Path, mmmu: Arguments) -> Arguments:
+    """A second judge of the MMMU input's answers (`mmmu`: write_mmmu's commands): one
+    lmms-eval samples file per model (the v0.4 layout, no doc), each answer with
+    lmms-eval's parsed choice: the letter it names, but the next letter for one answer
+    in 50 (another extraction); open answers, which lmms-eval's MMMU leaves to its
+    scorer, have none. The import commands, into the dataset `mmmu`."""
+    commands = []
+    for _, outputs, *_ in mmmu:
+        model = Path(outputs).name
+        records = [r for path in sorted(Path(outputs).glob("*/output.json"))
+                   for r in json.loads(path.read_text(encoding="utf-8"))]  # fmt: skip
+        log = folder / model / "20240801_120000_samples_mmmu_val.jsonl"
+        log.parent.mkdir(parents=True)
+        with log.open("w", encoding="utf-8") as file:
+            for number, record in enumerate(records):
+                file.write(json.dumps(_lmms_eval_line(number, record)) + "\n")
+        commands.append(["mmmu-lmms-eval", str(log), "--dataset", "mmmu"])
+    return commands
+
+
+def _lmms_eval_line(number: int, record: dict[str, Any]) -> dict[str, Any]:
+    """One answer's line: the response, and MMMU's metric dict with the parsed choice."""
+    response, gold = record["response"], record["answer"]
+    acc = {"id": record["id"], "question_type": record["question_type"], "answer": gold}
+    if "all_choices" in record:
+        named = response.rstrip(".")[-1]  # "A", or "... the answer is A."
+        if number % 50 == 49:
+            named = LETTERS[(LETTERS.index(named) + 1) % len(LETTERS)]
+        acc["parsed_pred"] = [named]
+    else:
+        acc["parsed_pred"] = [[response]]
+    return {"doc_id": number, "target": gold, "filtered_resps": [response], "mmmu_acc": acc}
+
+
 def write_generic(folder: Path, samples: int) -> Arguments:
     """One lmmreview JSONL: the sample lines, then each model's answer lines."""
     rng = random.Random(4)

@@ -29,8 +29,8 @@ from lmmreview.engine.agreement import (
     mean_run_std,
     settled_shares,
 )
+from lmmreview.engine.defaults import DEFAULT_FAMILIES
 from lmmreview.engine.judge_stats import (
-    DEFAULT_FAMILIES,
     Calibration,
     Confusion,
     Correlation,
@@ -91,6 +91,9 @@ class DatasetJudges:
     # answer -> reviewer -> the score of that reviewer's own verdict (several reviewers).
     reviewers: dict[int, dict[str, float]] = field(default_factory=dict)
     families: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_FAMILIES))
+    # judge -> what its calls alone say, worked out once per reading (calls_facts): the
+    # judges view reports again on every verdict, over every answer's calls.
+    facts: dict[Judge, CallFacts] = field(default_factory=dict)
 
     @property
     def choices(self) -> bool:
@@ -102,31 +105,62 @@ class DatasetJudges:
 
     @property
     def graded(self) -> bool:
-        """Whether scores here are grades (some run's or human score strictly between 0
-        and 1), else 0/1: the levels of the confusion matrix and the kappas."""
-        runs = (c.score for a in self.calls.values() for r in a.values() for c in r.values())
-        humans = (h.score for h in self.humans.values())
-        return is_graded(s for s in (*runs, *humans) if s is not None)
+        """Whether scores here are grades (some judge's run or human score strictly between
+        0 and 1), else 0/1: the levels of the confusion matrix and the kappas."""
+        humans = (h.score for h in self.humans.values() if h.score is not None)
+        return any(f.graded for f in self.facts.values()) or is_graded(humans)
+
+
+@dataclass(frozen=True, slots=True)
+class CallFacts:
+    """What one judge's calls say without the human verdicts."""
+
+    graded: bool  # some run's score lies strictly between 0 and 1
+    order: OrderConsistency | None  # None where no item was asked in several orders
+
+
+def calls_facts(found: DatasetJudges, calls: dict[int, dict[int, Call]]) -> CallFacts:
+    """A judge's grading and order consistency, from its calls."""
+    scores = (c.score for runs in calls.values() for c in runs.values() if c.score is not None)
+    if not found.orders:
+        return CallFacts(is_graded(scores), None)
+    verdicts = (
+        [v for a in group if a in calls and (v := _verdict(calls[a])) is not None]
+        for group in found.orders
+    )
+    return CallFacts(is_graded(scores), order_consistency(verdicts))
+
+
+def _verdict(runs: dict[int, Call]) -> float | None:
+    """A judge's score of one answer (the mean of its scored runs; None: none), a lone
+    run's score taken as it is (most answers have one: read once per answer per reading)."""
+    if len(runs) == 1:
+        (call,) = runs.values()
+        return call.score
+    scores = [c.score for c in runs.values() if c.score is not None]
+    return answer_score(scores) if scores else None
 
 
 def read_judges(store: Store, dataset: str) -> DatasetJudges:
     """Every judge's latest judgment per (answer, run) of a dataset, the human verdict in
     force per answer (the review screen's own reading), and each answer's model."""
-    samples = {s.key: s for s in store.samples(dataset)}
-    golds = {key: s.golds for key, s in samples.items()}
-    entries = EntryReader(store).entries(dataset)
+    samples = store.samples(dataset)
+    golds = {s.key: s.golds for s in samples}
     (_, bench), *_ = store.datasets([dataset])
+    items = {s.key: item for s in samples if (item := bench.order_group(s)) is not None}
+    entries = EntryReader(store).entries(dataset)
     groups: dict[tuple[str, Hashable], list[int]] = defaultdict(list)
-    for e in entries:
-        if (item := bench.order_group(samples[e.key])) is not None:
+    for e in entries if items else ():
+        if (item := items.get(e.key)) is not None:
             groups[e.model, item].append(e.answer_id)
-    keys = {e.answer_id: e.key for e in entries}
+    verdicts = reviewer_verdicts(store, dataset)
+    keys = {e.answer_id: e.key for e in entries if e.answer_id in verdicts}
     found = DatasetJudges(
         dataset,
         {e.answer_id: e.model for e in entries},
         {e.answer_id: human_of(e.verdict, golds[e.key]) for e in entries if e.verdict is not None},
         orders=[tuple(answers) for answers in groups.values() if len(answers) > 1],
-        reviewers=_reviewer_scores(reviewer_verdicts(store, dataset), keys, golds),
+        reviewers=_reviewer_scores(verdicts, keys, golds),
     )
     matched: dict[int, dict[int, Call]] = defaultdict(dict)
     calls: dict[Judge, dict[int, dict[int, Call]]] = defaultdict(lambda: defaultdict(dict))
@@ -143,6 +177,7 @@ def read_judges(store: Store, dataset: str) -> DatasetJudges:
             answers[answer] = {**runs, **answers.get(answer, {})}
         found.calls[judge] = dict(answers)
     found.calls = dict(sorted(found.calls.items()))
+    found.facts = {judge: calls_facts(found, calls) for judge, calls in found.calls.items()}
     return found
 
 
@@ -224,7 +259,7 @@ def report(
         if choices
         else None,
         _settled(found.models, chosen) if choices else {},
-        *_reliability(found, graded, scored),
+        *_reliability(found, graded, found.facts.get(judge) if judge else None, calls),
         same_family(judge.model, found.models.values(), found.families) if judge else (),
     )
 
@@ -235,24 +270,25 @@ _Reliability = tuple[
 
 
 def _reliability(
-    found: DatasetJudges, graded: dict[int, tuple[float, float]], scored: dict[int, list[float]]
+    found: DatasetJudges,
+    graded: dict[int, tuple[float, float]],
+    facts: CallFacts | None,
+    calls: dict[int, dict[int, Call]],
 ) -> _Reliability:
     """Correlations, kappas over levels, confusion, calibration and order consistency of
-    one judge on the N answers (`graded`: answer -> (judge, human))."""
+    one judge on the N answers (`graded`: answer -> (judge, human)); `facts`, its calls'
+    own, when already worked out."""
     pairs = list(graded.values())
-    table = confusion(levels(pairs, found.graded), found.graded)
-    runs_graded = is_graded(s for runs in scored.values() for s in runs)
+    in_grades = found.graded
+    table = confusion(levels(pairs, in_grades), in_grades)
+    facts = facts or calls_facts(found, calls)
     return (
         correlation(pairs),
         correlation(system_pairs(graded, found.models)),
         kappas(table),
         table,
-        calibration(pairs) if runs_graded else None,
-        order_consistency(
-            [answer_score(scored[a]) for a in group if a in scored] for group in found.orders
-        )
-        if found.orders
-        else None,
+        calibration(pairs) if facts.graded else None,
+        facts.order,
     )
 
 

@@ -15,3 +15,4 @@ def install_hint(extra: str, package: str) -> str:
 INSTALL_OPENPYXL = install_hint("xlsx", "openpyxl")
 INSTALL_PYARROW = install_hint("parquet", "pyarrow")
 INSTALL_INSPECT = install_hint("inspect", "inspect_ai")
+INSTALL_MATPLOTLIB = install_hint("figures", "matplotlib")

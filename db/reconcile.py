@@ -141,7 +141,7 @@ def _scored_apart(summaries: dict[Judge, dict[int, _Summary]]) -> set[int]:
 class Group:
     """One model's answers to one benchmark, from every source that scored them."""
 
-    benchmark: str  # its title
+    benchmark: str  # its name, the datasets' kind (as `lmmreview info` shows it)
     datasets: list[str]
     models: list[str]
     sources: dict[str, dict[str, Reading]] = field(default_factory=dict)  # name -> key -> ...
@@ -167,7 +167,7 @@ def read_groups(
         present = sorted({m for r in readings.values() for m, _ in r})
         wanted = [m for m in models if m in present] if models else present
         model_pools = [wanted] if len(models) > 1 else [[m] for m in wanted]
-        groups.extend(_group(pool[0][1].title, readings, p) for p in model_pools if p)
+        groups.extend(_group(pool[0][1].name, readings, p) for p in model_pools if p)
     return groups
 
 
@@ -185,10 +185,10 @@ def _pools(
     return [[one] for one in chosen if models_together or len(store.judges(one[0])) > 1]
 
 
-def _group(title: str, readings: dict[str, Readings], models: list[str]) -> Group:
+def _group(benchmark: str, readings: dict[str, Readings], models: list[str]) -> Group:
     """One group's sources, named by judge, with the model and dataset before where the
     group has several."""
-    group = Group(title, list(readings), models)
+    group = Group(benchmark, list(readings), models)
     names = judge_names({judge for r in readings.values() for _, judge in r})
     for dataset, by_source in readings.items():
         for (model, judge), keyed in by_source.items():

@@ -7,3 +7,30 @@ SPREAD = 0.0  # the run-variance filter's default threshold: runs that disagree 
 # OpenAI's limits per batch input file (engine.batch).
 MAX_REQUESTS = 50_000
 MAX_BYTES = 200 * 1000 * 1000
+# Model family by the start of a model's name (lower case; the settings' [families] table
+# adds to it): a judge grading a model of its own family may favour it (engine.judge_stats).
+DEFAULT_FAMILIES: dict[str, str] = {
+    "gpt": "openai",
+    "o1": "openai",
+    "o3": "openai",
+    "o4": "openai",
+    "chatgpt": "openai",
+    "claude": "anthropic",
+    "gemini": "google",
+    "gemma": "google",
+    "palm": "google",
+    "qwen": "qwen",
+    "llama": "meta",
+    "internvl": "internvl",
+    "intern": "internvl",
+    "llava": "llava",
+    "deepseek": "deepseek",
+    "mistral": "mistral",
+    "pixtral": "mistral",
+    "phi": "microsoft",
+    "glm": "zhipu",
+    "cogvlm": "zhipu",
+    "minicpm": "openbmb",
+    "yi": "01-ai",
+    "grok": "xai",
+}

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from itertools import combinations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from statistics import fmean
 
 import numpy as np
@@ -27,34 +27,6 @@ from lmmreview.engine.reviewers import interval, krippendorff_alpha
 BINS = 10  # reliability-diagram bins: equal-width over the judge's score, 0 to 1
 WRONG, RIGHT = "wrong", "right"  # a binary benchmark's two levels
 LEVEL_DIGITS = 6  # a score level is its value to this many decimals (float noise aside)
-
-# Model family by a pattern its name starts with (lower case; user-editable in the settings'
-# [families] table): a judge grading a model of its own family may favour it.
-DEFAULT_FAMILIES: dict[str, str] = {
-    "gpt": "openai",
-    "o1": "openai",
-    "o3": "openai",
-    "o4": "openai",
-    "chatgpt": "openai",
-    "claude": "anthropic",
-    "gemini": "google",
-    "gemma": "google",
-    "palm": "google",
-    "qwen": "qwen",
-    "llama": "meta",
-    "internvl": "internvl",
-    "intern": "internvl",
-    "llava": "llava",
-    "deepseek": "deepseek",
-    "mistral": "mistral",
-    "pixtral": "mistral",
-    "phi": "microsoft",
-    "glm": "zhipu",
-    "cogvlm": "zhipu",
-    "minicpm": "openbmb",
-    "yi": "01-ai",
-    "grok": "xai",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,8 +261,9 @@ def human_agreement(scores: Mapping[int, Mapping[str, float]], graded: bool) -> 
 
 def calibration(pairs: Sequence[tuple[float, float]], bins: int = BINS) -> Calibration:
     """Reliability bins of the judge's score (equal width over 0 to 1: bin floor(10 x
-    score), the product rounded to LEVEL_DIGITS decimals; a score of 1 in the last bin), ECE (the count-weighted mean of |mean judge - mean human| per bin) and
-    Brier (the mean squared judge - human difference)."""
+    score), the product rounded to LEVEL_DIGITS decimals; a score of 1 in the last bin),
+    ECE (the count-weighted mean of |mean judge - mean human| per bin) and Brier (the
+    mean squared judge - human difference)."""
     placed: list[list[tuple[float, float]]] = [[] for _ in range(bins)]
     for judge, human in pairs:
         # rounded first: a mean of runs such as 0.7 - 1e-16 is in the bin of 0.7

@@ -105,6 +105,10 @@ class Filter:
 
     def describe(self) -> str:
         """The active conditions, for the header ("all answers" when none)."""
+        return " & ".join(self.conditions()) or "all answers"
+
+    def conditions(self) -> list[str]:
+        """Each active condition, as the header names it."""
         parts = [
             "unreviewed" if self.unreviewed else "",
             "flagged" if self.flagged else "",
@@ -123,7 +127,7 @@ class Filter:
             f"judges disagree: {self.flips_between}" if self.flips is not None else "",
             self._sources(),
         ]
-        return " & ".join(p for p in parts if p) or "all answers"
+        return [p for p in parts if p]
 
 
 @dataclass(frozen=True, slots=True)

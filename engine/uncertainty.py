@@ -12,6 +12,11 @@ The bootstrap, per cell (what a test can write out in plain numpy):
    computed. Drawing n units with replacement only matters through how many of each
    outcome are drawn, which is exactly this multinomial: a cell costs
    O(resamples x distinct outcomes), not O(resamples x n).
+   3b. Past MANY_OUTCOMES distinct outcomes (graded scores in several runs can have
+   thousands), each resample instead draws n units by index from the same generator,
+   `rng.integers(0, n, size=(batch, n))` over the units listed by outcome, a batch of
+   resamples at a time, and counts them per outcome: the same distribution, and
+   O(resamples x n), which is then less.
 4. Per resample and run: the sum of the drawn scores and the number of drawn units scored;
    the run's statistic is the cell's, `100 * sum / MICRO / units` (units: those scored,
    or all `n` when unscored answers count as zero), or `sum / MICRO` for a count column
@@ -49,6 +54,10 @@ RESAMPLES = 1_000  # bootstrap resamples per cell
 SEED = 0
 LEVEL = (2.5, 97.5)  # percentiles: a 95 % interval
 UNSCORED = -1  # a run that did not score a unit (step 1 above)
+# Past this many distinct outcomes in a cell (graded scores in several runs), drawing the
+# units by index costs less than the multinomial (step 3b); at most DRAWN_AT_ONCE at a time.
+MANY_OUTCOMES = 1_000
+DRAWN_AT_ONCE = 4_000_000
 CellKey = tuple[str, str, str]  # (row, table, column)
 Outcome = tuple[int, ...]  # a unit's score per run, UNSCORED where none
 Tallies = dict[tuple[int, int], Counter[Outcome]]  # (row or split, cell set) -> outcomes
@@ -275,8 +284,9 @@ def _interval(
 ) -> tuple[float, float] | None:
     """A cell's interval (None: no resample has a statistic)."""
     codes, counts = _sorted(tally)
-    draws = _draws(counts, resamples, seed)
-    return _percentiles(_statistic(draws, codes, kind))
+    return _percentiles(
+        _each_resample(counts, resamples, seed, lambda d: _statistic(d, codes, kind))
+    )
 
 
 def _sorted(tally: Counter[Outcome]) -> tuple[Ints, Ints]:
@@ -285,10 +295,28 @@ def _sorted(tally: Counter[Outcome]) -> tuple[Ints, Ints]:
     return np.array(outcomes_, np.int64), np.array([tally[o] for o in outcomes_], np.int64)
 
 
-def _draws(counts: Ints, resamples: int, seed: int) -> Ints:
-    """How many units of each outcome each resample draws (step 3)."""
+def _each_resample(
+    counts: Ints, resamples: int, seed: int, statistic: Callable[[Ints], np.ndarray]
+) -> np.ndarray:
+    """`statistic` of each resample's draws (step 3), made a batch of resamples at a time."""
+    return np.concatenate([statistic(draws) for draws in _draws(counts, resamples, seed)])
+
+
+def _draws(counts: Ints, resamples: int, seed: int) -> Iterator[Ints]:
+    """How many units of each outcome each resample draws (step 3): one multinomial draw
+    each, or, past MANY_OUTCOMES, n units drawn by index, in batches of bounded size."""
     n = int(counts.sum())
-    return np.random.default_rng(seed).multinomial(n, counts / n, size=resamples)
+    rng = np.random.default_rng(seed)
+    if len(counts) <= MANY_OUTCOMES:
+        yield rng.multinomial(n, counts / n, size=resamples)
+        return
+    outcome_of = np.repeat(np.arange(len(counts)), counts)  # the units, by outcome
+    batch = max(1, DRAWN_AT_ONCE // n)
+    for start in range(0, resamples, batch):
+        size = min(batch, resamples - start)
+        picked = outcome_of[rng.integers(0, n, size=(size, n))]
+        picked += np.arange(size)[:, None] * len(counts)  # each resample its own bins
+        yield np.bincount(picked.ravel(), minlength=size * len(counts)).reshape(size, -1)
 
 
 def _statistic(draws: Ints, codes: Ints, kind: _Kind) -> np.ndarray:
@@ -322,8 +350,14 @@ def _difference(
     runs = codes.shape[1] // 2
     mine, theirs = codes[:, :runs], codes[:, runs:]
     a, b = (_value(_statistic(counts[None, :], c, kind)) for c in (mine, theirs))
-    draws = _draws(counts, resamples, seed)
-    interval = _percentiles(_statistic(draws, mine, kind) - _statistic(draws, theirs, kind))
+    interval = _percentiles(
+        _each_resample(
+            counts,
+            resamples,
+            seed,
+            lambda d: _statistic(d, mine, kind) - _statistic(d, theirs, kind),
+        )
+    )
     low, high = interval if interval is not None else (None, None)
     diff = a - b if a is not None and b is not None else None
     p = _mcnemar_of(mine[:, 0], theirs[:, 0], counts, kind) if binary and not kind.count else None
@@ -479,8 +513,9 @@ class _SumStatistic:
             return None
         if np.isnan(self.values(counts[None, :], outcomes, counted)[0]):
             return None
-        draws = _draws(counts, resamples, seed)
-        return _percentiles(self.values(draws, outcomes, counted))
+        return _percentiles(
+            _each_resample(counts, resamples, seed, lambda d: self.values(d, outcomes, counted))
+        )
 
     def values(self, draws: Ints, outcomes: Ints, counted: np.ndarray) -> np.ndarray:
         """The column's value per row of `draws` (NaN: a part without a value)."""

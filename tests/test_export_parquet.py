@@ -1,10 +1,13 @@
-"""`lmmreview export --format parquet --out DIR`: tidy files read back with pyarrow, and
-checked against the database and `export --format json`."""
+"""`lmmreview export --format parquet --out DIR`: tidy files read back with pyarrow, pandas,
+DuckDB and `datasets`, and checked against the database and `export --format json`."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import sqlite3
+import subprocess
 import sys
 from collections import defaultdict
 from contextlib import closing
@@ -168,3 +171,115 @@ def test_a_commit_while_the_files_are_read_reads_them_again(
     monkeypatch.setattr(tidy, "tables", writing_once)
     assert cli("export", reviewed_db, "--format", "parquet", "--out", tmp_path / "t").code == 0
     assert len(calls) == 2
+
+
+# -- read back by pandas, DuckDB and `datasets` (issue 29, acceptance d) ---------------------
+
+# (dataset, judge, table of `export --format json`, its all-answers column, the axis of
+# its other columns): MM-Vet's total and capabilities under both judges (the LLM judge's
+# cells are the mean of two runs), MMMU's accuracy by discipline and by subject.
+CELLS = [
+    ("mmvet", "offline rules", "mmvet.capabilities", "total", "capability"),
+    ("mmvet", "judge-b", "mmvet.capabilities", "total", "capability"),
+    ("mmmu", "offline rules", "mmmu.disciplines", "overall", "discipline"),
+    ("mmmu", "offline rules", "mmmu.subjects", None, "subject"),
+]
+Cells = dict[tuple[str, str], float]  # (model, column) -> the cell's value
+
+
+@pytest.fixture
+def tidy(cli, reviewed_db: Path, tmp_path: Path) -> Path:
+    """The reviewed demo, with a human verdict on an MMMU answer too, exported."""
+    with Store.open(reviewed_db) as store:
+        ReviewStore(store, "ana").grade(store.answer_keys("mmmu")[1][0], 0.0)
+    out = tmp_path / "tidy"
+    assert cli("export", reviewed_db, "--format", "parquet", "--out", out).code == 0
+    return out
+
+
+def _json_cells(cli, db: Path, dataset: str, judge: str, table: str) -> Cells:
+    """Every cell of one table with a value, as `export --format json --judge` gives it."""
+    rows = _tables(cli, db, judge, dataset)
+    return {
+        (model, column): value
+        for (name, model), values in rows.items()
+        if name == table
+        for column, value in values.items()
+        if value is not None
+    }
+
+
+def _pandas_cells(tidy: Path, dataset: str, judge: str, total: str | None, axis: str) -> Cells:
+    """The same cells from scores.parquet with pandas: per model and run the mean effective
+    score of each column's answers, then the mean over runs."""
+    pd = pytest.importorskip("pandas")
+    scores = pd.read_parquet(tidy / "scores.parquet")
+    rows = scores[(scores.dataset == dataset) & (scores.judge == judge)]
+    exploded = rows.explode(f"axis_{axis}").rename(columns={f"axis_{axis}": "column"})
+    parts = [exploded] + ([rows.assign(column=total)] if total else [])
+    runs = pd.concat(parts).groupby(["model", "column", "run"]).effective_score.mean() * 100
+    means = runs.groupby(["model", "column"]).mean().dropna()
+    return {key: float(value) for key, value in means.items()}
+
+
+def _duckdb_cells(tidy: Path, dataset: str, judge: str, total: str | None, axis: str) -> Cells:
+    """The same cells with DuckDB's SQL over the file."""
+    duckdb = pytest.importorskip("duckdb")
+    overall = "UNION ALL SELECT model, $total, run, effective_score FROM f" if total else ""
+    query = f"""
+        WITH f AS (SELECT * FROM read_parquet($file) WHERE dataset = $dataset AND judge = $judge)
+        SELECT model, col, avg(run_mean) FROM (
+            SELECT model, col, run, 100 * avg(effective_score) AS run_mean FROM (
+                SELECT model, unnest(axis_{axis}) AS col, run, effective_score FROM f
+                {overall}
+            ) GROUP BY ALL
+        ) GROUP BY ALL HAVING avg(run_mean) IS NOT NULL
+    """
+    given = {"file": str(tidy / "scores.parquet"), "dataset": dataset, "judge": judge}
+    with duckdb.connect() as conn:
+        found = conn.execute(query, given | ({"total": total} if total else {})).fetchall()
+    return {(model, column): value for model, column, value in found}
+
+
+@pytest.mark.parametrize("reader", [_pandas_cells, _duckdb_cells], ids=["pandas", "duckdb"])
+@pytest.mark.parametrize(("dataset", "judge", "table", "total", "axis"), CELLS)
+def test_pandas_and_duckdb_read_the_tables_numbers(
+    cli, reviewed_db, tidy, reader, dataset, judge, table, total, axis
+) -> None:
+    expected = _json_cells(cli, reviewed_db, dataset, judge, table)
+    found = reader(tidy, dataset, judge, total, axis)
+    assert len(expected) >= 6
+    assert found == pytest.approx(expected)
+
+
+def _examples() -> list[str]:
+    """The Python examples of docs/export.md's section on the Parquet files."""
+    page = (Path(__file__).parent.parent / "docs" / "export.md").read_text(encoding="utf-8")
+    section = page.split("## Tidy data out")[1].split("\n## ")[0]
+    return re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+
+
+def test_the_docs_examples_run_on_real_exports(cli, reviewed_db, tidy, tmp_path) -> None:
+    """Each example runs as written in the folder holding `tidy/` and `many/*/` (exports
+    of two benchmarks, whose axis columns differ), and prints the reviewed answers."""
+    for module in ("pandas", "duckdb", "datasets"):
+        pytest.importorskip(module)
+    assert tidy == tmp_path / "tidy"
+    for name, dataset in (("one", "mmvet"), ("two", "mmbench")):
+        out = tmp_path / "many" / name
+        done = cli("export", reviewed_db, "--format", "parquet", "--out", out, "--dataset", dataset)
+        assert done.code == 0, done.stderr
+    examples = _examples()
+    assert [e.split("\n")[0].split()[1] for e in examples] == ["pandas", "duckdb", "datasets"]
+    env = {**os.environ, "HF_HOME": str(tmp_path / "hf"), "HF_DATASETS_OFFLINE": "1"}
+    printed = []
+    for example in examples:
+        done = subprocess.run(
+            [sys.executable, "-c", example], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        printed.append(done.stdout)
+    pandas_said, duckdb_said, datasets_said = printed
+    assert "ana    2" in pandas_said.replace("\t", " ")  # verdicts in force per reviewer
+    assert "│ mmbench " in duckdb_said and "│ mmvet " in duckdb_said
+    assert "mmvet" in datasets_said and "mmmu" in datasets_said

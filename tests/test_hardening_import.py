@@ -816,13 +816,19 @@ def test_a_workbook_or_binary_file_given_as_the_mmbench_tsv_says_what_it_is(
 
 # -- issue 25, item 7f: an empty name is not the file's name ------------------------------------
 
-NAME_OPTIONS = sorted(
-    (command, option.name)
-    for benchmark in benchmarks().values()
-    for command, importer in benchmark.importers().items()
-    for option in importer.options
-    if option.text
-)
+NAME_OPTIONS = [
+    *sorted(
+        (command, option.name)
+        for benchmark in benchmarks().values()
+        for command, importer in benchmark.importers().items()
+        for option in importer.options
+        if option.text
+    ),
+    # --dataset: one check for every command; the one reported, and two others
+    ("inspect", "dataset"),
+    ("jsonl", "dataset"),
+    ("mmmu-lmms-eval", "dataset"),
+]
 
 
 @pytest.mark.parametrize("name", ["", " \t "], ids=["empty", "blank"])
@@ -832,7 +838,8 @@ NAME_OPTIONS = sorted(
 def test_an_empty_name_is_refused_by_every_import_command(
     cli: Cli, populated: Path, tmp_path: Path, command: str, option: str, name: str
 ) -> None:
-    """Without the check, `--model ''` named the model after the file, as if not given."""
+    """Without the check, `--model ''` named the model after the file, as if not given
+    (and `--dataset ''` the dataset)."""
     data = write_lines(tmp_path / "g.jsonl", [{"id": "a", "question": "?", "prediction": "x"}])
     flag = f"--{option.replace('_', '-')}"
     line = import_refused(cli, populated, [command, data, flag, name])

@@ -22,7 +22,13 @@ from conftest import dump
 
 from lmmreview.db import Store
 from lmmreview.db.importers.batch import ToolRun
-from lmmreview.db.importers.inspect_logs import PROMPT_VERSION, mapped, sample_key, tool_run
+from lmmreview.db.importers.inspect_logs import (
+    PROMPT_VERSION,
+    TWICE,
+    mapped,
+    sample_key,
+    tool_run,
+)
 from lmmreview.db.imports import file_sha256
 from lmmreview.db.inspect_edits import inspect_value
 from lmmreview.db.review import ReviewStore
@@ -254,6 +260,25 @@ def test_a_file_that_is_no_log_is_refused_and_the_database_unchanged(cli, log, t
         assert result.code == 1
         assert result.stderr.startswith(f"error: {bad}: not a log inspect_ai ")
     assert dump(db) == kept
+
+
+@pytest.mark.parametrize(("copied", "given"), [("q1", "q1"), (3, "3")])
+def test_two_samples_with_one_id_are_refused_by_name(cli, log, tmp_path, copied, given):
+    """A log whose samples share an id (edited: `inspect eval` refuses such a dataset) is
+    refused naming the file and the id; importing one of them lost an answer silently.
+    Written by inspect_ai as JSON: its .eval writer keeps one sample per id and epoch."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    written = read_eval_log(str(log))
+    assert written.samples is not None
+    twin = next(s for s in written.samples if s.id == copied).model_copy(update={"id": given})
+    written.samples.append(twin)
+    edited, db = tmp_path / "twice.json", tmp_path / "r.db"
+    write_eval_log(written, str(edited))
+    result = cli("import", "inspect", db, edited)
+    assert result.code == 1
+    assert result.stderr == f"error: {edited}: sample '{given}': {TWICE}\n"
+    assert not db.exists()
 
 
 def test_epochs_after_the_first_are_samples_of_their_own(cli, tmp_path):

@@ -27,8 +27,8 @@ from lmmreview.db import Store
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine import judge_stats
 from lmmreview.engine.benchmarks.mmbench.rules import EXTRACTION_PROMPT_VERSION
+from lmmreview.engine.defaults import DEFAULT_FAMILIES
 from lmmreview.engine.judge_stats import (
-    DEFAULT_FAMILIES,
     Confusion,
     calibration,
     confusion,

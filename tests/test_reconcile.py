@@ -432,3 +432,19 @@ def test_the_docs_worked_example_shows_what_the_command_prints(cli, tmp_path: Pa
     shown = [line for line in example.splitlines() if line.startswith("| ")]
     assert len(shown) == 7  # three headers, four rows
     assert [line for line in shown if line not in printed] == []
+
+
+def test_an_inspect_log_is_headed_generic_as_info_says(cli, tmp_path: Path) -> None:
+    """An Inspect log's dataset is of kind generic: the headings said `JSONL:` (the
+    benchmark's title) where `lmmreview info` says `generic`."""
+    pytest.importorskip("inspect_ai")
+    db, log = tmp_path / "r.db", Path(__file__).parent / "data" / "inspect" / "tiny.eval"
+    assert cli("import", "inspect", db, log).code == 0
+    assert "tiny (generic): 3 samples" in cli("info", db).stdout
+    markdown = cli("reconcile", db, "--format", "md").stdout
+    headings = [line for line in markdown.splitlines() if line.startswith("### ")]
+    assert len(headings) == 3
+    assert all(h.startswith("### tiny (generic), mockllm/model: ") for h in headings)
+    assert "tiny (generic), mockllm/model: overall figure" in cli("reconcile", db).stdout
+    (group,) = json.loads(cli("reconcile", db, "--json").stdout)["groups"]
+    assert (group["benchmark"], group["datasets"]) == ("generic", ["tiny"])

@@ -64,6 +64,7 @@ FOR_HELP = {
     "lmmreview.tui.cli",
     "lmmreview.tui.cli.config",
     "lmmreview.tui.cli.export",
+    "lmmreview.tui.cli.figure",
     "lmmreview.tui.cli.import_run",
     "lmmreview.tui.cli.imports",
     "lmmreview.tui.cli.info",

@@ -144,3 +144,28 @@ def test_sum_and_formula_columns_are_resampled_in_clusters(demo_db: Path) -> Non
                     assert cell.interval is not None, (name, column.key)
                     checked += 1
         assert checked > 20
+
+
+def test_many_distinct_outcomes_draw_units_by_index() -> None:
+    """Past MANY_OUTCOMES distinct outcomes (step 3b), each resample draws n units by
+    index from the same generator, in batches; written out here."""
+    from collections import Counter
+
+    from lmmreview.engine import uncertainty
+
+    rng = np.random.default_rng(5)
+    units = [tuple(int(s) * 1000 for s in rng.integers(0, 1001, size=2)) for _ in range(3000)]
+    tally = Counter(units)
+    assert len(tally) > uncertainty.MANY_OUTCOMES
+    found = uncertainty._interval(tally, uncertainty._Kind(False, False), 300, 0)
+    outcomes = np.array(sorted(tally))
+    counts = np.array([tally[tuple(o)] for o in outcomes.tolist()])
+    n, kinds = counts.sum(), len(counts)
+    outcome_of = np.repeat(np.arange(kinds), counts)
+    draws, generator = [], np.random.default_rng(0)
+    batch = uncertainty.DRAWN_AT_ONCE // n
+    for start in range(0, 300, batch):
+        picked = outcome_of[generator.integers(0, n, size=(min(batch, 300 - start), n))]
+        draws += [np.bincount(row, minlength=kinds) for row in picked]
+    per_run = 100 * (np.array(draws) @ outcomes) / 1_000_000 / n
+    assert found == pytest.approx(tuple(np.percentile(per_run.mean(axis=1), [2.5, 97.5])))

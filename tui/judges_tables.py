@@ -21,6 +21,7 @@ OFFLINE = "offline"
 REFERENCE = "reference"  # an LLM judge asked with the papers' own prompts
 BASELINE = " (keyword-matching baseline)"  # how the offline rules' row is labelled
 COMBINED = "combined: "
+RHO, ALPHA = "\u03c1", "\u03b1"  # rho and alpha, escaped: ruff finds them confusable
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +172,7 @@ def reliability_grids(section: Section) -> list[Grid]:
     judges), calibration and its bins, order consistency and self-preference, and each
     judge's confusion matrix."""
     lines = section.lines
-    correlation = ["N", "Pearson r", "Spearman ρ", "Kendall τb"]
+    correlation = ["N", "Pearson r", f"Spearman {RHO}", "Kendall τb"]
     grids: list[Grid] = [
         (
             "correlation with human scores, per answer",
@@ -179,7 +180,8 @@ def reliability_grids(section: Section) -> list[Grid]:
             [[_shown_name(line), *_correlations(line.report.answer_level)] for line in lines],
         ),
         (
-            "correlation with human scores, per model (mean scores: do they rank the models alike?)",
+            "correlation with human scores, per model (mean scores: do they rank the models "
+            "alike?)",
             ["Judge", "Models", *correlation[1:]],
             [[_shown_name(line), *_correlations(line.report.system_level)] for line in lines],
         ),
@@ -196,8 +198,8 @@ def reliability_grids(section: Section) -> list[Grid]:
     if section.humans.pairs:
         grids.append(
             (
-                "agreement among reviewers (Krippendorff's α, interval)",
-                ["Reviewers", "Answers", "α"],
+                f"agreement among reviewers (Krippendorff's {ALPHA}, interval)",
+                ["Reviewers", "Answers", ALPHA],
                 [
                     [
                         _reviewer_names(section.humans),
@@ -205,7 +207,7 @@ def reliability_grids(section: Section) -> list[Grid]:
                         _number(section.humans.alpha),
                     ]
                 ],
-            )  # fmt: skip
+            )
         )
     return grids + _calibration_grids(lines) + [_order_grid(lines)] + _confusion_grids(lines)
 
@@ -320,8 +322,14 @@ def to_latex(sections: list[Section]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-_SYMBOLS = {"Δ̄": r"$\bar{\Delta}$", "κ": r"$\kappa$", "ρ": r"$\rho$", "τb": r"$\tau_b$",
-            "α": r"$\alpha$", "×": r"$\times$"}  # fmt: skip
+_SYMBOLS = {
+    "Δ̄": r"$\bar{\Delta}$",
+    "κ": r"$\kappa$",
+    RHO: r"$\rho$",
+    "τb": r"$\tau_b$",
+    ALPHA: r"$\alpha$",
+    "×": r"$\times$",
+}
 
 
 def _tex_header(header: str) -> str:

@@ -27,8 +27,12 @@ from typing import Any
 import platformdirs
 
 from lmmreview.engine.causes import MMMU_CAUSES
-from lmmreview.engine.defaults import DEFAULT_JUDGE_MODEL, DISAGREEMENT, SPREAD
-from lmmreview.engine.judge_stats import DEFAULT_FAMILIES
+from lmmreview.engine.defaults import (
+    DEFAULT_FAMILIES,
+    DEFAULT_JUDGE_MODEL,
+    DISAGREEMENT,
+    SPREAD,
+)
 from lmmreview.engine.scoring import JudgeChoice
 from lmmreview.engine.secrets import redact_url
 from lmmreview.tui.options import (

@@ -48,6 +48,11 @@ ID, EPOCH = "inspect_id", "inspect_epoch"  # a sample's extra fields
 # incorrect, no answer; and the words it reads as true and false.
 LETTERS = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}
 WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+TWICE = (
+    "another sample has this id (as text or as a number) and epoch: Inspect requires unique "
+    "ids (`inspect eval` refuses such a dataset), and `export --format inspect` finds a "
+    "sample by them: give each sample its own id"
+)
 CHUNKED = (
     "a log whose samples are stored in chunks (`inspect log convert-chunked`) is one it "
     "cannot read back yet: open it in `inspect view`, or give the log as Inspect wrote it"
@@ -89,9 +94,8 @@ def read_request(request: ImportRequest) -> ImportBatch:
     edited: list[str] = []  # scores edited since the scorer gave them (score edits)
     for sample in _samples(api, path):
         key = sample_key(sample.id, sample.epoch)
-        if key in seen:
-            message = "another sample has this id (one as a number, one as text)"
-            raise ImportFailure(path, message, f"sample {key!r}")
+        if key in seen:  # importing one would lose an answer silently
+            raise ImportFailure(path, TWICE, f"sample {key!r}")
         seen.add(key)
         if not _add_sample(batch, key, sample, model or spec.model, path):
             failed.append(key)

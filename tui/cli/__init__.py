@@ -21,6 +21,7 @@ from lmmreview.engine.hooks import on_problem, try_first, watch_calls
 from lmmreview.tui.cli import (
     config,
     export,
+    figure,
     import_run,
     imports,
     info,
@@ -93,6 +94,7 @@ app.command("imports")(imports.imports_command)
 app.command()(judges.judges)
 app.command()(reconcile.reconcile)
 app.command()(report.report)
+app.command()(figure.figure)
 app.command()(versus.versus)
 app.command(cls=export.ExportCommand)(export.export)
 app.command("open")(screen.open_db)

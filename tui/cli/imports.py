@@ -135,7 +135,7 @@ def read_import(
     from lmmreview.engine.guarded import plugin_call
     from lmmreview.engine.registry import origin
 
-    _refuse_blank_names(importer, values)
+    _refuse_blank_names(importer, values, request.dataset)
     batch = plugin_call(
         benchmark,
         f"reader {importer.reader}",
@@ -154,16 +154,16 @@ def read_import(
     return batch
 
 
-def _refuse_blank_names(importer: Importer, values: dict[str, Any]) -> None:
-    """A name option (--model, --judge) given as "" or spaces would silently fall back to
-    the name taken from the file: refuse it instead."""
+def _refuse_blank_names(importer: Importer, values: dict[str, Any], dataset: str | None) -> None:
+    """A name option (--model, --judge, --dataset) given as "" or spaces would silently
+    fall back to the name taken from the file: refuse it instead."""
     from lmmreview.db.importers import ImportFailure
 
-    for option in (o for o in importer.options if o.text):
-        given = values.get(option.name)
+    named = [(o.name, values.get(o.name)) for o in importer.options if o.text]
+    for name, given in [*named, ("dataset", dataset)]:
         for text in given if isinstance(given, list) else [given]:
             if isinstance(text, str) and not text.strip():
-                flag = f"--{option.name.replace('_', '-')}"
+                flag = f"--{name.replace('_', '-')}"
                 raise ImportFailure(
                     flag,
                     f"{text!r} is empty: give a name, or leave {flag} out to take it from the file",

@@ -70,6 +70,15 @@ def judges(
     option matching could not settle (Case I, Case II), kappa on choices, and per model
     the share settled by matching, by the LLM and by the seeded fallback.
 
+    Then the judge papers' figures, each in its own table: Pearson, Spearman and Kendall
+    (tau-b) between judge and human scores per answer and per model (mean scores),
+    Cohen's kappa unweighted, linear and quadratic over the score levels (beside the
+    reviewers' own kappas and alpha, where several graded the same answers), calibration
+    of graded scores (ten reliability bins, ECE, Brier), order consistency (MMBench's
+    circular groups, LLaVA-Bench's two orders), the evaluated models of the judge's own
+    family (the settings' [families] map) and each judge's confusion matrix judge x
+    human. An undefined figure is shown as "–".
+
     With --flips A B: the answers whose verdict changes between the two judges (each
     judge's score being the mean of its runs). On a dataset scored 0/1 a flip is an answer
     right under one judge and wrong under the other (right: a score of 0.5 or more), or

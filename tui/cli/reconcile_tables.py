@@ -42,9 +42,9 @@ class Compared:
 
     @property
     def title(self) -> str:
-        return f"{self.group.benchmark}: {', '.join(self.group.datasets)}, " + ", ".join(
-            self.group.models
-        )
+        """The datasets with their kind, as `lmmreview info` names them, and the models."""
+        group = self.group
+        return f"{', '.join(group.datasets)} ({group.benchmark}), {', '.join(group.models)}"
 
 
 def compared(groups: list[Group]) -> list[Compared]:

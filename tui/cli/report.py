@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeOpt, ZeroOpt
-from lmmreview.tui.output import clear_errors, out
+from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeOpt, ZeroOpt, given_path
+from lmmreview.tui.output import clear_errors, fail, out
 
 CiOpt = Annotated[
     bool,
@@ -24,15 +25,60 @@ if TYPE_CHECKING:
     from lmmreview.engine.export import Notes
     from lmmreview.engine.tables import Table
 
+MAX_ANSWERS = 200  # flagged answers per dataset in the HTML page, by default
+
+
+class ReportFormat(StrEnum):
+    terminal = "terminal"
+    html = "html"
+
 
 def report(
     db: DbArg,
     dataset: DatasetsOpt = None,
     unscored_as_zero: ZeroOpt = False,
     judge_name: JudgeOpt = None,
+    format: Annotated[
+        ReportFormat,
+        typer.Option(
+            "--format",
+            help="terminal: the tables printed here; html: one self-contained page to share "
+            "(tables with intervals, charts, judges, flagged answers; needs --out).",
+        ),
+    ] = ReportFormat.terminal,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", metavar="FILE", help="Where --format html writes.", parser=given_path
+        ),
+    ] = None,
+    max_answers: Annotated[
+        int,
+        typer.Option(
+            "--max-answers",
+            min=0,
+            metavar="N",
+            help="Flagged answers shown per dataset in the HTML page (the page says how many "
+            "more there are).",
+        ),
+    ] = MAX_ANSWERS,
     ci: CiOpt = False,
 ) -> None:
-    """Print the breakdown tables in the terminal."""
+    """Print the breakdown tables in the terminal, or write them as an HTML page.
+
+    The page (--format html --out FILE) holds every dataset's tables with each cell's
+    95 % bootstrap interval, bar and radar charts, the judges measured against the human
+    verdicts, and the flagged answers (flagged by a reviewer, judge and human or judges
+    apart by more than the review.disagreement setting, or noted) with their images,
+    question, gold, answer and every verdict. It fetches nothing when opened.
+    """
+    if format == ReportFormat.html:
+        from lmmreview.tui.cli.report_html import write_html
+
+        if output is None:
+            raise fail("--format html writes a file: --out FILE is needed")
+        write_html(db, dataset, unscored_as_zero, judge_name, output, max_answers)
+        return
     from lmmreview.tui.cli.rich_tables import render
 
     tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name, ci)

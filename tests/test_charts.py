@@ -1,0 +1,92 @@
+"""engine/charts.py: SVG charts that parse, escape what the data say, and keep their layout."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from lmmreview.engine import charts
+from lmmreview.engine.judge_stats import Calibration, Confusion, ReliabilityBin
+from lmmreview.engine.tables import Cell, Column, Row, Table
+
+SVG = "{http://www.w3.org/2000/svg}"
+HOSTILE = '<script>alert(1)</script>&"\x1b[31m'
+
+
+def _table(models: dict[str, list[float | None]], titles: list[str]) -> Table:
+    columns = [Column(f"c{i}", title) for i, title in enumerate(titles)]
+    columns.append(Column("sum", "Sum", sum_of=(("d.t", "c0"),)))  # a score, not drawn
+    table = Table("d.t", "capabilities", "d", columns)
+    for model, values in models.items():
+        cells = {f"c{i}": Cell(v, 10) for i, v in enumerate(values)}
+        table.rows.append(Row(model, cells))
+    return table
+
+
+def _parsed(svg: str) -> ET.Element:
+    root = ET.fromstring(svg)
+    assert root.tag == f"{SVG}svg"
+    assert not list(root.iter(f"{SVG}script"))
+    for element in root.iter():
+        assert not any(name.startswith("on") for name in element.attrib), element.attrib
+    return root
+
+
+def _texts(root: ET.Element) -> list[str]:
+    return ["".join(e.itertext()) for e in root.iter(f"{SVG}text")]
+
+
+def test_bars_draw_a_bar_per_model_and_percentage_column_and_escape_every_name() -> None:
+    table = _table({"alpha": [80.0, 20.0, None], HOSTILE: [50.0, 100.0, 0.0]},
+                   ["rec", "ocr", "math"])  # fmt: skip
+    root = _parsed(charts.bars(table))
+    bars = [r for r in root.iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None]
+    assert len(bars) == 5  # alpha has no math value; the Sum column is not a percentage
+    heights = {r.find(f"{SVG}title").text: float(r.get("height")) for r in bars}  # type: ignore[union-attr]
+    assert heights["alpha, rec: 80.0"] == pytest.approx(4 * heights["alpha, ocr: 20.0"])
+    shown = " ".join(_texts(root))
+    assert "<script>" in shown  # as text: the parser read no element from it
+    assert "\x1b" not in ET.tostring(root, encoding="unicode")  # made visible (␛)
+
+
+def test_a_long_name_is_cut_with_the_whole_in_a_tooltip() -> None:
+    long = "organisation/a-very-long-model-family-name-13b"
+    root = _parsed(charts.bars(_table({long: [50.0]}, ["a capability with a long title"])))
+    labels = [e for e in root.iter(f"{SVG}text") if e.find(f"{SVG}title") is not None]
+    cut = {e.find(f"{SVG}title").text: "".join(e.itertext()) for e in labels}  # type: ignore[union-attr]
+    assert cut[long].startswith(long) and cut[long].endswith("…")
+    assert len(cut[long]) - len(long) == charts.LABEL_CHARS
+
+
+def test_a_radar_has_an_axis_per_column_and_needs_three() -> None:
+    table = _table({"alpha": [80.0, 20.0, 60.0, 40.0], "beta": [10.0, 90.0, None, 30.0]},
+                   ["rec", "ocr", "math", "spat"])  # fmt: skip
+    root = _parsed(charts.radar(table, ["beta"]))
+    polygons = list(root.iter(f"{SVG}polygon"))
+    assert len(polygons) == 5 + 1  # five rings, beta alone
+    assert len(polygons[-1].get("points", "").split()) == 4
+    with pytest.raises(ValueError, match="3 columns"):
+        charts.radar(_table({"alpha": [1.0, 2.0]}, ["a", "b"]))
+
+
+def test_the_confusion_matrix_counts_each_cell_and_escapes_its_labels() -> None:
+    matrix = Confusion(("0", "0.5", HOSTILE), ((3, 1, 0), (0, 2, 1), (1, 0, 7)))
+    root = _parsed(charts.confusion(matrix, "gpt-4 × human"))
+    cells = [r for r in root.iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None]
+    assert len(cells) == 9
+    counts = [e.text for e in root.iter(f"{SVG}text") if e.find(f"{SVG}title") is None]
+    assert [t for t in counts if t and t.isdigit()] == ["3", "1", "0", "0", "2", "1", "1", "0", "7"]
+
+
+def test_the_reliability_diagram_draws_a_bar_per_bin_with_a_human_mean() -> None:
+    calibration = Calibration(
+        (ReliabilityBin(0.0, 0.5, 4, 0.2, 0.25), ReliabilityBin(0.5, 1.0, 6, 0.9, 0.7),
+         ReliabilityBin(0.5, 0.6, 0, None, None)),
+        0.12, 0.08,
+    )  # fmt: skip
+    root = _parsed(charts.reliability(calibration, "judge"))
+    bars = [r for r in root.iter(f"{SVG}rect") if r.find(f"{SVG}title") is not None]
+    assert len(bars) == 2
+    assert float(bars[1].get("height", 0)) == pytest.approx(0.7 * 240)
+    assert any("ECE 0.120" in t and "Brier 0.080" in t for t in _texts(root))

@@ -1,0 +1,120 @@
+"""`lmmreview figure`: every kind in every format, read back by an SVG parser, Pillow and a
+PDF reader; clear errors where a figure cannot be made."""
+
+from __future__ import annotations
+
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from conftest import dump, write_json
+from PIL import Image
+from pypdf import PdfReader
+
+from lmmreview.db import Store
+from lmmreview.db.review import ReviewStore
+from lmmreview.engine.benchmarks.mmvet.rules import PROMPT_VERSION
+from lmmreview.engine.scoring import Judgment, Status
+
+MATH = "$x^{"  # mathtext that cannot parse: a model name is text, never markup
+
+
+def _llm(score: float) -> Judgment:
+    return Judgment(run=0, score=score, choice=None, status=Status.OK, method="llm",
+                    kind="llm", judge_model="judge-1", prompt_version=PROMPT_VERSION,
+                    reply="")  # fmt: skip
+
+
+@pytest.fixture
+def graded_db(cli, mmvet_files: dict[str, Path], tmp_path: Path) -> Path:
+    """Three models on the three-sample MM-Vet set (one named as mathtext), scored by the
+    offline rules (graded: 0, 0.5, 1) and a 0/1 LLM judge, every answer graded by a human."""
+    files = mmvet_files
+    third = write_json(tmp_path / f"{MATH}.json", {"v1_0": "-1 and -5", "v1_1": "green"})
+    db = tmp_path / "graded.db"
+    assert cli("import", "mmvet", db, files["questions"], "--images", files["images"],
+               "--answers", files["alpha"], "--answers", files["beta"],
+               "--answers", third).code == 0  # fmt: skip
+    assert cli("score", db).code == 0
+    with Store.open(db) as store:
+        ids = sorted(store.answer_ids("mmvet").values())
+        with store.transaction():
+            store.add_judgments([(a, _llm(float(i % 2))) for i, a in enumerate(ids)])
+        reviews = ReviewStore(store, "tester")
+        for i, answer in enumerate(ids):
+            reviews.grade(answer, score=(0.0, 0.5, 1.0)[i % 3])
+    return db
+
+
+@pytest.mark.parametrize("kind", ["radar", "bars", "confusion", "reliability"])
+def test_each_kind_is_valid_svg_png_and_pdf(
+    cli, graded_db: Path, tmp_path: Path, kind: str
+) -> None:
+    judge = ["--judge", "offline rules"] if kind == "reliability" else []
+    made = {}
+    for suffix in ("svg", "png", "pdf"):
+        out = tmp_path / f"{kind}.{suffix}"
+        result = cli("figure", graded_db, kind, "--out", out, *judge)
+        assert result.code == 0, result.stderr
+        made[suffix] = out
+    assert ET.parse(made["svg"]).getroot().tag == "{http://www.w3.org/2000/svg}svg"
+    with Image.open(made["png"]) as image:
+        image.load()
+        assert image.width > 0 and image.height > 0
+        assert len(image.getcolors(maxcolors=1 << 20) or ()) > 2  # something was drawn
+    assert made["pdf"].read_bytes().startswith(b"%PDF")
+    assert len(PdfReader(made["pdf"]).pages) == 1
+
+
+def test_the_models_drawn_are_those_named_and_an_unknown_one_is_an_error(
+    cli, graded_db: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "bars.svg"
+    assert cli("figure", graded_db, "bars", "--out", out, "--models", "beta",
+               "--models", MATH).code == 0  # fmt: skip
+    svg = out.read_text(encoding="utf-8")
+    assert "beta" in svg and "alpha" not in svg
+    result = cli("figure", graded_db, "radar", "--out", out, "--models", "gamma")
+    assert result.code == 1
+    assert "no model 'gamma'" in result.stderr
+
+
+def test_a_figure_that_cannot_be_made_is_one_line_and_no_file(
+    cli, graded_db: Path, tmp_path: Path
+) -> None:
+    before = dump(graded_db)
+    cases = [
+        (["bars", "--out", tmp_path / "x.jpg"], "unknown suffix '.jpg'; use .svg, .png or .pdf"),
+        (["reliability", "--out", tmp_path / "x.svg", "--judge", "judge-1"],
+         "judge-1 gives no graded scores, so no reliability diagram"),
+        (["radar", "--out", tmp_path / "x.svg", "--table", "nothing"], "no table 'nothing'"),
+        (["bars", "--out", tmp_path / "x.svg", "--dataset", "nothing"], "no dataset 'nothing'"),
+    ]  # fmt: skip
+    for args, message in cases:
+        result = cli("figure", graded_db, *args)
+        assert result.code == 1, args
+        assert message in result.stderr, result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+    assert not list(tmp_path.glob("x.*"))
+    assert dump(graded_db) == before
+
+
+@pytest.mark.parametrize("kind", ["confusion", "reliability"])
+def test_a_judge_figure_needs_human_verdicts(
+    cli, mmvet_two_models_db: Path, tmp_path: Path, kind: str
+) -> None:
+    assert cli("score", mmvet_two_models_db).code == 0
+    result = cli("figure", mmvet_two_models_db, kind, "--out", tmp_path / "x.svg")
+    assert result.code == 1
+    assert "no answer judged by offline rules has a human verdict" in result.stderr
+    assert not (tmp_path / "x.svg").exists()
+
+
+def test_without_matplotlib_the_error_names_the_extra(
+    cli, graded_db: Path, tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed
+    result = cli("figure", graded_db, "bars", "--out", tmp_path / "x.svg")
+    assert result.code == 1
+    assert "figure needs matplotlib: pip install 'lmmreview[figures]'" in result.stderr

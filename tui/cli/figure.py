@@ -1,0 +1,229 @@
+"""`lmmreview figure DB KIND --out F.svg|png|pdf`: one figure for a paper, drawn with
+matplotlib (the optional extra lmmreview[figures]): a capability radar (as the MM-Vet and
+MMBench papers draw), grouped bars, a judge × human confusion matrix or a reliability
+diagram. The data are those of `report` and `judges` (engine.charts picks the columns)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from lmmreview.tui.options import DatasetOpt, DbArg, JudgeOpt, given_path
+from lmmreview.tui.output import clear_errors, fail, say
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+    from lmmreview.db import Store
+    from lmmreview.db.judges import JudgeReport
+    from lmmreview.engine.tables import Table
+
+FORMATS = {".svg": "svg", ".png": "png", ".pdf": "pdf"}  # --out's suffix -> its format
+DPI = 200  # a PNG's resolution: sharp when printed a column wide
+
+
+class Kind(StrEnum):
+    radar = "radar"
+    bars = "bars"
+    confusion = "confusion"
+    reliability = "reliability"
+
+
+def figure(
+    db: DbArg,
+    kind: Annotated[Kind, typer.Argument(help="What to draw.")],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--out", metavar="FILE", help="The file: .svg, .png or .pdf.", parser=given_path
+        ),
+    ],
+    dataset: DatasetOpt = None,
+    judge_name: JudgeOpt = None,
+    models: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--models",
+            metavar="NAME",
+            help="A model to draw (repeatable; default: every one), in this order.",
+            show_default=False,
+        ),
+    ] = None,
+    table: Annotated[
+        str | None,
+        typer.Option(
+            "--table",
+            metavar="NAME",
+            help="The table to draw (radar, bars), by its name in `export --format json` "
+            "or its title (default: the dataset's first with enough percentage columns).",
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
+    """Draw a figure for a paper (needs lmmreview[figures], which brings matplotlib).
+
+    \b
+    Kinds:
+      radar        a table's percentages, an axis per column, a polygon per model
+      bars         the same as grouped bars, a group per column
+      confusion    the judge's levels against the human's (answers both graded)
+      reliability  per bin of the judge's score, the mean human score (graded judges)
+
+    The format comes from --out's suffix. --dataset is needed when the database holds
+    several; --judge picks the judge (else the review.judge setting's, else the default).
+    """
+    fmt = FORMATS.get(output.suffix.lower())
+    if fmt is None:
+        raise fail(f"{output}: unknown suffix {output.suffix!r}; use .svg, .png or .pdf")
+    try:
+        from matplotlib import rc_context
+        from matplotlib.figure import Figure
+    except ImportError:
+        from lmmreview.db.optional import INSTALL_MATPLOTLIB
+
+        raise fail(f"figure needs matplotlib: {INSTALL_MATPLOTLIB}") from None
+    from lmmreview.db import Store
+    from lmmreview.db.files import Export
+
+    with clear_errors(db), Store.open(db, create=False) as store:
+        name = _dataset(store, dataset)
+    # Names are the data's: "$...$" in one is text, never mathtext to parse.
+    with rc_context({"text.parse_math": False}):
+        drawn = Figure(layout="constrained")
+        if kind in (Kind.radar, Kind.bars):
+            _draw_table(drawn, kind, _table(db, name, judge_name, table, kind), models)
+        else:
+            _draw_judge(drawn, kind, db, name, judge_name)
+        with clear_errors(db), Export(db) as export:
+            export.file(output, lambda path: drawn.savefig(path, format=fmt, dpi=DPI))
+    say(f"wrote {output}")
+
+
+def _dataset(store: Store, named: str | None) -> str:
+    """The dataset named, else the only one."""
+    if named is not None:
+        store.require_datasets([named])
+        return named
+    names = [name for name, _ in store.datasets()]
+    if len(names) != 1:
+        listed = ", ".join(map(repr, names)) or "none"
+        raise fail(f"{store.path}: name a dataset with --dataset (datasets: {listed})")
+    return names[0]
+
+
+def _table(db: Path, dataset: str, judge_name: str | None, named: str | None, kind: Kind) -> Table:
+    """The table to draw: the one named, else the first with enough percentage columns."""
+    from lmmreview.engine.charts import RADAR_AXES, percent_columns
+    from lmmreview.tui.cli.report import read_tables
+
+    tables, _ = read_tables(db, [dataset], False, judge_name)
+    least = RADAR_AXES if kind == Kind.radar else 1
+    fit = [t for t in tables if t.rows and len(percent_columns(t)) >= least]
+    if named is not None:
+        found = [t for t in tables if named in (t.name, t.title, t.name.partition(".")[2])]
+        if not found:
+            listed = ", ".join(repr(t.name) for t in tables)
+            raise fail(f"{dataset}: no table {named!r} (tables: {listed})")
+        fit = [t for t in found if t in fit]
+        if not fit:
+            raise fail(f"{named}: {kind} needs {least} percentage columns or more, and a row")
+    if not fit:
+        raise fail(f"{dataset}: no table has {least} percentage columns or more to draw {kind}")
+    return fit[0]
+
+
+def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | None) -> None:
+    import numpy as np
+
+    from lmmreview.engine.charts import TITLE_CHARS, colour, percent_columns, series, short
+
+    rows = series(table, models)
+    missing = sorted(set(models or ()) - {r.label for r in rows})
+    if missing:
+        raise fail(f"{table.dataset}: no model {', '.join(map(repr, missing))} in {table.name}")
+    titles = [short(c.title) for c in percent_columns(table)]
+    if kind == Kind.bars:
+        axes = drawn.add_subplot()
+        width = 0.8 / max(len(rows), 1)
+        for i, row in enumerate(rows):
+            values = [np.nan if v is None else v for v in row.values]
+            place = np.arange(len(titles)) + i * width
+            axes.bar(place, values, width, label=short(row.label), color=colour(i))
+        axes.set_xticks(np.arange(len(titles)) + 0.4 - width / 2, titles, rotation=40, ha="right")
+        axes.set_ylim(0, 100)
+    else:
+        axes = drawn.add_subplot(projection="polar")
+        angles = np.linspace(0, 2 * np.pi, len(titles), endpoint=False)
+        closed = np.append(angles, angles[0])
+        for i, row in enumerate(rows):
+            values = [v or 0.0 for v in row.values]
+            axes.plot(closed, [*values, values[0]], color=colour(i), label=short(row.label))
+            axes.fill(closed, [*values, values[0]], color=colour(i), alpha=0.12)
+        axes.set_xticks(angles, titles)
+        axes.set_ylim(0, 100)
+    axes.set_title(short(table.title, TITLE_CHARS))
+    axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
+
+
+def _judge_report(db: Path, dataset: str, judge_name: str | None) -> tuple[str, JudgeReport]:
+    """The judge's name and its measures against the human verdicts of `dataset`."""
+    from lmmreview.db import Store
+    from lmmreview.db.judges import read_judges, report
+    from lmmreview.engine.scoring import judge_names
+    from lmmreview.tui.settings import for_command
+
+    choice = for_command(uses=["review.judge"]).judge_choice(judge_name)
+    with clear_errors(db), Store.open(db, create=False) as store:
+        judge = store.chosen_judge(dataset, choice)
+        found = read_judges(store, dataset)
+    if judge is None or judge not in found.calls:
+        raise fail(f"{dataset}: no judge has judged it yet")
+    return judge_names(found.calls)[judge], report(found, found.calls[judge])
+
+
+def _draw_judge(drawn: Figure, kind: Kind, db: Path, dataset: str, judge_name: str | None) -> None:
+    from lmmreview.engine.charts import TITLE_CHARS, colour, short
+
+    name, measured = _judge_report(db, dataset, judge_name)
+    if not measured.confusion.n:  # nothing to compare, for either kind
+        raise fail(f"{dataset}: no answer judged by {name} has a human verdict")
+    axes = drawn.add_subplot()
+    if kind == Kind.confusion:
+        matrix = measured.confusion
+        axes.imshow(matrix.counts, cmap="Blues")
+        ticks = range(len(matrix.labels))
+        axes.set_xticks(ticks, [short(label) for label in matrix.labels])
+        axes.set_yticks(ticks, [short(label) for label in matrix.labels])
+        most = max(max(row) for row in matrix.counts)
+        for i, row in enumerate(matrix.counts):
+            for j, n in enumerate(row):
+                ink = "white" if n > 0.55 * most else "black"
+                axes.text(j, i, str(n), ha="center", va="center", color=ink)
+        axes.set_xlabel("human")
+        axes.set_ylabel("judge")
+        axes.set_title(short(f"{name} × human", TITLE_CHARS))
+        return
+    calibration = measured.calibration
+    if calibration is None:
+        raise fail(f"{dataset}: {name} gives no graded scores, so no reliability diagram")
+    # (lower, width, mean human, mean judge) of the bins a human score falls in
+    bars = [
+        (b.lower, b.upper - b.lower, b.mean_human, b.mean_judge)
+        for b in calibration.bins
+        if b.mean_human is not None and b.mean_judge is not None
+    ]
+    lower, width, human, judged = zip(*bars, strict=True) if bars else ((), (), (), ())
+    axes.bar(lower, human, width, align="edge", color=colour(0), alpha=0.6, edgecolor="white",
+             label="mean human score")  # fmt: skip
+    axes.plot([0, 1], [0, 1], "--", color="grey", label="perfect calibration")
+    axes.plot(judged, human, "o", color=colour(1), label="mean judge score")
+    axes.set_xlim(0, 1)
+    axes.set_ylim(0, 1)
+    axes.set_xlabel("judge score")
+    axes.set_ylabel("human score")
+    ece = "–" if calibration.ece is None else f"{calibration.ece:.3f}"
+    axes.set_title(short(f"{name}: ECE {ece}", TITLE_CHARS))
+    axes.legend(fontsize="small")
