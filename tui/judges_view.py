@@ -15,12 +15,14 @@ from textual.widgets import Static
 
 from lmmreview.db.judges import DatasetJudges, human_of
 from lmmreview.engine.review import Entry
+from lmmreview.tui.charts import ReliabilityDiagram, confusion_matrix
 from lmmreview.tui.fitted import FittedTable
-from lmmreview.tui.judges_tables import Grid, judge_grids, judge_section
+from lmmreview.tui.judges_tables import Grid, Section, judge_grids, judge_section
 from lmmreview.tui.safe_text import Wrapped, safe
 from lmmreview.tui.styles import stylesheet
 
 DROPPED_FIRST = ("95% CI", "Prompt")  # on a small terminal, before a name is cut
+PAGES = ("tables", "confusion", "reliability")  # what P turns through (see `turn_page`)
 
 
 class JudgesPanel(Static):
@@ -32,6 +34,7 @@ class JudgesPanel(Static):
         super().__init__(id=id)
         self.found: DatasetJudges | None = None
         self.shown = ""  # the name of the judge the list and the tables show
+        self.page = PAGES[0]
 
     @property
     def is_open(self) -> bool:
@@ -43,8 +46,15 @@ class JudgesPanel(Static):
         self._render_tables()
 
     def close(self) -> None:
-        self.found = None
+        self.found, self.page = None, PAGES[0]
         self.remove_class("open")
+
+    def turn_page(self) -> None:
+        """Show the next page: the tables, the shown judge's confusion matrix, its
+        reliability diagram (one at a time: each fits the panel on a small terminal)."""
+        self.page = PAGES[(PAGES.index(self.page) + 1) % len(PAGES)]
+        if self.found is not None:
+            self._render_tables()
 
     def verdicts_changed(
         self, entries: list[Entry], golds_of: Callable[[str], list[str] | None]
@@ -65,7 +75,11 @@ class JudgesPanel(Static):
 
     def _render_tables(self) -> None:
         assert self.found is not None
-        grids = judge_grids(judge_section(self.found, []))
+        section = judge_section(self.found, [])
+        if self.page != PAGES[0]:
+            self.update(self._picture(section))
+            return
+        grids = judge_grids(section)
         about = safe(
             f"Judges against the human verdicts ({len(self.found.humans)} reviewed; the list "
             f"shows {self.shown}, w switches; W hides this)",
@@ -73,6 +87,22 @@ class JudgesPanel(Static):
             style="bold",
         )
         self.update(Group(Wrapped(about), *(_table(grid) for grid in grids)))
+
+    def _picture(self, section: Section) -> RenderableType:
+        """The page's picture of the judge the list shows (else the first)."""
+        line = next((line for line in section.lines if line.name == self.shown), None)
+        line = line or section.lines[0]
+        about = safe(
+            f"{line.name} against the human verdicts (P: the next page; W hides this)",
+            one_line=True,
+            style="bold",
+        )
+        report = line.report
+        if self.page == "confusion":
+            return Group(Wrapped(about), confusion_matrix(report.confusion))
+        if report.calibration is None:
+            return Group(Wrapped(about), Text("No graded score from this judge: no diagram."))
+        return Group(Wrapped(about), ReliabilityDiagram(report.calibration))
 
 
 def _table(grid: Grid) -> RenderableType:

@@ -38,6 +38,13 @@ def review_keys() -> list[BindingType]:
         Binding("J", "judge", "judge", id="judge"),
         Binding("w", "switch_judge", "show another judge's scores", show=False, id="switch-judge"),
         Binding("W", "judges", "judges view (against humans)", show=False, id="judges"),
+        Binding(
+            "P",
+            "judges_page",
+            "judges view: pictures",
+            show=False,
+            id="judges-pictures",
+        ),
         Binding("e", "export", "export", id="export"),
         Binding("s", "sort", "sort the list", show=False, id="sort"),
         Binding("t", "toggle_advance", "advance after a grade (on/off)", show=False, id="advance"),

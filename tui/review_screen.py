@@ -53,12 +53,13 @@ from lmmreview.tui.navigation import Navigation
 from lmmreview.tui.poller import Poller
 from lmmreview.tui.review_keys import review_keys
 from lmmreview.tui.review_views import Views
-from lmmreview.tui.screens import CompareScreen
+from lmmreview.tui.screens import BreakdownScreen, CompareScreen
 from lmmreview.tui.session import Session
 from lmmreview.tui.settings import Settings
 from lmmreview.tui.status_line import StatusLine
 from lmmreview.tui.strip import TablesStrip
 from lmmreview.tui.styles import stylesheet
+from lmmreview.tui.versus_view import VersusScreen
 from lmmreview.tui.viewer import TemporaryImages
 from lmmreview.tui.writer import Writer
 from lmmreview.tui.writes import PendingWrites
@@ -240,6 +241,9 @@ class ReviewScreen(Screen[None]):
 
     def action_judges(self) -> None:
         self.run_worker(self.views.toggle_judges(), group="judges-view")
+
+    def action_judges_page(self) -> None:
+        self.run_worker(self.views.judges_page(), group="judges-view")
 
     def action_datasets(self) -> None:
         self.run_worker(self.views.datasets(), group="prompt")
@@ -455,8 +459,11 @@ class ReviewScreen(Screen[None]):
             self.pane.details.pop(entry.answer_id, None)
         self.refresh_list()
         self.query_one(JudgesPanel).verdicts_changed(fresh, session.golds)
-        if isinstance(self.app.screen, CompareScreen):  # grades given there land there too
-            self.app.screen.refresh_scores()
+        for shown in self.app.screen_stack:  # the views over this one follow the verdicts
+            if isinstance(shown, CompareScreen):  # grades given there land there too
+                shown.refresh_scores()
+            elif isinstance(shown, BreakdownScreen | VersusScreen):
+                shown.verdicts_changed()
 
     # -- other writers to the same file (tui/poller.py) ---------------------------------------
 

@@ -4,6 +4,8 @@ zoom (z) and the outside viewer (o), an export (e), the judge picker (w), the ju
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from lmmreview.db import Store
@@ -14,11 +16,14 @@ from lmmreview.engine.ordering import ORDERS
 from lmmreview.engine.review import Filter
 from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
 from lmmreview.engine.table_options import for_readers, with_names
+from lmmreview.engine.tables import Table
+from lmmreview.engine.uncertainty import Difference
 from lmmreview.tui import detail as render
 from lmmreview.tui.images import IMAGES_OFF, Decoded, ImageSet, settled
 from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.screens import Answer, BreakdownScreen, CompareScreen, Menu
 from lmmreview.tui.session import Session
+from lmmreview.tui.versus_view import VersusScreen
 from lmmreview.tui.viewer import open_outside
 from lmmreview.tui.writes import PENDING_MARK, Grade
 
@@ -40,11 +45,8 @@ class Views:
         if session is None or session.tables is None or not screen.tables_ready():
             return
         notes = await self.notes_text()
-        picked = await screen.app.push_screen_wait(
-            BreakdownScreen(
-                with_names(session.tables.breakdown.tables(), screen.settings.models).tables, notes
-            )
-        )
+        live = LiveTables(session, screen.settings.models)
+        picked = await screen.app.push_screen_wait(BreakdownScreen(live, notes))
         if picked:
             row, table, column = picked
             ids = session.cell_answers(row, table, column)
@@ -64,9 +66,11 @@ class Views:
         images = await self._decoded(detail.image_hashes)
         compared = render.compared(detail, session.benchmark, images, renderer)
         answers = [Answer(answer_id, model, text) for answer_id, model, text in rows]
+        live = LiveTables(session, screen.settings.models)
         await screen.app.push_screen_wait(
-            CompareScreen(compared, answers, self._grade_answer, self._score_of, entry.answer_id)
-        )
+            CompareScreen(compared, answers, self._grade_answer, self._score_of, entry.answer_id,
+                          lambda a, b: VersusScreen(a, b, live.versus, live.tables))
+        )  # fmt: skip
 
     def _grade_answer(self, answer_id: int, verdict: Verdict) -> None:
         """A grade from the compare view: the review screen's write path; the list's cursor
@@ -189,6 +193,17 @@ class Views:
         else:
             await self.open_judges(panel, session)
 
+    async def judges_page(self) -> None:
+        """The judges view's next page (opened first if it is hidden: at its tables)."""
+        session = self.screen.session
+        if session is None:
+            return
+        panel = self.screen.query_one(JudgesPanel)
+        if not panel.is_open:
+            await self.open_judges(panel, session)
+        if panel.is_open:
+            panel.turn_page()
+
     async def open_judges(self, panel: JudgesPanel, session: Session) -> None:
         """Read every judge's calls (again) into the judges view."""
         from lmmreview.db.judges import read_judges
@@ -221,6 +236,26 @@ class Views:
         assert session.tables is not None
         tables = for_readers(session.tables.breakdown.tables(), self.screen.settings.models).tables
         return to_markdown(tables, [_notes(session, *found)])
+
+
+class LiveTables:
+    """The tables screen's tables: the session's, live; their intervals computed in a
+    worker thread from a copy of its answers (Session.frozen)."""
+
+    def __init__(self, session: Session, names: Mapping[str, str]) -> None:
+        self.session = session
+        self.names = names  # the settings' [models]: order and display names
+
+    def tables(self) -> list[Table]:
+        assert self.session.tables is not None
+        return with_names(self.session.tables.breakdown.tables(), self.names).tables
+
+    async def with_intervals(self) -> list[Table]:
+        found = await asyncio.to_thread(self.session.frozen().intervals)
+        return with_names(found, self.names).tables
+
+    async def versus(self, a: str, b: str) -> list[Difference]:
+        return await asyncio.to_thread(self.session.frozen().versus, a, b)
 
 
 def _judges_and_verdicts(

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from rich.console import RenderableType
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, HorizontalScroll, Vertical, VerticalScroll
@@ -26,6 +27,7 @@ from lmmreview.engine.tables import Table
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.engine.visible import visible
 from lmmreview.tui.answer_list import shared_ends, short_model
+from lmmreview.tui.charts import CapabilityBars, plus_minus
 from lmmreview.tui.grade_keys import score_keys
 from lmmreview.tui.images import Decoded, Renderer, SampleImages
 from lmmreview.tui.safe_text import safe
@@ -84,44 +86,89 @@ class Menu(ModalScreen[str | None]):
         self.dismiss(event.option.id)
 
 
-class BreakdownScreen(Screen[tuple[str, str, str] | None]):
-    """The paper's tables, live; select a cell to review the answers behind it."""
+class TableSource(Protocol):
+    """Where the tables screen takes its tables: as they are now (fast, on the UI
+    thread), and with every cell's 95 % interval (slow: computed off it)."""
 
-    BINDINGS = [Binding("escape,b", "dismiss(None)", "Back", id="breakdown-back")]
+    def tables(self) -> list[Table]: ...
+
+    async def with_intervals(self) -> list[Table]: ...
+
+
+class BreakdownScreen(Screen[tuple[str, str, str] | None]):
+    """The paper's tables, live; select a cell to review the answers behind it. `i`
+    computes every cell's 95 % interval in a worker; `g` draws the tables as bars."""
+
+    BINDINGS = [
+        Binding("escape,b", "dismiss(None)", "Back", id="breakdown-back"),
+        Binding("i", "intervals", "95% intervals", id="breakdown-intervals"),
+        Binding("g", "bars", "bars / table", id="breakdown-bars"),
+    ]
     AUTO_FOCUS = "DataTable"  # the first table: arrows move over its cells at once
     DEFAULT_CSS = stylesheet("breakdown_screen")
 
-    def __init__(self, tables: list[Table], notes: str) -> None:
+    def __init__(self, source: TableSource, notes: str) -> None:
         super().__init__()
-        self.tables = [t for t in tables if t.rows]
+        self.source = source
+        self.tables = [t for t in source.tables() if t.rows]
         self.notes = notes
+        self.revision = 0  # scores changed this many times since the screen opened
+        self.intervals_wanted = False  # `i` was pressed: intervals follow the verdicts
 
     def compose(self) -> ComposeResult:
+        yield Static(id="breakdown-status")
         with VerticalScroll():
             for number, table in enumerate(self.tables):
                 title = f"{table.title} ({table.dataset}) · Enter on a cell reviews its answers"
                 yield Static(safe(title, one_line=True), classes="title")
                 yield DataTable(id=f"table-{number}", cursor_type="cell", zebra_stripes=True)
+                yield Static(CapabilityBars(table), id=f"bars-{number}", classes="bars")
             yield Static(safe(self.notes), id="notes")
         yield Footer()
 
     def on_mount(self) -> None:
+        self._show(self.tables)
+
+    def _show(self, tables: list[Table]) -> None:
+        """Fill every table view and chart from `tables` (matched by name; a table the
+        screen did not open with is left out), each table's cursor where it was."""
+        by_name = {table.name: table for table in tables}
+        self.tables = [by_name.get(table.name, table) for table in self.tables]
         for number, table in enumerate(self.tables):
-            view = self.query_one(f"#table-{number}", DataTable)
-            view.add_column("Model", key="__model__")
-            for column in table.columns:
-                view.add_column(safe(column.title, one_line=True), key=column.key)
-            for label, cells in grid(table):
-                styles = {1: "bold", 2: "underline", 0: ""}
-                row = [safe(label, one_line=True)]
-                row += [Text(text, style=styles[rank]) for text, rank in cells]
-                view.add_row(*row, key=label)
-            view.add_row(Text("N", style="dim"), *(Text(n, style="dim") for n in counts_row(table)))
-            reviewed = ["reviewed"] + [
-                str(sum(r.cells[c.key].reviewed for r in table.rows if c.key in r.cells))
-                for c in table.columns
-            ]
-            view.add_row(*(Text(v, style="dim") for v in reviewed))
+            _fill(self.query_one(f"#table-{number}", DataTable), table)
+            self.query_one(f"#bars-{number}", Static).update(CapabilityBars(table))
+
+    def action_bars(self) -> None:
+        self.toggle_class("bars")
+
+    def action_intervals(self) -> None:
+        self.intervals_wanted = True
+        self._compute_intervals("Computing the 95% intervals (a bootstrap over the samples)…")
+
+    def verdicts_changed(self) -> None:
+        """Scores changed (another process's verdict, a judge run's scores): the tables
+        as they are now; intervals computed before are dropped and computed again."""
+        self.revision += 1
+        self._show(self.source.tables())
+        if self.intervals_wanted:
+            self._compute_intervals("The scores changed: computing the 95% intervals again…")
+
+    @work(exclusive=True, group="intervals")
+    async def _compute_intervals(self, status: str) -> None:
+        """Compute the intervals off the UI thread; show them unless scores changed
+        meanwhile (a newer run, started by the change, shows its own)."""
+        self._status(status)
+        revision = self.revision
+        tables = await self.source.with_intervals()
+        if revision != self.revision:
+            return
+        self._show(tables)
+        self._status("95% bootstrap intervals: value ± half the interval's width.")
+
+    def _status(self, text: str) -> None:
+        status = self.query_one("#breakdown-status", Static)
+        status.update(Text(text, style="italic"))
+        status.display = True
 
     @on(DataTable.CellSelected)
     def pick(self, event: DataTable.CellSelected) -> None:
@@ -133,6 +180,29 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
             self.notify("Pick a model's cell (not the N or reviewed rows).", severity="warning")
             return
         self.dismiss((table.rows[row].name, table.name, table.columns[column - 1].key))
+
+
+RANK_STYLES = {1: "bold", 2: "underline", 0: ""}  # best, second, neither
+
+
+def _fill(view: DataTable[RenderableType], table: Table) -> None:
+    """A table's rows in its view (again), with each cell's ± where it has an interval;
+    the cursor stays on the cell it was on."""
+    cursor = view.cursor_coordinate
+    view.clear(columns=True)
+    view.add_column("Model", key="__model__")
+    for column in table.columns:
+        view.add_column(safe(column.title, one_line=True), key=column.key)
+    for label, cells in grid(table, plus_minus):
+        texts = [Text(text, style=RANK_STYLES[rank]) for text, rank in cells]
+        view.add_row(safe(label, one_line=True), *texts, key=label)
+    view.add_row(Text("N", style="dim"), *(Text(n, style="dim") for n in counts_row(table)))
+    reviewed = ["reviewed"] + [
+        str(sum(r.cells[c.key].reviewed for r in table.rows if c.key in r.cells))
+        for c in table.columns
+    ]
+    view.add_row(*(Text(v, style="dim") for v in reviewed))
+    view.move_cursor(row=cursor.row, column=cursor.column, animate=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +285,7 @@ class CompareScreen(Screen[None]):
         Binding("right,l", "move(1)", "next model", key_display="→", id="compare-next"),
         *score_keys(),
         Binding("X", "choose('X')", "none of the options", show=False, id="choose-none"),
+        Binding("v", "versus", "versus", id="compare-versus"),
     ]
     DEFAULT_CSS = f"$box-min: {BOX_MIN};\n{stylesheet('compare_screen')}"
 
@@ -225,13 +296,16 @@ class CompareScreen(Screen[None]):
         grade: Callable[[int, Verdict], None],
         score_of: Callable[[int], str],
         start: int,
+        versus: Callable[[str, str], Screen[None]] | None = None,
     ) -> None:
+        """`versus(a, b)`: the view of model a minus model b (None: not offered)."""
         super().__init__()
         self.compared = compared
         self.answers = answers
         self.start = start  # the answer id under the list's cursor
         self._grade = grade
         self._score_of = score_of
+        self._versus = versus
 
     def compose(self) -> ComposeResult:
         compared = self.compared
@@ -261,6 +335,16 @@ class CompareScreen(Screen[None]):
         number = self.answers.index(answer) + step if answer is not None else 0
         if self.answers:  # none when another process removed them all meanwhile
             self._highlight(number % len(self.answers))
+
+    def action_versus(self) -> None:
+        """The highlighted model against the next one: left/right pick the pair."""
+        answer = self.highlighted()
+        models = list(dict.fromkeys(a.model for a in self.answers))
+        if self._versus is None or answer is None or len(models) < 2:
+            self.notify("Versus needs two models' answers, one of them highlighted.")
+            return
+        a = models.index(answer.model)
+        self.app.push_screen(self._versus(models[a], models[(a + 1) % len(models)]))
 
     def _highlight(self, number: int) -> None:
         box = self.query(AnswerBox)[number]

@@ -18,6 +18,7 @@ import numpy as np
 from lmmreview.db.answer_columns import Judgments
 from lmmreview.db.aside import Aside
 from lmmreview.db.review import EntryReader, ReviewStore
+from lmmreview.db.scoring import DatasetScores
 from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
@@ -34,7 +35,8 @@ from lmmreview.engine.scoring import (
     Outcome,
     judge_names,
 )
-from lmmreview.engine.tables import Cell
+from lmmreview.engine.tables import Cell, Table
+from lmmreview.engine.uncertainty import RESAMPLES, SEED, Difference
 
 # Samples whose answers are read before the first screen: many screens of the list, read
 # in milliseconds whatever the dataset's size (the rest come a moment later).
@@ -357,6 +359,45 @@ class Session:
     def counts(self) -> tuple[int, int, int]:
         """(answers, reviewed, shown)."""
         return len(self.answers), self.reviewed, len(self.visible)
+
+    def frozen(self) -> Frozen:
+        """The tables' inputs as they are now, the answers copied: what a worker thread
+        computes intervals and paired differences from while this session changes."""
+        tables = self.tables
+        assert tables is not None
+        answers = self.answers.take(np.arange(len(self.answers)))
+        breakdown = tables.breakdown
+        return Frozen(self.dataset, self.benchmark, tables.samples, answers, breakdown.layout,
+                      breakdown.runs)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Frozen:
+    """A session's answers at one moment (Session.frozen), for the slow statistics of the
+    screen (engine.uncertainty), each run in a worker thread; as the screen's tables,
+    unscored answers are left out."""
+
+    dataset: str
+    benchmark: Benchmark
+    samples: SampleSet
+    answers: AnswerColumns
+    layout: Layout
+    runs: int
+
+    def intervals(self) -> list[Table]:
+        """Every table, each cell with its 95 % bootstrap interval."""
+        scores = self._scores()
+        return scores.with_intervals(scores.breakdown.tables(), False, RESAMPLES, SEED)
+
+    def versus(self, a: str, b: str) -> list[Difference]:
+        """Model (row) `a` minus model `b`, cell by cell, paired."""
+        return self._scores().versus(a, b, False, RESAMPLES, SEED)
+
+    def _scores(self) -> DatasetScores:
+        breakdown, found = Breakdown.of(self.layout, self.answers, self.runs, self.samples.golds)
+        return DatasetScores(
+            self.dataset, self.benchmark, self.samples, self.answers, found, breakdown
+        )
 
 
 def _read_tables(
