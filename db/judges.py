@@ -14,7 +14,6 @@ from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 
 from lmmreview.db.review import EntryReader
-from lmmreview.db.reviewers import reviewer_verdicts
 from lmmreview.db.schema import JUDGE_MODEL, JUDGE_PROMPT
 from lmmreview.db.store import IN_DATASET, Store
 from lmmreview.engine.agreement import (
@@ -173,6 +172,9 @@ def read_judges(store: Store, dataset: str) -> DatasetJudges:
         if (item := items.get(e.key)) is not None:
             groups[e.model, item].append((e.answer_id, e.key))
     grouped = [group for group in groups.values() if len(group) > 1]
+    # loaded here: the screen's first look reads this module, not the reviewers' history
+    from lmmreview.db.reviewers import reviewer_verdicts
+
     verdicts = reviewer_verdicts(store, dataset)
     keys = {e.answer_id: e.key for e in entries if e.answer_id in verdicts}
     found = DatasetJudges(
