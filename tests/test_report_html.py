@@ -216,3 +216,11 @@ def test_a_headless_browser_renders_the_page_offline(cli, report_db: Path, tmp_p
     bars = sum(_near(p, (0, 114, 178), 10) for p in pixels)  # the first model's colour
     assert bars > 500  # the charts were drawn
     assert any(_near(p, (255, 0, 0)) for p in pixels)  # v1_0's red picture was drawn
+
+
+def test_each_interval_is_shown_once_and_said_what_it_is(
+    cli, report_db: Path, tmp_path: Path
+) -> None:
+    text = "".join(_Page(_write(cli, report_db, tmp_path / "r.html")).text)
+    assert "[" not in text.partition("Flagged answers")[0]  # not also " [low, high]"
+    assert "95 % bootstrap interval" in text and "1,000 resamples, seed 0" in text

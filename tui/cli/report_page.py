@@ -14,15 +14,20 @@ from dataclasses import dataclass
 from lmmreview.db.flagged import Listed
 from lmmreview.db.review import Detail, JudgeRecord
 from lmmreview.engine.charts import text
-from lmmreview.engine.export import DASH, Notes, counts_row, grid
+from lmmreview.engine.export import DASH, Notes, counts_row, grid, has_intervals
 from lmmreview.engine.review import HistoryRow
 from lmmreview.engine.scoring import Judge
 from lmmreview.engine.tables import Cell, Table
+from lmmreview.engine.uncertainty import RESAMPLES, SEED
 from lmmreview.tui.judges_tables import Grid
 
 # No fetch of any kind, no script: an answer's markup that escaped escaping stays inert.
 POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 TEXT_CHARS = 4000  # an answer, question or judge reply longer than this is cut
+INTERVALS_NOTE = (
+    f"Under each value, low{DASH}high: its 95 % bootstrap interval over the cell's units "
+    f"({RESAMPLES:,} resamples, seed {SEED})."
+)
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1200px; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 13px; }
@@ -93,6 +98,8 @@ def _dataset(d: DatasetPage) -> str:
     if d.notes is not None:
         parts.append(f"<p>{_text(d.notes.sentence())}</p>")
     parts += [_table(t) for t in d.tables if t.rows]
+    if has_intervals(d.tables):
+        parts.append(f'<p class="note">{INTERVALS_NOTE}</p>')
     parts.append(f'<div class="charts">{"".join(d.charts)}</div>')
     if d.judges:
         parts.append("<h3>Judges against human verdicts</h3>")
@@ -111,7 +118,7 @@ def _table(table: Table) -> str:
     cell's 95 % interval under its value when the tables carry one."""
     marks = {1: "<b>{}</b>", 2: "<u>{}</u>"}
     rows = []
-    for (label, cells), row in zip(grid(table), table.rows, strict=True):
+    for (label, cells), row in zip(grid(table, _no_interval), table.rows, strict=True):
         shown = [
             marks.get(rank, "{}").format(_text(value)) + _interval(row.cells.get(c.key))
             for (value, rank), c in zip(cells, table.columns, strict=True)
@@ -124,6 +131,10 @@ def _table(table: Table) -> str:
         + _row(["N", *counts_row(table)])
         + "</table>"
     )
+
+
+def _no_interval(interval: tuple[float, float]) -> str:
+    return ""  # the page writes it under the value (_interval), not after it
 
 
 def _interval(cell: Cell | None) -> str:
