@@ -135,6 +135,8 @@ def test_max_answers_caps_the_flagged_answers_and_says_how_many_were_left_out(
     assert "Flagged answers (1 of 4)" in text
     assert "3 more flagged answers left out (--max-answers)" in text
     assert sum(1 for _, a in page.elements if a.get("class") == "answer") == 1
+    text = "".join(_Page(_write(cli, report_db, tmp_path / "r.html", "--max-answers", "0")).text)
+    assert "4 flagged; none shown (--max-answers 0)" in text
 
 
 def test_html_writes_a_file_and_needs_out(cli, report_db: Path) -> None:

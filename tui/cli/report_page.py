@@ -156,7 +156,8 @@ def _grid(found: Grid) -> str:
 
 def _cards(d: DatasetPage) -> str:
     if not d.cards:
-        return "<h3>Flagged answers</h3><p>None.</p>"
+        said = f"{d.left_out} flagged; none shown (--max-answers 0)" if d.left_out else "None."
+        return f"<h3>Flagged answers</h3><p>{said}</p>"
     left = (
         f"<p>{d.left_out} more flagged answers left out (--max-answers).</p>" if d.left_out else ""
     )
