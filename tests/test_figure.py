@@ -118,3 +118,17 @@ def test_without_matplotlib_the_error_names_the_extra(
     result = cli("figure", graded_db, "bars", "--out", tmp_path / "x.svg")
     assert result.code == 1
     assert "figure needs matplotlib: pip install 'lmmreview[figures]'" in result.stderr
+
+
+def test_a_model_whose_name_starts_with_an_underscore_is_in_the_legend(
+    cli, mmvet_files: dict[str, Path], tmp_path: Path
+) -> None:
+    hidden = write_json(tmp_path / "_hidden.json", {"v1_0": "-1 and -5", "v1_1": "green"})
+    db = tmp_path / "under.db"
+    assert cli("import", "mmvet", db, mmvet_files["questions"], "--images",
+               mmvet_files["images"], "--answers", hidden).code == 0  # fmt: skip
+    assert cli("score", db).code == 0
+    for kind in ("bars", "radar"):
+        out = tmp_path / f"{kind}.svg"
+        assert cli("figure", db, kind, "--out", out).code == 0
+        assert "_hidden" in out.read_text(encoding="utf-8"), kind

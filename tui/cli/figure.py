@@ -15,6 +15,7 @@ from lmmreview.tui.options import DatasetOpt, DbArg, JudgeOpt, given_path
 from lmmreview.tui.output import clear_errors, fail, say
 
 if TYPE_CHECKING:
+    from matplotlib.artist import Artist
     from matplotlib.figure import Figure
 
     from lmmreview.db import Store
@@ -145,13 +146,14 @@ def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | Non
     if missing:
         raise fail(f"{table.dataset}: no model {', '.join(map(repr, missing))} in {table.name}")
     titles = [short(c.title) for c in percent_columns(table)]
+    handles: list[Artist] = []  # given to the legend: it would skip a label starting "_"
     if kind == Kind.bars:
         axes = drawn.add_subplot()
         width = 0.8 / max(len(rows), 1)
         for i, row in enumerate(rows):
             values = [np.nan if v is None else v for v in row.values]
             place = np.arange(len(titles)) + i * width
-            axes.bar(place, values, width, label=short(row.label), color=colour(i))
+            handles.append(axes.bar(place, values, width, color=colour(i)))
         axes.set_xticks(np.arange(len(titles)) + 0.4 - width / 2, titles, rotation=40, ha="right")
         axes.set_ylim(0, 100)
     else:
@@ -160,12 +162,13 @@ def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | Non
         closed = np.append(angles, angles[0])
         for i, row in enumerate(rows):
             values = [v or 0.0 for v in row.values]
-            axes.plot(closed, [*values, values[0]], color=colour(i), label=short(row.label))
+            handles += axes.plot(closed, [*values, values[0]], color=colour(i))
             axes.fill(closed, [*values, values[0]], color=colour(i), alpha=0.12)
         axes.set_xticks(angles, titles)
         axes.set_ylim(0, 100)
     axes.set_title(short(table.title, TITLE_CHARS))
-    axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
+    labels = [short(row.label) for row in rows]
+    axes.legend(handles, labels, fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
 
 
 def _judge_report(db: Path, dataset: str, judge_name: str | None) -> tuple[str, JudgeReport]:
