@@ -32,6 +32,13 @@ class Listed:
     reasons: tuple[str, ...]
 
 
+def has_human_verdicts(store: Store, dataset: str) -> bool:
+    """Whether any answer of `dataset` has a human verdict in force: without one, no judge
+    can be measured, and reading every judgment to say so would take seconds."""
+    query = "SELECT EXISTS (SELECT 1 FROM current_verdicts WHERE dataset = ?)"
+    return bool(store.conn.execute(query, (dataset,)).fetchone()[0])
+
+
 def flagged_answers(
     store: Store, found: DatasetJudges, choice: JudgeChoice, limit: float
 ) -> list[Listed]:

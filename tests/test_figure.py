@@ -102,12 +102,17 @@ def test_a_figure_that_cannot_be_made_is_one_line_and_no_file(
 
 @pytest.mark.parametrize("kind", ["confusion", "reliability"])
 def test_a_judge_figure_needs_human_verdicts(
-    cli, mmvet_two_models_db: Path, tmp_path: Path, kind: str
+    cli, mmvet_two_models_db: Path, tmp_path: Path, kind: str, monkeypatch
 ) -> None:
     assert cli("score", mmvet_two_models_db).code == 0
+
+    def unread(*_: object) -> None:
+        raise AssertionError("every judgment read before finding no human verdict")
+
+    monkeypatch.setattr("lmmreview.db.judges.read_judges", unread)
     result = cli("figure", mmvet_two_models_db, kind, "--out", tmp_path / "x.svg")
     assert result.code == 1
-    assert "no answer judged by offline rules has a human verdict" in result.stderr
+    assert "no answer has a human verdict to measure a judge against" in result.stderr
     assert not (tmp_path / "x.svg").exists()
 
 

@@ -226,3 +226,17 @@ def test_each_interval_is_shown_once_and_said_what_it_is(
     text = "".join(_Page(_write(cli, report_db, tmp_path / "r.html")).text)
     assert "[" not in text.partition("Flagged answers")[0]  # not also " [low, high]"
     assert "95 % bootstrap interval" in text and "1,000 resamples, seed 0" in text
+
+
+def test_without_human_verdicts_the_judges_section_is_one_line(
+    cli, mmvet_two_models_db: Path, tmp_path: Path, monkeypatch
+) -> None:
+    assert cli("score", mmvet_two_models_db).code == 0
+
+    def unmeasured(*_: object) -> None:
+        raise AssertionError("judges measured with no human verdict")
+
+    monkeypatch.setattr("lmmreview.tui.cli.report_html.judge_section", unmeasured)
+    text = "".join(_Page(_write(cli, mmvet_two_models_db, tmp_path / "r.html")).text)
+    assert "No human verdict yet in this dataset" in text
+    assert "Judges against human verdicts" not in text

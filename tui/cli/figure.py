@@ -174,12 +174,15 @@ def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | Non
 def _judge_report(db: Path, dataset: str, judge_name: str | None) -> tuple[str, JudgeReport]:
     """The judge's name and its measures against the human verdicts of `dataset`."""
     from lmmreview.db import Store
+    from lmmreview.db.flagged import has_human_verdicts
     from lmmreview.db.judges import read_judges, report
     from lmmreview.engine.scoring import judge_names
     from lmmreview.tui.settings import for_command
 
     choice = for_command(uses=["review.judge"]).judge_choice(judge_name)
     with clear_errors(db), Store.open(db, create=False) as store:
+        if not has_human_verdicts(store, dataset):  # checked before reading every judgment
+            raise fail(f"{dataset}: no answer has a human verdict to measure a judge against")
         judge = store.chosen_judge(dataset, choice)
         found = read_judges(store, dataset)
     if judge is None or judge not in found.calls:

@@ -10,7 +10,7 @@ from base64 import b64encode
 from pathlib import Path
 
 from lmmreview.db import Store
-from lmmreview.db.flagged import flagged_answers
+from lmmreview.db.flagged import flagged_answers, has_human_verdicts
 from lmmreview.db.judges import JudgeReport, read_judges
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine import charts
@@ -20,7 +20,7 @@ from lmmreview.engine.tables import Table
 from lmmreview.tui.cli.report import read_tables
 from lmmreview.tui.cli.report_page import Card, DatasetPage, Picture, page
 from lmmreview.tui.judges_tables import judge_grids, judge_section
-from lmmreview.tui.output import clear_errors, deliver
+from lmmreview.tui.output import clear_errors, deliver, status_line
 from lmmreview.tui.settings import for_command
 from lmmreview.tui.thumbnails import MISSING, ImageProblem, thumbnail
 
@@ -39,20 +39,24 @@ def write_html(
     """Write the report page to `output`."""
     settings = for_command(uses=["review.judge", "review.disagreement"])
     choice = settings.judge_choice(judge_name)
-    tables, notes = read_tables(db, datasets, unscored_as_zero, judge_name, intervals=True)
-    with clear_errors(db), Store.open(db, create=False) as store:
-        pages = [
-            _dataset_page(
-                store,
-                name,
-                [t for t in tables if t.dataset == name],
-                next((n for n in notes if n.dataset == name), None),
-                choice,
-                settings.disagreement,
-                max_answers,
-            )
-            for name, _ in store.datasets(datasets or None)
-        ]
+    # A million answers take half a minute: say what is being read (on a terminal only).
+    with status_line("Reading the tables and their intervals") as show:
+        tables, notes = read_tables(db, datasets, unscored_as_zero, judge_name, intervals=True)
+        pages = []
+        with clear_errors(db), Store.open(db, create=False) as store:
+            for name, _ in store.datasets(datasets or None):
+                show(f"{name}: judges and flagged answers")
+                pages.append(
+                    _dataset_page(
+                        store,
+                        name,
+                        [t for t in tables if t.dataset == name],
+                        next((n for n in notes if n.dataset == name), None),
+                        choice,
+                        settings.disagreement,
+                        max_answers,
+                    )
+                )
     deliver(page(f"lmmreview report: {db.name}", pages), output, db)
 
 
@@ -65,8 +69,11 @@ def _dataset_page(
     limit: float,
     max_answers: int,
 ) -> DatasetPage:
-    found = read_judges(store, name)
-    section = judge_section(found, [])
+    humans = has_human_verdicts(store, name)
+    found = read_judges(store, name)  # the flagged answers need it, whose judges disagree
+    # Without a human verdict nothing measures a judge: its section (seconds on a million
+    # answers) would be N=0 and dashes.
+    section = judge_section(found, []) if humans else None
     listed = flagged_answers(store, found, choice, limit)
     reader, uris = ReviewStore(store, REVIEWER), _Pictures(store)
     cards = []
@@ -75,11 +82,12 @@ def _dataset_page(
         cards.append(Card(one, detail, [uris.of(h) for h in detail.image_hashes]))
     judge_charts = [
         chart
-        for line in section.lines
+        for line in (section.lines if section else [])
         for chart in _judge_charts(f"{name}: {line.name}", line.report)
     ]
+    grids = judge_grids(section) if section and found.calls else []
     return DatasetPage(
-        name, tables, notes, _table_charts(tables), judge_grids(section) if found.calls else [],
+        name, tables, notes, _table_charts(tables), grids,
         judge_charts, judge_names(found.calls), cards, max(len(listed) - max_answers, 0),
     )  # fmt: skip
 

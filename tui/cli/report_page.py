@@ -28,6 +28,7 @@ INTERVALS_NOTE = (
     f"Under each value, low{DASH}high: its 95 % bootstrap interval over the cell's units "
     f"({RESAMPLES:,} resamples, seed {SEED})."
 )
+NO_VERDICTS = "No human verdict yet in this dataset: no judge is measured against one."
 STYLE = """
 body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1200px; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 13px; }
@@ -105,6 +106,8 @@ def _dataset(d: DatasetPage) -> str:
         parts.append("<h3>Judges against human verdicts</h3>")
         parts += [_grid(g) for g in d.judges]
         parts.append(f'<div class="charts">{"".join(d.judge_charts)}</div>')
+    elif d.judge_names:
+        parts.append(f"<p>{NO_VERDICTS}</p>")
     parts.append(_cards(d))
     return "".join(parts) + "</section>"
 
