@@ -240,3 +240,14 @@ def test_without_human_verdicts_the_judges_section_is_one_line(
     text = "".join(_Page(_write(cli, mmvet_two_models_db, tmp_path / "r.html")).text)
     assert "No human verdict yet in this dataset" in text
     assert "Judges against human verdicts" not in text
+
+
+def test_long_text_wraps_and_wide_tables_scroll_in_their_own_box(
+    cli, report_db: Path, tmp_path: Path
+) -> None:
+    html = _write(cli, report_db, tmp_path / "r.html")
+    style = html.partition("<style>")[2].partition("</style>")[0]
+    assert "overflow-wrap: anywhere" in style.partition("}")[0]  # body's: every text
+    assert ".wide { overflow-x: auto" in style
+    assert html.count("<table") == html.count('<div class="wide"><table') > 0
+    assert html.count('<table class="words">') == 4 + 3  # 4 answers judged, 3 reviewed: text

@@ -30,12 +30,14 @@ INTERVALS_NOTE = (
 )
 NO_VERDICTS = "No human verdict yet in this dataset: no judge is measured against one."
 STYLE = """
-body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1200px; }
+body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1200px;
+       overflow-wrap: anywhere; }
+.wide { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 13px; }
 th, td { border-bottom: 1px solid #ddd; padding: 3px 8px; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
+th:first-child, td:first-child, table.words td, table.words th { text-align: left; }
 .ci { color: #777; font-size: 11px; }
-.charts svg { margin: 0 1em 1em 0; vertical-align: top; }
+.charts svg { margin: 0 1em 1em 0; vertical-align: top; max-width: 100%; height: auto; }
 .answer { border: 1px solid #ccc; border-radius: 4px; padding: 0.5em 1em; margin: 1em 0; }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: 4px; }
 .answer img { max-width: 480px; max-height: 480px; margin: 4px; border: 1px solid #eee; }
@@ -127,17 +129,22 @@ def _table(table: Table) -> str:
             for (value, rank), c in zip(cells, table.columns, strict=True)
         ]
         rows.append(_row([_text(label), *shown]))
-    return (
-        f"<h3>{_text(table.title)}</h3><table>"
-        + _row(["Model", *(_text(c.title) for c in table.columns)], "th")
+    return f"<h3>{_text(table.title)}</h3>" + _boxed(
+        _row(["Model", *(_text(c.title) for c in table.columns)], "th")
         + "".join(rows)
         + _row(["N", *counts_row(table)])
-        + "</table>"
     )
 
 
 def _no_interval(interval: tuple[float, float]) -> str:
     return ""  # the page writes it under the value (_interval), not after it
+
+
+def _boxed(rows: str, words: bool = False) -> str:
+    """A table in a box that scrolls sideways when it is wider than the page (instead of
+    widening it); `words`: its cells are text, aligned left, not numbers."""
+    opening = '<table class="words">' if words else "<table>"
+    return f'<div class="wide">{opening}{rows}</table></div>'
 
 
 def _interval(cell: Cell | None) -> str:
@@ -149,11 +156,9 @@ def _interval(cell: Cell | None) -> str:
 
 def _grid(found: Grid) -> str:
     title, headers, rows = found
-    return (
-        f"<h4>{_text(title)}</h4><table>"
-        + _row((_text(h) for h in headers), "th")
+    return f"<h4>{_text(title)}</h4>" + _boxed(
+        _row((_text(h) for h in headers), "th")
         + "".join(_row(_text(c) for c in row) for row in rows)
-        + "</table>"
     )
 
 
@@ -210,7 +215,7 @@ def _judgments(judgments: list[JudgeRecord], names: dict[Judge, str]) -> str:
         for j in judgments
     ]
     header = _row(["Judge", "Run", "Status", "Score", "Choice", "Reply"], "th")
-    return "<p><b>Judges</b></p><table>" + header + "".join(rows) + "</table>"
+    return "<p><b>Judges</b></p>" + _boxed(header + "".join(rows), words=True)
 
 
 def _history(history: list[HistoryRow]) -> str:
@@ -230,4 +235,4 @@ def _history(history: list[HistoryRow]) -> str:
         for h in history
     ]
     header = _row(["Time", "Reviewer", "Action", "Score", "Choice", "Note"], "th")
-    return "<p><b>Human verdicts</b></p><table>" + header + "".join(rows) + "</table>"
+    return "<p><b>Human verdicts</b></p>" + _boxed(header + "".join(rows), words=True)
