@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from typing import TYPE_CHECKING
 
@@ -30,6 +30,8 @@ FONT = 'font-family="sans-serif"'  # the reader's own font: no font is fetched
 LABEL_CHARS = 16  # a name longer than this is cut (its whole text in a tooltip)
 TITLE_CHARS = 60  # a figure's title, likewise
 RADAR_AXES = 3  # a radar needs three axes at least
+LEVELS = 11  # a confusion matrix with more score levels is binned to tenths (MM-Vet's grid)
+BINNED = " (scores binned to tenths)"  # said on the axes of a matrix so binned
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,18 +185,40 @@ def _point(cx: float, cy: float, r: float, angle: float) -> str:
     return f"{cx + r * math.cos(angle):.1f},{cy + r * math.sin(angle):.1f}"
 
 
+def shown_levels(matrix: Confusion) -> tuple[Confusion, bool]:
+    """The matrix as a chart shows it, and whether it was binned: score levels rounded to
+    two decimals, or to tenths where more than LEVELS remain (a judge's mean over several
+    runs takes many values: six-digit labels would run together); wrong/right as they are."""
+    try:
+        values = [float(label) for label in matrix.labels]
+    except ValueError:
+        return matrix, False
+    binned = len({round(v, 2) for v in values}) > LEVELS
+    shown = [round(v, 1 if binned else 2) for v in values]
+    merged = sorted(set(shown))
+    place = [merged.index(v) for v in shown]
+    counts = [[0] * len(merged) for _ in merged]
+    for i, row in enumerate(matrix.counts):
+        for j, n in enumerate(row):
+            counts[place[i]][place[j]] += n
+    labels = tuple(f"{v:g}" for v in merged)
+    return replace(matrix, labels=labels, counts=tuple(map(tuple, counts))), binned
+
+
 def confusion(matrix: Confusion, title: str) -> str:
     """The judge × human confusion matrix: a row per judge level, a column per human
-    level, each cell shaded by its count."""
+    level, each cell shaded by its count (levels as shown_levels makes them)."""
+    matrix, binned = shown_levels(matrix)
     labels, counts = matrix.labels, matrix.counts
+    said = BINNED if binned else ""
     cell, left, top = 44, 110, 70
     most = max((n for row in counts for n in row), default=0) or 1
     body = [
         f'<text x="{left + cell * len(labels) / 2:.1f}" y="{top - 38}" {FONT} font-size="11" '
-        'text-anchor="middle">human</text>',
+        f'text-anchor="middle">human{said}</text>',
         f'<text x="14" y="{top + cell * len(labels) / 2:.1f}" {FONT} font-size="11" '
         f'transform="rotate(-90 14 {top + cell * len(labels) / 2:.1f})" '
-        'text-anchor="middle">judge</text>',
+        f'text-anchor="middle">judge{said}</text>',
     ]
     for i, label in enumerate(labels):
         body.append(_label(label, left + cell * i + cell / 2, top - 8, 'text-anchor="middle"'))

@@ -90,3 +90,19 @@ def test_the_reliability_diagram_draws_a_bar_per_bin_with_a_human_mean() -> None
     assert len(bars) == 2
     assert float(bars[1].get("height", 0)) == pytest.approx(0.7 * 240)
     assert any("ECE 0.120" in t and "Brier 0.080" in t for t in _texts(root))
+
+
+def test_confusion_levels_are_rounded_and_many_are_binned_to_tenths() -> None:
+    few = Confusion(("0", "0.333333", "0.5"), ((1, 0, 0), (0, 2, 0), (0, 0, 3)))
+    shown, binned = charts.shown_levels(few)
+    assert (shown.labels, binned) == (("0", "0.33", "0.5"), False)
+    assert _texts(_parsed(charts.confusion(few, "j")))[-9:].count("2") == 1
+    # A judge's mean over three runs: thirds and sixths of tenths, 13 levels
+    labels = tuple(f"{i / 30:.6f}" for i in range(0, 13))
+    many = Confusion(labels, tuple(tuple(int(i == j) for j in range(13)) for i in range(13)))
+    shown, binned = charts.shown_levels(many)
+    assert binned and shown.labels == ("0", "0.1", "0.2", "0.3", "0.4")
+    assert sum(map(sum, shown.counts)) == 13 and shown.counts[0][0] == 2  # 0 and 1/30
+    svg = charts.confusion(many, "j")
+    assert "0.033333" not in svg and "binned to tenths" in svg
+    assert charts.shown_levels(Confusion(("wrong", "right"), ((1, 0), (0, 1))))[1] is False

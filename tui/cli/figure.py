@@ -191,14 +191,14 @@ def _judge_report(db: Path, dataset: str, judge_name: str | None) -> tuple[str, 
 
 
 def _draw_judge(drawn: Figure, kind: Kind, db: Path, dataset: str, judge_name: str | None) -> None:
-    from lmmreview.engine.charts import TITLE_CHARS, colour, short
+    from lmmreview.engine.charts import BINNED, TITLE_CHARS, colour, short, shown_levels
 
     name, measured = _judge_report(db, dataset, judge_name)
     if not measured.confusion.n:  # nothing to compare, for either kind
         raise fail(f"{dataset}: no answer judged by {name} has a human verdict")
     axes = drawn.add_subplot()
     if kind == Kind.confusion:
-        matrix = measured.confusion
+        matrix, binned = shown_levels(measured.confusion)
         axes.imshow(matrix.counts, cmap="Blues")
         ticks = range(len(matrix.labels))
         axes.set_xticks(ticks, [short(label) for label in matrix.labels])
@@ -208,8 +208,9 @@ def _draw_judge(drawn: Figure, kind: Kind, db: Path, dataset: str, judge_name: s
             for j, n in enumerate(row):
                 ink = "white" if n > 0.55 * most else "black"
                 axes.text(j, i, str(n), ha="center", va="center", color=ink)
-        axes.set_xlabel("human")
-        axes.set_ylabel("judge")
+        said = BINNED if binned else ""
+        axes.set_xlabel(f"human{said}")
+        axes.set_ylabel(f"judge{said}")
         axes.set_title(short(f"{name} × human", TITLE_CHARS))
         return
     calibration = measured.calibration
