@@ -30,6 +30,9 @@ FONT = 'font-family="sans-serif"'  # the reader's own font: no font is fetched
 LABEL_CHARS = 16  # a name longer than this is cut (its whole text in a tooltip)
 TITLE_CHARS = 60  # a figure's title, likewise
 RADAR_AXES = 3  # a radar needs three axes at least
+NAMED_AXES = 10  # a radar with more axes numbers them, their names in a key (no overlap)
+# Columns that sum up the others: the papers' radars draw capabilities only.
+SUMMARIES = frozenset({"total", "overall", "vanilla", "average", "all"})
 LEVELS = 11  # a confusion matrix with more score levels is binned to tenths (MM-Vet's grid)
 BINNED = " (scores binned to tenths)"  # said on the axes of a matrix so binned
 
@@ -149,36 +152,64 @@ def _y_axis(left: float, top: float, plot_w: float, plot_h: float, most: float =
     return "".join(parts)
 
 
+def radar_axes(table: Table, models: Sequence[str] | None = None) -> list[int]:
+    """Which of `percent_columns` a radar draws: capabilities, not a column summing them
+    up (Total, Overall, ...), and only those every model drawn has a value in (a missing
+    value drawn as 0 would read as a score)."""
+    rows = series(table, models)
+    return [
+        i
+        for i, column in enumerate(percent_columns(table))
+        if SUMMARIES.isdisjoint({column.key.lower(), column.title.lower()})
+        and all(row.values[i] is not None for row in rows)
+    ]
+
+
 def radar(table: Table, models: Sequence[str] | None = None) -> str:
-    """A radar (the MM-Vet and MMBench papers' capability chart): an axis per percentage
-    column (three at least: ValueError otherwise), a polygon per model, 0 at the centre."""
-    columns, rows = percent_columns(table), series(table, models)
+    """A radar (the MM-Vet and MMBench papers' capability chart): an axis per column of
+    radar_axes (three at least: ValueError otherwise), a polygon per model, 0 at the
+    centre, a scale along the upward axis."""
+    kept = radar_axes(table, models)
+    columns = [percent_columns(table)[i] for i in kept]
+    rows = series(table, models)
     if len(columns) < RADAR_AXES:
         raise ValueError(f"a radar needs {RADAR_AXES} columns at least; {table.name} has "
-                         f"{len(columns)}")  # fmt: skip
+                         f"{len(columns)} every model has a value in")  # fmt: skip
     radius, cx, cy = 120, 250, 185  # cx - radius: room for a label on the left
+    numbered = len(columns) > NAMED_AXES
     body = []
     angles = [2 * math.pi * i / len(columns) - math.pi / 2 for i in range(len(columns))]
     for ring in (20, 40, 60, 80, 100):
         points = " ".join(_point(cx, cy, radius * ring / 100, a) for a in angles)
-        body.append(f'<polygon points="{points}" fill="none" stroke="#ddd"/>')
-    for column, angle in zip(columns, angles, strict=True):
+        body.append(
+            f'<polygon points="{points}" fill="none" stroke="#ddd"/>'
+            f'<text x="{cx + 3}" y="{cy - radius * ring / 100 + 10:.1f}" {FONT} '
+            f'font-size="9" fill="#999">{ring}</text>'
+        )
+    for i, (column, angle) in enumerate(zip(columns, angles, strict=True)):
         x, y = cx + radius * math.cos(angle), cy + radius * math.sin(angle)
         body.append(f'<line x1="{cx}" y1="{cy}" x2="{x:.1f}" y2="{y:.1f}" stroke="#ccc"/>')
         anchor = "middle" if abs(math.cos(angle)) < 0.3 else "start" if x > cx else "end"
         lx, ly = cx + (radius + 10) * math.cos(angle), cy + (radius + 10) * math.sin(angle)
-        body.append(_label(column.title, lx, ly + 4, f'text-anchor="{anchor}"'))
+        name = f"{i + 1}" if numbered else column.title
+        body.append(_label(name, lx, ly + 4, f'text-anchor="{anchor}"'))
     for j, row in enumerate(rows):
         points = " ".join(
-            _point(cx, cy, radius * min(max(v or 0.0, 0.0), 100.0) / 100, a)
-            for v, a in zip(row.values, angles, strict=True)
+            _point(cx, cy, radius * min(max(row.values[i] or 0.0, 0.0), 100.0) / 100, a)
+            for i, a in zip(kept, angles, strict=True)
         )
         body.append(
             f'<polygon points="{points}" fill="{colour(j)}" fill-opacity="0.15" '
             f'stroke="{colour(j)}" stroke-width="2"><title>{text(row.label)}</title></polygon>'
         )
     body += _legend([r.label for r in rows], 2 * cx + 20, 40)
-    return _svg(2 * cx + 170, 2 * cy + 10, f"{table.title} ({table.dataset})", body)
+    if numbered:  # the axes' names, numbered, under the radar
+        body += [
+            _label(f"{i + 1}. {c.title}", 20 + 170 * (i % 3), 2 * cy + 20 + 16 * (i // 3))
+            for i, c in enumerate(columns)
+        ]
+    key = 16 * math.ceil(len(columns) / 3) + 10 if numbered else 0
+    return _svg(2 * cx + 170, 2 * cy + 10 + key, f"{table.title} ({table.dataset})", body)
 
 
 def _point(cx: float, cy: float, r: float, angle: float) -> str:

@@ -65,7 +65,7 @@ def test_a_radar_has_an_axis_per_column_and_needs_three() -> None:
     root = _parsed(charts.radar(table, ["beta"]))
     polygons = list(root.iter(f"{SVG}polygon"))
     assert len(polygons) == 5 + 1  # five rings, beta alone
-    assert len(polygons[-1].get("points", "").split()) == 4
+    assert len(polygons[-1].get("points", "").split()) == 3  # math left out: beta has none
     with pytest.raises(ValueError, match="3 columns"):
         charts.radar(_table({"alpha": [1.0, 2.0]}, ["a", "b"]))
 
@@ -106,3 +106,24 @@ def test_confusion_levels_are_rounded_and_many_are_binned_to_tenths() -> None:
     svg = charts.confusion(many, "j")
     assert "0.033333" not in svg and "binned to tenths" in svg
     assert charts.shown_levels(Confusion(("wrong", "right"), ((1, 0), (0, 1))))[1] is False
+
+
+def test_a_radar_leaves_out_summaries_and_values_a_model_lacks_and_has_a_scale() -> None:
+    titles = ["rec", "ocr", "math", "spat", "Total"]
+    table = _table({"alpha": [80.0, 20.0, 60.0, 40.0, 50.0], "beta": [10.0, 90.0, None, 30.0, 40.0]},
+                   titles)  # fmt: skip
+    assert charts.radar_axes(table) == [0, 1, 3]  # not math (beta lacks it), not Total
+    assert charts.radar_axes(table, ["alpha"]) == [0, 1, 2, 3]
+    root = _parsed(charts.radar(table))
+    assert [len(p.get("points", "").split()) for p in root.iter(f"{SVG}polygon")][-2:] == [3, 3]
+    texts = _texts(root)  # a name's text follows its tooltip's
+    assert "mathmath" not in texts and "TotalTotal" not in texts and "spatspat" in texts
+    assert {"20", "40", "60", "80", "100"} <= set(texts)  # the radial scale
+
+
+def test_a_radar_with_many_axes_numbers_them_with_a_key() -> None:
+    titles = [f"capability {i}" for i in range(17)]
+    root = _parsed(charts.radar(_table({"alpha": [50.0] * 17}, titles)))
+    texts = _texts(root)
+    assert "capability 3capability 3" not in texts and "44" in texts
+    assert "4. capability 34. capability 3" in texts

@@ -117,12 +117,16 @@ def _dataset(store: Store, named: str | None) -> str:
 
 def _table(db: Path, dataset: str, judge_name: str | None, named: str | None, kind: Kind) -> Table:
     """The table to draw: the one named, else the first with enough percentage columns."""
-    from lmmreview.engine.charts import RADAR_AXES, percent_columns
+    from lmmreview.engine.charts import RADAR_AXES, percent_columns, radar_axes
     from lmmreview.tui.cli.report import read_tables
 
     tables, _ = read_tables(db, [dataset], False, judge_name)
     least = RADAR_AXES if kind == Kind.radar else 1
-    fit = [t for t in tables if t.rows and len(percent_columns(t)) >= least]
+
+    def drawable(t: Table) -> int:  # a radar leaves out summaries and values not all have
+        return len(radar_axes(t) if kind == Kind.radar else percent_columns(t))
+
+    fit = [t for t in tables if t.rows and drawable(t) >= least]
     if named is not None:
         found = [t for t in tables if named in (t.name, t.title, t.name.partition(".")[2])]
         if not found:
@@ -139,7 +143,14 @@ def _table(db: Path, dataset: str, judge_name: str | None, named: str | None, ki
 def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | None) -> None:
     import numpy as np
 
-    from lmmreview.engine.charts import TITLE_CHARS, colour, percent_columns, series, short
+    from lmmreview.engine.charts import (
+        TITLE_CHARS,
+        colour,
+        percent_columns,
+        radar_axes,
+        series,
+        short,
+    )
 
     rows = series(table, models)
     missing = sorted(set(models or ()) - {r.label for r in rows})
@@ -157,16 +168,19 @@ def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | Non
         axes.set_xticks(np.arange(len(titles)) + 0.4 - width / 2, titles, rotation=40, ha="right")
         axes.set_ylim(0, 100)
     else:
+        kept = radar_axes(table, models)
+        titles = [titles[k] for k in kept]
         axes = drawn.add_subplot(projection="polar")
         angles = np.linspace(0, 2 * np.pi, len(titles), endpoint=False)
         closed = np.append(angles, angles[0])
         for i, row in enumerate(rows):
-            values = [v or 0.0 for v in row.values]
+            values = [row.values[k] or 0.0 for k in kept]  # none is None: radar_axes
             handles += axes.plot(closed, [*values, values[0]], color=colour(i))
             axes.fill(closed, [*values, values[0]], color=colour(i), alpha=0.12)
         axes.set_xticks(angles, titles)
         axes.set_ylim(0, 100)
-    axes.set_title(short(table.title, TITLE_CHARS))
+    # Above the whole figure: over a radar, the title would sit on the top axis's label.
+    drawn.suptitle(short(table.title, TITLE_CHARS))
     labels = [short(row.label) for row in rows]
     axes.legend(handles, labels, fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
 

@@ -93,9 +93,9 @@ def _dataset_page(
 
 
 def _table_charts(tables: list[Table]) -> list[str]:
-    """Bars for each table with percentages, a radar for those with enough of them."""
+    """Bars for each table with percentages, a radar for those with enough capabilities."""
     shown = [t for t in tables if t.rows and charts.percent_columns(t)]
-    radars = [t for t in shown if len(charts.percent_columns(t)) >= charts.RADAR_AXES]
+    radars = [t for t in shown if len(charts.radar_axes(t)) >= charts.RADAR_AXES]
     return [charts.bars(t) for t in shown] + [charts.radar(t) for t in radars]
 
 
