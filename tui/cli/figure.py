@@ -157,7 +157,9 @@ def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | Non
     if missing:
         raise fail(f"{table.dataset}: no model {', '.join(map(repr, missing))} in {table.name}")
     titles = [short(c.title) for c in percent_columns(table)]
-    handles: list[Artist] = []  # given to the legend: it would skip a label starting "_"
+    handles: list[
+        Artist | tuple[Artist, ...]
+    ] = []  # given to the legend: it would skip a label starting "_"
     if kind == Kind.bars:
         axes = drawn.add_subplot()
         width = 0.8 / max(len(rows), 1)
