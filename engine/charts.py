@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from html import escape
 from typing import TYPE_CHECKING
 
+from lmmreview.engine.names import cut_names
 from lmmreview.engine.tables import Column, Table
 from lmmreview.engine.visible import visible
 
@@ -26,6 +27,9 @@ PALETTE = (
     "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
     "#8c564b", "#7f7f7f", "#bcbd22", "#17becf", "#9467bd",
 )  # fmt: skip
+# Past the palette's colours, a model's outline is dashed instead: the next style each time.
+DASHES = ("6 3", "2 2", "8 3 2 3")
+LEGEND_ROW, LEGEND_COLUMN = 16, 150  # pixels: a legend flows into columns of these
 FONT = 'font-family="sans-serif"'  # the reader's own font: no font is fetched
 LABEL_CHARS = 16  # a name longer than this is cut (its whole text in a tooltip)
 TITLE_CHARS = 60  # a figure's title, likewise
@@ -72,17 +76,29 @@ def colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
+def _dashes(index: int) -> str:
+    """A dashed outline for a model whose colour another already has (else none)."""
+    cycle = index // len(PALETTE)
+    return f' stroke-dasharray="{DASHES[(cycle - 1) % len(DASHES)]}"' if cycle else ""
+
+
+def _outline(index: int) -> str:
+    """A swatch's or bar's outline: dashed and dark past the palette's colours."""
+    return f' stroke="#222"{_dashes(index)}' if index >= len(PALETTE) else ""
+
+
 def short(value: str, chars: int = LABEL_CHARS) -> str:
     """A name made visible on one line and cut to `chars`, so it cannot stretch a chart."""
     shown = visible(value, one_line=True)
     return shown if len(shown) <= chars else shown[: chars - 1] + "…"
 
 
-def _label(value: str, x: float, y: float, attributes: str = "") -> str:
-    """A <text> of `value`, cut short, with the whole in a tooltip."""
+def _label(value: str, x: float, y: float, attributes: str = "", shown: str = "") -> str:
+    """A <text> of `value`, cut short (or as `shown`, cut by cut_names), with the whole
+    in a tooltip."""
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" {FONT} font-size="11" {attributes}>'
-        f"<title>{text(value)}</title>{text(short(value))}</text>"
+        f"<title>{text(value)}</title>{text(shown or short(value))}</text>"
     )
 
 
@@ -98,14 +114,18 @@ def _svg(width: float, height: float, title: str, body: list[str]) -> str:
     )
 
 
-def _legend(models: Sequence[str], x: float, y: float) -> list[str]:
-    """A colour swatch and name per model, one under the other."""
-    parts = []
+def _legend(models: Sequence[str], x: float, y: float, rows: int) -> tuple[list[str], float]:
+    """A swatch and name per model, one under the other in columns of `rows` (a long list
+    flows into the next column: none is clipped); and the legend's width."""
+    parts, cut, rows = [], cut_names(models, LABEL_CHARS), max(rows, 1)
     for i, model in enumerate(models):
-        top = y + 16 * i
-        parts.append(f'<rect x="{x:.1f}" y="{top:.1f}" width="10" height="10" fill="{colour(i)}"/>')
-        parts.append(_label(model, x + 14, top + 9))
-    return parts
+        left, top = x + LEGEND_COLUMN * (i // rows), y + LEGEND_ROW * (i % rows)
+        parts.append(
+            f'<rect x="{left:.1f}" y="{top:.1f}" width="10" height="10" '
+            f'fill="{colour(i)}"{_outline(i)}/>'
+        )
+        parts.append(_label(model, left + 14, top + 9, shown=cut[model]))
+    return parts, LEGEND_COLUMN * math.ceil(len(models) / rows)
 
 
 def bars(table: Table, models: Sequence[str] | None = None) -> str:
@@ -114,7 +134,9 @@ def bars(table: Table, models: Sequence[str] | None = None) -> str:
     bar, gap, left, top, plot_h = 10, 14, 90, 30, 200  # left: room for a slanted label
     group = max(len(rows), 1) * bar + gap
     plot_w = max(len(columns) * group, 120)
-    width, height = left + plot_w + 150, top + plot_h + 110
+    legend, legend_w = _legend([r.label for r in rows], left + plot_w + 12, top, plot_h // 16)
+    width, height = left + plot_w + 12 + max(legend_w, 138), top + plot_h + 110
+    titles = cut_names([c.title for c in columns], LABEL_CHARS)
     body = [_y_axis(left, top, plot_w, plot_h)]
     for i, column in enumerate(columns):
         x0 = left + i * group + gap / 2
@@ -125,7 +147,7 @@ def bars(table: Table, models: Sequence[str] | None = None) -> str:
             h = plot_h * min(max(value, 0.0), 100.0) / 100
             body.append(
                 f'<rect x="{x0 + j * bar:.1f}" y="{top + plot_h - h:.1f}" width="{bar - 1}" '
-                f'height="{h:.1f}" fill="{colour(j)}"><title>{text(row.label)}, '
+                f'height="{h:.1f}" fill="{colour(j)}"{_outline(j)}><title>{text(row.label)}, '
                 f"{text(column.title)}: {value:.1f}</title></rect>"
             )
         centre = x0 + len(rows) * bar / 2
@@ -133,9 +155,10 @@ def bars(table: Table, models: Sequence[str] | None = None) -> str:
             _label(
                 column.title, centre, top + plot_h + 12,
                 f'text-anchor="end" transform="rotate(-40 {centre:.1f} {top + plot_h + 12:.1f})"',
+                titles[column.title],
             )
         )  # fmt: skip
-    body += _legend([r.label for r in rows], left + plot_w + 12, top)
+    body += legend
     return _svg(width, height, f"{table.title} ({table.dataset})", body)
 
 
@@ -177,6 +200,7 @@ def radar(table: Table, models: Sequence[str] | None = None) -> str:
                          f"{len(columns)} every model has a value in")  # fmt: skip
     radius, cx, cy = 120, 250, 185  # cx - radius: room for a label on the left
     numbered = len(columns) > NAMED_AXES
+    titles = cut_names([c.title for c in columns], LABEL_CHARS)
     body = []
     angles = [2 * math.pi * i / len(columns) - math.pi / 2 for i in range(len(columns))]
     for ring in (20, 40, 60, 80, 100):
@@ -192,7 +216,8 @@ def radar(table: Table, models: Sequence[str] | None = None) -> str:
         anchor = "middle" if abs(math.cos(angle)) < 0.3 else "start" if x > cx else "end"
         lx, ly = cx + (radius + 10) * math.cos(angle), cy + (radius + 10) * math.sin(angle)
         name = f"{i + 1}" if numbered else column.title
-        body.append(_label(name, lx, ly + 4, f'text-anchor="{anchor}"'))
+        shown = "" if numbered else titles[column.title]
+        body.append(_label(name, lx, ly + 4, f'text-anchor="{anchor}"', shown))
     for j, row in enumerate(rows):
         points = " ".join(
             _point(cx, cy, radius * min(max(row.values[i] or 0.0, 0.0), 100.0) / 100, a)
@@ -200,16 +225,19 @@ def radar(table: Table, models: Sequence[str] | None = None) -> str:
         )
         body.append(
             f'<polygon points="{points}" fill="{colour(j)}" fill-opacity="0.15" '
-            f'stroke="{colour(j)}" stroke-width="2"><title>{text(row.label)}</title></polygon>'
+            f'stroke="{colour(j)}" stroke-width="2"{_dashes(j)}><title>{text(row.label)}'
+            "</title></polygon>"
         )
-    body += _legend([r.label for r in rows], 2 * cx + 20, 40)
+    legend, legend_w = _legend([r.label for r in rows], 2 * cx + 20, 40, (2 * cy - 40) // 16)
+    body += legend
     if numbered:  # the axes' names, numbered, under the radar
         body += [
             _label(f"{i + 1}. {c.title}", 20 + 170 * (i % 3), 2 * cy + 20 + 16 * (i // 3))
             for i, c in enumerate(columns)
         ]
     key = 16 * math.ceil(len(columns) / 3) + 10 if numbered else 0
-    return _svg(2 * cx + 170, 2 * cy + 10 + key, f"{table.title} ({table.dataset})", body)
+    width = 2 * cx + 20 + max(legend_w, 150)
+    return _svg(width, 2 * cy + 10 + key, f"{table.title} ({table.dataset})", body)
 
 
 def _point(cx: float, cy: float, r: float, angle: float) -> str:

@@ -8,6 +8,7 @@ import pytest
 
 from lmmreview.engine import charts
 from lmmreview.engine.judge_stats import Calibration, Confusion, ReliabilityBin
+from lmmreview.engine.names import cut_names
 from lmmreview.engine.tables import Cell, Column, Row, Table
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -55,8 +56,9 @@ def test_a_long_name_is_cut_with_the_whole_in_a_tooltip() -> None:
     root = _parsed(charts.bars(_table({long: [50.0]}, ["a capability with a long title"])))
     labels = [e for e in root.iter(f"{SVG}text") if e.find(f"{SVG}title") is not None]
     cut = {e.find(f"{SVG}title").text: "".join(e.itertext()) for e in labels}  # type: ignore[union-attr]
-    assert cut[long].startswith(long) and cut[long].endswith("…")
-    assert len(cut[long]) - len(long) == charts.LABEL_CHARS
+    shown = cut[long].removeprefix(long)  # its text follows its tooltip's
+    assert shown == "organis…name-13b"  # cut in the middle: a family's sizes differ at the end
+    assert len(shown) == charts.LABEL_CHARS
 
 
 def test_a_radar_has_an_axis_per_column_and_needs_three() -> None:
@@ -127,3 +129,33 @@ def test_a_radar_with_many_axes_numbers_them_with_a_key() -> None:
     texts = _texts(root)
     assert "capability 3capability 3" not in texts and "44" in texts
     assert "4. capability 34. capability 3" in texts
+
+
+def test_cut_names_stay_apart_and_a_long_legend_flows_with_dashes_past_the_palette() -> None:
+    models = [f"Qwen/Qwen2-VL-7B-Instruct-run{i:02d}" for i in range(25)]
+    titles = ["Commonsense Reasoning (acc)", "Commonsense Reasoning (acc+)", "OCR"]
+    svg = charts.bars(_table({m: [50.0, 40.0, 30.0] for m in models}, titles))
+    root = _parsed(svg)
+    shown = {
+        e.find(f"{SVG}title").text: "".join(e.itertext()).removeprefix(e.find(f"{SVG}title").text)  # type: ignore[union-attr,arg-type]
+        for e in root.iter(f"{SVG}text")
+        if e.find(f"{SVG}title") is not None
+    }
+    assert len({shown[m] for m in models}) == 25  # every model told apart in the legend
+    assert shown[titles[0]] != shown[titles[1]]
+    swatches = [r for r in root.iter(f"{SVG}rect") if r.get("width") == "10"]
+    assert len(swatches) == 25 and len({r.get("x") for r in swatches}) == 3  # 12 a column
+    assert float(root.get("width", 0)) >= max(float(r.get("x", 0)) for r in swatches) + 150
+    assert svg.count('stroke-dasharray="6 3"') == 12 * 3 + 12  # bars and swatches, 2nd round
+
+
+def test_cut_names_numbers_names_whose_cuts_still_match() -> None:
+    # Names alike for their first and last 256 characters (all a cut looks at) and shared ends.
+    one, two = ("a" * 300 + digit + "b" * 300 for digit in "12")
+    ends = ["llava-v1.5-7b", "llava-v1.5-13b"]
+    assert cut_names([one, two, *ends], 9) == {
+        one: "aaa…bbb#1",
+        two: "aaa…bbb#2",
+        ends[0]: "llav…5-7b",
+        ends[1]: "llav…-13b",
+    }

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import dump, write_json
+from conftest import dump, write_json, write_lines
 from PIL import Image
 from pypdf import PdfReader
 
@@ -137,3 +137,21 @@ def test_a_model_whose_name_starts_with_an_underscore_is_in_the_legend(
         out = tmp_path / f"{kind}.svg"
         assert cli("figure", db, kind, "--out", out).code == 0
         assert "_hidden" in out.read_text(encoding="utf-8"), kind
+
+
+def test_many_models_are_all_in_the_legend_each_told_apart(cli, tmp_path: Path) -> None:
+    models = [f"Qwen/Qwen2-VL-7B-Instruct-run{i:02d}" for i in range(14)]
+    lines = [
+        {"id": f"q{q}", "prediction": "yes", "model": m}
+        | ({"question": "Q?", "answer": "yes", "tags": {"a": ["x", "y", "z"][q]}} if not i else {})
+        for q in range(3)
+        for i, m in enumerate(models)
+    ]
+    db = tmp_path / "many.db"
+    assert cli("import", "jsonl", db, write_lines(tmp_path / "m.jsonl", lines)).code == 0
+    assert cli("score", db).code == 0
+    out = tmp_path / "bars.svg"
+    assert cli("figure", db, "bars", "--out", out).code == 0, "bars"
+    svg = out.read_text(encoding="utf-8")
+    assert all(f"ct-run{i:02d}" in svg for i in range(14))  # cut in the middle, all apart
+    assert "<pattern" in svg  # past 12 colours, hatched bars

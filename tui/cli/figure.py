@@ -5,6 +5,7 @@ diagram. The data are those of `report` and `judges` (engine.charts picks the co
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
 
 FORMATS = {".svg": "svg", ".png": "png", ".pdf": "pdf"}  # --out's suffix -> its format
 DPI = 200  # a PNG's resolution: sharp when printed a column wide
+LEGEND_COLUMNS = 4  # a legend under the axes holds this many names a row
+# Past the palette's colours, a model's bars are hatched, its radar line dashed (in turn).
+HATCHES = ("", "//", "..", "xx")
+LINES = ("-", "--", ":", "-.")
 
 
 class Kind(StrEnum):
@@ -144,6 +149,8 @@ def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | Non
     import numpy as np
 
     from lmmreview.engine.charts import (
+        LABEL_CHARS,
+        PALETTE,
         TITLE_CHARS,
         colour,
         percent_columns,
@@ -151,22 +158,25 @@ def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | Non
         series,
         short,
     )
+    from lmmreview.engine.names import cut_names
 
     rows = series(table, models)
     missing = sorted(set(models or ()) - {r.label for r in rows})
     if missing:
         raise fail(f"{table.dataset}: no model {', '.join(map(repr, missing))} in {table.name}")
-    titles = [short(c.title) for c in percent_columns(table)]
-    handles: list[
-        Artist | tuple[Artist, ...]
-    ] = []  # given to the legend: it would skip a label starting "_"
+    cut = cut_names([c.title for c in percent_columns(table)], LABEL_CHARS)
+    titles = [cut[c.title] for c in percent_columns(table)]
+    # Given to the legend: it would skip a label starting "_".
+    handles: list[Artist] = []
     if kind == Kind.bars:
         axes = drawn.add_subplot()
         width = 0.8 / max(len(rows), 1)
         for i, row in enumerate(rows):
             values = [np.nan if v is None else v for v in row.values]
             place = np.arange(len(titles)) + i * width
-            handles.append(axes.bar(place, values, width, color=colour(i)))
+            hatch = HATCHES[i // len(PALETTE) % len(HATCHES)]
+            bar = axes.bar(place, values, width, color=colour(i), hatch=hatch, edgecolor="white")
+            handles.append(bar.patches[0])  # its look: colour and hatch
         axes.set_xticks(np.arange(len(titles)) + 0.4 - width / 2, titles, rotation=40, ha="right")
         axes.set_ylim(0, 100)
     else:
@@ -177,14 +187,19 @@ def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | Non
         closed = np.append(angles, angles[0])
         for i, row in enumerate(rows):
             values = [row.values[k] or 0.0 for k in kept]  # none is None: radar_axes
-            handles += axes.plot(closed, [*values, values[0]], color=colour(i))
+            style = LINES[i // len(PALETTE) % len(LINES)]
+            handles += axes.plot(closed, [*values, values[0]], style, color=colour(i))
             axes.fill(closed, [*values, values[0]], color=colour(i), alpha=0.12)
         axes.set_xticks(angles, titles)
         axes.set_ylim(0, 100)
     # Above the whole figure: over a radar, the title would sit on the top axis's label.
     drawn.suptitle(short(table.title, TITLE_CHARS))
-    labels = [short(row.label) for row in rows]
-    axes.legend(handles, labels, fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
+    named = cut_names([row.label for row in rows], LABEL_CHARS)
+    columns = min(len(rows), LEGEND_COLUMNS) or 1
+    # Under the axes, in columns, the figure taller for each legend row: never off the page.
+    drawn.set_figheight(drawn.get_figheight() + 0.2 * math.ceil(len(rows) / columns))
+    drawn.legend(handles, [named[row.label] for row in rows], fontsize="small",
+                 loc="outside lower center", ncols=columns)  # fmt: skip
 
 
 def _judge_report(db: Path, dataset: str, judge_name: str | None) -> tuple[str, JudgeReport]:
