@@ -16,7 +16,7 @@ from PIL import Image
 
 from lmmreview.db import Store
 from lmmreview.db.flagged import FLAGGED, JUDGE_HUMAN, JUDGES, NOTED, flagged_answers
-from lmmreview.db.judges import read_judges
+from lmmreview.db.judges import disagreeing_judges, read_judges
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine.benchmarks.mmvet.rules import PROMPT_VERSION
 from lmmreview.engine.scoring import DEFAULT_CHOICE, Judgment, Status
@@ -85,8 +85,8 @@ def _write(cli, db: Path, out: Path, *args: str) -> str:
 
 def test_the_flagged_answers_are_those_the_screens_filters_find(report_db: Path) -> None:
     with Store.open(report_db, create=False) as store:
-        found = read_judges(store, "mmvet")
-        listed = flagged_answers(store, found, DEFAULT_CHOICE, 0.3)
+        disagreeing = disagreeing_judges(read_judges(store, "mmvet"), 0.3)
+        listed = flagged_answers(store, "mmvet", disagreeing, DEFAULT_CHOICE, 0.3)
     assert [(a.model, a.key, a.reasons) for a in listed] == [  # in the review list's order
         ("alpha", "v1_0", (JUDGES,)),  # judge-1 1.0, the offline rules 0.5; the human agrees
         ("beta", "v1_0", (NOTED,)),
@@ -228,7 +228,7 @@ def test_each_interval_is_shown_once_and_said_what_it_is(
     assert "95 % bootstrap interval" in text and "1,000 resamples, seed 0" in text
 
 
-def test_without_human_verdicts_the_judges_section_is_one_line(
+def test_without_human_verdicts_the_judges_section_is_one_line_and_one_judge_is_not_read(
     cli, mmvet_two_models_db: Path, tmp_path: Path, monkeypatch
 ) -> None:
     assert cli("score", mmvet_two_models_db).code == 0
@@ -236,10 +236,16 @@ def test_without_human_verdicts_the_judges_section_is_one_line(
     def unmeasured(*_: object) -> None:
         raise AssertionError("judges measured with no human verdict")
 
+    with Store.open(mmvet_two_models_db) as store:  # a note is no verdict
+        ReviewStore(store, "tester").note(store.answer_ids("mmvet")["beta", "v1_0"], "see")
+    # One judge (the offline rules) and no verdict: no judgment needs reading either.
     monkeypatch.setattr("lmmreview.tui.cli.report_html.judge_section", unmeasured)
+    monkeypatch.setattr("lmmreview.tui.cli.report_html.read_judges", unmeasured)
     text = "".join(_Page(_write(cli, mmvet_two_models_db, tmp_path / "r.html")).text)
     assert "No human verdict yet in this dataset" in text
     assert "Judges against human verdicts" not in text
+    assert "Flagged answers (1 of 1)" in text and "has a note" in text
+    assert "offline rules" in text  # the card's verdict, its judge named
 
 
 def test_long_text_wraps_and_wide_tables_scroll_in_their_own_box(

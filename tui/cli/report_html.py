@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lmmreview.db import Store
 from lmmreview.db.flagged import flagged_answers, has_human_verdicts
-from lmmreview.db.judges import JudgeReport, read_judges
+from lmmreview.db.judges import JudgeReport, disagreeing_judges, read_judges
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine import charts
 from lmmreview.engine.export import Notes
@@ -69,12 +69,14 @@ def _dataset_page(
     limit: float,
     max_answers: int,
 ) -> DatasetPage:
-    humans = has_human_verdicts(store, name)
-    found = read_judges(store, name)  # the flagged answers need it, whose judges disagree
-    # Without a human verdict nothing measures a judge: its section (seconds on a million
-    # answers) would be N=0 and dashes.
-    section = judge_section(found, []) if humans else None
-    listed = flagged_answers(store, found, choice, limit)
+    judges, humans = store.judges(name), has_human_verdicts(store, name)
+    # Every judgment is read (half a minute for a million answers) only where a human
+    # verdict measures the judges or two judges may disagree.
+    found = read_judges(store, name) if humans or len(judges) > 1 else None
+    # Without a human verdict nothing measures a judge: its section would be N=0 and dashes.
+    section = judge_section(found, []) if found and humans else None
+    disagreeing = disagreeing_judges(found, limit) if found else frozenset[int]()
+    listed = flagged_answers(store, name, disagreeing, choice, limit)
     reader, uris = ReviewStore(store, REVIEWER), _Pictures(store)
     cards = []
     for one in listed[:max_answers]:
@@ -85,10 +87,10 @@ def _dataset_page(
         for line in (section.lines if section else [])
         for chart in _judge_charts(f"{name}: {line.name}", line.report)
     ]
-    grids = judge_grids(section) if section and found.calls else []
+    grids = judge_grids(section) if section and judges else []
     return DatasetPage(
         name, tables, notes, _table_charts(tables), grids,
-        judge_charts, judge_names(found.calls), cards, max(len(listed) - max_answers, 0),
+        judge_charts, judge_names(judges), cards, max(len(listed) - max_answers, 0),
     )  # fmt: skip
 
 
