@@ -119,6 +119,7 @@ def test_the_page_is_self_contained_and_every_answer_is_inert_text(
     assert "mmvet: judge-1 × human" in text and "mmvet: offline rules × human" in text
     assert "mmvet: offline rules: reliability" in text  # graded: 0.5 for alpha's v1_0
     assert "mmvet: judge-1: reliability" not in text  # 0 or 1 only
+    assert {a["alt"] for t, a in page.elements if t == "img"} == {"v1_0", "v1_1", "v1_2"}
     images = [a["src"] for t, a in page.elements if t == "img"]
     assert len(images) == 4  # one per flagged answer
     for uri in images:
@@ -139,8 +140,13 @@ def test_max_answers_caps_the_flagged_answers_and_says_how_many_were_left_out(
     assert "4 flagged; none shown (--max-answers 0)" in text
 
 
-def test_html_writes_a_file_and_needs_out(cli, report_db: Path) -> None:
+def test_html_writes_a_file_and_needs_out(cli, report_db: Path, tmp_path: Path) -> None:
     before = dump(report_db)
+    assert cli("report", report_db, "--out", tmp_path / "page.html").code == 0  # html implied
+    assert "<!DOCTYPE html>" in (tmp_path / "page.html").read_text(encoding="utf-8")
+    result = cli("report", report_db, "--out", tmp_path / "page.txt")
+    assert result.code == 1 and "--out writes the HTML page: add --format html" in result.stderr
+    assert not (tmp_path / "page.txt").exists()
     result = cli("report", report_db, "--format", "html")
     assert result.code == 1
     assert "--out FILE is needed" in result.stderr

@@ -181,7 +181,7 @@ def _card(card: Card, names: dict[Judge, str]) -> str:
     return (
         f'<div class="answer"><h4>{_text(listed.key)} · {_text(listed.model)}</h4>'
         f'<p class="reasons">{_text(", ".join(listed.reasons))}</p>'
-        + "".join(_picture(p) for p in card.pictures)
+        + "".join(_picture(p, listed.key) for p in card.pictures)
         + f'<p><b>Question</b></p><div class="text">{_text(sample.question, False)}</div>'
         + (f"<ul>{options}</ul>" if options else "")
         + f"<p><b>Gold</b>: {_text(golds)}</p>"
@@ -192,10 +192,10 @@ def _card(card: Card, names: dict[Judge, str]) -> str:
     )
 
 
-def _picture(picture: Picture) -> str:
+def _picture(picture: Picture, key: str) -> str:
     if picture.uri is None:
         return f'<p class="note">{_text(picture.problem)}</p>'
-    return f'<img alt="" src="{picture.uri}">'
+    return f'<img alt="{_text(key)}" src="{picture.uri}">'
 
 
 def _judgments(judgments: list[JudgeRecord], names: dict[Judge, str]) -> str:
