@@ -108,9 +108,8 @@ def _svg(width: float, height: float, title: str, body: list[str]) -> str:
         f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">'
         f"<title>{text(title)}</title>"
         f'<rect width="100%" height="100%" fill="white"/>'
-        f'<text x="10" y="18" {FONT} font-size="13" font-weight="bold">{text(title)}</text>'
-        + "".join(body)
-        + "</svg>"
+        f'<text x="10" y="18" {FONT} font-size="13" font-weight="bold">'
+        f"{text(short(title, TITLE_CHARS))}</text>" + "".join(body) + "</svg>"
     )
 
 
@@ -305,8 +304,8 @@ def _mix(shade: float) -> str:
 
 def reliability(calibration: Calibration, title: str) -> str:
     """The reliability diagram: per bin of the judge's score, the mean human score (a bar
-    over the bin) against the mean judge score (a dot), the diagonal being perfect
-    calibration; ECE and Brier in the subtitle."""
+    over the bin, its count of answers on top) against the mean judge score (a dot), the
+    diagonal being perfect calibration; ECE and Brier in the subtitle."""
     left, top, size = 50, 50, 240
     body = [_y_axis(left, top, size, size, most=1)]
     body.append(
@@ -323,6 +322,10 @@ def reliability(calibration: Calibration, title: str) -> str:
             f'height="{h:.1f}" fill="{colour(0)}" fill-opacity="0.6"><title>judge '
             f"{b.lower:g} to {b.upper:g}: {b.count} answers, human mean {b.mean_human:.3f}"
             "</title></rect>"
+        )
+        body.append(  # how many answers the bar stands for: a bar of 2 says little
+            f'<text x="{(x0 + x1) / 2:.1f}" y="{top + size - h - 3:.1f}" {FONT} '
+            f'font-size="9" text-anchor="middle" fill="#555">{b.count}</text>'
         )
         if b.mean_judge is not None:
             body.append(

@@ -92,6 +92,15 @@ def test_the_reliability_diagram_draws_a_bar_per_bin_with_a_human_mean() -> None
     assert len(bars) == 2
     assert float(bars[1].get("height", 0)) == pytest.approx(0.7 * 240)
     assert any("ECE 0.120" in t and "Brier 0.080" in t for t in _texts(root))
+    assert {"4", "6"} <= set(_texts(root))  # each bar's count of answers
+
+
+def test_a_long_chart_title_is_cut_whole_in_the_tooltip() -> None:
+    title = "judge " * 30
+    root = _parsed(charts.reliability(Calibration((), None, None), title))
+    shown = [t for t in _texts(root) if t.startswith("judge judge")]
+    assert shown == [charts.short(title, charts.TITLE_CHARS)]
+    assert root.findtext(f"{SVG}title") == title  # whole, in the tooltip
 
 
 def test_confusion_levels_are_rounded_and_many_are_binned_to_tenths() -> None:
