@@ -31,11 +31,13 @@ from lmmreview.engine.agreement import (
 )
 from lmmreview.engine.defaults import DEFAULT_FAMILIES
 from lmmreview.engine.judge_stats import (
+    NO_OPTION_TEXT,
     Calibration,
     Confusion,
     Correlation,
     Kappas,
     OrderConsistency,
+    answered_alike,
     calibration,
     confusion,
     correlation,
@@ -43,6 +45,7 @@ from lmmreview.engine.judge_stats import (
     kappas,
     levels,
     order_consistency,
+    rotation_consistency,
     same_family,
     system_pairs,
 )
@@ -88,6 +91,10 @@ class DatasetJudges:
     calls: dict[Judge, dict[int, dict[int, Call]]] = field(default_factory=dict)
     # Answers of one model to one item asked in several orders (Benchmark.order_group).
     orders: list[tuple[int, ...]] = field(default_factory=list)
+    # Where the orders rotate a question's options (MMBench's circular groups), the groups
+    # answered alike (judge_stats.answered_alike), each answer with its sample's options
+    # (letter -> text); None where the orders rotate no options (LLaVA-Bench's).
+    rotations: list[tuple[tuple[int, dict[str, str]], ...]] | None = None
     # answer -> reviewer -> the score of that reviewer's own verdict (several reviewers).
     reviewers: dict[int, dict[str, float]] = field(default_factory=dict)
     families: Mapping[str, str] = field(default_factory=lambda: dict(DEFAULT_FAMILIES))
@@ -120,15 +127,27 @@ class CallFacts:
 
 
 def calls_facts(found: DatasetJudges, calls: dict[int, dict[int, Call]]) -> CallFacts:
-    """A judge's grading and order consistency, from its calls."""
+    """A judge's grading and order consistency, from its calls: on rotated options, whether
+    it picks the same option text wherever the option sits; else whether its verdict (score)
+    is the same in every order."""
     scores = (c.score for runs in calls.values() for c in runs.values() if c.score is not None)
     if not found.orders:
         return CallFacts(is_graded(scores), None)
+    if found.rotations is not None:
+        picks = ([_picked(calls.get(a), options) for a, options in g] for g in found.rotations)
+        return CallFacts(is_graded(scores), rotation_consistency(picks))
     verdicts = (
         [v for a in group if a in calls and (v := _verdict(calls[a])) is not None]
         for group in found.orders
     )
     return CallFacts(is_graded(scores), order_consistency(verdicts))
+
+
+def _picked(runs: dict[int, Call] | None, options: dict[str, str]) -> str | None:
+    """The option text of the judge's choice (NO_OPTION_TEXT: no option matches; None: it
+    extracted no choice)."""
+    call = _choice(runs) if runs else None
+    return None if call is None else options.get(str(call.choice), NO_OPTION_TEXT)
 
 
 def _verdict(runs: dict[int, Call]) -> float | None:
@@ -149,17 +168,19 @@ def read_judges(store: Store, dataset: str) -> DatasetJudges:
     (_, bench), *_ = store.datasets([dataset])
     items = {s.key: item for s in samples if (item := bench.order_group(s)) is not None}
     entries = EntryReader(store).entries(dataset)
-    groups: dict[tuple[str, Hashable], list[int]] = defaultdict(list)
+    groups: dict[tuple[str, Hashable], list[tuple[int, str]]] = defaultdict(list)
     for e in entries if items else ():
         if (item := items.get(e.key)) is not None:
-            groups[e.model, item].append(e.answer_id)
+            groups[e.model, item].append((e.answer_id, e.key))
+    grouped = [group for group in groups.values() if len(group) > 1]
     verdicts = reviewer_verdicts(store, dataset)
     keys = {e.answer_id: e.key for e in entries if e.answer_id in verdicts}
     found = DatasetJudges(
         dataset,
         {e.answer_id: e.model for e in entries},
         {e.answer_id: human_of(e.verdict, golds[e.key]) for e in entries if e.verdict is not None},
-        orders=[tuple(answers) for answers in groups.values() if len(answers) > 1],
+        orders=[tuple(answer for answer, _ in group) for group in grouped],
+        rotations=_rotations(store, dataset, grouped, {s.key: s.options for s in samples}),
         reviewers=_reviewer_scores(verdicts, keys, golds),
     )
     matched: dict[int, dict[int, Call]] = defaultdict(dict)
@@ -179,6 +200,31 @@ def read_judges(store: Store, dataset: str) -> DatasetJudges:
     found.calls = dict(sorted(found.calls.items()))
     found.facts = {judge: calls_facts(found, calls) for judge, calls in found.calls.items()}
     return found
+
+
+_TEXTS = (
+    "SELECT a.id, a.text FROM answers a JOIN samples s ON s.id = a.sample_id "
+    "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ?"
+)
+
+
+def _rotations(
+    store: Store,
+    dataset: str,
+    grouped: list[list[tuple[int, str]]],
+    options: dict[str, dict[str, str]],
+) -> list[tuple[tuple[int, dict[str, str]], ...]] | None:
+    """Of the order groups ((answer, sample key) each), those answered alike, each answer
+    with its sample's options; None where the groups' samples have no options (the orders
+    rotate none: LLaVA-Bench's)."""
+    if not grouped or not options[grouped[0][0][1]]:
+        return None
+    texts = dict(store.conn.execute(_TEXTS, (dataset,)))
+    return [
+        tuple((answer, options[key]) for answer, key in group)
+        for group in grouped
+        if answered_alike([texts[answer] for answer, _ in group])
+    ]
 
 
 def _reviewer_scores(

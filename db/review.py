@@ -333,8 +333,9 @@ class ReviewStore(EntryReader):
     ) -> Verdict | None:  # fmt: skip
         """Append a verdict (committed on return); returns the verdict now in force.
 
-        The verdict already in force adds no row: a repeated key would otherwise take as
-        many undos as presses to take back.
+        The verdict already in force adds no row when it is this reviewer's own too: a
+        repeated key would otherwise take as many undos as presses to take back. Another
+        reviewer's equal verdict is a row of its own (their agreement counts).
         """
         verdict = Verdict(score, choice)
         with self.store.transaction():
@@ -342,12 +343,16 @@ class ReviewStore(EntryReader):
         return verdict
 
     def put(self, answer_id: int, verdict: Verdict, action: str) -> bool:
-        """`grade` inside the caller's transaction: append the verdict unless it is the one
-        in force; whether it was appended."""
-        before = current(self.history(answer_id))
-        if verdict != before:
+        """`grade` inside the caller's transaction: append the verdict unless it is both the
+        one in force and this reviewer's own in force (a repeat; an import run twice); whether
+        it was appended."""
+        history = self.history(answer_id)
+        before = current(history)
+        own = current([row for row in history if row.reviewer == self.reviewer])
+        added = verdict != before or verdict != own
+        if added:
             self._append(answer_id, verdict, before, action, None)
-        return verdict != before
+        return added
 
     def undo_last(self, dataset: str) -> int | None:
         """Undo this reviewer's latest change in `dataset` still in force, a verdict or an

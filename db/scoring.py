@@ -275,8 +275,10 @@ def versus_of(
 ) -> list[Versus]:
     """Model A minus model B on each dataset (every dataset both answered, without
     `datasets`), by the judge `choice` chooses. StoreError, naming the file, for a model
-    a named dataset lacks, or one no dataset has both of."""
-    found = []
+    a named dataset lacks, a named dataset where the two share no answered sample, or
+    models no dataset has both of (with a shared sample)."""
+    a, b = models
+    found, disjoint = [], []
     for name, benchmark in store.datasets(datasets):
         missing = [m for m in models if m not in _models(store, name)]
         if missing and datasets:
@@ -286,16 +288,20 @@ def versus_of(
         if missing:
             continue
         scores = dataset_scores(store, name, benchmark, store.chosen_judge(name, choice))
+        differences = scores.versus(*models, unscored_as_zero, resamples, seed)
+        if not differences:  # no unit both answered
+            disjoint.append(name)
+            continue
         titles = {
             f"{spec.name}/{column.key}": f"{spec.title}: {column.title}"
             for spec in scores.breakdown.layout.tables
             for column in spec.columns
         }
-        found.append(
-            Versus(name, scores.versus(*models, unscored_as_zero, resamples, seed), titles)
-        )
+        found.append(Versus(name, differences, titles))
+    if disjoint and (datasets or not found):
+        where = ", ".join(repr(name) for name in disjoint)
+        raise StoreError(f"{store.path}: {a!r} and {b!r} share no answered sample in {where}")
     if not found:
-        a, b = models
         raise StoreError(f"{store.path}: no dataset has answers of both {a!r} and {b!r}")
     return found
 

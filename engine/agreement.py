@@ -29,7 +29,8 @@ SETTLED_BY = ("matched", "llm", "fallback")  # MMBench's steps 1, 2 and 3
 
 @dataclass(frozen=True, slots=True)
 class Estimate:
-    """A statistic over `n` items with its bootstrap interval (None: no items)."""
+    """A statistic over `n` items with its bootstrap interval (None: no items, or the
+    statistic undefined on them)."""
 
     value: float | None
     n: int
@@ -46,19 +47,27 @@ def _percentile(ordered: Sequence[float], q: float) -> float:
 
 
 def bootstrap(
-    items: Sequence[T], statistic: Callable[[Sequence[T]], float], resamples: int = RESAMPLES
+    items: Sequence[T],
+    statistic: Callable[[Sequence[T]], float | None],
+    resamples: int = RESAMPLES,
 ) -> Estimate:
     """`statistic` of `items` with its percentile bootstrap interval (CONFIDENCE), drawn
-    with the fixed SEED: resample the items with replacement `resamples` times."""
+    with the fixed SEED: resample the items with replacement `resamples` times. Where the
+    statistic is undefined (None) on the items there is no interval; a resample where it
+    is undefined (kappa of a draw with one label) is left out."""
     if not items:
         return Estimate(None, 0)
-    draw = random.Random(SEED)
     size = len(items)
-    values = sorted(statistic(draw.choices(items, k=size)) for _ in range(resamples))
+    value = statistic(items)
+    if value is None:
+        return Estimate(None, size)
+    draw = random.Random(SEED)
+    drawn = (statistic(draw.choices(items, k=size)) for _ in range(resamples))
+    values = sorted(v for v in drawn if v is not None)
+    if not values:
+        return Estimate(value, size)
     tail = (1 - CONFIDENCE) / 2
-    return Estimate(
-        statistic(items), size, _percentile(values, tail), _percentile(values, 1 - tail)
-    )
+    return Estimate(value, size, _percentile(values, tail), _percentile(values, 1 - tail))
 
 
 def answer_score(runs: Sequence[float]) -> float:
@@ -85,17 +94,18 @@ def mean_run_std(runs_per_answer: Iterable[Sequence[float]]) -> float | None:
     return fmean(spreads) if spreads else None
 
 
-def kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float:
+def kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
     """Cohen's kappa of two raters, from (label of one, label of the other) per item:
-    (observed agreement - chance agreement) / (1 - chance agreement). Both raters always
-    giving the same one label is perfect agreement (1.0)."""
+    (observed agreement - chance agreement) / (1 - chance agreement). Undefined (None)
+    when chance agreement is 1, both raters always giving the same one label, as
+    engine.judge_stats.weighted_kappa (sklearn gives nan)."""
     if not pairs:
         raise ValueError("kappa of no items")
     size = len(pairs)
     observed = sum(a == b for a, b in pairs) / size
     first, second = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
     chance = sum(first[label] * second[label] for label in first) / size**2
-    return 1.0 if chance == 1 else (observed - chance) / (1 - chance)
+    return None if chance == 1 else (observed - chance) / (1 - chance)
 
 
 def kappa_estimate(pairs: Sequence[tuple[Hashable, Hashable]]) -> Estimate:

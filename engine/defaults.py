@@ -11,6 +11,9 @@ MAX_BYTES = 200 * 1000 * 1000
 # adds to it): a judge grading a model of its own family may favour it (engine.judge_stats).
 DEFAULT_FAMILIES: dict[str, str] = {
     "gpt": "openai",
+    "gpt-neo": "eleutherai",
+    "gpt-neox": "eleutherai",
+    "gpt-j": "eleutherai",
     "o1": "openai",
     "o3": "openai",
     "o4": "openai",

@@ -147,8 +147,8 @@ def _half_width(interval: tuple[float, float]) -> str:
 
 
 def has_intervals(tables: list[Table]) -> bool:
-    """Whether any cell carries an interval (the tables were read with them: `--ci`)."""
-    return any(c.interval is not None for t in tables for r in t.rows for c in r.cells.values())
+    """Whether the tables were read with their intervals (`--ci`), even if no cell has one."""
+    return any(t.intervals for t in tables)
 
 
 def _number(cell: Cell | None, with_std: bool, interval: IntervalText) -> str:
@@ -335,7 +335,8 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
         return {key: getattr(cell, name) for key, cell in row_cells.items()}
 
     def ends(row_cells: dict[str, Cell]) -> dict[str, dict[str, float | None]]:
-        """The intervals' ends (None: a cell without one), when the tables have them."""
+        """The intervals' ends (None: a cell without one), when the tables were read with
+        them."""
         if not has_intervals(tables):
             return {}
         return {

@@ -6,13 +6,15 @@ as MLLM-as-a-Judge (Chen et al., 2024) and G-Eval report them; Cohen's kappa unw
 and weighted (linear, quadratic) over the score levels; the confusion matrix judge ×
 human; calibration (reliability bins, ECE and Brier, Guo et al., 2017; Brier, 1950); order
 consistency, the share of items asked in several orders whose verdicts do not depend on the
-order (Zheng et al., 2023; Wang et al., 2023); and the model families that make a judge
+order (Zheng et al., 2023; Wang et al., 2023; on rotated options, whether the judge picks
+the same option text wherever it sits); and the model families that make a judge
 self-preferring (Panickssery et al., 2024). Pure values: db/judges.py reads them.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -104,11 +106,16 @@ class OrderConsistency:
 def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Pearson's r; None for fewer than two pairs or a constant side."""
     a, b = np.asarray(x, float), np.asarray(y, float)
-    if len(a) < 2:
+    if len(a) < 2 or _constant(a) or _constant(b):
         return None
     a, b = a - a.mean(), b - b.mean()
-    spread = float(np.sqrt((a @ a) * (b @ b)))
-    return None if spread == 0 else float(np.clip((a @ b) / spread, -1.0, 1.0))
+    return float(np.clip((a @ b) / np.sqrt((a @ a) * (b @ b)), -1.0, 1.0))
+
+
+def _constant(values: np.ndarray) -> bool:
+    """Zero variance, tested on the values themselves: the deviations from a float mean
+    of equal values (0.1 seven times) need not be exactly zero."""
+    return bool(values.min() == values.max())
 
 
 def ranks(values: Sequence[float]) -> np.ndarray:
@@ -132,17 +139,72 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
 
 def kendall(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Kendall's tau-b: (concordant - discordant) pairs over the geometric mean of the
-    pairs untied in x and untied in y, so ties are accounted for."""
-    a, b = np.asarray(x, float), np.asarray(y, float)
-    both = untied_x = untied_y = 0.0
-    for i in range(len(a) - 1):  # one row of pairs at a time: memory stays linear
-        sx, sy = np.sign(a[i + 1 :] - a[i]), np.sign(b[i + 1 :] - b[i])
-        both += float(sx @ sy)
-        untied_x += float(np.abs(sx).sum())
-        untied_y += float(np.abs(sy).sum())
+    pairs untied in x and untied in y, so ties are accounted for. Counted from the values'
+    levels, not pair by pair: from their contingency table when the levels are few (judge
+    and human scores), else by merge counting (O(n log n))."""
+    xs, ys = _dense(x), _dense(y)
+    n = len(xs)
+    pairs = n * (n - 1) // 2
+    untied_x, untied_y = pairs - _tied(xs), pairs - _tied(ys)
     if untied_x == 0 or untied_y == 0:
         return None
-    return float(np.clip(both / np.sqrt(untied_x * untied_y), -1.0, 1.0))
+    levels_x, levels_y = int(xs.max()) + 1, int(ys.max()) + 1
+    if levels_x * levels_y <= max(n, 1) * 4:
+        both = _concordance(np.bincount(xs * levels_y + ys, minlength=levels_x * levels_y)
+                            .reshape(levels_x, levels_y))  # fmt: skip
+    else:
+        tied_both = _tied(xs * levels_y + ys)
+        order = np.lexsort((ys, xs))  # by x, then y: a pair out of order is discordant
+        discordant = _inversions(ys[order], levels_y)
+        both = untied_x - _tied(ys) + tied_both - 2 * discordant
+    return float(np.clip(both / math.sqrt(untied_x * untied_y), -1.0, 1.0))
+
+
+def _dense(values: Sequence[float]) -> np.ndarray:
+    """Each value's level: its place among the distinct values, from 0."""
+    return np.unique(np.asarray(values, float), return_inverse=True)[1].ravel().astype(np.int64)
+
+
+def _tied(levels: np.ndarray) -> int:
+    """The pairs of equal levels."""
+    counts = np.unique(levels, return_counts=True)[1]
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _concordance(table: np.ndarray) -> int:
+    """Concordant minus discordant pairs of a contingency table (x levels by y levels): each
+    cell's count times the counts above it in x and above (concordant) or below
+    (discordant) in y, from 2-D cumulative sums."""
+    padded = np.zeros((table.shape[0] + 1, table.shape[1] + 2), np.int64)
+    padded[:-1, 1:-1] = table
+    above_x = padded[::-1].cumsum(axis=0)[::-1]  # rows i and above
+    higher = above_x[:, ::-1].cumsum(axis=1)[:, ::-1]  # and columns j and above
+    lower = above_x.cumsum(axis=1)  # and columns j and below
+    concordant = int((table * higher[1:, 2:]).sum())
+    discordant = int((table * lower[1:, :-2]).sum())
+    return concordant - discordant
+
+
+def _inversions(values: np.ndarray, levels: int) -> int:
+    """The pairs i < j with values[i] > values[j], by bottom-up merging: at each width,
+    every right half's values count the larger ones of its left half (whose blocks are
+    sorted, so one sorted array of (block, value) keys serves them all)."""
+    found, current, at = 0, values.copy(), np.arange(len(values))
+    width = 1
+    while width < len(values):
+        block = at // (2 * width) * levels
+        left = (at // width) % 2 == 0
+        keys = block[left] + current[left]
+        right_keys = block[~left] + current[~left]
+        found += int(
+            (
+                np.searchsorted(keys, block[~left] + levels)
+                - np.searchsorted(keys, right_keys, side="right")
+            ).sum()
+        )
+        current = np.sort(block + current) - block
+        width *= 2
+    return found
 
 
 def correlation(pairs: Sequence[tuple[float, float]]) -> Correlation:
@@ -294,20 +356,59 @@ def calibration(pairs: Sequence[tuple[float, float]], bins: int = BINS) -> Calib
 # -- order consistency and self-preference --------------------------------------------
 
 
-def order_consistency(groups: Iterable[Sequence[float]]) -> OrderConsistency:
-    """Over the groups of one item's verdicts in its orders (a circular group's rows, a
-    review asked with either answer first), those with two verdicts or more, and how many
-    of them are all equal."""
+def order_consistency(groups: Iterable[Sequence[float | str]]) -> OrderConsistency:
+    """Over the groups of one item's verdicts in its orders (a review asked with either
+    answer first; the option texts a judge picked in a circular group's rotations), those
+    with two verdicts or more, and how many of them are all equal."""
     judged = [verdicts for verdicts in groups if len(verdicts) >= 2]
     return OrderConsistency(len(judged), sum(len(set(v)) == 1 for v in judged))
 
 
+# A bare option letter, as a model answers a choice question: "A", "(b)", "C.", "Answer: D"
+_BARE_LETTER = re.compile(r"(answer\s*:?\s*)?\(?[a-z]\)?[.:]?")
+NO_OPTION_TEXT = ""  # what a judge picked when it said no option matches (or named none)
+
+
+def answered_alike(texts: Sequence[str]) -> bool:
+    """Whether a circular group's answers are one and the same text in every rotation
+    (spaces and case aside) and not a bare option letter, whose meaning moves with the
+    options: the groups where a judge's extraction can be checked against the order."""
+    found = {" ".join(text.split()).casefold() for text in texts}
+    return len(found) == 1 and _BARE_LETTER.fullmatch(next(iter(found))) is None
+
+
+def rotation_consistency(groups: Iterable[Sequence[str | None]]) -> OrderConsistency:
+    """A judge's order consistency on circular groups answered alike (`answered_alike`),
+    from the option text it picked in each rotation (None: it extracted no choice).
+    Counted: the groups with a choice in every rotation; consistent: the same option text
+    in all of them, wherever the option sat."""
+    counted = []
+    for group in groups:
+        picked = [p for p in group if p is not None]
+        if len(picked) == len(group):
+            counted.append(picked)
+    return order_consistency(counted)
+
+
 def family(model: str, families: Mapping[str, str]) -> str | None:
     """A model's family: the longest pattern of `families` its name (lower case, any
-    provider prefix such as `openai/` dropped) starts with; None when none does."""
+    provider prefix such as `openai/` dropped) starts with at a token boundary; None when
+    none does."""
     name = model.lower().rsplit("/", 1)[-1]
-    matches = [p for p in families if name.startswith(p.lower())]
+    matches = [p for p in families if _starts_token(name, p.lower())]
     return families[max(matches, key=len)] if matches else None
+
+
+def _starts_token(name: str, start: str) -> bool:
+    """Whether `name` starts with `start` and the token goes no further: not "o1" in
+    "o10-x" nor "phi" in "phind", but "gpt" in "gpt-4o" and "gpt4" (letters to digits)."""
+    if not start or not name.startswith(start):
+        return False
+    if name == start:
+        return True
+    last, after = start[-1], name[len(start)]
+    same_kind = (last.isalpha() and after.isalpha()) or (last.isdigit() and after.isdigit())
+    return not same_kind
 
 
 def same_family(judge: str, models: Iterable[str], families: Mapping[str, str]) -> tuple[str, ...]:

@@ -56,8 +56,7 @@ def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
     """Cohen's kappa of two raters' labels on the same items (engine.agreement.kappa);
     None when undefined: no items, or one and the same label throughout (chance
     agreement 1)."""
-    labels = {label for pair in pairs for label in pair}
-    return kappa(pairs) if len(labels) > 1 else None
+    return kappa(pairs) if pairs else None
 
 
 def nominal(a: Hashable, b: Hashable) -> float:

@@ -74,3 +74,6 @@ class Table:
     std_columns: tuple[str, ...] = ()  # columns printed as mean±std
     runs: int = 1
     unscored_as_zero: bool = False
+    # read with the cells' bootstrap intervals (`--ci`), whether or not a cell has one: the
+    # exports' interval columns and fields follow the flag, not the data
+    intervals: bool = False

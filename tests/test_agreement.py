@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from lmmreview.engine.agreement import (
     Alignment,
+    Estimate,
     alignment,
     answer_score,
     bootstrap,
@@ -19,6 +20,7 @@ from lmmreview.engine.agreement import (
     mean_run_std,
     settled_shares,
 )
+from lmmreview.engine.judge_stats import confusion, levels, weighted_kappa
 
 scores = st.floats(min_value=0, max_value=1, allow_nan=False)
 labels = st.sampled_from("ABX")
@@ -70,14 +72,25 @@ def test_kappa_of_the_textbook_table() -> None:
 
 def test_kappa_of_perfect_agreement_is_one_and_of_nothing_an_error() -> None:
     assert kappa([("A", "A"), ("B", "B")]) == 1.0
-    assert kappa([("A", "A"), ("A", "A")]) == 1.0  # one label only: still perfect
     with pytest.raises(ValueError):
         kappa([])
+
+
+def test_kappa_of_one_label_throughout_is_undefined_as_the_weighted_one() -> None:
+    """Chance agreement 1: None, as weighted_kappa says and sklearn's nan; no interval."""
+    pairs = [("A", "A")] * 4
+    assert kappa(pairs) is None
+    table = confusion(levels([(1.0, 1.0)] * 4, False), False)
+    assert weighted_kappa(table, None) is None
+    assert kappa_estimate(pairs) == Estimate(None, 4)
 
 
 @given(st.lists(st.tuples(labels, labels), min_size=1, max_size=30))
 def test_kappa_is_symmetric_and_at_most_one(pairs) -> None:
     value = kappa(pairs)
+    if value is None:  # one label throughout
+        assert len({label for pair in pairs for label in pair}) == 1
+        return
     assert value <= 1 + 1e-12
     assert value == pytest.approx(kappa([(b, a) for a, b in pairs]))
 

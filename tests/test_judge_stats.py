@@ -211,12 +211,29 @@ def test_ties_follow_scipy_tau_b_and_mean_ranks() -> None:
     assert kendall(x, y) == pytest.approx((7 - 1) / math.sqrt((15 - 4) * (15 - 4)))
 
 
+@pytest.mark.parametrize(
+    ("levels_x", "levels_y"),
+    [(11, 11), (2, 5), (5, 10**6), (10**6, 10**6)],  # few levels: the table; many: merging
+)
+def test_kendall_is_scipys_tau_b_on_random_data_with_ties(levels_x: int, levels_y: int) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(levels_x + levels_y)
+    for n in (2, 3, 17, 300):
+        x = rng.integers(0, levels_x, n) / 10
+        y = x * (levels_y > 5) + rng.integers(0, levels_y, n) / 10
+        _close(kendall(list(x), list(y)), stats.kendalltau(x, y).statistic)
+
+
 def test_a_constant_judge_has_no_correlation_and_no_crash() -> None:
     constant, human = [0.5, 0.5, 0.5], [0.0, 0.5, 1.0]
     assert pearson(constant, human) is None
     assert spearman(constant, human) is None
     assert kendall(constant, human) is None
     assert pearson([1.0], [1.0]) is None  # one pair: undefined
+    for value in (0.1, 0.3, 0.7):  # a float mean of equal values leaves a residue
+        assert pearson([value] * 7, [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]) is None
+        assert pearson([0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [value] * 7) is None
     table = confusion(levels(list(zip(constant, [0.5] * 3, strict=True)), True), True)
     assert weighted_kappa(table, None) is None  # both constant: no chance disagreement
 
@@ -255,6 +272,15 @@ def test_the_family_map_and_self_preference() -> None:
     assert judge_stats.family("openai/o3-mini", DEFAULT_FAMILIES) == "openai"
     assert judge_stats.family("InternVL2-8B", DEFAULT_FAMILIES) == "internvl"  # longest start
     assert judge_stats.family("shikra-7b", DEFAULT_FAMILIES) is None
+    # at a token boundary only
+    assert judge_stats.family("o10-x", DEFAULT_FAMILIES) is None
+    assert judge_stats.family("phind-codellama", DEFAULT_FAMILIES) is None
+    assert judge_stats.family("EleutherAI/gpt-neox-20b", DEFAULT_FAMILIES) == "eleutherai"
+    assert judge_stats.family("gpt4", DEFAULT_FAMILIES) == "openai"
+    assert judge_stats.family("o1", DEFAULT_FAMILIES) == "openai"
+    assert judge_stats.family("o1-mini", DEFAULT_FAMILIES) == "openai"
+    assert judge_stats.family("phi-3-vision", DEFAULT_FAMILIES) == "microsoft"
+    assert judge_stats.family("internvl2-8b", DEFAULT_FAMILIES) == "internvl"
     models = ["gpt-4o-mini", "llava-v1.5-7b", "GPT-4V"]
     assert judge_stats.same_family("gpt-4-0613", models, DEFAULT_FAMILIES) == (
         "GPT-4V",
@@ -360,28 +386,57 @@ def test_a_family_in_the_settings_flags_self_preference(
 def test_mmbench_circular_copies_give_order_consistency(
     cli, mmbench_tsv: Path, tmp_path: Path
 ) -> None:
-    """Group 7 (two rows) is right in both orders under gpt-x; group 9 (three rows) right
-    once, wrong twice: one consistent group of two."""
+    """The judge's extraction against the option's place: group 7's options (yes, no) and
+    (no, yes), group 9's three rotations of (circle, square, star). Counted: same answer
+    text in every rotation, not a letter, a choice in each. m: "yes" read as yes twice
+    (consistent), "the star" read as star, star, circle (not); l: letters; d: texts that
+    differ; u: a rotation left unextracted. One of two."""
     db = tmp_path / "b.db"
-    predictions = write_tsv(tmp_path / "p.tsv", ["index", "prediction"], [
-        [7, "hard to say"], [1000007, "hmm"], [9, "the star"], [1000009, "a shape"],
-        [2000009, "a star"],
-    ])  # fmt: skip
-    assert cli("import", "mmbench", db, mmbench_tsv, "--answers", predictions,
-               "--model", "m").code == 0  # fmt: skip
-    llm = {"7": ("A", 1.0), "1000007": ("B", 1.0), "9": ("C", 1.0), "1000009": ("X", 0.0),
-           "2000009": ("C", 0.0)}  # fmt: skip
+    answers = {
+        "m": {7: "yes", 1000007: " Yes ", 9: "the star", 1000009: "The star", 2000009: "the star"},
+        "l": {7: "A", 1000007: "A", 9: "(C)", 1000009: "(C)", 2000009: "(C)"},
+        "d": {7: "yes", 1000007: "no", 9: "star", 1000009: "a star", 2000009: "the star"},
+        "u": {9: "star", 1000009: "star", 2000009: "star"},
+    }
+    for model, rows in answers.items():
+        predictions = write_tsv(tmp_path / f"{model}.tsv", ["index", "prediction"],
+                                [[index, text] for index, text in rows.items()])  # fmt: skip
+        assert cli("import", "mmbench", db, mmbench_tsv, "--answers", predictions,
+                   "--model", model).code == 0  # fmt: skip
+    chosen = {
+        "m": {7: "A", 1000007: "B", 9: "C", 1000009: "B", 2000009: "B"},
+        "l": {7: "A", 1000007: "A", 9: "C", 1000009: "C", 2000009: "C"},
+        "d": {7: "A", 1000007: "A", 9: "C", 1000009: "B", 2000009: "A"},
+        "u": {9: "C", 1000009: "B"},
+    }
     with Store.open(db) as store:
         ids = store.answer_ids("mmbench")
         with store.transaction():
             store.add_judgments(
-                (ids["m", key], _llm(0, score, "gpt-x", choice))
-                for key, (choice, score) in llm.items()
+                (ids[model, str(index)], _llm(0, 1.0, "gpt-x", choice))
+                for model, rows in chosen.items()
+                for index, choice in rows.items()
             )
     row = _rows(_judges(cli, db))["mmbench"]["gpt-x"]
     assert row["order"] == {"groups": 2, "consistent": 1}
     assert row["order_rate"] == 0.5
     assert row["calibration"] is None  # scored 0/1: no graded score to calibrate
+
+
+def test_rotation_consistency_counts_groups_answered_alike_with_every_choice() -> None:
+    alike = [["Yes", " yes"], ["the star", "The  Star"], ["star", "star"]]
+    letters = [["B", "B"], ["Answer: D", "answer: d"], ["(c)", "(c)"], ["C.", "C."]]
+    differing = [["star", "a star"], ["yes", "no"]]
+    assert all(judge_stats.answered_alike(t) for t in alike)
+    assert not any(judge_stats.answered_alike(t) for t in letters + differing)
+    groups = [
+        ["yes", "yes"],  # consistent
+        ["star", "circle"],  # inconsistent
+        ["", ""],  # "no option matches" in both: consistent
+        ["star", None],  # a rotation without a choice: not counted
+    ]
+    found = judge_stats.rotation_consistency(groups)
+    assert (found.groups, found.consistent) == (3, 2)
 
 
 def test_llava_bench_two_orders_give_order_consistency(cli, tmp_path: Path) -> None:

@@ -299,3 +299,27 @@ def test_the_judges_choice_is_its_lowest_runs_even_when_that_run_chose_none(revi
         )
     (entry,) = [e for e in EntryReader(store, judge).entries("mmvet") if e.answer_id == answer]
     assert entry.judged == (0.5, 0.5) and entry.judge_choice is None
+
+
+def test_another_reviewers_equal_verdict_is_recorded_once(review) -> None:
+    """bob grading as ada did is his own verdict (human-human agreement counts it); his
+    repeat adds nothing, his undo takes back his row only, and ada's repeat adds nothing."""
+    from lmmreview.db.reviewers import reviewer_verdicts
+
+    answer = _entry(review).answer_id
+    bob = ReviewStore(review.store, "bob")
+    review.grade(answer, 0.5)
+    bob.grade(answer, 0.5)
+    bob.grade(answer, 0.5)
+    assert [h.reviewer for h in review.history(answer)] == ["ada", "bob"]
+    assert reviewer_verdicts(review.store, "mmvet")[answer] == {
+        "ada": Verdict(0.5), "bob": Verdict(0.5)
+    }  # fmt: skip
+    review.grade(answer, 0.5)  # ada's own verdict, in force: a repeat
+    assert len(review.history(answer)) == 2
+    assert review.undo_last("mmvet") is None  # bob's row is on top: not ada's to undo
+    assert bob.undo_last("mmvet") == answer
+    assert _entry(review).verdict == Verdict(0.5)  # ada's, back on top
+    assert reviewer_verdicts(review.store, "mmvet")[answer] == {"ada": Verdict(0.5)}
+    assert review.undo_last("mmvet") == answer
+    assert _entry(review).verdict is None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -17,17 +18,20 @@ LLAVA = REAL / "llava-v1.5-7b"
 JUDGE = ("--judge", "gpt-4 (imported)")
 
 
-def reference_interval(units: list[list[float | None]], resamples: int = 1000, seed: int = 0):
+def reference_interval(
+    units: list[list[float | None]], resamples: int = 1000, seed: int = 0, zero: bool = False
+):
     """The module docstring's bootstrap, written out: each unit's scores per run in whole
     millionths (-1: unscored), its distinct outcomes sorted, a multinomial draw of their
-    counts per resample, the mean over runs of each run's percentage, the percentiles."""
+    counts per resample, the mean over runs of each run's percentage (over the units it
+    scored, or all drawn when unscored counts as zero: `zero`), the percentiles."""
     codes = np.array([[-1 if s is None else round(s * 1_000_000) for s in u] for u in units])
     outcomes, counts = np.unique(codes, axis=0, return_counts=True)
     n = counts.sum()
     draws = np.random.default_rng(seed).multinomial(n, counts / n, size=resamples)
     scored = outcomes >= 0
     sums, units_scored = draws @ np.where(scored, outcomes, 0), draws @ scored
-    per_run = 100 * sums / 1_000_000 / units_scored
+    per_run = 100 * sums / 1_000_000 / (n if zero else units_scored)
     return np.percentile(per_run.mean(axis=1), [2.5, 97.5])
 
 
@@ -49,21 +53,21 @@ def _cells(cli, db: Path, *options: str) -> dict[str, dict]:
 
 
 @needs_fixture("mmvet-real/llava-v1.5-7b")
-@pytest.mark.parametrize("runs", [1, 3])
+@pytest.mark.parametrize(("runs", "zero"), [(1, False), (3, False), (3, True)])
 def test_the_official_grades_intervals_equal_the_resampling_written_out(
-    cli, tmp_path: Path, runs: int
+    cli, tmp_path: Path, runs: int, zero: bool
 ) -> None:
     db = _grades_db(cli, tmp_path, runs)
     grades = json.loads((LLAVA / f"llava-v1.5-7b_gpt-4-grade-{runs}runs.json").read_text())
     questions = json.loads((REAL / "mm-vet.json").read_text())
-    row = _cells(cli, db)["mmvet.capabilities"]
+    row = _cells(cli, db, *(["--unscored-as-zero"] if zero else []))["mmvet.capabilities"]
     for column in ("total", "ocr", "math"):
         units = [
             grades[key]["score"]
             for key, q in questions.items()
             if column == "total" or column in q["capability"]
         ]
-        low, high = reference_interval(units)
+        low, high = reference_interval(units, zero=zero)
         assert row["ci_low"][column] == pytest.approx(low, abs=1e-9), column
         assert row["ci_high"][column] == pytest.approx(high, abs=1e-9), column
         assert low <= row["values"][column] <= high
@@ -106,7 +110,7 @@ def test_sum_and_formula_columns_are_resampled_in_clusters(demo_db: Path) -> Non
     from lmmreview.db.scoring import dataset_scores
     from lmmreview.engine import uncertainty
 
-    checked = 0
+    checked = with_interval = 0
     with Store.open(demo_db, create=False) as store:
         for name in ("mme", "ocrbench", "mmstar", "llava-bench"):
             benchmark = dict(store.datasets([name]))[name]
@@ -141,9 +145,13 @@ def test_sum_and_formula_columns_are_resampled_in_clusters(demo_db: Path) -> Non
                     counted = counts @ distinct[:, -len(parts) :] > 0
                     observed = statistic.values(counts[None, :], distinct, counted)[0]
                     assert observed == pytest.approx(cell.value), (name, column.key)
-                    assert cell.interval is not None, (name, column.key)
+                    values = partial(statistic.values, outcomes=distinct, counted=counted)
+                    drawn = uncertainty._each_resample(counts, 1000, 0, values)
+                    complete = 1 - np.isnan(drawn).mean() >= uncertainty.COMPLETE_SHARE
+                    assert (cell.interval is not None) == complete, (name, column.key)
                     checked += 1
-        assert checked > 20
+                    with_interval += complete
+        assert checked > 20 and with_interval > 10, (checked, with_interval)
 
 
 def test_many_distinct_outcomes_draw_units_by_index() -> None:
@@ -169,3 +177,114 @@ def test_many_distinct_outcomes_draw_units_by_index() -> None:
         draws += [np.bincount(row, minlength=kinds) for row in picked]
     per_run = 100 * (np.array(draws) @ outcomes) / 1_000_000 / n
     assert found == pytest.approx(tuple(np.percentile(per_run.mean(axis=1), [2.5, 97.5])))
+
+
+def _unscored_units(runs: int) -> list[list[float | None]]:
+    """Graded scores in several runs, some runs unscored."""
+    rng = np.random.default_rng(3)
+    return [
+        [None if rng.random() < 0.2 else float(rng.integers(0, 11)) / 10 for _ in range(runs)]
+        for _ in range(200)
+    ]
+
+
+def test_unscored_as_zero_in_several_runs_is_the_mean_of_the_runs() -> None:
+    """Each run's percentage over every drawn unit, averaged over the runs (not summed)."""
+    from collections import Counter
+
+    from lmmreview.engine import uncertainty
+
+    one = np.array([[10]])
+    assert uncertainty._statistic(one, np.array([[10**6, 10**6]]), uncertainty._Kind(False, True))[
+        0
+    ] == pytest.approx(100.0)
+    units = _unscored_units(3)
+    tally = Counter(tuple(-1 if s is None else round(s * 1_000_000) for s in u) for u in units)
+    for zero in (False, True):
+        found = uncertainty._interval(tally, uncertainty._Kind(False, zero), 1000, 0)
+        assert found == pytest.approx(tuple(reference_interval(units, zero=zero)))
+        runs = [[s for s in u if s is not None] for u in zip(*units, strict=True)]
+        value = np.mean([100 * sum(r) / (len(units) if zero else len(r)) for r in runs])
+        assert found is not None and found[0] <= value <= found[1]
+
+
+def test_versus_with_unscored_as_zero_in_several_runs() -> None:
+    """The paired difference equals the written-out paired bootstrap, and lies in it."""
+    from collections import Counter
+
+    from lmmreview.engine import uncertainty
+
+    a, b = _unscored_units(2), _unscored_units(2)[::-1]
+    codes = np.array(
+        [
+            [-1 if s is None else round(s * 1_000_000) for s in (*x, *y)]
+            for x, y in zip(a, b, strict=True)
+        ]
+    )
+    tally = Counter(tuple(row) for row in codes.tolist())
+    found = uncertainty._difference(
+        "t", "c", "", tally, uncertainty._Kind(False, True), False, 1000, 0
+    )
+    outcomes, counts = np.unique(codes, axis=0, return_counts=True)
+    n = counts.sum()
+    draws = np.random.default_rng(0).multinomial(n, counts / n, size=1000)
+    per_run = 100 * (draws @ np.maximum(outcomes, 0)) / 1_000_000 / n
+    diffs = per_run[:, :2].mean(axis=1) - per_run[:, 2:].mean(axis=1)
+    assert (found.low, found.high) == pytest.approx(tuple(np.percentile(diffs, [2.5, 97.5])))
+    observed = 100 * np.maximum(codes, 0).sum(axis=0) / 1_000_000 / n
+    assert found.a == pytest.approx(observed[:2].mean())
+    assert found.diff == pytest.approx(observed[:2].mean() - observed[2:].mean())
+    assert found.low is not None and found.high is not None
+    assert found.low <= found.diff <= found.high
+
+
+def test_many_outcomes_with_many_units_each_keep_the_multinomial() -> None:
+    """Past MANY_OUTCOMES distinct outcomes but INDEX_RATIO units or more per outcome, the
+    multinomial (step 3) is the cheaper draw and the one made."""
+    from collections import Counter
+
+    from lmmreview.engine import uncertainty
+
+    rng = np.random.default_rng(9)
+    units = [[float(s) / 1000] for s in rng.integers(0, 1001, size=12_000)]
+    tally = Counter((round(u[0] * 1_000_000),) for u in units)
+    assert len(tally) > uncertainty.MANY_OUTCOMES
+    assert sum(tally.values()) >= uncertainty.INDEX_RATIO * len(tally)
+    found = uncertainty._interval(tally, uncertainty._Kind(False, False), 300, 0)
+    assert found == pytest.approx(tuple(reference_interval(units, resamples=300)))
+
+
+def test_ci_columns_follow_the_flag_not_the_data(cli, mmbench_tsv: Path, tmp_path: Path) -> None:
+    """Answers never scored: no cell has an interval, yet --ci gives the CSV columns (empty)
+    and the JSON fields (null); without --ci neither."""
+    from conftest import write_tsv
+
+    db = tmp_path / "b.db"
+    predictions = write_tsv(tmp_path / "p.tsv", ["index", "prediction"], [[7, "A"]])
+    assert cli("import", "mmbench", db, mmbench_tsv, "--answers", predictions).code == 0
+    lines = list(csv.DictReader(io.StringIO(cli("export", db, "--format", "csv", "--ci").stdout)))
+    assert lines and all(line["ci_low"] == line["ci_high"] == "" for line in lines)
+    document = json.loads(cli("export", db, "--format", "json", "--ci").stdout)
+    rows = [row for table in document["tables"] for row in table["rows"]]
+    assert rows and all(set(row["ci_low"].values()) == {None} for row in rows)
+    plain = cli("export", db, "--format", "csv").stdout
+    assert plain and "ci_low" not in plain
+
+
+def test_a_sum_cell_missing_a_part_in_many_resamples_has_no_interval() -> None:
+    """Twenty clusters, one of them alone in the second part: about a third of the
+    resamples miss it, so no interval (not a ±0 from the few alike ones); with the second
+    part in half the clusters, an interval."""
+    from lmmreview.engine import uncertainty
+    from lmmreview.engine.tables import Column
+
+    column = Column("sum", "Sum", sum_of=(("t", "a"), ("t", "b")))
+    parts = [uncertainty._Part(cell, "", np.array([True])) for cell in column.sum_of]
+    statistic = uncertainty._SumStatistic(parts, 1, False, column)
+    # per cluster: part a (sum, scored), part b (sum, scored), then units in a and in b
+    a_only, b_only = [1_000_000, 1, 0, 0, 1, 0], [0, 0, 1_000_000, 1, 0, 1]
+    for a_clusters, b_clusters, has in ((19, 1, False), (10, 10, True)):
+        outcomes = np.array([a_only, b_only], np.int64)
+        counts = np.array([a_clusters, b_clusters], np.int64)
+        found = statistic.interval(outcomes, counts, 1000, 0)
+        assert (found is not None) == has

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import FIXTURES, needs_fixture
+from conftest import FIXTURES, needs_fixture, write_tsv
 from scipy.stats import binomtest
 
 from lmmreview.engine.uncertainty import mcnemar
@@ -100,3 +100,30 @@ def test_versus_of_circular_groups_counts_groups(cli, demo_db: Path) -> None:
     overall = next(c for c in datasets["mmbench"] if c["column"] == "overall")
     assert overall["n"] == groups and overall["p_mcnemar"] is not None
     assert all(c["p_mcnemar"] is None for c in datasets["mmvet"])  # graded 0 to 1
+
+
+def test_versus_of_models_sharing_no_sample_is_an_error(
+    cli, mmbench_tsv: Path, tmp_path: Path
+) -> None:
+    """m answered group 7 only, n group 9 only: nothing to pair, said, exit 1."""
+    db = tmp_path / "b.db"
+    for model, rows in (("m", [[7, "A"], [1000007, "B"]]), ("n", [[9, "C"], [1000009, "B"]])):
+        predictions = write_tsv(tmp_path / f"{model}.tsv", ["index", "prediction"], rows)
+        assert cli("import", "mmbench", db, mmbench_tsv, "--answers", predictions,
+                   "--model", model).code == 0  # fmt: skip
+    assert cli("score", db).code == 0
+    said = "'m' and 'n' share no answered sample in 'mmbench'"
+    for args in ((), ("--dataset", "mmbench")):
+        result = cli("versus", db, "m", "n", *args)
+        assert result.code == 1 and said in result.stderr, result.stderr
+        assert result.stdout == ""
+
+
+def test_versus_refuses_one_model_twice_and_too_few_resamples(cli, demo_db: Path) -> None:
+    same = cli("versus", demo_db, "demo-alpha", "demo-alpha")
+    assert same.code == 1 and "MODEL_A and MODEL_B are the same model" in same.stderr
+    few = cli("versus", demo_db, "demo-alpha", "demo-beta", "--resamples", "99")
+    assert few.code != 0 and "--resamples" in few.stderr
+    enough = cli("versus", demo_db, "demo-alpha", "demo-beta", "--resamples", "100",
+                 "--dataset", "mmbench")  # fmt: skip
+    assert enough.code == 0, enough.stderr

@@ -10,11 +10,16 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from lmmreview.tui.options import DatasetsOpt, DbArg, JudgeOpt, ZeroOpt
-from lmmreview.tui.output import clear_errors, out
+from lmmreview.tui.output import clear_errors, fail, out
 
 if TYPE_CHECKING:
     from lmmreview.db.scoring import Versus
     from lmmreview.engine.uncertainty import Difference
+
+
+# Fewer resamples than this make the 2.5th and 97.5th percentiles rest on a handful of
+# draws each: an interval that moves with the seed.
+MIN_RESAMPLES = 100
 
 
 class VersusFormat(StrEnum):
@@ -34,7 +39,9 @@ def versus(
     seed: Annotated[int, typer.Option("--seed", help="The bootstrap's seed.", min=0)] = 0,
     resamples: Annotated[
         int,
-        typer.Option("--resamples", help="Bootstrap resamples per cell.", min=1, max=100_000),
+        typer.Option(
+            "--resamples", help="Bootstrap resamples per cell.", min=MIN_RESAMPLES, max=100_000
+        ),
     ] = 1_000,
     unscored_as_zero: ZeroOpt = False,
 ) -> None:
@@ -45,6 +52,8 @@ def versus(
     from lmmreview.db.scoring import versus_of
     from lmmreview.tui.settings import for_command
 
+    if model_a == model_b:
+        raise fail(f"MODEL_A and MODEL_B are the same model ({model_a!r}): name two models")
     choice = for_command(uses=["review.judge"]).judge_choice(judge_name)
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
