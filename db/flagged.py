@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lmmreview.db.judges import DatasetJudges, disagreeing_judges
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store
 from lmmreview.engine.columns import Bools, matching
@@ -32,13 +31,20 @@ class Listed:
     reasons: tuple[str, ...]
 
 
+def has_human_verdicts(store: Store, dataset: str) -> bool:
+    """Whether any answer of `dataset` has a human verdict in force: without one, no judge
+    can be measured, and reading every judgment to say so would take seconds."""
+    query = "SELECT EXISTS (SELECT 1 FROM current_verdicts WHERE dataset = ?)"
+    return bool(store.conn.execute(query, (dataset,)).fetchone()[0])
+
+
 def flagged_answers(
-    store: Store, found: DatasetJudges, choice: JudgeChoice, limit: float
+    store: Store, dataset: str, disagreeing: frozenset[int], choice: JudgeChoice, limit: float
 ) -> list[Listed]:
-    """The answers of `found`'s dataset that a reader should look at, in the review list's
-    order, each picked by the screen's own filter (over whole columns: a million answers
-    take seconds); the judge/human difference is the chosen judge's, as the tables show."""
-    dataset = found.dataset
+    """The answers of `dataset` that a reader should look at, in the review list's order,
+    each picked by the screen's own filter (over whole columns: a million answers take
+    seconds); the judge/human difference is the chosen judge's, as the tables show;
+    `disagreeing`: the answers whose judges disagree (db.judges.disagreeing_judges)."""
     ((_, benchmark),) = store.datasets([dataset])
     reader = EntryReader(store, store.chosen_judge(dataset, choice))
     answers = reader.columns(dataset)
@@ -50,7 +56,7 @@ def flagged_answers(
     why = [
         (FLAGGED, answers.flagged),
         (JUDGE_HUMAN, where(Filter(disagreement=limit))),
-        (JUDGES, where(Filter(judges_disagree=disagreeing_judges(found, limit)))),
+        (JUDGES, where(Filter(judges_disagree=disagreeing))),
         (NOTED, answers.noted),
     ]
     return [

@@ -12,15 +12,19 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from statistics import fmean, pstdev
-from typing import TypeVar
 
-T = TypeVar("T")
+import numpy as np
+import numpy.typing as npt
+
+Indices = npt.NDArray[np.intp]  # a row of item indices per resample
+Values = npt.NDArray[np.float64]  # a statistic per resample (nan: undefined on it)
 
 RESAMPLES = 2000  # bootstrap resamples per interval
 SEED = 13  # the bootstrap's seed: fixed, so an interval is reproducible
+CHUNK = 64  # resamples drawn at once: 64 rows of 25,000 indices take 13 MB
 CONFIDENCE = 0.95
 CORRECT_FROM = 0.5  # an MM-Vet score at or above this counts as correct
 NO_OPTION = "X"  # MMBench's label for "no option matches"
@@ -46,24 +50,37 @@ def _percentile(ordered: Sequence[float], q: float) -> float:
     return ordered[below] + (ordered[above] - ordered[below]) * (position - below)
 
 
+def _draws(size: int, resamples: int) -> Iterator[Indices]:
+    """The resamples' item indices, CHUNK rows at a time: exactly those that
+    random.Random(SEED).choices(items, k=size) draws in turn (numpy's Mersenne Twister
+    given Python's state makes the same doubles, floor(random() * size) the same picks),
+    so the intervals are those of the pure-Python bootstrap, drawn at numpy's speed."""
+    state = random.Random(SEED).getstate()[1]
+    twister = np.random.RandomState()
+    twister.set_state(("MT19937", np.array(state[:-1], dtype=np.uint32), state[-1], 0, 0.0))
+    for start in range(0, resamples, CHUNK):
+        rows = min(CHUNK, resamples - start)
+        yield np.floor(twister.random_sample((rows, size)) * size).astype(np.intp)
+
+
 def bootstrap(
-    items: Sequence[T],
-    statistic: Callable[[Sequence[T]], float | None],
+    value: float | None,
+    size: int,
+    resampled: Callable[[Indices], Values],
     resamples: int = RESAMPLES,
 ) -> Estimate:
-    """`statistic` of `items` with its percentile bootstrap interval (CONFIDENCE), drawn
-    with the fixed SEED: resample the items with replacement `resamples` times. Where the
-    statistic is undefined (None) on the items there is no interval; a resample where it
-    is undefined (kappa of a draw with one label) is left out."""
-    if not items:
+    """A statistic's `value` over `size` items with its percentile bootstrap interval
+    (CONFIDENCE), drawn with the fixed SEED: the items resampled with replacement
+    `resamples` times, `resampled` giving the statistic of each resample (a row of item
+    indices) at once. Where the statistic is undefined (None) on the items there is no
+    interval; a resample where it is undefined (nan: kappa of a draw with one label) is
+    left out."""
+    if not size:
         return Estimate(None, 0)
-    size = len(items)
-    value = statistic(items)
     if value is None:
         return Estimate(None, size)
-    draw = random.Random(SEED)
-    drawn = (statistic(draw.choices(items, k=size)) for _ in range(resamples))
-    values = sorted(v for v in drawn if v is not None)
+    drawn = np.concatenate([resampled(rows) for rows in _draws(size, resamples)])
+    values = sorted(drawn[~np.isnan(drawn)].tolist())
     if not values:
         return Estimate(value, size)
     tail = (1 - CONFIDENCE) / 2
@@ -84,7 +101,10 @@ def mean_abs_difference(pairs: Sequence[tuple[float, float]]) -> Estimate:
     """MM-Vet Table 6's Δ̄: the mean of |judge score - human score| over the human-reviewed
     answers, given as (judge score, human score) pairs, the judge's score being the mean of
     its runs on that answer (`answer_score`); N is the number of pairs."""
-    return bootstrap(pairs, _mean_distance)
+    if not pairs:
+        return Estimate(None, 0)
+    distances = np.array([abs(judge - human) for judge, human in pairs], dtype=np.float64)
+    return bootstrap(_mean_distance(pairs), len(pairs), lambda rows: distances[rows].mean(axis=1))
 
 
 def mean_run_std(runs_per_answer: Iterable[Sequence[float]]) -> float | None:
@@ -109,8 +129,24 @@ def kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
 
 
 def kappa_estimate(pairs: Sequence[tuple[Hashable, Hashable]]) -> Estimate:
-    """Cohen's kappa with its bootstrap interval."""
-    return bootstrap(pairs, kappa)
+    """Cohen's kappa with its bootstrap interval (each resample's kappa worked out as
+    `kappa` does, over label codes, in the same integer counts and divisions)."""
+    if not pairs:
+        return Estimate(None, 0)
+    size = len(pairs)
+    codes: dict[Hashable, int] = {}
+    first = np.array([codes.setdefault(a, len(codes)) for a, _ in pairs], dtype=np.intp)
+    second = np.array([codes.setdefault(b, len(codes)) for _, b in pairs], dtype=np.intp)
+
+    def resampled(rows: Indices) -> Values:
+        one, other = first[rows], second[rows]
+        observed = (one == other).sum(axis=1) / size
+        both = sum((one == c).sum(axis=1) * (other == c).sum(axis=1) for c in range(len(codes)))
+        chance = both / size**2
+        with np.errstate(divide="ignore", invalid="ignore"):  # chance 1: undefined, as kappa's
+            return np.where(chance == 1, np.nan, (observed - chance) / (1 - chance))
+
+    return bootstrap(kappa(pairs), size, resampled)
 
 
 def correct(score: float) -> bool:

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from html import escape
 from typing import TYPE_CHECKING
 
+from lmmreview.engine.names import cut_names
 from lmmreview.engine.tables import Column, Table
 from lmmreview.engine.visible import visible
 
@@ -26,10 +27,18 @@ PALETTE = (
     "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
     "#8c564b", "#7f7f7f", "#bcbd22", "#17becf", "#9467bd",
 )  # fmt: skip
+# Past the palette's colours, a model's outline is dashed instead: the next style each time.
+DASHES = ("6 3", "2 2", "8 3 2 3")
+LEGEND_ROW, LEGEND_COLUMN = 16, 150  # pixels: a legend flows into columns of these
 FONT = 'font-family="sans-serif"'  # the reader's own font: no font is fetched
 LABEL_CHARS = 16  # a name longer than this is cut (its whole text in a tooltip)
 TITLE_CHARS = 60  # a figure's title, likewise
 RADAR_AXES = 3  # a radar needs three axes at least
+NAMED_AXES = 10  # a radar with more axes numbers them, their names in a key (no overlap)
+# Columns that sum up the others: the papers' radars draw capabilities only.
+SUMMARIES = frozenset({"total", "overall", "vanilla", "average", "all"})
+LEVELS = 11  # a confusion matrix with more score levels is binned to tenths (MM-Vet's grid)
+BINNED = " (scores binned to tenths)"  # said on the axes of a matrix so binned
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,17 +76,29 @@ def colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
+def _dashes(index: int) -> str:
+    """A dashed outline for a model whose colour another already has (else none)."""
+    cycle = index // len(PALETTE)
+    return f' stroke-dasharray="{DASHES[(cycle - 1) % len(DASHES)]}"' if cycle else ""
+
+
+def _outline(index: int) -> str:
+    """A swatch's or bar's outline: dashed and dark past the palette's colours."""
+    return f' stroke="#222"{_dashes(index)}' if index >= len(PALETTE) else ""
+
+
 def short(value: str, chars: int = LABEL_CHARS) -> str:
     """A name made visible on one line and cut to `chars`, so it cannot stretch a chart."""
     shown = visible(value, one_line=True)
     return shown if len(shown) <= chars else shown[: chars - 1] + "…"
 
 
-def _label(value: str, x: float, y: float, attributes: str = "") -> str:
-    """A <text> of `value`, cut short, with the whole in a tooltip."""
+def _label(value: str, x: float, y: float, attributes: str = "", shown: str = "") -> str:
+    """A <text> of `value`, cut short (or as `shown`, cut by cut_names), with the whole
+    in a tooltip."""
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" {FONT} font-size="11" {attributes}>'
-        f"<title>{text(value)}</title>{text(short(value))}</text>"
+        f"<title>{text(value)}</title>{text(shown or short(value))}</text>"
     )
 
 
@@ -87,20 +108,23 @@ def _svg(width: float, height: float, title: str, body: list[str]) -> str:
         f'viewBox="0 0 {width:.0f} {height:.0f}" role="img">'
         f"<title>{text(title)}</title>"
         f'<rect width="100%" height="100%" fill="white"/>'
-        f'<text x="10" y="18" {FONT} font-size="13" font-weight="bold">{text(title)}</text>'
-        + "".join(body)
-        + "</svg>"
+        f'<text x="10" y="18" {FONT} font-size="13" font-weight="bold">'
+        f"{text(short(title, TITLE_CHARS))}</text>" + "".join(body) + "</svg>"
     )
 
 
-def _legend(models: Sequence[str], x: float, y: float) -> list[str]:
-    """A colour swatch and name per model, one under the other."""
-    parts = []
+def _legend(models: Sequence[str], x: float, y: float, rows: int) -> tuple[list[str], float]:
+    """A swatch and name per model, one under the other in columns of `rows` (a long list
+    flows into the next column: none is clipped); and the legend's width."""
+    parts, cut, rows = [], cut_names(models, LABEL_CHARS), max(rows, 1)
     for i, model in enumerate(models):
-        top = y + 16 * i
-        parts.append(f'<rect x="{x:.1f}" y="{top:.1f}" width="10" height="10" fill="{colour(i)}"/>')
-        parts.append(_label(model, x + 14, top + 9))
-    return parts
+        left, top = x + LEGEND_COLUMN * (i // rows), y + LEGEND_ROW * (i % rows)
+        parts.append(
+            f'<rect x="{left:.1f}" y="{top:.1f}" width="10" height="10" '
+            f'fill="{colour(i)}"{_outline(i)}/>'
+        )
+        parts.append(_label(model, left + 14, top + 9, shown=cut[model]))
+    return parts, LEGEND_COLUMN * math.ceil(len(models) / rows)
 
 
 def bars(table: Table, models: Sequence[str] | None = None) -> str:
@@ -109,7 +133,9 @@ def bars(table: Table, models: Sequence[str] | None = None) -> str:
     bar, gap, left, top, plot_h = 10, 14, 90, 30, 200  # left: room for a slanted label
     group = max(len(rows), 1) * bar + gap
     plot_w = max(len(columns) * group, 120)
-    width, height = left + plot_w + 150, top + plot_h + 110
+    legend, legend_w = _legend([r.label for r in rows], left + plot_w + 12, top, plot_h // 16)
+    width, height = left + plot_w + 12 + max(legend_w, 138), top + plot_h + 110
+    titles = cut_names([c.title for c in columns], LABEL_CHARS)
     body = [_y_axis(left, top, plot_w, plot_h)]
     for i, column in enumerate(columns):
         x0 = left + i * group + gap / 2
@@ -120,7 +146,7 @@ def bars(table: Table, models: Sequence[str] | None = None) -> str:
             h = plot_h * min(max(value, 0.0), 100.0) / 100
             body.append(
                 f'<rect x="{x0 + j * bar:.1f}" y="{top + plot_h - h:.1f}" width="{bar - 1}" '
-                f'height="{h:.1f}" fill="{colour(j)}"><title>{text(row.label)}, '
+                f'height="{h:.1f}" fill="{colour(j)}"{_outline(j)}><title>{text(row.label)}, '
                 f"{text(column.title)}: {value:.1f}</title></rect>"
             )
         centre = x0 + len(rows) * bar / 2
@@ -128,9 +154,10 @@ def bars(table: Table, models: Sequence[str] | None = None) -> str:
             _label(
                 column.title, centre, top + plot_h + 12,
                 f'text-anchor="end" transform="rotate(-40 {centre:.1f} {top + plot_h + 12:.1f})"',
+                titles[column.title],
             )
         )  # fmt: skip
-    body += _legend([r.label for r in rows], left + plot_w + 12, top)
+    body += legend
     return _svg(width, height, f"{table.title} ({table.dataset})", body)
 
 
@@ -147,54 +174,109 @@ def _y_axis(left: float, top: float, plot_w: float, plot_h: float, most: float =
     return "".join(parts)
 
 
+def radar_axes(table: Table, models: Sequence[str] | None = None) -> list[int]:
+    """Which of `percent_columns` a radar draws: capabilities, not a column summing them
+    up (Total, Overall, ...), and only those every model drawn has a value in (a missing
+    value drawn as 0 would read as a score)."""
+    rows = series(table, models)
+    return [
+        i
+        for i, column in enumerate(percent_columns(table))
+        if SUMMARIES.isdisjoint({column.key.lower(), column.title.lower()})
+        and all(row.values[i] is not None for row in rows)
+    ]
+
+
 def radar(table: Table, models: Sequence[str] | None = None) -> str:
-    """A radar (the MM-Vet and MMBench papers' capability chart): an axis per percentage
-    column (three at least: ValueError otherwise), a polygon per model, 0 at the centre."""
-    columns, rows = percent_columns(table), series(table, models)
+    """A radar (the MM-Vet and MMBench papers' capability chart): an axis per column of
+    radar_axes (three at least: ValueError otherwise), a polygon per model, 0 at the
+    centre, a scale along the upward axis."""
+    kept = radar_axes(table, models)
+    columns = [percent_columns(table)[i] for i in kept]
+    rows = series(table, models)
     if len(columns) < RADAR_AXES:
         raise ValueError(f"a radar needs {RADAR_AXES} columns at least; {table.name} has "
-                         f"{len(columns)}")  # fmt: skip
+                         f"{len(columns)} every model has a value in")  # fmt: skip
     radius, cx, cy = 120, 250, 185  # cx - radius: room for a label on the left
+    numbered = len(columns) > NAMED_AXES
+    titles = cut_names([c.title for c in columns], LABEL_CHARS)
     body = []
     angles = [2 * math.pi * i / len(columns) - math.pi / 2 for i in range(len(columns))]
     for ring in (20, 40, 60, 80, 100):
         points = " ".join(_point(cx, cy, radius * ring / 100, a) for a in angles)
-        body.append(f'<polygon points="{points}" fill="none" stroke="#ddd"/>')
-    for column, angle in zip(columns, angles, strict=True):
+        body.append(
+            f'<polygon points="{points}" fill="none" stroke="#ddd"/>'
+            f'<text x="{cx + 3}" y="{cy - radius * ring / 100 + 10:.1f}" {FONT} '
+            f'font-size="9" fill="#999">{ring}</text>'
+        )
+    for i, (column, angle) in enumerate(zip(columns, angles, strict=True)):
         x, y = cx + radius * math.cos(angle), cy + radius * math.sin(angle)
         body.append(f'<line x1="{cx}" y1="{cy}" x2="{x:.1f}" y2="{y:.1f}" stroke="#ccc"/>')
         anchor = "middle" if abs(math.cos(angle)) < 0.3 else "start" if x > cx else "end"
         lx, ly = cx + (radius + 10) * math.cos(angle), cy + (radius + 10) * math.sin(angle)
-        body.append(_label(column.title, lx, ly + 4, f'text-anchor="{anchor}"'))
+        name = f"{i + 1}" if numbered else column.title
+        shown = "" if numbered else titles[column.title]
+        body.append(_label(name, lx, ly + 4, f'text-anchor="{anchor}"', shown))
     for j, row in enumerate(rows):
         points = " ".join(
-            _point(cx, cy, radius * min(max(v or 0.0, 0.0), 100.0) / 100, a)
-            for v, a in zip(row.values, angles, strict=True)
+            _point(cx, cy, radius * min(max(row.values[i] or 0.0, 0.0), 100.0) / 100, a)
+            for i, a in zip(kept, angles, strict=True)
         )
         body.append(
             f'<polygon points="{points}" fill="{colour(j)}" fill-opacity="0.15" '
-            f'stroke="{colour(j)}" stroke-width="2"><title>{text(row.label)}</title></polygon>'
+            f'stroke="{colour(j)}" stroke-width="2"{_dashes(j)}><title>{text(row.label)}'
+            "</title></polygon>"
         )
-    body += _legend([r.label for r in rows], 2 * cx + 20, 40)
-    return _svg(2 * cx + 170, 2 * cy + 10, f"{table.title} ({table.dataset})", body)
+    legend, legend_w = _legend([r.label for r in rows], 2 * cx + 20, 40, (2 * cy - 40) // 16)
+    body += legend
+    if numbered:  # the axes' names, numbered, under the radar
+        body += [
+            _label(f"{i + 1}. {c.title}", 20 + 170 * (i % 3), 2 * cy + 20 + 16 * (i // 3))
+            for i, c in enumerate(columns)
+        ]
+    key = 16 * math.ceil(len(columns) / 3) + 10 if numbered else 0
+    width = 2 * cx + 20 + max(legend_w, 150)
+    return _svg(width, 2 * cy + 10 + key, f"{table.title} ({table.dataset})", body)
 
 
 def _point(cx: float, cy: float, r: float, angle: float) -> str:
     return f"{cx + r * math.cos(angle):.1f},{cy + r * math.sin(angle):.1f}"
 
 
+def shown_levels(matrix: Confusion) -> tuple[Confusion, bool]:
+    """The matrix as a chart shows it, and whether it was binned: score levels rounded to
+    two decimals, or to tenths where more than LEVELS remain (a judge's mean over several
+    runs takes many values: six-digit labels would run together); wrong/right as they are."""
+    try:
+        values = [float(label) for label in matrix.labels]
+    except ValueError:
+        return matrix, False
+    binned = len({round(v, 2) for v in values}) > LEVELS
+    shown = [round(v, 1 if binned else 2) for v in values]
+    merged = sorted(set(shown))
+    place = [merged.index(v) for v in shown]
+    counts = [[0] * len(merged) for _ in merged]
+    for i, row in enumerate(matrix.counts):
+        for j, n in enumerate(row):
+            counts[place[i]][place[j]] += n
+    labels = tuple(f"{v:g}" for v in merged)
+    return replace(matrix, labels=labels, counts=tuple(map(tuple, counts))), binned
+
+
 def confusion(matrix: Confusion, title: str) -> str:
     """The judge × human confusion matrix: a row per judge level, a column per human
-    level, each cell shaded by its count."""
+    level, each cell shaded by its count (levels as shown_levels makes them)."""
+    matrix, binned = shown_levels(matrix)
     labels, counts = matrix.labels, matrix.counts
+    said = BINNED if binned else ""
     cell, left, top = 44, 110, 70
     most = max((n for row in counts for n in row), default=0) or 1
     body = [
         f'<text x="{left + cell * len(labels) / 2:.1f}" y="{top - 38}" {FONT} font-size="11" '
-        'text-anchor="middle">human</text>',
+        f'text-anchor="middle">human{said}</text>',
         f'<text x="14" y="{top + cell * len(labels) / 2:.1f}" {FONT} font-size="11" '
         f'transform="rotate(-90 14 {top + cell * len(labels) / 2:.1f})" '
-        'text-anchor="middle">judge</text>',
+        f'text-anchor="middle">judge{said}</text>',
     ]
     for i, label in enumerate(labels):
         body.append(_label(label, left + cell * i + cell / 2, top - 8, 'text-anchor="middle"'))
@@ -222,8 +304,8 @@ def _mix(shade: float) -> str:
 
 def reliability(calibration: Calibration, title: str) -> str:
     """The reliability diagram: per bin of the judge's score, the mean human score (a bar
-    over the bin) against the mean judge score (a dot), the diagonal being perfect
-    calibration; ECE and Brier in the subtitle."""
+    over the bin, its count of answers on top) against the mean judge score (a dot), the
+    diagonal being perfect calibration; ECE and Brier in the subtitle."""
     left, top, size = 50, 50, 240
     body = [_y_axis(left, top, size, size, most=1)]
     body.append(
@@ -240,6 +322,10 @@ def reliability(calibration: Calibration, title: str) -> str:
             f'height="{h:.1f}" fill="{colour(0)}" fill-opacity="0.6"><title>judge '
             f"{b.lower:g} to {b.upper:g}: {b.count} answers, human mean {b.mean_human:.3f}"
             "</title></rect>"
+        )
+        body.append(  # how many answers the bar stands for: a bar of 2 says little
+            f'<text x="{(x0 + x1) / 2:.1f}" y="{top + size - h - 3:.1f}" {FONT} '
+            f'font-size="9" text-anchor="middle" fill="#555">{b.count}</text>'
         )
         if b.mean_judge is not None:
             body.append(

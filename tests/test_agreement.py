@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import random
+from statistics import fmean
+
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from lmmreview.engine.agreement import (
+    CONFIDENCE,
+    RESAMPLES,
+    SEED,
     Alignment,
     Estimate,
     alignment,
@@ -47,8 +54,9 @@ def test_no_pairs_give_no_value_and_n_zero() -> None:
 
 @given(st.lists(st.tuples(scores, scores), min_size=1, max_size=20))
 def test_the_interval_holds_only_values_the_resamples_can_take(pairs) -> None:
-    estimate = bootstrap(pairs, lambda p: sum(abs(a - b) for a, b in p) / len(p), 200)
     distances = [abs(a - b) for a, b in pairs]
+    d = np.array(distances)
+    estimate = bootstrap(float(d.mean()), len(pairs), lambda rows: d[rows].mean(axis=1), 200)
     assert estimate.low is not None and estimate.high is not None
     assert min(distances) - 1e-9 <= estimate.low <= estimate.high <= max(distances) + 1e-9
 
@@ -123,3 +131,33 @@ def test_settled_shares_per_step() -> None:
 
 def test_combined_judges_average_their_scores() -> None:
     assert combined([0.2, 0.6]) == pytest.approx(0.4)
+
+
+def _written_out(pairs, statistic) -> tuple[float, float]:
+    """The seeded percentile bootstrap one resample at a time (undefined ones left out)."""
+    draw = random.Random(SEED)
+    drawn = (statistic(draw.choices(pairs, k=len(pairs))) for _ in range(RESAMPLES))
+    found = sorted(v for v in drawn if v is not None)
+
+    def percentile(q: float) -> float:
+        at = q * (len(found) - 1)
+        below = int(at)
+        above = min(below + 1, len(found) - 1)
+        return found[below] + (found[above] - found[below]) * (at - below)
+
+    tail = (1 - CONFIDENCE) / 2
+    return percentile(tail), percentile(1 - tail)
+
+
+def test_the_bootstrap_draws_the_resamples_random_choices_draws() -> None:
+    draw = random.Random(7)
+    graded = [(draw.choice((0, 0.3, 0.5, 1)), draw.choice((0, 0.5, 1))) for _ in range(300)]
+    estimate = mean_abs_difference(graded)
+    reference = _written_out(graded, lambda p: fmean(abs(a - b) for a, b in p))
+    assert (estimate.low, estimate.high) == pytest.approx(reference, abs=1e-12)
+    labelled = [(draw.choice("ABX"), draw.choice("ABXC")) for _ in range(300)]
+    estimate = kappa_estimate(labelled)
+    assert (estimate.low, estimate.high) == _written_out(labelled, kappa)  # the same divisions
+    rare = [("A", "A")] * 6 + [("B", "B")]  # many resamples draw A only: undefined, left out
+    estimate = kappa_estimate(rare)
+    assert (estimate.low, estimate.high) == _written_out(rare, kappa)

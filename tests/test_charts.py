@@ -8,6 +8,7 @@ import pytest
 
 from lmmreview.engine import charts
 from lmmreview.engine.judge_stats import Calibration, Confusion, ReliabilityBin
+from lmmreview.engine.names import cut_names
 from lmmreview.engine.tables import Cell, Column, Row, Table
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -55,8 +56,9 @@ def test_a_long_name_is_cut_with_the_whole_in_a_tooltip() -> None:
     root = _parsed(charts.bars(_table({long: [50.0]}, ["a capability with a long title"])))
     labels = [e for e in root.iter(f"{SVG}text") if e.find(f"{SVG}title") is not None]
     cut = {e.find(f"{SVG}title").text: "".join(e.itertext()) for e in labels}  # type: ignore[union-attr]
-    assert cut[long].startswith(long) and cut[long].endswith("…")
-    assert len(cut[long]) - len(long) == charts.LABEL_CHARS
+    shown = cut[long].removeprefix(long)  # its text follows its tooltip's
+    assert shown == "organis…name-13b"  # cut in the middle: a family's sizes differ at the end
+    assert len(shown) == charts.LABEL_CHARS
 
 
 def test_a_radar_has_an_axis_per_column_and_needs_three() -> None:
@@ -65,7 +67,7 @@ def test_a_radar_has_an_axis_per_column_and_needs_three() -> None:
     root = _parsed(charts.radar(table, ["beta"]))
     polygons = list(root.iter(f"{SVG}polygon"))
     assert len(polygons) == 5 + 1  # five rings, beta alone
-    assert len(polygons[-1].get("points", "").split()) == 4
+    assert len(polygons[-1].get("points", "").split()) == 3  # math left out: beta has none
     with pytest.raises(ValueError, match="3 columns"):
         charts.radar(_table({"alpha": [1.0, 2.0]}, ["a", "b"]))
 
@@ -90,3 +92,79 @@ def test_the_reliability_diagram_draws_a_bar_per_bin_with_a_human_mean() -> None
     assert len(bars) == 2
     assert float(bars[1].get("height", 0)) == pytest.approx(0.7 * 240)
     assert any("ECE 0.120" in t and "Brier 0.080" in t for t in _texts(root))
+    assert {"4", "6"} <= set(_texts(root))  # each bar's count of answers
+
+
+def test_a_long_chart_title_is_cut_whole_in_the_tooltip() -> None:
+    title = "judge " * 30
+    root = _parsed(charts.reliability(Calibration((), None, None), title))
+    shown = [t for t in _texts(root) if t.startswith("judge judge")]
+    assert shown == [charts.short(title, charts.TITLE_CHARS)]
+    assert root.findtext(f"{SVG}title") == title  # whole, in the tooltip
+
+
+def test_confusion_levels_are_rounded_and_many_are_binned_to_tenths() -> None:
+    few = Confusion(("0", "0.333333", "0.5"), ((1, 0, 0), (0, 2, 0), (0, 0, 3)))
+    shown, binned = charts.shown_levels(few)
+    assert (shown.labels, binned) == (("0", "0.33", "0.5"), False)
+    assert _texts(_parsed(charts.confusion(few, "j")))[-9:].count("2") == 1
+    # A judge's mean over three runs: thirds and sixths of tenths, 13 levels
+    labels = tuple(f"{i / 30:.6f}" for i in range(0, 13))
+    many = Confusion(labels, tuple(tuple(int(i == j) for j in range(13)) for i in range(13)))
+    shown, binned = charts.shown_levels(many)
+    assert binned and shown.labels == ("0", "0.1", "0.2", "0.3", "0.4")
+    assert sum(map(sum, shown.counts)) == 13 and shown.counts[0][0] == 2  # 0 and 1/30
+    svg = charts.confusion(many, "j")
+    assert "0.033333" not in svg and "binned to tenths" in svg
+    assert charts.shown_levels(Confusion(("wrong", "right"), ((1, 0), (0, 1))))[1] is False
+
+
+def test_a_radar_leaves_out_summaries_and_values_a_model_lacks_and_has_a_scale() -> None:
+    titles = ["rec", "ocr", "math", "spat", "Total"]
+    table = _table({"alpha": [80.0, 20.0, 60.0, 40.0, 50.0], "beta": [10.0, 90.0, None, 30.0, 40.0]},
+                   titles)  # fmt: skip
+    assert charts.radar_axes(table) == [0, 1, 3]  # not math (beta lacks it), not Total
+    assert charts.radar_axes(table, ["alpha"]) == [0, 1, 2, 3]
+    root = _parsed(charts.radar(table))
+    assert [len(p.get("points", "").split()) for p in root.iter(f"{SVG}polygon")][-2:] == [3, 3]
+    texts = _texts(root)  # a name's text follows its tooltip's
+    assert "mathmath" not in texts and "TotalTotal" not in texts and "spatspat" in texts
+    assert {"20", "40", "60", "80", "100"} <= set(texts)  # the radial scale
+
+
+def test_a_radar_with_many_axes_numbers_them_with_a_key() -> None:
+    titles = [f"capability {i}" for i in range(17)]
+    root = _parsed(charts.radar(_table({"alpha": [50.0] * 17}, titles)))
+    texts = _texts(root)
+    assert "capability 3capability 3" not in texts and "44" in texts
+    assert "4. capability 34. capability 3" in texts
+
+
+def test_cut_names_stay_apart_and_a_long_legend_flows_with_dashes_past_the_palette() -> None:
+    models = [f"Qwen/Qwen2-VL-7B-Instruct-run{i:02d}" for i in range(25)]
+    titles = ["Commonsense Reasoning (acc)", "Commonsense Reasoning (acc+)", "OCR"]
+    svg = charts.bars(_table({m: [50.0, 40.0, 30.0] for m in models}, titles))
+    root = _parsed(svg)
+    shown = {
+        e.find(f"{SVG}title").text: "".join(e.itertext()).removeprefix(e.find(f"{SVG}title").text)  # type: ignore[union-attr,arg-type]
+        for e in root.iter(f"{SVG}text")
+        if e.find(f"{SVG}title") is not None
+    }
+    assert len({shown[m] for m in models}) == 25  # every model told apart in the legend
+    assert shown[titles[0]] != shown[titles[1]]
+    swatches = [r for r in root.iter(f"{SVG}rect") if r.get("width") == "10"]
+    assert len(swatches) == 25 and len({r.get("x") for r in swatches}) == 3  # 12 a column
+    assert float(root.get("width", 0)) >= max(float(r.get("x", 0)) for r in swatches) + 150
+    assert svg.count('stroke-dasharray="6 3"') == 12 * 3 + 12  # bars and swatches, 2nd round
+
+
+def test_cut_names_numbers_names_whose_cuts_still_match() -> None:
+    # Names alike for their first and last 256 characters (all a cut looks at) and shared ends.
+    one, two = ("a" * 300 + digit + "b" * 300 for digit in "12")
+    ends = ["llava-v1.5-7b", "llava-v1.5-13b"]
+    assert cut_names([one, two, *ends], 9) == {
+        one: "aaa…bbb#1",
+        two: "aaa…bbb#2",
+        ends[0]: "llav…5-7b",
+        ends[1]: "llav…-13b",
+    }

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import dump, write_json
+from conftest import dump, write_json, write_lines
 from PIL import Image
 from pypdf import PdfReader
 
@@ -102,12 +102,17 @@ def test_a_figure_that_cannot_be_made_is_one_line_and_no_file(
 
 @pytest.mark.parametrize("kind", ["confusion", "reliability"])
 def test_a_judge_figure_needs_human_verdicts(
-    cli, mmvet_two_models_db: Path, tmp_path: Path, kind: str
+    cli, mmvet_two_models_db: Path, tmp_path: Path, kind: str, monkeypatch
 ) -> None:
     assert cli("score", mmvet_two_models_db).code == 0
+
+    def unread(*_: object) -> None:
+        raise AssertionError("every judgment read before finding no human verdict")
+
+    monkeypatch.setattr("lmmreview.db.judges.read_judges", unread)
     result = cli("figure", mmvet_two_models_db, kind, "--out", tmp_path / "x.svg")
     assert result.code == 1
-    assert "no answer judged by offline rules has a human verdict" in result.stderr
+    assert "no answer has a human verdict to measure a judge against" in result.stderr
     assert not (tmp_path / "x.svg").exists()
 
 
@@ -118,3 +123,35 @@ def test_without_matplotlib_the_error_names_the_extra(
     result = cli("figure", graded_db, "bars", "--out", tmp_path / "x.svg")
     assert result.code == 1
     assert "figure needs matplotlib: pip install 'lmmreview[figures]'" in result.stderr
+
+
+def test_a_model_whose_name_starts_with_an_underscore_is_in_the_legend(
+    cli, mmvet_files: dict[str, Path], tmp_path: Path
+) -> None:
+    hidden = write_json(tmp_path / "_hidden.json", {"v1_0": "-1 and -5", "v1_1": "green"})
+    db = tmp_path / "under.db"
+    assert cli("import", "mmvet", db, mmvet_files["questions"], "--images",
+               mmvet_files["images"], "--answers", hidden).code == 0  # fmt: skip
+    assert cli("score", db).code == 0
+    for kind in ("bars", "radar"):
+        out = tmp_path / f"{kind}.svg"
+        assert cli("figure", db, kind, "--out", out).code == 0
+        assert "_hidden" in out.read_text(encoding="utf-8"), kind
+
+
+def test_many_models_are_all_in_the_legend_each_told_apart(cli, tmp_path: Path) -> None:
+    models = [f"Qwen/Qwen2-VL-7B-Instruct-run{i:02d}" for i in range(14)]
+    lines = [
+        {"id": f"q{q}", "prediction": "yes", "model": m}
+        | ({"question": "Q?", "answer": "yes", "tags": {"a": ["x", "y", "z"][q]}} if not i else {})
+        for q in range(3)
+        for i, m in enumerate(models)
+    ]
+    db = tmp_path / "many.db"
+    assert cli("import", "jsonl", db, write_lines(tmp_path / "m.jsonl", lines)).code == 0
+    assert cli("score", db).code == 0
+    out = tmp_path / "bars.svg"
+    assert cli("figure", db, "bars", "--out", out).code == 0, "bars"
+    svg = out.read_text(encoding="utf-8")
+    assert all(f"ct-run{i:02d}" in svg for i in range(14))  # cut in the middle, all apart
+    assert "<pattern" in svg  # past 12 colours, hatched bars

@@ -16,7 +16,7 @@ from PIL import Image
 
 from lmmreview.db import Store
 from lmmreview.db.flagged import FLAGGED, JUDGE_HUMAN, JUDGES, NOTED, flagged_answers
-from lmmreview.db.judges import read_judges
+from lmmreview.db.judges import disagreeing_judges, read_judges
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine.benchmarks.mmvet.rules import PROMPT_VERSION
 from lmmreview.engine.scoring import DEFAULT_CHOICE, Judgment, Status
@@ -85,8 +85,8 @@ def _write(cli, db: Path, out: Path, *args: str) -> str:
 
 def test_the_flagged_answers_are_those_the_screens_filters_find(report_db: Path) -> None:
     with Store.open(report_db, create=False) as store:
-        found = read_judges(store, "mmvet")
-        listed = flagged_answers(store, found, DEFAULT_CHOICE, 0.3)
+        disagreeing = disagreeing_judges(read_judges(store, "mmvet"), 0.3)
+        listed = flagged_answers(store, "mmvet", disagreeing, DEFAULT_CHOICE, 0.3)
     assert [(a.model, a.key, a.reasons) for a in listed] == [  # in the review list's order
         ("alpha", "v1_0", (JUDGES,)),  # judge-1 1.0, the offline rules 0.5; the human agrees
         ("beta", "v1_0", (NOTED,)),
@@ -119,6 +119,7 @@ def test_the_page_is_self_contained_and_every_answer_is_inert_text(
     assert "mmvet: judge-1 × human" in text and "mmvet: offline rules × human" in text
     assert "mmvet: offline rules: reliability" in text  # graded: 0.5 for alpha's v1_0
     assert "mmvet: judge-1: reliability" not in text  # 0 or 1 only
+    assert {a["alt"] for t, a in page.elements if t == "img"} == {"v1_0", "v1_1", "v1_2"}
     images = [a["src"] for t, a in page.elements if t == "img"]
     assert len(images) == 4  # one per flagged answer
     for uri in images:
@@ -135,10 +136,17 @@ def test_max_answers_caps_the_flagged_answers_and_says_how_many_were_left_out(
     assert "Flagged answers (1 of 4)" in text
     assert "3 more flagged answers left out (--max-answers)" in text
     assert sum(1 for _, a in page.elements if a.get("class") == "answer") == 1
+    text = "".join(_Page(_write(cli, report_db, tmp_path / "r.html", "--max-answers", "0")).text)
+    assert "4 flagged; none shown (--max-answers 0)" in text
 
 
-def test_html_writes_a_file_and_needs_out(cli, report_db: Path) -> None:
+def test_html_writes_a_file_and_needs_out(cli, report_db: Path, tmp_path: Path) -> None:
     before = dump(report_db)
+    assert cli("report", report_db, "--out", tmp_path / "page.html").code == 0  # html implied
+    assert "<!DOCTYPE html>" in (tmp_path / "page.html").read_text(encoding="utf-8")
+    result = cli("report", report_db, "--out", tmp_path / "page.txt")
+    assert result.code == 1 and "--out writes the HTML page: add --format html" in result.stderr
+    assert not (tmp_path / "page.txt").exists()
     result = cli("report", report_db, "--format", "html")
     assert result.code == 1
     assert "--out FILE is needed" in result.stderr
@@ -216,3 +224,42 @@ def test_a_headless_browser_renders_the_page_offline(cli, report_db: Path, tmp_p
     bars = sum(_near(p, (0, 114, 178), 10) for p in pixels)  # the first model's colour
     assert bars > 500  # the charts were drawn
     assert any(_near(p, (255, 0, 0)) for p in pixels)  # v1_0's red picture was drawn
+
+
+def test_each_interval_is_shown_once_and_said_what_it_is(
+    cli, report_db: Path, tmp_path: Path
+) -> None:
+    text = "".join(_Page(_write(cli, report_db, tmp_path / "r.html")).text)
+    assert "[" not in text.partition("Flagged answers")[0]  # not also " [low, high]"
+    assert "95 % bootstrap interval" in text and "1,000 resamples, seed 0" in text
+
+
+def test_without_human_verdicts_the_judges_section_is_one_line_and_one_judge_is_not_read(
+    cli, mmvet_two_models_db: Path, tmp_path: Path, monkeypatch
+) -> None:
+    assert cli("score", mmvet_two_models_db).code == 0
+
+    def unmeasured(*_: object) -> None:
+        raise AssertionError("judges measured with no human verdict")
+
+    with Store.open(mmvet_two_models_db) as store:  # a note is no verdict
+        ReviewStore(store, "tester").note(store.answer_ids("mmvet")["beta", "v1_0"], "see")
+    # One judge (the offline rules) and no verdict: no judgment needs reading either.
+    monkeypatch.setattr("lmmreview.tui.cli.report_html.judge_section", unmeasured)
+    monkeypatch.setattr("lmmreview.tui.cli.report_html.read_judges", unmeasured)
+    text = "".join(_Page(_write(cli, mmvet_two_models_db, tmp_path / "r.html")).text)
+    assert "No human verdict yet in this dataset" in text
+    assert "Judges against human verdicts" not in text
+    assert "Flagged answers (1 of 1)" in text and "has a note" in text
+    assert "offline rules" in text  # the card's verdict, its judge named
+
+
+def test_long_text_wraps_and_wide_tables_scroll_in_their_own_box(
+    cli, report_db: Path, tmp_path: Path
+) -> None:
+    html = _write(cli, report_db, tmp_path / "r.html")
+    style = html.partition("<style>")[2].partition("</style>")[0]
+    assert "overflow-wrap: anywhere" in style.partition("}")[0]  # body's: every text
+    assert ".wide { overflow-x: auto" in style
+    assert html.count("<table") == html.count('<div class="wide"><table') > 0
+    assert html.count('<table class="words">') == 4 + 3  # 4 answers judged, 3 reviewed: text

@@ -12,7 +12,8 @@ from rich.cells import cell_len
 from textual.widgets import Input
 from tui_harness import choose, drive, until, verdicts
 
-from lmmreview.tui.answer_list import AnswerList, shared_ends, short_model
+from lmmreview.engine.names import shared_ends, short_model
+from lmmreview.tui.answer_list import AnswerList
 from lmmreview.tui.screens import CompareScreen
 
 SEVEN, THIRTEEN = "llava-v1.5-7b", "llava-v1.5-13b"  # 13b sorts first by name

@@ -6,7 +6,7 @@ until a row is drawn; the cursor moves without rebuilding anything.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.cells import cell_len
@@ -19,6 +19,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from lmmreview.engine.names import fitting, short_model
 from lmmreview.engine.review import Entry
 from lmmreview.engine.visible import visible
 from lmmreview.tui.safe_text import plain_line
@@ -37,78 +38,13 @@ RIGHTNESS_STYLES = {
 }
 
 
-def _fitting(chars: Iterable[str], width: int) -> str:
-    """The first of `chars` that fit in `width` cells (wide characters take two)."""
-    taken = ""
-    for char in chars:
-        if cell_len(taken + char) > width:
-            break
-        taken += char
-    return taken
-
-
 def short_key(key: str, width: int) -> str:
     """A sample id cut to `width` from the left: ids such as MMMU's
     `validation_Art_Theory_12` end in the part that tells them apart."""
     line = visible(key, one_line=True)
     if cell_len(line) <= width:
         return line
-    return "…" + _fitting(reversed(line), width - 1)[::-1]
-
-
-ENDS = 256  # only the ends of a long name can show in a column of 14 cells at most
-
-
-def _model_line(model: str) -> str:
-    """A model name as one visible line, a long one first cut to its ends (cheaply)."""
-    if len(model) > 2 * ENDS:
-        model = model[:ENDS] + model[-ENDS:]
-    return visible(model, one_line=True)
-
-
-def _shared(a: str, b: str) -> int:
-    """How many characters `a` and `b` share at their start."""
-    return next(
-        (i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b))
-    )
-
-
-def shared_ends(models: Iterable[str]) -> dict[str, tuple[int, int]]:
-    """Each model's longest start and end (in characters of its visible line) that it
-    shares with another model: a cut must keep some of what lies between to tell it apart."""
-    lines = {model: _model_line(model) for model in set(models)}
-    ends: dict[str, tuple[int, int]] = {}
-    for model, line in lines.items():
-        others = [other for other in lines.values() if other != line]
-        ends[model] = (
-            max((_shared(line, other) for other in others), default=0),
-            max((_shared(line[::-1], other[::-1]) for other in others), default=0),
-        )
-    return ends
-
-
-def _middle_cut(line: str, width: int) -> tuple[str, str]:
-    """The head and tail of `line` that fit in `width` cells around one "…"."""
-    head = _fitting(line, (width - 1) // 2)
-    return head, _fitting(reversed(line), width - 1 - cell_len(head))[::-1]
-
-
-def short_model(model: str, width: int, shared: tuple[int, int] = (0, 0)) -> str:
-    """A model name cut to `width` in the middle: `llava-v1.5-7b` and `llava-v1.5-13b`
-    differ at their end, other names at their start. When the cut would keep only the
-    `shared` start and end (see shared_ends), the shared start is dropped instead."""
-    line = _model_line(model)
-    if cell_len(line) <= width:
-        return line
-    head, tail = _middle_cut(line, width)
-    start, end = shared
-    if len(head) > start or len(tail) > end:
-        return head + "…" + tail
-    rest = line[start:]  # begins where the name differs from its nearest neighbour
-    if cell_len(rest) <= width - 1:
-        return "…" + rest
-    head, tail = _middle_cut(rest, width - 1)
-    return "…" + head + "…" + tail
+    return "…" + fitting(reversed(line), width - 1)[::-1]
 
 
 def marks(entry: Entry, pending: bool) -> str:

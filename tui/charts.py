@@ -17,8 +17,8 @@ from rich.text import Text
 
 from lmmreview.engine.export import grid
 from lmmreview.engine.judge_stats import Calibration, Confusion
+from lmmreview.engine.names import shared_ends, short_model
 from lmmreview.engine.tables import Column, Table
-from lmmreview.tui.answer_list import shared_ends, short_model
 from lmmreview.tui.safe_text import safe
 
 EIGHTHS = " ▏▎▍▌▋▊▉"  # a bar's last cell, by eighths of a cell

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from lmmreview.engine.names import shared_ends
 from lmmreview.engine.scoring import Judge
-from lmmreview.tui.answer_list import shared_ends
 from lmmreview.tui.database import DB_ERRORS, Opening, read_dataset, reason
 from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.messages import AnswersRead, DetailLoaded, Opened, OpenFailed, TablesReady

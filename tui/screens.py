@@ -22,11 +22,11 @@ from textual.widgets import DataTable, Footer, Input, Label, OptionList, Progres
 from textual.widgets.option_list import Option
 
 from lmmreview.engine.export import counts_row, grid
+from lmmreview.engine.names import shared_ends, short_model
 from lmmreview.engine.scoring import Verdict
 from lmmreview.engine.tables import Table
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.engine.visible import visible
-from lmmreview.tui.answer_list import shared_ends, short_model
 from lmmreview.tui.charts import CapabilityBars, plus_minus
 from lmmreview.tui.grade_keys import score_keys
 from lmmreview.tui.images import Decoded, Renderer, SampleImages

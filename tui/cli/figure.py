@@ -5,6 +5,7 @@ diagram. The data are those of `report` and `judges` (engine.charts picks the co
 
 from __future__ import annotations
 
+import math
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -15,6 +16,7 @@ from lmmreview.tui.options import DatasetOpt, DbArg, JudgeOpt, given_path
 from lmmreview.tui.output import clear_errors, fail, say
 
 if TYPE_CHECKING:
+    from matplotlib.artist import Artist
     from matplotlib.figure import Figure
 
     from lmmreview.db import Store
@@ -23,6 +25,10 @@ if TYPE_CHECKING:
 
 FORMATS = {".svg": "svg", ".png": "png", ".pdf": "pdf"}  # --out's suffix -> its format
 DPI = 200  # a PNG's resolution: sharp when printed a column wide
+LEGEND_COLUMNS = 4  # a legend under the axes holds this many names a row
+# Past the palette's colours, a model's bars are hatched, its radar line dashed (in turn).
+HATCHES = ("", "//", "..", "xx")
+LINES = ("-", "--", ":", "-.")
 
 
 class Kind(StrEnum):
@@ -118,12 +124,16 @@ def _dataset(store: Store, named: str | None) -> str:
 
 def _table(db: Path, dataset: str, judge_name: str | None, named: str | None, kind: Kind) -> Table:
     """The table to draw: the one named, else the first with enough percentage columns."""
-    from lmmreview.engine.charts import RADAR_AXES, percent_columns
+    from lmmreview.engine.charts import RADAR_AXES, percent_columns, radar_axes
     from lmmreview.tui.cli.report import read_tables
 
     tables, _ = read_tables(db, [dataset], False, judge_name)
     least = RADAR_AXES if kind == Kind.radar else 1
-    fit = [t for t in tables if t.rows and len(percent_columns(t)) >= least]
+
+    def drawable(t: Table) -> int:  # a radar leaves out summaries and values not all have
+        return len(radar_axes(t) if kind == Kind.radar else percent_columns(t))
+
+    fit = [t for t in tables if t.rows and drawable(t) >= least]
     if named is not None:
         found = [t for t in tables if named in (t.name, t.title, t.name.partition(".")[2])]
         if not found:
@@ -140,45 +150,72 @@ def _table(db: Path, dataset: str, judge_name: str | None, named: str | None, ki
 def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | None) -> None:
     import numpy as np
 
-    from lmmreview.engine.charts import TITLE_CHARS, colour, percent_columns, series, short
+    from lmmreview.engine.charts import (
+        LABEL_CHARS,
+        PALETTE,
+        TITLE_CHARS,
+        colour,
+        percent_columns,
+        radar_axes,
+        series,
+        short,
+    )
+    from lmmreview.engine.names import cut_names
 
     rows = series(table, models)
     missing = sorted(set(models or ()) - {r.label for r in rows})
     if missing:
         raise fail(f"{table.dataset}: no model {', '.join(map(repr, missing))} in {table.name}")
-    titles = [short(c.title) for c in percent_columns(table)]
+    cut = cut_names([c.title for c in percent_columns(table)], LABEL_CHARS)
+    titles = [cut[c.title] for c in percent_columns(table)]
+    # Given to the legend: it would skip a label starting "_".
+    handles: list[Artist] = []
     if kind == Kind.bars:
         axes = drawn.add_subplot()
         width = 0.8 / max(len(rows), 1)
         for i, row in enumerate(rows):
             values = [np.nan if v is None else v for v in row.values]
             place = np.arange(len(titles)) + i * width
-            axes.bar(place, values, width, label=short(row.label), color=colour(i))
+            hatch = HATCHES[i // len(PALETTE) % len(HATCHES)]
+            bar = axes.bar(place, values, width, color=colour(i), hatch=hatch, edgecolor="white")
+            handles.append(bar.patches[0])  # its look: colour and hatch
         axes.set_xticks(np.arange(len(titles)) + 0.4 - width / 2, titles, rotation=40, ha="right")
         axes.set_ylim(0, 100)
     else:
+        kept = radar_axes(table, models)
+        titles = [titles[k] for k in kept]
         axes = drawn.add_subplot(projection="polar")
         angles = np.linspace(0, 2 * np.pi, len(titles), endpoint=False)
         closed = np.append(angles, angles[0])
         for i, row in enumerate(rows):
-            values = [v or 0.0 for v in row.values]
-            axes.plot(closed, [*values, values[0]], color=colour(i), label=short(row.label))
+            values = [row.values[k] or 0.0 for k in kept]  # none is None: radar_axes
+            style = LINES[i // len(PALETTE) % len(LINES)]
+            handles += axes.plot(closed, [*values, values[0]], style, color=colour(i))
             axes.fill(closed, [*values, values[0]], color=colour(i), alpha=0.12)
         axes.set_xticks(angles, titles)
         axes.set_ylim(0, 100)
-    axes.set_title(short(table.title, TITLE_CHARS))
-    axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.02, 1))
+    # Above the whole figure: over a radar, the title would sit on the top axis's label.
+    drawn.suptitle(short(table.title, TITLE_CHARS))
+    named = cut_names([row.label for row in rows], LABEL_CHARS)
+    columns = min(len(rows), LEGEND_COLUMNS) or 1
+    # Under the axes, in columns, the figure taller for each legend row: never off the page.
+    drawn.set_figheight(drawn.get_figheight() + 0.2 * math.ceil(len(rows) / columns))
+    drawn.legend(handles, [named[row.label] for row in rows], fontsize="small",
+                 loc="outside lower center", ncols=columns)  # fmt: skip
 
 
 def _judge_report(db: Path, dataset: str, judge_name: str | None) -> tuple[str, JudgeReport]:
     """The judge's name and its measures against the human verdicts of `dataset`."""
     from lmmreview.db import Store
+    from lmmreview.db.flagged import has_human_verdicts
     from lmmreview.db.judges import read_judges, report
     from lmmreview.engine.scoring import judge_names
     from lmmreview.tui.settings import for_command
 
     choice = for_command(uses=["review.judge"]).judge_choice(judge_name)
     with clear_errors(db), Store.open(db, create=False) as store:
+        if not has_human_verdicts(store, dataset):  # checked before reading every judgment
+            raise fail(f"{dataset}: no answer has a human verdict to measure a judge against")
         judge = store.chosen_judge(dataset, choice)
         found = read_judges(store, dataset)
     if judge is None or judge not in found.calls:
@@ -187,14 +224,14 @@ def _judge_report(db: Path, dataset: str, judge_name: str | None) -> tuple[str, 
 
 
 def _draw_judge(drawn: Figure, kind: Kind, db: Path, dataset: str, judge_name: str | None) -> None:
-    from lmmreview.engine.charts import TITLE_CHARS, colour, short
+    from lmmreview.engine.charts import BINNED, TITLE_CHARS, colour, short, shown_levels
 
     name, measured = _judge_report(db, dataset, judge_name)
     if not measured.confusion.n:  # nothing to compare, for either kind
         raise fail(f"{dataset}: no answer judged by {name} has a human verdict")
     axes = drawn.add_subplot()
     if kind == Kind.confusion:
-        matrix = measured.confusion
+        matrix, binned = shown_levels(measured.confusion)
         axes.imshow(matrix.counts, cmap="Blues")
         ticks = range(len(matrix.labels))
         axes.set_xticks(ticks, [short(label) for label in matrix.labels])
@@ -204,8 +241,9 @@ def _draw_judge(drawn: Figure, kind: Kind, db: Path, dataset: str, judge_name: s
             for j, n in enumerate(row):
                 ink = "white" if n > 0.55 * most else "black"
                 axes.text(j, i, str(n), ha="center", va="center", color=ink)
-        axes.set_xlabel("human")
-        axes.set_ylabel("judge")
+        said = BINNED if binned else ""
+        axes.set_xlabel(f"human{said}")
+        axes.set_ylabel(f"judge{said}")
         axes.set_title(short(f"{name} × human", TITLE_CHARS))
         return
     calibration = measured.calibration

@@ -70,7 +70,10 @@ def report(
     output: Annotated[
         Path | None,
         typer.Option(
-            "--out", metavar="FILE", help="Where --format html writes.", parser=given_path
+            "--out",
+            metavar="FILE",
+            help="Where --format html writes (a .html file: --format html implied).",
+            parser=given_path,
         ),
     ] = None,
     max_answers: Annotated[
@@ -95,6 +98,12 @@ def report(
     apart by more than the review.disagreement setting, or noted) with their images,
     question, gold, answer and every verdict. It fetches nothing when opened.
     """
+    if output is not None and format == ReportFormat.terminal:
+        # --out alone: a page named .html is surely meant; anything else is refused, never
+        # silently left unwritten.
+        if output.suffix.lower() not in (".html", ".htm"):
+            raise fail(f"{output}: --out writes the HTML page: add --format html")
+        format = ReportFormat.html
     if format == ReportFormat.html and output is None:
         raise fail("--format html writes a file: --out FILE is needed")
     names = model_names(models)

@@ -10,8 +10,8 @@ from base64 import b64encode
 from pathlib import Path
 
 from lmmreview.db import Store
-from lmmreview.db.flagged import flagged_answers
-from lmmreview.db.judges import JudgeReport, read_judges
+from lmmreview.db.flagged import flagged_answers, has_human_verdicts
+from lmmreview.db.judges import JudgeReport, disagreeing_judges, read_judges
 from lmmreview.db.review import ReviewStore
 from lmmreview.engine import charts
 from lmmreview.engine.export import Notes
@@ -20,7 +20,7 @@ from lmmreview.engine.tables import Table
 from lmmreview.tui.cli.report import for_paper, read_tables
 from lmmreview.tui.cli.report_page import Card, DatasetPage, Picture, page
 from lmmreview.tui.judges_tables import judge_grids, judge_section
-from lmmreview.tui.output import clear_errors, deliver
+from lmmreview.tui.output import clear_errors, deliver, status_line
 from lmmreview.tui.settings import for_command
 from lmmreview.tui.thumbnails import MISSING, ImageProblem, thumbnail
 
@@ -41,21 +41,25 @@ def write_html(
     """Write the report page to `output`, its tables as `for_paper` arranges them."""
     settings = for_command(uses=["review.judge", "review.disagreement"])
     choice = settings.judge_choice(judge_name)
-    read = read_tables(db, datasets, unscored_as_zero, judge_name, intervals=True)
-    tables, notes = for_paper(read[0], names, show_empty), read[1]
-    with clear_errors(db), Store.open(db, create=False) as store:
-        pages = [
-            _dataset_page(
-                store,
-                name,
-                [t for t in tables if t.dataset == name],
-                next((n for n in notes if n.dataset == name), None),
-                choice,
-                settings.disagreement,
-                max_answers,
-            )
-            for name, _ in store.datasets(datasets or None)
-        ]
+    # A million answers take half a minute: say what is being read (on a terminal only).
+    with status_line("Reading the tables and their intervals") as show:
+        read = read_tables(db, datasets, unscored_as_zero, judge_name, intervals=True)
+        tables, notes = for_paper(read[0], names, show_empty), read[1]
+        pages = []
+        with clear_errors(db), Store.open(db, create=False) as store:
+            for name, _ in store.datasets(datasets or None):
+                show(f"{name}: judges and flagged answers")
+                pages.append(
+                    _dataset_page(
+                        store,
+                        name,
+                        [t for t in tables if t.dataset == name],
+                        next((n for n in notes if n.dataset == name), None),
+                        choice,
+                        settings.disagreement,
+                        max_answers,
+                    )
+                )
     deliver(page(f"lmmreview report: {db.name}", pages), output, db)
 
 
@@ -68,9 +72,14 @@ def _dataset_page(
     limit: float,
     max_answers: int,
 ) -> DatasetPage:
-    found = read_judges(store, name)
-    section = judge_section(found, [])
-    listed = flagged_answers(store, found, choice, limit)
+    judges, humans = store.judges(name), has_human_verdicts(store, name)
+    # Every judgment is read (half a minute for a million answers) only where a human
+    # verdict measures the judges or two judges may disagree.
+    found = read_judges(store, name) if humans or len(judges) > 1 else None
+    # Without a human verdict nothing measures a judge: its section would be N=0 and dashes.
+    section = judge_section(found, []) if found and humans else None
+    disagreeing = disagreeing_judges(found, limit) if found else frozenset[int]()
+    listed = flagged_answers(store, name, disagreeing, choice, limit)
     reader, uris = ReviewStore(store, REVIEWER), _Pictures(store)
     cards = []
     for one in listed[:max_answers]:
@@ -78,19 +87,20 @@ def _dataset_page(
         cards.append(Card(one, detail, [uris.of(h) for h in detail.image_hashes]))
     judge_charts = [
         chart
-        for line in section.lines
+        for line in (section.lines if section else [])
         for chart in _judge_charts(f"{name}: {line.name}", line.report)
     ]
+    grids = judge_grids(section) if section and judges else []
     return DatasetPage(
-        name, tables, notes, _table_charts(tables), judge_grids(section) if found.calls else [],
-        judge_charts, judge_names(found.calls), cards, max(len(listed) - max_answers, 0),
+        name, tables, notes, _table_charts(tables), grids,
+        judge_charts, judge_names(judges), cards, max(len(listed) - max_answers, 0),
     )  # fmt: skip
 
 
 def _table_charts(tables: list[Table]) -> list[str]:
-    """Bars for each table with percentages, a radar for those with enough of them."""
+    """Bars for each table with percentages, a radar for those with enough capabilities."""
     shown = [t for t in tables if t.rows and charts.percent_columns(t)]
-    radars = [t for t in shown if len(charts.percent_columns(t)) >= charts.RADAR_AXES]
+    radars = [t for t in shown if len(charts.radar_axes(t)) >= charts.RADAR_AXES]
     return [charts.bars(t) for t in shown] + [charts.radar(t) for t in radars]
 
 

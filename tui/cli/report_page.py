@@ -14,22 +14,30 @@ from dataclasses import dataclass
 from lmmreview.db.flagged import Listed
 from lmmreview.db.review import Detail, JudgeRecord
 from lmmreview.engine.charts import text
-from lmmreview.engine.export import DASH, Notes, counts_row, grid, hidden_note
+from lmmreview.engine.export import DASH, Notes, counts_row, grid, has_intervals, hidden_note
 from lmmreview.engine.review import HistoryRow
 from lmmreview.engine.scoring import Judge
 from lmmreview.engine.tables import Cell, Table
+from lmmreview.engine.uncertainty import RESAMPLES, SEED
 from lmmreview.tui.judges_tables import Grid
 
 # No fetch of any kind, no script: an answer's markup that escaped escaping stays inert.
 POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 TEXT_CHARS = 4000  # an answer, question or judge reply longer than this is cut
+INTERVALS_NOTE = (
+    f"Under each value, low{DASH}high: its 95 % bootstrap interval over the cell's units "
+    f"({RESAMPLES:,} resamples, seed {SEED})."
+)
+NO_VERDICTS = "No human verdict yet in this dataset: no judge is measured against one."
 STYLE = """
-body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1200px; }
+body { font-family: sans-serif; margin: 2em; color: #222; max-width: 1200px;
+       overflow-wrap: anywhere; }
+.wide { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 13px; }
 th, td { border-bottom: 1px solid #ddd; padding: 3px 8px; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
+th:first-child, td:first-child, table.words td, table.words th { text-align: left; }
 .ci { color: #777; font-size: 11px; }
-.charts svg { margin: 0 1em 1em 0; vertical-align: top; }
+.charts svg { margin: 0 1em 1em 0; vertical-align: top; max-width: 100%; height: auto; }
 .answer { border: 1px solid #ccc; border-radius: 4px; padding: 0.5em 1em; margin: 1em 0; }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; background: #f6f6f6; padding: 4px; }
 .answer img { max-width: 480px; max-height: 480px; margin: 4px; border: 1px solid #eee; }
@@ -94,11 +102,15 @@ def _dataset(d: DatasetPage) -> str:
         parts.append(f"<p>{_text(d.notes.sentence())}</p>")
     parts += [_table(t) for t in d.tables if t.rows]
     parts += [f'<p class="note">{_text(line)}</p>' for t in d.tables if (line := hidden_note(t))]
+    if has_intervals(d.tables):
+        parts.append(f'<p class="note">{INTERVALS_NOTE}</p>')
     parts.append(f'<div class="charts">{"".join(d.charts)}</div>')
     if d.judges:
         parts.append("<h3>Judges against human verdicts</h3>")
         parts += [_grid(g) for g in d.judges]
         parts.append(f'<div class="charts">{"".join(d.judge_charts)}</div>')
+    elif d.judge_names:
+        parts.append(f"<p>{NO_VERDICTS}</p>")
     parts.append(_cards(d))
     return "".join(parts) + "</section>"
 
@@ -112,19 +124,28 @@ def _table(table: Table) -> str:
     cell's 95 % interval under its value when the tables carry one."""
     marks = {1: "<b>{}</b>", 2: "<u>{}</u>"}
     rows = []
-    for (label, cells), row in zip(grid(table), table.rows, strict=True):
+    for (label, cells), row in zip(grid(table, _no_interval), table.rows, strict=True):
         shown = [
             marks.get(rank, "{}").format(_text(value)) + _interval(row.cells.get(c.key))
             for (value, rank), c in zip(cells, table.columns, strict=True)
         ]
         rows.append(_row([_text(label), *shown]))
-    return (
-        f"<h3>{_text(table.title)}</h3><table>"
-        + _row(["Model", *(_text(c.title) for c in table.columns)], "th")
+    return f"<h3>{_text(table.title)}</h3>" + _boxed(
+        _row(["Model", *(_text(c.title) for c in table.columns)], "th")
         + "".join(rows)
         + _row(["N", *counts_row(table)])
-        + "</table>"
     )
+
+
+def _no_interval(interval: tuple[float, float]) -> str:
+    return ""  # the page writes it under the value (_interval), not after it
+
+
+def _boxed(rows: str, words: bool = False) -> str:
+    """A table in a box that scrolls sideways when it is wider than the page (instead of
+    widening it); `words`: its cells are text, aligned left, not numbers."""
+    opening = '<table class="words">' if words else "<table>"
+    return f'<div class="wide">{opening}{rows}</table></div>'
 
 
 def _interval(cell: Cell | None) -> str:
@@ -136,17 +157,16 @@ def _interval(cell: Cell | None) -> str:
 
 def _grid(found: Grid) -> str:
     title, headers, rows = found
-    return (
-        f"<h4>{_text(title)}</h4><table>"
-        + _row((_text(h) for h in headers), "th")
+    return f"<h4>{_text(title)}</h4>" + _boxed(
+        _row((_text(h) for h in headers), "th")
         + "".join(_row(_text(c) for c in row) for row in rows)
-        + "</table>"
     )
 
 
 def _cards(d: DatasetPage) -> str:
     if not d.cards:
-        return "<h3>Flagged answers</h3><p>None.</p>"
+        said = f"{d.left_out} flagged; none shown (--max-answers 0)" if d.left_out else "None."
+        return f"<h3>Flagged answers</h3><p>{said}</p>"
     left = (
         f"<p>{d.left_out} more flagged answers left out (--max-answers).</p>" if d.left_out else ""
     )
@@ -162,7 +182,7 @@ def _card(card: Card, names: dict[Judge, str]) -> str:
     return (
         f'<div class="answer"><h4>{_text(listed.key)} · {_text(listed.model)}</h4>'
         f'<p class="reasons">{_text(", ".join(listed.reasons))}</p>'
-        + "".join(_picture(p) for p in card.pictures)
+        + "".join(_picture(p, listed.key) for p in card.pictures)
         + f'<p><b>Question</b></p><div class="text">{_text(sample.question, False)}</div>'
         + (f"<ul>{options}</ul>" if options else "")
         + f"<p><b>Gold</b>: {_text(golds)}</p>"
@@ -173,10 +193,10 @@ def _card(card: Card, names: dict[Judge, str]) -> str:
     )
 
 
-def _picture(picture: Picture) -> str:
+def _picture(picture: Picture, key: str) -> str:
     if picture.uri is None:
         return f'<p class="note">{_text(picture.problem)}</p>'
-    return f'<img alt="" src="{picture.uri}">'
+    return f'<img alt="{_text(key)}" src="{picture.uri}">'
 
 
 def _judgments(judgments: list[JudgeRecord], names: dict[Judge, str]) -> str:
@@ -196,7 +216,7 @@ def _judgments(judgments: list[JudgeRecord], names: dict[Judge, str]) -> str:
         for j in judgments
     ]
     header = _row(["Judge", "Run", "Status", "Score", "Choice", "Reply"], "th")
-    return "<p><b>Judges</b></p><table>" + header + "".join(rows) + "</table>"
+    return "<p><b>Judges</b></p>" + _boxed(header + "".join(rows), words=True)
 
 
 def _history(history: list[HistoryRow]) -> str:
@@ -216,4 +236,4 @@ def _history(history: list[HistoryRow]) -> str:
         for h in history
     ]
     header = _row(["Time", "Reviewer", "Action", "Score", "Choice", "Note"], "th")
-    return "<p><b>Human verdicts</b></p><table>" + header + "".join(rows) + "</table>"
+    return "<p><b>Human verdicts</b></p>" + _boxed(header + "".join(rows), words=True)
