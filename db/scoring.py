@@ -275,7 +275,7 @@ def versus_of(
 ) -> list[Versus]:
     """Model A minus model B on each dataset (every dataset both answered, without
     `datasets`), by the judge `choice` chooses. StoreError, naming the file, for a model
-    a named dataset lacks, a named dataset where the two share no answered sample, or
+    a named dataset lacks, a named dataset where the two share no sample both scored, or
     models no dataset has both of (with a shared sample)."""
     a, b = models
     found, disjoint = [], []
@@ -289,7 +289,7 @@ def versus_of(
             continue
         scores = dataset_scores(store, name, benchmark, store.chosen_judge(name, choice))
         differences = scores.versus(*models, unscored_as_zero, resamples, seed)
-        if not differences:  # no unit both answered
+        if not differences:  # no unit both scored
             disjoint.append(name)
             continue
         titles = {
@@ -300,7 +300,7 @@ def versus_of(
         found.append(Versus(name, differences, titles))
     if disjoint and (datasets or not found):
         where = ", ".join(repr(name) for name in disjoint)
-        raise StoreError(f"{store.path}: {a!r} and {b!r} share no answered sample in {where}")
+        raise StoreError(f"{store.path}: {a!r} and {b!r} share no sample both scored in {where}")
     if not found:
         raise StoreError(f"{store.path}: no dataset has answers of both {a!r} and {b!r}")
     return found

@@ -27,14 +27,16 @@ def test_mcnemar_is_the_two_sided_binomial_test(a_only: int, b_only: int) -> Non
     assert mcnemar(a_only, b_only) == pytest.approx(expected, rel=1e-9)
 
 
-def _scores(db: Path, model: str) -> dict[str, float]:
-    """sample key -> the offline rules' score of `model`'s answer."""
+def _scores(db: Path, model: str, dataset: str | None = None) -> dict[str, float]:
+    """sample key -> the offline rules' score of `model`'s answer (in `dataset`, if given)."""
     with closing(sqlite3.connect(db)) as conn:
         rows = conn.execute(
             "SELECT s.key, j.score FROM judgments j JOIN answers a ON a.id = j.answer_id "
             "JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id "
-            "WHERE m.name = ? AND j.judge_kind = 'offline' AND j.score IS NOT NULL",
-            (model,),
+            "JOIN datasets d ON d.id = s.dataset_id "
+            "WHERE m.name = ? AND j.judge_kind = 'offline' AND j.score IS NOT NULL "
+            "AND d.name = coalesce(?, d.name)",
+            (model, dataset),
         )
         return dict(rows.fetchall())
 
@@ -112,7 +114,7 @@ def test_versus_of_models_sharing_no_sample_is_an_error(
         assert cli("import", "mmbench", db, mmbench_tsv, "--answers", predictions,
                    "--model", model).code == 0  # fmt: skip
     assert cli("score", db).code == 0
-    said = "'m' and 'n' share no answered sample in 'mmbench'"
+    said = "'m' and 'n' share no sample both scored in 'mmbench'"
     for args in ((), ("--dataset", "mmbench")):
         result = cli("versus", db, "m", "n", *args)
         assert result.code == 1 and said in result.stderr, result.stderr
@@ -127,3 +129,23 @@ def test_versus_refuses_one_model_twice_and_too_few_resamples(cli, demo_db: Path
     enough = cli("versus", demo_db, "demo-alpha", "demo-beta", "--resamples", "100",
                  "--dataset", "mmbench")  # fmt: skip
     assert enough.code == 0, enough.stderr
+
+
+def test_versus_pairs_the_units_both_scored_and_needs_two(cli, demo_db: Path) -> None:
+    """N counts the samples both models scored (all both answered, unscored as zero, as
+    the cells count them); a cell of one such unit has no interval."""
+    args = ("versus", demo_db, "demo-alpha", "demo-gamma", "--dataset", "mmvet",
+            "--judge", "offline rules", "--format", "json")  # fmt: skip
+    found = {}
+    for zero in ((), ("--unscored-as-zero",)):
+        result = cli(*args, *zero)
+        assert result.code == 0, result.stderr
+        (cells,) = (d["cells"] for d in json.loads(result.stdout)["datasets"])
+        found[bool(zero)] = cells
+    a, b = (_scores(demo_db, m, "mmvet") for m in ("demo-alpha", "demo-gamma"))
+    total = {
+        zero: next(c for c in cells if c["column"] == "total") for zero, cells in found.items()
+    }
+    assert total[False]["n"] == len(set(a) & set(b)) < total[True]["n"]
+    assert all((c["low"] is None) == (c["n"] < 2) for c in found[False])
+    assert any(c["n"] == 1 for c in found[False])
