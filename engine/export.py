@@ -141,6 +141,13 @@ def bracketed(interval: tuple[float, float]) -> str:
     return f" [{low:.1f}, {high:.1f}]"
 
 
+def signed(value: float) -> str:
+    """A difference to one decimal with its sign ("+8.3", "-63.2"); "0.0" where it rounds
+    to zero, so that no "-0.0" or "+0.0" suggests a direction there is not."""
+    text = f"{value:+.1f}"
+    return "0.0" if text in ("+0.0", "-0.0") else text
+
+
 def _half_width(interval: tuple[float, float]) -> str:
     """An interval as papers print it in LaTeX: ± half its width."""
     low, high = interval

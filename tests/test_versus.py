@@ -78,14 +78,14 @@ def test_versus_on_the_mmmu_fixture(cli, tmp_path: Path) -> None:
     again = cli("versus", db, "llava", "always-a", "--format", "json", "--judge", "offline rules")
     assert again.stdout == result.stdout  # seeded
     md = cli("versus", db, "llava", "always-a", "--judge", "offline rules").stdout
-    assert f"| {overall['diff']:.1f} | [{overall['low']:.1f}, {overall['high']:.1f}] | 900 |" in md
+    assert f"| {overall['diff']:+.1f} | [{overall['low']:.1f}, {overall['high']:.1f}] | 900 |" in md
 
 
 def test_versus_names_an_unknown_model_or_dataset(cli, demo_db: Path) -> None:
     for args, said in (
-        (("demo-alpha", "nobody"), "no dataset has answers of both 'demo-alpha' and 'nobody'"),
-        (("demo-alpha", "nobody", "--dataset", "mmbench"),
-         "dataset 'mmbench' has no answers of model 'nobody'"),
+        (("demo-alpha", "nobody"), "no model 'nobody' has answers; models: 'demo-alpha', "
+         "'demo-beta', 'demo-gamma'"),
+        (("demo-alpha", "nobody", "--dataset", "mmbench"), "no model 'nobody' has answers"),
         (("demo-alpha", "demo-beta", "--dataset", "nope"), "no dataset 'nope'"),
     ):  # fmt: skip
         result = cli("versus", demo_db, *args)
@@ -149,3 +149,31 @@ def test_versus_pairs_the_units_both_scored_and_needs_two(cli, demo_db: Path) ->
     assert total[False]["n"] == len(set(a) & set(b)) < total[True]["n"]
     assert all((c["low"] is None) == (c["n"] < 2) for c in found[False])
     assert any(c["n"] == 1 for c in found[False])
+
+
+def test_a_judge_named_without_dataset_takes_the_datasets_that_have_it(cli, demo_db: Path) -> None:
+    """Only the demo's hallusionbench has the imported GPT-4 judge: `versus` and `report`
+    read it and say which datasets they left out; a judge no dataset has is an error."""
+    judge = ("--judge", "gpt-4 (imported)")
+    for args in (
+        ("versus", demo_db, "demo-alpha", "demo-beta", *judge),
+        ("report", demo_db, *judge),
+    ):
+        result = cli(*args)
+        assert result.code == 0, result.stderr
+        assert "hallusionbench" in result.stdout and "mmbench" not in result.stdout
+        assert "left out, without the judge 'gpt-4 (imported)': generic," in result.stderr
+    none = cli("versus", demo_db, "demo-alpha", "demo-beta", "--judge", "nobody")
+    assert none.code == 1 and "no judge 'nobody'; judges:" in none.stderr
+
+
+def test_a_zero_difference_prints_without_a_sign(cli, demo_db: Path) -> None:
+    """The Markdown's A - B column: signed as the screen's, and 0.0 (never -0.0) at zero."""
+    from lmmreview.engine.export import signed
+
+    assert [signed(v) for v in (8.25, -63.2, -0.0, -0.04, 0.04, 0.0)] == [
+        "+8.2", "-63.2", "0.0", "0.0", "0.0", "0.0"
+    ]  # fmt: skip
+    md = cli("versus", demo_db, "demo-alpha", "demo-beta", "--dataset", "mmbench").stdout
+    diffs = [line.split(" | ")[4] for line in md.splitlines() if line.startswith("| MMBench")]
+    assert "0.0" in diffs and "-0.0" not in diffs and "+0.0" not in diffs
