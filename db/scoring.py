@@ -20,7 +20,15 @@ from lmmreview.engine.guarded import PluginFailure
 from lmmreview.engine.layouts import layout_for
 from lmmreview.engine.offline import forget_grades
 from lmmreview.engine.samples import SampleSet
-from lmmreview.engine.scoring import MICRO, OFFLINE, GroupVerdict, Judge, JudgeChoice, Outcome
+from lmmreview.engine.scoring import (
+    MICRO,
+    OFFLINE,
+    GroupVerdict,
+    Judge,
+    JudgeChoice,
+    Outcome,
+    judges_named,
+)
 from lmmreview.engine.tables import Table
 from lmmreview.engine.uncertainty import (
     RESAMPLES,
@@ -238,7 +246,7 @@ def tables_and_notes(
     them). With `intervals`, each cell carries its bootstrap interval (engine.uncertainty)."""
     tables: list[Table] = []
     notes: list[Notes] = []
-    for name, benchmark in store.datasets(datasets):
+    for name, benchmark in store.datasets(with_judge(store, datasets, choice)[0]):
         judge = store.chosen_judge(name, choice)
         scores = dataset_scores(store, name, benchmark, judge)
         found = scores.breakdown.tables(unscored_as_zero)
@@ -275,11 +283,16 @@ def versus_of(
 ) -> list[Versus]:
     """Model A minus model B on each dataset (every dataset both answered, without
     `datasets`), by the judge `choice` chooses. StoreError, naming the file, for a model
-    a named dataset lacks, a named dataset where the two share no answered sample, or
+    a named dataset lacks, a named dataset where the two share no sample both scored, or
     models no dataset has both of (with a shared sample)."""
     a, b = models
+    known = _models(store)
+    for model in models:
+        if model not in known:
+            listed = ", ".join(repr(m) for m in sorted(known)) or "none yet"
+            raise StoreError(f"{store.path}: no model {model!r} has answers; models: {listed}")
     found, disjoint = [], []
-    for name, benchmark in store.datasets(datasets):
+    for name, benchmark in store.datasets(with_judge(store, datasets, choice)[0]):
         missing = [m for m in models if m not in _models(store, name)]
         if missing and datasets:
             raise StoreError(
@@ -289,7 +302,7 @@ def versus_of(
             continue
         scores = dataset_scores(store, name, benchmark, store.chosen_judge(name, choice))
         differences = scores.versus(*models, unscored_as_zero, resamples, seed)
-        if not differences:  # no unit both answered
+        if not differences:  # no unit both scored
             disjoint.append(name)
             continue
         titles = {
@@ -300,17 +313,32 @@ def versus_of(
         found.append(Versus(name, differences, titles))
     if disjoint and (datasets or not found):
         where = ", ".join(repr(name) for name in disjoint)
-        raise StoreError(f"{store.path}: {a!r} and {b!r} share no answered sample in {where}")
+        raise StoreError(f"{store.path}: {a!r} and {b!r} share no sample both scored in {where}")
     if not found:
         raise StoreError(f"{store.path}: no dataset has answers of both {a!r} and {b!r}")
     return found
 
 
-def _models(store: Store, dataset: str) -> set[str]:
-    """The models with answers in a dataset."""
+def with_judge(
+    store: Store, datasets: list[str] | None, choice: JudgeChoice
+) -> tuple[list[str] | None, list[str]]:
+    """The datasets to read, and those left out: `datasets` as named; without them, when
+    `choice` names a judge some dataset has, those that have it (the others left out),
+    else all (so that Store.chosen_judge names the judges of one that lacks it)."""
+    if datasets or not choice.named:
+        return datasets, []
+    names = [name for name, _ in store.datasets(None)]
+    kept = [name for name in names if judges_named(store.judges(name), choice.named)]
+    if not kept:
+        return None, []
+    return kept, [name for name in names if name not in kept]
+
+
+def _models(store: Store, dataset: str | None = None) -> set[str]:
+    """The models with answers in a dataset (in any, without one)."""
     query = (
         "SELECT DISTINCT m.name FROM answers a JOIN models m ON m.id = a.model_id "
         "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
-        "WHERE d.name = ?"
+        "WHERE d.name = coalesce(?, d.name)"
     )
     return {name for (name,) in store.conn.execute(query, (dataset,))}

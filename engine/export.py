@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
 from lmmreview.engine.tables import Cell, Column, Row, Table
-from lmmreview.engine.visible import UNSAFE_CHAR, visible
+from lmmreview.engine.visible import LINE_BREAK, UNSAFE_CHAR, visible
 
 DASH = "\u2013"  # en dash: an empty cell, or a range of N
 
@@ -139,6 +139,13 @@ def bracketed(interval: tuple[float, float]) -> str:
     symmetric, so both ends."""
     low, high = interval
     return f" [{low:.1f}, {high:.1f}]"
+
+
+def signed(value: float) -> str:
+    """A difference to one decimal with its sign ("+8.3", "-63.2"); "0.0" where it rounds
+    to zero, so that no "-0.0" or "+0.0" suggests a direction there is not."""
+    text = f"{value:+.1f}"
+    return "0.0" if text in ("+0.0", "-0.0") else text
 
 
 def _half_width(interval: tuple[float, float]) -> str:
@@ -263,10 +270,11 @@ def named(tables: list[Table]) -> bool:
 
 
 # What Markdown would read as syntax in a name: backslash escapes, the cell separator,
-# emphasis, code, strikethrough and link brackets; "_" only where it can open or close
-# emphasis (not inside a word: "image_scene" stays); what GitHub's Markdown turns into a
-# link by itself ("http://", "www.", an e-mail address). HTML tags and entities become text.
-_MD_SYNTAX = re.compile(r"[\\|*`~\[\]@]|(?<![^\W_])_|_(?![^\W_])|:(?=//)|(?<=www)\.")
+# emphasis, code, strikethrough, link brackets, "$" (GitHub reads "$a$" as math); "_" only
+# where it can open or close emphasis (not inside a word: "image_scene" stays); what
+# GitHub's Markdown turns into a link by itself ("http://", "www.", an e-mail address).
+# HTML tags and entities become text.
+_MD_SYNTAX = re.compile(r"[\\|*`~\[\]@$]|(?<![^\W_])_|_(?![^\W_])|:(?=//)|(?<=www)\.")
 _MD_HTML = re.compile(r"<|>|&(?=#?\w+;)")
 _HTML_ENTITY = {"<": "&lt;", ">": "&gt;", "&": "&amp;"}
 
@@ -437,12 +445,33 @@ _LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {
     # Braced, so a name starting with "[" after a row's "\\" is not read as its spacing.
     "[": "{[}",
     "]": "{]}",
+    # OT1, pdflatex's default font encoding, prints "<" and ">" as "¡" and "¿"
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    # visible()'s code-point brackets ("⟨U+202E⟩"), which pdflatex cannot typeset
+    "\u27e8": r"\textless{}",
+    "\u27e9": r"\textgreater{}",
 }
 
 
 def tex(text: str) -> str:
     """A name as literal LaTeX text on one line (no blank line ends the table)."""
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in visible(text, one_line=True))
+    return "".join(_tex_char(c) for c in visible(text, one_line=True))
+
+
+# visible()'s stand-ins pdflatex rejects (control pictures: ESC → "␛"), in caret notation
+# ("^["): C0's pictures are U+2400 + code, caret letters "@" + code.
+_CARETS = {chr(0x2400 + code): chr(0x40 + code) for code in range(0x20)} | {
+    "␡": "?",
+    LINE_BREAK: "J",
+}
+
+
+def _tex_char(char: str) -> str:
+    """One character as LaTeX."""
+    if (caret := _CARETS.get(char)) is not None:
+        return _LATEX_SPECIAL["^"] + _LATEX_SPECIAL.get(caret, caret)
+    return _LATEX_SPECIAL.get(char, char)
 
 
 def _tex_mark(text: str, rank: int) -> str:
@@ -470,7 +499,7 @@ def to_latex(tables: list[Table], notes: list[Notes]) -> str:
         lines = [
             r"\begin{table}[t]",
             r"\centering",
-            rf"\caption{{{tex(table.title)} ({tex(table.dataset)})}}",
+            rf"\caption{{{_caption(table)}}}",
             LATEX_FIT,
             r"\begin{tabular}{l" + "r" * len(table.columns) + "}",
             r"\toprule",
@@ -490,6 +519,15 @@ def to_latex(tables: list[Table], notes: list[Notes]) -> str:
         parts.append("\n".join(lines))
     parts.append("\n".join(f"% {tex(line)}" for line in said(tables, notes, LATEX_INTERVALS_NOTE)))
     return "\n\n".join(parts) + "\n"
+
+
+def _caption(table: Table) -> str:
+    """The table's title and dataset; with intervals, what its ± means, so that the
+    compiled table says it (the % lines under it are not typeset)."""
+    caption = f"{tex(table.title)} ({tex(table.dataset)})"
+    if not table.intervals:
+        return caption
+    return f"{caption}. " + tex(LATEX_INTERVALS_NOTE).replace("±", r"$\pm$")
 
 
 # The formats people read, which leave out what holds nothing (engine.table_options.

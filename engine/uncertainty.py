@@ -35,8 +35,13 @@ part's mean over runs, summed (or the column's formula), and a resample that dra
 of a part the cell has is left out; past 5 % of them left out (COMPLETE_SHARE), the cell
 has no interval. The run spread (Cell.std) stays beside.
 
-`versus` resamples the units both models answered with the same draws for both: the
-outcome of a unit is then the pair (A's runs, B's runs), and the statistic A's minus B's.
+A cell has no interval when a run it counts counts fewer than MIN_UNITS units (a sum
+or formula cell: when it has fewer than MIN_UNITS clusters, or a part does): every
+resample of one unit is that unit, a false [x, x].
+
+`versus` resamples the units both models scored (in each run, both or neither; unscored as
+zero, every unit both answered) with the same draws for both: the outcome of a unit is then
+the pair (A's runs, B's runs), and the statistic A's minus B's.
 """
 
 from __future__ import annotations
@@ -68,6 +73,9 @@ DRAWN_AT_ONCE = 4_000_000
 # A sum or formula cell has an interval only when at least this share of its resamples
 # drew a unit of every part: on tiny data, those that did are few and alike.
 COMPLETE_SHARE = 0.95
+# A cell (or each part of a sum cell, or a versus pair) needs at least this many units
+# counted in each run it counts: resampling one unit only ever redraws it.
+MIN_UNITS = 2
 CellKey = tuple[str, str, str]  # (row, table, column)
 Outcome = tuple[int, ...]  # a unit's score per run, UNSCORED where none
 Tallies = dict[tuple[int, int], Counter[Outcome]]  # (row or split, cell set) -> outcomes
@@ -76,7 +84,7 @@ Unit = tuple[Ints, Ints, Ints, Outcomes]  # Breakdown.units_of's: row, number, c
 
 @dataclass(frozen=True, slots=True)
 class Difference:
-    """One cell of model A minus model B over the units both answered (`n`), with its
+    """One cell of model A minus model B over the units both scored (`n`), with its
     paired bootstrap interval and, for 0/1 scores in one run, McNemar's exact p."""
 
     table: str
@@ -86,7 +94,7 @@ class Difference:
     diff: float | None  # a - b
     low: float | None  # the 95 % paired bootstrap interval of `diff`
     high: float | None
-    n: int  # units both models answered
+    n: int  # units both models scored (answered, unscored as zero)
     p_mcnemar: float | None  # None where the cell is not 0/1 scores in one run
     split: str = ""  # the dataset's split ("" when it has none)
 
@@ -162,7 +170,7 @@ def versus(
     resamples: int = RESAMPLES,
     seed: int = SEED,
 ) -> list[Difference]:
-    """Every cell of model `a` minus model `b` over the units both answered, in table and
+    """Every cell of model `a` minus model `b` over the units both scored, in table and
     column order, then split; ValueError naming a model the answers lack."""
     for name in (a, b):
         if name not in answers.models:
@@ -176,7 +184,8 @@ def versus(
         mine, theirs = (np.flatnonzero((row // splits == m) & (sets >= 0)) for m in (first, second))
         _, in_a, in_b = np.intersect1d(unit[mine], unit[theirs], return_indices=True)
         ours, other = mine[in_a], theirs[in_b]
-        _count(tallies, row[ours] % splits, sets[ours], np.hstack([codes[ours], codes[other]]))
+        pairs, kept = _paired(codes[ours], codes[other], unscored_as_zero)
+        _count(tallies, row[ours][kept] % splits, sets[ours][kept], pairs)
     cells = _by_cell(breakdown, tallies, lambda split: layout.split_names[split])
     kinds = _kinds(breakdown, unscored_as_zero)
     binary = breakdown.runs == 1 and all(_binary(tally) for tally in tallies.values())
@@ -188,6 +197,19 @@ def versus(
         for split in layout.split_names
         if (tally := cells.get((split, table.name, column.key)))
     ]
+
+
+def _paired(mine: Ints, theirs: Ints, unscored_as_zero: bool) -> tuple[Ints, np.ndarray]:
+    """The paired outcomes (A's runs, then B's) of the units both models scored, and which
+    units those are: a run where either did not score a unit is unscored for both, as the
+    difference compares like with like; a unit neither run pairs is left out. Unscored as
+    zero, every answered unit counts, as the cells count them."""
+    if unscored_as_zero:
+        return np.hstack([mine, theirs]), np.ones(len(mine), np.bool_)
+    both = (mine >= 0) & (theirs >= 0)
+    kept = np.any(both, axis=1)
+    pairs = np.hstack([np.where(both, mine, UNSCORED), np.where(both, theirs, UNSCORED)])
+    return pairs[kept], kept
 
 
 def mcnemar(a_only: int, b_only: int) -> float:
@@ -295,8 +317,10 @@ def _resampled(column: Column) -> bool:
 def _interval(
     tally: Counter[Outcome], kind: _Kind, resamples: int, seed: int
 ) -> tuple[float, float] | None:
-    """A cell's interval (None: no resample has a statistic)."""
+    """A cell's interval (None: no resample has a statistic, or too few units)."""
     codes, counts = _sorted(tally)
+    if not _enough(_counted(counts, codes, kind.unscored_as_zero)):
+        return None
     return _percentiles(
         _each_resample(counts, resamples, seed, lambda d: _statistic(d, codes, kind))
     )
@@ -351,6 +375,17 @@ def _statistic(draws: Ints, codes: Ints, kind: _Kind) -> np.ndarray:
     return np.where(counted > 0, total / np.maximum(counted, 1), np.nan)
 
 
+def _enough(units: np.ndarray) -> bool:
+    """Whether every run that counts a unit (`units`: how many each counts) counts at
+    least MIN_UNITS: resamples of one unit are all alike, a false [x, x]."""
+    return bool(np.all(units[units > 0] >= MIN_UNITS))
+
+
+def _counted(counts: Ints, codes: Ints, unscored_as_zero: bool) -> Ints:
+    """How many units each run counts (step 4): those scored, or all of them."""
+    return np.full(codes.shape[1], counts.sum()) if unscored_as_zero else counts @ (codes >= 0)
+
+
 def _percentiles(statistics: np.ndarray) -> tuple[float, float] | None:
     kept = statistics[~np.isnan(statistics)]
     if not len(kept):
@@ -369,12 +404,17 @@ def _difference(
     runs = codes.shape[1] // 2
     mine, theirs = codes[:, :runs], codes[:, runs:]
     a, b = (_value(_statistic(counts[None, :], c, kind)) for c in (mine, theirs))
-    interval = _percentiles(
-        _each_resample(
-            counts,
-            resamples,
-            seed,
-            lambda d: _statistic(d, mine, kind) - _statistic(d, theirs, kind),
+    enough = _enough(_counted(counts, mine, kind.unscored_as_zero))
+    interval = (
+        None
+        if not enough
+        else _percentiles(
+            _each_resample(
+                counts,
+                resamples,
+                seed,
+                lambda d: _statistic(d, mine, kind) - _statistic(d, theirs, kind),
+            )
         )
     )
     low, high = interval if interval is not None else (None, None)
@@ -530,6 +570,9 @@ class _SumStatistic:
             return None
         if np.isnan(self.values(counts[None, :], outcomes, counted)[0]):
             return None
+        parts = np.flatnonzero(counted).tolist()
+        if counts.sum() < MIN_UNITS or not all(self._enough(counts, outcomes, i) for i in parts):
+            return None
         values = _each_resample(
             counts, resamples, seed, lambda d: self.values(d, outcomes, counted)
         )
@@ -548,15 +591,24 @@ class _SumStatistic:
             values[at] = formula(*means[:, at].tolist())
         return values
 
+    def _enough(self, counts: Ints, outcomes: Ints, index: int) -> bool:
+        """Whether part `index` counts at least MIN_UNITS units in each run it counts."""
+        return _enough(self._denominator(counts[None, :], outcomes, index)[0])
+
+    def _denominator(self, draws: Ints, outcomes: Ints, index: int) -> Ints:
+        """Per resample and run, the units part `index` counts (step 4)."""
+        base = index * 2 * self.runs
+        scored = draws @ outcomes[:, base + 1 : base + 2 * self.runs : 2]
+        if not self.unscored_as_zero:
+            return scored
+        units = draws @ outcomes[:, len(outcomes[0]) - len(self.parts) + index]
+        return np.broadcast_to(units[:, None], scored.shape)
+
     def _mean(self, draws: Ints, outcomes: Ints, index: int) -> np.ndarray:
         """One part's mean over its runs with a value, per resample (NaN: none)."""
         base = index * 2 * self.runs
         sums = draws @ outcomes[:, base : base + 2 * self.runs : 2]
-        scored = draws @ outcomes[:, base + 1 : base + 2 * self.runs : 2]
-        units = draws @ outcomes[:, len(outcomes[0]) - len(self.parts) + index]
-        denominator = (
-            np.broadcast_to(units[:, None], scored.shape) if self.unscored_as_zero else scored
-        )
+        denominator = self._denominator(draws, outcomes, index)
         kind = self.parts[index].kind
         with np.errstate(invalid="ignore", divide="ignore"):
             if kind == TALLY:

@@ -49,6 +49,7 @@ from test_import_vlmevalkit import (
 )
 from test_import_vlmevalkit_run import new_run as vlmevalkit_run
 from test_open_terminal import run_in_terminal
+from textual.binding import Binding
 from typer.testing import CliRunner
 
 from bench.fake_batch import FakeBatchAPI
@@ -324,3 +325,20 @@ def _run_block(block: Block, base_url: str, monkeypatch: pytest.MonkeyPatch) -> 
             assert code == 0, f"{block.id}: {command}\n{said}"
         else:
             assert command.startswith(SET_UP) or not command, f"{block.id}: {command}"
+
+
+def test_the_docs_name_the_key_that_shows_the_tables() -> None:
+    """Where the docs name the tables' key ("the screen's tables, `K`"; "`report`, the
+    screen's `K`"), it is the tables binding's."""
+    from lmmreview.tui.review_keys import review_keys
+
+    (tables,) = [b for b in review_keys() if isinstance(b, Binding) and b.id == "breakdown"]
+    named = [
+        (page.name, key)
+        for page in DOCS.glob("*.md")
+        for key in re.findall(
+            r"(?:the screen's tables, |`report`, the screen's )`(\w)`", page.read_text("utf-8")
+        )
+    ]
+    assert named
+    assert all(key == tables.key for _, key in named), named

@@ -11,6 +11,7 @@ import re
 import sqlite3
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -249,7 +250,29 @@ def test_latex_names_cannot_end_the_table_or_take_an_argument() -> None:
     body = tex[tex.index(r"\begin{table}") : tex.index(r"\end{table}")]
     assert "\n\n" not in body  # a blank line is a paragraph break: an error inside tabular
     assert not any(line.startswith("[") for line in body.splitlines())
-    assert r"{[}3cm{]} raised" in body and "two⏎⏎paragraphs" in body and "esc␛{]}0;t␇" in body
+    assert r"{[}3cm{]} raised" in body
+    caret = r"\textasciicircum{}"
+    assert f"two{caret}J{caret}Jparagraphs" in body and f"esc{caret}{{[}}{{]}}0;t{caret}G" in body
+
+
+def test_latex_names_are_typeset_as_written_by_pdflatex() -> None:
+    """OT1 prints "<" ">" as "¡" "¿", and pdflatex rejects control pictures ("␛") and the
+    code-point brackets: all written in commands or ASCII. The ± note is in the caption."""
+    names = ["<script>", "a\x1bb", "bidi\u202e"]
+    table = replace(_table(dict.fromkeys(names, 10.0)), intervals=True)
+    tex = to_latex([table], NOTES)
+    body = tex[tex.index(r"\begin{table}") : tex.index(r"\end{table}")]
+    assert r"\textless{}script\textgreater{}" in body and "<" not in body
+    assert r"a\textasciicircum{}{[}b" in body
+    assert r"bidi\textless{}U+202E\textgreater{}" in body
+    assert body.isascii()
+    caption = next(line for line in body.splitlines() if line.startswith(r"\caption"))
+    assert r"$\pm$h): half the 95 \% bootstrap interval" in caption
+
+
+def test_markdown_escapes_dollars_so_no_name_reads_as_math() -> None:
+    md = to_markdown([_table({"$x$ and $y$": 10.0})], NOTES)
+    assert r"| \$x\$ and \$y\$ |" in md
 
 
 def test_json_keeps_names_exact_with_unsafe_code_points_escaped() -> None:

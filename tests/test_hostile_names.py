@@ -102,6 +102,10 @@ def test_exports_hold_no_raw_control(cli, hostile_db: Path, format: str) -> None
     if format == "json":  # exact data, escaped
         document = json.loads(result.stdout)
         assert HOSTILE in {row["model"] for table in document["tables"] for row in table["rows"]}
+    elif format == "latex":  # what pdflatex can typeset: caret notation, ASCII brackets
+        caret = r"\textasciicircum{}"
+        assert f"{caret}{{[}}" in result.stdout and f"SGVsbG8={caret}G" in result.stdout
+        assert r"\textless{}U+200B\textgreater{}" in result.stdout
     else:
         assert "␛" in result.stdout and "SGVsbG8=␇" in result.stdout  # escaped brackets between
         assert "⟨U+200B⟩" in result.stdout

@@ -27,14 +27,16 @@ def test_mcnemar_is_the_two_sided_binomial_test(a_only: int, b_only: int) -> Non
     assert mcnemar(a_only, b_only) == pytest.approx(expected, rel=1e-9)
 
 
-def _scores(db: Path, model: str) -> dict[str, float]:
-    """sample key -> the offline rules' score of `model`'s answer."""
+def _scores(db: Path, model: str, dataset: str | None = None) -> dict[str, float]:
+    """sample key -> the offline rules' score of `model`'s answer (in `dataset`, if given)."""
     with closing(sqlite3.connect(db)) as conn:
         rows = conn.execute(
             "SELECT s.key, j.score FROM judgments j JOIN answers a ON a.id = j.answer_id "
             "JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id "
-            "WHERE m.name = ? AND j.judge_kind = 'offline' AND j.score IS NOT NULL",
-            (model,),
+            "JOIN datasets d ON d.id = s.dataset_id "
+            "WHERE m.name = ? AND j.judge_kind = 'offline' AND j.score IS NOT NULL "
+            "AND d.name = coalesce(?, d.name)",
+            (model, dataset),
         )
         return dict(rows.fetchall())
 
@@ -76,14 +78,14 @@ def test_versus_on_the_mmmu_fixture(cli, tmp_path: Path) -> None:
     again = cli("versus", db, "llava", "always-a", "--format", "json", "--judge", "offline rules")
     assert again.stdout == result.stdout  # seeded
     md = cli("versus", db, "llava", "always-a", "--judge", "offline rules").stdout
-    assert f"| {overall['diff']:.1f} | [{overall['low']:.1f}, {overall['high']:.1f}] | 900 |" in md
+    assert f"| {overall['diff']:+.1f} | [{overall['low']:.1f}, {overall['high']:.1f}] | 900 |" in md
 
 
 def test_versus_names_an_unknown_model_or_dataset(cli, demo_db: Path) -> None:
     for args, said in (
-        (("demo-alpha", "nobody"), "no dataset has answers of both 'demo-alpha' and 'nobody'"),
-        (("demo-alpha", "nobody", "--dataset", "mmbench"),
-         "dataset 'mmbench' has no answers of model 'nobody'"),
+        (("demo-alpha", "nobody"), "no model 'nobody' has answers; models: 'demo-alpha', "
+         "'demo-beta', 'demo-gamma'"),
+        (("demo-alpha", "nobody", "--dataset", "mmbench"), "no model 'nobody' has answers"),
         (("demo-alpha", "demo-beta", "--dataset", "nope"), "no dataset 'nope'"),
     ):  # fmt: skip
         result = cli("versus", demo_db, *args)
@@ -112,7 +114,7 @@ def test_versus_of_models_sharing_no_sample_is_an_error(
         assert cli("import", "mmbench", db, mmbench_tsv, "--answers", predictions,
                    "--model", model).code == 0  # fmt: skip
     assert cli("score", db).code == 0
-    said = "'m' and 'n' share no answered sample in 'mmbench'"
+    said = "'m' and 'n' share no sample both scored in 'mmbench'"
     for args in ((), ("--dataset", "mmbench")):
         result = cli("versus", db, "m", "n", *args)
         assert result.code == 1 and said in result.stderr, result.stderr
@@ -127,3 +129,51 @@ def test_versus_refuses_one_model_twice_and_too_few_resamples(cli, demo_db: Path
     enough = cli("versus", demo_db, "demo-alpha", "demo-beta", "--resamples", "100",
                  "--dataset", "mmbench")  # fmt: skip
     assert enough.code == 0, enough.stderr
+
+
+def test_versus_pairs_the_units_both_scored_and_needs_two(cli, demo_db: Path) -> None:
+    """N counts the samples both models scored (all both answered, unscored as zero, as
+    the cells count them); a cell of one such unit has no interval."""
+    args = ("versus", demo_db, "demo-alpha", "demo-gamma", "--dataset", "mmvet",
+            "--judge", "offline rules", "--format", "json")  # fmt: skip
+    found = {}
+    for zero in ((), ("--unscored-as-zero",)):
+        result = cli(*args, *zero)
+        assert result.code == 0, result.stderr
+        (cells,) = (d["cells"] for d in json.loads(result.stdout)["datasets"])
+        found[bool(zero)] = cells
+    a, b = (_scores(demo_db, m, "mmvet") for m in ("demo-alpha", "demo-gamma"))
+    total = {
+        zero: next(c for c in cells if c["column"] == "total") for zero, cells in found.items()
+    }
+    assert total[False]["n"] == len(set(a) & set(b)) < total[True]["n"]
+    assert all((c["low"] is None) == (c["n"] < 2) for c in found[False])
+    assert any(c["n"] == 1 for c in found[False])
+
+
+def test_a_judge_named_without_dataset_takes_the_datasets_that_have_it(cli, demo_db: Path) -> None:
+    """Only the demo's hallusionbench has the imported GPT-4 judge: `versus` and `report`
+    read it and say which datasets they left out; a judge no dataset has is an error."""
+    judge = ("--judge", "gpt-4 (imported)")
+    for args in (
+        ("versus", demo_db, "demo-alpha", "demo-beta", *judge),
+        ("report", demo_db, *judge),
+    ):
+        result = cli(*args)
+        assert result.code == 0, result.stderr
+        assert "hallusionbench" in result.stdout and "mmbench" not in result.stdout
+        assert "left out, without the judge 'gpt-4 (imported)': generic," in result.stderr
+    none = cli("versus", demo_db, "demo-alpha", "demo-beta", "--judge", "nobody")
+    assert none.code == 1 and "no judge 'nobody'; judges:" in none.stderr
+
+
+def test_a_zero_difference_prints_without_a_sign(cli, demo_db: Path) -> None:
+    """The Markdown's A - B column: signed as the screen's, and 0.0 (never -0.0) at zero."""
+    from lmmreview.engine.export import signed
+
+    assert [signed(v) for v in (8.25, -63.2, -0.0, -0.04, 0.04, 0.0)] == [
+        "+8.2", "-63.2", "0.0", "0.0", "0.0", "0.0"
+    ]  # fmt: skip
+    md = cli("versus", demo_db, "demo-alpha", "demo-beta", "--dataset", "mmbench").stdout
+    diffs = [line.split(" | ")[4] for line in md.splitlines() if line.startswith("| MMBench")]
+    assert "0.0" in diffs and "-0.0" not in diffs and "+0.0" not in diffs

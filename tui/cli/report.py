@@ -43,7 +43,9 @@ ShowEmptyOpt = Annotated[
 ]
 
 if TYPE_CHECKING:
+    from lmmreview.db import Store
     from lmmreview.engine.export import Notes
+    from lmmreview.engine.scoring import JudgeChoice
     from lmmreview.engine.tables import Table
 
 MAX_ANSWERS = 200  # flagged answers per dataset in the HTML page, by default
@@ -169,9 +171,20 @@ def read_tables(
     from lmmreview.tui.settings import for_command
 
     settings = for_command(uses=["review.judge"])
+    choice = settings.judge_choice(judge_name)
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(datasets or [])
+        warn_left_out(store, datasets, choice)
         return tables_and_notes(
-            store, datasets or None, unscored_as_zero, settings.judge_choice(judge_name),
-            settings.causes, intervals,
-        )  # fmt: skip
+            store, datasets or None, unscored_as_zero, choice, settings.causes, intervals
+        )
+
+
+def warn_left_out(store: Store, datasets: list[str] | None, choice: JudgeChoice) -> None:
+    """Say which datasets a judge named without --dataset leaves out, as they lack it
+    (db.scoring.with_judge)."""
+    from lmmreview.db.scoring import with_judge
+
+    _, left = with_judge(store, datasets or None, choice)
+    if left:
+        _warn(f"left out, without the judge {choice.named!r}: {', '.join(left)}")

@@ -8,12 +8,15 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from lmmreview.engine.export import Notes, counts_row, grid, said
+from lmmreview.engine.names import shared_ends, short_model
 from lmmreview.engine.tables import Table
 from lmmreview.tui.safe_text import safe
 
 _RANK_STYLE = {1: "bold", 2: "underline", 0: ""}
 HEADER_MAX = 16  # a longer column title wraps rather than widening its column
 PADDING = 3  # a column's padding and its border
+# A longer model name is cut in the middle: a 225-character name left no room for a value
+MODEL_MAX = 30
 
 
 def render(tables: list[Table], notes: list[Notes]) -> RenderableType:
@@ -32,7 +35,10 @@ class Upright:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         rows, counts = grid(self.table), counts_row(self.table)
-        labels = [safe(label, one_line=True) for label, _ in rows]
+        ends = shared_ends(label for label, _ in rows)
+        labels = [
+            safe(short_model(label, MODEL_MAX, ends[label]), one_line=True) for label, _ in rows
+        ]
         first = max(cell_len(text.plain) for text in [*labels, Text("Model")]) + PADDING
         widths = [
             max(

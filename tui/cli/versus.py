@@ -52,6 +52,7 @@ def versus(
     where every score is 0 or 1 in one judge run."""
     from lmmreview.db import Store
     from lmmreview.db.scoring import versus_of
+    from lmmreview.tui.cli.report import warn_left_out
     from lmmreview.tui.settings import for_command
 
     if model_a == model_b:
@@ -59,6 +60,7 @@ def versus(
     choice = for_command(uses=["review.judge"]).judge_choice(judge_name)
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
+        warn_left_out(store, dataset, choice)
         found = versus_of(
             store, dataset or None, (model_a, model_b), choice, unscored_as_zero, resamples, seed
         )
@@ -99,9 +101,12 @@ def _markdown(found: list[Versus], a: str, b: str) -> str:
 
 
 def _row(d: Difference) -> str:
+    from lmmreview.engine.export import signed
+
     interval = "–" if d.low is None or d.high is None else f"[{d.low:.1f}, {d.high:.1f}]"
     p = "–" if d.p_mcnemar is None else f"{d.p_mcnemar:.3g}"
-    return " | ".join([_number(d.a), _number(d.b), _number(d.diff), interval, str(d.n), p])
+    diff = "–" if d.diff is None else signed(d.diff)
+    return " | ".join([_number(d.a), _number(d.b), diff, interval, str(d.n), p])
 
 
 def _number(value: float | None) -> str:
