@@ -61,14 +61,15 @@ def percent_columns(table: Table) -> list[Column]:
 
 
 def series(table: Table, models: Sequence[str] | None = None) -> list[Series]:
-    """Each row's percentages over `percent_columns` (only the rows `models` names, in
-    that order, when given)."""
-    rows = {row.label: row for row in table.rows}
-    labels = list(rows) if models is None else [m for m in models if m in rows]
+    """Each row's percentages over `percent_columns`, labelled as the table shows the row
+    (its display name, if given one); only the rows `models` names (as stored), in that
+    order, when given."""
+    rows = {row.name: row for row in table.rows}
+    names = list(rows) if models is None else [m for m in models if m in rows]
     keys = [c.key for c in percent_columns(table)]
     return [
-        Series(label, tuple(c.value if (c := rows[label].cells.get(k)) else None for k in keys))
-        for label in labels
+        Series(rows[n].label, tuple(c.value if (c := rows[n].cells.get(k)) else None for k in keys))
+        for n in names
     ]
 
 

@@ -155,3 +155,19 @@ def test_many_models_are_all_in_the_legend_each_told_apart(cli, tmp_path: Path) 
     svg = out.read_text(encoding="utf-8")
     assert all(f"ct-run{i:02d}" in svg for i in range(14))  # cut in the middle, all apart
     assert "<pattern" in svg  # past 12 colours, hatched bars
+
+
+def test_the_settings_name_and_order_the_models_as_the_tables_do(
+    cli, graded_db: Path, config_home: Path, tmp_path: Path
+) -> None:
+    names = config_home / "lmmreview" / "config.toml"
+    names.parent.mkdir(parents=True, exist_ok=True)
+    names.write_text('[models]\n"beta" = "Shown Name (7B)"\n', encoding="utf-8")
+    out = tmp_path / "named.svg"
+    # --models names models as stored; the figure shows them as the paper's tables do,
+    # in the order --models gives
+    assert cli("figure", graded_db, "bars", "--models", "alpha", "--models", "beta",
+               "--out", out).code == 0  # fmt: skip
+    drawn = out.read_text(encoding="utf-8")
+    assert drawn.index("<!-- alpha -->") < drawn.index("<!-- Shown Name (7B) -->")
+    assert "<!-- beta -->" not in drawn

@@ -125,9 +125,11 @@ def _dataset(store: Store, named: str | None) -> str:
 def _table(db: Path, dataset: str, judge_name: str | None, named: str | None, kind: Kind) -> Table:
     """The table to draw: the one named, else the first with enough percentage columns."""
     from lmmreview.engine.charts import RADAR_AXES, percent_columns, radar_axes
-    from lmmreview.tui.cli.report import read_tables
+    from lmmreview.tui.cli.report import for_paper, model_names, read_tables
 
-    tables, _ = read_tables(db, [dataset], False, judge_name)
+    read, _ = read_tables(db, [dataset], False, judge_name)
+    # as the paper's tables print them: the [models] order and names, no unscored model
+    tables = for_paper(read, model_names(None), show_empty=False)
     least = RADAR_AXES if kind == Kind.radar else 1
 
     def drawable(t: Table) -> int:  # a radar leaves out summaries and values not all have
@@ -163,7 +165,7 @@ def _draw_table(drawn: Figure, kind: Kind, table: Table, models: list[str] | Non
     from lmmreview.engine.names import cut_names
 
     rows = series(table, models)
-    missing = sorted(set(models or ()) - {r.label for r in rows})
+    missing = sorted(set(models or ()) - {r.name for r in table.rows})
     if missing:
         raise fail(f"{table.dataset}: no model {', '.join(map(repr, missing))} in {table.name}")
     cut = cut_names([c.title for c in percent_columns(table)], LABEL_CHARS)
