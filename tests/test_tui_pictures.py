@@ -94,6 +94,34 @@ def test_g_draws_the_tables_as_bars_at_80x24_and_160x48(demo_db: Path) -> None:
         matches_golden(svg, f"tui/{name}.svg")
 
 
+def test_the_bars_scroll_from_the_keyboard_at_once(demo_db: Path) -> None:
+    """At 80x24 the bars are taller than the screen: g gives the focus to the scrolling
+    view, so End, Home, PgDn and the down arrow scroll without a Tab; g again gives it back
+    to the first table."""
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
+        await pilot.press("g")
+        await until(pilot, lambda: app.screen.has_class("bars"))
+        view = app.screen.query_one("#breakdown-scroll")
+        moves = []
+        for key in ("end", "home", "pagedown", "down"):
+            await pilot.press(key)
+            await pilot.pause(0.1)
+            moves.append(view.scroll_y)
+        seen["moves"] = moves
+        await pilot.press("g")
+        await until(pilot, lambda: not app.screen.has_class("bars"))
+        seen["focused"] = app.focused.id if app.focused else None
+
+    drive(demo_db, steps, size=(80, 24))
+    end, home, page, down = seen["moves"]
+    assert end > 0 and home == 0 and 0 < page < down
+    assert seen["focused"] == "table-0"
+
+
 def test_i_shows_every_cells_interval_as_report_computes_it(demo_db: Path) -> None:
     """The screen's intervals (from a copy of its answers, in a thread) are those of
     `tables_and_notes(..., intervals=True)` on the file; each cell shows value ± half."""

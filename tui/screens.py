@@ -117,7 +117,7 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="breakdown-status")
-        with VerticalScroll():
+        with VerticalScroll(id="breakdown-scroll"):
             for number, table in enumerate(self.tables):
                 title = f"{table.title} ({table.dataset}) · Enter on a cell reviews its answers"
                 yield Static(safe(title, one_line=True), classes="title")
@@ -139,7 +139,13 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
             self.query_one(f"#bars-{number}", Static).update(CapabilityBars(table))
 
     def action_bars(self) -> None:
+        """Bars or tables; the focus goes where the keys act at once: the scrolling view
+        (the tables, which had it, are hidden under bars) or back to the first table."""
         self.toggle_class("bars")
+        if self.has_class("bars"):
+            self.query_one("#breakdown-scroll", VerticalScroll).focus()
+        elif self.tables:
+            self.query_one("#table-0", DataTable).focus()
 
     def action_intervals(self) -> None:
         self.intervals_wanted = True
