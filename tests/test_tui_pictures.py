@@ -286,6 +286,24 @@ def test_p_turns_the_judges_view_to_its_confusion_matrix_and_reliability_diagram
             matches_golden(seen[f"{page}-{size}"], f"tui/judges-{page}-{size}.svg")
 
 
+def test_the_versus_view_names_the_models_as_the_tables_do(demo_db: Path) -> None:
+    """With display names in the settings' [models], the versus view's A and B are those
+    names, as the tables screen's rows are."""
+    names = {"demo-alpha": "Alpha 7B", "demo-beta": "Beta 13B", "demo-gamma": "Gamma 2B"}
+    seen: dict[str, str] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.focused)
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, VersusScreen) and app.screen.differences)
+        seen["a"], seen["b"] = app.screen.a, app.screen.b
+        seen["text"] = text_of(app, "#versus-body")
+
+    drive(demo_db, steps, models=names)
+    assert seen["text"].startswith(f"A: {names[seen['a']]}\nB: {names[seen['b']]}\n")
+
+
 def test_the_versus_view_computes_again_when_a_verdict_lands(demo_db: Path) -> None:
     """Another process's verdict while the versus view is shown: its differences are
     computed again, to those of the file with the verdict."""
