@@ -18,6 +18,7 @@ from lmmreview.db import Store
 from lmmreview.db.judges import read_judges, report
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.scoring import dataset_scores, tables_and_notes
+from lmmreview.engine.export import grid
 from lmmreview.engine.scoring import DEFAULT_CHOICE
 from lmmreview.engine.tables import Cell, Column, Row, Table
 from lmmreview.engine.uncertainty import RESAMPLES, SEED
@@ -68,10 +69,56 @@ def test_bars_show_names_from_the_data_literally_and_fit_the_width() -> None:
         assert all(len(line) <= width for line in lines)
         assert "\x1b" not in out.getvalue()
         assert lines[0] == "[red]Cap"
-        assert lines[1].startswith("  [bold]e") and lines[1].endswith("62.5 ±22.5")
+        assert lines[1].startswith("  [bol") and lines[1].endswith("62.5 [40.0, 85.0]")
         assert width == 40 or "evil␛" in lines[1]  # the escape made visible
         assert "-13b" in lines[1]  # cut in the middle: both ends tell models apart
         assert lines[2].rstrip().endswith("–")
+
+
+def test_a_bar_line_never_wraps_the_bar_gives_way_to_the_numbers() -> None:
+    """A mean over runs with its std and its interval, "76.7±0.0 [40.0, 100.0]": the
+    interval in brackets, the std as ±, on the bar's line at 160 columns and at 40."""
+    table = Table(
+        "d.t", "T", "d", [Column("total", "Total")],
+        [Row("m" * 225, {"total": Cell(76.7, 8, std=0.0, interval=(40.0, 100.0))}),
+         Row("b", {"total": Cell(5.0, 8, std=1.25, interval=(0.0, 12.5))})],
+        std_columns=("total",),
+    )  # fmt: skip
+    for width in (160, 40):
+        console, out = _console(width)
+        console.print(CapabilityBars(table))
+        lines = out.getvalue().splitlines()
+        assert len(lines) == 3 and all(len(line) <= width for line in lines)
+        assert lines[1].endswith(" 76.7±0.0 [40.0, 100.0]") and "█" in lines[1]
+        assert lines[2].endswith(" 5.0±1.2 [0.0, 12.5]")
+
+
+def test_bars_with_intervals_fit_their_lines_at_160x48(demo_db: Path) -> None:
+    """i, then g: every value shows as the tables write it, [low, high], and every bar
+    block is one line per model and column (none wraps)."""
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
+        await pilot.press("i")
+        await until(pilot, lambda: _computed(app.screen))
+        await pilot.press("g")
+        await until(pilot, lambda: app.screen.has_class("bars"))
+        await pilot.pause(0.2)
+        seen["heights"] = [
+            (app.screen.query_one(f"#bars-{n}").content_size.height, t)
+            for n, t in enumerate(app.screen.tables)
+        ]
+        seen["bars"] = text_of(app, "#bars-0")
+
+    drive(demo_db, steps, size=(160, 48))
+    for height, table in seen["heights"]:
+        assert height == len(table.columns) * (1 + len(table.rows)), table.name
+    first = seen["heights"][0][1]
+    for _, cells in grid(first):
+        assert all(f" {text}\n" in seen["bars"] for text, _ in cells)
+    assert any("[" in text for _, cells in grid(first) for text, _ in cells)
 
 
 def test_g_draws_the_tables_as_bars_at_80x24_and_160x48(demo_db: Path) -> None:
@@ -147,7 +194,7 @@ def test_i_shows_every_cells_interval_as_report_computes_it(demo_db: Path) -> No
     beta = shown[0].rows[1].cells["rec"]
     assert beta.interval is not None
     low, high = beta.interval
-    assert seen["cell"] == f"{beta.value:.1f} ±{(high - low) / 2:.1f}"
+    assert seen["cell"] == f"{beta.value:.1f} [{low:.1f}, {high:.1f}]"  # as exports write it
     assert "95% bootstrap intervals" in str(seen["status"])
 
 

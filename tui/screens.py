@@ -27,7 +27,7 @@ from lmmreview.engine.tables import Table
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.engine.visible import visible
 from lmmreview.tui.answer_list import shared_ends, short_model
-from lmmreview.tui.charts import CapabilityBars, plus_minus
+from lmmreview.tui.charts import CapabilityBars
 from lmmreview.tui.grade_keys import score_keys
 from lmmreview.tui.images import Decoded, Renderer, SampleImages
 from lmmreview.tui.safe_text import safe
@@ -169,7 +169,7 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
         if revision != self.revision:
             return
         self._show(tables)
-        self._status("95% bootstrap intervals: value ± half the interval's width.")
+        self._status("95% bootstrap intervals: value [low, high] (± is the spread over runs).")
 
     def _status(self, text: str) -> None:
         status = self.query_one("#breakdown-status", Static)
@@ -192,14 +192,14 @@ RANK_STYLES = {1: "bold", 2: "underline", 0: ""}  # best, second, neither
 
 
 def _fill(view: DataTable[RenderableType], table: Table) -> None:
-    """A table's rows in its view (again), with each cell's ± where it has an interval;
-    the cursor stays on the cell it was on."""
+    """A table's rows in its view (again), with each cell's [low, high] where it has an
+    interval, as exports write it; the cursor stays on the cell it was on."""
     cursor = view.cursor_coordinate
     view.clear(columns=True)
     view.add_column("Model", key="__model__")
     for column in table.columns:
         view.add_column(safe(column.title, one_line=True), key=column.key)
-    for label, cells in grid(table, plus_minus):
+    for label, cells in grid(table):
         texts = [Text(text, style=RANK_STYLES[rank]) for text, rank in cells]
         view.add_row(safe(label, one_line=True), *texts, key=label)
     view.add_row(Text("N", style="dim"), *(Text(n, style="dim") for n in counts_row(table)))
