@@ -8,7 +8,7 @@ import io
 import threading
 from pathlib import Path
 
-from conftest import matches_golden
+from conftest import matches_golden, write_lines
 from rich.console import Console
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
@@ -167,6 +167,39 @@ def test_the_bars_scroll_from_the_keyboard_at_once(demo_db: Path) -> None:
     end, home, page, down = seen["moves"]
     assert end > 0 and home == 0 and 0 < page < down
     assert seen["focused"] == "table-0"
+
+
+def test_a_long_model_name_leaves_the_tables_numbers_on_screen(cli, tmp_path: Path) -> None:
+    """A 225-character model name is cut in the middle to 28 cells in the tables screen's
+    rows, so its numbers stay on a 160-column screen; the row keeps the full name."""
+    long = "org/" + "very-long-model-name-" * 10 + "-13b-final"
+    long = long[:221] + "-13b"
+    path = tmp_path / "h.db"
+    for number, model in enumerate((long, "short")):
+        lines = [
+            {"id": f"q{i}", "question": "What?", "answer": "yes", "prediction": "yes",
+             "model": model}
+            for i in range(3)
+        ]  # fmt: skip
+        written = write_lines(tmp_path / f"h{number}.jsonl", lines)
+        assert cli("import", "jsonl", path, written, "--dataset", "h").code == 0
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
+        view = app.screen.query_one("#table-0", DataTable)
+        seen["width"], seen["screen"] = view.virtual_size.width, app.size.width
+        seen["labels"] = [str(view.get_row_at(n)[0]) for n in range(2)]
+        seen["keys"] = [row.key.value for row in view.ordered_rows[:2]]
+
+    drive(path, steps, dataset="h", size=(160, 48))
+    assert len(long) == 225
+    assert seen["width"] <= seen["screen"]
+    assert sorted(seen["keys"]) == sorted([long, "short"])
+    shown = dict(zip(seen["keys"], seen["labels"], strict=True))
+    assert shown["short"] == "short" and len(shown[long]) == 28
+    assert shown[long].startswith("org/very") and shown[long].endswith("-13b")
 
 
 def test_i_shows_every_cells_interval_as_report_computes_it(demo_db: Path) -> None:

@@ -189,6 +189,7 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
 
 
 RANK_STYLES = {1: "bold", 2: "underline", 0: ""}  # best, second, neither
+MODEL_WIDTH = 28  # a table row's model name is cut in the middle beyond this (short_model)
 
 
 def _fill(view: DataTable[RenderableType], table: Table) -> None:
@@ -199,9 +200,11 @@ def _fill(view: DataTable[RenderableType], table: Table) -> None:
     view.add_column("Model", key="__model__")
     for column in table.columns:
         view.add_column(safe(column.title, one_line=True), key=column.key)
+    shared = shared_ends(row.label for row in table.rows)
     for label, cells in grid(table):
         texts = [Text(text, style=RANK_STYLES[rank]) for text, rank in cells]
-        view.add_row(safe(label, one_line=True), *texts, key=label)
+        name = short_model(label, MODEL_WIDTH, shared[label])  # a long name hid the numbers
+        view.add_row(safe(name, one_line=True), *texts, key=label)
     view.add_row(Text("N", style="dim"), *(Text(n, style="dim") for n in counts_row(table)))
     reviewed = ["reviewed"] + [
         str(sum(r.cells[c.key].reviewed for r in table.rows if c.key in r.cells))
