@@ -6,13 +6,17 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import threading
 from pathlib import Path
 
 from conftest import write_json, write_lines
 from textual.widgets import OptionList
-from tui_harness import drive, export_to, text_of, until
+from tui_harness import RENDERER, drive, export_to, text_of, until
 
 from lmmreview.db.demo import sample_data
+from lmmreview.tui.app import ReviewApp
+from lmmreview.tui.session import Session
+from lmmreview.tui.settings import Settings
 
 NEW_MODEL = "demo-delta"
 NEW_KEYS = ("v1_0", "v1_1", "v1_2")
@@ -118,3 +122,34 @@ def test_judgments_another_process_removes_leave_the_list_the_tables_and_the_exp
     assert seen["reviewed"] is not None and seen["reviewed"].score == 0.3
     # The screen's export is the file's, as `lmmreview export` writes it: no judge g.
     assert exported.read_text() == cli("export", db, "--format", "md").stdout
+
+
+def test_the_status_says_loading_until_the_tables_name_the_judge(
+    demo_db: Path, monkeypatch
+) -> None:
+    """While the tables are computed (long on a large file) the judge is not known yet:
+    the status says so rather than "none yet"."""
+    released = threading.Event()
+    compute = Session.compute
+
+    def held(*args, **kwargs):
+        released.wait(15)
+        return compute(*args, **kwargs)
+
+    monkeypatch.setattr(Session, "compute", staticmethod(held))
+    seen = {}
+
+    async def main() -> None:
+        app = ReviewApp(demo_db, Settings(path=demo_db.with_suffix(".toml"), reviewer="t"),
+                        dataset="mmvet", image_renderer=RENDERER)  # fmt: skip
+        async with app.run_test(size=(150, 48)) as pilot:
+            await until(pilot, lambda: app.current() is not None)
+            seen["loading"] = text_of(app, "#status")
+            released.set()
+            await until(pilot, lambda: app.session.tables is not None)
+            await pilot.pause()
+            seen["loaded"] = text_of(app, "#status")
+
+    asyncio.run(main())
+    assert "judge loading…" in seen["loading"] and "none yet" not in seen["loading"]
+    assert "loading…" not in seen["loaded"] and "judge offline rules" in seen["loaded"]

@@ -8,7 +8,7 @@ import io
 import threading
 from pathlib import Path
 
-from conftest import matches_golden
+from conftest import matches_golden, write_lines
 from rich.console import Console
 from textual.coordinate import Coordinate
 from textual.widgets import DataTable
@@ -18,6 +18,7 @@ from lmmreview.db import Store
 from lmmreview.db.judges import read_judges, report
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.scoring import dataset_scores, tables_and_notes
+from lmmreview.engine.export import grid
 from lmmreview.engine.scoring import DEFAULT_CHOICE
 from lmmreview.engine.tables import Cell, Column, Row, Table
 from lmmreview.engine.uncertainty import RESAMPLES, SEED
@@ -68,10 +69,56 @@ def test_bars_show_names_from_the_data_literally_and_fit_the_width() -> None:
         assert all(len(line) <= width for line in lines)
         assert "\x1b" not in out.getvalue()
         assert lines[0] == "[red]Cap"
-        assert lines[1].startswith("  [bold]e") and lines[1].endswith("62.5 ±22.5")
+        assert lines[1].startswith("  [bol") and lines[1].endswith("62.5 [40.0, 85.0]")
         assert width == 40 or "evil␛" in lines[1]  # the escape made visible
         assert "-13b" in lines[1]  # cut in the middle: both ends tell models apart
         assert lines[2].rstrip().endswith("–")
+
+
+def test_a_bar_line_never_wraps_the_bar_gives_way_to_the_numbers() -> None:
+    """A mean over runs with its std and its interval, "76.7±0.0 [40.0, 100.0]": the
+    interval in brackets, the std as ±, on the bar's line at 160 columns and at 40."""
+    table = Table(
+        "d.t", "T", "d", [Column("total", "Total")],
+        [Row("m" * 225, {"total": Cell(76.7, 8, std=0.0, interval=(40.0, 100.0))}),
+         Row("b", {"total": Cell(5.0, 8, std=1.25, interval=(0.0, 12.5))})],
+        std_columns=("total",),
+    )  # fmt: skip
+    for width in (160, 40):
+        console, out = _console(width)
+        console.print(CapabilityBars(table))
+        lines = out.getvalue().splitlines()
+        assert len(lines) == 3 and all(len(line) <= width for line in lines)
+        assert lines[1].endswith(" 76.7±0.0 [40.0, 100.0]") and "█" in lines[1]
+        assert lines[2].endswith(" 5.0±1.2 [0.0, 12.5]")
+
+
+def test_bars_with_intervals_fit_their_lines_at_160x48(demo_db: Path) -> None:
+    """i, then g: every value shows as the tables write it, [low, high], and every bar
+    block is one line per model and column (none wraps)."""
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
+        await pilot.press("i")
+        await until(pilot, lambda: _computed(app.screen))
+        await pilot.press("g")
+        await until(pilot, lambda: app.screen.has_class("bars"))
+        await pilot.pause(0.2)
+        seen["heights"] = [
+            (app.screen.query_one(f"#bars-{n}").content_size.height, t)
+            for n, t in enumerate(app.screen.tables)
+        ]
+        seen["bars"] = text_of(app, "#bars-0")
+
+    drive(demo_db, steps, size=(160, 48))
+    for height, table in seen["heights"]:
+        assert height == len(table.columns) * (1 + len(table.rows)), table.name
+    first = seen["heights"][0][1]
+    for _, cells in grid(first):
+        assert all(f" {text}\n" in seen["bars"] for text, _ in cells)
+    assert any("[" in text for _, cells in grid(first) for text, _ in cells)
 
 
 def test_g_draws_the_tables_as_bars_at_80x24_and_160x48(demo_db: Path) -> None:
@@ -92,6 +139,67 @@ def test_g_draws_the_tables_as_bars_at_80x24_and_160x48(demo_db: Path) -> None:
         drive(demo_db, steps, size=size)
     for name, svg in shots.items():
         matches_golden(svg, f"tui/{name}.svg")
+
+
+def test_the_bars_scroll_from_the_keyboard_at_once(demo_db: Path) -> None:
+    """At 80x24 the bars are taller than the screen: g gives the focus to the scrolling
+    view, so End, Home, PgDn and the down arrow scroll without a Tab; g again gives it back
+    to the first table."""
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
+        await pilot.press("g")
+        await until(pilot, lambda: app.screen.has_class("bars"))
+        view = app.screen.query_one("#breakdown-scroll")
+        moves = []
+        for key in ("end", "home", "pagedown", "down"):
+            await pilot.press(key)
+            await pilot.pause(0.1)
+            moves.append(view.scroll_y)
+        seen["moves"] = moves
+        await pilot.press("g")
+        await until(pilot, lambda: not app.screen.has_class("bars"))
+        seen["focused"] = app.focused.id if app.focused else None
+
+    drive(demo_db, steps, size=(80, 24))
+    end, home, page, down = seen["moves"]
+    assert end > 0 and home == 0 and 0 < page < down
+    assert seen["focused"] == "table-0"
+
+
+def test_a_long_model_name_leaves_the_tables_numbers_on_screen(cli, tmp_path: Path) -> None:
+    """A 225-character model name is cut in the middle to 28 cells in the tables screen's
+    rows, so its numbers stay on a 160-column screen; the row keeps the full name."""
+    long = "org/" + "very-long-model-name-" * 10 + "-13b-final"
+    long = long[:221] + "-13b"
+    path = tmp_path / "h.db"
+    for number, model in enumerate((long, "short")):
+        lines = [
+            {"id": f"q{i}", "question": "What?", "answer": "yes", "prediction": "yes",
+             "model": model}
+            for i in range(3)
+        ]  # fmt: skip
+        written = write_lines(tmp_path / f"h{number}.jsonl", lines)
+        assert cli("import", "jsonl", path, written, "--dataset", "h").code == 0
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
+        view = app.screen.query_one("#table-0", DataTable)
+        seen["width"], seen["screen"] = view.virtual_size.width, app.size.width
+        seen["labels"] = [str(view.get_row_at(n)[0]) for n in range(2)]
+        seen["keys"] = [row.key.value for row in view.ordered_rows[:2]]
+
+    drive(path, steps, dataset="h", size=(160, 48))
+    assert len(long) == 225
+    assert seen["width"] <= seen["screen"]
+    assert sorted(seen["keys"]) == sorted([long, "short"])
+    shown = dict(zip(seen["keys"], seen["labels"], strict=True))
+    assert shown["short"] == "short" and len(shown[long]) == 28
+    assert shown[long].startswith("org/very") and shown[long].endswith("-13b")
 
 
 def test_i_shows_every_cells_interval_as_report_computes_it(demo_db: Path) -> None:
@@ -119,7 +227,7 @@ def test_i_shows_every_cells_interval_as_report_computes_it(demo_db: Path) -> No
     beta = shown[0].rows[1].cells["rec"]
     assert beta.interval is not None
     low, high = beta.interval
-    assert seen["cell"] == f"{beta.value:.1f} ±{(high - low) / 2:.1f}"
+    assert seen["cell"] == f"{beta.value:.1f} [{low:.1f}, {high:.1f}]"  # as exports write it
     assert "95% bootstrap intervals" in str(seen["status"])
 
 
@@ -256,6 +364,24 @@ def test_p_turns_the_judges_view_to_its_confusion_matrix_and_reliability_diagram
     for page in ("confusion", "reliability"):
         for size in ("80x24", "160x48"):
             matches_golden(seen[f"{page}-{size}"], f"tui/judges-{page}-{size}.svg")
+
+
+def test_the_versus_view_names_the_models_as_the_tables_do(demo_db: Path) -> None:
+    """With display names in the settings' [models], the versus view's A and B are those
+    names, as the tables screen's rows are."""
+    names = {"demo-alpha": "Alpha 7B", "demo-beta": "Beta 13B", "demo-gamma": "Gamma 2B"}
+    seen: dict[str, str] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, CompareScreen) and app.screen.focused)
+        await pilot.press("v")
+        await until(pilot, lambda: isinstance(app.screen, VersusScreen) and app.screen.differences)
+        seen["a"], seen["b"] = app.screen.a, app.screen.b
+        seen["text"] = text_of(app, "#versus-body")
+
+    drive(demo_db, steps, models=names)
+    assert seen["text"].startswith(f"A: {names[seen['a']]}\nB: {names[seen['b']]}\n")
 
 
 def test_the_versus_view_computes_again_when_a_verdict_lands(demo_db: Path) -> None:

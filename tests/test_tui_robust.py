@@ -3,6 +3,7 @@ moved the list but not the cursor, and undo."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 from pathlib import Path
@@ -11,7 +12,8 @@ from conftest import write_lines
 from textual.widgets import Input
 from tui_harness import choose, cursor, drive, export_to, pick, text_of, until
 
-from lmmreview.db import store
+from lmmreview.db import Store, store
+from lmmreview.db.review import ReviewStore
 from lmmreview.tui.answer_list import AnswerList
 from lmmreview.tui.writes import PENDING_MARK
 
@@ -443,6 +445,34 @@ def test_a_repeated_grade_adds_no_row_and_one_undo_takes_it_back(demo_db: Path) 
     assert [(action, score) for _, action, score in _reviews(demo_db)] == [
         ("grade", 0.5), ("undo", None)
     ]  # fmt: skip
+
+
+def test_another_reviewers_agreeing_grade_is_saved_and_counted(cli, demo_db: Path) -> None:
+    """ada graded the first answer 1.0; the tester's 1.0 is their own verdict (only their
+    own repeat is refused), so human-human agreement counts it."""
+    with Store.open(demo_db) as opened:
+        ada = ReviewStore(opened, "ada")
+        first = ada.entries("mmvet")[0].answer_id
+        ada.grade(first, 1.0)
+
+    async def steps(app, pilot) -> None:
+        await until(pilot, lambda: first in app.review_screen.pane.details)
+        await pilot.press("=")
+        await until(pilot, lambda: len(_reviews(demo_db)) == 2 or "already" in _told(app))
+        await until(pilot, lambda: not app.review_screen.pending)
+        await pilot.press("=")  # now the tester's own: a repeat
+        await until(pilot, lambda: "is already 1.00" in _told(app))
+
+    app = drive(demo_db, steps, auto_advance=False)
+    assert _told(app).count("nothing to save") == 1
+    assert [(a, action, score) for a, action, score in _reviews(demo_db)] == [
+        (first, "grade", 1.0), (first, "grade", 1.0)
+    ]  # fmt: skip
+    result = cli("judges", demo_db, "--dataset", "mmvet", "--format", "json")
+    (section,) = json.loads(result.stdout)["datasets"]
+    humans = section["human_agreement"]
+    assert humans["answers"] == 1
+    assert [(p["first"], p["second"]) for p in humans["pairs"]] == [("ada", "tester")]
 
 
 def test_a_repeated_grade_waiting_to_be_saved_is_not_queued_twice(

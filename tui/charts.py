@@ -26,7 +26,6 @@ FULL = "█"
 # One colour per model, in the table's row order (a model keeps its colour in every column).
 PALETTE = ("dodger_blue1", "orange1", "green3", "magenta", "gold1", "cyan", "red1", "purple")
 LABEL_MAX = 24  # a model's name takes at most this many cells (cut in the middle beyond)
-NUMBER_WIDTH = 12  # "100.0 ±12.3"
 BAR_MIN = 10  # a narrow terminal cuts the names before the bars get shorter than this
 
 
@@ -35,13 +34,6 @@ def bar(fraction: float, width: int) -> str:
     eighths = round(max(0.0, min(fraction, 1.0)) * width * 8)
     full, rest = divmod(eighths, 8)
     return FULL * full + (EIGHTHS[rest] if rest else "")
-
-
-def plus_minus(interval: tuple[float, float]) -> str:
-    """A cell's 95 % interval after its value, as the screen shows it: ± half its width
-    (compact; `report --ci` prints both ends)."""
-    low, high = interval
-    return f" ±{(high - low) / 2:.1f}"
 
 
 def _scale(table: Table, column: Column) -> float:
@@ -63,18 +55,20 @@ def _label(name: str, width: int, shared: tuple[int, int]) -> Text:
 @dataclass(frozen=True, slots=True)
 class CapabilityBars:
     """One table as bars: a block per column (capability), a bar per model in it, the
-    value (and ± half its 95 % interval, when computed) after each bar."""
+    value after each bar as the tables write it (± the run std, [low, high] the 95 %
+    interval, when computed). A line never wraps: the bar gives way, not the numbers."""
 
     table: Table
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         table = self.table
         labels = [row.label for row in table.rows]
-        width = options.max_width - NUMBER_WIDTH - 3  # the indent and two gaps
+        numbers = {label: texts for label, texts in grid(table)}
+        widest = max((cell_len(text) for texts in numbers.values() for text, _ in texts), default=1)
+        width = options.max_width - widest - 4  # the indent and two gaps
         longest = max((cell_len(label) for label in labels), default=1)
         label_width = max(min(longest, LABEL_MAX, width - BAR_MIN), 4)
-        room = max(width - label_width, 1)
-        numbers = {label: texts for label, texts in grid(table, plus_minus)}
+        room = max(width - label_width, 0)
         shared = shared_ends(labels)
         for index, column in enumerate(table.columns):
             yield safe(column.title, one_line=True, style="bold")

@@ -69,7 +69,7 @@ class Views:
         live = LiveTables(session, screen.settings.models)
         await screen.app.push_screen_wait(
             CompareScreen(compared, answers, self._grade_answer, self._score_of, entry.answer_id,
-                          lambda a, b: VersusScreen(a, b, live.versus, live.tables))
+                          lambda a, b: VersusScreen(a, b, live.versus, live.tables, live.names))
         )  # fmt: skip
 
     def _grade_answer(self, answer_id: int, verdict: Verdict) -> None:

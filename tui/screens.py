@@ -27,7 +27,7 @@ from lmmreview.engine.scoring import Verdict
 from lmmreview.engine.tables import Table
 from lmmreview.engine.types import QuestionType, Sample
 from lmmreview.engine.visible import visible
-from lmmreview.tui.charts import CapabilityBars, plus_minus
+from lmmreview.tui.charts import CapabilityBars
 from lmmreview.tui.grade_keys import score_keys
 from lmmreview.tui.images import Decoded, Renderer, SampleImages
 from lmmreview.tui.safe_text import safe
@@ -117,7 +117,7 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="breakdown-status")
-        with VerticalScroll():
+        with VerticalScroll(id="breakdown-scroll"):
             for number, table in enumerate(self.tables):
                 title = f"{table.title} ({table.dataset}) · Enter on a cell reviews its answers"
                 yield Static(safe(title, one_line=True), classes="title")
@@ -139,7 +139,13 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
             self.query_one(f"#bars-{number}", Static).update(CapabilityBars(table))
 
     def action_bars(self) -> None:
+        """Bars or tables; the focus goes where the keys act at once: the scrolling view
+        (the tables, which had it, are hidden under bars) or back to the first table."""
         self.toggle_class("bars")
+        if self.has_class("bars"):
+            self.query_one("#breakdown-scroll", VerticalScroll).focus()
+        elif self.tables:
+            self.query_one("#table-0", DataTable).focus()
 
     def action_intervals(self) -> None:
         self.intervals_wanted = True
@@ -163,7 +169,7 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
         if revision != self.revision:
             return
         self._show(tables)
-        self._status("95% bootstrap intervals: value ± half the interval's width.")
+        self._status("95% bootstrap intervals: value [low, high] (± is the spread over runs).")
 
     def _status(self, text: str) -> None:
         status = self.query_one("#breakdown-status", Static)
@@ -183,19 +189,22 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
 
 
 RANK_STYLES = {1: "bold", 2: "underline", 0: ""}  # best, second, neither
+MODEL_WIDTH = 28  # a table row's model name is cut in the middle beyond this (short_model)
 
 
 def _fill(view: DataTable[RenderableType], table: Table) -> None:
-    """A table's rows in its view (again), with each cell's ± where it has an interval;
-    the cursor stays on the cell it was on."""
+    """A table's rows in its view (again), with each cell's [low, high] where it has an
+    interval, as exports write it; the cursor stays on the cell it was on."""
     cursor = view.cursor_coordinate
     view.clear(columns=True)
     view.add_column("Model", key="__model__")
     for column in table.columns:
         view.add_column(safe(column.title, one_line=True), key=column.key)
-    for label, cells in grid(table, plus_minus):
+    shared = shared_ends(row.label for row in table.rows)
+    for label, cells in grid(table):
         texts = [Text(text, style=RANK_STYLES[rank]) for text, rank in cells]
-        view.add_row(safe(label, one_line=True), *texts, key=label)
+        name = short_model(label, MODEL_WIDTH, shared[label])  # a long name hid the numbers
+        view.add_row(safe(name, one_line=True), *texts, key=label)
     view.add_row(Text("N", style="dim"), *(Text(n, style="dim") for n in counts_row(table)))
     reviewed = ["reviewed"] + [
         str(sum(r.cells[c.key].reviewed for r in table.rows if c.key in r.cells))

@@ -212,6 +212,9 @@ class Session:
 
     @property
     def judge_name(self) -> str:
+        """The judge shown; "loading…" until the tables say which (and whether one is)."""
+        if self.tables is None:
+            return "loading…"
         return self.judges.get(self.judge, "none yet") if self.judge else "none yet"
 
     def golds(self, key: str) -> list[str] | None:

@@ -4,7 +4,7 @@ Computed in a worker thread; computed again when scores change while it is shown
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -65,9 +65,17 @@ class VersusScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,v", "dismiss(None)", "Back", id="versus-back")]
     DEFAULT_CSS = stylesheet("versus_screen")
 
-    def __init__(self, a: str, b: str, versus: Versus, tables: Callable[[], list[Table]]) -> None:
+    def __init__(
+        self,
+        a: str,
+        b: str,
+        versus: Versus,
+        tables: Callable[[], list[Table]],
+        names: Mapping[str, str],
+    ) -> None:
         super().__init__()
-        self.a, self.b = a, b
+        self.a, self.b = a, b  # stored names: what the differences are computed for
+        self.names = names  # the settings' [models]: the display names the tables show
         self._versus = versus
         self._tables = tables
         self.revision = 0  # scores changed this many times since it opened
@@ -97,7 +105,8 @@ class VersusScreen(ModalScreen[None]):
             self._show(*versus_tables(differences, self._tables()))
 
     def _show(self, *body: RenderableType) -> None:
-        about = safe(f"A: {self.a}\nB: {self.b}", style="bold")
+        a, b = (self.names.get(model, model) for model in (self.a, self.b))
+        about = safe(f"A: {a}\nB: {b}", style="bold")
         note = Text(
             "A - B over the samples both answered; 95% paired bootstrap interval; McNemar's "
             "exact p where both are scored right or wrong in one run.",

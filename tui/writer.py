@@ -9,7 +9,8 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from lmmreview.engine.review import Entry
+from lmmreview.engine.review import Entry, current
+from lmmreview.engine.scoring import Verdict
 from lmmreview.tui.database import DB_ERRORS, reason
 from lmmreview.tui.file_watch import Moved
 from lmmreview.tui.labels import score_label
@@ -38,11 +39,12 @@ class Writer:
         self._moved: Moved | None = None  # what happened to the file, as last told
 
     def submit(self, entry: Entry, command: Command) -> bool:
-        """Queue `command` on `entry` and save it; whether it was queued. A verdict already
-        in force (saved or pending) is not: a repeated key adds no history row, so one
-        undo takes the verdict back."""
+        """Queue `command` on `entry` and save it; whether it was queued. The reviewer's own
+        verdict in force (saved or pending) is not: a repeated key adds no history row, so
+        one undo takes the verdict back. Another reviewer's equal verdict is queued: the
+        agreement is theirs to record (human-human agreement counts it)."""
         screen, session = self.screen, self.screen.session
-        if isinstance(command, Grade) and command.verdict == self.pending.verdict_in_force(entry):
+        if isinstance(command, Grade) and self._own_repeat(entry, command.verdict):
             value = score_label(command.verdict.score, command.verdict.choice)
             screen.review_app.tell(
                 f"{entry.key} ({entry.model}) is already {value}: nothing to save."
@@ -55,6 +57,19 @@ class Writer:
         self.pending_changed(entry.answer_id)
         self.save_next()
         return True
+
+    def _own_repeat(self, entry: Entry, verdict: Verdict) -> bool:
+        """`verdict` is in force on `entry` and is this reviewer's own: queued, or saved
+        by them as the answer's history shows (one not read yet goes to the store, which
+        adds no row for a repeat either)."""
+        queued = self.pending.queued_verdict(entry.answer_id)
+        if queued is not None:
+            return verdict == queued  # queued here, so this reviewer's
+        detail = self.screen.pane.details.get(entry.answer_id)
+        if verdict != entry.verdict or detail is None:
+            return False
+        reviewer = self.screen.settings.reviewer
+        return current([row for row in detail.history if row.reviewer == reviewer]) == verdict
 
     def save_next(self) -> None:
         """Save the first queued change, unless a save is under way (its end saves the next).

@@ -156,14 +156,17 @@ class PendingWrites:
         """What is queued for one answer, oldest first."""
         return tuple(p.label for p in self._queue if p.answer_id == answer_id)
 
+    def queued_verdict(self, answer_id: int) -> Verdict | None:
+        """The last verdict queued for an answer (None when none is)."""
+        queued = [
+            p.verdict for p in self._queue if p.answer_id == answer_id and p.verdict is not None
+        ]
+        return queued[-1] if queued else None
+
     def verdict_in_force(self, entry: Entry) -> Verdict | None:
         """The verdict `entry` has once what is queued for it is saved."""
-        queued = [
-            p.verdict
-            for p in self._queue
-            if p.answer_id == entry.answer_id and p.verdict is not None
-        ]
-        return queued[-1] if queued else entry.verdict
+        queued = self.queued_verdict(entry.answer_id)
+        return entry.verdict if queued is None else queued
 
     def described(self) -> str:
         """The changes, each as answer key (model): change; the first few."""
