@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from lmmreview.engine.export import DASH
+from lmmreview.engine.export import DASH, signed
 from lmmreview.engine.tables import Table
 from lmmreview.engine.uncertainty import Difference
 from lmmreview.tui.fitted import FittedTable
@@ -38,7 +38,8 @@ def _interval(low: float | None, high: float | None) -> str:
 
 def _row(difference: Difference, title: str) -> list[Text]:
     d = difference
-    cells = [_number(d.a), _number(d.b), _number(d.diff, "+.1f"), _interval(d.low, d.high)]
+    diff = DASH if d.diff is None else signed(d.diff)  # as the CLI prints it
+    cells = [_number(d.a), _number(d.b), diff, _interval(d.low, d.high)]
     cells += [str(d.n), _number(d.p_mcnemar, ".3g")]
     return [safe(title, one_line=True), *(Text(cell) for cell in cells)]
 
