@@ -204,7 +204,7 @@ def test_a_long_model_name_leaves_the_tables_numbers_on_screen(cli, tmp_path: Pa
 
 def test_i_shows_every_cells_interval_as_report_computes_it(demo_db: Path) -> None:
     """The screen's intervals (from a copy of its answers, in a thread) are those of
-    `tables_and_notes(..., intervals=True)` on the file; each cell shows value ± half."""
+    `tables_and_notes(..., intervals=True)` on the file; each cell shows [low, high]."""
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
