@@ -10,7 +10,8 @@ bounded memory: its rows are read a chunk at a time and set aside, checked, in t
 tables (SQLite's temporary files, gone when it closes) until they are written.
 
 Another file is untrusted input. It is read in place, read-only, never copied nor migrated
-(its history tables have kept their columns since they were made); only its plain tables
+(a column a history table gained later is read as its default from an older file); only
+its plain tables
 are read, never a view or a computed column (either could run forever), and Ctrl-C stops
 a read. Every row is checked as the screen checks what it writes, before anything is
 written; an error names the file, the table and the row.
@@ -195,10 +196,10 @@ def _read(
         # An older schema may lack a table: it was made later.
         tables = [table for table in COLUMNS if _kind(other, table) is not None]
         for table in tables:
-            _require_table(other, path, table, COLUMNS[table])
+            _require_table(other, path, table, COLUMNS[table], LATER.get(table, {}))
         total, done = sum(_count(other, table) for table in tables), 0
         for table in tables:
-            for chunk in _chunks(other, table, COLUMNS[table]):
+            for chunk in _chunks(other, table, _selected(other, table)):
                 _take(read, table, chunk, here, mine)
                 done += len(chunk)
                 report(f"Reading {path}: {done:,} of {total:,} rows")
@@ -292,16 +293,22 @@ def _read_error(path: Path, exc: sqlite3.Error) -> BaseException:
 
 
 def _require_table(
-    conn: sqlite3.Connection, path: Path, table: str, columns: Sequence[str] | None = None
+    conn: sqlite3.Connection,
+    path: Path,
+    table: str,
+    columns: Sequence[str] | None = None,
+    later: Mapping[str, object] | None = None,
 ) -> None:
     """Raise StoreError naming the file unless `table` is a plain table there, with
-    `columns` (this schema's, its id aside) when they are given."""
+    `columns` (this schema's, its id aside) when they are given; an older file may lack
+    the `later` ones."""
     kind = _kind(conn, table)
     if kind != "table":
         what = "missing" if kind is None else f"a {kind}"
         raise StoreError(f"{path}: {table} is {what}, not a table (was the file edited?)")
     found = [row[1] for row in conn.execute(f"PRAGMA table_xinfo({table})") if row[1] != "id"]
-    if columns is not None and sorted(found) != sorted(columns):
+    older = [column for column in columns or () if column not in (later or {})]
+    if columns is not None and sorted(found) not in (sorted(columns), sorted(older)):
         raise StoreError(
             f"{path}: table {table} has the columns {', '.join(found) or 'none'}, not "
             f"{', '.join(columns)} (was the file edited?)"
@@ -326,12 +333,21 @@ def _count(conn: sqlite3.Connection, table: str) -> int:
     return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
 
 
+def _selected(conn: sqlite3.Connection, table: str) -> list[str]:
+    """What to select of the other file's `table`: this schema's columns, a column it gained
+    later (absent from an older file) as its default."""
+    found = {row[1] for row in conn.execute(f"PRAGMA table_xinfo({table})")}
+    later = LATER.get(table, {})
+    return [c if c in found else f"{later[c]!r} AS {c}" for c in COLUMNS[table]]
+
+
 def _chunks(
-    conn: sqlite3.Connection, table: str, columns: Sequence[str]
+    conn: sqlite3.Connection, table: str, selected: Sequence[str]
 ) -> Iterator[list[tuple[int, dict[str, object]]]]:
     """(rowid, column -> value) of the rows of `table`, in the order they were added,
-    CHUNK_ROWS at a time."""
-    rows = conn.execute(f"SELECT rowid, {', '.join(columns)} FROM {table} ORDER BY rowid")
+    CHUNK_ROWS at a time (`selected`: _selected's)."""
+    columns = COLUMNS[table]
+    rows = conn.execute(f"SELECT rowid, {', '.join(selected)} FROM {table} ORDER BY rowid")
     while chunk := rows.fetchmany(CHUNK_ROWS):
         yield [(rowid, dict(zip(columns, values, strict=True))) for rowid, *values in chunk]
 
@@ -475,7 +491,7 @@ CHECKS: dict[str, dict[str, Check]] = {
         "answer_id": _answer, "score": _score, "choice": _optional_text,
         "previous_score": _score, "previous_choice": _optional_text,
         "action": _one_of(REVIEW_ACTIONS), "reviewer": _name, "note": _optional_text,
-        "created_at": _time,
+        "created_at": _time, "blind": _one_of((0, 1)),
     },
     "flags": {
         "answer_id": _answer, "flagged": _one_of((0, 1)), "reviewer": _name, "created_at": _time,
@@ -486,6 +502,9 @@ CHECKS: dict[str, dict[str, Check]] = {
     },
 }  # fmt: skip
 COLUMNS: dict[str, tuple[str, ...]] = {table: tuple(checks) for table, checks in CHECKS.items()}
+# The columns a history table gained after it was made, and their defaults (schema 14:
+# whether a verdict was given blind).
+LATER: dict[str, dict[str, object]] = {"reviews": {"blind": 0}}
 
 
 # -- writing ---------------------------------------------------------------------------

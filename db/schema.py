@@ -564,6 +564,43 @@ MIGRATIONS: tuple[Migration, ...] = (
     """
     ALTER TABLE imports ADD COLUMN run TEXT;
     """,
+    # 14: review as annotation studies run it. A verdict records whether it was given
+    # blind (model names and judge scores hidden until it was saved). Errata of the ground
+    # truth are append-only like causes: the latest row of a sample holds its erratum in
+    # force (status NULL: none); an undo appends the state it restores. Assignments split
+    # a file's answers among reviewers, with a common overlap (`overlap` 1) to measure
+    # agreement on.
+    """
+    ALTER TABLE reviews ADD COLUMN blind INTEGER NOT NULL DEFAULT 0 CHECK (blind IN (0, 1));
+
+    CREATE TABLE errata (
+        id          INTEGER PRIMARY KEY,
+        sample_id   INTEGER NOT NULL REFERENCES samples(id),
+        status      TEXT CHECK (status IS NULL OR status IN ('wrong', 'ambiguous')),
+        gold        TEXT,               -- the corrected gold; NULL: as published
+        alt_answers TEXT,               -- JSON list of further acceptable answers
+        reason      TEXT,
+        action      TEXT NOT NULL DEFAULT 'set' CHECK (action IN ('set', 'undo')),
+        reviewer    TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+    );
+    CREATE INDEX errata_sample ON errata(sample_id, id);
+    CREATE TRIGGER errata_no_update BEFORE UPDATE ON errata
+        BEGIN SELECT RAISE(ABORT, 'errata are append-only'); END;
+    CREATE TRIGGER errata_no_delete BEFORE DELETE ON errata
+        BEGIN SELECT RAISE(ABORT, 'errata are append-only'); END;
+
+    CREATE TABLE assignments (
+        id          INTEGER PRIMARY KEY,
+        answer_id   INTEGER NOT NULL REFERENCES answers(id),
+        reviewer    TEXT NOT NULL,
+        overlap     INTEGER NOT NULL DEFAULT 0 CHECK (overlap IN (0, 1)),
+        seed        INTEGER,
+        created_at  TEXT NOT NULL,
+        UNIQUE (answer_id, reviewer)
+    );
+    CREATE INDEX assignments_reviewer ON assignments(reviewer, answer_id);
+    """,
 )
 
 SCHEMA_VERSION = len(MIGRATIONS)

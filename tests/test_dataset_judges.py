@@ -201,6 +201,8 @@ def test_the_migration_counts_the_judgments_a_file_already_holds(tmp_path: Path)
         expected = {d: store.judges(d) for d in DATASETS}
     with sqlite3.connect(path) as conn:  # back to schema 9, with the same judgments
         conn.executescript(
+            "DROP TABLE errata; DROP TABLE assignments; "  # migration 14
+            "ALTER TABLE reviews DROP COLUMN blind; "
             "DROP INDEX judgments_import; DROP INDEX group_verdicts_import; "  # migration 11
             "ALTER TABLE judgments DROP COLUMN import_id; DROP TABLE imports; "
             "ALTER TABLE group_verdicts DROP COLUMN import_id; "

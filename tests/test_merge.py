@@ -439,6 +439,27 @@ def test_an_older_other_file_is_read_as_it_is_and_never_changed(cli, two_reviewe
     assert dump(ben_db) == other
 
 
+def test_a_file_older_than_blind_review_merges_its_verdicts_as_not_blind(
+    cli, two_reviewers
+) -> None:
+    # Schema 14 gave reviews a `blind` column; a file from before it lacks the column and
+    # its verdicts land as given in the open (0). A blind verdict keeps its 1.
+    ana_db, ben_db = two_reviewers
+    with sqlite3.connect(ben_db) as conn:
+        conn.executescript("ALTER TABLE reviews DROP COLUMN blind; PRAGMA user_version = 13;")
+    with sqlite3.connect(ana_db) as conn:
+        conn.execute(
+            "INSERT INTO reviews (answer_id, score, action, reviewer, created_at, blind) "
+            "VALUES (?, 1.0, 'grade', 'cy', '2024-02-01T00:00:00.000+00:00', 1)",
+            (_answers(ana_db, "mmvet", 1)[0],),
+        )
+    result = cli("merge", ana_db, ben_db)
+    assert result.code == 0, result.stderr
+    with sqlite3.connect(ana_db) as conn:
+        blind = dict(conn.execute("SELECT reviewer, max(blind) FROM reviews GROUP BY reviewer"))
+    assert blind == {"ana": 0, "ben": 0, "cy": 1}
+
+
 def _merge_process(*args: Path, **env: str) -> subprocess.Popen[str]:
     """`lmmreview merge ARGS...` as a user runs it, in its own process."""
     command = [sys.executable, "-m", "lmmreview", "merge", *map(str, args)]
