@@ -203,9 +203,10 @@ class EntryReader:
 class ReviewStore(EntryReader):
     """The review screen's access to one database, as one reviewer."""
 
-    def __init__(self, store: Store, reviewer: str) -> None:
+    def __init__(self, store: Store, reviewer: str, blind: bool = False) -> None:
         super().__init__(store)
         self.reviewer = reviewer
+        self.blind = blind  # every review row written says it was given blind
         # A verdict is on disk before the screen shows it: synced at every commit, so it
         # survives a power cut too, not only a crash (one fsync per verdict is cheap).
         self.conn.execute("PRAGMA synchronous = FULL")
@@ -311,6 +312,26 @@ class ReviewStore(EntryReader):
             (answer_id,),
         )
         return [CauseChange(*row) for row in rows]
+
+    def models_of(self, dataset: str) -> list[str]:
+        """The names of the models that answered in `dataset`."""
+        rows = self.conn.execute(
+            "SELECT DISTINCT m.name FROM models m JOIN answers a ON a.model_id = m.id "
+            "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
+            "WHERE d.name = ?",
+            (dataset,),
+        )
+        return [row[0] for row in rows]
+
+    def graded_by_me(self, dataset: str) -> frozenset[int]:
+        """The answers of `dataset` this reviewer has given a verdict (graded or accepted),
+        whether or not it is still in force."""
+        rows = self.conn.execute(
+            f"SELECT DISTINCT r.answer_id FROM reviews r {_IN_DATASET.format(t='r')} "
+            "AND r.reviewer = ? AND r.action IN ('grade', 'accept')",
+            (dataset, self.reviewer),
+        )
+        return frozenset(row[0] for row in rows)
 
     def answers_to(self, dataset: str, key: str) -> list[tuple[int, str, str]]:
         """(answer id, model, text) of every model's answer to one sample, the models in
@@ -429,10 +450,10 @@ class ReviewStore(EntryReader):
     ) -> None:
         self.conn.execute(
             "INSERT INTO reviews (answer_id, score, choice, previous_score, previous_choice, "
-            "action, reviewer, note, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "action, reviewer, note, created_at, blind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 answer_id, new.score, new.choice, old.score if old else None,
-                old.choice if old else None, action, self.reviewer, note, now(),
+                old.choice if old else None, action, self.reviewer, note, now(), int(self.blind),
             ),
         )  # fmt: skip
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterator
 from typing import NamedTuple
 
 from lmmreview.db.store import Store
-from lmmreview.engine.reviewers import disagreements, own_verdicts
+from lmmreview.engine.reviewers import disagreements, own_rows, own_verdicts
 from lmmreview.engine.scoring import Verdict
 
 
@@ -15,22 +17,32 @@ class _Row(NamedTuple):
     action: str
     score: float | None
     choice: str | None
+    blind: int  # given in blind review (1) or not (0)
 
 
-def reviewer_verdicts(store: Store, dataset: str) -> dict[int, dict[str, Verdict]]:
-    """answer id -> reviewer -> that reviewer's own verdict in force (engine.reviewers).
-
-    Each reviewer's rows are read in time order, not row order: rows merged from another
-    file come after this file's own, whatever their time.
-    """
+def _rows(store: Store, dataset: str) -> Iterator[_Row]:
+    """The dataset's review rows, grouped by answer and reviewer, each group in time order,
+    not row order: rows merged from another file come after this file's own, whatever
+    their time."""
     rows = store.conn.execute(
-        "SELECT r.answer_id, r.reviewer, r.action, r.score, r.choice FROM reviews r "
+        "SELECT r.answer_id, r.reviewer, r.action, r.score, r.choice, r.blind FROM reviews r "
         "JOIN answers a ON a.id = r.answer_id JOIN samples s ON s.id = a.sample_id "
         "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? "
         "ORDER BY r.answer_id, r.reviewer, r.created_at, r.id",
         (dataset,),
     )
-    return own_verdicts(map(_Row._make, rows))
+    return map(_Row._make, rows)
+
+
+def reviewer_verdicts(store: Store, dataset: str) -> dict[int, dict[str, Verdict]]:
+    """answer id -> reviewer -> that reviewer's own verdict in force (engine.reviewers)."""
+    return own_verdicts(_rows(store, dataset))
+
+
+def given_blind(store: Store, dataset: str) -> dict[str, int]:
+    """reviewer -> how many of their own verdicts in force were given in blind review."""
+    tops = own_rows(_rows(store, dataset))
+    return dict(Counter(r for by in tops.values() for r, row in by.items() if row.blind))
 
 
 def disagreeing_answers(store: Store, dataset: str) -> frozenset[int]:

@@ -36,20 +36,32 @@ class ReviewRow(Protocol):
     def choice(self) -> str | None: ...
 
 
+_Row = TypeVar("_Row", bound=ReviewRow)
+
+
 def own_verdicts(rows: Iterable[ReviewRow]) -> dict[int, dict[str, Verdict]]:
-    """answer -> reviewer -> the verdict that reviewer's own rows leave in force.
+    """answer -> reviewer -> the verdict that reviewer's own rows leave in force (see
+    `own_rows`)."""
+    return {
+        answer: {reviewer: Verdict(row.score, row.choice) for reviewer, row in by.items()}
+        for answer, by in own_rows(rows).items()
+    }
+
+
+def own_rows(rows: Iterable[_Row]) -> dict[int, dict[str, _Row]]:
+    """answer -> reviewer -> the row of the verdict that reviewer's own rows leave in force.
 
     `rows` come grouped by answer and reviewer, each group in time order. A reviewer's
     verdicts stack as in `engine.review.in_force`: an undo takes back their latest one (so
     an undo row is never a verdict) and a note changes nothing; a row with neither score
     nor choice leaves the reviewer without a verdict.
     """
-    verdicts: dict[int, dict[str, Verdict]] = {}
+    tops: dict[int, dict[str, _Row]] = {}
     for (answer, reviewer), group in groupby(rows, key=attrgetter("answer_id", "reviewer")):
         stack = in_force(group)
         if stack and (stack[-1].score is not None or stack[-1].choice is not None):
-            verdicts.setdefault(answer, {})[reviewer] = Verdict(stack[-1].score, stack[-1].choice)
-    return verdicts
+            tops.setdefault(answer, {})[reviewer] = stack[-1]
+    return tops
 
 
 def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:

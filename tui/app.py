@@ -62,7 +62,7 @@ class ReviewApp(App[None]):
         saved to `settings_path`, if given (`open` gives the settings file); the answers
         to the first `head` samples are listed before the rest are read."""
         super().__init__()
-        self.database = Database(db, settings.reviewer)
+        self.database = Database(db, settings.reviewer, settings.blind)
         # Start reading at once, while Textual starts: the first screen comes sooner.
         self._opening: Future[Opening] | None = self.database.submit(
             lambda r: read_dataset(r, dataset, None, settings.judge_choice(), head)
@@ -150,10 +150,12 @@ class ReviewApp(App[None]):
     ) -> None:
         """Every notification, from any screen, shows its text literally: messages hold ids,
         names, paths and judge errors, so they are never markup or terminal control, and on
-        one line ("⏎"): a line break in a name cannot draw a line of its own."""
+        one line ("⏎"): a line break in a name cannot draw a line of its own. In blind
+        review, models are named by their aliases."""
+        hide = self.review_screen.blind.text
         super().notify(
-            visible(message, one_line=True),
-            title=visible(title, one_line=True),
+            visible(hide(message), one_line=True),
+            title=visible(hide(title), one_line=True),
             severity=severity,
             timeout=timeout,
             markup=False,

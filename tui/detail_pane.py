@@ -22,6 +22,7 @@ from textual.widgets import Static
 from lmmreview.db.review import Detail, ReviewStore
 from lmmreview.engine.review import Entry
 from lmmreview.tui import detail as render
+from lmmreview.tui.blind import HIDDEN_UNTIL
 from lmmreview.tui.images import Decoded, ImagePipeline, Renderer, SampleImages, settled
 from lmmreview.tui.messages import DetailLoaded
 from lmmreview.tui.session import Session
@@ -140,9 +141,10 @@ class DetailPane(VerticalScroll):
         unsaved: tuple[str, ...],
         problem: str,
         causes: Mapping[str, str],
+        hidden: bool = False,
     ) -> None:
         """Paint the panels of `entry` whose content changed (the same sample with another
-        model's answer keeps its question and gold)."""
+        model's answer keeps its question and gold); `hidden`: the judges' (blind review)."""
         sample, benchmark = detail.sample, session.benchmark
         judged = (detail.answer_id, len(detail.judgments), len(detail.history))
         panels: list[tuple[str, object, Callable[[], RenderableType]]] = [
@@ -156,8 +158,12 @@ class DetailPane(VerticalScroll):
             ("answer", detail.answer_id, lambda: render.answer(detail.text)),
             (
                 "judges",
-                (*judged, detail.group_verdict, session.judge, tuple(session.judges.values())),
-                lambda: render.judge_runs(detail, benchmark, session.judges, session.judge),
+                (*judged, detail.group_verdict, session.judge, (*session.judges.values(), hidden)),
+                lambda: (
+                    Text(HIDDEN_UNTIL, style="italic")
+                    if hidden  # blind review
+                    else render.judge_runs(detail, benchmark, session.judges, session.judge)
+                ),
             ),
             (
                 "verdict",

@@ -86,7 +86,10 @@ class FilterMenu:
             ("cause", "By error cause…"),
             ("clear", "Clear all filters"),
         ]
-        picked = await self._ask(f"Filter ({current.describe()})", choices)
+        blind = self.screen.blind  # blind review: no filter by judge results, no names
+        picked = await self._ask(
+            f"Filter ({blind.text(current.describe())})", blind.filters(choices)
+        )
         if picked in TOGGLES:
             toggled: dict[str, Any] = {picked: not getattr(current, picked)}
             return replace(current, **toggled)
@@ -105,8 +108,7 @@ class FilterMenu:
         if picked == "sources":
             return await self._sources_disagree(session, current)
         if picked == "model":
-            models = sorted(session.answers.models)
-            model = await self._ask("Model", [(m, m) for m in models])
+            model = await self._ask("Model", blind.models(sorted(session.answers.models)))
             return replace(current, model=model) if model else None
         if picked == "cause":
             causes = cause_choices(settings.causes, session.answers.causes())

@@ -76,7 +76,7 @@ class Grading:
     def accept(self) -> None:
         """The judge's result becomes the verdict: its choice, else its mean score."""
         entry = self.screen.current()
-        if entry is None:
+        if entry is None or self.screen.blind.refused("Accepting the judge's score"):
             return
         mean = entry.judge_mean()
         if entry.judge_choice is None and mean is None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from lmmreview.engine.names import shared_ends
 from lmmreview.engine.scoring import Judge
+from lmmreview.tui.blind import read_blind
 from lmmreview.tui.database import DB_ERRORS, Opening, read_dataset, reason
 from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.messages import AnswersRead, DetailLoaded, Opened, OpenFailed, TablesReady
@@ -41,6 +42,14 @@ class Loader:
             screen.post_message(OpenFailed(str(exc)))
             return
         session, version, marks, beside = read
+        session.shuffle(screen.settings.shuffle_seed)
+        try:
+            if screen.blind.on:  # the aliases before any answer is listed
+                found = await app.database.run(lambda r: read_blind(r, session.dataset))
+                screen.blind.opened(session.dataset, *found)
+        except DB_ERRORS as exc:
+            screen.post_message(OpenFailed(f"{app.db_path}: {reason(exc)}"))
+            return
         screen.post_message(Opened(session, version, marks, keep))
         start = (session.place(keep) if keep is not None else None) or 0
         if len(session.visible):  # the first answer before the tables: they take longer

@@ -26,6 +26,7 @@ from lmmreview.engine.review import Entry, Filter
 from lmmreview.engine.scoring import Judge
 from lmmreview.tui import detail as render
 from lmmreview.tui.answer_list import AnswerList, Row, entry_row
+from lmmreview.tui.blind import Blinding
 from lmmreview.tui.database import DB_ERRORS, reason
 from lmmreview.tui.detail_pane import DetailPane
 from lmmreview.tui.filter_menu import FilterMenu
@@ -94,6 +95,7 @@ class ReviewScreen(Screen[None]):
         self.loader = Loader(self)
         self.navigation = Navigation(self)
         self.filters = FilterMenu(self)
+        self.blind = Blinding(self)  # what blind review hides (tui/blind.py)
 
     def on_unmount(self) -> None:
         self.judge_run.stop()
@@ -348,7 +350,7 @@ class ReviewScreen(Screen[None]):
     def _row(self, index: int) -> Row:
         session = self.session
         assert session is not None
-        entry = session.listed(index)
+        entry = self.blind.entry(session.listed(index))
         pending = bool(self.pending.labels(entry.answer_id))
         width = self.query_one(AnswerList).scrollable_content_region.width
         shared = self.shared_ends.get(entry.model, (0, 0))
@@ -376,6 +378,7 @@ class ReviewScreen(Screen[None]):
                 unsaved=len(self.pending),
                 judging=self.judge_running,
                 moved=self.review_app.database.moved,
+                hide=self.blind.text,
             )
 
     def pressed(self) -> None:
@@ -395,7 +398,7 @@ class ReviewScreen(Screen[None]):
             self.show(entry, cached)
         else:
             with self.app.batch_update():
-                pane.show_loading(entry)
+                pane.show_loading(self.blind.entry(entry))
             pane.fetch(session, entry.answer_id)
         pane.prefetch(session, self.query_one(AnswerList).cursor)
 
@@ -413,7 +416,10 @@ class ReviewScreen(Screen[None]):
         pane = self.pane
         unsaved = self.pending.labels(entry.answer_id)
         with self.app.batch_update():  # one repaint for the whole answer
-            pane.show(entry, detail, session, unsaved, self.writer.problem, self.settings.causes)
+            pane.show(
+                self.blind.entry(entry), self.blind.detail(detail), session, unsaved,
+                self.writer.problem, self.settings.causes, self.blind.hidden(entry.answer_id),
+            )  # fmt: skip
             self.show_strip(entry)
             pane.show_images(entry, detail.image_hashes)
         if self._pressed_at is not None:
@@ -422,11 +428,13 @@ class ReviewScreen(Screen[None]):
 
     def show_strip(self, entry: Entry) -> None:
         if self.session is not None:
-            self.query_one(TablesStrip).show(self.session, entry)
+            hidden = self.blind.hidden(entry.answer_id)
+            self.query_one(TablesStrip).show(self.session, entry, hidden)
 
     # -- writes (tui/writer.py) and what they change on screen --------------------------------
 
     def on_saved(self, message: Saved) -> None:
+        self.blind.saved(message.pending)  # first: the answer shows its judges as it lands
         self.writer.saved(message)
 
     def on_save_failed(self, message: SaveFailed) -> None:

@@ -42,6 +42,8 @@ class Views:
 
     async def breakdown(self) -> None:
         screen, session = self.screen, self.screen.session
+        if screen.blind.refused("The tables"):
+            return
         if session is None or session.tables is None or not screen.tables_ready():
             return
         notes = await self.notes_text()
@@ -56,7 +58,7 @@ class Views:
     async def compare(self) -> None:
         screen = self.screen
         entry, session = screen.current(), screen.session
-        if entry is None or session is None:
+        if entry is None or session is None or screen.blind.refused("The compare view"):
             return
         rows = await screen.read(lambda r: r.answers_to(session.dataset, entry.key))
         detail = await screen.read(lambda r: r.detail(entry.answer_id))
@@ -109,7 +111,7 @@ class Views:
         if not detail.image_hashes:
             screen.notify(f"{entry.key} has no image.")
             return None
-        title = f"{entry.key} · {entry.model}"
+        title = f"{entry.key} · {screen.blind.alias(entry.model)}"
         image_bytes = screen.review_app.database.image_bytes
         return ImageSet(entry.key, title, detail.image_hashes, image_bytes)
 
@@ -135,7 +137,9 @@ class Views:
         from lmmreview.tui.exporting import THIS, all_datasets, ask_scope, ask_target, export
 
         app, session = self.screen.review_app, self.screen.session
-        if session is None or not self.screen.tables_ready():
+        if session is None or self.screen.blind.refused("Exporting the tables"):
+            return
+        if not self.screen.tables_ready():
             return
         scope = await ask_scope(app, session.dataset, session.judge_name, len(session.datasets))
         if scope is None:
@@ -175,7 +179,7 @@ class Views:
         screen, session = self.screen, self.screen.session
         if session is None or not screen.tables_ready():
             return
-        picked = await self._menu("Sort the list by", list(ORDERS.items()))
+        picked = await self._menu("Sort the list by", screen.blind.orders(ORDERS))
         if picked is None or screen.session is not session:
             return
         session.sort(picked)
@@ -185,7 +189,7 @@ class Views:
     async def toggle_judges(self) -> None:
         """Show or hide the judges view: each judge of the dataset against the humans."""
         session = self.screen.session
-        if session is None:
+        if session is None or self.screen.blind.refused("The judges view"):
             return
         panel = self.screen.query_one(JudgesPanel)
         if panel.is_open:
@@ -196,7 +200,7 @@ class Views:
     async def judges_page(self) -> None:
         """The judges view's next page (opened first if it is hidden: at its tables)."""
         session = self.screen.session
-        if session is None:
+        if session is None or self.screen.blind.refused("The judges view"):
             return
         panel = self.screen.query_one(JudgesPanel)
         if not panel.is_open:

@@ -21,6 +21,7 @@ from lmmreview.db.review import EntryReader, ReviewStore
 from lmmreview.db.scoring import DatasetScores
 from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Benchmark
+from lmmreview.engine.blind import shuffled
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.columns import AnswerColumns, Ints, matching
 from lmmreview.engine.layouts import Layout, layout_for
@@ -81,6 +82,7 @@ class Session:
     judges: dict[Judge, str] = field(default_factory=dict)  # the dataset's, by name
     order: str = LIST_ORDER  # how the visible answers are sorted (engine.ordering)
     partial: bool = False  # only the top of the list is read yet (see `take_answers`)
+    seed: int | None = None  # the list order is shuffled by this seed (None: as imported)
 
     @classmethod
     def open(
@@ -257,18 +259,29 @@ class Session:
         condition: before them, every answer)."""
         self.filter = flt
         if self.tables is None:
-            self.visible = np.arange(len(self.answers))
+            self.visible = self._listed(np.arange(len(self.answers)))
             return
         keep = matching(flt, self.answers, self.tables.samples, self.benchmark.filter_axes)
-        self.visible = np.flatnonzero(keep)
+        self.visible = self._listed(np.flatnonzero(keep))
         if self.order != LIST_ORDER:
             self.sort(self.order)
+
+    def shuffle(self, seed: int | None) -> None:
+        """List the answers in the order `seed` shuffles them (None: as imported)."""
+        self.seed = seed
+        self.apply(self.filter)
+
+    def _listed(self, rows: Ints) -> Ints:
+        """`rows`, ascending, in list order: as imported, or shuffled by the seed."""
+        return rows if self.seed is None else shuffled(rows, self.answers.ids, self.seed)
 
     def sort(self, order: str) -> None:
         """Sort the visible answers (needs the tables' samples); the scores as they are
         now: a grade does not move its answer until the list is sorted again."""
         golds_of = self.tables.samples.golds if self.tables else _no_golds
         self.visible = sorted_rows(self.visible, self.answers, golds_of, order)
+        if order == LIST_ORDER:
+            self.visible = self._listed(self.visible)
         self.order = order
 
     @property
@@ -281,7 +294,7 @@ class Session:
         row = self.answers.index_of(answer_id)
         if row is None:
             return None
-        listed = self.order == LIST_ORDER
+        listed = self.order == LIST_ORDER and self.seed is None
         place = self.place(answer_id)
         if place is not None:
             return place
@@ -292,7 +305,7 @@ class Session:
         if not matching(self.filter, one, tables.samples, self.benchmark.filter_axes)[0]:
             return None
         at = int(np.searchsorted(self.visible, row)) if listed else len(self.visible)
-        self.visible = np.insert(self.visible, at, row)  # a sorted list: at the end
+        self.visible = np.insert(self.visible, at, row)  # a sorted or shuffled list: at the end
         return at
 
     def update(self, fresh: Entry) -> None:

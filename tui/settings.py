@@ -80,6 +80,8 @@ class Settings:
     spread: float = SPREAD
     shown_judge: str | None = None  # the judge tables show by default (None: the first)
     auto_advance: bool = False  # after a grade, the cursor moves to the next answer
+    blind: bool = False  # models under aliases, judge scores hidden until a verdict
+    shuffle_seed: int | None = None  # the list in a seeded order (None: as imported)
     keymap: Mapping[str, str] = field(default_factory=dict)
     causes: Mapping[str, str] = field(default_factory=lambda: dict(MMMU_CAUSES))  # id -> title
     # model name start -> family, for a judge's self-preference flag (lmmreview judges)
@@ -222,6 +224,10 @@ _SPECS: dict[str, _Spec] = {
     "review.spread": _Spec("spread", _number(0.0, 0.5), "a number from 0 to 0.5"),
     "review.judge": _Spec("shown_judge", _text, "a judge's name (lmmreview judges lists them)"),
     "review.auto_advance": _Spec("auto_advance", lambda v: isinstance(v, bool), "true or false"),
+    "review.blind": _Spec("blind", lambda v: isinstance(v, bool), "true or false"),
+    "review.shuffle_seed": _Spec(
+        "shuffle_seed", _number(0, 2**63 - 1, whole=True), "a whole number >= 0"
+    ),
 }
 _KEY_OF = {spec.attribute: key for key, spec in _SPECS.items()}
 

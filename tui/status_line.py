@@ -3,6 +3,8 @@ shown, and what is under way (changes not saved, a judge run, a file moved)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.text import Text
 from textual import events
 from textual.widgets import Static
@@ -33,8 +35,10 @@ class StatusLine(Static):
         unsaved: int,
         judging: bool,
         moved: Moved | None,
+        hide: Callable[[str], str] = str,
     ) -> None:
-        conditions = [safe(c, one_line=True) for c in session.filter.conditions()]
+        """`hide`: what names models in the filter's conditions (blind review: aliases)."""
+        conditions = [safe(hide(c), one_line=True) for c in session.filter.conditions()]
         tail = _tail(session, advance=advance, unsaved=unsaved, judging=judging)
         self._shown = (_starts(session, file_name, moved), conditions, tail)
         self._fit()

@@ -8,13 +8,18 @@ from textual.widgets import Static
 
 from lmmreview.engine.review import Entry
 from lmmreview.tui import detail as render
+from lmmreview.tui.blind import HIDDEN
 from lmmreview.tui.session import Session
 
 
 class TablesStrip(Static):
     """The breakdown cells of one answer; a word while the tables are computed."""
 
-    def show(self, session: Session, entry: Entry) -> None:
+    def show(self, session: Session, entry: Entry, hidden: bool = False) -> None:
+        """`hidden`: blind review hides the tables until the reviewer's verdict."""
+        if hidden:
+            self.update(Text(f"The tables: {HIDDEN} until your verdict.", style="italic"))
+            return
         tables = session.tables
         if tables is None:
             self.update(Text("computing the tables…", style="italic"))

@@ -114,7 +114,7 @@ def reviewers_command(
     always lists the disagreements.
     """
     from lmmreview.db import Store
-    from lmmreview.db.reviewers import reviewer_verdicts
+    from lmmreview.db.reviewers import given_blind, reviewer_verdicts
     from lmmreview.engine.reviewers import agreement
 
     documents = []
@@ -129,13 +129,13 @@ def reviewers_command(
                  "verdicts": {r: _verdict(v) for r, v in sorted(verdicts[a].items())}}
                 for a in found.disagreements
             ]  # fmt: skip
-            documents.append((name, found, disagreeing))
+            documents.append((name, found, disagreeing, given_blind(store, name)))
     if format is ReviewersFormat.json:
-        datasets = [_json(name, found, listed) for name, found, listed in documents]
+        datasets = [_json(*document) for document in documents]
         out.print_json(json.dumps({"datasets": datasets}), ensure_ascii=True)
         return
-    for name, found, disagreeing in documents:
-        for line in _markdown(name, found, disagreeing if listed else None):
+    for name, found, disagreeing, blind in documents:
+        for line in _markdown(name, found, disagreeing if listed else None, blind):
             say(line)
 
 
@@ -154,10 +154,13 @@ def _measure_json(measure: Measure) -> dict[str, object]:
     }
 
 
-def _json(name: str, found: ReviewerAgreement, disagreeing: list[dict]) -> dict[str, object]:
+def _json(
+    name: str, found: ReviewerAgreement, disagreeing: list[dict], blind: dict[str, int]
+) -> dict[str, object]:
     return {
         "dataset": name,
         "reviewers": found.reviewed,
+        "given_blind": {reviewer: blind.get(reviewer, 0) for reviewer in found.reviewed},
         "scores": _measure_json(found.scores),
         "choices": _measure_json(found.choices),
         "disagreements": disagreeing,
@@ -168,13 +171,16 @@ def _number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
-def _markdown(name: str, found: ReviewerAgreement, disagreeing: list[dict] | None) -> list[str]:
-    """One dataset's section: reviewers, kappa per pair, alpha, disagreements."""
+def _markdown(
+    name: str, found: ReviewerAgreement, disagreeing: list[dict] | None, blind: dict[str, int]
+) -> list[str]:
+    """One dataset's section: reviewers (and how many verdicts each gave blind), kappa per
+    pair, alpha, disagreements."""
     lines = [f"## Reviewers of {name}", ""]
     if not found.reviewed:
         return [*lines, "No reviewer's verdict yet.", ""]
-    lines += ["| reviewer | answers reviewed |", "|---|---:|"]
-    lines += [f"| {reviewer} | {n} |" for reviewer, n in found.reviewed.items()]
+    lines += ["| reviewer | answers reviewed | given blind |", "|---|---:|---:|"]
+    lines += [f"| {r} | {n} | {blind.get(r, 0)} |" for r, n in found.reviewed.items()]
     lines += ["", "| verdicts | reviewers | answers | Cohen's kappa |", "|---|---|---:|---:|"]
     for measure in (found.scores, found.choices):
         for p in measure.pairs:

@@ -86,6 +86,25 @@ def open_db(
             show_default=False,
         ),
     ] = None,
+    blind: Annotated[
+        bool | None,
+        typer.Option(
+            "--blind/--no-blind",
+            help="Blind review: models under aliases, judge scores hidden until your verdict "
+            "on the answer is saved (default: the settings' review.blind, else off).",
+            show_default=False,
+        ),
+    ] = None,
+    shuffle_seed: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            metavar="N",
+            help="List the answers in an order shuffled by this seed: the same seed, the "
+            "same order (default: the settings' review.shuffle_seed, else as imported).",
+            show_default=False,
+        ),
+    ] = None,
     images: Annotated[
         Images | None,
         typer.Option(
@@ -112,6 +131,8 @@ def open_db(
         judge_base_url=judge_base_url,
         disagreement=disagreement,
         spread=spread,
+        blind=blind,
+        shuffle_seed=shuffle_seed,
         images=images.value if images else None,
     )
     with clear_errors(db), Store.open(db, create=False) as store:
