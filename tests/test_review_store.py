@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -323,3 +324,31 @@ def test_another_reviewers_equal_verdict_is_recorded_once(review) -> None:
     assert reviewer_verdicts(review.store, "mmvet")[answer] == {"ada": Verdict(0.5)}
     assert review.undo_last("mmvet") == answer
     assert _entry(review).verdict is None
+
+
+def test_a_blind_reviewer_writes_blind_rows_and_reviewers_counts_them(
+    review, cli, tmp_path: Path
+) -> None:
+    store = review.store
+    blind = ReviewStore(store, "bo", blind=True)
+    first, second = _entry(review).answer_id, _entry(review, key="v1_1").answer_id
+    blind.grade(first, 0.4)
+    blind.note(first, "blind note")
+    blind.grade(second, 1.0)
+    blind.undo_last("mmvet")  # takes back the verdict on second
+    review.grade(first, 0.4)  # ada, not blind
+    rows = store.conn.execute("SELECT reviewer, action, blind FROM reviews ORDER BY id").fetchall()
+    assert rows == [("bo", "grade", 1), ("bo", "note", 1), ("bo", "grade", 1), ("bo", "undo", 1),
+                    ("ada", "grade", 0)]  # fmt: skip
+    assert blind.graded_by_me("mmvet") == {first, second}  # an undo does not hide again
+    assert review.graded_by_me("mmvet") == {first}
+    assert "demo-alpha" in blind.models_of("mmvet")
+    db = store.path
+    store.conn.commit()
+    found = cli("reviewers", db, "--dataset", "mmvet", "--format", "json")
+    (mmvet,) = json.loads(found.stdout)["datasets"]
+    assert mmvet["reviewers"] == {"ada": 1, "bo": 1}
+    assert mmvet["given_blind"] == {"ada": 0, "bo": 1}
+    markdown = cli("reviewers", db, "--dataset", "mmvet").stdout
+    assert "| reviewer | answers reviewed | given blind |" in markdown
+    assert "| bo | 1 | 1 |" in markdown and "| ada | 1 | 0 |" in markdown

@@ -22,7 +22,7 @@ from tui_harness import SIZE, until
 from lmmreview.tui.app import ReviewApp, review_app
 from lmmreview.tui.images import IMAGES_OFF, SampleImages
 from lmmreview.tui.screens import HelpScreen, JudgeScreen
-from lmmreview.tui.settings import Settings, for_command, load
+from lmmreview.tui.settings import Settings, SettingsError, for_command, load
 
 SETTINGS = """\
 # kept by hand: this comment must survive a theme change
@@ -305,3 +305,19 @@ def test_a_settings_file_that_is_a_link_in_a_loop_is_refused_in_one_line(
         result = cli(*args)
         assert (result.code, result.stdout) == (1, ""), args
         assert result.stderr == f"error: {path}: a symbolic link in a loop, leading to no file\n"
+
+
+def test_blind_review_and_its_seed_come_from_the_file_a_flag_wins(cli, config_home: Path) -> None:
+    path = settings_file(config_home, "[review]\nblind = true\nshuffle_seed = 42\n")
+    settings = load(path)
+    assert (settings.blind, settings.shuffle_seed) == (True, 42)
+    assert load(config_home / "none.toml").blind is False  # off by default
+    no_blind = for_command(blind=False)  # --no-blind
+    assert not no_blind.blind and no_blind.sources["review.blind"] == "flag"
+    assert for_command().sources["review.blind"] == "file"
+    rows = json.loads(cli("config", "--json").stdout)["settings"]
+    assert rows["review.blind"] == {"value": True, "source": "file"}
+    assert rows["review.shuffle_seed"] == {"value": 42, "source": "file"}
+    path.write_text("[review]\nshuffle_seed = -1\n", encoding="utf-8")
+    with pytest.raises(SettingsError, match=r"review\.shuffle_seed: expected a whole number >= 0"):
+        load(path)

@@ -1,0 +1,180 @@
+"""Blind review (`open --blind`): before the reviewer's own verdict on an answer is saved,
+no line of the screen names a model or shows a judge's score; models keep stable aliases;
+the seeded order is the same from one open to the next; the verdicts are stored blind."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import write_json, write_lines
+from test_hostile_names import HOSTILE, SHOWN
+from textual.pilot import Pilot
+from tui_harness import drive, until
+
+from lmmreview.engine.blind import aliases, hide_names, letters, shuffled
+from lmmreview.tui.app import ReviewApp
+from lmmreview.tui.screens import HelpScreen, Menu
+
+ZETA, ALPHA = "Zeta-Secret-7B", "Alpha-Hidden-13B"
+# Each judge score renders as text seen nowhere else on the screen (nor as |score - 1|).
+SCORES = {
+    (ZETA, "v1_0"): "0.37", (ZETA, "v1_1"): "0.64", (ZETA, "v1_2"): "0.81",
+    (ALPHA, "v1_0"): "0.29", (ALPHA, "v1_1"): "0.46",
+}  # fmt: skip
+
+
+@pytest.fixture
+def blind_db(cli, mmvet_files: dict[str, Path], tmp_path: Path) -> Path:
+    """The three-sample MM-Vet set answered by ZETA and ALPHA, each answer judged once with
+    a score of SCORES."""
+    db = tmp_path / "blind.db"
+    files = mmvet_files
+    result = cli("import", "mmvet", db, files["questions"], "--images", files["images"],
+                 "--answers", files["alpha"], "--model", ZETA,
+                 "--answers", files["beta"], "--model", ALPHA)  # fmt: skip
+    assert result.code == 0, result.stderr
+    for model in (ZETA, ALPHA):
+        grades = {
+            key: {"model": ["gpt-4-0613"], "content": [score], "score": [float(score)]}
+            for (m, key), score in SCORES.items()
+            if m == model
+        }
+        path = write_json(tmp_path / f"{model}_gpt-4-0613-grade-1runs.json", grades)
+        result = cli("import", "mmvet-grades", db, path, "--model", model)
+        assert result.code == 0, result.stderr
+    return db
+
+
+def screen_text(app: ReviewApp) -> str:
+    """Every line the screen shows now (notifications and the screen on top included)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+def assert_blind(app: ReviewApp, *hidden: str) -> None:
+    """No real model name and none of `hidden` (judge scores) is on the screen."""
+    shown = screen_text(app)
+    for text in (ZETA, ALPHA, "Zeta", "Alpha-", *hidden):
+        assert text not in shown, (text, shown)
+
+
+async def refused(app: ReviewApp, pilot: Pilot, key: str, what: str) -> None:
+    """`key` is refused with one line saying `what` is hidden; no view opens."""
+    screen = app.screen
+    await pilot.press(key)
+    await until(pilot, lambda: f"{what}: hidden in blind review." in screen_text(app))
+    assert app.screen is screen
+
+
+def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
+    blind_db: Path,
+) -> None:
+    seen: dict[str, object] = {}
+
+    async def steps(app: ReviewApp, pilot: Pilot) -> None:
+        scores = tuple(SCORES.values())
+        await until(pilot, lambda: "model A" in screen_text(app))
+        assert_blind(app, *scores)
+        await pilot.press("j")  # another answer
+        await until(pilot, lambda: app.current() is not None)
+        assert_blind(app, *scores)
+        await pilot.press("v")  # the filter menu: no filter by the judges' results
+        await until(pilot, lambda: isinstance(app.screen, Menu))
+        assert_blind(app, *scores)
+        menu = screen_text(app)
+        assert "Unreviewed" in menu and "Judge failed" not in menu and "judge - human" not in menu
+        await pilot.press("escape")
+        await pilot.press("s")  # the sort menu: only the list order
+        await until(pilot, lambda: isinstance(app.screen, Menu))
+        assert "list order" in screen_text(app) and "score, lowest" not in screen_text(app)
+        await pilot.press("escape")
+        await pilot.press("question_mark")  # the help
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        assert_blind(app, *scores)
+        await pilot.press("escape")
+        for key, what in (("b", "The tables"), ("c", "The compare view"),
+                          ("W", "The judges view"), ("a", "Accepting the judge's score")):  # fmt: skip
+            await refused(app, pilot, key, what)
+            assert_blind(app, *scores)
+        entry = app.current()
+        assert entry is not None
+        mine = SCORES[entry.model, entry.key]
+        await pilot.press("equals_sign")  # a verdict: 1.0
+        await until(pilot, lambda: not app.review_screen.pending and mine in screen_text(app))
+        assert_blind(app, *(s for s in scores if s != mine))  # the model stays an alias
+        seen["graded"] = entry.answer_id
+
+    drive(blind_db, steps, notifications=True, blind=True)
+    with closing(sqlite3.connect(blind_db)) as conn:
+        rows = conn.execute("SELECT answer_id, action, blind FROM reviews").fetchall()
+    assert rows == [(seen["graded"], "grade", 1)]
+
+
+def test_hostile_model_names_never_reach_the_screen(cli, tmp_path: Path) -> None:
+    lines = [
+        {"id": "q1", "question": "Q1?", "answer": "yes", "prediction": "yes", "model": HOSTILE},
+        {"id": "q1", "prediction": "no", "model": '=HYPERLINK("http://x")'},
+    ]
+    db = tmp_path / "hostile.db"
+    result = cli("import", "jsonl", db, write_lines(tmp_path / "bench.jsonl", lines))
+    assert result.code == 0, result.stderr
+    shown: list[str] = []
+
+    async def steps(app: ReviewApp, pilot: Pilot) -> None:
+        for key in ("j", "k", "v"):
+            await pilot.press(key)
+            await pilot.pause(0.1)
+            shown.append(screen_text(app))
+
+    drive(db, steps, dataset=None, notifications=True, blind=True)
+    for text in shown:
+        assert "model A" in text or "Filter" in text
+        for name in (HOSTILE, SHOWN, "HYPERLINK", "SGVsbG8", "link=file"):
+            assert name not in text, (name, text)
+
+
+def test_the_same_seed_lists_the_same_order_and_aliases_every_open(blind_db: Path) -> None:
+    opened: list[tuple[list[int], dict[str, str]]] = []
+
+    async def steps(app: ReviewApp, pilot: Pilot) -> None:
+        session = app.session
+        assert session is not None
+        order = [session.listed(i).answer_id for i in range(len(session.visible))]
+        opened.append((order, dict(app.review_screen.blind.names)))
+
+    for reviewer_seed in (7, 7, 8):
+        drive(blind_db, steps, blind=True, shuffle_seed=reviewer_seed)
+    (first, names), (again, names_again), (other, _) = opened
+    assert first == again and names == names_again
+    assert sorted(first) == sorted(other) and first != other
+    assert sorted(names.values()) == ["model A", "model B"]
+
+
+def test_a_seeded_order_depends_on_the_seed_and_the_ids_alone() -> None:
+    ids = np.arange(1000, 1100, dtype=np.int64)
+    rows = np.arange(100)
+    once = shuffled(rows, ids, 5)
+    assert np.array_equal(once, shuffled(rows, ids, 5))
+    assert not np.array_equal(once, shuffled(rows, ids, 6))
+    assert not np.array_equal(once, rows) and sorted(once.tolist()) == rows.tolist()
+    # a subset (a filter, the top of the list read first) keeps its members' order
+    some = rows[::3]
+    assert shuffled(some, ids, 5).tolist() == [r for r in once.tolist() if r % 3 == 0]
+
+
+def test_aliases_follow_a_hash_not_the_names_order() -> None:
+    models = [f"model-{i:02d}" for i in range(30)]
+    named = aliases("mmvet", models)
+    assert named == aliases("mmvet", reversed(models))  # whatever order they come in
+    assert sorted(named.values(), key=lambda a: (len(a), a)) == [
+        f"model {letters(i)}" for i in range(30)
+    ]
+    assert [named[m] for m in models] != [f"model {letters(i)}" for i in range(30)]
+    assert aliases("other", models) != named  # each dataset its own letters
+    assert letters(25) == "Z" and letters(26) == "AA"
+    assert hide_names("m1 then m12", {"m1": "model A", "m12": "model B"}) == (
+        "model A then model B"
+    )
