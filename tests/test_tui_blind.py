@@ -13,7 +13,7 @@ import pytest
 from conftest import write_json, write_lines
 from test_hostile_names import HOSTILE, SHOWN
 from textual.pilot import Pilot
-from tui_harness import drive, until
+from tui_harness import drive, pick, until
 
 from lmmreview.engine.blind import aliases, hide_names, letters, shuffled
 from lmmreview.tui.app import ReviewApp
@@ -86,7 +86,14 @@ def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
         assert_blind(app, *scores)
         menu = screen_text(app)
         assert "Unreviewed" in menu and "Judge failed" not in menu and "judge - human" not in menu
-        await pilot.press("escape")
+        await pick(app, pilot, "By model…")
+        await until(pilot, lambda: "Model" in screen_text(app))
+        assert_blind(app, *scores)
+        await pick(app, pilot, "model A")  # the status line names the filter by the alias
+        await until(pilot, lambda: "model=model A" in screen_text(app))
+        assert_blind(app, *scores)
+        await pilot.press("escape")  # every answer again
+        await until(pilot, lambda: "all answers" in screen_text(app))
         await pilot.press("s")  # the sort menu: only the list order
         await until(pilot, lambda: isinstance(app.screen, Menu))
         assert "list order" in screen_text(app) and "score, lowest" not in screen_text(app)
@@ -105,6 +112,9 @@ def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
         await pilot.press("equals_sign")  # a verdict: 1.0
         await until(pilot, lambda: not app.review_screen.pending and mine in screen_text(app))
         assert_blind(app, *(s for s in scores if s != mine))  # the model stays an alias
+        await pilot.press("equals_sign")  # again: a notification naming the answer's model
+        await until(pilot, lambda: "nothing to save" in screen_text(app))
+        assert_blind(app, *(s for s in scores if s != mine))
         seen["graded"] = entry.answer_id
 
     drive(blind_db, steps, notifications=True, blind=True)

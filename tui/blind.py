@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 from lmmreview.db.review import Detail, ReviewStore
@@ -45,7 +46,7 @@ class Blinding:
         self.names: dict[str, str] = {}  # model -> alias, of the dataset open
         self.seen: set[int] = set()  # the answers graded by this reviewer: judges shown
 
-    @property
+    @cached_property  # the settings of a session do not change
     def on(self) -> bool:
         return self.screen.settings.blind
 
