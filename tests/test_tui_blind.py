@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from tui_harness import drive, pick, until
 
 from lmmreview.engine.blind import aliases, hide_names, letters, shuffled
 from lmmreview.tui.app import ReviewApp
+from lmmreview.tui.blind import Blinding
 from lmmreview.tui.screens import HelpScreen, Menu
 
 ZETA, ALPHA = "Zeta-Secret-7B", "Alpha-Hidden-13B"
@@ -187,4 +189,16 @@ def test_aliases_follow_a_hash_not_the_names_order() -> None:
     assert letters(25) == "Z" and letters(26) == "AA"
     assert hide_names("m1 then m12", {"m1": "model A", "m12": "model B"}) == (
         "model A then model B"
+    )
+
+
+def test_a_model_imported_since_the_aliases_were_read_is_named_by_no_name() -> None:
+    answers = SimpleNamespace(models=[ZETA, ALPHA, "Newcomer-1B"])
+    screen = SimpleNamespace(settings=SimpleNamespace(blind=True), session=None)
+    blind = Blinding(screen)  # a stand-in for the review screen
+    blind.opened("mmvet", [ZETA, ALPHA], frozenset())
+    screen.session = SimpleNamespace(answers=answers)
+    told = blind.text(f"3 new answers imported ({ALPHA}, Newcomer-1B, {ZETA})")
+    assert (
+        told == f"3 new answers imported ({blind.alias(ALPHA)}, model (new), {blind.alias(ZETA)})"
     )

@@ -93,8 +93,13 @@ class Blinding:
         )  # fmt: skip
 
     def text(self, text: str) -> str:
-        """`text` with every model's name replaced by its alias."""
-        return hide_names(text, self.names) if self.on else text
+        """`text` with every model's name replaced by its alias (a model imported since
+        the aliases were read: NEW_MODEL)."""
+        if not self.on:
+            return text
+        session = self.screen.session
+        models = session.answers.models if session is not None else []
+        return hide_names(text, {m: NEW_MODEL for m in models} | self.names)
 
     def filters(self, choices: list[tuple[str, str]]) -> list[tuple[str, str]]:
         """The filter menu's choices, less those that would show a judge's results."""
