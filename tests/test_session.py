@@ -6,11 +6,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from lmmreview.db.aside import Aside
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.store import Store
+from lmmreview.engine.blind import shuffled
+from lmmreview.engine.review import Filter
 from lmmreview.engine.scoring import DEFAULT_CHOICE, Verdict
 from lmmreview.tui.database import read_dataset
 from lmmreview.tui.session import Beside, Session, Tables
@@ -190,3 +193,27 @@ def test_the_reads_beside_read_the_dataset_the_screen_opens(
         own = Session.every_answer(review, first)
     assert session.dataset == first != "aaa"
     assert every.keys == samples.keys == own.keys
+
+
+def test_a_seeded_list_keeps_its_order_through_filters_sorts_and_every_answer_read(
+    demo_db: Path,
+) -> None:
+    with Store.open(demo_db) as store:
+        review = ReviewStore(store, "me")
+        session = Session.open(review, "mmvet", head=5)  # the top of the list first
+        session.shuffle(11)
+        top = [session.listed(i).answer_id for i in range(len(session.visible))]
+        session.take_answers(Session.every_answer(review, "mmvet"))
+        session.complete(_tables(review, session, False))
+    listed = [session.listed(i).answer_id for i in range(len(session.visible))]
+    rows = np.arange(len(session.answers))
+    assert listed == session.answers.ids[shuffled(rows, session.answers.ids, 11)].tolist()
+    assert listed != sorted(listed)
+    assert [a for a in listed if a in top] == top  # the answers read first keep their order
+    flagged = [a for a in listed if a % 2]
+    session.apply(Filter(cell_ids=frozenset(flagged)))
+    assert [session.listed(i).answer_id for i in range(len(session.visible))] == flagged
+    session.apply(Filter())
+    session.sort("score")
+    session.sort("list")  # back to the seeded order, not the import order
+    assert [session.listed(i).answer_id for i in range(len(session.visible))] == listed
