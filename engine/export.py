@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 
+from lmmreview.engine.errata import ErrataCount
 from lmmreview.engine.tables import Cell, Column, Row, Table
 from lmmreview.engine.visible import LINE_BREAK, UNSAFE_CHAR, visible
 
@@ -41,6 +42,7 @@ class Notes:
     imported_circular: tuple[ImportedCircular, ...] = ()  # another tool's, beside ours
     no_reply: int = 0  # answers scored by an imported 0.0 that came with no judge reply
     other_judges: tuple[str, ...] = ()  # the file's judges these numbers leave out
+    errata: ErrataCount | None = None  # what the errata in force changed, when asked
 
     def sentence(self) -> str:
         judges = ", ".join(self.judges) or "none yet"
@@ -63,7 +65,8 @@ class Notes:
             else ""
         )
         circular = "".join(f" {c.sentence()}" for c in self.imported_circular)
-        return main + self._no_reply() + others + circular
+        errata = f" {self.errata.sentence(self.dataset)}" if self.errata else ""
+        return main + self._no_reply() + others + circular + errata
 
     def fields(self) -> dict[str, object]:
         """The notes as JSON fields. What older releases never had (a no-reply count,
@@ -75,7 +78,7 @@ class Notes:
             "judges": list(self.judges),
             "other_judges": list(self.other_judges),
         }
-        for name in ("no_reply", "imported_circular", "other_judges", "no_gold"):
+        for name in ("no_reply", "imported_circular", "other_judges", "no_gold", "errata"):
             if not fields[name]:
                 del fields[name]
         return fields
