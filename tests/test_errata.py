@@ -4,6 +4,8 @@ errata beside the published ones, and `lmmreview errata` (write, import)."""
 from __future__ import annotations
 
 import json
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -234,3 +236,55 @@ def test_a_bad_row_names_the_file_and_row_and_changes_nothing(
 def _question(db: Path) -> str:
     with Store.open(db, create=False) as store:
         return ErrataStore(store, "").sample("mmmu", "validation_Accounting_1").question
+
+
+# -- merge -----------------------------------------------------------------------------
+
+
+def _errata_rows(db: Path) -> list[tuple]:
+    with closing(sqlite3.connect(db)) as conn:
+        return conn.execute(
+            "SELECT d.name, s.key, e.status, e.gold, e.alt_answers, e.reason, e.action, "
+            "e.reviewer, e.created_at FROM errata e JOIN samples s ON s.id = e.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id ORDER BY e.created_at"
+        ).fetchall()
+
+
+def test_merge_carries_errata_by_sample_and_twice_adds_nothing(
+    cli, demo_db: Path, demo_template: Path, tmp_path: Path
+) -> None:
+    ben = tmp_path / "ben.db"
+    ben.write_bytes(demo_template.read_bytes())
+    _set(demo_db, "mmmu", Erratum("validation_Accounting_1", "wrong", "D", reason="ana's"))
+    _set(ben, "mmmu", Erratum("validation_Accounting_1", "wrong", "C", reason="ben's"), "ben")
+    _set(ben, "mmvet", Erratum("v1_0", "ambiguous", None, ("7",)), "ben")
+    _set(ben, "mmvet", Erratum("v1_1", "wrong", "an owl"), "ben")
+    with closing(sqlite3.connect(ben)) as conn, conn:  # ben's v1_1 is another question
+        conn.execute("UPDATE samples SET question = 'Which bird?' WHERE key = 'v1_1'")
+    expected = sorted(_errata_rows(demo_db) + _errata_rows(ben)[:-1], key=lambda r: r[-1])
+    result = cli("merge", demo_db, ben)
+    assert result.code == 0, result.stderr
+    assert "2 errata" in result.stdout
+    assert f"{ben}: 1 errata rows on 1 samples" in result.stderr and "mmvet / v1_1" in result.stderr
+    assert _errata_rows(demo_db) == expected
+    with Store.open(demo_db, create=False) as store:
+        assert ErrataStore(store, "").in_force("mmmu")["validation_Accounting_1"].gold == "C"
+    once = dump(demo_db)
+    assert "merged nothing new" in cli("merge", demo_db, ben).stdout
+    assert dump(demo_db) == once
+
+
+def test_a_bad_errata_row_of_the_other_file_is_named_and_nothing_lands(
+    cli, demo_db: Path, demo_template: Path, tmp_path: Path
+) -> None:
+    ben = tmp_path / "ben.db"
+    ben.write_bytes(demo_template.read_bytes())
+    _set(ben, "mmvet", Erratum("v1_0", "ambiguous", None, ("7",)), "ben")
+    with closing(sqlite3.connect(ben)) as conn, conn:
+        conn.execute("DROP TRIGGER errata_no_update")
+        conn.execute("UPDATE errata SET alt_answers = '7'")
+    before = dump(demo_db)
+    result = cli("merge", demo_db, ben)
+    assert result.code == 1
+    assert f"{ben}: errata row 1: alt_answers '7' is not a JSON list of texts" in result.stderr
+    assert dump(demo_db) == before
