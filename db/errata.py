@@ -8,6 +8,7 @@ state it restores, so undo goes back more than one step (engine.review.in_force)
 from __future__ import annotations
 
 import json
+import sqlite3
 from dataclasses import dataclass
 
 from lmmreview.db.store import Store, StoreError, now
@@ -33,6 +34,17 @@ def _erratum(row: tuple) -> Erratum:
     return Erratum(key, status, gold, alts, reason or "", reviewer, created_at)
 
 
+def erratum_on(conn: sqlite3.Connection, sample_id: int) -> Erratum | None:
+    """The erratum in force on a sample (its latest row; None: none, or cleared)."""
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM errata e JOIN samples s ON s.id = e.sample_id "
+        "WHERE e.sample_id = ? ORDER BY e.id DESC LIMIT 1",
+        (sample_id,),
+    ).fetchone()
+    found = None if row is None else _erratum(row)
+    return found if found is not None and found.status is not None else None
+
+
 class ErrataStore:
     """A database's errata, written as one reviewer."""
 
@@ -55,9 +67,7 @@ class ErrataStore:
 
     def of_sample(self, dataset: str, key: str) -> Erratum | None:
         """The erratum in force on one sample (None: none)."""
-        stack = in_force(self._history(self._sample_id(dataset, key)))
-        top = stack[-1].erratum if stack else None
-        return top if top is not None and top.status is not None else None
+        return erratum_on(self.conn, self._sample_id(dataset, key))
 
     def upstream(self, datasets: list[str] | None = None) -> list[Record]:
         """Every erratum in force (in `datasets`, or in all), by dataset then sample."""

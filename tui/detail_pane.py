@@ -22,6 +22,7 @@ from textual.widgets import Static
 from lmmreview.db.review import Detail, ReviewStore
 from lmmreview.engine.review import Entry
 from lmmreview.tui import detail as render
+from lmmreview.tui.errata_dialog import erratum_line
 from lmmreview.tui.images import Decoded, ImagePipeline, Renderer, SampleImages, settled
 from lmmreview.tui.messages import DetailLoaded
 from lmmreview.tui.session import Session
@@ -150,8 +151,12 @@ class DetailPane(VerticalScroll):
             ("question", sample.key, lambda: render.question(sample, benchmark)),
             (
                 "gold",
-                sample.key,
-                lambda: Text.assemble(("Ground truth: ", "bold"), render.ground_truth(sample)),
+                (sample.key, detail.erratum),
+                lambda: Text.assemble(
+                    ("Ground truth: ", "bold"),
+                    render.ground_truth(sample),
+                    erratum_line(detail.erratum),
+                ),
             ),
             ("answer", detail.answer_id, lambda: render.answer(detail.text)),
             (
