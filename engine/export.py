@@ -15,10 +15,13 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
-from lmmreview.engine.errata import ErrataCount
 from lmmreview.engine.tables import Cell, Column, Row, Table
 from lmmreview.engine.visible import LINE_BREAK, UNSAFE_CHAR, visible
+
+if TYPE_CHECKING:  # the notes only hold one: the rules of errata (numpy) load where used
+    from lmmreview.engine.errata import ErrataCount
 
 DASH = "\u2013"  # en dash: an empty cell, or a range of N
 
