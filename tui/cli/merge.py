@@ -35,14 +35,14 @@ def merge_command(
         ),
     ],
 ) -> None:
-    """Merge other reviewers' verdicts, notes, flags, causes and errata.
+    """Merge other reviewers' verdicts, notes, flags and causes.
 
     Their files' history rows that DB lacks are appended to DB, each with its reviewer.
     Answers are matched by dataset, sample key and model; rows on answers DB lacks are
-    counted and left out. Errata are matched by dataset and sample key (left out, and
-    counted, when DB lacks the sample or its question or gold differ). All files or none:
-    a file that cannot be read leaves DB as it was. Merging the same file again adds
-    nothing.
+    counted and left out. Their ground-truth errata come too, matched by dataset and
+    sample key (left out, and counted, when DB lacks the sample or its question or gold
+    differ). All files or none: a file that cannot be read leaves DB as it was. Merging
+    the same file again adds nothing.
     """
     from lmmreview.db import Store
     from lmmreview.db.merge import merge
