@@ -56,7 +56,7 @@ def errata_command(
         ),
     ] = None,
 ) -> None:
-    """Write or import the ground-truth errata (wrong or ambiguous golds).
+    """Write the ground-truth errata in force, or import them.
 
     Each erratum: dataset, sample key, question, published gold, corrected gold,
     alternatives, status (wrong or ambiguous), reason, reviewer and time. An import
