@@ -11,7 +11,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-from lmmreview.db.store import Store, StoreError, now
+from lmmreview.db.store import SAMPLE_COLUMNS, Store, StoreError, now, row_sample
 from lmmreview.engine.errata import Erratum, Record, problem
 from lmmreview.engine.review import in_force
 from lmmreview.engine.types import Sample
@@ -141,6 +141,16 @@ class ErrataStore:
 
     def sample(self, dataset: str, key: str) -> Sample:
         return self.store.sample(self._sample_id(dataset, key))
+
+    def samples(self, dataset: str, keys: list[str]) -> dict[str, Sample]:
+        """Sample key -> the whole sample, for those of `keys` the dataset has."""
+        columns = ", ".join(f"s.{c}" for c in SAMPLE_COLUMNS)
+        rows = self.conn.execute(
+            f"SELECT {columns} FROM samples s JOIN datasets d ON d.id = s.dataset_id "
+            "WHERE d.name = ? AND s.key IN (SELECT value FROM json_each(?))",
+            (dataset, json.dumps(keys)),
+        )
+        return {(sample := row_sample(row)).key: sample for row in rows}
 
     # -- the rows ----------------------------------------------------------------------
 
