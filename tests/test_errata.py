@@ -288,3 +288,18 @@ def test_a_bad_errata_row_of_the_other_file_is_named_and_nothing_lands(
     assert result.code == 1
     assert f"{ben}: errata row 1: alt_answers '7' is not a JSON list of texts" in result.stderr
     assert dump(demo_db) == before
+
+
+def test_report_and_csv_show_both_tables_and_the_notes_count(cli, demo_db: Path) -> None:
+    """MM-Vet: an LLM judge's kind of score, given against the published gold, leaves;
+    the notes say so."""
+    _set(demo_db, "mmvet", Erratum("v1_0", "wrong", "15"))
+    report = cli("report", demo_db, "--errata", "--dataset", "mmvet").stdout
+    assert "MM-Vet: capabilities (with errata)" in report
+    assert "mmvet with errata: 1 sample(s) with an erratum in force; 0 answer(s) change " in (
+        " ".join(report.split())
+    )
+    csv_text = cli("export", demo_db, "--errata", "--dataset", "mmvet", "--format", "csv").stdout
+    assert ",mmvet.capabilities," in csv_text and ",mmvet.capabilities+errata," in csv_text
+    refused = cli("export", demo_db, "--errata", "--format", "mmvet-grades")
+    assert refused.code == 1 and "--errata are for the tables' formats" in refused.stderr
