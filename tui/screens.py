@@ -101,13 +101,20 @@ ErrataTables = Callable[[], Awaitable[tuple[list[Table], str] | None]]
 
 class BreakdownScreen(Screen[tuple[str, str, str] | None]):
     """The paper's tables, live; select a cell to review the answers behind it. `i`
-    computes every cell's 95 % interval in a worker; `g` draws the tables as bars."""
+    computes every cell's 95 % interval in a worker; `g` draws the tables as bars; `e`
+    shows the tables with the ground-truth errata in force (docs/errata.md), and back."""
 
     BINDINGS = [
         Binding("escape,b", "dismiss(None)", "Back", id="breakdown-back"),
         Binding("i", "intervals", "95% intervals", id="breakdown-intervals"),
         Binding("g", "bars", "bars / table", id="breakdown-bars"),
-        Binding("e", "errata", "with errata / as published", id="breakdown-errata"),
+        Binding(  # not in the footer: 80 columns keep "? help" and "q quit" there
+            "e",
+            "errata",
+            "tables with errata / as published",
+            show=False,
+            id="breakdown-errata",
+        ),
     ]
     AUTO_FOCUS = "DataTable"  # the first table: arrows move over its cells at once
     DEFAULT_CSS = stylesheet("breakdown_screen")
