@@ -112,10 +112,16 @@ class ErrataStore:
     def add_records(self, records: list[tuple[str, Record]]) -> int:
         """Put each record's erratum in force (each named by where it was read: "FILE row
         N"), all or none; how many rows were added (none for errata already in force). A
-        record whose question or published gold is not this file's is refused."""
+        record whose question or published gold is not this file's is refused, and so is a
+        second record on one sample."""
         added = 0
+        seen: dict[tuple[str, str], str] = {}
         with self.store.transaction():
             for where, record in records:
+                first = seen.setdefault((record.dataset, record.erratum.key), where)
+                if first != where:  # two states in force at once: a second import would differ
+                    raise StoreError(f"{where}: {record.dataset} sample {record.erratum.key} "
+                                     f"has an erratum already ({first})")  # fmt: skip
                 found = self._find(record.dataset, record.erratum.key)
                 if found is not None and (record.question, record.published) != (
                     found[1].question, found[1].answer,

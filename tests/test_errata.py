@@ -216,16 +216,21 @@ def test_errata_round_trip(
         ({"published_gold": "A"}, "its question or published gold differs"),
         ({"alternatives": "C"}, "alternatives must be a JSON list"),
         ({"colour": "red"}, "unknown field 'colour'"),
+        ({"sample": "validation_Accounting_2"}, "has an erratum already ("),
     ],
 )
 def test_a_bad_row_names_the_file_and_row_and_changes_nothing(
     cli, demo_db: Path, tmp_path: Path, row: dict[str, str], message: str
 ) -> None:
     good = {"dataset": "mmmu", "sample": "validation_Accounting_1",
-            "question": _question(demo_db), "published_gold": "B", "gold": "D",
-            "status": "wrong", "reviewer": "ana", "created_at": "2026-01-01T00:00:00.000+00:00"}  # fmt: skip
+            "question": _question(demo_db, "validation_Accounting_1"), "published_gold": "B",
+            "gold": "D", "status": "wrong", "reviewer": "ana",
+            "created_at": "2026-01-01T00:00:00.000+00:00"}  # fmt: skip
+    other = {**good, "sample": "validation_Accounting_2", "published_gold": "1200",
+             "gold": "1300", "question": _question(demo_db, "validation_Accounting_2")}  # fmt: skip
+    bad = {**good, **row} if row.get("sample") != other["sample"] else dict(other)
     path = tmp_path / "errata.json"
-    path.write_text(json.dumps([good, {**good, **row}]), encoding="utf-8")
+    path.write_text(json.dumps([other, bad]), encoding="utf-8")
     before = dump(demo_db)
     result = cli("errata", demo_db, "--import", path)
     assert result.code == 1
@@ -233,9 +238,9 @@ def test_a_bad_row_names_the_file_and_row_and_changes_nothing(
     assert dump(demo_db) == before
 
 
-def _question(db: Path) -> str:
+def _question(db: Path, key: str) -> str:
     with Store.open(db, create=False) as store:
-        return ErrataStore(store, "").sample("mmmu", "validation_Accounting_1").question
+        return ErrataStore(store, "").sample("mmmu", key).question
 
 
 # -- merge -----------------------------------------------------------------------------
