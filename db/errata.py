@@ -145,9 +145,6 @@ class ErrataStore:
             self._append(sample_id, restored, "undo")
             return restored if restored.status is not None else None
 
-    def sample(self, dataset: str, key: str) -> Sample:
-        return self.store.sample(self._sample_id(dataset, key))
-
     def samples(self, dataset: str, keys: list[str]) -> dict[str, Sample]:
         """Sample key -> the whole sample, for those of `keys` the dataset has."""
         columns = ", ".join(f"s.{c}" for c in SAMPLE_COLUMNS)
@@ -161,19 +158,23 @@ class ErrataStore:
     # -- the rows ----------------------------------------------------------------------
 
     def _sample_id(self, dataset: str, key: str) -> int:
-        found = self._find(dataset, key)
+        found = self._id(dataset, key)
         if found is None:
             raise StoreError(f"{self.store.path}: dataset {dataset!r} has no sample {key!r}")
-        return found[0]
+        return found
 
     def _find(self, dataset: str, key: str) -> tuple[int, Sample] | None:
         """A sample's row id and the sample, or None when the dataset lacks it."""
+        found = self._id(dataset, key)
+        return None if found is None else (found, self.store.sample(found))
+
+    def _id(self, dataset: str, key: str) -> int | None:
         row = self.conn.execute(
             "SELECT s.id FROM samples s JOIN datasets d ON d.id = s.dataset_id "
             "WHERE d.name = ? AND s.key = ?",
             (dataset, key),
         ).fetchone()
-        return None if row is None else (int(row[0]), self.store.sample(int(row[0])))
+        return None if row is None else int(row[0])
 
     def _history(self, sample_id: int) -> list[ErratumRow]:
         rows = self.conn.execute(

@@ -240,7 +240,7 @@ def test_a_bad_row_names_the_file_and_row_and_changes_nothing(
 
 def _question(db: Path, key: str) -> str:
     with Store.open(db, create=False) as store:
-        return ErrataStore(store, "").sample("mmmu", key).question
+        return ErrataStore(store, "").samples("mmmu", [key])[key].question
 
 
 # -- merge -----------------------------------------------------------------------------
