@@ -160,8 +160,7 @@ def with_errata(
     scored against them; else `rescore` (the official rules, None where a judge decides)
     scores its text; else it leaves: a judge's score against the published gold no longer
     stands."""
-    new = answers.take(np.arange(len(answers)))
-    new.judged = new.judged.copy()
+    new = answers.take(np.arange(len(answers)))  # a copy: the published columns stay
     rows = np.flatnonzero(np.isin(answers.sample, np.fromiter(corrected, np.int64)))
     keep = np.ones(len(answers), np.bool_)
     judged = ambiguous = 0
