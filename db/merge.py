@@ -44,6 +44,7 @@ from lmmreview.engine.agreement import NO_OPTION
 from lmmreview.engine.causes import MMMU_CAUSES
 
 AnswerKey = tuple[str, str, str]  # (dataset name, sample key, model name)
+SampleKey = tuple[str, str]  # (dataset name, sample key): what an erratum is on
 Check = Callable[[object], str | None]  # a column's value -> what is wrong with it, or None
 
 _ANSWER_KEYS = (
@@ -75,6 +76,9 @@ class FileMerge:
     # the verdict was given to something else.
     left_changed: int = 0
     changed: dict[AnswerKey, None] = field(default_factory=dict)
+    # Errata rows left out: their sample is absent here, or its question or gold differs.
+    errata_left_out: int = 0
+    errata_samples: dict[SampleKey, None] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -113,7 +117,7 @@ def merge(
         ]
         report(f"Writing to {store.path}")
         with store.transaction():
-            for table, columns in COLUMNS.items():
+            for table, columns in ALL_COLUMNS.items():
                 _append_table(store.conn, table, columns, merges)
     return merges
 
@@ -134,7 +138,7 @@ def _set_aside(conn: sqlite3.Connection) -> Iterator[None]:
     """The temporary tables of a merge, for the block (on this file's connection; its
     own tables are not touched: SQLite keeps temporary ones in a file of their own); and
     Ctrl-C stops a long SQLite step of the connection."""
-    for table, columns in COLUMNS.items():
+    for table, columns in ALL_COLUMNS.items():
         for name in (_aside(table), _new(table)):
             conn.execute(f"CREATE TABLE {name} (file, seq, {', '.join(columns)})")
     conn.set_progress_handler(lambda: 0, PROGRESS_STEPS)  # Ctrl-C stops a long step here too
@@ -149,7 +153,7 @@ def _set_aside(conn: sqlite3.Connection) -> Iterator[None]:
         raise
     finally:
         conn.set_progress_handler(None, 0)
-        for table in COLUMNS:
+        for table in ALL_COLUMNS:
             conn.execute(f"DROP TABLE IF EXISTS {_aside(table)}")
             conn.execute(f"DROP TABLE IF EXISTS {_new(table)}")
 
@@ -204,7 +208,46 @@ def _read(
                 done += len(chunk)
                 report(f"Reading {path}: {done:,} of {total:,} rows")
         _leave_out_changed(read, other, mine)
+        if _kind(other, ERRATA) is not None:  # an older file has none
+            _require_table(other, path, ERRATA, ERRATA_COLUMNS)
+            _take_errata(read, other, mine)
     return read.merge
+
+
+_ERRATA_ROWS = (
+    "SELECT e.rowid, d.name, s.key, s.question, s.answer, {columns} FROM errata e "
+    "JOIN samples s ON s.id = e.sample_id JOIN datasets d ON d.id = s.dataset_id ORDER BY e.rowid"
+)
+_SAMPLE_HERE = (
+    "SELECT s.id, s.question, s.answer FROM samples s JOIN datasets d ON d.id = s.dataset_id "
+    "WHERE d.name = ? AND s.key = ?"
+)
+
+
+def _take_errata(read: _Read, other: sqlite3.Connection, mine: sqlite3.Connection) -> None:
+    """Check the other file's errata rows and set aside those whose sample (by dataset
+    and key) this file holds with the same question and gold; count and name the others.
+    Errata are few: each row's sample is looked up on its own."""
+    columns = ", ".join(f"e.{c}" for c in ERRATA_COLUMNS[1:])
+    kept = []
+    for rowid, dataset, key, question, gold, *values in other.execute(
+        _ERRATA_ROWS.format(columns=columns)
+    ):
+        row = dict(zip(ERRATA_COLUMNS[1:], values, strict=True))
+        problem = next(
+            (p for c, check in ERRATA_CHECKS.items() if (p := _column_problem(c, row[c], check))),
+            None,
+        )
+        if problem is not None:
+            raise StoreError(f"{read.merge.path}: {ERRATA} row {rowid}: {problem}")
+        here = mine.execute(_SAMPLE_HERE, (dataset, key)).fetchone()
+        if here is None or tuple(here[1:]) != (question, gold):
+            read.merge.errata_left_out += 1
+            read.merge.errata_samples[(dataset, key)] = None
+            continue
+        kept.append((read.file, rowid, here[0], *values))
+    marks = ", ".join("?" * (len(ERRATA_COLUMNS) + 2))
+    mine.executemany(f"INSERT INTO {_aside(ERRATA)} VALUES ({marks})", kept)
 
 
 def _take(
@@ -502,6 +545,32 @@ CHECKS: dict[str, dict[str, Check]] = {
     },
 }  # fmt: skip
 COLUMNS: dict[str, tuple[str, ...]] = {table: tuple(checks) for table, checks in CHECKS.items()}
+
+
+def _json_texts(value: object) -> str | None:
+    """None, or a JSON list of texts (an erratum's further acceptable answers)."""
+    if value is None:
+        return None
+    problem = _text(value)
+    if problem is not None:
+        return problem
+    try:
+        found = json.loads(str(value))
+    except json.JSONDecodeError:
+        found = None
+    ok = isinstance(found, list) and all(isinstance(v, str) for v in found)
+    return None if ok else "is not a JSON list of texts"
+
+
+# The errata (schema 14) are on samples, not answers: matched by dataset and sample key.
+ERRATA = "errata"
+ERRATA_CHECKS: dict[str, Check] = {
+    "status": _one_of((None, "wrong", "ambiguous")), "gold": _optional_text,
+    "alt_answers": _json_texts, "reason": _optional_text, "action": _one_of(CAUSE_ACTIONS),
+    "reviewer": _name, "created_at": _time,
+}  # fmt: skip
+ERRATA_COLUMNS = ("sample_id", *ERRATA_CHECKS)
+ALL_COLUMNS = {**COLUMNS, ERRATA: ERRATA_COLUMNS}  # every table a merge appends to
 # The columns a history table gained after it was made, and their defaults (schema 14:
 # whether a verdict was given blind).
 LATER: dict[str, dict[str, object]] = {"reviews": {"blind": 0}}

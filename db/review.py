@@ -13,12 +13,14 @@ from operator import attrgetter
 from typing import NamedTuple
 
 from lmmreview.db.answer_columns import ColumnReader, Judgments
+from lmmreview.db.errata import erratum_on
 from lmmreview.db.sample_columns import read_samples
 from lmmreview.db.store import Store, now
 from lmmreview.engine import registry
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.causes import CauseChange
 from lmmreview.engine.columns import AnswerColumns
+from lmmreview.engine.errata import Erratum
 from lmmreview.engine.review import Entry, HistoryRow, current, in_force, undo_target
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
@@ -105,6 +107,7 @@ class Detail:
     group_verdict: GroupVerdict | None = None  # another tool's verdict on the row's group
     causes: tuple[CauseChange, ...] = ()  # the error cause's history, oldest first
     flags: tuple[FlagChange, ...] = ()  # flagged and unflagged, oldest first
+    erratum: Erratum | None = None  # the sample's ground-truth erratum in force (db.errata)
 
     @property
     def cause(self) -> str | None:
@@ -225,12 +228,12 @@ class ReviewStore(EntryReader):
     # -- one answer --------------------------------------------------------------------
 
     def detail(self, answer_id: int) -> Detail:
-        model, text, sample = self.conn.execute(
+        model, text, sample_id = self.conn.execute(
             "SELECT m.name, a.text, a.sample_id FROM answers a JOIN models m ON m.id = a.model_id "
             "WHERE a.id = ?",
             (answer_id,),
         ).fetchone()
-        sample = self.store.sample(sample)
+        sample = self.store.sample(sample_id)
         hashes = [
             row[0]
             for row in self.conn.execute(
@@ -259,7 +262,7 @@ class ReviewStore(EntryReader):
         return Detail(
             answer_id, model, sample, text, hashes, judgments, self.history(answer_id),
             bool(flags and flags[-1].flagged), self._group_verdict(answer_id, sample),
-            tuple(self.cause_history(answer_id)), flags,
+            tuple(self.cause_history(answer_id)), flags, erratum_on(self.conn, sample_id),
         )  # fmt: skip
 
     def _group_verdict(self, answer_id: int, sample: Sample) -> GroupVerdict | None:

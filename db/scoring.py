@@ -3,18 +3,27 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from lmmreview.db.aside import Aside
 from lmmreview.db.collector import collector_paused
+from lmmreview.db.errata import ErrataStore
 from lmmreview.db.review import EntryReader
 from lmmreview.db.store import Store, StoreError, larger_cache
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.causes import cause_table
-from lmmreview.engine.columns import AnswerColumns, Outcomes
+from lmmreview.engine.columns import AnswerColumns, GoldsOf, Outcomes
+from lmmreview.engine.errata import (
+    ErrataCount,
+    Erratum,
+    Rescore,
+    WithErrata,
+    spread,
+    with_errata,
+)
 from lmmreview.engine.export import ImportedCircular, Notes
 from lmmreview.engine.guarded import PluginFailure
 from lmmreview.engine.layouts import layout_for
@@ -30,6 +39,7 @@ from lmmreview.engine.scoring import (
     judges_named,
 )
 from lmmreview.engine.tables import Table
+from lmmreview.engine.types import Sample
 from lmmreview.engine.uncertainty import (
     RESAMPLES,
     SEED,
@@ -113,6 +123,13 @@ class DatasetScores:
     answers: AnswerColumns  # numbering samples as `samples` does (AnswerColumns.share_keys)
     outcomes: Outcomes
     breakdown: Breakdown
+    errata_golds: GoldsOf | None = None  # the samples' golds with errata (None: published)
+    errata: ErrataCount | None = None  # what errata changed (None: tables as published)
+
+    @property
+    def golds_of(self) -> GoldsOf:
+        """Each sample's golds as these tables score them."""
+        return self.errata_golds or self.samples.golds
 
     @property
     def no_reply(self) -> int:
@@ -148,6 +165,7 @@ class DatasetScores:
             imported_circular=self._imported_circular(verdicts),
             no_reply=self.no_reply,
             other_judges=tuple(other_judges),
+            errata=self.errata,
         )
 
     def with_intervals(
@@ -155,7 +173,7 @@ class DatasetScores:
     ) -> list[Table]:
         """This dataset's `tables` with each cell's bootstrap interval."""
         found = intervals(
-            self.breakdown, self.answers, self.samples.golds, unscored_as_zero, resamples, seed
+            self.breakdown, self.answers, self.golds_of, unscored_as_zero, resamples, seed
         )
         return with_intervals(tables, found)
 
@@ -164,7 +182,7 @@ class DatasetScores:
     ) -> list[Difference]:
         """Model `a` minus model `b`, cell by cell (engine.uncertainty.versus)."""
         return versus(
-            self.breakdown, self.answers, self.samples.golds, a, b, unscored_as_zero,
+            self.breakdown, self.answers, self.golds_of, a, b, unscored_as_zero,
             resamples, seed,
         )  # fmt: skip
 
@@ -173,7 +191,7 @@ class DatasetScores:
         row = self.answers.row_of(model, key)
         if row is None:
             return None
-        golds = self.samples.golds_for(key)
+        golds = self.golds_of(self.samples.index[key])
         return self.answers.entry(row).outcome(self.breakdown.runs, golds)
 
     def _imported_circular(self, verdicts: Iterable[GroupVerdict]) -> tuple[ImportedCircular, ...]:
@@ -213,10 +231,11 @@ class DatasetScores:
 
 
 def dataset_scores(
-    store: Store, name: str, benchmark: Benchmark, judge: Judge | None
+    store: Store, name: str, benchmark: Benchmark, judge: Judge | None, errata: bool = False
 ) -> DatasetScores:
     """Read a dataset's answers, `judge`'s judgments (see Store.chosen_judge) and the
-    verdicts, as the review screen reads them; compute every table."""
+    verdicts, as the review screen reads them; compute every table (`errata`: with the
+    errata in force, engine.errata)."""
     reader = EntryReader(store, judge)
     # The judgments and the samples come on connections of their own meanwhile.
     judgments = Aside(store.path, lambda beside: EntryReader(beside, judge).judgments(name))
@@ -228,7 +247,62 @@ def dataset_scores(
     runs = reader.fill(name, answers, judgments.take())
     layout = layout_for(name, benchmark, samples)
     breakdown, found = Breakdown.of(layout, answers, runs, samples.golds)
-    return DatasetScores(name, benchmark, samples, answers, found, breakdown)
+    scores = DatasetScores(name, benchmark, samples, answers, found, breakdown)
+    return with_errata_scores(store, scores) if errata else scores
+
+
+def with_errata_scores(store: Store, scores: DatasetScores) -> DatasetScores:
+    """`scores` (as published, left as they are) with the errata in force: the answers to
+    samples with an erratum scored again or left out (engine.errata), every table anew."""
+    errata = ErrataStore(store, "").in_force(scores.name)
+    if not errata:  # the same tables: nothing copied, nothing computed again
+        return replace(scores, errata=ErrataCount(0, 0, 0, 0))
+    changed = _with_errata(store, scores, errata)
+    breakdown, found = Breakdown.of(
+        scores.breakdown.layout, changed.answers, scores.breakdown.runs, changed.golds_of
+    )
+    return replace(
+        scores, answers=changed.answers, outcomes=found, breakdown=breakdown,
+        errata_golds=changed.golds_of, errata=changed.count,
+    )  # fmt: skip
+
+
+def _with_errata(store: Store, scores: DatasetScores, errata: dict[str, Erratum]) -> WithErrata:
+    """A dataset's answers as they score with `errata`, those in force (engine.errata)."""
+    name, benchmark, samples = scores.name, scores.benchmark, scores.samples
+    # only the samples of the errata and their groups' others (MMBench's rotations) are
+    # read whole: every sample's options and question took 2.9 s at 200,000 samples
+    groups = [samples.group[samples.index[key]] for key in errata if key in samples.index]
+    mates = np.flatnonzero(np.isin(samples.group, groups))
+    full = ErrataStore(store, "").samples(name, [samples.keys[i] for i in mates])
+    found = spread(errata, list(full.values()), benchmark.group_by and benchmark.group_by[0])
+    corrected = {
+        samples.index[key]: erratum.golds(full[key].golds)
+        for key, erratum in found.items()
+        if key in samples.index
+    }
+    (rules_first,) = store.conn.execute(
+        "SELECT rules_first FROM datasets WHERE name = ?", (name,)
+    ).fetchone()
+    answers, runs = scores.answers, scores.breakdown.runs
+    rescore = _rules(store, benchmark, full, answers) if rules_first else None
+    return with_errata(answers, runs, samples.golds, corrected, rescore)
+
+
+def _rules(
+    store: Store, benchmark: Benchmark, samples: dict[str, Sample], answers: AnswerColumns
+) -> Rescore:
+    """The benchmark's official rules scoring an answer's text against other golds."""
+
+    def rescore(row: int, golds: list[str]) -> float | None:
+        (text,) = store.conn.execute(
+            "SELECT text FROM answers WHERE id = ?", (int(answers.ids[row]),)
+        ).fetchone()
+        sample = replace(samples[answers.key(row)], answer=golds[0], alt_answers=tuple(golds[1:]))
+        judgment = benchmark.offline(sample, text)
+        return None if judgment is None else judgment.score
+
+    return rescore
 
 
 def tables_and_notes(
@@ -240,10 +314,13 @@ def tables_and_notes(
     intervals: bool = False,
     resamples: int = RESAMPLES,
     seed: int = SEED,
+    errata: bool = False,
 ) -> tuple[list[Table], list[Notes]]:
     """Each dataset's tables (every dataset's, without `datasets`) and notes, by the judge
     `choice` chooses; the error causes' table where a dataset has causes (`causes` titles
-    them). With `intervals`, each cell carries its bootstrap interval (engine.uncertainty)."""
+    them). With `intervals`, each cell carries its bootstrap interval (engine.uncertainty).
+    With `errata`, each table as published is followed by the same table with the errata
+    in force (see with_errata_tables), and the notes say what the errata changed."""
     tables: list[Table] = []
     notes: list[Notes] = []
     for name, benchmark in store.datasets(with_judge(store, datasets, choice)[0]):
@@ -252,6 +329,13 @@ def tables_and_notes(
         found = scores.breakdown.tables(unscored_as_zero)
         if intervals:
             found = scores.with_intervals(found, unscored_as_zero, resamples, seed)
+        if errata:
+            corrected = with_errata_scores(store, scores)
+            beside = corrected.breakdown.tables(unscored_as_zero)
+            if intervals:
+                beside = corrected.with_intervals(beside, unscored_as_zero, resamples, seed)
+            found = with_errata_tables(found, beside)
+            scores.errata = corrected.errata
         tables += found
         tagged = store.causes(name)
         if tagged:  # a dataset without error causes exports as it always did
@@ -260,6 +344,19 @@ def tables_and_notes(
         judges, others = store.judge_names(name, judge)
         notes.append(scores.notes(judges, unscored_as_zero, verdicts, others))
     return tables, notes
+
+
+ERRATA_SUFFIX = "+errata"  # a table with errata: its published table's name, then this
+
+
+def with_errata_tables(published: list[Table], corrected: list[Table]) -> list[Table]:
+    """Each published table followed by its twin with errata, named and titled so: the
+    published tables stay as they are."""
+    paired: list[Table] = []
+    for table, twin in zip(published, corrected, strict=True):
+        paired += [table, replace(twin, name=table.name + ERRATA_SUFFIX,
+                                  title=f"{table.title} (with errata)")]  # fmt: skip
+    return paired
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,9 +15,13 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from lmmreview.engine.tables import Cell, Column, Row, Table
 from lmmreview.engine.visible import LINE_BREAK, UNSAFE_CHAR, visible
+
+if TYPE_CHECKING:  # the notes only hold one: the rules of errata (numpy) load where used
+    from lmmreview.engine.errata import ErrataCount
 
 DASH = "\u2013"  # en dash: an empty cell, or a range of N
 
@@ -41,6 +45,7 @@ class Notes:
     imported_circular: tuple[ImportedCircular, ...] = ()  # another tool's, beside ours
     no_reply: int = 0  # answers scored by an imported 0.0 that came with no judge reply
     other_judges: tuple[str, ...] = ()  # the file's judges these numbers leave out
+    errata: ErrataCount | None = None  # what the errata in force changed, when asked
 
     def sentence(self) -> str:
         judges = ", ".join(self.judges) or "none yet"
@@ -63,7 +68,8 @@ class Notes:
             else ""
         )
         circular = "".join(f" {c.sentence()}" for c in self.imported_circular)
-        return main + self._no_reply() + others + circular
+        errata = f" {self.errata.sentence(self.dataset)}" if self.errata else ""
+        return main + self._no_reply() + others + circular + errata
 
     def fields(self) -> dict[str, object]:
         """The notes as JSON fields. What older releases never had (a no-reply count,
@@ -75,7 +81,7 @@ class Notes:
             "judges": list(self.judges),
             "other_judges": list(self.other_judges),
         }
-        for name in ("no_reply", "imported_circular", "other_judges", "no_gold"):
+        for name in ("no_reply", "imported_circular", "other_judges", "no_gold", "errata"):
             if not fields[name]:
                 del fields[name]
         return fields

@@ -63,6 +63,7 @@ FOR_HELP = {
     "lmmreview.tui",
     "lmmreview.tui.cli",
     "lmmreview.tui.cli.config",
+    "lmmreview.tui.cli.errata",
     "lmmreview.tui.cli.export",
     "lmmreview.tui.cli.figure",
     "lmmreview.tui.cli.import_run",

@@ -23,6 +23,7 @@ from lmmreview.db.review import Detail, ReviewStore
 from lmmreview.engine.review import Entry
 from lmmreview.tui import detail as render
 from lmmreview.tui.blind import HIDDEN_UNTIL
+from lmmreview.tui.errata_dialog import erratum_line
 from lmmreview.tui.images import Decoded, ImagePipeline, Renderer, SampleImages, settled
 from lmmreview.tui.messages import DetailLoaded
 from lmmreview.tui.session import Session
@@ -152,8 +153,12 @@ class DetailPane(VerticalScroll):
             ("question", sample.key, lambda: render.question(sample, benchmark)),
             (
                 "gold",
-                sample.key,
-                lambda: Text.assemble(("Ground truth: ", "bold"), render.ground_truth(sample)),
+                (sample.key, detail.erratum),
+                lambda: Text.assemble(
+                    ("Ground truth: ", "bold"),
+                    render.ground_truth(sample),
+                    erratum_line(detail.erratum),
+                ),
             ),
             ("answer", detail.answer_id, lambda: render.answer(detail.text)),
             (

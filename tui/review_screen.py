@@ -29,6 +29,7 @@ from lmmreview.tui.answer_list import AnswerList, Row, entry_row
 from lmmreview.tui.blind import Blinding
 from lmmreview.tui.database import DB_ERRORS, reason
 from lmmreview.tui.detail_pane import DetailPane
+from lmmreview.tui.errata_dialog import erratum_dialog
 from lmmreview.tui.filter_menu import FilterMenu
 from lmmreview.tui.footer import ReviewFooter
 from lmmreview.tui.grading import Grading
@@ -186,6 +187,9 @@ class ReviewScreen(Screen[None]):
 
     def action_note(self) -> None:
         self.run_worker(self.grading.note(), group="prompt")
+
+    def action_erratum(self) -> None:
+        self.run_worker(erratum_dialog(self), group="prompt")
 
     def action_toggle_advance(self) -> None:
         self.auto_advance = not self.auto_advance

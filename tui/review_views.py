@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from lmmreview.db import Store
-from lmmreview.db.scoring import DatasetScores
+from lmmreview.db.scoring import DatasetScores, dataset_scores
 from lmmreview.engine.columns import outcomes
 from lmmreview.engine.export import Notes, to_markdown
 from lmmreview.engine.ordering import ORDERS
@@ -48,12 +48,28 @@ class Views:
             return
         notes = await self.notes_text()
         live = LiveTables(session, screen.settings.models)
-        picked = await screen.app.push_screen_wait(BreakdownScreen(live, notes))
+        picked = await screen.app.push_screen_wait(
+            BreakdownScreen(live, notes, self._errata_tables)
+        )
         if picked:
             row, table, column = picked
             ids = session.cell_answers(row, table, column)
             title = f"{row} / {table.split('.', 1)[-1]} / {column}"
             screen.filter(Filter(cell_ids=ids, cell_title=title))
+
+    async def _errata_tables(self) -> tuple[list[Table], str] | None:
+        """The open dataset's tables with the errata in force, as the file has them."""
+        session = self.screen.session
+        if session is None:
+            return None
+        found = await self.screen.read(
+            lambda r: dataset_scores(r.store, session.dataset, session.benchmark, session.judge,
+                                     errata=True)
+        )  # fmt: skip
+        if found is None or found.errata is None:
+            return None
+        tables = with_names(found.breakdown.tables(), self.screen.settings.models).tables
+        return tables, found.errata.sentence(session.dataset)
 
     async def compare(self) -> None:
         screen = self.screen

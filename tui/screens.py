@@ -6,7 +6,7 @@ sample ids) and server text: each is shown through `safe()`, never as a markup s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -95,25 +95,39 @@ class TableSource(Protocol):
     async def with_intervals(self) -> list[Table]: ...
 
 
+# The tables with errata and a sentence saying what the errata changed (None: unread).
+ErrataTables = Callable[[], Awaitable[tuple[list[Table], str] | None]]
+
+
 class BreakdownScreen(Screen[tuple[str, str, str] | None]):
     """The paper's tables, live; select a cell to review the answers behind it. `i`
-    computes every cell's 95 % interval in a worker; `g` draws the tables as bars."""
+    computes every cell's 95 % interval in a worker; `g` draws the tables as bars; `e`
+    shows the tables with the ground-truth errata in force (docs/errata.md), and back."""
 
     BINDINGS = [
         Binding("escape,b", "dismiss(None)", "Back", id="breakdown-back"),
         Binding("i", "intervals", "95% intervals", id="breakdown-intervals"),
         Binding("g", "bars", "bars / table", id="breakdown-bars"),
+        Binding(  # not in the footer: 80 columns keep "? help" and "q quit" there
+            "e",
+            "errata",
+            "tables with errata / as published",
+            show=False,
+            id="breakdown-errata",
+        ),
     ]
     AUTO_FOCUS = "DataTable"  # the first table: arrows move over its cells at once
     DEFAULT_CSS = stylesheet("breakdown_screen")
 
-    def __init__(self, source: TableSource, notes: str) -> None:
+    def __init__(self, source: TableSource, notes: str, errata: ErrataTables | None = None) -> None:
         super().__init__()
         self.source = source
         self.tables = [t for t in source.tables() if t.rows]
         self.notes = notes
         self.revision = 0  # scores changed this many times since the screen opened
         self.intervals_wanted = False  # `i` was pressed: intervals follow the verdicts
+        self.errata = errata
+        self.errata_shown = False  # `e` was pressed: the tables with errata are shown
 
     def compose(self) -> ComposeResult:
         yield Static(id="breakdown-status")
@@ -149,12 +163,41 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
 
     def action_intervals(self) -> None:
         self.intervals_wanted = True
+        self.errata_shown = False  # the intervals are the published tables'
         self._compute_intervals("Computing the 95% intervals (a bootstrap over the samples)…")
+
+    def action_errata(self) -> None:
+        """The tables with the ground-truth errata in force (docs/errata.md), or back to the
+        tables as published."""
+        if self.errata is None:
+            return
+        self.errata_shown = not self.errata_shown
+        if self.errata_shown:
+            self._compute_errata()
+            return
+        self._show(self.source.tables())
+        self._status("The tables as published (e: with errata).")
+
+    @work(exclusive=True, group="errata")
+    async def _compute_errata(self) -> None:
+        """Read the tables with errata off the UI thread and show them, with what the
+        errata changed."""
+        assert self.errata is not None
+        self._status("Computing the tables with errata…")
+        found = await self.errata()
+        if found is None or not self.errata_shown:
+            return
+        tables, changed = found
+        self._show(tables)
+        self._status(f"With errata (e: as published). {changed}")
 
     def verdicts_changed(self) -> None:
         """Scores changed (another process's verdict, a judge run's scores): the tables
         as they are now; intervals computed before are dropped and computed again."""
         self.revision += 1
+        if self.errata_shown:
+            self._compute_errata()
+            return
         self._show(self.source.tables())
         if self.intervals_wanted:
             self._compute_intervals("The scores changed: computing the 95% intervals again…")

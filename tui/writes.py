@@ -8,7 +8,9 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from lmmreview.db.errata import ErrataStore
 from lmmreview.db.review import ReviewStore
+from lmmreview.engine.errata import Erratum
 from lmmreview.engine.review import Entry
 from lmmreview.engine.scoring import Verdict
 from lmmreview.tui.labels import score_label
@@ -82,7 +84,30 @@ class Note:
         review.note(answer_id, self.text)
 
 
-Command = Grade | Flag | Cause | Note
+@dataclass(frozen=True, slots=True)
+class ErratumChange:
+    """Put a ground-truth erratum in force on the answer's sample (status None: clear
+    it), or (`undo`) restore the state before the one in force (db.errata)."""
+
+    dataset: str
+    erratum: Erratum
+    undo: bool = False
+
+    @property
+    def label(self) -> str:
+        if self.undo:
+            return "undo erratum"
+        return f"erratum {self.erratum.status}" if self.erratum.status else "clear erratum"
+
+    def apply(self, review: ReviewStore, answer_id: int) -> None:
+        errata = ErrataStore(review.store, review.reviewer)
+        if self.undo:
+            errata.undo(self.dataset, self.erratum.key)
+        else:
+            errata.set(self.dataset, self.erratum)
+
+
+Command = Grade | Flag | Cause | Note | ErratumChange
 
 
 @dataclass(slots=True)

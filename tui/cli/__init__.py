@@ -20,6 +20,7 @@ import typer
 from lmmreview.engine.hooks import on_problem, try_first, watch_calls
 from lmmreview.tui.cli import (
     config,
+    errata,
     export,
     figure,
     import_run,
@@ -90,6 +91,7 @@ app.command()(score.score)
 app.command()(judge.judge)
 app.command("merge")(merge.merge_command)
 app.command("reviewers")(merge.reviewers_command)
+app.command("errata")(errata.errata_command)
 app.command("imports")(imports.imports_command)
 app.command()(judges.judges)
 app.command()(reconcile.reconcile)

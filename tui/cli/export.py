@@ -11,6 +11,7 @@ from typer.core import TyperCommand
 
 from lmmreview.tui.cli.report import (
     CiOpt,
+    ErrataOpt,
     ModelsOpt,
     ShowEmptyOpt,
     for_paper,
@@ -56,6 +57,7 @@ def export(
     ci: CiOpt = False,
     models: ModelsOpt = None,
     show_empty: ShowEmptyOpt = False,
+    errata: ErrataOpt = False,
 ) -> None:
     """Export the breakdown tables, or a benchmark's official files.
 
@@ -74,8 +76,10 @@ def export(
 
     if ci and format not in RENDERERS:
         raise fail(f"--ci is for the tables' formats ({', '.join(RENDERERS)}), not {format!r}")
-    if (models or show_empty) and format not in RENDERERS:
-        raise fail(f"--models and --show-empty are for the tables' formats, not {format!r}")
+    if (models or show_empty or errata) and format not in RENDERERS:
+        raise fail(
+            f"--models, --show-empty and --errata are for the tables' formats, not {format!r}"
+        )
     if format == PARQUET:
         export_parquet(db, output, dataset)
         return
@@ -92,7 +96,7 @@ def export(
         export_official(db, format, output, dataset, unscored_as_zero, choice)
         return
     names = model_names(models)
-    tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name, ci)
+    tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name, ci, errata)
     shown = for_paper(tables, names, show_empty or format not in FOR_READERS)
     text = RENDERERS[format](shown, notes)
     deliver(text, output, db)

@@ -39,8 +39,10 @@ def merge_command(
 
     Their files' history rows that DB lacks are appended to DB, each with its reviewer.
     Answers are matched by dataset, sample key and model; rows on answers DB lacks are
-    counted and left out. All files or none: a file that cannot be read leaves DB as it
-    was. Merging the same file again adds nothing.
+    counted and left out. Their ground-truth errata come too, matched by dataset and
+    sample key (left out, and counted, when DB lacks the sample or its question or gold
+    differ). All files or none: a file that cannot be read leaves DB as it was. Merging
+    the same file again adds nothing.
     """
     from lmmreview.db import Store
     from lmmreview.db.merge import merge
@@ -78,6 +80,15 @@ def _report(db: Path, file: FileMerge) -> None:
         f"whose answer text, question or ground truth differ from {db}'s",
         "they judge something else",
     )
+    if file.errata_left_out:
+        examples = "; ".join(" / ".join(key) for key in islice(file.errata_samples, EXAMPLES))
+        say(
+            f"warning: {file.path}: {file.errata_left_out} errata rows on "
+            f"{len(file.errata_samples)} samples that {db} lacks, or whose question or ground "
+            f"truth differ, were left out, e.g. {examples}",
+            style="yellow",
+            console=err,
+        )
 
 
 def _warn_left_out(

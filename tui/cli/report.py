@@ -21,6 +21,16 @@ CiOpt = Annotated[
     ),
 ]
 
+ErrataOpt = Annotated[
+    bool,
+    typer.Option(
+        "--errata",
+        help="Each table as published, then the same table with the ground-truth errata in "
+        "force (tables named NAME+errata); the notes say how many answers change score and "
+        "how many are left out (docs/errata.md).",
+    ),
+]
+
 ModelsOpt = Annotated[
     Path | None,
     typer.Option(
@@ -91,6 +101,7 @@ def report(
     ci: CiOpt = False,
     models: ModelsOpt = None,
     show_empty: ShowEmptyOpt = False,
+    errata: ErrataOpt = False,
 ) -> None:
     """Print the breakdown tables, or write them as an HTML page.
 
@@ -108,6 +119,8 @@ def report(
         format = ReportFormat.html
     if format == ReportFormat.html and output is None:
         raise fail("--format html writes a file: --out FILE is needed")
+    if format == ReportFormat.html and errata:
+        raise fail("--errata is for the terminal tables, not --format html")
     names = model_names(models)
     if format == ReportFormat.html:
         from lmmreview.tui.cli.report_html import write_html
@@ -119,7 +132,7 @@ def report(
         return
     from lmmreview.tui.cli.rich_tables import render
 
-    tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name, ci)
+    tables, notes = read_tables(db, dataset, unscored_as_zero, judge_name, ci, errata)
     out.print(render(for_paper(tables, names, show_empty), notes))
 
 
@@ -163,9 +176,11 @@ def read_tables(
     unscored_as_zero: bool,
     judge_name: str | None = None,
     intervals: bool = False,
+    errata: bool = False,
 ) -> tuple[list[Table], list[Notes]]:
     """Each dataset's tables and notes, by the judge `judge_name` names (else the one the
-    settings name, else the default); with `intervals`, each cell's bootstrap interval."""
+    settings name, else the default); with `intervals`, each cell's bootstrap interval;
+    with `errata`, each table's twin with the errata in force after it."""
     from lmmreview.db import Store
     from lmmreview.db.scoring import tables_and_notes
     from lmmreview.tui.settings import for_command
@@ -176,7 +191,13 @@ def read_tables(
         store.require_datasets(datasets or [])
         warn_left_out(store, datasets, choice)
         return tables_and_notes(
-            store, datasets or None, unscored_as_zero, choice, settings.causes, intervals
+            store,
+            datasets or None,
+            unscored_as_zero,
+            choice,
+            settings.causes,
+            intervals,
+            errata=errata,
         )
 
 

@@ -1,0 +1,310 @@
+"""Ground-truth errata: the rules (engine.errata), the store (db.errata), the tables with
+errata beside the published ones, and `lmmreview errata` (write, import)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+
+from lmmreview.db import Store
+from lmmreview.db.errata import ErrataStore
+from lmmreview.engine.columns import AnswerColumns
+from lmmreview.engine.errata import Erratum, problem, spread, with_errata
+from lmmreview.engine.review import Entry
+from lmmreview.engine.scoring import Verdict
+from lmmreview.engine.types import QuestionType, Sample
+from tests.conftest import dump
+
+
+def _rotation(key: str, options: dict[str, str], gold: str) -> Sample:
+    return Sample(key, "Which scene?", QuestionType.CHOICE, gold, options=options, split="dev",
+                  extra={"circular_group": 0})  # fmt: skip
+
+
+def test_a_corrected_letter_maps_to_the_other_rotations_by_option_text() -> None:
+    main = _rotation("0", {"A": "beach", "B": "forest", "C": "city"}, "A")
+    second = _rotation("1000000", {"A": "forest", "B": "city", "C": "beach"}, "C")
+    third = _rotation("2000000", {"A": "city", "B": "beach", "C": "forest"}, "B")
+    own = Erratum("2000000", "wrong", "A", reason="its own")  # a rotation's own one stands
+    found = spread({"0": Erratum("0", "wrong", "B", ("C",)), "2000000": own},
+                   [main, second, third], "circular_group")  # fmt: skip
+    assert found["1000000"].gold == "A" and found["1000000"].alternatives == ("B",)
+    assert found["2000000"] == own
+    assert spread({"0": Erratum("0", "wrong", "B")}, [main, second], None) == {
+        "0": Erratum("0", "wrong", "B")
+    }
+
+
+def test_golds_with_an_erratum() -> None:
+    assert Erratum("k", "wrong", "B", ("C",)).golds(["A"]) == ["B", "C"]
+    assert Erratum("k", "ambiguous", None, ("C",)).golds(["A"]) == ["A", "C"]
+    assert Erratum("k", "ambiguous").golds(["A"]) is None  # the sample leaves
+
+
+def test_an_erratum_must_fit_its_sample() -> None:
+    choice = _rotation("0", {"A": "beach", "B": "forest"}, "A")
+    assert problem(choice, Erratum("0", "wrong", "E")) == "'E' is not an option letter of 0 (A, B)"
+    assert (
+        problem(choice, Erratum("0", "wrong", None)) == "a 'wrong' erratum needs the corrected gold"
+    )
+    assert problem(choice, Erratum("0", "right", "B")) is not None
+    assert problem(choice, Erratum("0", None, "B")) is not None
+    assert problem(choice, Erratum("0", "wrong", "B", ("A",))) is None
+    open_question = Sample("v1_0", "How many?", QuestionType.OPEN, "14")
+    assert problem(open_question, Erratum("v1_0", "wrong", "15")) is None
+
+
+def _answers(*entries: Entry) -> AnswerColumns:
+    return AnswerColumns.from_entries(list(entries), ["v1_0", "v1_1"])
+
+
+def test_a_judges_score_against_the_published_gold_leaves_a_human_verdict_stands() -> None:
+    """MM-Vet: an LLM judge scored against the published gold; no rule can score again."""
+    answers = _answers(
+        Entry(1, "alpha", "v1_0", (1.0, 1.0)),
+        Entry(2, "beta", "v1_0", (0.0, 0.2), verdict=Verdict(0.5)),
+        Entry(3, "alpha", "v1_1", (0.4, 0.6)),
+    )
+    found = with_errata(answers, 2, lambda i: ["14"], {0: ["15"]}, None)
+    assert found.answers.ids.tolist() == [2, 3]
+    assert (found.count.left_judged, found.count.left_ambiguous, found.count.changed) == (1, 0, 0)
+    assert answers.ids.tolist() == [1, 2, 3]  # the published columns are untouched
+
+
+def test_a_chosen_option_is_scored_against_the_corrected_gold() -> None:
+    answers = _answers(
+        Entry(1, "alpha", "v1_0", (1.0,), judge_choice="A"),
+        Entry(2, "beta", "v1_0", (0.0,), judge_choice="B"),
+        Entry(3, "gamma", "v1_0", (1.0,), judge_choice="A", verdict=Verdict(None, "A")),
+        Entry(4, "gamma", "v1_1", (), judge_choice="C"),
+    )
+    found = with_errata(answers, 1, lambda i: ["A"], {0: ["B"], 1: None}, None)
+    assert found.answers.judged[:, 0].tolist() == [0.0, 1.0, 1.0]
+    assert found.golds_of(0) == ["B"] and found.golds_of(1) == ["A"]
+    # alpha and beta swap, gamma's verdict (A) now scores 0 against B
+    assert (found.count.changed, found.count.left_ambiguous) == (3, 1)
+    assert answers.judged[:, 0].tolist()[:3] == [1.0, 0.0, 1.0]
+
+
+def test_the_official_rules_score_an_open_answer_again() -> None:
+    answers = _answers(Entry(1, "alpha", "v1_0", (1.0,)), Entry(2, "beta", "v1_0", (0.0,)))
+    texts = {0: "1,200", 1: "1300"}
+    found = with_errata(answers, 1, lambda i: ["1200"], {0: ["1300"]},
+                        lambda row, golds: float(texts[row].replace(",", "") in golds))  # fmt: skip
+    assert found.answers.judged[:, 0].tolist() == [0.0, 1.0]
+    assert found.count.changed == 2
+
+
+# -- the store and the tables ----------------------------------------------------------
+
+
+def _set(db: Path, dataset: str, erratum: Erratum, reviewer: str = "ana") -> None:
+    with Store.open(db, create=False) as store:
+        ErrataStore(store, reviewer).set(dataset, erratum)
+
+
+def _values(cli, db: Path, dataset: str) -> dict[str, dict[str, dict[str, float | None]]]:
+    """table name -> model -> column -> value, from `export --errata --format json`."""
+    result = cli("export", db, "--format", "json", "--errata", "--dataset", dataset)
+    assert result.code == 0, result.stderr
+    document = json.loads(result.stdout)
+    tables = {t["name"]: {r["model"]: r["values"] for r in t["rows"]} for t in document["tables"]}
+    return {**tables, "notes": document["notes"][dataset]}
+
+
+def _published(cli, db: Path, dataset: str) -> str:
+    return cli("export", db, "--format", "json", "--dataset", dataset).stdout
+
+
+def test_mmbench_circular_eval_with_a_corrected_letter(cli, demo_db: Path) -> None:
+    """Group 0 (beach A / forest B ...): the gold becomes forest, which is A, D, C on the
+    rotations 1000000, 2000000, 3000000. By hand: every model now fails group 0 under
+    CircularEval (alpha and beta chose beach on row 0, gamma city street on 1000000);
+    VanillaEval (row 0 alone) loses alpha's and beta's point and gains gamma's."""
+    published = _published(cli, demo_db, "mmbench")
+    _set(demo_db, "mmbench", Erratum("0", "wrong", "B", reason="a forest"))
+    found = _values(cli, demo_db, "mmbench")
+    before, after = found["mmbench.l2"], found["mmbench.l2+errata"]
+    assert [round(after[m]["vanilla"] - before[m]["vanilla"], 1)
+            for m in ("demo-alpha", "demo-beta", "demo-gamma")] == [-8.3, -8.3, 8.3]  # fmt: skip
+    assert after["demo-alpha"]["overall"] == pytest.approx(
+        before["demo-alpha"]["overall"] - 100 / 12
+    )
+    assert _published(cli, demo_db, "mmbench") == published  # errata never touch these
+    # changed: row 0 all three; 1000000 alpha, beta; 2000000 alpha, beta; 3000000 all three
+    assert found["notes"]["errata"] == {"samples": 4, "changed": 10, "left_judged": 0,
+                                        "left_ambiguous": 0}  # fmt: skip
+
+
+def test_mmmu_choice_and_open_questions_by_the_rules(cli, demo_db: Path) -> None:
+    """validation_Accounting_1 (choice, gold B): D instead makes alpha and beta wrong,
+    gamma (D) right; validation_Accounting_2 (open, 1200): ambiguous with 8,800 also
+    accepted makes gamma ("8,800") right too."""
+    _set(demo_db, "mmmu", Erratum("validation_Accounting_1", "wrong", "D"))
+    _set(demo_db, "mmmu", Erratum("validation_Accounting_2", "ambiguous", None, ("8,800",)))
+    found = _values(cli, demo_db, "mmmu")
+    before, after = found["mmmu.subjects"], found["mmmu.subjects+errata"]
+    assert {m: (before[m]["Accounting"], after[m]["Accounting"]) for m in before} == {
+        "demo-alpha": (100.0, 50.0), "demo-beta": (100.0, 50.0), "demo-gamma": (0.0, 100.0),
+    }  # fmt: skip
+    assert found["notes"]["errata"]["changed"] == 4  # three on the first, gamma on the second
+
+
+def test_an_ambiguous_gold_without_answers_leaves_the_tables(cli, demo_db: Path) -> None:
+    _set(demo_db, "mmmu", Erratum("validation_Accounting_1", "ambiguous"))
+    found = _values(cli, demo_db, "mmmu")
+    assert found["notes"]["errata"]["left_ambiguous"] == 3
+    n = json.loads(cli("export", demo_db, "--format", "json", "--errata", "--dataset", "mmmu")
+                   .stdout)["tables"]  # fmt: skip
+    counts = {
+        t["name"]: t["rows"][0]["n"]["Accounting"]
+        for t in n
+        if t["name"].startswith("mmmu.subjects")
+    }
+    assert counts == {"mmmu.subjects": 2, "mmmu.subjects+errata": 1}
+
+
+def test_undo_restores_the_state_before_as_a_new_row(demo_db: Path) -> None:
+    with Store.open(demo_db, create=False) as store:
+        errata = ErrataStore(store, "ana")
+        errata.set("mmmu", Erratum("validation_Accounting_1", "wrong", "D", reason="one"))
+        errata.set("mmmu", Erratum("validation_Accounting_1", "wrong", "C", reason="two"))
+        assert errata.undo("mmmu", "validation_Accounting_1").gold == "D"  # type: ignore[union-attr]
+        assert errata.undo("mmmu", "validation_Accounting_1") is None
+        assert errata.undo("mmmu", "validation_Accounting_1") is None  # nothing more: no row
+        assert errata.in_force("mmmu") == {}
+        rows = store.conn.execute("SELECT action, reviewer FROM errata ORDER BY id").fetchall()
+    assert rows == [("set", "ana"), ("set", "ana"), ("undo", "ana"), ("undo", "ana")]
+
+
+# -- lmmreview errata ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_errata_round_trip(
+    cli, demo_db: Path, demo_template: Path, tmp_path: Path, fmt: str
+) -> None:
+    _set(demo_db, "mmmu", Erratum("validation_Accounting_1", "wrong", "D", ("C",), "the key, p. 3"))
+    _set(demo_db, "mmvet", Erratum("v1_0", "ambiguous", None, ("7",), 'says "14, or 7"'), "bo")
+    out = tmp_path / f"errata.{fmt}"
+    assert cli("errata", demo_db, "--format", fmt, "--out", out).code == 0
+    other = tmp_path / "other.db"
+    other.write_bytes(demo_template.read_bytes())
+    first = cli("errata", other, "--import", out)
+    assert first.code == 0, first.stderr
+    before = dump(other)
+    again = cli("errata", other, "--import", out)
+    assert "2 errata read, 0 new" in again.stderr and dump(other) == before
+    written = cli("errata", other, "--format", fmt).stdout
+    assert written == out.read_text(encoding="utf-8")
+    if fmt == "json":
+        row = json.loads(written)[0]
+        assert (row["dataset"], row["sample"], row["published_gold"], row["reviewer"]) == (
+            "mmmu", "validation_Accounting_1", "B", "ana")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("row", "message"),
+    [
+        ({"sample": "nope"}, "no sample 'nope' in dataset 'mmmu'"),
+        ({"gold": "Z"}, "'Z' is not an option letter"),
+        ({"status": "fine"}, "status 'fine' is not one of"),
+        ({"published_gold": "A"}, "its question or published gold differs"),
+        ({"alternatives": "C"}, "alternatives must be a JSON list"),
+        ({"colour": "red"}, "unknown field 'colour'"),
+        ({"sample": "validation_Accounting_2"}, "has an erratum already ("),
+    ],
+)
+def test_a_bad_row_names_the_file_and_row_and_changes_nothing(
+    cli, demo_db: Path, tmp_path: Path, row: dict[str, str], message: str
+) -> None:
+    good = {"dataset": "mmmu", "sample": "validation_Accounting_1",
+            "question": _question(demo_db, "validation_Accounting_1"), "published_gold": "B",
+            "gold": "D", "status": "wrong", "reviewer": "ana",
+            "created_at": "2026-01-01T00:00:00.000+00:00"}  # fmt: skip
+    other = {**good, "sample": "validation_Accounting_2", "published_gold": "1200",
+             "gold": "1300", "question": _question(demo_db, "validation_Accounting_2")}  # fmt: skip
+    bad = {**good, **row} if row.get("sample") != other["sample"] else dict(other)
+    path = tmp_path / "errata.json"
+    path.write_text(json.dumps([other, bad]), encoding="utf-8")
+    before = dump(demo_db)
+    result = cli("errata", demo_db, "--import", path)
+    assert result.code == 1
+    assert f"{path} row 2: " in result.stderr and message in result.stderr
+    assert dump(demo_db) == before
+
+
+def _question(db: Path, key: str) -> str:
+    with Store.open(db, create=False) as store:
+        return ErrataStore(store, "").samples("mmmu", [key])[key].question
+
+
+# -- merge -----------------------------------------------------------------------------
+
+
+def _errata_rows(db: Path) -> list[tuple]:
+    with closing(sqlite3.connect(db)) as conn:
+        return conn.execute(
+            "SELECT d.name, s.key, e.status, e.gold, e.alt_answers, e.reason, e.action, "
+            "e.reviewer, e.created_at FROM errata e JOIN samples s ON s.id = e.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id ORDER BY e.created_at"
+        ).fetchall()
+
+
+def test_merge_carries_errata_by_sample_and_twice_adds_nothing(
+    cli, demo_db: Path, demo_template: Path, tmp_path: Path
+) -> None:
+    ben = tmp_path / "ben.db"
+    ben.write_bytes(demo_template.read_bytes())
+    _set(demo_db, "mmmu", Erratum("validation_Accounting_1", "wrong", "D", reason="ana's"))
+    _set(ben, "mmmu", Erratum("validation_Accounting_1", "wrong", "C", reason="ben's"), "ben")
+    _set(ben, "mmvet", Erratum("v1_0", "ambiguous", None, ("7",)), "ben")
+    _set(ben, "mmvet", Erratum("v1_1", "wrong", "an owl"), "ben")
+    with closing(sqlite3.connect(ben)) as conn, conn:  # ben's v1_1 is another question
+        conn.execute("UPDATE samples SET question = 'Which bird?' WHERE key = 'v1_1'")
+    expected = sorted(_errata_rows(demo_db) + _errata_rows(ben)[:-1], key=lambda r: r[-1])
+    result = cli("merge", demo_db, ben)
+    assert result.code == 0, result.stderr
+    assert "2 errata" in result.stdout
+    assert f"{ben}: 1 errata rows on 1 samples" in result.stderr and "mmvet / v1_1" in result.stderr
+    assert _errata_rows(demo_db) == expected
+    with Store.open(demo_db, create=False) as store:
+        assert ErrataStore(store, "").in_force("mmmu")["validation_Accounting_1"].gold == "C"
+    once = dump(demo_db)
+    assert "merged nothing new" in cli("merge", demo_db, ben).stdout
+    assert dump(demo_db) == once
+
+
+def test_a_bad_errata_row_of_the_other_file_is_named_and_nothing_lands(
+    cli, demo_db: Path, demo_template: Path, tmp_path: Path
+) -> None:
+    ben = tmp_path / "ben.db"
+    ben.write_bytes(demo_template.read_bytes())
+    _set(ben, "mmvet", Erratum("v1_0", "ambiguous", None, ("7",)), "ben")
+    with closing(sqlite3.connect(ben)) as conn, conn:
+        conn.execute("DROP TRIGGER errata_no_update")
+        conn.execute("UPDATE errata SET alt_answers = '7'")
+    before = dump(demo_db)
+    result = cli("merge", demo_db, ben)
+    assert result.code == 1
+    assert f"{ben}: errata row 1: alt_answers '7' is not a JSON list of texts" in result.stderr
+    assert dump(demo_db) == before
+
+
+def test_report_and_csv_show_both_tables_and_the_notes_count(cli, demo_db: Path) -> None:
+    """MM-Vet: an LLM judge's kind of score, given against the published gold, leaves;
+    the notes say so."""
+    _set(demo_db, "mmvet", Erratum("v1_0", "wrong", "15"))
+    report = cli("report", demo_db, "--errata", "--dataset", "mmvet").stdout
+    assert "MM-Vet: capabilities (with errata)" in report
+    assert "mmvet with errata: 1 sample(s) with an erratum in force; 0 answer(s) change " in (
+        " ".join(report.split())
+    )
+    csv_text = cli("export", demo_db, "--errata", "--dataset", "mmvet", "--format", "csv").stdout
+    assert ",mmvet.capabilities," in csv_text and ",mmvet.capabilities+errata," in csv_text
+    refused = cli("export", demo_db, "--errata", "--format", "mmvet-grades")
+    assert refused.code == 1 and "--errata are for the tables' formats" in refused.stderr

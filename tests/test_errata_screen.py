@@ -1,0 +1,81 @@
+"""The review screen's `!` (errata): set through the dialog, shown under the gold, the
+tables view's `e` switching to the tables with errata; undo from the same dialog."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input
+from tui_harness import drive, pick, text_of, until
+
+from lmmreview.db import Store
+from lmmreview.db.errata import ErrataStore
+from lmmreview.engine.tables import Table
+from lmmreview.tui.screens import BreakdownScreen
+
+KEY = "validation_Accounting_1"  # choice, gold B: alpha and beta chose B, gamma D
+
+
+def _accounting(tables: list[Table]) -> dict[str, float | None]:
+    (subjects,) = [t for t in tables if t.name == "mmmu.subjects"]
+    return {row.name: row.cells["Accounting"].value for row in subjects.rows}
+
+
+async def _tables(app, pilot, errata: bool) -> dict[str, float | None]:
+    """The Accounting column of the tables view, as published or (`errata`) with errata."""
+    await pilot.press("b")
+    await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
+    screen = app.screen
+    if errata:
+        await pilot.press("e")
+        await until(pilot, lambda: "With errata" in text_of(app, "#breakdown-status"))
+    found = _accounting(screen.tables)
+    await pilot.press("escape")
+    await until(pilot, lambda: not isinstance(app.screen, BreakdownScreen))
+    return found
+
+
+async def _type(app, pilot, text: str) -> None:
+    await until(pilot, lambda: isinstance(app.screen.focused, Input))
+    app.screen.focused.value = text
+    await pilot.press("enter")
+
+
+def test_an_erratum_set_by_key_changes_the_tables_with_errata_only_and_undo_restores(
+    demo_db: Path,
+) -> None:
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        gamma = next(e for e in app.session.entries if e.key == KEY and e.model == "demo-gamma")
+        app.review_screen.reveal(gamma.answer_id)
+        await until(pilot, lambda: app.current().answer_id == gamma.answer_id)
+        seen["published"] = await _tables(app, pilot, errata=False)
+        await pilot.press("!")
+        await pick(app, pilot, "wrong: give the corrected gold")
+        await pick(app, pilot, "D. $70,000")
+        await _type(app, pilot, "")
+        await _type(app, pilot, "the key's total \x1b[31mis $70,000")
+        await until(pilot, lambda: "Erratum in force" in text_of(app, "#gold"))
+        seen["gold"] = text_of(app, "#gold")
+        seen["after"] = await _tables(app, pilot, errata=False)
+        seen["errata"] = await _tables(app, pilot, errata=True)
+        await pilot.press("!")
+        await pick(app, pilot, "undo: back to the state before this erratum")
+        await until(pilot, lambda: "Erratum" not in text_of(app, "#gold"))
+        seen["undone"] = await _tables(app, pilot, errata=True)
+
+    drive(demo_db, steps, dataset="mmmu")
+    published = seen["published"]
+    assert published == {"demo-alpha": 100.0, "demo-beta": 100.0, "demo-gamma": 0.0}
+    assert seen["after"] == published  # the published tables never move
+    # by hand: Accounting holds 2 samples per model; on this one the gold becomes D
+    assert seen["errata"] == {"demo-alpha": 50.0, "demo-beta": 50.0, "demo-gamma": 50.0}
+    assert seen["undone"] == published
+    gold = str(seen["gold"])
+    assert "Erratum in force: wrong; corrected gold D" in gold and "by tester" in gold
+    assert "\x1b" not in gold  # the reason is sanitised
+    with Store.open(demo_db, create=False) as store:
+        assert ErrataStore(store, "").in_force("mmmu") == {}
+        actions = store.conn.execute("SELECT action, reviewer FROM errata ORDER BY id").fetchall()
+    assert actions == [("set", "tester"), ("undo", "tester")]

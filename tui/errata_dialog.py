@@ -1,0 +1,105 @@
+"""The review screen's `!`: mark the answer's gold wrong or ambiguous, clear or undo its
+erratum (db.errata), saved through the screen's write queue; and the erratum as the
+detail pane shows it under the gold."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+
+from lmmreview.engine.errata import Erratum, problem
+from lmmreview.engine.types import Sample
+from lmmreview.tui.safe_text import safe
+from lmmreview.tui.screens import Menu, Prompt
+from lmmreview.tui.writes import ErratumChange
+
+if TYPE_CHECKING:
+    from lmmreview.tui.review_screen import ReviewScreen
+
+SEPARATOR = "|"  # between further acceptable answers typed on one line
+
+
+def erratum_line(erratum: Erratum | None) -> Text:
+    """The erratum in force as a line under the gold (nothing without one); every part
+    from the data sanitised."""
+    if erratum is None:
+        return Text()
+    shown = Text.assemble("\n", ("Erratum in force: ", "bold red"), (f"{erratum.status}", "bold"))
+    if erratum.gold is not None:
+        shown.append_text(Text.assemble("; corrected gold ", safe(erratum.gold, one_line=True)))
+    if erratum.alternatives:
+        shown.append("; also ")
+        shown.append_text(safe(" or ".join(erratum.alternatives), one_line=True))
+    if erratum.reason:
+        shown.append_text(Text.assemble(" (", safe(erratum.reason, one_line=True), ")"))
+    shown.append_text(Text.assemble(" by ", safe(erratum.reviewer, one_line=True)))
+    return shown
+
+
+async def erratum_dialog(screen: ReviewScreen) -> None:
+    """Ask what to do with the gold of the answer under the cursor, then queue it."""
+    entry, session = screen.current(), screen.session
+    if entry is None or session is None:
+        return
+    detail = screen.pane.details.get(entry.answer_id)
+    if detail is None:
+        detail = await screen.read(lambda r: r.detail(entry.answer_id))
+    if detail is None:
+        return
+    sample, in_force = detail.sample, detail.erratum
+    change = await _asked(screen, sample, in_force)
+    if change is None:
+        return
+    wrong = None if change.undo else problem(sample, change.erratum)
+    if wrong:
+        screen.review_app.tell(f"Not saved: {wrong}.", "error")
+        return
+    change = ErratumChange(session.dataset, change.erratum, change.undo)
+    screen.writer.submit(entry, change)
+    for answer_id, kept in list(screen.pane.details.items()):
+        if kept.sample.key == sample.key:  # the other models' answers read it again
+            screen.pane.details.pop(answer_id, None)
+
+
+async def _asked(
+    screen: ReviewScreen, sample: Sample, in_force: Erratum | None
+) -> ErratumChange | None:
+    """The change the reviewer asks for (its dataset filled in by the caller); None:
+    cancelled."""
+    choices = [
+        ("wrong", "wrong: give the corrected gold"),
+        ("ambiguous", "ambiguous: further answers count too (none: the sample leaves the "
+                      "tables with errata)"),
+    ]  # fmt: skip
+    if in_force is not None:
+        choices += [("clear", "clear: the gold as published"),
+                    ("undo", "undo: back to the state before this erratum")]  # fmt: skip
+    gold = ", ".join(sample.golds) or "none"
+    title = f"The gold of {sample.key} (published: {gold})"
+    picked = await screen.app.push_screen_wait(Menu(title, choices))
+    if picked is None:
+        return None
+    if picked in ("clear", "undo"):
+        return ErratumChange("", Erratum(sample.key, None), undo=picked == "undo")
+    corrected = await _gold(screen, sample) if picked == "wrong" else None
+    if picked == "wrong" and not corrected:
+        return None
+    alternatives = await screen.app.push_screen_wait(
+        Prompt(f"Further acceptable answers, separated by {SEPARATOR} (empty: none):")
+    )
+    if alternatives is None:
+        return None
+    reason = await screen.app.push_screen_wait(Prompt("Reason (sent upstream with it):"))
+    if reason is None:
+        return None
+    others = tuple(a.strip() for a in alternatives.split(SEPARATOR) if a.strip())
+    return ErratumChange("", Erratum(sample.key, picked, corrected, others, reason.strip()))
+
+
+async def _gold(screen: ReviewScreen, sample: Sample) -> str | None:
+    """The corrected gold: one of the option letters, or a text for an open question."""
+    if sample.options:
+        letters = [(letter, f"{letter}. {text}") for letter, text in sample.options.items()]
+        return await screen.app.push_screen_wait(Menu("The corrected gold:", letters))
+    return await screen.app.push_screen_wait(Prompt("The corrected gold:"))
