@@ -19,6 +19,7 @@ import typer
 
 from lmmreview.engine.hooks import on_problem, try_first, watch_calls
 from lmmreview.tui.cli import (
+    assign,
     config,
     export,
     figure,
@@ -90,6 +91,7 @@ app.command()(score.score)
 app.command()(judge.judge)
 app.command("merge")(merge.merge_command)
 app.command("reviewers")(merge.reviewers_command)
+app.command("assign")(assign.assign_command)
 app.command("imports")(imports.imports_command)
 app.command()(judges.judges)
 app.command()(reconcile.reconcile)
