@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from lmmreview.db.answer_columns import Judgments
+from lmmreview.db.assign import assigned_to
 from lmmreview.db.aside import Aside
 from lmmreview.db.review import EntryReader, ReviewStore
 from lmmreview.db.scoring import DatasetScores
@@ -56,6 +57,13 @@ class Tables:
     judges: dict[Judge, str] = field(default_factory=dict)  # the dataset's, by name
 
 
+class Assignment(NamedTuple):
+    """The answers of the dataset assigned to the reviewer (lmmreview assign)."""
+
+    reviewer: str
+    ids: Ints  # sorted
+
+
 class Beside(NamedTuple):
     """The long reads of `Session.compute`, made on connections of their own (see
     `Session.read_beside`)."""
@@ -81,6 +89,7 @@ class Session:
     judges: dict[Judge, str] = field(default_factory=dict)  # the dataset's, by name
     order: str = LIST_ORDER  # how the visible answers are sorted (engine.ordering)
     partial: bool = False  # only the top of the list is read yet (see `take_answers`)
+    assignment: Assignment | None = None  # what is assigned to the reviewer, if anything
 
     @classmethod
     def open(
@@ -98,8 +107,11 @@ class Session:
         _read_as(review, judge)  # until `compute` chooses, a read finds the default itself
         answers = _bare(review, name, head)  # scores come with the tables, a moment later
         partial = head is not None and len(answers.keys) >= head  # else it was all of them
+        assigned = assigned_to(review.store, name, review.reviewer)
+        assignment = Assignment(review.reviewer, np.array(sorted(assigned), np.int64))
         return cls(name, kind, names, answers, np.arange(len(answers)), judge=judge,
-                   partial=partial)  # fmt: skip
+                   partial=partial, filter=Filter(assigned=assigned) if assigned else Filter(),
+                   assignment=assignment if assigned else None)  # fmt: skip
 
     @staticmethod
     def name_of(store: Store, dataset: str | None) -> str:
@@ -362,6 +374,14 @@ class Session:
     def counts(self) -> tuple[int, int, int]:
         """(answers, reviewed, shown)."""
         return len(self.answers), self.reviewed, len(self.visible)
+
+    def assigned_done(self) -> tuple[int, int] | None:
+        """(done, assigned) of the answers assigned to the reviewer: those with a verdict in
+        force (in the reviewer's own file, theirs), and all; None when none is."""
+        if self.assignment is None:
+            return None
+        rows, found = self.answers.locate(self.assignment.ids)
+        return int(self.answers.reviewed[rows[found]].sum()), len(self.assignment.ids)
 
     def frozen(self) -> Frozen:
         """The tables' inputs as they are now, the answers copied: what a worker thread

@@ -63,19 +63,36 @@ def _starts(session: Session, file_name: str, moved: Moved | None) -> list[Text]
     counts; then briefly, the dataset and the counts."""
     total, reviewed, shown = session.counts()
     where = render.where(file_name, session.datasets, session.dataset, session.benchmark.name)
+    assigned = _assigned(session)
     whole = Text.assemble(
         safe(where, one_line=True, style="bold"),
-        f"{total} answers{' read so far' if session.partial else ''}, {reviewed} "
-        f"reviewed · showing {shown}: ",
+        f"{total} answers{' read so far' if session.partial else ''}, {reviewed} reviewed",
+        assigned,
+        f" · showing {shown}: ",
     )
     brief = Text.assemble(
         safe(session.dataset, one_line=True, style="bold"),
-        f" · {reviewed}/{total}{'…' if session.partial else ''} reviewed · showing {shown}: ",
+        f" · {reviewed}/{total}{'…' if session.partial else ''} reviewed",
+        assigned,
+        f" · showing {shown}: ",
     )
     if moved is None:
         return [whole, brief]
     said = safe(f"{moved.status()} · ", one_line=True, style="bold red")  # where changes go
     return [Text.assemble(said, whole), Text.assemble(said, brief)]
+
+
+def _assigned(session: Session) -> Text:
+    """Whose the screen works as and how far they are, when answers are assigned to them
+    (lmmreview assign): " · ana: 3 / 12 assigned done"."""
+    counts, assignment = session.assigned_done(), session.assignment
+    if counts is None or assignment is None:
+        return Text()
+    done, assigned = counts
+    return Text.assemble(
+        " · ", safe(assignment.reviewer, one_line=True, style="bold"),
+        f": {done} / {assigned} assigned done",
+    )  # fmt: skip
 
 
 def _tail(session: Session, *, advance: bool, unsaved: int, judging: bool) -> Text:
