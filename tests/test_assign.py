@@ -13,9 +13,9 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from conftest import dump
 from tui_harness import RENDERER, choose, text_of, until
 
-from conftest import dump
 from lmmreview.engine.assign import group_units, overlap_size, problem, split
 from lmmreview.tui.app import ReviewApp
 
@@ -54,7 +54,13 @@ def test_the_overlap_goes_to_everyone_and_the_rest_is_dealt_out_evenly(
 
 
 def test_a_group_of_answers_is_one_unit() -> None:
-    answers = [(4, None), (2, ("m", "dev", 7)), (1, None), (3, ("m", "dev", 7)), (5, ("n", "dev", 7))]
+    answers = [
+        (4, None),
+        (2, ("m", "dev", 7)),
+        (1, None),
+        (3, ("m", "dev", 7)),
+        (5, ("n", "dev", 7)),
+    ]
     assert group_units(answers) == [(1,), (2, 3), (4,), (5,)]
 
 
@@ -69,7 +75,9 @@ def test_a_group_of_answers_is_one_unit() -> None:
         (["ana", "bo"], -0.1, "not in [0, 1)"),
     ],
 )
-def test_bad_reviewers_or_overlap_are_named(reviewers: list[str], overlap: float, said: str) -> None:
+def test_bad_reviewers_or_overlap_are_named(
+    reviewers: list[str], overlap: float, said: str
+) -> None:
     found = problem(reviewers, overlap)
     assert found is not None and said in found
 
@@ -108,13 +116,13 @@ def test_each_file_holds_its_reviewers_share_and_the_database_every_one(
         assert _rows(out / f"{name}.db") == [r for r in recorded if r[4] == name]
     assert f"lmmreview merge {demo_db} {out}/*.db" in result.stdout
     # A circular group (one model's rotations) goes whole to the same reviewers.
-    groups: dict[tuple, set[tuple[str, int]]] = {}
-    for _, model, group, answer, reviewer, overlap, _ in recorded:
-        groups.setdefault((model, group), set()).add((reviewer, overlap))
-    rotations = {key: n for key, n in _group_sizes(demo_db).items() if n > 1}
-    assert rotations, "the demo's MMBench has circular groups"
-    for key in rotations:
-        assert key in groups and len({r for r, _ in groups[key]}) in (1, len(REVIEWERS))
+    reviewers_of: dict[int, set[str]] = {}
+    for row in recorded:
+        reviewers_of.setdefault(row[3], set()).add(row[4])
+    groups = _circular_groups(demo_db)
+    assert groups, "the demo's MMBench has circular groups"
+    for members in groups:
+        assert len({frozenset(reviewers_of[a]) for a in members}) == 1, members
     per_answer = len(recorded) / len({row[3] for row in recorded})
     assert 1 < per_answer < len(REVIEWERS)  # an overlap, and shares
     # Again: every unit is assigned, so nothing is left; the database is unchanged.
@@ -124,20 +132,20 @@ def test_each_file_holds_its_reviewers_share_and_the_database_every_one(
     assert dump(demo_db) == before and not (tmp_path / "again").exists()
 
 
-def _group_sizes(db: Path) -> dict[tuple, int]:
+def _circular_groups(db: Path) -> list[list[int]]:
+    """The answer ids of each circular group of one model in the demo's MMBench."""
     with closing(sqlite3.connect(db)) as conn:
         rows = conn.execute(
-            "SELECT m.name, json_extract(s.extra, '$.circular_group'), count(*) FROM answers a "
-            "JOIN samples s ON s.id = a.sample_id JOIN models m ON m.id = a.model_id "
-            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = 'mmbench' "
-            "AND json_extract(s.extra, '$.circular_group') IS NOT NULL GROUP BY 1, 2"
+            "SELECT json_group_array(a.id) FROM answers a JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = 'mmbench' AND "
+            "json_extract(s.extra, '$.circular_group') IS NOT NULL "
+            "GROUP BY a.model_id, s.split, json_extract(s.extra, '$.circular_group') "
+            "HAVING count(*) > 1"
         )
-        return {(model, group): n for model, group, n in rows}
+        return [json.loads(ids) for (ids,) in rows]
 
 
-def test_units_assigned_before_are_skipped_and_counted(
-    cli, demo_db: Path, tmp_path: Path
-) -> None:
+def test_units_assigned_before_are_skipped_and_counted(cli, demo_db: Path, tmp_path: Path) -> None:
     first = cli("assign", demo_db, "--reviewers", "ana,bo", "--out", tmp_path / "one",
                 "--dataset", "mmvet", "--model", "demo-alpha")  # fmt: skip
     assert first.code == 0, first.stderr
@@ -332,10 +340,11 @@ def test_a_reviewer_flag_wins_over_the_files_reviewer(
     made: list[ReviewApp] = []
     monkeypatch.setattr(screen, "require_terminal", lambda: None)
     monkeypatch.setattr(screen, "run_screen", made.append)
-    assert cli("open", tmp_path / "team" / "bo.db", "--reviewer", "lead", "--images", "off").code == 0
+    assert (
+        cli("open", tmp_path / "team" / "bo.db", "--reviewer", "lead", "--images", "off").code == 0
+    )
     assert cli("open", demo_db, "--images", "off").code == 0  # three reviewers: none is taken
     assert made[0].settings.reviewer == "lead"
     assert made[1].settings.reviewer not in REVIEWERS
     for app in made:  # never run: their database threads end here
         app.database.close()
-

@@ -16,8 +16,8 @@ from typing import NamedTuple
 import numpy as np
 
 from lmmreview.db.answer_columns import Judgments
-from lmmreview.db.assign import assigned_to
 from lmmreview.db.aside import Aside
+from lmmreview.db.assign import assigned_to
 from lmmreview.db.review import EntryReader, ReviewStore
 from lmmreview.db.scoring import DatasetScores
 from lmmreview.db.store import Store
