@@ -27,6 +27,7 @@ from lmmreview.engine.assign import (
     Unit,
     group_units,
     progress,
+    safe_name,
     split,
     unassigned,
 )
@@ -114,9 +115,11 @@ def assigned_to(store: Store, dataset: str, reviewer: str) -> frozenset[int]:
 
 def sole_assignee(store: Store) -> str | None:
     """The reviewer a file's assignments name, when they name exactly one (a file that
-    `lmmreview assign` wrote for them)."""
+    `lmmreview assign` wrote for them) by a name it could have written (a file edited to
+    name "" or a line of control codes is worked on as anyone else's)."""
     names = store.conn.execute("SELECT DISTINCT reviewer FROM assignments LIMIT 2").fetchall()
-    return str(names[0][0]) if len(names) == 1 else None
+    name = names[0][0] if len(names) == 1 else None
+    return name if isinstance(name, str) and safe_name(name) else None
 
 
 def reviewer_progress(

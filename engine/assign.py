@@ -59,9 +59,14 @@ def unassigned(units: Sequence[Unit], taken: Iterable[int]) -> tuple[list[Unit],
     return left, len(units) - len(left)
 
 
+def safe_name(name: str) -> bool:
+    """Whether `name` can name a reviewer's file (DIR/<name>.db)."""
+    return _SAFE_NAME.fullmatch(name) is not None
+
+
 def problem(reviewers: Sequence[str], overlap: float) -> str | None:
     """Why these reviewers and overlap cannot make a split (None: they can)."""
-    unsafe = [name for name in reviewers if not _SAFE_NAME.fullmatch(name)]
+    unsafe = [name for name in reviewers if not safe_name(name)]
     if unsafe:
         return (
             f"--reviewers: {unsafe[0]!r} is not a safe file name (a name names its file "

@@ -348,3 +348,25 @@ def test_a_reviewer_flag_wins_over_the_files_reviewer(
     assert made[1].settings.reviewer not in REVIEWERS
     for app in made:  # never run: their database threads end here
         app.database.close()
+
+
+@pytest.mark.parametrize("name", ["", "  ", "\x1b[2J[red]x", "../up"])
+def test_a_file_naming_no_usable_reviewer_is_opened_as_anyone_elses(
+    cli, demo_db: Path, monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """An edited file's one assignee is taken only by a name `assign` could have written."""
+    import lmmreview.tui.cli.screen as screen
+
+    with closing(sqlite3.connect(demo_db)) as conn, conn:
+        conn.execute(
+            "INSERT INTO assignments (answer_id, reviewer, overlap, seed, created_at) "
+            "VALUES ((SELECT min(id) FROM answers), ?, 0, 1, '2024-05-01T12:00:00.000+00:00')",
+            (name,),
+        )
+    made: list[ReviewApp] = []
+    monkeypatch.setattr(screen, "require_terminal", lambda: None)
+    monkeypatch.setattr(screen, "run_screen", made.append)
+    assert cli("open", demo_db, "--images", "off").code == 0
+    (app,) = made
+    app.database.close()
+    assert app.settings.reviewer != name and app.settings.reviewer.strip()
