@@ -22,6 +22,7 @@ from pathlib import Path
 from lmmreview.db.reviewers import reviewer_verdicts
 from lmmreview.db.store import COMPANIONS, Store, StoreError, now
 from lmmreview.engine.assign import (
+    Assigned,
     Progress,
     Split,
     Unit,
@@ -108,9 +109,14 @@ def require_model(store: Store, model: str) -> None:
         raise StoreError(f"{store.path}: no model {model!r}")
 
 
-def assigned_to(store: Store, dataset: str, reviewer: str) -> frozenset[int]:
-    """The answers of a dataset assigned to `reviewer`."""
-    return frozenset(a for a, name, _ in assignments(store, dataset) if name == reviewer)
+def assigned_to(store: Store, dataset: str, reviewer: str) -> Assigned | None:
+    """The answers of a dataset assigned to `reviewer`, and those they gave a verdict
+    that is in force (None: none is assigned to them)."""
+    ids = frozenset(a for a, name, _ in assignments(store, dataset) if name == reviewer)
+    if not ids:
+        return None
+    done = {a for a in reviewer_verdicts(store, dataset, reviewer) if a in ids}
+    return Assigned(reviewer, ids, done)
 
 
 def sole_assignee(store: Store) -> str | None:
@@ -123,12 +129,11 @@ def sole_assignee(store: Store) -> str | None:
 
 
 def reviewer_progress(
-    store: Store, dataset: str, verdicts: Mapping[int, Mapping[str, Verdict]] | None = None
+    store: Store, dataset: str, verdicts: Mapping[int, Mapping[str, Verdict]]
 ) -> list[Progress]:
-    """Each reviewer's assignments in a dataset, done (their own verdict in force) and in
-    the overlap; `verdicts`: db.reviewers.reviewer_verdicts's, if read already."""
-    own = reviewer_verdicts(store, dataset) if verdicts is None else verdicts
-    return progress(assignments(store, dataset), own)
+    """Each reviewer's assignments in a dataset, done (their own verdict in force, from
+    db.reviewers.reviewer_verdicts's `verdicts`) and in the overlap."""
+    return progress(assignments(store, dataset), verdicts)
 
 
 def files_for(out: Path, reviewers: Sequence[str]) -> dict[str, Path]:

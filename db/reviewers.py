@@ -17,8 +17,11 @@ class _Row(NamedTuple):
     choice: str | None
 
 
-def reviewer_verdicts(store: Store, dataset: str) -> dict[int, dict[str, Verdict]]:
-    """answer id -> reviewer -> that reviewer's own verdict in force (engine.reviewers).
+def reviewer_verdicts(
+    store: Store, dataset: str, reviewer: str | None = None
+) -> dict[int, dict[str, Verdict]]:
+    """answer id -> reviewer -> that reviewer's own verdict in force (engine.reviewers);
+    of one `reviewer` only, if given.
 
     Each reviewer's rows are read in time order, not row order: rows merged from another
     file come after this file's own, whatever their time.
@@ -27,8 +30,9 @@ def reviewer_verdicts(store: Store, dataset: str) -> dict[int, dict[str, Verdict
         "SELECT r.answer_id, r.reviewer, r.action, r.score, r.choice FROM reviews r "
         "JOIN answers a ON a.id = r.answer_id JOIN samples s ON s.id = a.sample_id "
         "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? "
-        "ORDER BY r.answer_id, r.reviewer, r.created_at, r.id",
-        (dataset,),
+        + ("AND r.reviewer = ? " if reviewer is not None else "")
+        + "ORDER BY r.answer_id, r.reviewer, r.created_at, r.id",
+        (dataset, *([reviewer] if reviewer is not None else [])),
     )
     return own_verdicts(map(_Row._make, rows))
 

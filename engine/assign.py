@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from lmmreview.engine.review import HistoryRow, current
 from lmmreview.engine.scoring import Verdict
 
 Unit = tuple[int, ...]  # the answer ids of one unit, in id order
@@ -97,6 +98,30 @@ def split(units: Sequence[Unit], reviewers: Sequence[str], overlap: float, seed:
     rest = order[common:]
     shares = {name: sorted(rest[i :: len(reviewers)]) for i, name in enumerate(reviewers)}
     return Split(sorted(order[:common]), shares)
+
+
+@dataclass(slots=True)
+class Assigned:
+    """What a dataset assigns to the reviewer at the screen, and how far they are."""
+
+    reviewer: str
+    ids: frozenset[int]
+    done: set[int]  # those with the reviewer's own verdict in force
+
+    def counts(self) -> tuple[int, int]:
+        """(done, assigned)."""
+        return len(self.done), len(self.ids)
+
+    def changed(self, answer: int, history: Sequence[HistoryRow]) -> None:
+        """An answer's review history as it is now: done if the reviewer's own rows leave
+        a verdict in force."""
+        if answer not in self.ids:
+            return
+        own = current([row for row in history if row.reviewer == self.reviewer])
+        if own is None:
+            self.done.discard(answer)
+        else:
+            self.done.add(answer)
 
 
 @dataclass(frozen=True, slots=True)

@@ -370,3 +370,34 @@ def test_a_file_naming_no_usable_reviewer_is_opened_as_anyone_elses(
     (app,) = made
     app.database.close()
     assert app.settings.reviewer != name and app.settings.reviewer.strip()
+
+
+def test_done_counts_the_reviewers_own_verdicts_in_force(
+    cli, demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another reviewer's verdict on an assigned answer is not the reviewer's work done;
+    their own grade is, until they undo it."""
+    from lmmreview.db import Store
+    from lmmreview.db.review import ReviewStore
+
+    assert _assign(cli, demo_db, tmp_path / "team", "--dataset", "mmvet").code == 0
+    ana = tmp_path / "team" / "ana.db"
+    theirs = sorted(a for *_, a, _, _, _ in _rows(ana))
+    with Store.open(ana) as store:
+        ReviewStore(store, "lead").grade(theirs[0], 1.0)
+    app = _opened_as_the_cli_does(cli, monkeypatch, ana)
+    seen: list[str] = []
+
+    async def main() -> None:
+        async with app.run_test(size=(150, 48)) as pilot:
+            await until(pilot, lambda: app.session is not None and app.session.tables is not None)
+            await until(pilot, lambda: app.current() is not None)
+            assert app.current().answer_id == theirs[0]
+            seen.append(text_of(app, "#status"))
+            for key, done in (("5", 1), ("u", 0)):  # ana's grade, then her undo
+                await pilot.press(key)
+                said = f"ana: {done} / {len(theirs)} assigned done"
+                await until(pilot, lambda said=said: said in text_of(app, "#status"))
+
+    asyncio.run(main())
+    assert f"ana: 0 / {len(theirs)} assigned done" in seen[0]  # the lead's verdict is not hers

@@ -127,7 +127,7 @@ class FilterMenu:
             reviewer = self.screen.settings.reviewer
             self.screen.review_app.tell(f"Nothing in {session.dataset} is assigned to {reviewer}.")
             return None
-        return replace(current, assigned=frozenset(session.assignment.ids.tolist()))
+        return replace(current, assigned=session.assignment.ids)
 
     async def _reviewers_disagree(self, session: Session, current: Filter) -> Filter | None:
         """Show only the answers whose reviewers' own verdicts differ, or stop doing so."""

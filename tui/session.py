@@ -21,6 +21,7 @@ from lmmreview.db.assign import assigned_to
 from lmmreview.db.review import EntryReader, ReviewStore
 from lmmreview.db.scoring import DatasetScores
 from lmmreview.db.store import Store
+from lmmreview.engine.assign import Assigned
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.columns import AnswerColumns, Ints, matching
@@ -57,13 +58,6 @@ class Tables:
     judges: dict[Judge, str] = field(default_factory=dict)  # the dataset's, by name
 
 
-class Assignment(NamedTuple):
-    """The answers of the dataset assigned to the reviewer (lmmreview assign)."""
-
-    reviewer: str
-    ids: Ints  # sorted
-
-
 class Beside(NamedTuple):
     """The long reads of `Session.compute`, made on connections of their own (see
     `Session.read_beside`)."""
@@ -89,7 +83,7 @@ class Session:
     judges: dict[Judge, str] = field(default_factory=dict)  # the dataset's, by name
     order: str = LIST_ORDER  # how the visible answers are sorted (engine.ordering)
     partial: bool = False  # only the top of the list is read yet (see `take_answers`)
-    assignment: Assignment | None = None  # what is assigned to the reviewer, if anything
+    assignment: Assigned | None = None  # what is assigned to the reviewer (lmmreview assign)
 
     @classmethod
     def open(
@@ -108,10 +102,9 @@ class Session:
         answers = _bare(review, name, head)  # scores come with the tables, a moment later
         partial = head is not None and len(answers.keys) >= head  # else it was all of them
         assigned = assigned_to(review.store, name, review.reviewer)
-        assignment = Assignment(review.reviewer, np.array(sorted(assigned), np.int64))
-        return cls(name, kind, names, answers, np.arange(len(answers)), judge=judge,
-                   partial=partial, filter=Filter(assigned=assigned) if assigned else Filter(),
-                   assignment=assignment if assigned else None)  # fmt: skip
+        shown = Filter(assigned=assigned.ids) if assigned else Filter()  # theirs first
+        return cls(name, kind, names, answers, np.arange(len(answers)), filter=shown,
+                   judge=judge, partial=partial, assignment=assigned)  # fmt: skip
 
     @staticmethod
     def name_of(store: Store, dataset: str | None) -> str:
@@ -374,14 +367,6 @@ class Session:
     def counts(self) -> tuple[int, int, int]:
         """(answers, reviewed, shown)."""
         return len(self.answers), self.reviewed, len(self.visible)
-
-    def assigned_done(self) -> tuple[int, int] | None:
-        """(done, assigned) of the answers assigned to the reviewer: those with a verdict in
-        force (in the reviewer's own file, theirs), and all; None when none is."""
-        if self.assignment is None:
-            return None
-        rows, found = self.answers.locate(self.assignment.ids)
-        return int(self.answers.reviewed[rows[found]].sum()), len(self.assignment.ids)
 
     def frozen(self) -> Frozen:
         """The tables' inputs as they are now, the answers copied: what a worker thread

@@ -85,10 +85,10 @@ def _starts(session: Session, file_name: str, moved: Moved | None) -> list[Text]
 def _assigned(session: Session) -> Text:
     """Whose the screen works as and how far they are, when answers are assigned to them
     (lmmreview assign): " · ana: 3 / 12 assigned done"."""
-    counts, assignment = session.assigned_done(), session.assignment
-    if counts is None or assignment is None:
+    assignment = session.assignment
+    if assignment is None:
         return Text()
-    done, assigned = counts
+    done, assigned = assignment.counts()
     return Text.assemble(
         " · ", safe(assignment.reviewer, one_line=True, style="bold"),
         f": {done} / {assigned} assigned done",
