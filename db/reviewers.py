@@ -17,11 +17,8 @@ class _Row(NamedTuple):
     choice: str | None
 
 
-def reviewer_verdicts(
-    store: Store, dataset: str, reviewer: str | None = None
-) -> dict[int, dict[str, Verdict]]:
-    """answer id -> reviewer -> that reviewer's own verdict in force (engine.reviewers);
-    of one `reviewer` only, if given.
+def reviewer_verdicts(store: Store, dataset: str) -> dict[int, dict[str, Verdict]]:
+    """answer id -> reviewer -> that reviewer's own verdict in force (engine.reviewers).
 
     Each reviewer's rows are read in time order, not row order: rows merged from another
     file come after this file's own, whatever their time.
@@ -30,9 +27,21 @@ def reviewer_verdicts(
         "SELECT r.answer_id, r.reviewer, r.action, r.score, r.choice FROM reviews r "
         "JOIN answers a ON a.id = r.answer_id JOIN samples s ON s.id = a.sample_id "
         "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? "
-        + ("AND r.reviewer = ? " if reviewer is not None else "")
-        + "ORDER BY r.answer_id, r.reviewer, r.created_at, r.id",
-        (dataset, *([reviewer] if reviewer is not None else [])),
+        "ORDER BY r.answer_id, r.reviewer, r.created_at, r.id",
+        (dataset,),
+    )
+    return own_verdicts(map(_Row._make, rows))
+
+
+def assigned_verdicts(store: Store, reviewer: str) -> dict[int, dict[str, Verdict]]:
+    """As reviewer_verdicts, of one reviewer, on the answers assigned to them (in any
+    dataset): read from their assignments (CROSS JOIN keeps that order), so it costs what
+    they hold, not what the dataset does."""
+    rows = store.conn.execute(
+        "SELECT r.answer_id, r.reviewer, r.action, r.score, r.choice FROM assignments g "
+        "CROSS JOIN reviews r ON r.answer_id = g.answer_id AND r.reviewer = g.reviewer "
+        "WHERE g.reviewer = ? ORDER BY r.answer_id, r.created_at, r.id",
+        (reviewer,),
     )
     return own_verdicts(map(_Row._make, rows))
 
