@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lmmreview.db.reviewers import assigned_verdicts
-from lmmreview.db.store import COMPANIONS, Store, StoreError, now
+from lmmreview.db.store import COMPANIONS, Store, StoreError, larger_cache, now
 from lmmreview.engine.assign import (
     Assigned,
     Progress,
@@ -165,7 +165,7 @@ def write_assignments(
             mine = [row for row in rows if row[1] == reviewer]
             made[reviewer] = _reviewer_copy(store, path, mine, seed, stamp, report)
         report(f"Recording the assignments in {store.path}")
-        with _removed_on_failure() as linked, store.transaction():
+        with _removed_on_failure() as linked, store.transaction(), larger_cache(store.conn):
             store.conn.executemany(_INSERT, _values(rows, seed, stamp))
             for reviewer, path in files.items():
                 _link(made[reviewer], path)
@@ -175,8 +175,8 @@ def write_assignments(
             _remove(temporary)
 
 
-def _values(rows: Sequence[Row], seed: int, stamp: str) -> list[tuple[int, str, int, int, str]]:
-    return [(answer, reviewer, int(overlap), seed, stamp) for answer, reviewer, overlap in rows]
+def _values(rows: Sequence[Row], seed: int, stamp: str) -> Iterator[tuple[int, str, int, int, str]]:
+    return ((answer, reviewer, int(overlap), seed, stamp) for answer, reviewer, overlap in rows)
 
 
 def _reviewer_copy(
@@ -192,9 +192,14 @@ def _reviewer_copy(
     try:
         told(0, 1)
         store.copy_to(temporary, told)
-        with closing(sqlite3.connect(temporary)) as copy, copy:
-            copy.execute("DELETE FROM assignments")  # an earlier round's, another's
-            copy.executemany(_INSERT, _values(rows, seed, stamp))
+        with closing(sqlite3.connect(temporary)) as copy:
+            # No other connection has the copy: its rollback journal can stay in memory
+            # (WAL writes each page twice), as the copy's is WAL again after.
+            copy.execute("PRAGMA journal_mode = MEMORY")
+            with copy:
+                copy.execute("DELETE FROM assignments")  # an earlier round's, another's
+                copy.executemany(_INSERT, _values(rows, seed, stamp))
+            copy.execute("PRAGMA journal_mode = WAL")
     except BaseException:
         _remove(temporary)
         raise

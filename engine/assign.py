@@ -45,12 +45,14 @@ def group_units(answers: Iterable[tuple[int, Hashable | None]]) -> list[Unit]:
     """The units of (answer id, group) pairs: an answer whose group is None is a unit of
     its own; those of one group (the same model's answers to one group of samples) are
     one. In order of their first answer id."""
+    alone: list[Unit] = []
     grouped: dict[Hashable, list[int]] = {}
-    for answer, group in sorted(answers, key=lambda pair: pair[0]):
-        grouped.setdefault(("answer", answer) if group is None else ("group", group), []).append(
-            answer
-        )
-    return [tuple(ids) for ids in grouped.values()]
+    for answer, group in answers:
+        if group is None:
+            alone.append((answer,))
+        else:
+            grouped.setdefault(group, []).append(answer)
+    return sorted(alone + [tuple(sorted(ids)) for ids in grouped.values()])
 
 
 def unassigned(units: Sequence[Unit], taken: Iterable[int]) -> tuple[list[Unit], int]:
