@@ -19,6 +19,8 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from lmmreview.db.reviewers import assigned_verdicts
 from lmmreview.db.store import COMPANIONS, Store, StoreError, larger_cache, now
 from lmmreview.engine.assign import (
@@ -33,6 +35,7 @@ from lmmreview.engine.assign import (
     unassigned,
 )
 from lmmreview.engine.benchmark import Benchmark
+from lmmreview.engine.columns import Ints
 from lmmreview.engine.scoring import Verdict
 
 Report = Callable[[str], None]  # takes a progress line ("Copying results.db to team/ana.db: 40 %")
@@ -48,7 +51,7 @@ _ANSWERS = (
 _ASSIGNED = (
     "SELECT g.answer_id, g.reviewer, g.overlap FROM assignments g "
     "CROSS JOIN answers a ON a.id = g.answer_id CROSS JOIN samples s ON s.id = a.sample_id "
-    "CROSS JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? {mine}ORDER BY g.id"
+    "CROSS JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? ORDER BY g.id"
 )
 _INSERT = (
     "INSERT INTO assignments (answer_id, reviewer, overlap, seed, created_at) "
@@ -86,7 +89,7 @@ def dataset_units(
 
 def assignments(store: Store, dataset: str) -> list[Row]:
     """Every assignment of a dataset, in the order they were made."""
-    rows = store.conn.execute(_ASSIGNED.format(mine=""), (dataset,))
+    rows = store.conn.execute(_ASSIGNED, (dataset,))
     return [(answer, reviewer, bool(overlap)) for answer, reviewer, overlap in rows]
 
 
@@ -111,11 +114,15 @@ def require_model(store: Store, model: str) -> None:
         raise StoreError(f"{store.path}: no model {model!r}")
 
 
-def assigned_to(store: Store, dataset: str, reviewer: str) -> Assigned | None:
-    """The answers of a dataset assigned to `reviewer`, and those they gave a verdict
-    that is in force (None: none is assigned to them)."""
-    mine = store.conn.execute(_ASSIGNED.format(mine="AND g.reviewer = ? "), (dataset, reviewer))
-    ids = frozenset(answer for answer, _, _ in mine)
+def assigned_to(store: Store, reviewer: str, answers: Ints) -> Assigned | None:
+    """Which of `answers` (a dataset's ids) are assigned to `reviewer`, and those they gave
+    a verdict that is in force (None: none is assigned to them). The reviewer's ids are
+    read from the index alone and kept to the dataset's here: joined to their datasets,
+    the 466,667 of a million-answer file took 0.53 s, against 0.17 s."""
+    rows = store.conn.execute("SELECT answer_id FROM assignments WHERE reviewer = ?", (reviewer,))
+    mine = np.fromiter((answer for (answer,) in rows), np.int64)
+    kept = mine[np.isin(mine, answers)] if len(mine) else mine  # none: no sort of `answers`
+    ids = frozenset(kept.tolist())
     if not ids:
         return None
     return Assigned(reviewer, ids, set(assigned_verdicts(store, reviewer)) & ids)
@@ -125,9 +132,10 @@ def sole_assignee(store: Store) -> str | None:
     """The reviewer a file's assignments name, when they name exactly one (a file that
     `lmmreview assign` wrote for them) by a name it could have written (a file edited to
     name "" or a line of control codes is worked on as anyone else's)."""
-    names = store.conn.execute("SELECT DISTINCT reviewer FROM assignments LIMIT 2").fetchall()
-    name = names[0][0] if len(names) == 1 else None
-    return name if isinstance(name, str) and safe_name(name) else None
+    # Two lookups in the reviewer index (min and max in one query read all of it)
+    (first,) = store.conn.execute("SELECT min(reviewer) FROM assignments").fetchone()
+    (last,) = store.conn.execute("SELECT max(reviewer) FROM assignments").fetchone()
+    return first if first == last and isinstance(first, str) and safe_name(first) else None
 
 
 def reviewer_progress(

@@ -9,7 +9,7 @@ time, each a delta on the live tables.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -56,6 +56,7 @@ class Tables:
     agreement: Agreement
     judge: Judge | None = None  # whose scores they are
     judges: dict[Judge, str] = field(default_factory=dict)  # the dataset's, by name
+    assigned: Assigned | None = None  # what is assigned to the reviewer (lmmreview assign)
 
 
 class Beside(NamedTuple):
@@ -101,10 +102,8 @@ class Session:
         _read_as(review, judge)  # until `compute` chooses, a read finds the default itself
         answers = _bare(review, name, head)  # scores come with the tables, a moment later
         partial = head is not None and len(answers.keys) >= head  # else it was all of them
-        assigned = assigned_to(review.store, name, review.reviewer)
-        shown = Filter(assigned=assigned.ids) if assigned else Filter()  # theirs first
-        return cls(name, kind, names, answers, np.arange(len(answers)), filter=shown,
-                   judge=judge, partial=partial, assignment=assigned)  # fmt: skip
+        return cls(name, kind, names, answers, np.arange(len(answers)), judge=judge,
+                   partial=partial)  # fmt: skip
 
     @staticmethod
     def name_of(store: Store, dataset: str | None) -> str:
@@ -185,7 +184,9 @@ class Session:
         samples = review.samples_of(dataset, benchmark, answers, read)
         filled = answers.unfilled()
         runs = review.fill(dataset, filled, beside.judgments.take() if beside else None)
-        return _read_tables(dataset, benchmark, samples, filled, runs, judge, found)
+        tables = _read_tables(dataset, benchmark, samples, filled, runs, judge, found)
+        # Read with the tables, which the filter waits for anyway, not before the first row.
+        return replace(tables, assigned=assigned_to(review.store, review.reviewer, filled.ids))
 
     @staticmethod
     def grow(
@@ -208,6 +209,9 @@ class Session:
         """Take the tables and their answers; replay the answers that changed while they
         were made, and list them again under the filter and order."""
         replay, self.replay = self.replay or {}, None
+        if tables.assigned is not None and self.assignment is None:  # theirs come first
+            self.assignment = tables.assigned
+            self.filter = replace(self.filter, assigned=tables.assigned.ids)
         self.tables, self.answers = tables, tables.answers
         self.judge, self.judges = tables.judge, tables.judges
         self.reviewed = int(self.answers.reviewed.sum())
