@@ -182,6 +182,14 @@ def test_one_reviewer_or_an_unsafe_name_is_refused(cli, demo_db: Path, tmp_path:
     assert dump(demo_db) == before and not (tmp_path / "team").exists()
 
 
+def test_an_out_that_is_a_file_is_refused(cli, demo_db: Path, tmp_path: Path) -> None:
+    (tmp_path / "team").write_text("mine")
+    before = dump(demo_db)
+    result = _assign(cli, demo_db, tmp_path / "team")
+    assert result.code == 1 and "is not a folder" in result.stderr
+    assert dump(demo_db) == before and (tmp_path / "team").read_text() == "mine"
+
+
 def test_a_file_in_the_way_is_named_and_nothing_is_written(
     cli, demo_db: Path, tmp_path: Path
 ) -> None:
@@ -320,11 +328,13 @@ def test_a_team_assigns_grades_in_the_screen_merges_and_measures_agreement(
     assert found["scores"]["answers"] == 6
     assert found["scores"]["alpha"] == pytest.approx(131 / 233)
     progress = {p["reviewer"]: p for p in found["progress"]}
+    table = cli("reviewers", demo_db, "--dataset", "mmvet", "--progress").stdout
     for name in REVIEWERS:
         assert progress[name] == {
             "reviewer": name, "assigned": assigned[name], "done": 8, "overlap": overlap,
             "overlap_done": 6,
         }  # fmt: skip
+        assert f"| {name} | {assigned[name]} | 8 | {overlap} | 6 |" in table
 
 
 def _score(key: str) -> Fraction:
