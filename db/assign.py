@@ -138,6 +138,17 @@ def sole_assignee(store: Store) -> str | None:
     return first if first == last and isinstance(first, str) and safe_name(first) else None
 
 
+def assigned_dataset(store: Store, reviewer: str) -> str | None:
+    """The dataset of the first answer assigned to `reviewer` (None: none is)."""
+    row = store.conn.execute(
+        "SELECT d.name FROM answers a JOIN samples s ON s.id = a.sample_id JOIN datasets d "
+        "ON d.id = s.dataset_id WHERE a.id = (SELECT min(answer_id) FROM assignments "
+        "WHERE reviewer = ?)",
+        (reviewer,),
+    ).fetchone()
+    return None if row is None else str(row[0])
+
+
 def reviewer_progress(
     store: Store, dataset: str, verdicts: Mapping[int, Mapping[str, Verdict]]
 ) -> list[Progress]:

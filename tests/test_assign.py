@@ -354,8 +354,10 @@ def test_a_reviewer_flag_wins_over_the_files_reviewer(
         cli("open", tmp_path / "team" / "bo.db", "--reviewer", "lead", "--images", "off").code == 0
     )
     assert cli("open", demo_db, "--images", "off").code == 0  # three reviewers: none is taken
-    assert made[0].settings.reviewer == "lead"
-    assert made[1].settings.reviewer not in REVIEWERS
+    assert cli("open", tmp_path / "team" / "bo.db", "--images", "off").code == 0
+    assert made[0].settings.reviewer == "lead" and made[0].dataset is None
+    assert made[1].settings.reviewer not in REVIEWERS and made[1].dataset is None
+    assert made[2].settings.reviewer == "bo" and made[2].dataset == "mmvet"  # theirs first
     for app in made:  # never run: their database threads end here
         app.database.close()
 

@@ -63,17 +63,16 @@ def _starts(session: Session, file_name: str, moved: Moved | None) -> list[Text]
     counts; then briefly, the dataset and the counts."""
     total, reviewed, shown = session.counts()
     where = render.where(file_name, session.datasets, session.dataset, session.benchmark.name)
-    assigned = _assigned(session)
     whole = Text.assemble(
         safe(where, one_line=True, style="bold"),
         f"{total} answers{' read so far' if session.partial else ''}, {reviewed} reviewed",
-        assigned,
+        _assigned(session, " assigned done"),
         f" · showing {shown}: ",
     )
     brief = Text.assemble(
         safe(session.dataset, one_line=True, style="bold"),
         f" · {reviewed}/{total}{'…' if session.partial else ''} reviewed",
-        assigned,
+        _assigned(session, ""),
         f" · showing {shown}: ",
     )
     if moved is None:
@@ -82,16 +81,16 @@ def _starts(session: Session, file_name: str, moved: Moved | None) -> list[Text]
     return [Text.assemble(said, whole), Text.assemble(said, brief)]
 
 
-def _assigned(session: Session) -> Text:
+def _assigned(session: Session, said: str) -> Text:
     """Whose the screen works as and how far they are, when answers are assigned to them
-    (lmmreview assign): " · ana: 3 / 12 assigned done"."""
+    (lmmreview assign): " · ana: 3 / 12" and what is `said` after."""
     assignment = session.assignment
     if assignment is None:
         return Text()
     done, assigned = assignment.counts()
     return Text.assemble(
         " · ", safe(assignment.reviewer, one_line=True, style="bold"),
-        f": {done} / {assigned} assigned done",
+        f": {done} / {assigned}{said}",
     )  # fmt: skip
 
 

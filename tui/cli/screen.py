@@ -103,7 +103,7 @@ def open_db(
             "to take the settings' or your user name"
         )
     from lmmreview.db import Store
-    from lmmreview.db.assign import sole_assignee
+    from lmmreview.db.assign import assigned_dataset, sole_assignee
     from lmmreview.tui.settings import for_command
 
     require_terminal()  # checked before the file is touched
@@ -120,8 +120,9 @@ def open_db(
         # fail here, with one line, rather than inside the screen
         store.require_datasets([dataset] if dataset is not None else [])
         assignee = sole_assignee(store) if reviewer is None else None
-    if assignee is not None:  # a file `lmmreview assign` wrote for them: work as them
-        settings = settings.merged(reviewer=assignee)
+        if assignee is not None:  # a file `lmmreview assign` wrote for them: work as them
+            settings = settings.merged(reviewer=assignee)
+        dataset = dataset or assigned_dataset(store, settings.reviewer)  # theirs first
     with _loaded_for_good():
         _import_meanwhile("textual_image.renderable")
         from lmmreview.tui.allocator import give_back_large_buffers
