@@ -36,13 +36,16 @@ def test_the_split_is_the_same_with_a_seed_and_differs_with_another() -> None:
     assert split(units, REVIEWERS, 0.2, 7) != split(units, REVIEWERS, 0.2, 8)
 
 
-@pytest.mark.parametrize(("n", "overlap"), [(58, 0.2), (10, 0.0), (7, 0.5), (3, 0.2)])
+@pytest.mark.parametrize(
+    ("n", "overlap", "common"), [(58, 0.2, 12), (10, 0.0, 0), (7, 0.5, 4), (3, 0.2, 1)]
+)
 def test_the_overlap_goes_to_everyone_and_the_rest_is_dealt_out_evenly(
-    n: int, overlap: float
+    n: int, overlap: float, common: int
 ) -> None:
+    """The overlap is the fraction of the units rounded half up (11.6 -> 12, 3.5 -> 4)."""
     units = _units(n)
     found = split(units, REVIEWERS, overlap, 1)
-    assert len(found.overlap) == overlap_size(n, overlap) == round(Fraction(str(overlap)) * n)
+    assert len(found.overlap) == overlap_size(n, overlap) == common
     sizes = [len(found.shares[name]) for name in REVIEWERS]
     assert max(sizes) - min(sizes) <= 1
     everything = found.overlap + [u for name in REVIEWERS for u in found.shares[name]]
