@@ -75,9 +75,10 @@ def problem(reviewers: Sequence[str], overlap: float) -> str | None:
             f"--reviewers: {unsafe[0]!r} is not a safe file name (a name names its file "
             "DIR/<name>.db: letters, digits, _ . - up to 64, not starting with . or -)"
         )
-    repeated = [name for name, n in Counter(reviewers).items() if n > 1]
+    # Case aside: "Ana.db" and "ana.db" are one file on macOS's and Windows' file systems.
+    repeated = [name for name, n in Counter(n.casefold() for n in reviewers).items() if n > 1]
     if repeated:
-        return f"--reviewers: {repeated[0]!r} is named twice"
+        return f"--reviewers: {repeated[0]!r} is named twice (letter case aside)"
     if len(reviewers) < 2:
         return "--reviewers: name at least two reviewers, separated by commas (ana,bo,cy)"
     if not 0 <= overlap < 1:

@@ -72,6 +72,7 @@ def test_a_group_of_answers_is_one_unit() -> None:
     [
         (["ana"], 0.2, "at least two reviewers"),
         (["ana", "ana"], 0.2, "named twice"),
+        (["ana", "bo", "Ana"], 0.2, "named twice"),
         (["ana", "../bo"], 0.2, "not a safe file name"),
         (["ana", ".bo"], 0.2, "not a safe file name"),
         (["ana", "bo"], 1.0, "not in [0, 1)"),
