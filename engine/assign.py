@@ -76,7 +76,7 @@ def problem(reviewers: Sequence[str], overlap: float) -> str | None:
             "DIR/<name>.db: letters, digits, _ . - up to 64, not starting with . or -)"
         )
     # Case aside: "Ana.db" and "ana.db" are one file on macOS's and Windows' file systems.
-    repeated = [name for name, n in Counter(n.casefold() for n in reviewers).items() if n > 1]
+    repeated = [name for name, n in Counter(r.casefold() for r in reviewers).items() if n > 1]
     if repeated:
         return f"--reviewers: {repeated[0]!r} is named twice (letter case aside)"
     if len(reviewers) < 2:
