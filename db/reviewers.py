@@ -45,6 +45,19 @@ def given_blind(store: Store, dataset: str) -> dict[str, int]:
     return dict(Counter(r for by in tops.values() for r, row in by.items() if row.blind))
 
 
+def assigned_verdicts(store: Store, reviewer: str) -> dict[int, dict[str, Verdict]]:
+    """As reviewer_verdicts, of one reviewer, on the answers assigned to them (in any
+    dataset): read from their assignments (CROSS JOIN keeps that order), so it costs what
+    they hold, not what the dataset does."""
+    rows = store.conn.execute(
+        "SELECT r.answer_id, r.reviewer, r.action, r.score, r.choice FROM assignments g "
+        "CROSS JOIN reviews r ON r.answer_id = g.answer_id AND r.reviewer = g.reviewer "
+        "WHERE g.reviewer = ? ORDER BY r.answer_id, r.created_at, r.id",
+        (reviewer,),
+    )
+    return own_verdicts(map(_Row._make, rows))
+
+
 def disagreeing_answers(store: Store, dataset: str) -> frozenset[int]:
     """The answers of a dataset on which reviewers' own verdicts differ."""
     return frozenset(disagreements(reviewer_verdicts(store, dataset)))

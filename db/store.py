@@ -12,7 +12,7 @@ import secrets
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -56,6 +56,7 @@ BUSY_TIMEOUT_MS = 10_000
 BULK_CACHE_KIB = 16 * 1024
 # Files SQLite keeps beside a database (writing over one damages the database too).
 COMPANIONS = ("-wal", "-shm", "-journal")
+COPY_PAGES = 4096  # pages a copy takes per step when it tells how far it is (16 MiB)
 
 
 class StoreError(Exception):
@@ -304,16 +305,18 @@ class Store:
         (busy, _, _) = self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         return not busy
 
-    def copy_to(self, target: Path) -> None:
+    def copy_to(self, target: Path, progress: Callable[[int, int], None] | None = None) -> None:
         """Copy the database as this connection reads it (even when its path now names
         another file, or none) to `target`, a new file: an existing one is never replaced.
         A copy that is not sound (pages of another file read through the WAL they now
-        share) is removed, with a StoreError."""
+        share) is removed, with a StoreError. `progress`, if given, is told (pages copied,
+        pages in all) as the copy goes, a step of COPY_PAGES at a time."""
         with target.open("xb"):
             pass
+        told = None if progress is None else lambda _, left, total: progress(total - left, total)
         try:
             with closing(sqlite3.connect(target)) as copy:
-                self.conn.backup(copy)
+                self.conn.backup(copy, pages=COPY_PAGES if progress else -1, progress=told)
                 found = copy.execute("PRAGMA quick_check(1)").fetchone()[0]
             if found != "ok":
                 raise StoreError(f"{target}: the copy is damaged ({found})")

@@ -364,7 +364,7 @@ def matching(flt: Filter, answers: AnswerColumns, samples: SampleSet, axes_of: A
     if flt.cause is not None:
         keep &= answers.cause == answers.labels.index.get(flt.cause, -2)
     listed = (flt.reviewers_disagree, flt.judges_disagree, flt.flips, flt.sources_disagree)
-    for ids in (flt.text_ids, flt.cell_ids, *listed):
+    for ids in (flt.text_ids, flt.cell_ids, flt.assigned, *listed):
         if ids is not None:
             keep &= np.isin(answers.ids, np.fromiter(ids, np.int64, len(ids)))
     if flt.disagreement is not None:

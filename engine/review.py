@@ -95,6 +95,7 @@ class Filter:
     cell_title: str = ""
     flips: frozenset[int] | None = None  # the answers flipping between two judges (db/flips.py)
     flips_between: str = ""  # those judges: "A vs B"
+    assigned: frozenset[int] | None = None  # the reviewer's assignments (db/assign.py)
 
     def _sources(self) -> str:
         if self.sources_disagree is None:
@@ -126,6 +127,7 @@ class Filter:
             "judges disagree" if self.judges_disagree is not None else "",
             f"judges disagree: {self.flips_between}" if self.flips is not None else "",
             self._sources(),
+            "assigned to me" if self.assigned is not None else "",
         ]
         return [p for p in parts if p]
 

@@ -293,3 +293,15 @@ def test_markup_in_names_never_crashes_a_command(cli, tmp_path: Path) -> None:
         result = cli(command, db)
         assert result.code == 0, result.stderr
         assert "[/][bold]" in result.stdout, command
+
+
+def test_assign_and_progress_show_names_literally(cli, hostile_db: Path, tmp_path: Path) -> None:
+    result = cli("assign", hostile_db, "--reviewers", "ana,bo", "--out", tmp_path / "team")
+    assert result.code == 0, result.stderr
+    progress = cli("reviewers", hostile_db, "--progress")
+    assert progress.code == 0, progress.stderr
+    _assert_literal(result.stdout + progress.stdout.replace("\n", ""), DATASET_SHOWN)
+    wrong = cli("assign", hostile_db, "--reviewers", "ana,bo", "--out", tmp_path / "x",
+                "--model", HOSTILE)  # fmt: skip
+    assert wrong.code == 1
+    _assert_literal(wrong.stderr)

@@ -62,6 +62,7 @@ FOR_HELP = {
     "lmmreview.engine.visible",
     "lmmreview.tui",
     "lmmreview.tui.cli",
+    "lmmreview.tui.cli.assign",
     "lmmreview.tui.cli.config",
     "lmmreview.tui.cli.errata",
     "lmmreview.tui.cli.export",

@@ -75,6 +75,7 @@ class FilterMenu:
             ("no_reply", "Judge result without a reply (an imported 0.0)"),
             ("fallback", "Fallback extractions"),
             ("flagged", "Flagged"),
+            ("assigned", "Assigned to me (lmmreview assign)"),
             ("disagreement", f"|judge - human| > {settings.disagreement:g}"),
             ("spread", f"Judge runs disagree (std > {settings.spread:g})"),
             ("reviewers", "Reviewers disagree"),
@@ -99,6 +100,8 @@ class FilterMenu:
         if picked == "spread":
             spread = None if current.spread is not None else settings.spread
             return replace(current, spread=spread)
+        if picked == "assigned":
+            return self._assigned(session, current)
         if picked == "reviewers":
             return await self._reviewers_disagree(session, current)
         if picked == "judges":
@@ -117,6 +120,16 @@ class FilterMenu:
         if picked == "axis":
             return await self._axis(session, current)
         return Filter() if picked == "clear" else None
+
+    def _assigned(self, session: Session, current: Filter) -> Filter | None:
+        """Show only the answers assigned to the reviewer, or stop doing so."""
+        if current.assigned is not None:
+            return replace(current, assigned=None)
+        if session.assignment is None:
+            reviewer = self.screen.settings.reviewer
+            self.screen.review_app.tell(f"Nothing in {session.dataset} is assigned to {reviewer}.")
+            return None
+        return replace(current, assigned=session.assignment.ids)
 
     async def _reviewers_disagree(self, session: Session, current: Filter) -> Filter | None:
         """Show only the answers whose reviewers' own verdicts differ, or stop doing so."""

@@ -9,7 +9,7 @@ time, each a delta on the live tables.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -17,9 +17,11 @@ import numpy as np
 
 from lmmreview.db.answer_columns import Judgments
 from lmmreview.db.aside import Aside
+from lmmreview.db.assign import assigned_to
 from lmmreview.db.review import EntryReader, ReviewStore
 from lmmreview.db.scoring import DatasetScores
 from lmmreview.db.store import Store
+from lmmreview.engine.assign import Assigned
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.blind import shuffled
 from lmmreview.engine.breakdown import Breakdown
@@ -55,6 +57,7 @@ class Tables:
     agreement: Agreement
     judge: Judge | None = None  # whose scores they are
     judges: dict[Judge, str] = field(default_factory=dict)  # the dataset's, by name
+    assigned: Assigned | None = None  # what is assigned to the reviewer (lmmreview assign)
 
 
 class Beside(NamedTuple):
@@ -83,6 +86,7 @@ class Session:
     order: str = LIST_ORDER  # how the visible answers are sorted (engine.ordering)
     partial: bool = False  # only the top of the list is read yet (see `take_answers`)
     seed: int | None = None  # the list order is shuffled by this seed (None: as imported)
+    assignment: Assigned | None = None  # what is assigned to the reviewer (lmmreview assign)
 
     @classmethod
     def open(
@@ -182,7 +186,9 @@ class Session:
         samples = review.samples_of(dataset, benchmark, answers, read)
         filled = answers.unfilled()
         runs = review.fill(dataset, filled, beside.judgments.take() if beside else None)
-        return _read_tables(dataset, benchmark, samples, filled, runs, judge, found)
+        tables = _read_tables(dataset, benchmark, samples, filled, runs, judge, found)
+        # Read with the tables, which the filter waits for anyway, not before the first row.
+        return replace(tables, assigned=assigned_to(review.store, review.reviewer, filled.ids))
 
     @staticmethod
     def grow(
@@ -205,6 +211,9 @@ class Session:
         """Take the tables and their answers; replay the answers that changed while they
         were made, and list them again under the filter and order."""
         replay, self.replay = self.replay or {}, None
+        if tables.assigned is not None and self.assignment is None:  # theirs come first
+            self.assignment = tables.assigned
+            self.filter = replace(self.filter, assigned=tables.assigned.ids)
         self.tables, self.answers = tables, tables.answers
         self.judge, self.judges = tables.judge, tables.judges
         self.reviewed = int(self.answers.reviewed.sum())

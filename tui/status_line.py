@@ -69,17 +69,33 @@ def _starts(session: Session, file_name: str, moved: Moved | None) -> list[Text]
     where = render.where(file_name, session.datasets, session.dataset, session.benchmark.name)
     whole = Text.assemble(
         safe(where, one_line=True, style="bold"),
-        f"{total} answers{' read so far' if session.partial else ''}, {reviewed} "
-        f"reviewed · showing {shown}: ",
+        f"{total} answers{' read so far' if session.partial else ''}, {reviewed} reviewed",
+        _assigned(session, " assigned done"),
+        f" · showing {shown}: ",
     )
     brief = Text.assemble(
         safe(session.dataset, one_line=True, style="bold"),
-        f" · {reviewed}/{total}{'…' if session.partial else ''} reviewed · showing {shown}: ",
+        f" · {reviewed}/{total}{'…' if session.partial else ''} reviewed",
+        _assigned(session, ""),
+        f" · showing {shown}: ",
     )
     if moved is None:
         return [whole, brief]
     said = safe(f"{moved.status()} · ", one_line=True, style="bold red")  # where changes go
     return [Text.assemble(said, whole), Text.assemble(said, brief)]
+
+
+def _assigned(session: Session, said: str) -> Text:
+    """Whose the screen works as and how far they are, when answers are assigned to them
+    (lmmreview assign): " · ana: 3 / 12" and what is `said` after."""
+    assignment = session.assignment
+    if assignment is None:
+        return Text()
+    done, assigned = assignment.counts()
+    return Text.assemble(
+        " · ", safe(assignment.reviewer, one_line=True, style="bold"),
+        f": {done} / {assigned}{said}",
+    )  # fmt: skip
 
 
 def _tail(session: Session, *, advance: bool, unsaved: int, judging: bool) -> Text:

@@ -124,6 +124,8 @@ class Writer:
         fresh, detail = shown
         if session is None or not session.has(fresh.answer_id):
             return  # another dataset is open now
+        if session.assignment is not None:  # the status line's "done / assigned"
+            session.assignment.changed(answer_id, detail.history)
         screen.apply_fresh([fresh])
         screen.pane.details[answer_id] = detail
         current = screen.current()

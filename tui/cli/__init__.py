@@ -19,6 +19,7 @@ import typer
 
 from lmmreview.engine.hooks import on_problem, try_first, watch_calls
 from lmmreview.tui.cli import (
+    assign,
     config,
     errata,
     export,
@@ -92,6 +93,7 @@ app.command()(judge.judge)
 app.command("merge")(merge.merge_command)
 app.command("reviewers")(merge.reviewers_command)
 app.command("errata")(errata.errata_command)
+app.command("assign")(assign.assign_command)
 app.command("imports")(imports.imports_command)
 app.command()(judges.judges)
 app.command()(reconcile.reconcile)

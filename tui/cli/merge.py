@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from enum import StrEnum
 from itertools import islice
@@ -15,6 +16,7 @@ from lmmreview.tui.output import clear_errors, err, out, say, status_line
 
 if TYPE_CHECKING:  # these load when a command runs: `--help` needs none of them
     from lmmreview.db.merge import AnswerKey, FileMerge
+    from lmmreview.engine.assign import Progress
     from lmmreview.engine.reviewers import Measure, ReviewerAgreement
     from lmmreview.engine.scoring import Verdict
 
@@ -115,6 +117,13 @@ def reviewers_command(
     listed: Annotated[
         bool, typer.Option("--list", help="List the answers on which reviewers disagree.")
     ] = False,
+    progress: Annotated[
+        bool,
+        typer.Option(
+            "--progress",
+            help="Per reviewer: answers assigned (lmmreview assign), done, in the overlap.",
+        ),
+    ] = False,
 ) -> None:
     """Agreement between reviewers: kappa, alpha, disagreements.
 
@@ -122,13 +131,15 @@ def reviewers_command(
     on scores, nominal on chosen options), the answers on which reviewers disagree.
 
     Each reviewer's own verdict in force counts (their undo takes it back). JSON output
-    always lists the disagreements.
+    always lists the disagreements. With --progress, first each reviewer's assignments:
+    answers assigned, done (their own verdict in force), and of those in the overlap.
     """
     from lmmreview.db import Store
+    from lmmreview.db.assign import reviewer_progress
     from lmmreview.db.reviewers import given_blind, reviewer_verdicts
     from lmmreview.engine.reviewers import agreement
 
-    documents = []
+    documents, progresses = [], []
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
         for name, _ in store.datasets(dataset or None):
@@ -141,12 +152,18 @@ def reviewers_command(
                 for a in found.disagreements
             ]  # fmt: skip
             documents.append((name, found, disagreeing, given_blind(store, name)))
+            progresses.append(reviewer_progress(store, name, verdicts) if progress else None)
     if format is ReviewersFormat.json:
-        datasets = [_json(*document) for document in documents]
+        datasets = [
+            _json(*document) | _progress_json(done)
+            for document, done in zip(documents, progresses, strict=True)
+        ]
         out.print_json(json.dumps({"datasets": datasets}), ensure_ascii=True)
         return
-    for name, found, disagreeing, blind in documents:
-        for line in _markdown(name, found, disagreeing if listed else None, blind):
+    for (name, found, disagreeing, blind), done in zip(documents, progresses, strict=True):
+        for line in _progress_markdown(name, done) + _markdown(
+            name, found, disagreeing if listed else None, blind
+        ):
             say(line)
 
 
@@ -176,6 +193,31 @@ def _json(
         "choices": _measure_json(found.choices),
         "disagreements": disagreeing,
     }
+
+
+def _progress_json(progress: list[Progress] | None) -> dict[str, object]:
+    """The "progress" key of a dataset, with --progress."""
+    if progress is None:
+        return {}
+    return {"progress": [dataclasses.asdict(p) for p in progress]}
+
+
+def _progress_markdown(name: str, progress: list[Progress] | None) -> list[str]:
+    """With --progress, a dataset's assignments: per reviewer, assigned and done."""
+    if progress is None:
+        return []
+    lines = [f"## Assignments of {name}", ""]
+    if not progress:
+        return [*lines, "Nothing assigned (see lmmreview assign).", ""]
+    lines += [
+        "| reviewer | assigned | done | overlap | overlap done |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    lines += [
+        f"| {p.reviewer} | {p.assigned} | {p.done} | {p.overlap} | {p.overlap_done} |"
+        for p in progress
+    ]
+    return [*lines, ""]
 
 
 def _number(value: float | None) -> str:

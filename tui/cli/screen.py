@@ -40,7 +40,8 @@ def open_db(
         str | None,
         typer.Option(
             metavar="NAME",
-            help="Your name in the review history (default: the settings, else your user name).",
+            help="Your name in the review history (default: the one reviewer a file of "
+            "lmmreview assign is for, else the settings, else your user name).",
             show_default=False,
         ),
     ] = None,
@@ -121,6 +122,7 @@ def open_db(
             "to take the settings' or your user name"
         )
     from lmmreview.db import Store
+    from lmmreview.db.assign import assigned_dataset, sole_assignee
     from lmmreview.tui.settings import for_command
 
     require_terminal()  # checked before the file is touched
@@ -138,6 +140,10 @@ def open_db(
     with clear_errors(db), Store.open(db, create=False) as store:
         # fail here, with one line, rather than inside the screen
         store.require_datasets([dataset] if dataset is not None else [])
+        assignee = sole_assignee(store) if reviewer is None else None
+        if assignee is not None:  # a file `lmmreview assign` wrote for them: work as them
+            settings = settings.merged(reviewer=assignee)
+        dataset = dataset or assigned_dataset(store, settings.reviewer)  # theirs first
     with _loaded_for_good():
         _import_meanwhile("textual_image.renderable")
         from lmmreview.tui.allocator import give_back_large_buffers
