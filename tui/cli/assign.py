@@ -59,7 +59,7 @@ def assign_command(
         typer.Option(metavar="MODEL", help="Only this model's answers.", show_default=False),
     ] = None,
 ) -> None:
-    """Split the answers among reviewers: one file each, with a common overlap.
+    """Split answers among reviewers: a file each, with an overlap.
 
     The units are answers, but an MMBench circular group (one model's answers to every
     rotation) is one unit, never split between reviewers. A seeded shuffle gives the
