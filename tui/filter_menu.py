@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lmmreview.engine.review import Filter
+from lmmreview.tui.filter_counts import AGAIN, fill
 from lmmreview.tui.screens import Menu, Prompt
 from lmmreview.tui.session import Session
 
@@ -26,10 +27,12 @@ def cause_choices(causes: Mapping[str, str], present: Iterable[str]) -> list[tup
 
 
 class FilterMenu:
-    """The filters of one screen."""
+    """The filters of one screen; `dry`: asks nothing and tells nothing, to find the
+    filter a choice makes without a further question (for the menu's counts)."""
 
-    def __init__(self, screen: ReviewScreen) -> None:
+    def __init__(self, screen: ReviewScreen, dry: bool = False) -> None:
         self.screen = screen
+        self.dry = dry
         self._before_search: int | None = None  # the answer shown when a search began
 
     async def search(self) -> None:
@@ -64,7 +67,13 @@ class FilterMenu:
                 self.screen.filter(picked)
 
     async def _ask(self, title: str, choices: list[tuple[str, str]]) -> str | None:
+        if self.dry:
+            return None
         return await self.screen.app.push_screen_wait(Menu(title, choices))
+
+    def _tell(self, message: str) -> None:
+        if not self.dry:
+            self.screen.notify(message)
 
     async def pick(self, session: Session) -> Filter | None:
         """The filter the reviewer picks, from the session's current one (None: none)."""
@@ -86,7 +95,22 @@ class FilterMenu:
             ("cause", "By error cause…"),
             ("clear", "Clear all filters"),
         ]
-        picked = await self._ask(f"Filter ({current.describe()})", choices)
+        menu = Menu(f"Filter ({current.describe()})", choices, AGAIN)
+        dry = FilterMenu(self.screen, dry=True)
+        counts = fill(menu, lambda key: dry.choose(key, session, current), self._count, current)
+        counting = self.screen.run_worker(counts, group="filter-counts")
+        picked = await self.screen.app.push_screen_wait(menu)
+        counting.cancel()
+        return await self.choose(picked, session, current)
+
+    async def _count(self, flt: Filter) -> int | None:
+        """How many answers `flt` shows, counted in the database thread (not the UI's)."""
+        session = self.screen.session
+        return None if session is None else await self.screen.read(lambda r: session.count(flt))
+
+    async def choose(self, picked: str | None, session: Session, current: Filter) -> Filter | None:
+        """The filter choice `picked` makes from `current` (None: none)."""
+        settings = self.screen.settings
         if picked in TOGGLES:
             toggled: dict[str, Any] = {picked: not getattr(current, picked)}
             return replace(current, **toggled)
@@ -154,7 +178,7 @@ class FilterMenu:
         judges = await self.screen.read(lambda r: r.store.judges(dataset))
         names = list(judge_names(judges or []).items())
         if len(names) < 2:
-            self.screen.notify("This dataset has fewer than two judges.")
+            self._tell("This dataset has fewer than two judges.")
             return None
         a = await self._ask("Judge A", [(str(i), name) for i, (_, name) in enumerate(names)])
         others = [(str(i), name) for i, (_, name) in enumerate(names) if str(i) != a]

@@ -22,7 +22,7 @@ from lmmreview.db.scoring import DatasetScores
 from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
-from lmmreview.engine.columns import AnswerColumns, Ints, matching
+from lmmreview.engine.columns import AnswerColumns, Bools, Ints, matching
 from lmmreview.engine.layouts import Layout, layout_for
 from lmmreview.engine.ordering import LIST_ORDER, ORDERS, sorted_rows
 from lmmreview.engine.review import Agreement, Entry, Filter
@@ -259,10 +259,19 @@ class Session:
         if self.tables is None:
             self.visible = np.arange(len(self.answers))
             return
-        keep = matching(flt, self.answers, self.tables.samples, self.benchmark.filter_axes)
-        self.visible = np.flatnonzero(keep)
+        self.visible = np.flatnonzero(self._matching(flt, self.answers, self.tables))
         if self.order != LIST_ORDER:
             self.sort(self.order)
+
+    def count(self, flt: Filter) -> int | None:
+        """How many answers the list would show under `flt` (None before the tables)."""
+        tables = self.tables
+        if tables is None:
+            return None
+        return int(np.count_nonzero(self._matching(flt, self.answers, tables)))
+
+    def _matching(self, flt: Filter, answers: AnswerColumns, tables: Tables) -> Bools:
+        return matching(flt, answers, tables.samples, self.benchmark.filter_axes)
 
     def sort(self, order: str) -> None:
         """Sort the visible answers (needs the tables' samples); the scores as they are
@@ -289,7 +298,7 @@ class Session:
         if tables is None:
             return None
         one = self.answers.take(np.array([row]))
-        if not matching(self.filter, one, tables.samples, self.benchmark.filter_axes)[0]:
+        if not self._matching(self.filter, one, tables)[0]:
             return None
         at = int(np.searchsorted(self.visible, row)) if listed else len(self.visible)
         self.visible = np.insert(self.visible, at, row)  # a sorted list: at the end

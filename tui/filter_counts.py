@@ -1,0 +1,44 @@
+"""The filter menu's marks and counts: whether each choice is on, and how many answers the
+list would show once it is chosen. Both come from the filter that choosing it makes
+(`FilterMenu.choose`, asking nothing), so a choice added to the menu gets them too."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from lmmreview.engine.review import Filter
+from lmmreview.tui.screens import Menu, marked
+
+CLEAR = "clear"  # the choice that clears every filter: never marked
+AGAIN = "● on: choosing it again turns it off · (n): answers shown once chosen"
+
+Candidate = Callable[[str], Awaitable[Filter | None]]  # the filter a choice makes, or None
+Count = Callable[[Filter], Awaitable[int | None]]  # answers a filter shows (None: unknown)
+
+
+def is_on(key: str, candidate: Filter | None, current: Filter) -> bool:
+    """Choice `key` is on when choosing it turns a condition off (a toggle), or when it
+    names a field of the filter that is set (a value picked from a list: model, cause)."""
+    if key == CLEAR:
+        return False
+    removes = candidate is not None and set(candidate.conditions()) < set(current.conditions())
+    return removes or getattr(current, key, None) not in (None, False)
+
+
+def counted(label: str, on: bool, count: int | None) -> str:
+    """A choice's label with its mark and, once known, its count."""
+    return marked(label if count is None else f"{label} ({count:,})", on)
+
+
+async def fill(menu: Menu, candidate: Candidate, count: Count, current: Filter) -> None:
+    """Mark the choices that are on, then count each choice that needs no more question
+    (the menu shows at once: counts fill in as they come, the slow ones last)."""
+    labels = dict(menu.choices)
+    found: dict[str, Filter | None] = {}
+    for key, label in labels.items():
+        found[key] = await candidate(key)
+        menu.relabel(key, counted(label, is_on(key, found[key], current), None))
+    for key, label in labels.items():
+        flt = found[key]
+        if flt is not None:
+            menu.relabel(key, counted(label, is_on(key, flt, current), await count(flt)))
