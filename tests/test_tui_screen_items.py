@@ -73,3 +73,117 @@ def test_active_filters_are_marked_and_choosing_one_again_turns_it_off(demo_db) 
     assert seen["label"] == f"{MARK}Unreviewed (58)"  # chosen again: every answer shows
     assert seen["off"] == 58
     assert bare_label(seen["label"]) == "Unreviewed"
+
+
+def test_esc_after_a_filter_keeps_the_answer_under_the_cursor(demo_db) -> None:
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("5", "j", "7")  # the first two reviewed: places differ
+        await until(pilot, lambda: app.session.reviewed == 2)
+        await pilot.press("v")
+        await choose(app, pilot, "unreviewed")
+        await until(pilot, lambda: app.session.filter.unreviewed)
+        await pilot.press("g", "j", "j", "j")
+        seen["filtered"] = (cursor(app), app.current().answer_id)
+        await pilot.press("escape")
+        await until(pilot, lambda: not app.session.filter.unreviewed)
+        await pilot.pause(0.1)
+        seen["cleared"] = (cursor(app), app.current().answer_id)
+
+    drive(demo_db, steps)
+    (row, answer), (row_after, answer_after) = seen["filtered"], seen["cleared"]
+    assert answer_after == answer and (row, row_after) == (3, 5)
+
+
+def test_the_dataset_picker_marks_the_dataset_shown(demo_db) -> None:
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, Menu))
+        seen["labels"] = _labels(app)
+        await pilot.press("escape")
+
+    drive(demo_db, steps, dataset="mmbench")
+    labels = seen["labels"]
+    assert [k for k, label in labels.items() if label.startswith(MARK)] == ["mmbench"]
+    assert labels["mmvet"] == "  mmvet"  # aligned with the marked one
+
+
+async def _jump(app, pilot, typed: str) -> None:
+    await pilot.press("colon")
+    await until(pilot, lambda: isinstance(app.screen.focused, Input))
+    app.screen.focused.value = typed
+    await pilot.press("enter")
+
+
+def test_jump_by_an_exact_id_or_a_unique_part_or_a_pick_among_several(demo_db) -> None:
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await _jump(app, pilot, "v1_1")  # exact: wins over v1_10 ... v1_19
+        await until(pilot, lambda: app.current().key == "v1_1")
+        await _jump(app, pilot, "17")  # a unique part
+        await until(pilot, lambda: app.current().key == "v1_17")
+        seen["place"] = cursor(app) == app.session.first_place("v1_17")
+        await _jump(app, pilot, "_1")  # several: a picker of them all
+        await until(pilot, lambda: isinstance(app.screen, Menu))
+        seen["title"] = str(app.screen.query_one("Label").render())
+        seen["picker"] = list(_labels(app))
+        await choose(app, pilot, "v1_13")
+        await until(pilot, lambda: app.current().key == "v1_13")
+        await _jump(app, pilot, "nowhere")
+        await until(pilot, lambda: any("nowhere" in n for n in _notices(app)))
+        seen["still"] = app.current().key
+
+    drive(demo_db, steps)
+    assert seen["place"]
+    assert seen["picker"] == ["v1_1", *(f"v1_1{i}" for i in range(10))]
+    assert "11 sample ids hold '_1'" in seen["title"]
+    assert seen["still"] == "v1_13"
+
+
+def test_ids_holding_a_part_exact_first_then_every_holder_in_order() -> None:
+    from lmmreview.engine.ids import ids_holding
+
+    ids = [f"q{i}" for i in range(100)]
+    assert ids_holding(ids, "q1") == ["q1"]  # exact wins over q10 ... q19
+    nines = ids_holding(ids, "9")
+    assert nines[:3] == ["q9", "q19", "q29"] and len(nines) == 19
+    assert ids_holding(ids, "x") == []
+
+
+def _notices(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+def test_the_jump_picker_lists_the_first_few_and_says_how_many(demo_db, monkeypatch) -> None:
+    from lmmreview.tui import navigation
+
+    monkeypatch.setattr(navigation, "PICKED", 5)
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await _jump(app, pilot, "0")  # the mmbench ids holding a 0
+        await until(pilot, lambda: isinstance(app.screen, Menu))
+        seen["title"] = str(app.screen.query_one("Label").render())
+        seen["picker"] = list(_labels(app))
+        await pilot.press("escape")
+
+    drive(demo_db, steps, dataset="mmbench")
+    holding = [k for k in _mmbench_ids(demo_db) if "0" in k]
+    assert f"{len(holding)} sample ids hold '0', the first 5 listed" in seen["title"]
+    assert len(seen["picker"]) == 5 and set(seen["picker"]) <= set(holding)
+
+
+def _mmbench_ids(db) -> list[str]:
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(db)) as conn:
+        rows = conn.execute(
+            "SELECT s.key FROM samples s JOIN datasets d ON d.id = s.dataset_id "
+            "WHERE d.name = 'mmbench'"
+        ).fetchall()
+    return [key for (key,) in rows]

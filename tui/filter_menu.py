@@ -33,7 +33,6 @@ class FilterMenu:
     def __init__(self, screen: ReviewScreen, dry: bool = False) -> None:
         self.screen = screen
         self.dry = dry
-        self._before_search: int | None = None  # the answer shown when a search began
 
     async def search(self) -> None:
         """Show only the answers whose question or answer holds the text asked for."""
@@ -46,17 +45,12 @@ class FilterMenu:
         ids = await screen.read(lambda r: r.search(dataset, text))
         if ids is None:
             return
-        shown = screen.current()
         screen.filter(replace(session.filter, text=text, text_ids=ids))
-        if self._before_search is None and shown is not None:
-            self._before_search = shown.answer_id
 
     def clear(self) -> None:
-        """Show every answer again, back on the one shown before a search, if one was."""
-        back, self._before_search = self._before_search, None
+        """Show every answer again, the one under the cursor still under it (after a
+        search as after any other filter)."""
         self.screen.filter(Filter())
-        if back is not None:
-            self.screen.reveal(back)
 
     async def menu(self) -> None:
         """The filter the reviewer picks from the menu, applied."""

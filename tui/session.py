@@ -41,6 +41,7 @@ from lmmreview.engine.uncertainty import RESAMPLES, SEED, Difference
 # Samples whose answers are read before the first screen: many screens of the list, read
 # in milliseconds whatever the dataset's size (the rest come a moment later).
 HEAD = 2_000
+NO_SAMPLE = -1  # no sample index: matches no answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +243,19 @@ class Session:
         if row is None:
             return None
         found = np.flatnonzero(self.visible == row)
+        return int(found[0]) if len(found) else None
+
+    def listed_keys(self) -> list[str]:
+        """The sample ids of the listed answers, each once, in list order."""
+        samples = self.answers.sample[self.visible]
+        _, first = np.unique(samples, return_index=True)
+        return [self.answers.keys[i] for i in samples[np.sort(first)].tolist()]
+
+    def first_place(self, key: str) -> int | None:
+        """Where the list's first answer to sample `key` is (None: none is listed)."""
+        keys = self.answers.keys
+        sample = keys.index(key) if key in keys else NO_SAMPLE
+        found = np.flatnonzero(self.answers.sample[self.visible] == sample)
         return int(found[0]) if len(found) else None
 
     def has(self, answer_id: int) -> bool:
