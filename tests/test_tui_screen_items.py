@@ -187,3 +187,83 @@ def _mmbench_ids(db) -> list[str]:
             "WHERE d.name = 'mmbench'"
         ).fetchall()
     return [key for (key,) in rows]
+
+
+def _plain(renderable) -> str:
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=200, file=io.StringIO(), color_system=None)
+    console.print(renderable)
+    return console.file.getvalue()
+
+
+def _stored(db) -> list[tuple[int, str | None, str]]:
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(db)) as conn:
+        return conn.execute("SELECT answer_id, choice, action FROM reviews ORDER BY id").fetchall()
+
+
+def test_the_group_view_grades_the_rotation_under_its_cursor(demo_db) -> None:
+    from lmmreview.tui.group_view import GroupScreen
+
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await _jump(app, pilot, "1000009")  # a rotation of group 9, not its main row
+        await until(pilot, lambda: app.current().key == "1000009")
+        start = app.current()
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, GroupScreen))
+        view = app.screen
+        seen["keys"] = [r.key for r in view.rotations]
+        seen["cursor"] = view.cursor
+        seen["models"] = {app.session.find(r.answer_id).model for r in view.rotations}
+        seen["before"] = text_of(app, "#group-result")
+        right = view.rotations[0].sample.golds[0]
+        wrong = next(letter for letter in view.rotations[0].sample.options if letter != right)
+        await pilot.press("k", "k", wrong)  # the first rotation (k stops there), graded wrong
+        await until(pilot, lambda: _stored(demo_db))
+        seen["graded"] = view.rotations[0].answer_id
+        await until(pilot, lambda: "fails" in text_of(app, "#group-result"))
+        seen["rows"] = [_plain(b.content) for b in view.query(".rotation")]
+        await pilot.press(right)  # regraded right: the group passes again
+        await until(pilot, lambda: len(_stored(demo_db)) == 2)
+        await until(pilot, lambda: "passes" in text_of(app, "#group-result"))
+        await pilot.press("u")  # undo, as on the review screen: the wrong grade again
+        await until(pilot, lambda: "fails" in text_of(app, "#group-result"))
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is app.review_screen)
+        await pilot.pause(0.1)
+        seen["back"] = (app.current().answer_id, start.answer_id)
+
+    drive(demo_db, steps, dataset="mmbench")
+    assert seen["keys"] == ["9", "1000009"] and seen["cursor"] == 1  # on the answer shown
+    assert len(seen["models"]) == 1
+    assert "CircularEval: passes: every rotation is right" in seen["before"]
+    first, second = seen["rows"]
+    assert first.startswith("▶ rotation 0  9") and "· wrong" in first
+    assert second.startswith("  rotation 1  1000009") and "· right" in second
+    stored = _stored(demo_db)
+    assert [(a, action) for a, _, action in stored] == [
+        (seen["graded"], "grade"), (seen["graded"], "grade"), (seen["graded"], "undo"),
+    ]  # fmt: skip
+    assert seen["back"][0] == seen["back"][1]
+
+
+def test_r_on_an_answer_without_circular_groups_says_so_in_one_line(demo_db) -> None:
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("r")
+        await until(pilot, lambda: _notices(app))
+        seen["notices"] = _notices(app)
+        seen["screen"] = app.screen is app.review_screen
+
+    drive(demo_db, steps)
+    assert seen["screen"] and seen["notices"] == [
+        "r shows MMBench's circular groups: this dataset has none."
+    ]

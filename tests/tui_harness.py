@@ -107,7 +107,9 @@ async def pick(app: ReviewApp, pilot: Pilot, label: str) -> None:
     await until(pilot, lambda: isinstance(app.screen.focused, OptionList))
     options = app.screen.focused
     assert isinstance(options, OptionList)
-    labels = [bare_label(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+    labels = [
+        bare_label(options.get_option_at_index(i).prompt) for i in range(options.option_count)
+    ]
     assert label in labels, labels
     options.highlighted = labels.index(label)
     await pilot.press("enter")

@@ -31,6 +31,7 @@ from lmmreview.tui.detail_pane import DetailPane
 from lmmreview.tui.filter_menu import FilterMenu
 from lmmreview.tui.footer import ReviewFooter
 from lmmreview.tui.grading import Grading
+from lmmreview.tui.group_view import GroupScreen, open_group
 from lmmreview.tui.judge_control import JudgeControl
 from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.loader import Loader
@@ -226,6 +227,9 @@ class ReviewScreen(Screen[None]):
 
     def action_compare(self) -> None:
         self.run_worker(self.views.compare(), group="prompt")
+
+    def action_rotations(self) -> None:
+        self.run_worker(open_group(self), group="prompt")
 
     def action_zoom(self) -> None:
         self.views.zoom()
@@ -464,6 +468,8 @@ class ReviewScreen(Screen[None]):
                 shown.refresh_scores()
             elif isinstance(shown, BreakdownScreen | VersusScreen):
                 shown.verdicts_changed()
+            elif isinstance(shown, GroupScreen):
+                shown.refresh_rows()
 
     # -- other writers to the same file (tui/poller.py) ---------------------------------------
 

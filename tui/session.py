@@ -20,7 +20,7 @@ from lmmreview.db.aside import Aside
 from lmmreview.db.review import EntryReader, ReviewStore
 from lmmreview.db.scoring import DatasetScores
 from lmmreview.db.store import Store
-from lmmreview.engine.benchmark import Benchmark
+from lmmreview.engine.benchmark import Benchmark, Unit
 from lmmreview.engine.breakdown import Breakdown
 from lmmreview.engine.columns import AnswerColumns, Bools, Ints, matching
 from lmmreview.engine.layouts import Layout, layout_for
@@ -352,6 +352,22 @@ class Session:
             return None
         golds = self.tables.samples.golds_for(key)
         return self.answers.entry(row).outcome(self.tables.breakdown.runs, golds)
+
+    def group_of(self, key: str) -> Unit:
+        """The group sample `key` counts in with others (MMBench's circular group: its
+        rotations, in order), else the sample alone; needs the tables."""
+        assert self.tables is not None
+        layout = self.tables.breakdown.layout
+        units = [unit for unit in layout.units(key) if len(unit.members) > 1]
+        return units[0] if units else Unit(key, (), (key,))
+
+    def group_outcome(self, model: str, group: Unit) -> Outcome:
+        """A model's outcome on a group, as the tables count it (a rotation the model did
+        not answer is unscored)."""
+        assert self.tables is not None
+        unscored = Outcome((None,) * self.tables.breakdown.runs, False)
+        outcomes = [self.outcome_of(model, key) or unscored for key in group.members]
+        return Layout.combine(group)(outcomes)
 
     def strip(self, entry: Entry) -> dict[str, Cell]:
         """The table cells this answer counts in: the live breakdown strip."""
