@@ -10,7 +10,7 @@ from lmmreview.engine.review import Filter
 from lmmreview.tui.screens import Menu, marked
 
 CLEAR = "clear"  # the choice that clears every filter: never marked
-AGAIN = "● on: choosing it again turns it off · (n): answers shown once chosen"
+AGAIN = "● on: choosing it again turns it off · (n) answers shown"
 
 Candidate = Callable[[str], Awaitable[Filter | None]]  # the filter a choice makes, or None
 Count = Callable[[Filter], Awaitable[int | None]]  # answers a filter shows (None: unknown)

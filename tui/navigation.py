@@ -72,7 +72,7 @@ class Navigation:
         if found is None or screen.session is not session:
             return
         if not found:
-            screen.notify(f"No sample id in this list holds {part!r}.", severity="warning")
+            screen.notify(f"No sample id holds {part!r}.", severity="warning")
             return
         key = found[0] if len(found) == 1 else await self._pick_id(part, found)
         place = session.first_place(key) if key is not None else None
