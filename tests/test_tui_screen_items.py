@@ -267,3 +267,14 @@ def test_r_on_an_answer_without_circular_groups_says_so_in_one_line(demo_db) -> 
     assert seen["screen"] and seen["notices"] == [
         "r shows MMBench's circular groups: this dataset has none."
     ]
+
+
+def test_circular_result_in_words_per_run() -> None:
+    from lmmreview.engine.rotations import FAILS, PASSES, UNDECIDED, circular_result
+    from lmmreview.engine.scoring import MICRO, Outcome
+
+    assert circular_result(Outcome((MICRO,), True)) == PASSES
+    assert circular_result(Outcome((0,), True)) == FAILS
+    assert circular_result(Outcome((None,), False)) == UNDECIDED
+    several = circular_result(Outcome((MICRO, 0, None), False))
+    assert several == "passes in 1 of 3 runs, fails in 1, undecided in 1"

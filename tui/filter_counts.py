@@ -31,14 +31,12 @@ def counted(label: str, on: bool, count: int | None) -> str:
 
 
 async def fill(menu: Menu, candidate: Candidate, count: Count, current: Filter) -> None:
-    """Mark the choices that are on, then count each choice that needs no more question
-    (the menu shows at once: counts fill in as they come, the slow ones last)."""
-    labels = dict(menu.choices)
-    found: dict[str, Filter | None] = {}
-    for key, label in labels.items():
-        found[key] = await candidate(key)
-        menu.relabel(key, counted(label, is_on(key, found[key], current), None))
-    for key, label in labels.items():
-        flt = found[key]
+    """Mark and count each choice that needs no more question, one after another in the
+    menu's order, once the menu is on screen (counts fill in as they come)."""
+    await menu.drawn.wait()
+    for key, label in list(menu.choices):
+        flt = await candidate(key)
+        on = is_on(key, flt, current)
+        menu.relabel(key, counted(label, on, None))
         if flt is not None:
-            menu.relabel(key, counted(label, is_on(key, flt, current), await count(flt)))
+            menu.relabel(key, counted(label, on, await count(flt)))

@@ -151,7 +151,11 @@ class FilterMenu:
         from lmmreview.db.judges import disagreeing_judges, read_judges
 
         ids = None
-        if current.judges_disagree is None:
+        if current.judges_disagree is None and len(session.judges) < 2:
+            ids = frozenset()  # one judge has none to disagree with: no need to read
+        elif current.judges_disagree is None:
+            if self.dry:  # reading every judge's scores takes seconds at 1,000,000 answers
+                return None
             dataset, limit = session.dataset, self.screen.settings.disagreement
             ids = await self.screen.read(
                 lambda r: disagreeing_judges(read_judges(r.store, dataset), limit)

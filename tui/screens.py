@@ -6,6 +6,7 @@ sample ids) and server text: each is shown through `safe()`, never as a markup s
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -82,6 +83,7 @@ class Menu(ModalScreen[str | None]):
         self.title_text = title
         self.choices = choices  # (id, label)
         self.note = note
+        self.drawn = asyncio.Event()  # set once on screen: slow work for it can wait till then
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -95,6 +97,7 @@ class Menu(ModalScreen[str | None]):
     def on_mount(self) -> None:
         for key, label in self.choices:  # those relabelled while the list was being made
             self._show_label(key, label)
+        self.call_after_refresh(self.drawn.set)
 
     def relabel(self, key: str, label: str) -> None:
         """Show choice `key` as `label` from now on (a count found after the menu opened)."""
