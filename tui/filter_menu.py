@@ -150,7 +150,7 @@ class FilterMenu:
         """Show only the answers whose judges' scores spread by more than the threshold."""
         from lmmreview.db.judges import disagreeing_judges, read_judges
 
-        ids = None
+        ids: frozenset[int] | None = None
         if current.judges_disagree is None and len(session.judges) < 2:
             ids = frozenset()  # one judge has none to disagree with: no need to read
         elif current.judges_disagree is None:
