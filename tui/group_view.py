@@ -197,4 +197,4 @@ async def open_group(screen: ReviewScreen) -> None:
     place = session.place(entry.answer_id) if screen.session is session else None
     if place is not None:  # `u` there may have moved the list's cursor to another answer
         screen.refresh_list(cursor=place)
-        screen.show_current()
+        screen.show_current(force=True)  # the strip: grades there change the group's cells
