@@ -278,3 +278,33 @@ def test_circular_result_in_words_per_run() -> None:
     assert circular_result(Outcome((None,), False)) == UNDECIDED
     several = circular_result(Outcome((MICRO, 0, None), False))
     assert several == "passes in 1 of 3 runs, fails in 1, undecided in 1"
+
+
+def test_the_model_menu_counts_each_model_and_marks_the_one_in_force(demo_db) -> None:
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("v")
+        await choose(app, pilot, "model")
+        await until(
+            pilot, lambda: isinstance(app.screen, Menu) and "Model" in app.screen.title_text
+        )
+        await until(pilot, lambda: all(label.endswith(")") for label in _labels(app).values()))
+        seen["labels"] = _labels(app)
+        await choose(app, pilot, "demo-beta")
+        await until(pilot, lambda: app.session.filter.model == "demo-beta")
+        seen["shown"] = len(app.session.visible)
+        await pilot.press("v")
+        await choose(app, pilot, "model")
+        await until(
+            pilot, lambda: isinstance(app.screen, Menu) and "Model" in app.screen.title_text
+        )
+        await until(pilot, lambda: _labels(app)["demo-beta"].startswith(MARK))
+        seen["marked"] = [k for k, label in _labels(app).items() if label.startswith(MARK)]
+        await pilot.press("escape")
+
+    drive(demo_db, steps)
+    labels = seen["labels"]
+    assert _count(labels["demo-beta"]) == seen["shown"]
+    assert sum(_count(label) for label in labels.values()) == 58  # each answer has one model
+    assert seen["marked"] == ["demo-beta"]

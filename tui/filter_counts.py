@@ -14,6 +14,7 @@ AGAIN = "● on: choosing it again turns it off · (n) answers shown"
 
 Candidate = Callable[[str], Awaitable[Filter | None]]  # the filter a choice makes, or None
 Count = Callable[[Filter], Awaitable[int | None]]  # answers a filter shows (None: unknown)
+IsOn = Callable[[str, Filter | None], bool]  # whether a choice, making this filter, is on
 
 
 def is_on(key: str, candidate: Filter | None, current: Filter) -> bool:
@@ -30,13 +31,13 @@ def counted(label: str, on: bool, count: int | None) -> str:
     return marked(label if count is None else f"{label} ({count:,})", on)
 
 
-async def fill(menu: Menu, candidate: Candidate, count: Count, current: Filter) -> None:
+async def fill(menu: Menu, candidate: Candidate, count: Count, on: IsOn) -> None:
     """Mark and count each choice that needs no more question, one after another in the
     menu's order, once the menu is on screen (counts fill in as they come)."""
     await menu.drawn.wait()
     for key, label in list(menu.choices):
         flt = await candidate(key)
-        on = is_on(key, flt, current)
-        menu.relabel(key, counted(label, on, None))
+        marked = on(key, flt)
+        menu.relabel(key, counted(label, marked, None))
         if flt is not None:
-            menu.relabel(key, counted(label, on, await count(flt)))
+            menu.relabel(key, counted(label, marked, await count(flt)))

@@ -4,12 +4,12 @@ screen apply the new filter."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lmmreview.engine.review import Filter
-from lmmreview.tui.filter_counts import AGAIN, fill
+from lmmreview.tui.filter_counts import AGAIN, Candidate, IsOn, fill, is_on
 from lmmreview.tui.screens import Menu, Prompt
 from lmmreview.tui.session import Session
 
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from lmmreview.tui.review_screen import ReviewScreen
 
 TOGGLES = ("unreviewed", "failed", "no_reply", "fallback", "flagged")  # on/off, no value
+Value = Callable[[str], Filter]  # the filter a value picked from a list makes
 
 
 def cause_choices(causes: Mapping[str, str], present: Iterable[str]) -> list[tuple[str, str]]:
@@ -60,10 +61,30 @@ class FilterMenu:
             if picked is not None:
                 self.screen.filter(picked)
 
-    async def _ask(self, title: str, choices: list[tuple[str, str]]) -> str | None:
+    async def _ask(
+        self, title: str, choices: list[tuple[str, str]], value: Value | None = None
+    ) -> str | None:
+        """A choice; `value(choice)`: the filter it makes, to count each choice and mark
+        the one in force (choosing it changes nothing)."""
         if self.dry:
             return None
-        return await self.screen.app.push_screen_wait(Menu(title, choices))
+        menu, session = Menu(title, choices), self.screen.session
+        if value is None or session is None:
+            return await self.screen.app.push_screen_wait(menu)
+        current = session.filter
+
+        async def candidate(key: str) -> Filter:
+            return value(key)
+
+        return await self._counted(menu, candidate, lambda key, flt: flt == current)
+
+    async def _counted(self, menu: Menu, candidate: Candidate, on: IsOn) -> str | None:
+        """The reviewer's choice in `menu`, its choices counted and marked meanwhile."""
+        counts = fill(menu, candidate, self._count, on)
+        counting = self.screen.run_worker(counts, group="filter-counts")
+        picked = await self.screen.app.push_screen_wait(menu)
+        counting.cancel()
+        return picked
 
     def _tell(self, message: str) -> None:
         if not self.dry:
@@ -91,10 +112,11 @@ class FilterMenu:
         ]
         menu = Menu(f"Filter ({current.describe()})", choices, AGAIN)
         dry = FilterMenu(self.screen, dry=True)
-        counts = fill(menu, lambda key: dry.choose(key, session, current), self._count, current)
-        counting = self.screen.run_worker(counts, group="filter-counts")
-        picked = await self.screen.app.push_screen_wait(menu)
-        counting.cancel()
+        picked = await self._counted(
+            menu,
+            lambda key: dry.choose(key, session, current),
+            lambda key, flt: is_on(key, flt, current),
+        )
         return await self.choose(picked, session, current)
 
     async def _count(self, flt: Filter) -> int | None:
@@ -124,11 +146,13 @@ class FilterMenu:
             return await self._sources_disagree(session, current)
         if picked == "model":
             models = sorted(session.answers.models)
-            model = await self._ask("Model", [(m, m) for m in models])
+            model = await self._ask(
+                "Model", [(m, m) for m in models], lambda m: replace(current, model=m)
+            )
             return replace(current, model=model) if model else None
         if picked == "cause":
             causes = cause_choices(settings.causes, session.answers.causes())
-            cause = await self._ask("Error cause", causes)
+            cause = await self._ask("Error cause", causes, lambda c: replace(current, cause=c))
             return replace(current, cause=cause) if cause else None
         if picked == "axis":
             return await self._axis(session, current)
@@ -221,5 +245,7 @@ class FilterMenu:
         axis = await self._ask("Axis", [(a, a) for a in sorted(values)])
         if not axis:
             return None
-        value = await self._ask(axis, [(v, v) for v in sorted(values[axis])])
+        value = await self._ask(
+            axis, [(v, v) for v in sorted(values[axis])], lambda v: replace(current, axis=(axis, v))
+        )
         return replace(current, axis=(axis, value)) if value else None
