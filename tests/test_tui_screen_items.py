@@ -4,6 +4,7 @@ by part of an id, and MMBench's circular-group view (r)."""
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import Input, OptionList
 from tui_harness import bare_label, choose, cursor, drive, text_of, until
 
@@ -254,7 +255,8 @@ def test_the_group_view_grades_the_rotation_under_its_cursor(demo_db) -> None:
     assert seen["back"][0] == seen["back"][1]
 
 
-def test_r_on_an_answer_without_circular_groups_says_so_in_one_line(demo_db) -> None:
+@pytest.mark.parametrize("dataset", ["mmvet", "mme"])  # MME: pairs, not rotations
+def test_r_on_an_answer_without_circular_groups_says_so_in_one_line(demo_db, dataset) -> None:
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
@@ -263,10 +265,9 @@ def test_r_on_an_answer_without_circular_groups_says_so_in_one_line(demo_db) -> 
         seen["notices"] = _notices(app)
         seen["screen"] = app.screen is app.review_screen
 
-    drive(demo_db, steps)
-    assert seen["screen"] and seen["notices"] == [
-        "r shows MMBench's circular groups: this dataset has none."
-    ]
+    drive(demo_db, steps, dataset=dataset)
+    assert seen["screen"]
+    assert seen["notices"] == ["r shows MMBench's circular groups: this dataset has none."]
 
 
 def test_circular_result_in_words_per_run() -> None:

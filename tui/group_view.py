@@ -174,11 +174,13 @@ class GroupScreen(Screen[None]):
 
 async def open_group(screen: ReviewScreen) -> None:
     """The group view of the answer under the cursor; back on that answer afterwards."""
+    from lmmreview.engine.benchmarks.mmbench.benchmark import CIRCULAR_GROUP  # not at launch
+
     entry, session = screen.current(), screen.session
     if entry is None or session is None or not screen.tables_ready():
         return
-    if session.benchmark.group_by is None:
-        screen.notify(NOT_GROUPED)
+    if session.benchmark.group_by is None or session.benchmark.group_by[0] != CIRCULAR_GROUP:
+        screen.notify(NOT_GROUPED)  # MME's pairs are groups too, but not rotations
         return
     group = session.group_of(entry.key)
     rows = [session.answers.row_of(entry.model, key) for key in group.members]
