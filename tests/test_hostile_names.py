@@ -236,7 +236,7 @@ def test_the_jump_prompt_says_no_such_id_literally(hostile_db: Path) -> None:
     async def steps(app, pilot) -> None:
         await pilot.press("colon")
         await until(pilot, lambda: isinstance(app.screen.focused, Input))
-        await pilot.press(*"[/][link=file:///etc/passwd]x")
+        await pilot.press(*"[/][link=file:///etc/shadow]x")  # no id holds it
         await pilot.press("enter")
         await until(pilot, lambda: app._notifications)
         await pilot.pause(0.1)
@@ -244,7 +244,25 @@ def test_the_jump_prompt_says_no_such_id_literally(hostile_db: Path) -> None:
         print(seen["text"])
 
     drive(hostile_db, steps, dataset=DATASET, notifications=True)
-    _assert_literal(seen["text"], "No answer to '[/][link=file:///etc/passwd]x'")
+    _assert_literal(seen["text"], "No sample id holds '[/][link=file:///etc/shadow]x'")
+
+
+def test_the_jump_picker_shows_hostile_ids_literally(hostile_db: Path) -> None:
+    """`q` is held by q1 and by the hostile id: the picker lists both, literally."""
+    seen: dict[str, str] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("colon")
+        await until(pilot, lambda: isinstance(app.screen.focused, Input))
+        await pilot.press("q", "enter")
+        await until(pilot, lambda: isinstance(app.screen, Menu))
+        await pilot.pause(0.1)
+        seen["text"] = screen_text(app)
+        await pick(app, pilot, f"q{SHOWN}")
+        await until(pilot, lambda: app.current().key == f"q{HOSTILE}")
+
+    drive(hostile_db, steps, dataset=DATASET)
+    _assert_literal(seen["text"], "2 sample ids hold 'q'", "q1", f"q{SHOWN}"[:30])
 
 
 def test_the_no_image_notice_shows_the_sample_id_on_one_line(cli, tmp_path: Path) -> None:
@@ -305,3 +323,33 @@ def test_assign_and_progress_show_names_literally(cli, hostile_db: Path, tmp_pat
                 "--model", HOSTILE)  # fmt: skip
     assert wrong.code == 1
     _assert_literal(wrong.stderr)
+
+
+def test_the_circular_group_view_shows_hostile_options_answers_and_models_literally(
+    cli, tmp_path: Path
+) -> None:
+    from conftest import MMBENCH_HEADER, png_base64, write_tsv
+
+    from lmmreview.tui.group_view import GroupScreen
+
+    rows = [
+        [index, "Which?", "", HOSTILE, f"no {HOSTILE}", "", "", gold, "OCR", image, "s",
+         "coarse_perception", "", "dev"]
+        for index, gold, image in ((7, "A", png_base64()), (1000007, "B", "7"))
+    ]  # fmt: skip
+    tsv = write_tsv(tmp_path / "mmbench.tsv", MMBENCH_HEADER, rows)
+    predictions = tmp_path / "predictions.tsv"
+    predictions.write_text(f"index\tprediction\n7\tA {HOSTILE}\n1000007\tB\n", encoding="utf-8")
+    db = tmp_path / "mmbench.db"
+    result = cli("import", "mmbench", db, tsv, "--answers", predictions, "--model", HOSTILE)
+    assert result.code == 0, result.stderr
+    seen: dict[str, str] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, GroupScreen))
+        await pilot.pause(0.1)
+        seen["text"] = screen_text(app)
+
+    drive(db, steps, dataset="mmbench", size=(160, 48))
+    _assert_literal(seen["text"], "␛]52;c;SGVsbG8=␇[/]", "rotation 1", "CircularEval")

@@ -105,7 +105,8 @@ def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
         assert_blind(app, *scores)
         await pilot.press("escape")
         for key, what in (("b", "The tables"), ("c", "The compare view"),
-                          ("W", "The judges view"), ("a", "Accepting the judge's score")):  # fmt: skip
+                          ("W", "The judges view"), ("a", "Accepting the judge's score"),
+                          ("r", "The circular-group view")):  # fmt: skip
             await refused(app, pilot, key, what)
             assert_blind(app, *scores)
         entry = app.current()

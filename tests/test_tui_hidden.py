@@ -217,25 +217,29 @@ def test_a_filter_with_no_match_clears_the_detail_panel(demo_db: Path) -> None:
     assert seen["panels"] == ["", "", ""]
 
 
-def test_esc_after_a_search_returns_to_the_answer_shown_before(demo_db: Path) -> None:
+def test_esc_after_a_search_keeps_the_answer_under_the_cursor(demo_db: Path) -> None:
+    """As after any filter (issue 31): the answer found stays under the cursor, in its
+    place in the whole list."""
     seen = {}
 
     async def steps(app, pilot) -> None:
         await pilot.press("down", "down", "down", "down")
-        before = app.current()
+        seen["before"] = app.current().answer_id
         await pilot.press("slash")
         await _type(app, pilot, "apples")
         await until(pilot, lambda: app.session.filter.text is not None)
+        found = app.current()
         await pilot.press("escape")
         await until(pilot, lambda: app.session.filter.text is None)
-        seen["before"], seen["after"] = before.answer_id, app.current().answer_id
+        seen["found"], seen["after"] = found.answer_id, app.current().answer_id
         seen["row"] = cursor(app)
+        seen["place"] = app.session.place(found.answer_id)
         seen["title"] = text_of(app, "#title")
-        seen["key"] = before.key
+        seen["key"] = found.key
 
     drive(demo_db, steps)
-    assert seen["after"] == seen["before"]
-    assert seen["row"] == 4
+    assert seen["after"] == seen["found"] != seen["before"]
+    assert seen["row"] == seen["place"]
     assert seen["title"].startswith(seen["key"])
 
 

@@ -110,3 +110,39 @@ def test_zoom_view(cli, tmp_path: Path) -> None:
 
     drive(db, steps, size=(80, 24))  # a small terminal: every cell of a picture is in the SVG
     matches_golden(shots["zoom"], "tui/zoom.svg")
+
+
+def test_the_circular_group_view_and_the_filter_menu_at_80x24_and_160x48(
+    cli, tmp_path: Path
+) -> None:
+    """The group view's rotations, result and footer fit both sizes; the filter menu shows
+    its marks, counts and the line on turning a filter off."""
+    from textual.widgets import OptionList
+
+    from lmmreview.tui.group_view import GroupScreen
+    from lmmreview.tui.screens import Menu
+
+    db = tmp_path / "demo.db"
+    cli("demo", db, "--no-open")
+    shots: dict[str, str] = {}
+
+    def counted(app) -> bool:
+        options = app.screen.query_one(OptionList)
+        return str(options.get_option_at_index(0).prompt).endswith(")")
+
+    for size in ((80, 24), (160, 48)):
+        name = f"{size[0]}x{size[1]}"
+
+        async def steps(app, pilot, name: str = name) -> None:
+            await pilot.press("r")
+            await until(pilot, lambda: isinstance(app.screen, GroupScreen))
+            await pilot.pause(0.2)
+            shots[f"rotations-{name}"] = app.export_screenshot()
+            await pilot.press("escape", "v")
+            await until(pilot, lambda: isinstance(app.screen, Menu) and counted(app))
+            await pilot.pause(0.2)
+            shots[f"filter-menu-{name}"] = app.export_screenshot()
+
+        drive(db, steps, dataset="mmbench", size=size)
+    for name, svg in shots.items():
+        matches_golden(svg, f"tui/{name}.svg")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 import sqlite3
 from collections.abc import Awaitable, Callable
 from contextlib import closing
@@ -18,7 +19,7 @@ from textual_image.widget import HalfcellImage
 
 from lmmreview.tui.answer_list import AnswerList
 from lmmreview.tui.app import ReviewApp
-from lmmreview.tui.screens import JudgeScreen
+from lmmreview.tui.screens import MARK, JudgeScreen
 from lmmreview.tui.settings import Settings
 
 # A fixed renderer: textual-image picks one from the terminal, and tests have none.
@@ -92,12 +93,23 @@ def text_of(app: ReviewApp, selector: str) -> str:
     return console.file.getvalue()  # type: ignore[attr-defined]
 
 
+def bare_label(prompt: object) -> str:
+    """A menu label without the mark of the choice in force and without its count."""
+    return COUNT.sub("", str(prompt).removeprefix(MARK).removeprefix(" " * len(MARK)))
+
+
+COUNT = re.compile(r" \([\d,]+\)$")  # a filter's count, once found
+
+
 async def pick(app: ReviewApp, pilot: Pilot, label: str) -> None:
-    """Choose the option labelled `label` in the menu that has the focus."""
+    """Choose the option labelled `label` in the menu that has the focus (its mark and
+    count aside)."""
     await until(pilot, lambda: isinstance(app.screen.focused, OptionList))
     options = app.screen.focused
     assert isinstance(options, OptionList)
-    labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+    labels = [
+        bare_label(options.get_option_at_index(i).prompt) for i in range(options.option_count)
+    ]
     assert label in labels, labels
     options.highlighted = labels.index(label)
     await pilot.press("enter")

@@ -4,11 +4,12 @@ screen apply the new filter."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from lmmreview.engine.review import Filter
+from lmmreview.tui.filter_counts import AGAIN, Candidate, IsOn, fill, is_on
 from lmmreview.tui.screens import Menu, Prompt
 from lmmreview.tui.session import Session
 
@@ -16,6 +17,7 @@ if TYPE_CHECKING:
     from lmmreview.tui.review_screen import ReviewScreen
 
 TOGGLES = ("unreviewed", "failed", "no_reply", "fallback", "flagged")  # on/off, no value
+Value = Callable[[str], Filter]  # the filter a value picked from a list makes
 
 
 def cause_choices(causes: Mapping[str, str], present: Iterable[str]) -> list[tuple[str, str]]:
@@ -26,11 +28,12 @@ def cause_choices(causes: Mapping[str, str], present: Iterable[str]) -> list[tup
 
 
 class FilterMenu:
-    """The filters of one screen."""
+    """The filters of one screen; `dry`: asks nothing and tells nothing, to find the
+    filter a choice makes without a further question (for the menu's counts)."""
 
-    def __init__(self, screen: ReviewScreen) -> None:
+    def __init__(self, screen: ReviewScreen, dry: bool = False) -> None:
         self.screen = screen
-        self._before_search: int | None = None  # the answer shown when a search began
+        self.dry = dry
 
     async def search(self) -> None:
         """Show only the answers whose question or answer holds the text asked for."""
@@ -43,17 +46,12 @@ class FilterMenu:
         ids = await screen.read(lambda r: r.search(dataset, text))
         if ids is None:
             return
-        shown = screen.current()
         screen.filter(replace(session.filter, text=text, text_ids=ids))
-        if self._before_search is None and shown is not None:
-            self._before_search = shown.answer_id
 
     def clear(self) -> None:
-        """Show every answer again, back on the one shown before a search, if one was."""
-        back, self._before_search = self._before_search, None
+        """Show every answer again, the one under the cursor still under it (after a
+        search as after any other filter)."""
         self.screen.filter(Filter())
-        if back is not None:
-            self.screen.reveal(back)
 
     async def menu(self) -> None:
         """The filter the reviewer picks from the menu, applied."""
@@ -63,8 +61,34 @@ class FilterMenu:
             if picked is not None:
                 self.screen.filter(picked)
 
-    async def _ask(self, title: str, choices: list[tuple[str, str]]) -> str | None:
-        return await self.screen.app.push_screen_wait(Menu(title, choices))
+    async def _ask(
+        self, title: str, choices: list[tuple[str, str]], value: Value | None = None
+    ) -> str | None:
+        """A choice; `value(choice)`: the filter it makes, to count each choice and mark
+        the one in force (choosing it changes nothing)."""
+        if self.dry:
+            return None
+        menu, session = Menu(title, choices), self.screen.session
+        if value is None or session is None:
+            return await self.screen.app.push_screen_wait(menu)
+        current = session.filter
+
+        async def candidate(key: str) -> Filter:
+            return value(key)
+
+        return await self._counted(menu, candidate, lambda key, flt: flt == current)
+
+    async def _counted(self, menu: Menu, candidate: Candidate, on: IsOn) -> str | None:
+        """The reviewer's choice in `menu`, its choices counted and marked meanwhile."""
+        counts = fill(menu, candidate, self._count, on)
+        counting = self.screen.run_worker(counts, group="filter-counts")
+        picked = await self.screen.app.push_screen_wait(menu)
+        counting.cancel()
+        return picked
+
+    def _tell(self, message: str) -> None:
+        if not self.dry:
+            self.screen.notify(message)
 
     async def pick(self, session: Session) -> Filter | None:
         """The filter the reviewer picks, from the session's current one (None: none)."""
@@ -88,9 +112,23 @@ class FilterMenu:
             ("clear", "Clear all filters"),
         ]
         blind = self.screen.blind  # blind review: no filter by judge results, no names
-        picked = await self._ask(
-            f"Filter ({blind.text(current.describe())})", blind.filters(choices)
+        menu = Menu(f"Filter ({blind.text(current.describe())})", blind.filters(choices), AGAIN)
+        dry = FilterMenu(self.screen, dry=True)
+        picked = await self._counted(
+            menu,
+            lambda key: dry.choose(key, session, current),
+            lambda key, flt: is_on(key, flt, current),
         )
+        return await self.choose(picked, session, current)
+
+    async def _count(self, flt: Filter) -> int | None:
+        """How many answers `flt` shows, counted in the database thread (not the UI's)."""
+        session = self.screen.session
+        return None if session is None else await self.screen.read(lambda r: session.count(flt))
+
+    async def choose(self, picked: str | None, session: Session, current: Filter) -> Filter | None:
+        """The filter choice `picked` makes from `current` (None: none)."""
+        settings = self.screen.settings
         if picked in TOGGLES:
             toggled: dict[str, Any] = {picked: not getattr(current, picked)}
             return replace(current, **toggled)
@@ -111,11 +149,12 @@ class FilterMenu:
         if picked == "sources":
             return await self._sources_disagree(session, current)
         if picked == "model":
-            model = await self._ask("Model", blind.models(sorted(session.answers.models)))
+            models = self.screen.blind.models(sorted(session.answers.models))
+            model = await self._ask("Model", models, lambda m: replace(current, model=m))
             return replace(current, model=model) if model else None
         if picked == "cause":
             causes = cause_choices(settings.causes, session.answers.causes())
-            cause = await self._ask("Error cause", causes)
+            cause = await self._ask("Error cause", causes, lambda c: replace(current, cause=c))
             return replace(current, cause=cause) if cause else None
         if picked == "axis":
             return await self._axis(session, current)
@@ -127,7 +166,7 @@ class FilterMenu:
             return replace(current, assigned=None)
         if session.assignment is None:
             reviewer = self.screen.settings.reviewer
-            self.screen.review_app.tell(f"Nothing in {session.dataset} is assigned to {reviewer}.")
+            self._tell(f"Nothing in {session.dataset} is assigned to {reviewer}.")
             return None
         return replace(current, assigned=session.assignment.ids)
 
@@ -147,8 +186,12 @@ class FilterMenu:
         """Show only the answers whose judges' scores spread by more than the threshold."""
         from lmmreview.db.judges import disagreeing_judges, read_judges
 
-        ids = None
-        if current.judges_disagree is None:
+        ids: frozenset[int] | None = None
+        if current.judges_disagree is None and len(session.judges) < 2:
+            ids = frozenset()  # one judge has none to disagree with: no need to read
+        elif current.judges_disagree is None:
+            if self.dry:  # reading every judge's scores takes seconds at 1,000,000 answers
+                return None
             dataset, limit = session.dataset, self.screen.settings.disagreement
             ids = await self.screen.read(
                 lambda r: disagreeing_judges(read_judges(r.store, dataset), limit)
@@ -169,7 +212,7 @@ class FilterMenu:
         judges = await self.screen.read(lambda r: r.store.judges(dataset))
         names = list(judge_names(judges or []).items())
         if len(names) < 2:
-            self.screen.notify("This dataset has fewer than two judges.")
+            self._tell("This dataset has fewer than two judges.")
             return None
         a = await self._ask("Judge A", [(str(i), name) for i, (_, name) in enumerate(names)])
         others = [(str(i), name) for i, (_, name) in enumerate(names) if str(i) != a]
@@ -214,5 +257,7 @@ class FilterMenu:
         axis = await self._ask("Axis", [(a, a) for a in sorted(values)])
         if not axis:
             return None
-        value = await self._ask(axis, [(v, v) for v in sorted(values[axis])])
+        value = await self._ask(
+            axis, [(v, v) for v in sorted(values[axis])], lambda v: replace(current, axis=(axis, v))
+        )
         return replace(current, axis=(axis, value)) if value else None

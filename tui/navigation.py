@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from lmmreview.engine.ids import ids_holding
 from lmmreview.tui.answer_list import AnswerList
-from lmmreview.tui.screens import Prompt
+from lmmreview.tui.screens import Menu, Prompt
 
 if TYPE_CHECKING:
     from lmmreview.tui.review_screen import ReviewScreen
+
+JUMP_QUESTION = "Jump to sample id, or any part of one (e.g. v1_12, or 12):"
+PICKED = 30  # the ids the picker lists at most when several hold what was typed
 
 
 class Navigation:
@@ -57,13 +61,27 @@ class Navigation:
         self.screen.notify(f"No {what} answer in this list.")
 
     async def goto(self) -> None:
-        """The answer to the sample id the reviewer types."""
-        session = self.screen.session
-        key = await self.screen.app.push_screen_wait(Prompt("Jump to sample id (e.g. v1_12):"))
-        if not key or session is None:
+        """The answer to the sample id the reviewer types, or to the one id holding what
+        they type (`150`: `v1_150`); a picker when several do."""
+        screen, session = self.screen, self.screen.session
+        typed = await screen.app.push_screen_wait(Prompt(JUMP_QUESTION))
+        part = (typed or "").strip()
+        if not part or session is None:
             return
-        for index in range(len(session.visible)):
-            if session.listed(index).key == key.strip():
-                self._answers.cursor = index
-                return
-        self.screen.notify(f"No answer to {key!r} in this list.", severity="warning")
+        found = await screen.read(lambda r: ids_holding(session.listed_keys(), part))
+        if found is None or screen.session is not session:
+            return
+        if not found:
+            screen.notify(f"No sample id holds {part!r}.", severity="warning")
+            return
+        key = found[0] if len(found) == 1 else await self._pick_id(part, found)
+        place = session.first_place(key) if key is not None else None
+        if place is not None:
+            self.go(place)
+
+    async def _pick_id(self, part: str, found: list[str]) -> str | None:
+        """One of the ids holding `part`, picked from the first PICKED."""
+        shown = found[:PICKED]
+        more = f", the first {len(shown)} listed" if len(found) > len(shown) else ""
+        title = f"{len(found):,} sample ids hold {part!r}{more}: pick one"
+        return await self.screen.app.push_screen_wait(Menu(title, [(k, k) for k in shown]))

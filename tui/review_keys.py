@@ -41,6 +41,7 @@ def review_keys() -> list[BindingType]:
         Binding("escape", "clear_filters", "clear filters", show=False, id="clear-filters"),
         Binding("b", "breakdown", "tables", id="breakdown"),
         Binding("c", "compare", "compare", id="compare"),
+        Binding("r", "rotations", "circular group", show=False, id="rotations"),
         Binding("z", "zoom", "zoom into the image", show=False, id="zoom"),
         Binding("o", "open_image", "open the image outside", show=False, id="open-image"),
         Binding("J", "judge", "judge", id="judge"),

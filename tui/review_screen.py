@@ -33,6 +33,7 @@ from lmmreview.tui.errata_dialog import erratum_dialog
 from lmmreview.tui.filter_menu import FilterMenu
 from lmmreview.tui.footer import ReviewFooter
 from lmmreview.tui.grading import Grading
+from lmmreview.tui.group_view import GroupScreen, open_group
 from lmmreview.tui.judge_control import JudgeControl
 from lmmreview.tui.judges_view import JudgesPanel
 from lmmreview.tui.loader import Loader
@@ -232,6 +233,11 @@ class ReviewScreen(Screen[None]):
 
     def action_compare(self) -> None:
         self.run_worker(self.views.compare(), group="prompt")
+
+    def action_rotations(self) -> None:
+        # The view shows each rotation's judged choice and the model's name.
+        if not self.blind.refused("The circular-group view"):
+            self.run_worker(open_group(self), group="prompt")
 
     def action_zoom(self) -> None:
         self.views.zoom()
@@ -476,6 +482,8 @@ class ReviewScreen(Screen[None]):
                 shown.refresh_scores()
             elif isinstance(shown, BreakdownScreen | VersusScreen):
                 shown.verdicts_changed()
+            elif isinstance(shown, GroupScreen):
+                shown.refresh_rows()
 
     # -- other writers to the same file (tui/poller.py) ---------------------------------------
 

@@ -21,7 +21,7 @@ from lmmreview.engine.uncertainty import Difference
 from lmmreview.tui import detail as render
 from lmmreview.tui.images import IMAGES_OFF, Decoded, ImageSet, settled
 from lmmreview.tui.judges_view import JudgesPanel
-from lmmreview.tui.screens import Answer, BreakdownScreen, CompareScreen, Menu
+from lmmreview.tui.screens import Answer, BreakdownScreen, CompareScreen, Menu, marked
 from lmmreview.tui.session import Session
 from lmmreview.tui.versus_view import VersusScreen
 from lmmreview.tui.viewer import open_outside
@@ -185,8 +185,8 @@ class Views:
         session = self.screen.session
         if session is None:
             return
-        names = session.datasets
-        picked = await self._menu("Dataset", [(n, n) for n in names])
+        choices = [(n, marked(n, n == session.dataset)) for n in session.datasets]
+        picked = await self._menu("Dataset (● the one shown)", choices)
         if picked and picked != session.dataset:
             self.screen.load(picked)
 

@@ -6,6 +6,7 @@ sample ids) and server text: each is shown through `safe()`, never as a markup s
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -63,23 +64,49 @@ class Prompt(ModalScreen[str | None]):
         self.dismiss(self.value if event.value == self.shown_value else event.value)
 
 
+MARK = "● "  # before the choice in force (a filter on, the dataset shown)
+
+
+def marked(label: str, on: bool) -> str:
+    """A menu label with the mark of the choice in force, or room for it (aligned)."""
+    return f"{MARK}{label}" if on else f"{' ' * len(MARK)}{label}"
+
+
 class Menu(ModalScreen[str | None]):
-    """Pick one of a few choices (filters, datasets)."""
+    """Pick one of a few choices (filters, datasets); `note`: a dim line under the title."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="menu-cancel")]
     DEFAULT_CSS = stylesheet("menu")
 
-    def __init__(self, title: str, choices: list[tuple[str, str]]) -> None:
+    def __init__(self, title: str, choices: list[tuple[str, str]], note: str = "") -> None:
         super().__init__()
         self.title_text = title
         self.choices = choices  # (id, label)
+        self.note = note
+        self.drawn = asyncio.Event()  # set once on screen: slow work for it can wait till then
 
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label(safe(self.title_text, one_line=True, style="bold"))
+            if self.note:
+                yield Label(safe(self.note, one_line=True, style="dim"), id="menu-note")
             yield OptionList(
                 *(Option(safe(label, one_line=True), id=key) for key, label in self.choices)
             )
+
+    def on_mount(self) -> None:
+        for key, label in self.choices:  # those relabelled while the list was being made
+            self._show_label(key, label)
+        self.call_after_refresh(self.drawn.set)
+
+    def relabel(self, key: str, label: str) -> None:
+        """Show choice `key` as `label` from now on (a count found after the menu opened)."""
+        self.choices = [(k, label if k == key else old) for k, old in self.choices]
+        self._show_label(key, label)
+
+    def _show_label(self, key: str, label: str) -> None:
+        for options in self.query(OptionList):  # none before the menu is composed
+            options.replace_option_prompt(key, safe(label, one_line=True))
 
     @on(OptionList.OptionSelected)
     def chosen(self, event: OptionList.OptionSelected) -> None:

@@ -22,10 +22,10 @@ from lmmreview.db.review import EntryReader, ReviewStore
 from lmmreview.db.scoring import DatasetScores
 from lmmreview.db.store import Store
 from lmmreview.engine.assign import Assigned
-from lmmreview.engine.benchmark import Benchmark
+from lmmreview.engine.benchmark import Benchmark, Unit
 from lmmreview.engine.blind import shuffled
 from lmmreview.engine.breakdown import Breakdown
-from lmmreview.engine.columns import AnswerColumns, Ints, matching
+from lmmreview.engine.columns import AnswerColumns, Bools, Ints, matching
 from lmmreview.engine.layouts import Layout, layout_for
 from lmmreview.engine.ordering import LIST_ORDER, ORDERS, sorted_rows
 from lmmreview.engine.review import Agreement, Entry, Filter
@@ -44,6 +44,7 @@ from lmmreview.engine.uncertainty import RESAMPLES, SEED, Difference
 # Samples whose answers are read before the first screen: many screens of the list, read
 # in milliseconds whatever the dataset's size (the rest come a moment later).
 HEAD = 2_000
+NO_SAMPLE = -1  # no sample index: matches no answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,6 +256,19 @@ class Session:
         found = np.flatnonzero(self.visible == row)
         return int(found[0]) if len(found) else None
 
+    def listed_keys(self) -> list[str]:
+        """The sample ids of the listed answers, each once, in list order."""
+        samples = self.answers.sample[self.visible]
+        _, first = np.unique(samples, return_index=True)
+        return [self.answers.keys[i] for i in samples[np.sort(first)].tolist()]
+
+    def first_place(self, key: str) -> int | None:
+        """Where the list's first answer to sample `key` is (None: none is listed)."""
+        keys = self.answers.keys
+        sample = keys.index(key) if key in keys else NO_SAMPLE
+        found = np.flatnonzero(self.answers.sample[self.visible] == sample)
+        return int(found[0]) if len(found) else None
+
     def has(self, answer_id: int) -> bool:
         return self.answers.index_of(answer_id) is not None
 
@@ -270,8 +284,7 @@ class Session:
         if self.tables is None:
             self.visible = self._listed(np.arange(len(self.answers)))
             return
-        keep = matching(flt, self.answers, self.tables.samples, self.benchmark.filter_axes)
-        self.visible = self._listed(np.flatnonzero(keep))
+        self.visible = self._listed(np.flatnonzero(self._matching(flt, self.answers, self.tables)))
         if self.order != LIST_ORDER:
             self.sort(self.order)
 
@@ -283,6 +296,16 @@ class Session:
     def _listed(self, rows: Ints) -> Ints:
         """`rows`, ascending, in list order: as imported, or shuffled by the seed."""
         return rows if self.seed is None else shuffled(rows, self.answers.ids, self.seed)
+
+    def count(self, flt: Filter) -> int | None:
+        """How many answers the list would show under `flt` (None before the tables)."""
+        tables = self.tables
+        if tables is None:
+            return None
+        return int(np.count_nonzero(self._matching(flt, self.answers, tables)))
+
+    def _matching(self, flt: Filter, answers: AnswerColumns, tables: Tables) -> Bools:
+        return matching(flt, answers, tables.samples, self.benchmark.filter_axes)
 
     def sort(self, order: str) -> None:
         """Sort the visible answers (needs the tables' samples); the scores as they are
@@ -311,7 +334,7 @@ class Session:
         if tables is None:
             return None
         one = self.answers.take(np.array([row]))
-        if not matching(self.filter, one, tables.samples, self.benchmark.filter_axes)[0]:
+        if not self._matching(self.filter, one, tables)[0]:
             return None
         at = int(np.searchsorted(self.visible, row)) if listed else len(self.visible)
         self.visible = np.insert(self.visible, at, row)  # a sorted or shuffled list: at the end
@@ -351,6 +374,22 @@ class Session:
             return None
         golds = self.tables.samples.golds_for(key)
         return self.answers.entry(row).outcome(self.tables.breakdown.runs, golds)
+
+    def group_of(self, key: str) -> Unit:
+        """The group sample `key` counts in with others (MMBench's circular group: its
+        rotations, in order), else the sample alone; needs the tables."""
+        assert self.tables is not None
+        layout = self.tables.breakdown.layout
+        units = [unit for unit in layout.units(key) if len(unit.members) > 1]
+        return units[0] if units else Unit(key, (), (key,))
+
+    def group_outcome(self, model: str, group: Unit) -> Outcome:
+        """A model's outcome on a group, as the tables count it (a rotation the model did
+        not answer is unscored)."""
+        assert self.tables is not None
+        unscored = Outcome((None,) * self.tables.breakdown.runs, False)
+        outcomes = [self.outcome_of(model, key) or unscored for key in group.members]
+        return Layout.combine(group)(outcomes)
 
     def strip(self, entry: Entry) -> dict[str, Cell]:
         """The table cells this answer counts in: the live breakdown strip."""

@@ -1,0 +1,202 @@
+"""MMBench's circular-group view (r): every rotation of the group of the answer under the
+list's cursor, the same model's answers, together, with the group's CircularEval result.
+The option keys grade the rotation under the view's cursor through the review screen's
+write path (a human verdict like any other: `u` undoes it); the result follows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from lmmreview.engine.benchmark import Unit
+from lmmreview.engine.review import Entry
+from lmmreview.engine.rotations import circular_result
+from lmmreview.engine.scoring import Verdict
+from lmmreview.engine.types import Sample
+from lmmreview.tui.grade_keys import score_keys
+from lmmreview.tui.safe_text import safe
+from lmmreview.tui.styles import stylesheet
+from lmmreview.tui.writes import PENDING_MARK, Grade
+
+if TYPE_CHECKING:
+    from lmmreview.tui.review_screen import ReviewScreen
+
+NOT_GROUPED = "r shows MMBench's circular groups: this dataset has none."
+RIGHTNESS_STYLES = {"right": "green", "wrong": "red", "partial": "yellow"}
+
+
+@dataclass(frozen=True, slots=True)
+class Rotation:
+    """One row of the group: the sample and the model's answer to it (None: no answer)."""
+
+    key: str
+    answer_id: int | None
+    sample: Sample | None
+    text: str
+
+
+class LiveGroup:
+    """One model's answers to one group, as the review screen's session has them now."""
+
+    def __init__(self, screen: ReviewScreen, model: str, group: Unit) -> None:
+        self.screen = screen
+        self.model = model
+        self.group = group
+
+    def entry(self, rotation: Rotation) -> Entry | None:
+        session = self.screen.session
+        if session is None or rotation.answer_id is None:
+            return None
+        return session.find(rotation.answer_id)
+
+    def result(self) -> str:
+        session = self.screen.session
+        if session is None or session.tables is None:
+            return ""
+        return circular_result(session.group_outcome(self.model, self.group))
+
+    def state(self, rotation: Rotation) -> Text:
+        """What the model's answer comes to: the choice extracted, the human's, right/wrong."""
+        entry, session = self.entry(rotation), self.screen.session
+        if entry is None or session is None:
+            return Text("no answer by this model", style="italic")
+        verdict = entry.verdict
+        human = "–" if verdict is None else verdict.choice or f"{verdict.score}"
+        pending = f" {PENDING_MARK}" if self.screen.pending.labels(entry.answer_id) else ""
+        rightness = session.rightness(entry) or "unscored"
+        return Text.assemble(
+            "extracted ", safe(entry.judge_choice or "–", one_line=True, style="bold"),
+            " · human ", safe(human, one_line=True, style="bold"), pending,
+            " · ", (rightness, RIGHTNESS_STYLES.get(rightness, "dim")),
+        )  # fmt: skip
+
+    def grade(self, rotation: Rotation, verdict: Verdict) -> None:
+        entry = self.entry(rotation)
+        if entry is not None:
+            self.screen.writer.submit(entry, Grade(verdict))
+
+    def undo(self) -> None:
+        self.screen.action_undo()
+
+
+def rotation_block(number: int, rotation: Rotation, state: Text, here: bool) -> Group:
+    """A rotation: its id and gold, its options in their order, the model's answer (one
+    line) and what it comes to."""
+    sample = rotation.sample
+    head = Text("▶ " if here else "  ", style="bold")
+    head.append(f"rotation {number}  ", style="bold")
+    head.append_text(safe(rotation.key, one_line=True))
+    options = Text("  ")
+    if sample is not None:
+        head.append("  gold ")
+        head.append_text(safe(" / ".join(sample.golds) or "unknown", one_line=True, style="green"))
+        for letter, text in sample.options.items():
+            style = "green" if letter in sample.golds else ""
+            options.append(f"{letter}. ", style=f"bold {style}")
+            options.append_text(safe(text, one_line=True, style=style))
+            options.append("   ")
+    answer = Text("  answer: ", style="bold", no_wrap=True, overflow="ellipsis")
+    answer.append_text(safe(rotation.text or "(no answer)", one_line=True))
+    return Group(head, options, answer, Text("  ").append_text(state))
+
+
+class GroupScreen(Screen[None]):
+    """Every rotation of a circular group, one model's answers, and the CircularEval result;
+    j/k move, A-I (X: none) grade the rotation under the cursor, Esc goes back."""
+
+    BINDINGS = [
+        Binding("escape,r", "dismiss(None)", "back", id="rotations-back"),
+        Binding("j,down", "move(1)", "next rotation", id="rotations-next"),
+        Binding("k,up", "move(-1)", "previous rotation", id="rotations-previous"),
+        *(b for b in score_keys() if b.id and b.id.startswith("choose-")),
+        Binding("X", "choose('X')", "none of the options", show=False, id="choose-none"),
+        Binding("u", "undo", "undo", id="rotations-undo"),
+    ]
+    DEFAULT_CSS = stylesheet("group_view")
+
+    def __init__(self, title: str, rotations: list[Rotation], live: LiveGroup, start: int) -> None:
+        super().__init__()
+        self.title_text = title
+        self.rotations = rotations
+        self.live = live
+        self.cursor = start
+
+    def compose(self) -> ComposeResult:
+        yield Static(safe(self.title_text, one_line=True, style="bold"), id="group-title")
+        yield Static(id="group-result")
+        with VerticalScroll(id="group-rotations"):
+            for _ in self.rotations:
+                yield Static(classes="rotation")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_rows()
+
+    def refresh_rows(self) -> None:
+        """Show every rotation and the result as the session has them now."""
+        live = self.live
+        result = Text("CircularEval: ", style="bold")
+        self.query_one("#group-result", Static).update(result.append(live.result()))
+        blocks = self.query(".rotation").results(Static)
+        for number, (block, rotation) in enumerate(zip(blocks, self.rotations, strict=True)):
+            here = number == self.cursor
+            block.update(rotation_block(number, rotation, live.state(rotation), here))
+            block.set_class(here, "-cursor")
+            if here:
+                self.query_one(VerticalScroll).scroll_to_widget(block, animate=False)
+
+    def action_move(self, step: int) -> None:
+        self.cursor = min(max(self.cursor + step, 0), len(self.rotations) - 1)
+        self.refresh_rows()
+
+    def action_choose(self, letter: str) -> None:
+        rotation = self.rotations[self.cursor]
+        sample = rotation.sample
+        if rotation.answer_id is None or sample is None:
+            self.notify("This model has no answer to this rotation.")
+        elif letter != "X" and letter not in sample.options:
+            self.notify(f"No option {letter} here.", severity="warning")
+        else:
+            self.live.grade(rotation, Verdict(None, letter))
+            self.refresh_rows()
+
+    def action_undo(self) -> None:
+        self.live.undo()
+
+
+async def open_group(screen: ReviewScreen) -> None:
+    """The group view of the answer under the cursor; back on that answer afterwards."""
+    from lmmreview.engine.benchmarks.mmbench.benchmark import CIRCULAR_GROUP  # not at launch
+
+    entry, session = screen.current(), screen.session
+    if entry is None or session is None or not screen.tables_ready():
+        return
+    if session.benchmark.group_by is None or session.benchmark.group_by[0] != CIRCULAR_GROUP:
+        screen.notify(NOT_GROUPED)  # MME's pairs are groups too, but not rotations
+        return
+    group = session.group_of(entry.key)
+    rows = [session.answers.row_of(entry.model, key) for key in group.members]
+    ids = [None if row is None else int(session.answers.ids[row]) for row in rows]
+    details = await screen.read(lambda r: [None if i is None else r.detail(i) for i in ids])
+    if details is None:
+        return
+    rotations = [
+        Rotation(key, answer_id, d.sample if d else None, d.text if d else "")
+        for key, answer_id, d in zip(group.members, ids, details, strict=True)
+    ]
+    title = f"Circular group of {entry.key} · {entry.model} · {len(rotations)} rotations"
+    live = LiveGroup(screen, entry.model, group)
+    start = group.members.index(entry.key)
+    await screen.app.push_screen_wait(GroupScreen(title, rotations, live, start))
+    place = session.place(entry.answer_id) if screen.session is session else None
+    if place is not None:  # `u` there may have moved the list's cursor to another answer
+        screen.refresh_list(cursor=place)
+        screen.show_current(force=True)  # the strip: grades there change the group's cells
