@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-from lmmreview.db.reviewers import assigned_verdicts
 from lmmreview.db.store import COMPANIONS, Store, StoreError, larger_cache, now
 from lmmreview.engine.assign import (
     Assigned,
@@ -125,6 +124,9 @@ def assigned_to(store: Store, reviewer: str, answers: Ints) -> Assigned | None:
     ids = frozenset(kept.tolist())
     if not ids:
         return None
+    # Loaded only for a file with assignments: opening any other needs none of it.
+    from lmmreview.db.reviewers import assigned_verdicts
+
     return Assigned(reviewer, ids, set(assigned_verdicts(store, reviewer)) & ids)
 
 

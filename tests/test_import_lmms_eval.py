@@ -117,7 +117,7 @@ def test_the_no_reply_filter_finds_the_failed_grade_and_the_screen_notes_count_i
     async def steps(app, pilot) -> None:
         seen["notes"] = await app.review_screen.notes_text()
         await pilot.press("v")
-        await pick(app, pilot, "Judge result without a reply (an imported 0.0)")
+        await pick(app, pilot, "No judge reply (an imported 0.0)")
         await until(pilot, lambda: app.session.filter.no_reply)
         seen["keys"] = [app.session.entries[i].key for i in app.session.visible]
         seen["status"] = text_of(app, "#status")

@@ -388,7 +388,7 @@ def test_the_screen_filters_the_answers_on_which_sources_disagree(small_db: Path
 
     async def steps(app, pilot) -> None:
         await pilot.press("v")
-        await pick(app, pilot, "Sources disagree (lmmreview reconcile), by cause…")
+        await pick(app, pilot, "Sources disagree (reconcile), by cause…")
         await pick(app, pilot, "judge failure")
         await until(pilot, lambda: app.session.filter.sources_disagree is not None)
         seen["shown"] = [app.session.entries[i].answer_id for i in app.session.visible]

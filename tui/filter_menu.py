@@ -96,21 +96,23 @@ class FilterMenu:
         choices = [
             ("unreviewed", "Unreviewed"),
             ("failed", "Judge failed"),
-            ("no_reply", "Judge result without a reply (an imported 0.0)"),
+            ("no_reply", "No judge reply (an imported 0.0)"),
             ("fallback", "Fallback extractions"),
             ("flagged", "Flagged"),
-            ("assigned", "Assigned to me (lmmreview assign)"),
+            ("assigned", "Assigned to me (lmmreview assign)"),  # only when some are
             ("disagreement", f"|judge - human| > {settings.disagreement:g}"),
             ("spread", f"Judge runs disagree (std > {settings.spread:g})"),
             ("reviewers", "Reviewers disagree"),
             ("judges", f"Judges disagree (|judge - judge| > {settings.disagreement:g})"),
             ("flips", "Judges disagree: A vs B…"),
-            ("sources", "Sources disagree (lmmreview reconcile), by cause…"),
+            ("sources", "Sources disagree (reconcile), by cause…"),
             ("axis", "By breakdown axis…"),
             ("model", "By model…"),
             ("cause", "By error cause…"),
             ("clear", "Clear all filters"),
         ]
+        if session.assignment is None and current.assigned is None:
+            choices = [c for c in choices if c[0] != "assigned"]
         blind = self.screen.blind  # blind review: no filter by judge results, no names
         menu = Menu(f"Filter ({blind.text(current.describe())})", blind.filters(choices), AGAIN)
         dry = FilterMenu(self.screen, dry=True)
@@ -162,12 +164,8 @@ class FilterMenu:
 
     def _assigned(self, session: Session, current: Filter) -> Filter | None:
         """Show only the answers assigned to the reviewer, or stop doing so."""
-        if current.assigned is not None:
+        if current.assigned is not None or session.assignment is None:
             return replace(current, assigned=None)
-        if session.assignment is None:
-            reviewer = self.screen.settings.reviewer
-            self._tell(f"Nothing in {session.dataset} is assigned to {reviewer}.")
-            return None
         return replace(current, assigned=session.assignment.ids)
 
     async def _reviewers_disagree(self, session: Session, current: Filter) -> Filter | None:
