@@ -58,12 +58,14 @@ def shuffled(rows: Ints, ids: Ints, seed: int) -> Ints:
 
 def masked(entry: Entry, alias: str, hidden: bool) -> Entry:
     """`entry` under its model's alias; while `hidden`, also without anything the judge
-    said (scores, choice, failures, fallback, offline rules, imported 0.0s)."""
+    said (scores, choice, failures, fallback, offline rules, imported 0.0s) and without the
+    verdict in force: another reviewer's is their judgement, and an accept is the judge's
+    score."""
     if not hidden:
         return replace(entry, model=alias)
     return replace(
-        entry, model=alias, judged=(), judge_choice=None, failed=False, fallback=False,
-        offline=False, no_reply=False,
+        entry, model=alias, judged=(), judge_choice=None, verdict=None, failed=False,
+        fallback=False, offline=False, no_reply=False,
     )  # fmt: skip
 
 

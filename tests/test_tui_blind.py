@@ -16,7 +16,10 @@ from test_hostile_names import HOSTILE, SHOWN
 from textual.pilot import Pilot
 from tui_harness import drive, pick, until
 
+from lmmreview.db import Store
+from lmmreview.db.review import ReviewStore
 from lmmreview.engine.blind import aliases, hide_names, letters, shuffled
+from lmmreview.engine.scoring import Verdict
 from lmmreview.tui.app import ReviewApp
 from lmmreview.tui.blind import Blinding
 from lmmreview.tui.screens import HelpScreen, Menu
@@ -27,12 +30,15 @@ SCORES = {
     (ZETA, "v1_0"): "0.37", (ZETA, "v1_1"): "0.64", (ZETA, "v1_2"): "0.81",
     (ALPHA, "v1_0"): "0.29", (ALPHA, "v1_1"): "0.46",
 }  # fmt: skip
+# Another reviewer's verdicts: an accept of the judge's score (SCORES'), and a grade.
+OTHERS = {(ZETA, "v1_1"): (Verdict(0.64), "accept"), (ALPHA, "v1_1"): (Verdict(0.2), "grade")}
+THEIR_GRADE = "0.20"  # as the list and the pane would show it
 
 
 @pytest.fixture
 def blind_db(cli, mmvet_files: dict[str, Path], tmp_path: Path) -> Path:
     """The three-sample MM-Vet set answered by ZETA and ALPHA, each answer judged once with
-    a score of SCORES."""
+    a score of SCORES, and OTHERS given by reviewer eve."""
     db = tmp_path / "blind.db"
     files = mmvet_files
     result = cli("import", "mmvet", db, files["questions"], "--images", files["images"],
@@ -48,6 +54,10 @@ def blind_db(cli, mmvet_files: dict[str, Path], tmp_path: Path) -> Path:
         path = write_json(tmp_path / f"{model}_gpt-4-0613-grade-1runs.json", grades)
         result = cli("import", "mmvet-grades", db, path, "--model", model)
         assert result.code == 0, result.stderr
+    with Store.open(db) as store:
+        ids = store.answer_ids("mmvet")
+        for answer, (verdict, action) in OTHERS.items():
+            ReviewStore(store, "eve").grade(ids[answer], verdict.score, action=action)
     return db
 
 
@@ -77,7 +87,7 @@ def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
     seen: dict[str, object] = {}
 
     async def steps(app: ReviewApp, pilot: Pilot) -> None:
-        scores = tuple(SCORES.values())
+        scores = (*SCORES.values(), THEIR_GRADE)  # eve's accept is a judge score of these
         await until(pilot, lambda: "model A" in screen_text(app))
         assert_blind(app, *scores)
         await pilot.press("j")  # another answer
@@ -122,7 +132,9 @@ def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
 
     drive(blind_db, steps, notifications=True, blind=True)
     with closing(sqlite3.connect(blind_db)) as conn:
-        rows = conn.execute("SELECT answer_id, action, blind FROM reviews").fetchall()
+        rows = conn.execute(
+            "SELECT answer_id, action, blind FROM reviews WHERE reviewer = 'tester'"
+        ).fetchall()
     assert rows == [(seen["graded"], "grade", 1)]
 
 
