@@ -21,7 +21,15 @@ from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.causes import CauseChange
 from lmmreview.engine.columns import AnswerColumns
 from lmmreview.engine.errata import Erratum
-from lmmreview.engine.review import Entry, HistoryRow, current, in_force, undo_target
+from lmmreview.engine.review import (
+    Entry,
+    HistoryRow,
+    current,
+    in_force,
+    own_verdict,
+    undo_target,
+)
+from lmmreview.engine.reviewers import own_rows
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
 from lmmreview.engine.types import Sample
@@ -59,6 +67,16 @@ class _ReviewRow(NamedTuple):
     action: str
     reviewer: str
     created_at: str
+
+
+class _OwnRow(NamedTuple):
+    """A review row as far as a reviewer's own verdict in force needs it (engine.reviewers)."""
+
+    answer_id: int
+    reviewer: str
+    action: str
+    score: float | None
+    choice: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,25 +334,27 @@ class ReviewStore(EntryReader):
         )
         return [CauseChange(*row) for row in rows]
 
-    def models_of(self, dataset: str) -> list[str]:
-        """The names of the models that answered in `dataset`."""
-        rows = self.conn.execute(
-            "SELECT DISTINCT m.name FROM models m JOIN answers a ON a.model_id = m.id "
-            "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
-            "WHERE d.name = ?",
-            (dataset,),
-        )
-        return [row[0] for row in rows]
+    def model_names(self) -> list[str]:
+        """The name of every model of the file: a few rows, where the models of one dataset
+        take a walk over its answers (0.13 s at a million)."""
+        return [row[0] for row in self.conn.execute("SELECT name FROM models")]
 
-    def graded_by_me(self, dataset: str) -> frozenset[int]:
-        """The answers of `dataset` this reviewer has given a verdict (graded or accepted),
-        whether or not it is still in force."""
+    def own_answers(self, dataset: str) -> tuple[frozenset[int], frozenset[int]]:
+        """The answers of `dataset` this reviewer has given a verdict (graded or accepted,
+        whether or not it is still in force), and those on which their own verdict is in
+        force. Read from their review rows, each looked up in its dataset (CROSS JOIN keeps
+        that order): a few, where a walk from the dataset reads every answer (0.08 s at a
+        million)."""
         rows = self.conn.execute(
-            f"SELECT DISTINCT r.answer_id FROM reviews r {_IN_DATASET.format(t='r')} "
-            "AND r.reviewer = ? AND r.action IN ('grade', 'accept')",
-            (dataset, self.reviewer),
+            "SELECT r.answer_id, r.reviewer, r.action, r.score, r.choice FROM reviews r "
+            "CROSS JOIN answers a ON a.id = r.answer_id CROSS JOIN samples s "
+            "ON s.id = a.sample_id WHERE r.reviewer = ? AND s.dataset_id = ? "
+            "ORDER BY r.answer_id, r.created_at, r.id",
+            (self.reviewer, self._dataset_id(dataset)),
         )
-        return frozenset(row[0] for row in rows)
+        own = list(map(_OwnRow._make, rows))
+        given = frozenset(row.answer_id for row in own if row.action in ("grade", "accept"))
+        return given, frozenset(own_rows(own))
 
     def answers_to(self, dataset: str, key: str) -> list[tuple[int, str, str]]:
         """(answer id, model, text) of every model's answer to one sample, the models in
@@ -372,7 +392,7 @@ class ReviewStore(EntryReader):
         it was appended."""
         history = self.history(answer_id)
         before = current(history)
-        own = current([row for row in history if row.reviewer == self.reviewer])
+        own = own_verdict(history, self.reviewer)
         added = verdict != before or verdict != own
         if added:
             self._append(answer_id, verdict, before, action, None)

@@ -347,12 +347,17 @@ def outcomes(answers: AnswerColumns, runs: int, golds_of: GoldsOf) -> Outcomes:
     )  # fmt: skip
 
 
-def matching(flt: Filter, answers: AnswerColumns, samples: SampleSet, axes_of: AxesOf) -> Bools:
+def matching(
+    flt: Filter, answers: AnswerColumns, samples: SampleSet, axes_of: AxesOf,
+    reviewed: Bools | None = None,
+) -> Bools:  # fmt: skip
     """Which answers the filter lets through: every condition set, over whole columns;
-    `samples` are the answers' samples (by sample index)."""
+    `samples` are the answers' samples (by sample index); `reviewed`: which count as
+    reviewed (default: those with a verdict in force)."""
     keep = np.ones(len(answers), np.bool_)
+    reviewed = answers.reviewed if reviewed is None else reviewed
     for wanted, column in (
-        (flt.unreviewed, ~answers.reviewed), (flt.flagged, answers.flagged),
+        (flt.unreviewed, ~reviewed), (flt.flagged, answers.flagged),
         (flt.failed, answers.failed), (flt.fallback, answers.fallback),
         (flt.no_reply, answers.no_reply),
     ):  # fmt: skip

@@ -9,6 +9,7 @@ import asyncio
 import json
 import sqlite3
 from contextlib import closing
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -410,6 +411,12 @@ def test_done_counts_the_reviewers_own_verdicts_in_force(
             await until(pilot, lambda: app.current() is not None)
             assert app.current().answer_id == theirs[0]
             seen.append(text_of(app, "#status"))
+            session = app.session
+            # Unreviewed on her assignments: the lead's grade is not hers, so it counts, and
+            # `n` from the last answer goes round to it.
+            assert session.count(replace(session.filter, unreviewed=True)) == len(theirs)
+            await pilot.press("end", "n")
+            await until(pilot, lambda: app.current().answer_id == theirs[0])
             for key, done in (("5", 1), ("u", 0)):  # ana's grade, then her undo
                 await pilot.press(key)
                 said = f"ana: {done} / {len(theirs)} assigned done"

@@ -340,9 +340,11 @@ def test_a_blind_reviewer_writes_blind_rows_and_reviewers_counts_them(
     rows = store.conn.execute("SELECT reviewer, action, blind FROM reviews ORDER BY id").fetchall()
     assert rows == [("bo", "grade", 1), ("bo", "note", 1), ("bo", "grade", 1), ("bo", "undo", 1),
                     ("ada", "grade", 0)]  # fmt: skip
-    assert blind.graded_by_me("mmvet") == {first, second}  # an undo does not hide again
-    assert review.graded_by_me("mmvet") == {first}
-    assert "demo-alpha" in blind.models_of("mmvet")
+    # Given a verdict: an undo does not hide the answer again; in force: it no longer counts.
+    assert blind.own_answers("mmvet") == ({first, second}, {first})
+    assert review.own_answers("mmvet") == ({first}, {first})
+    assert blind.own_answers("mmmu") == (set(), set())  # another dataset's answers
+    assert {"demo-alpha", "demo-beta"} <= set(blind.model_names())
     db = store.path
     store.conn.commit()
     found = cli("reviewers", db, "--dataset", "mmvet", "--format", "json")

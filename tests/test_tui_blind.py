@@ -90,14 +90,17 @@ def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
         scores = (*SCORES.values(), THEIR_GRADE)  # eve's accept is a judge score of these
         await until(pilot, lambda: "model A" in screen_text(app))
         assert_blind(app, *scores)
+        assert "5 answers, 0 reviewed" in screen_text(app)  # eve's verdicts are not the tester's
         await pilot.press("j")  # another answer
         await until(pilot, lambda: app.current() is not None)
         assert_blind(app, *scores)
         await pilot.press("v")  # the filter menu: no filter by the judges' results
         await until(pilot, lambda: isinstance(app.screen, Menu))
         assert_blind(app, *scores)
+        await until(pilot, lambda: "Unreviewed (5)" in screen_text(app))  # eve's count too
         menu = screen_text(app)
-        assert "Unreviewed" in menu and "Judge failed" not in menu and "judge - human" not in menu
+        assert "Judge failed" not in menu and "judge - human" not in menu
+        assert "Reviewers disagree" not in menu
         await pick(app, pilot, "By model…")
         await until(pilot, lambda: "Model" in screen_text(app))
         assert_blind(app, *scores)
@@ -119,6 +122,8 @@ def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
                           ("r", "The circular-group view")):  # fmt: skip
             await refused(app, pilot, key, what)
             assert_blind(app, *scores)
+        await pilot.press("n")  # the next answer without the tester's verdict: one eve accepted
+        await until(pilot, lambda: app.current().key == "v1_1")
         entry = app.current()
         assert entry is not None
         mine = SCORES[entry.model, entry.key]

@@ -27,15 +27,20 @@ HIDDEN = "hidden in blind review"
 HIDDEN_UNTIL = f"Judge scores: {HIDDEN} until your verdict on this answer is saved."
 NEW_MODEL = "model (new)"  # a model imported since the aliases were read
 # The filters that would show what a judge said (engine.review.Filter's fields).
+# "reviewers": the answers others grade differently from each other.
 JUDGE_FILTERS = frozenset(
-    {"failed", "no_reply", "fallback", "disagreement", "spread", "judges", "flips", "sources"}
-)
+    {"failed", "no_reply", "fallback", "disagreement", "spread", "reviewers", "judges", "flips",
+     "sources"}
+)  # fmt: skip
 
 
-def read_blind(review: ReviewStore, dataset: str) -> tuple[list[str], frozenset[int]]:
-    """In the database thread: the dataset's models and the answers this reviewer has
-    given a verdict."""
-    return review.models_of(dataset), review.graded_by_me(dataset)
+def read_blind(
+    review: ReviewStore, dataset: str
+) -> tuple[list[str], frozenset[int], frozenset[int]]:
+    """In the database thread: the file's models (an alias depends on the dataset and the
+    name alone, so the letters are the same whichever are read, in every reviewer's copy),
+    the answers this reviewer has given a verdict, and those with theirs in force."""
+    return review.model_names(), *review.own_answers(dataset)
 
 
 class Blinding:

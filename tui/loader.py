@@ -45,8 +45,11 @@ class Loader:
         session.shuffle(screen.settings.shuffle_seed)
         try:
             if screen.blind.on:  # the aliases before any answer is listed
-                found = await app.database.run(lambda r: read_blind(r, session.dataset))
-                screen.blind.opened(session.dataset, *found)
+                models, given, own = await app.database.run(
+                    lambda r: read_blind(r, session.dataset)
+                )
+                screen.blind.opened(session.dataset, models, given)
+                session.own = set(own)  # only the reviewer's own verdicts count as reviewed
         except DB_ERRORS as exc:
             screen.post_message(OpenFailed(f"{app.db_path}: {reason(exc)}"))
             return

@@ -51,11 +51,11 @@ class Navigation:
         if session is None:
             return
         cursor = self._answers.cursor
-        wanted = (lambda e: not e.reviewed) if what == "unreviewed" else (lambda e: e.flagged)
         count = len(session.visible)
         for step in range(1, count + 1):
             index = (cursor + step) % count
-            if wanted(session.listed(index)):
+            entry = session.listed(index)
+            if not session.reviewed_here(entry) if what == "unreviewed" else entry.flagged:
                 self.go(index)
                 return
         self.screen.notify(f"No {what} answer in this list.")

@@ -88,6 +88,9 @@ class Session:
     partial: bool = False  # only the top of the list is read yet (see `take_answers`)
     seed: int | None = None  # the list order is shuffled by this seed (None: as imported)
     assignment: Assigned | None = None  # what is assigned to the reviewer (lmmreview assign)
+    # Blind review: the answers with the reviewer's own verdict in force, the only ones it
+    # counts as reviewed (None: anyone's verdict counts).
+    own: set[int] | None = None
 
     @classmethod
     def open(
@@ -305,7 +308,30 @@ class Session:
         return int(np.count_nonzero(self._matching(flt, self.answers, tables)))
 
     def _matching(self, flt: Filter, answers: AnswerColumns, tables: Tables) -> Bools:
-        return matching(flt, answers, tables.samples, self.benchmark.filter_axes)
+        mine = self._mine(flt)
+        reviewed = None  # anyone's verdict counts
+        if flt.unreviewed and mine is not None:
+            reviewed = np.isin(answers.ids, np.fromiter(mine, np.int64, len(mine)))
+        return matching(flt, answers, tables.samples, self.benchmark.filter_axes, reviewed)
+
+    def _mine(self, flt: Filter) -> set[int] | None:
+        """The answers `flt` counts as reviewed when only the reviewer's own verdicts count:
+        in blind review and on their assignments, where `n` and "unreviewed" must not pass
+        over an answer someone else graded, which they are to grade too (None: anyone's)."""
+        if self.own is not None:
+            return self.own
+        assignment = self.assignment
+        return assignment.done if assignment is not None and flt.assigned is not None else None
+
+    def reviewed_here(self, entry: Entry) -> bool:
+        """Whether the list's filter counts `entry` as reviewed (see `_mine`)."""
+        mine = self._mine(self.filter)
+        return entry.reviewed if mine is None else entry.answer_id in mine
+
+    def own_changed(self, answer_id: int, in_force: bool) -> None:
+        """The reviewer's own verdict on an answer is in force now, or not (blind review)."""
+        if self.own is not None:
+            (self.own.add if in_force else self.own.discard)(answer_id)
 
     def sort(self, order: str) -> None:
         """Sort the visible answers (needs the tables' samples); the scores as they are
@@ -421,8 +447,9 @@ class Session:
         return "right" if mean >= 1 else "wrong" if mean <= 0 else "partial"
 
     def counts(self) -> tuple[int, int, int]:
-        """(answers, reviewed, shown)."""
-        return len(self.answers), self.reviewed, len(self.visible)
+        """(answers, reviewed, shown); reviewed by the reviewer themselves in blind review."""
+        reviewed = self.reviewed if self.own is None else len(self.own)
+        return len(self.answers), reviewed, len(self.visible)
 
     def frozen(self) -> Frozen:
         """The tables' inputs as they are now, the answers copied: what a worker thread

@@ -9,7 +9,7 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from lmmreview.engine.review import Entry, current
+from lmmreview.engine.review import Entry, own_verdict
 from lmmreview.engine.scoring import Verdict
 from lmmreview.tui.database import DB_ERRORS, reason
 from lmmreview.tui.file_watch import Moved
@@ -68,8 +68,7 @@ class Writer:
         detail = self.screen.pane.details.get(entry.answer_id)
         if verdict != entry.verdict or detail is None:
             return False
-        reviewer = self.screen.settings.reviewer
-        return current([row for row in detail.history if row.reviewer == reviewer]) == verdict
+        return own_verdict(detail.history, self.screen.settings.reviewer) == verdict
 
     def save_next(self) -> None:
         """Save the first queued change, unless a save is under way (its end saves the next).
@@ -126,6 +125,9 @@ class Writer:
             return  # another dataset is open now
         if session.assignment is not None:  # the status line's "done / assigned"
             session.assignment.changed(answer_id, detail.history)
+        if session.own is not None:  # blind review counts the reviewer's own verdicts
+            own = own_verdict(detail.history, self.screen.settings.reviewer)
+            session.own_changed(answer_id, own is not None)
         screen.apply_fresh([fresh])
         screen.pane.details[answer_id] = detail
         current = screen.current()
