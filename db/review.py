@@ -224,10 +224,9 @@ class EntryReader:
 class ReviewStore(EntryReader):
     """The review screen's access to one database, as one reviewer."""
 
-    def __init__(self, store: Store, reviewer: str, blind: bool = False) -> None:
+    def __init__(self, store: Store, reviewer: str) -> None:
         super().__init__(store)
         self.reviewer = reviewer
-        self.blind = blind  # every review row written says it was given blind
         # A verdict is on disk before the screen shows it: synced at every commit, so it
         # survives a power cut too, not only a crash (one fsync per verdict is cheap).
         self.conn.execute("PRAGMA synchronous = FULL")
@@ -373,9 +372,10 @@ class ReviewStore(EntryReader):
 
     def grade(
         self, answer_id: int, score: float | None = None, choice: str | None = None,
-        action: str = "grade",
+        action: str = "grade", blind: bool = False,
     ) -> Verdict | None:  # fmt: skip
         """Append a verdict (committed on return); returns the verdict now in force.
+        `blind`: it was given with the model and the judges hidden (blind review).
 
         The verdict already in force adds no row when it is this reviewer's own too: a
         repeated key would otherwise take as many undos as presses to take back. Another
@@ -383,10 +383,10 @@ class ReviewStore(EntryReader):
         """
         verdict = Verdict(score, choice)
         with self.store.transaction():
-            self.put(answer_id, verdict, action)
+            self.put(answer_id, verdict, action, blind)
         return verdict
 
-    def put(self, answer_id: int, verdict: Verdict, action: str) -> bool:
+    def put(self, answer_id: int, verdict: Verdict, action: str, blind: bool = False) -> bool:
         """`grade` inside the caller's transaction: append the verdict unless it is both the
         one in force and this reviewer's own in force (a repeat; an import run twice); whether
         it was appended."""
@@ -395,7 +395,7 @@ class ReviewStore(EntryReader):
         own = own_verdict(history, self.reviewer)
         added = verdict != before or verdict != own
         if added:
-            self._append(answer_id, verdict, before, action, None)
+            self._append(answer_id, verdict, before, action, None, blind)
         return added
 
     def undo_last(self, dataset: str) -> int | None:
@@ -425,7 +425,9 @@ class ReviewStore(EntryReader):
         history = self.history(answer_id)
         possible, restored = undo_target(history)
         if possible:
-            self._append(answer_id, restored or Verdict(None), current(history), "undo", None)
+            self._append(
+                answer_id, restored or Verdict(None), current(history), "undo", None, False
+            )
 
     def _last_verdict(self, dataset: str) -> tuple[str, str, int] | None:
         """The answer whose verdict in force is this reviewer's newest one.
@@ -462,21 +464,23 @@ class ReviewStore(EntryReader):
         top = max(mine, key=attrgetter("id"))
         return top.created_at, kind, top.answer_id
 
-    def note(self, answer_id: int, text: str) -> None:
-        """Attach a note to the answer's current verdict (as a history row)."""
+    def note(self, answer_id: int, text: str, blind: bool = False) -> None:
+        """Attach a note to the answer's current verdict (as a history row); `blind`: as
+        `grade`."""
         with self.store.transaction():
             verdict = current(self.history(answer_id)) or Verdict(None)
-            self._append(answer_id, verdict, verdict, "note", text)
+            self._append(answer_id, verdict, verdict, "note", text, blind)
 
     def _append(
-        self, answer_id: int, new: Verdict, old: Verdict | None, action: str, note: str | None
-    ) -> None:
+        self, answer_id: int, new: Verdict, old: Verdict | None, action: str, note: str | None,
+        blind: bool,
+    ) -> None:  # fmt: skip
         self.conn.execute(
             "INSERT INTO reviews (answer_id, score, choice, previous_score, previous_choice, "
             "action, reviewer, note, created_at, blind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 answer_id, new.score, new.choice, old.score if old else None,
-                old.choice if old else None, action, self.reviewer, note, now(), int(self.blind),
+                old.choice if old else None, action, self.reviewer, note, now(), int(blind),
             ),
         )  # fmt: skip
 

@@ -330,15 +330,15 @@ def test_a_blind_reviewer_writes_blind_rows_and_reviewers_counts_them(
     review, cli, tmp_path: Path
 ) -> None:
     store = review.store
-    blind = ReviewStore(store, "bo", blind=True)
+    blind = ReviewStore(store, "bo")
     first, second = _entry(review).answer_id, _entry(review, key="v1_1").answer_id
-    blind.grade(first, 0.4)
-    blind.note(first, "blind note")
-    blind.grade(second, 1.0)
-    blind.undo_last("mmvet")  # takes back the verdict on second
+    blind.grade(first, 0.4, blind=True)
+    blind.note(first, "blind note", blind=True)
+    blind.grade(second, 1.0, blind=True)
+    blind.undo_last("mmvet")  # takes back the verdict on second, the judges seen
     review.grade(first, 0.4)  # ada, not blind
     rows = store.conn.execute("SELECT reviewer, action, blind FROM reviews ORDER BY id").fetchall()
-    assert rows == [("bo", "grade", 1), ("bo", "note", 1), ("bo", "grade", 1), ("bo", "undo", 1),
+    assert rows == [("bo", "grade", 1), ("bo", "note", 1), ("bo", "grade", 1), ("bo", "undo", 0),
                     ("ada", "grade", 0)]  # fmt: skip
     # Given a verdict: an undo does not hide the answer again; in force: it no longer counts.
     assert blind.own_answers("mmvet") == ({first, second}, {first})

@@ -133,14 +133,22 @@ def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
         await pilot.press("equals_sign")  # again: a notification naming the answer's model
         await until(pilot, lambda: "nothing to save" in screen_text(app))
         assert_blind(app, *(s for s in scores if s != mine))
+        await pilot.press("u")  # undone, the judges stay shown: a grade now is not blind
+        await until(pilot, lambda: "Undid your last verdict" in screen_text(app))
+        await pilot.press("equals_sign")
+        await until(pilot, lambda: len(rows_by_tester(blind_db)) == 3)
         seen["graded"] = entry.answer_id
 
     drive(blind_db, steps, notifications=True, blind=True)
-    with closing(sqlite3.connect(blind_db)) as conn:
-        rows = conn.execute(
-            "SELECT answer_id, action, blind FROM reviews WHERE reviewer = 'tester'"
-        ).fetchall()
-    assert rows == [(seen["graded"], "grade", 1)]
+    rows, graded = rows_by_tester(blind_db), seen["graded"]
+    assert rows == [(graded, "grade", 1), (graded, "undo", 0), (graded, "grade", 0)]
+
+
+def rows_by_tester(db: Path) -> list[tuple[int, str, int]]:
+    """(answer, action, blind) of each review row the screen's reviewer wrote."""
+    with closing(sqlite3.connect(db)) as conn:
+        query = "SELECT answer_id, action, blind FROM reviews WHERE reviewer = 'tester'"
+        return conn.execute(query).fetchall()
 
 
 def test_hostile_model_names_never_reach_the_screen(cli, tmp_path: Path) -> None:

@@ -62,7 +62,7 @@ class ReviewApp(App[None]):
         saved to `settings_path`, if given (`open` gives the settings file); the answers
         to the first `head` samples are listed before the rest are read."""
         super().__init__()
-        self.database = Database(db, settings.reviewer, settings.blind)
+        self.database = Database(db, settings.reviewer)
         # Start reading at once, while Textual starts: the first screen comes sooner.
         self._opening: Future[Opening] | None = self.database.submit(
             lambda r: read_dataset(r, dataset, None, settings.judge_choice(), head)

@@ -54,10 +54,9 @@ class Database:
     """One file, one thread: the review connection, and the images' connection (read by
     the image pipeline's threads under a lock)."""
 
-    def __init__(self, path: Path, reviewer: str, blind: bool = False) -> None:
+    def __init__(self, path: Path, reviewer: str) -> None:
         self.path = path
         self.reviewer = reviewer
-        self.blind = blind  # the verdicts are given blind (see ReviewStore)
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="lmmreview-db")
         self._review: ReviewStore | None = None
         self._image_store: Store | None = None
@@ -78,9 +77,7 @@ class Database:
         if self._image_store is None:
             self._image_store = Store.open(self.path, create=False)
         if self._review is None:
-            self._review = ReviewStore(
-                Store.open(self.path, create=False), self.reviewer, self.blind
-            )
+            self._review = ReviewStore(Store.open(self.path, create=False), self.reviewer)
             self._watch.opened(self.path)
         return self._review
 

@@ -50,7 +50,7 @@ class Grading:
     async def score(self, value: float) -> None:
         found = await self._gradable(QuestionType.OPEN)
         if found is not None:
-            self.grade(found[0], Grade(Verdict(round(value, 1))))
+            self.grade(found[0], Verdict(round(value, 1)))
 
     async def choose(self, letter: str) -> None:
         found = await self._gradable(QuestionType.CHOICE)
@@ -62,7 +62,7 @@ class Grading:
         if letter != "X" and letter not in sample.options:
             self.screen.notify(f"No option {letter} here.", severity="warning")
             return
-        self.grade(entry, Grade(Verdict(None, letter)))
+        self.grade(entry, Verdict(None, letter))
 
     async def pick_option(self) -> None:
         """Options past I have no key of their own: choose any option from a list."""
@@ -85,11 +85,12 @@ class Grading:
             )
             return
         choice, score = entry.judge_choice, None if entry.judge_choice else round(mean or 0.0, 1)
-        self.grade(entry, Grade(Verdict(score, choice), "accept"))
+        self.grade(entry, Verdict(score, choice), "accept")
 
-    def grade(self, entry: Entry, command: Grade) -> None:
+    def grade(self, entry: Entry, verdict: Verdict, action: str = "grade") -> None:
         """Hand a verdict to the writer, then move to the next answer if it was queued and
         auto-advance is on."""
+        command = Grade(verdict, action, self._blind(entry))
         if self.screen.writer.submit(entry, command) and self.screen.auto_advance:
             self.screen.action_move(1)
 
@@ -114,4 +115,9 @@ class Grading:
             return
         text = await self.screen.app.push_screen_wait(Prompt("Note on this answer:"))
         if text:
-            self.screen.writer.submit(entry, Note(text))
+            self.screen.writer.submit(entry, Note(text, self._blind(entry)))
+
+    def _blind(self, entry: Entry) -> bool:
+        """Whether a change queued now on `entry` is given blind: while its model and judges
+        are hidden."""
+        return self.screen.blind.hidden(entry.answer_id)

@@ -27,10 +27,13 @@ def changes(count: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Grade:
-    """Put a verdict in force: a grading key's ("grade") or the judge's, accepted ("accept")."""
+    """Put a verdict in force: a grading key's ("grade") or the judge's, accepted ("accept");
+    `blind`: given while blind review hid the answer's model and judges (told when queued:
+    an answer seen since, by an undo that keeps it shown, is graded seeing them)."""
 
     verdict: Verdict
     action: str = "grade"
+    blind: bool = False
 
     @property
     def label(self) -> str:
@@ -43,7 +46,7 @@ class Grade:
         # `put` takes the verdict whole; the store still adds no row for the one in force
         # in the file (another process may have put it there since the screen looked).
         with review.store.transaction():
-            review.put(answer_id, self.verdict, self.action)
+            review.put(answer_id, self.verdict, self.action, self.blind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,13 +78,14 @@ class Cause:
 @dataclass(frozen=True, slots=True)
 class Note:
     text: str
+    blind: bool = False  # as Grade's
 
     @property
     def label(self) -> str:
         return "note"
 
     def apply(self, review: ReviewStore, answer_id: int) -> None:
-        review.note(answer_id, self.text)
+        review.note(answer_id, self.text, self.blind)
 
 
 @dataclass(frozen=True, slots=True)
