@@ -119,7 +119,7 @@ def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
         await pilot.press("escape")
         for key, what in (("b", "The tables"), ("c", "The compare view"),
                           ("W", "The judges view"), ("a", "Accepting the judge's score"),
-                          ("r", "The circular-group view")):  # fmt: skip
+                          ("r", "The circular-group view"), ("J", "Running the judge")):  # fmt: skip
             await refused(app, pilot, key, what)
             assert_blind(app, *scores)
         await pilot.press("n")  # the next answer without the tester's verdict: one eve accepted
@@ -130,6 +130,8 @@ def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
         await pilot.press("equals_sign")  # a verdict: 1.0
         await until(pilot, lambda: not app.review_screen.pending and mine in screen_text(app))
         assert_blind(app, *(s for s in scores if s != mine))  # the model stays an alias
+        # The strip still hides the tables: a model's totals can be its published score.
+        assert "The tables: hidden in blind review." in screen_text(app)
         await pilot.press("equals_sign")  # again: a notification naming the answer's model
         await until(pilot, lambda: "nothing to save" in screen_text(app))
         assert_blind(app, *(s for s in scores if s != mine))

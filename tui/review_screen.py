@@ -280,7 +280,8 @@ class ReviewScreen(Screen[None]):
     # -- a judge run in the background (tui/judge_control.py) --------------------------------
 
     def action_judge(self) -> None:
-        self.judge_run.open()
+        if not self.blind.refused("Running the judge"):  # its progress and results show scores
+            self.judge_run.open()
 
     def on_judge_progress(self, message: JudgeProgress) -> None:
         self.judge_run.progress(message)
@@ -438,8 +439,7 @@ class ReviewScreen(Screen[None]):
 
     def show_strip(self, entry: Entry) -> None:
         if self.session is not None:
-            hidden = self.blind.hidden(entry.answer_id)
-            self.query_one(TablesStrip).show(self.session, entry, hidden)
+            self.query_one(TablesStrip).show(self.session, entry, self.blind.on)
 
     # -- writes (tui/writer.py) and what they change on screen --------------------------------
 

@@ -16,9 +16,10 @@ class TablesStrip(Static):
     """The breakdown cells of one answer; a word while the tables are computed."""
 
     def show(self, session: Session, entry: Entry, hidden: bool = False) -> None:
-        """`hidden`: blind review hides the tables until the reviewer's verdict."""
+        """`hidden`: blind review hides the tables all session (after one verdict, a model's
+        totals are often its published score, which names it)."""
         if hidden:
-            self.update(Text(f"The tables: {HIDDEN} until your verdict.", style="italic"))
+            self.update(Text(f"The tables: {HIDDEN}.", style="italic"))
             return
         tables = session.tables
         if tables is None:
