@@ -91,6 +91,10 @@ def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
         await until(pilot, lambda: "model A" in screen_text(app))
         assert_blind(app, *scores)
         assert "5 answers, 0 reviewed" in screen_text(app)  # eve's verdicts are not the tester's
+        footer = screen_text(app).splitlines()[-1]  # no key it refuses, the others kept
+        assert "u undo" in footer and "v filter" in footer, footer
+        for key in ("a accept", "b tables", "c compare", "J judge", "e export"):
+            assert key not in footer, footer
         await pilot.press("j")  # another answer
         await until(pilot, lambda: app.current() is not None)
         assert_blind(app, *scores)

@@ -27,6 +27,9 @@ HIDDEN = "hidden in blind review"
 HIDDEN_UNTIL = f"Judge scores: {HIDDEN} until your verdict on this answer is saved."
 NEW_MODEL = "model (new)"  # a model imported since the aliases were read
 # The filters that would show what a judge said (engine.review.Filter's fields).
+# The actions of the footer's keys that blind review refuses (each asks `refused`): left
+# out of the footer, which would offer them; pressed, they still say why in one line.
+REFUSED_KEYS = frozenset({"accept", "breakdown", "compare", "judge", "export"})
 # "reviewers": the answers others grade differently from each other.
 JUDGE_FILTERS = frozenset(
     {"failed", "no_reply", "fallback", "disagreement", "spread", "reviewers", "judges", "flips",
@@ -59,6 +62,11 @@ class Blinding:
         """A dataset is open: its models' aliases and the answers already graded."""
         self.names = aliases(dataset, models)
         self.seen = set(graded)
+
+    @property
+    def footer_hidden(self) -> frozenset[str]:
+        """The actions whose keys the footer leaves out."""
+        return REFUSED_KEYS if self.on else frozenset()
 
     def alias(self, model: str) -> str:
         return self.names.get(model, NEW_MODEL) if self.on else model

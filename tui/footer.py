@@ -14,13 +14,18 @@ FIRST = ("help", "quit")  # the app's actions the footer always shows, in this o
 
 class ReviewFooter(Footer):
     """Textual's footer with the keys of `FIRST` moved to its start, made anew only when
-    what it shows changed."""
+    what it shows changed; the keys of the actions `hidden` left out (blind review's
+    refused keys, which stay bound: pressed, they say why)."""
 
     _composed_for: Hashable = None  # what the keys shown were made from
 
+    def __init__(self, hidden: frozenset[str] = frozenset()) -> None:
+        super().__init__()
+        self.hidden = hidden
+
     def compose(self) -> ComposeResult:
         self._composed_for = self._shown()
-        widgets = list(super().compose())
+        widgets = [w for w in super().compose() if _action(w) not in self.hidden]
         first = sorted(
             (w for w in widgets if _action(w) in FIRST), key=lambda w: FIRST.index(_action(w))
         )

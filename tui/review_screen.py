@@ -128,7 +128,7 @@ class ReviewScreen(Screen[None]):
             yield self.pane
         yield JudgesPanel(id="judges-view")
         yield TablesStrip(id="strip")
-        yield ReviewFooter()
+        yield ReviewFooter(self.blind.footer_hidden)
 
     @property
     def review_app(self) -> ReviewApp:
