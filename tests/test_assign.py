@@ -208,6 +208,25 @@ def test_a_file_in_the_way_is_named_and_nothing_is_written(
     assert (out / "bo.db").read_text() == "mine"
 
 
+def test_two_runs_at_once_never_assign_an_answer_twice(demo_db: Path, tmp_path: Path) -> None:
+    """Both plan before either writes (as two `assign` processes copying at once): the
+    second write finds its answers taken and writes nothing, no file either."""
+    from lmmreview.db import Store, StoreError
+    from lmmreview.db.assign import files_for, plan, write_assignments
+
+    with Store.open(demo_db) as first, Store.open(demo_db) as second:
+        benchmark = dict(first.datasets(["mmvet"]))["mmvet"]
+        plans = [plan(store, "mmvet", benchmark, names, 0.2, 1)
+                 for store, names in ((first, ["ana", "bo"]), (second, ["cy", "di"]))]  # fmt: skip
+        write_assignments(first, plans[:1], 1, files_for(tmp_path / "a", ["ana", "bo"]), print)
+        before = dump(demo_db)
+        with pytest.raises(StoreError, match="assigned by another run meanwhile; nothing was"):
+            write_assignments(second, plans[1:], 1, files_for(tmp_path / "b", ["cy", "di"]), print)
+    assert dump(demo_db) == before
+    assert list((tmp_path / "b").iterdir()) == []
+    assert {r[4] for r in _rows(demo_db)} == {"ana", "bo"}
+
+
 # -- acceptance b: assign -> three reviewers grade in the screen -> merge ----------------------
 
 # Each reviewer's scores on the first six overlap answers (in id order), by key: "0" 0.0,
