@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from lmmreview.db.store import Store
@@ -39,9 +39,15 @@ def reviewer_verdicts(store: Store, dataset: str) -> dict[int, dict[str, Verdict
     return own_verdicts(_rows(store, dataset))
 
 
-def given_blind(store: Store, dataset: str) -> dict[str, int]:
-    """reviewer -> how many of their own verdicts in force were given in blind review."""
-    tops = own_rows(_rows(store, dataset))
+def reviewer_rows(store: Store, dataset: str) -> dict[int, dict[str, _Row]]:
+    """answer id -> reviewer -> the row of that reviewer's own verdict in force: its
+    verdict (engine.reviewers.verdicts_of) and whether it was given blind (given_blind)."""
+    return own_rows(_rows(store, dataset))
+
+
+def given_blind(tops: Mapping[int, Mapping[str, _Row]]) -> dict[str, int]:
+    """reviewer -> how many of their own verdicts in force (reviewer_rows) were given in
+    blind review."""
     return dict(Counter(r for by in tops.values() for r, row in by.items() if row.blind))
 
 

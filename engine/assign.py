@@ -138,19 +138,11 @@ class Progress:
     overlap_done: int
 
 
-def progress(
-    assigned: Iterable[tuple[int, str, bool]], verdicts: Mapping[int, Mapping[str, Verdict]]
-) -> list[Progress]:
-    """Each reviewer's progress, by name, from (answer, reviewer, in the overlap) rows and
-    each reviewer's own verdict in force (`engine.reviewers.own_verdicts`)."""
-    counts: dict[str, Counter[str]] = {}
-    for answer, reviewer, overlap in assigned:
-        done = reviewer in verdicts.get(answer, {})
-        counted = counts.setdefault(reviewer, Counter())
-        counted.update(
-            assigned=1, done=done, overlap=bool(overlap), overlap_done=bool(overlap) and done
-        )
-    return [
-        Progress(name, c["assigned"], c["done"], c["overlap"], c["overlap_done"])
-        for name, c in sorted(counts.items())
-    ]
+def reviewed_by(verdicts: Mapping[int, Mapping[str, Verdict]]) -> dict[str, list[int]]:
+    """reviewer -> the answers with their own verdict in force (from
+    `engine.reviewers.own_verdicts`), in the order of `verdicts`."""
+    answers: dict[str, list[int]] = {}
+    for answer, by in verdicts.items():
+        for reviewer in by:
+            answers.setdefault(reviewer, []).append(answer)
+    return answers

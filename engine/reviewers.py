@@ -42,9 +42,14 @@ _Row = TypeVar("_Row", bound=ReviewRow)
 def own_verdicts(rows: Iterable[ReviewRow]) -> dict[int, dict[str, Verdict]]:
     """answer -> reviewer -> the verdict that reviewer's own rows leave in force (see
     `own_rows`)."""
+    return verdicts_of(own_rows(rows))
+
+
+def verdicts_of(tops: Mapping[int, Mapping[str, ReviewRow]]) -> dict[int, dict[str, Verdict]]:
+    """The verdicts of `own_rows`'s rows."""
     return {
         answer: {reviewer: Verdict(row.score, row.choice) for reviewer, row in by.items()}
-        for answer, by in own_rows(rows).items()
+        for answer, by in tops.items()
     }
 
 

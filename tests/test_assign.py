@@ -436,3 +436,38 @@ def test_done_counts_the_reviewers_own_verdicts_in_force(
 
     asyncio.run(main())
     assert f"ana: 0 / {len(theirs)} assigned done" in seen[0]  # the lead's verdict is not hers
+
+
+def test_progress_counts_each_reviewers_own_verdicts_on_their_assignments(
+    cli, demo_db: Path, tmp_path: Path
+) -> None:
+    """done counts an assigned answer with the reviewer's own verdict in force: not one
+    they undid, not another's verdict, not their verdict on an answer assigned to others."""
+    from lmmreview.db import Store
+    from lmmreview.db.assign import reviewer_progress
+    from lmmreview.db.review import ReviewStore
+    from lmmreview.db.reviewers import reviewer_verdicts
+    from lmmreview.engine.assign import Progress
+
+    assert (
+        _assign(cli, demo_db, tmp_path / "team", "--dataset", "mmvet", "--overlap", "0.2").code == 0
+    )
+    mine = {name: sorted(r[3] for r in _rows(demo_db) if r[4] == name) for name in REVIEWERS}
+    shared = _overlap_ids(demo_db)
+    not_ana = next(a for a in mine["bo"] if a not in mine["ana"])
+    with Store.open(demo_db) as store:
+        ana, cy = ReviewStore(store, "ana"), ReviewStore(store, "cy")
+        for answer in (*mine["ana"][:3], not_ana):
+            ana.grade(answer, 1.0)
+        ana.undo_last("mmvet")  # takes back not_ana
+        ana.undo_last("mmvet")  # and mine["ana"][2]
+        ReviewStore(store, "lead").grade(mine["bo"][0], 0.0)
+        cy.grade(min(shared), 0.5)
+        found = reviewer_progress(store, "mmvet", reviewer_verdicts(store, "mmvet"))
+    sizes = {name: len(mine[name]) for name in REVIEWERS}
+    ana_done = mine["ana"][:2]
+    assert found == [
+        Progress("ana", sizes["ana"], 2, len(shared), len(shared.intersection(ana_done))),
+        Progress("bo", sizes["bo"], 0, len(shared), 0),
+        Progress("cy", sizes["cy"], 1, len(shared), 1),
+    ]
