@@ -9,11 +9,13 @@ writes them.
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 from lmmreview.engine.review import HistoryRow, current
 from lmmreview.engine.scoring import Verdict
@@ -87,8 +89,29 @@ def problem(reviewers: Sequence[str], overlap: float) -> str | None:
 
 
 def overlap_size(units: int, overlap: float) -> int:
-    """How many of `units` the overlap takes: the fraction `overlap`, rounded half up."""
-    return int(units * overlap + 0.5)
+    """How many of `units` the overlap takes: the fraction `overlap` as written, rounded
+    half up (0.7 of 45 is 32: in floats 45 * 0.7 is 31.499999999999996)."""
+    return math.floor(Fraction(str(overlap)) * units + Fraction(1, 2))
+
+
+def thin(found: Split, overlap: float) -> str | None:
+    """Why a split of some units is refused (None: it is not): an overlap asked for that
+    takes no unit (no agreement to measure), or a reviewer left no share of their own
+    (more reviewers than units; with no overlap, their file would hold no assignment and
+    open as anyone's)."""
+    units = len(found.overlap) + sum(len(share) for share in found.shares.values())
+    if units and overlap > 0 and not found.overlap:
+        return (
+            f"--overlap {overlap:g} of {units} units is no unit, so no answer is graded by "
+            "every reviewer: give a larger --overlap, or 0"
+        )
+    empty = [name for name, share in found.shares.items() if not share]
+    if units and empty:
+        return (
+            f"{units} units, {len(found.overlap)} of them to every reviewer, leave {empty[0]} "
+            "no share of their own: name fewer reviewers, or give a smaller --overlap"
+        )
+    return None
 
 
 def split(units: Sequence[Unit], reviewers: Sequence[str], overlap: float, seed: int) -> Split:

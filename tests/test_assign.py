@@ -16,7 +16,7 @@ import pytest
 from conftest import dump
 from tui_harness import RENDERER, choose, text_of, until
 
-from lmmreview.engine.assign import group_units, overlap_size, problem, split
+from lmmreview.engine.assign import group_units, overlap_size, problem, split, thin
 from lmmreview.tui.app import ReviewApp
 
 REVIEWERS = ("ana", "bo", "cy")
@@ -37,12 +37,14 @@ def test_the_split_is_the_same_with_a_seed_and_differs_with_another() -> None:
 
 
 @pytest.mark.parametrize(
-    ("n", "overlap", "common"), [(58, 0.2, 12), (10, 0.0, 0), (7, 0.5, 4), (3, 0.2, 1)]
+    ("n", "overlap", "common"),
+    [(58, 0.2, 12), (10, 0.0, 0), (7, 0.5, 4), (3, 0.2, 1), (45, 0.7, 32), (50, 0.29, 15)],
 )
 def test_the_overlap_goes_to_everyone_and_the_rest_is_dealt_out_evenly(
     n: int, overlap: float, common: int
 ) -> None:
-    """The overlap is the fraction of the units rounded half up (11.6 -> 12, 3.5 -> 4)."""
+    """The overlap is the fraction of the units rounded half up (11.6 -> 12, 3.5 -> 4,
+    31.5 -> 32 although 45 * 0.7 is 31.499999999999996 in floats)."""
     units = _units(n)
     found = split(units, REVIEWERS, overlap, 1)
     assert len(found.overlap) == overlap_size(n, overlap) == common
@@ -54,6 +56,32 @@ def test_the_overlap_goes_to_everyone_and_the_rest_is_dealt_out_evenly(
     for name in REVIEWERS:
         mine = {answer for answer, reviewer, _ in rows if reviewer == name}
         assert mine == {a for u in found.overlap + found.shares[name] for a in u}
+
+
+def test_the_overlap_rounds_the_fraction_as_written_half_up() -> None:
+    for n in range(1, 200):
+        for k in range(100):
+            assert overlap_size(n, k / 100) == (2 * n * k + 100) // 200, (n, k)
+
+
+@pytest.mark.parametrize(
+    ("n", "reviewers", "overlap", "said"),
+    [
+        (2, REVIEWERS, 0.2, "--overlap 0.2 of 2 units is no unit"),
+        (2, REVIEWERS, 0.0, "2 units, 0 of them to every reviewer, leave cy no share"),
+        (4, REVIEWERS, 0.5, "4 units, 2 of them to every reviewer, leave cy no share"),
+        (3, REVIEWERS, 0.0, None),
+        (0, REVIEWERS, 0.2, None),  # nothing left in this dataset: nothing to split
+    ],
+)
+def test_a_split_with_no_overlap_or_an_empty_share_is_refused(
+    n: int, reviewers: tuple[str, ...], overlap: float, said: str | None
+) -> None:
+    found = thin(split(_units(n), reviewers, overlap, 1), overlap)
+    if said is None:
+        assert found is None
+    else:
+        assert found is not None and said in found
 
 
 def test_a_group_of_answers_is_one_unit() -> None:
@@ -167,6 +195,8 @@ def test_units_assigned_before_are_skipped_and_counted(cli, demo_db: Path, tmp_p
         (("--model", "nope"), "no model 'nope'"),
         (("--overlap", "1"), "not in [0, 1)"),
         (("--overlap", "-0.5"), "not in [0, 1)"),
+        (("--dataset", "mmvet", "--overlap", "0.008"), "mmvet: --overlap 0.008 of 58 units"),
+        (("--dataset", "mmvet", "--overlap", "0.99"), "leave bo no share of their own"),
     ],
 )
 def test_bad_input_is_one_clear_error_and_the_database_unchanged(
