@@ -501,3 +501,26 @@ def test_progress_counts_each_reviewers_own_verdicts_on_their_assignments(
         Progress("bo", sizes["bo"], 0, len(shared), 0),
         Progress("cy", sizes["cy"], 1, len(shared), 1),
     ]
+
+
+def test_a_file_reopened_after_grading_counts_the_reviewers_verdicts(
+    cli, demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ana grades in her file, quits and opens it again: her verdicts are read back (the
+    reviews' blind column among them) and counted done."""
+    from lmmreview.db import Store
+    from lmmreview.db.review import ReviewStore
+
+    assert _assign(cli, demo_db, tmp_path / "team", "--dataset", "mmvet").code == 0
+    ana = tmp_path / "team" / "ana.db"
+    theirs = sorted(r[3] for r in _rows(ana))
+    with Store.open(ana) as store:
+        ReviewStore(store, "ana").grade(theirs[0], 1.0)
+    app = _opened_as_the_cli_does(cli, monkeypatch, ana)
+
+    async def main() -> None:
+        async with app.run_test(size=(150, 48)) as pilot:
+            said = f"ana: 1 / {len(theirs)} assigned done"
+            await until(pilot, lambda: said in text_of(app, "#status"))
+
+    asyncio.run(main())
