@@ -16,8 +16,10 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from operator import attrgetter
 
-from lmmreview.engine.review import HistoryRow, current
+from lmmreview.engine.review import HistoryRow
+from lmmreview.engine.reviewers import own_top
 from lmmreview.engine.scoring import Verdict
 
 Unit = tuple[int, ...]  # the answer ids of one unit, in id order
@@ -140,11 +142,16 @@ class Assigned:
 
     def changed(self, answer: int, history: Sequence[HistoryRow]) -> None:
         """An answer's review history as it is now: done if the reviewer's own rows leave
-        a verdict in force."""
+        a verdict in force. Taken in time order, as `reviewers --progress` takes them
+        (db.reviewers): rows merged from another file come after this file's own, in id
+        order, whatever their time."""
         if answer not in self.ids:
             return
-        own = current([row for row in history if row.reviewer == self.reviewer])
-        if own is None:
+        mine = sorted(
+            (row for row in history if row.reviewer == self.reviewer),
+            key=attrgetter("created_at", "id"),
+        )
+        if own_top(mine) is None:
             self.done.discard(answer)
         else:
             self.done.add(answer)

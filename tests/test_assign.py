@@ -524,3 +524,34 @@ def test_a_file_reopened_after_grading_counts_the_reviewers_verdicts(
             await until(pilot, lambda: said in text_of(app, "#status"))
 
     asyncio.run(main())
+
+
+def test_the_status_line_and_progress_take_merged_rows_in_time_order(
+    cli, demo_db: Path, tmp_path: Path
+) -> None:
+    """A row merged from another file comes after this file's rows whatever its time: the
+    status line's done (Assigned.changed) and `reviewers --progress` both take a
+    reviewer's rows in time order, so they agree."""
+    import numpy as np
+
+    from lmmreview.db import Store
+    from lmmreview.db.assign import assigned_to, reviewer_progress
+    from lmmreview.db.review import ReviewStore
+    from lmmreview.db.reviewers import reviewer_verdicts
+
+    assert _assign(cli, demo_db, tmp_path / "team", "--dataset", "mmvet").code == 0
+    answer = min(r[3] for r in _rows(demo_db) if r[4] == "ana")
+    with closing(sqlite3.connect(demo_db)) as conn, conn:  # her grade at 12:05, then her
+        conn.executemany(  # undo of 12:00, merged from another copy
+            "INSERT INTO reviews (answer_id, score, previous_score, action, reviewer, "
+            "created_at) VALUES (?, ?, ?, ?, 'ana', ?)",
+            [(answer, 1.0, None, "grade", "2024-05-01T12:05:00.000+00:00"),
+             (answer, None, 1.0, "undo", "2024-05-01T12:00:00.000+00:00")],
+        )  # fmt: skip
+    with Store.open(demo_db) as store:
+        (ana,) = [p for p in reviewer_progress(store, "mmvet", reviewer_verdicts(store, "mmvet"))
+                  if p.reviewer == "ana"]  # fmt: skip
+        assigned = assigned_to(store, "ana", np.array([answer]))
+        assert assigned is not None and ana.done == len(assigned.done) == 1
+        assigned.changed(answer, ReviewStore(store, "ana").history(answer))
+    assert assigned.done == {answer}
