@@ -73,6 +73,11 @@ def safe_name(name: str) -> bool:
 
 def problem(reviewers: Sequence[str], overlap: float) -> str | None:
     """Why these reviewers and overlap cannot make a split (None: they can)."""
+    if "" in reviewers:
+        return (
+            "--reviewers: a name is empty (two commas in a row, or one at either end): "
+            "name each reviewer, separated by commas (ana,bo,cy)"
+        )
     unsafe = [name for name in reviewers if not safe_name(name)]
     if unsafe:
         return (

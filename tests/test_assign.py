@@ -105,6 +105,7 @@ def test_a_group_of_answers_is_one_unit() -> None:
         (["ana", ".bo"], 0.2, "not a safe file name"),
         (["ana", "bo"], 1.0, "not in [0, 1)"),
         (["ana", "bo"], -0.1, "not in [0, 1)"),
+        (["ana", "", "bo"], 0.2, "a name is empty"),
     ],
 )
 def test_bad_reviewers_or_overlap_are_named(
@@ -210,7 +211,13 @@ def test_bad_input_is_one_clear_error_and_the_database_unchanged(
 
 def test_one_reviewer_or_an_unsafe_name_is_refused(cli, demo_db: Path, tmp_path: Path) -> None:
     before = dump(demo_db)
-    for names, said in (("ana", "at least two"), ("ana,../x", "not a safe file name")):
+    for names, said in (
+        ("ana", "at least two"),
+        ("ana,../x", "not a safe file name"),
+        ("ana,,bo", "a name is empty (two commas in a row"),
+        ("ana,bo,", "a name is empty"),
+        ("ana, ,bo", "a name is empty"),
+    ):
         result = cli("assign", demo_db, "--reviewers", names, "--out", tmp_path / "team")
         assert result.code == 1 and said in result.stderr
     assert dump(demo_db) == before and not (tmp_path / "team").exists()

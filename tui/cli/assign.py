@@ -73,7 +73,7 @@ def assign_command(
     from lmmreview.db.assign import files_for, plan, require_model, write_assignments
     from lmmreview.engine.assign import problem, thin
 
-    names = [name.strip() for name in reviewers.split(",") if name.strip()]
+    names = [name.strip() for name in reviewers.split(",")]
     wrong = problem(names, overlap)
     if wrong is not None:
         raise fail(wrong)
