@@ -11,6 +11,7 @@ replaced).
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import sqlite3
@@ -28,7 +29,7 @@ from lmmreview.engine.assign import (
     Split,
     Unit,
     group_units,
-    progress,
+    reviewed_by,
     safe_name,
     split,
     unassigned,
@@ -48,9 +49,9 @@ _ANSWERS = (
 # From the assignments to their datasets (CROSS JOIN keeps that order: SQLite would
 # rather walk every answer of the dataset, 0.15 s at a million, to find none assigned).
 _ASSIGNED = (
-    "SELECT g.answer_id, g.reviewer, g.overlap FROM assignments g "
-    "CROSS JOIN answers a ON a.id = g.answer_id CROSS JOIN samples s ON s.id = a.sample_id "
-    "CROSS JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? ORDER BY g.id"
+    "FROM assignments g CROSS JOIN answers a ON a.id = g.answer_id "
+    "CROSS JOIN samples s ON s.id = a.sample_id CROSS JOIN datasets d ON d.id = s.dataset_id "
+    "WHERE d.name = ?"
 )
 _INSERT = (
     "INSERT INTO assignments (answer_id, reviewer, overlap, seed, created_at) "
@@ -68,8 +69,12 @@ class Plan:
     skipped: int  # assigned already
 
     @property
+    def answer_ids(self) -> set[int]:
+        return {answer for answer, _, _ in self.split.rows()}
+
+    @property
     def answers(self) -> int:
-        return len({answer for answer, _, _ in self.split.rows()})
+        return len(self.answer_ids)
 
 
 def dataset_units(
@@ -86,10 +91,10 @@ def dataset_units(
     )
 
 
-def assignments(store: Store, dataset: str) -> list[Row]:
-    """Every assignment of a dataset, in the order they were made."""
-    rows = store.conn.execute(_ASSIGNED, (dataset,))
-    return [(answer, reviewer, bool(overlap)) for answer, reviewer, overlap in rows]
+def assigned_answers(store: Store, dataset: str) -> Iterator[int]:
+    """The answers of a dataset assigned to anyone."""
+    rows = store.conn.execute(f"SELECT g.answer_id {_ASSIGNED}", (dataset,))
+    return (answer for (answer,) in rows)
 
 
 def plan(
@@ -102,8 +107,8 @@ def plan(
     model: str | None = None,
 ) -> Plan:
     """The split of a dataset's units not assigned yet (engine.assign.split)."""
-    taken = (answer for answer, _, _ in assignments(store, dataset))
-    left, skipped = unassigned(dataset_units(store, dataset, benchmark, model), taken)
+    units = dataset_units(store, dataset, benchmark, model)
+    left, skipped = unassigned(units, assigned_answers(store, dataset))
     return Plan(dataset, split(left, reviewers, overlap, seed), len(left), skipped)
 
 
@@ -154,9 +159,32 @@ def assigned_dataset(store: Store, reviewer: str) -> str | None:
 def reviewer_progress(
     store: Store, dataset: str, verdicts: Mapping[int, Mapping[str, Verdict]]
 ) -> list[Progress]:
-    """Each reviewer's assignments in a dataset, done (their own verdict in force, from
-    db.reviewers.reviewer_verdicts's `verdicts`) and in the overlap."""
-    return progress(assignments(store, dataset), verdicts)
+    """Each reviewer's assignments in a dataset, by name, done (their own verdict in force,
+    from db.reviewers.reviewer_verdicts's `verdicts`) and in the overlap. Counted by
+    SQLite: a million-answer file holds 1.4 million assignments, read as rows in 1.6 s."""
+    rows = store.conn.execute(
+        f"SELECT g.reviewer, count(*), sum(g.overlap) {_ASSIGNED} GROUP BY g.reviewer",
+        (dataset,),
+    )
+    reviewed = reviewed_by(verdicts)
+    found = []
+    for reviewer, assigned, overlap in sorted(rows):
+        done, overlap_done = _done(store, reviewer, reviewed.get(reviewer, []))
+        found.append(Progress(reviewer, assigned, done, overlap, overlap_done))
+    return found
+
+
+def _done(store: Store, reviewer: str, answers: Sequence[int]) -> tuple[int, int]:
+    """How many of `answers` are assigned to `reviewer`, and how many of those are in the
+    overlap (one index lookup each)."""
+    if not answers:
+        return 0, 0
+    done, overlap_done = store.conn.execute(
+        "SELECT count(*), coalesce(sum(g.overlap), 0) FROM json_each(?) j "
+        "CROSS JOIN assignments g ON g.answer_id = j.value AND g.reviewer = ?",
+        (json.dumps(answers), reviewer),
+    ).fetchone()
+    return done, overlap_done
 
 
 def files_for(out: Path, reviewers: Sequence[str]) -> dict[str, Path]:
@@ -187,6 +215,7 @@ def write_assignments(
             made[reviewer] = _reviewer_copy(store, path, mine, seed, stamp, report)
         report(f"Recording the assignments in {store.path}")
         with _removed_on_failure() as linked, store.transaction(), larger_cache(store.conn):
+            _require_unassigned(store, plans)
             store.conn.executemany(_INSERT, _values(rows, seed, stamp))
             for reviewer, path in files.items():
                 _link(made[reviewer], path)
@@ -194,6 +223,20 @@ def write_assignments(
     finally:
         for temporary in made.values():
             _remove(temporary)
+
+
+def _require_unassigned(store: Store, plans: Sequence[Plan]) -> None:
+    """StoreError unless every answer planned is unassigned still: plan() read the
+    assignments outside this transaction, and another `assign` may have recorded some of
+    them while the files were copied."""
+    for p in plans:
+        taken = p.answer_ids.intersection(assigned_answers(store, p.dataset))
+        if taken:
+            raise StoreError(
+                f"{store.path}: {p.dataset}: {len(taken)} of the answers planned were assigned "
+                "by another run meanwhile; nothing was written (run assign again to split "
+                "what is left)"
+            )
 
 
 def _values(rows: Sequence[Row], seed: int, stamp: str) -> Iterator[tuple[int, str, int, int, str]]:

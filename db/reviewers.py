@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
 from lmmreview.db.store import Store
@@ -20,14 +20,17 @@ class _Row(NamedTuple):
     blind: int  # given in blind review (1) or not (0)
 
 
+_COLUMNS = "r.answer_id, r.reviewer, r.action, r.score, r.choice, r.blind"  # those of _Row
+
+
 def _rows(store: Store, dataset: str) -> Iterator[_Row]:
     """The dataset's review rows, grouped by answer and reviewer, each group in time order,
     not row order: rows merged from another file come after this file's own, whatever
     their time."""
     rows = store.conn.execute(
-        "SELECT r.answer_id, r.reviewer, r.action, r.score, r.choice, r.blind FROM reviews r "
-        "JOIN answers a ON a.id = r.answer_id JOIN samples s ON s.id = a.sample_id "
-        "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? "
+        f"SELECT {_COLUMNS} FROM reviews r JOIN answers a ON a.id = r.answer_id "
+        "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
+        "WHERE d.name = ? "
         "ORDER BY r.answer_id, r.reviewer, r.created_at, r.id",
         (dataset,),
     )
@@ -39,9 +42,15 @@ def reviewer_verdicts(store: Store, dataset: str) -> dict[int, dict[str, Verdict
     return own_verdicts(_rows(store, dataset))
 
 
-def given_blind(store: Store, dataset: str) -> dict[str, int]:
-    """reviewer -> how many of their own verdicts in force were given in blind review."""
-    tops = own_rows(_rows(store, dataset))
+def reviewer_rows(store: Store, dataset: str) -> dict[int, dict[str, _Row]]:
+    """answer id -> reviewer -> the row of that reviewer's own verdict in force: its
+    verdict (engine.reviewers.verdicts_of) and whether it was given blind (given_blind)."""
+    return own_rows(_rows(store, dataset))
+
+
+def given_blind(tops: Mapping[int, Mapping[str, _Row]]) -> dict[str, int]:
+    """reviewer -> how many of their own verdicts in force (reviewer_rows) were given in
+    blind review."""
     return dict(Counter(r for by in tops.values() for r, row in by.items() if row.blind))
 
 
@@ -50,9 +59,9 @@ def assigned_verdicts(store: Store, reviewer: str) -> dict[int, dict[str, Verdic
     dataset): read from their assignments (CROSS JOIN keeps that order), so it costs what
     they hold, not what the dataset does."""
     rows = store.conn.execute(
-        "SELECT r.answer_id, r.reviewer, r.action, r.score, r.choice FROM assignments g "
-        "CROSS JOIN reviews r ON r.answer_id = g.answer_id AND r.reviewer = g.reviewer "
-        "WHERE g.reviewer = ? ORDER BY r.answer_id, r.created_at, r.id",
+        f"SELECT {_COLUMNS} FROM assignments g CROSS JOIN reviews r "
+        "ON r.answer_id = g.answer_id AND r.reviewer = g.reviewer WHERE g.reviewer = ? "
+        "ORDER BY r.answer_id, r.created_at, r.id",
         (reviewer,),
     )
     return own_verdicts(map(_Row._make, rows))

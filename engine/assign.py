@@ -9,13 +9,17 @@ writes them.
 
 from __future__ import annotations
 
+import math
 import random
 import re
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
+from operator import attrgetter
 
-from lmmreview.engine.review import HistoryRow, current
+from lmmreview.engine.review import HistoryRow
+from lmmreview.engine.reviewers import own_top
 from lmmreview.engine.scoring import Verdict
 
 Unit = tuple[int, ...]  # the answer ids of one unit, in id order
@@ -69,6 +73,11 @@ def safe_name(name: str) -> bool:
 
 def problem(reviewers: Sequence[str], overlap: float) -> str | None:
     """Why these reviewers and overlap cannot make a split (None: they can)."""
+    if "" in reviewers:
+        return (
+            "--reviewers: a name is empty (two commas in a row, or one at either end): "
+            "name each reviewer, separated by commas (ana,bo,cy)"
+        )
     unsafe = [name for name in reviewers if not safe_name(name)]
     if unsafe:
         return (
@@ -87,8 +96,29 @@ def problem(reviewers: Sequence[str], overlap: float) -> str | None:
 
 
 def overlap_size(units: int, overlap: float) -> int:
-    """How many of `units` the overlap takes: the fraction `overlap`, rounded half up."""
-    return int(units * overlap + 0.5)
+    """How many of `units` the overlap takes: the fraction `overlap` as written, rounded
+    half up (0.7 of 45 is 32: in floats 45 * 0.7 is 31.499999999999996)."""
+    return math.floor(Fraction(str(overlap)) * units + Fraction(1, 2))
+
+
+def thin(found: Split, overlap: float) -> str | None:
+    """Why a split of some units is refused (None: it is not): an overlap asked for that
+    takes no unit (no agreement to measure), or a reviewer left no share of their own
+    (more reviewers than units; with no overlap, their file would hold no assignment and
+    open as anyone's)."""
+    units = len(found.overlap) + sum(len(share) for share in found.shares.values())
+    if units and overlap > 0 and not found.overlap:
+        return (
+            f"--overlap {overlap:g} of {units} units is no unit, so no answer is graded by "
+            "every reviewer: give a larger --overlap, or 0"
+        )
+    empty = [name for name, share in found.shares.items() if not share]
+    if units and empty:
+        return (
+            f"{units} units, {len(found.overlap)} of them to every reviewer, leave {empty[0]} "
+            "no share of their own: name fewer reviewers, or give a smaller --overlap"
+        )
+    return None
 
 
 def split(units: Sequence[Unit], reviewers: Sequence[str], overlap: float, seed: int) -> Split:
@@ -117,11 +147,16 @@ class Assigned:
 
     def changed(self, answer: int, history: Sequence[HistoryRow]) -> None:
         """An answer's review history as it is now: done if the reviewer's own rows leave
-        a verdict in force."""
+        a verdict in force. Taken in time order, as `reviewers --progress` takes them
+        (db.reviewers): rows merged from another file come after this file's own, in id
+        order, whatever their time."""
         if answer not in self.ids:
             return
-        own = current([row for row in history if row.reviewer == self.reviewer])
-        if own is None:
+        mine = sorted(
+            (row for row in history if row.reviewer == self.reviewer),
+            key=attrgetter("created_at", "id"),
+        )
+        if own_top(mine) is None:
             self.done.discard(answer)
         else:
             self.done.add(answer)
@@ -138,19 +173,11 @@ class Progress:
     overlap_done: int
 
 
-def progress(
-    assigned: Iterable[tuple[int, str, bool]], verdicts: Mapping[int, Mapping[str, Verdict]]
-) -> list[Progress]:
-    """Each reviewer's progress, by name, from (answer, reviewer, in the overlap) rows and
-    each reviewer's own verdict in force (`engine.reviewers.own_verdicts`)."""
-    counts: dict[str, Counter[str]] = {}
-    for answer, reviewer, overlap in assigned:
-        done = reviewer in verdicts.get(answer, {})
-        counted = counts.setdefault(reviewer, Counter())
-        counted.update(
-            assigned=1, done=done, overlap=bool(overlap), overlap_done=bool(overlap) and done
-        )
-    return [
-        Progress(name, c["assigned"], c["done"], c["overlap"], c["overlap_done"])
-        for name, c in sorted(counts.items())
-    ]
+def reviewed_by(verdicts: Mapping[int, Mapping[str, Verdict]]) -> dict[str, list[int]]:
+    """reviewer -> the answers with their own verdict in force (from
+    `engine.reviewers.own_verdicts`), in the order of `verdicts`."""
+    answers: dict[str, list[int]] = {}
+    for answer, by in verdicts.items():
+        for reviewer in by:
+            answers.setdefault(reviewer, []).append(answer)
+    return answers

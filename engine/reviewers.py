@@ -21,13 +21,9 @@ V = TypeVar("V")
 SCORES, CHOICES = "scores", "choices"
 
 
-class ReviewRow(Protocol):
-    """What a review row must tell to find its reviewer's own verdict."""
+class VerdictRow(Protocol):
+    """What a row of one reviewer's history of one answer must tell to find their verdict."""
 
-    @property
-    def answer_id(self) -> int: ...
-    @property
-    def reviewer(self) -> str: ...
     @property
     def action(self) -> str: ...
     @property
@@ -36,15 +32,30 @@ class ReviewRow(Protocol):
     def choice(self) -> str | None: ...
 
 
+class ReviewRow(VerdictRow, Protocol):
+    """What a review row must tell to find its reviewer's own verdict."""
+
+    @property
+    def answer_id(self) -> int: ...
+    @property
+    def reviewer(self) -> str: ...
+
+
 _Row = TypeVar("_Row", bound=ReviewRow)
+_Own = TypeVar("_Own", bound=VerdictRow)
 
 
 def own_verdicts(rows: Iterable[ReviewRow]) -> dict[int, dict[str, Verdict]]:
     """answer -> reviewer -> the verdict that reviewer's own rows leave in force (see
     `own_rows`)."""
+    return verdicts_of(own_rows(rows))
+
+
+def verdicts_of(tops: Mapping[int, Mapping[str, ReviewRow]]) -> dict[int, dict[str, Verdict]]:
+    """The verdicts of `own_rows`'s rows."""
     return {
         answer: {reviewer: Verdict(row.score, row.choice) for reviewer, row in by.items()}
-        for answer, by in own_rows(rows).items()
+        for answer, by in tops.items()
     }
 
 
@@ -58,10 +69,19 @@ def own_rows(rows: Iterable[_Row]) -> dict[int, dict[str, _Row]]:
     """
     tops: dict[int, dict[str, _Row]] = {}
     for (answer, reviewer), group in groupby(rows, key=attrgetter("answer_id", "reviewer")):
-        stack = in_force(group)
-        if stack and (stack[-1].score is not None or stack[-1].choice is not None):
-            tops.setdefault(answer, {})[reviewer] = stack[-1]
+        top = own_top(group)
+        if top is not None:
+            tops.setdefault(answer, {})[reviewer] = top
     return tops
+
+
+def own_top(rows: Iterable[_Own]) -> _Own | None:
+    """The row of the verdict one reviewer's rows of one answer, in time order, leave in
+    force (see `own_rows`); None: no verdict of theirs."""
+    stack = in_force(rows)
+    if stack and (stack[-1].score is not None or stack[-1].choice is not None):
+        return stack[-1]
+    return None
 
 
 def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:

@@ -17,7 +17,7 @@ import pytest
 from conftest import dump
 from tui_harness import RENDERER, choose, text_of, until
 
-from lmmreview.engine.assign import group_units, overlap_size, problem, split
+from lmmreview.engine.assign import group_units, overlap_size, problem, split, thin
 from lmmreview.tui.app import ReviewApp
 
 REVIEWERS = ("ana", "bo", "cy")
@@ -38,12 +38,14 @@ def test_the_split_is_the_same_with_a_seed_and_differs_with_another() -> None:
 
 
 @pytest.mark.parametrize(
-    ("n", "overlap", "common"), [(58, 0.2, 12), (10, 0.0, 0), (7, 0.5, 4), (3, 0.2, 1)]
+    ("n", "overlap", "common"),
+    [(58, 0.2, 12), (10, 0.0, 0), (7, 0.5, 4), (3, 0.2, 1), (45, 0.7, 32), (50, 0.29, 15)],
 )
 def test_the_overlap_goes_to_everyone_and_the_rest_is_dealt_out_evenly(
     n: int, overlap: float, common: int
 ) -> None:
-    """The overlap is the fraction of the units rounded half up (11.6 -> 12, 3.5 -> 4)."""
+    """The overlap is the fraction of the units rounded half up (11.6 -> 12, 3.5 -> 4,
+    31.5 -> 32 although 45 * 0.7 is 31.499999999999996 in floats)."""
     units = _units(n)
     found = split(units, REVIEWERS, overlap, 1)
     assert len(found.overlap) == overlap_size(n, overlap) == common
@@ -55,6 +57,32 @@ def test_the_overlap_goes_to_everyone_and_the_rest_is_dealt_out_evenly(
     for name in REVIEWERS:
         mine = {answer for answer, reviewer, _ in rows if reviewer == name}
         assert mine == {a for u in found.overlap + found.shares[name] for a in u}
+
+
+def test_the_overlap_rounds_the_fraction_as_written_half_up() -> None:
+    for n in range(1, 200):
+        for k in range(100):
+            assert overlap_size(n, k / 100) == (2 * n * k + 100) // 200, (n, k)
+
+
+@pytest.mark.parametrize(
+    ("n", "reviewers", "overlap", "said"),
+    [
+        (2, REVIEWERS, 0.2, "--overlap 0.2 of 2 units is no unit"),
+        (2, REVIEWERS, 0.0, "2 units, 0 of them to every reviewer, leave cy no share"),
+        (4, REVIEWERS, 0.5, "4 units, 2 of them to every reviewer, leave cy no share"),
+        (3, REVIEWERS, 0.0, None),
+        (0, REVIEWERS, 0.2, None),  # nothing left in this dataset: nothing to split
+    ],
+)
+def test_a_split_with_no_overlap_or_an_empty_share_is_refused(
+    n: int, reviewers: tuple[str, ...], overlap: float, said: str | None
+) -> None:
+    found = thin(split(_units(n), reviewers, overlap, 1), overlap)
+    if said is None:
+        assert found is None
+    else:
+        assert found is not None and said in found
 
 
 def test_a_group_of_answers_is_one_unit() -> None:
@@ -78,6 +106,7 @@ def test_a_group_of_answers_is_one_unit() -> None:
         (["ana", ".bo"], 0.2, "not a safe file name"),
         (["ana", "bo"], 1.0, "not in [0, 1)"),
         (["ana", "bo"], -0.1, "not in [0, 1)"),
+        (["ana", "", "bo"], 0.2, "a name is empty"),
     ],
 )
 def test_bad_reviewers_or_overlap_are_named(
@@ -168,6 +197,8 @@ def test_units_assigned_before_are_skipped_and_counted(cli, demo_db: Path, tmp_p
         (("--model", "nope"), "no model 'nope'"),
         (("--overlap", "1"), "not in [0, 1)"),
         (("--overlap", "-0.5"), "not in [0, 1)"),
+        (("--dataset", "mmvet", "--overlap", "0.008"), "mmvet: --overlap 0.008 of 58 units"),
+        (("--dataset", "mmvet", "--overlap", "0.99"), "leave bo no share of their own"),
     ],
 )
 def test_bad_input_is_one_clear_error_and_the_database_unchanged(
@@ -181,7 +212,13 @@ def test_bad_input_is_one_clear_error_and_the_database_unchanged(
 
 def test_one_reviewer_or_an_unsafe_name_is_refused(cli, demo_db: Path, tmp_path: Path) -> None:
     before = dump(demo_db)
-    for names, said in (("ana", "at least two"), ("ana,../x", "not a safe file name")):
+    for names, said in (
+        ("ana", "at least two"),
+        ("ana,../x", "not a safe file name"),
+        ("ana,,bo", "a name is empty (two commas in a row"),
+        ("ana,bo,", "a name is empty"),
+        ("ana, ,bo", "a name is empty"),
+    ):
         result = cli("assign", demo_db, "--reviewers", names, "--out", tmp_path / "team")
         assert result.code == 1 and said in result.stderr
     assert dump(demo_db) == before and not (tmp_path / "team").exists()
@@ -207,6 +244,25 @@ def test_a_file_in_the_way_is_named_and_nothing_is_written(
     assert dump(demo_db) == before
     assert sorted(p.name for p in out.iterdir()) == ["bo.db"]
     assert (out / "bo.db").read_text() == "mine"
+
+
+def test_two_runs_at_once_never_assign_an_answer_twice(demo_db: Path, tmp_path: Path) -> None:
+    """Both plan before either writes (as two `assign` processes copying at once): the
+    second write finds its answers taken and writes nothing, no file either."""
+    from lmmreview.db import Store, StoreError
+    from lmmreview.db.assign import files_for, plan, write_assignments
+
+    with Store.open(demo_db) as first, Store.open(demo_db) as second:
+        benchmark = dict(first.datasets(["mmvet"]))["mmvet"]
+        plans = [plan(store, "mmvet", benchmark, names, 0.2, 1)
+                 for store, names in ((first, ["ana", "bo"]), (second, ["cy", "di"]))]  # fmt: skip
+        write_assignments(first, plans[:1], 1, files_for(tmp_path / "a", ["ana", "bo"]), print)
+        before = dump(demo_db)
+        with pytest.raises(StoreError, match="assigned by another run meanwhile; nothing was"):
+            write_assignments(second, plans[1:], 1, files_for(tmp_path / "b", ["cy", "di"]), print)
+    assert dump(demo_db) == before
+    assert list((tmp_path / "b").iterdir()) == []
+    assert {r[4] for r in _rows(demo_db)} == {"ana", "bo"}
 
 
 # -- acceptance b: assign -> three reviewers grade in the screen -> merge ----------------------
@@ -424,3 +480,92 @@ def test_done_counts_the_reviewers_own_verdicts_in_force(
 
     asyncio.run(main())
     assert f"ana: 0 / {len(theirs)} assigned done" in seen[0]  # the lead's verdict is not hers
+
+
+def test_progress_counts_each_reviewers_own_verdicts_on_their_assignments(
+    cli, demo_db: Path, tmp_path: Path
+) -> None:
+    """done counts an assigned answer with the reviewer's own verdict in force: not one
+    they undid, not another's verdict, not their verdict on an answer assigned to others."""
+    from lmmreview.db import Store
+    from lmmreview.db.assign import reviewer_progress
+    from lmmreview.db.review import ReviewStore
+    from lmmreview.db.reviewers import reviewer_verdicts
+    from lmmreview.engine.assign import Progress
+
+    assert (
+        _assign(cli, demo_db, tmp_path / "team", "--dataset", "mmvet", "--overlap", "0.2").code == 0
+    )
+    mine = {name: sorted(r[3] for r in _rows(demo_db) if r[4] == name) for name in REVIEWERS}
+    shared = _overlap_ids(demo_db)
+    not_ana = next(a for a in mine["bo"] if a not in mine["ana"])
+    with Store.open(demo_db) as store:
+        ana, cy = ReviewStore(store, "ana"), ReviewStore(store, "cy")
+        for answer in (*mine["ana"][:3], not_ana):
+            ana.grade(answer, 1.0)
+        ana.undo_last("mmvet")  # takes back not_ana
+        ana.undo_last("mmvet")  # and mine["ana"][2]
+        ReviewStore(store, "lead").grade(mine["bo"][0], 0.0)
+        cy.grade(min(shared), 0.5)
+        found = reviewer_progress(store, "mmvet", reviewer_verdicts(store, "mmvet"))
+    sizes = {name: len(mine[name]) for name in REVIEWERS}
+    ana_done = mine["ana"][:2]
+    assert found == [
+        Progress("ana", sizes["ana"], 2, len(shared), len(shared.intersection(ana_done))),
+        Progress("bo", sizes["bo"], 0, len(shared), 0),
+        Progress("cy", sizes["cy"], 1, len(shared), 1),
+    ]
+
+
+def test_a_file_reopened_after_grading_counts_the_reviewers_verdicts(
+    cli, demo_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ana grades in her file, quits and opens it again: her verdicts are read back (the
+    reviews' blind column among them) and counted done."""
+    from lmmreview.db import Store
+    from lmmreview.db.review import ReviewStore
+
+    assert _assign(cli, demo_db, tmp_path / "team", "--dataset", "mmvet").code == 0
+    ana = tmp_path / "team" / "ana.db"
+    theirs = sorted(r[3] for r in _rows(ana))
+    with Store.open(ana) as store:
+        ReviewStore(store, "ana").grade(theirs[0], 1.0)
+    app = _opened_as_the_cli_does(cli, monkeypatch, ana)
+
+    async def main() -> None:
+        async with app.run_test(size=(150, 48)) as pilot:
+            said = f"ana: 1 / {len(theirs)} assigned done"
+            await until(pilot, lambda: said in text_of(app, "#status"))
+
+    asyncio.run(main())
+
+
+def test_the_status_line_and_progress_take_merged_rows_in_time_order(
+    cli, demo_db: Path, tmp_path: Path
+) -> None:
+    """A row merged from another file comes after this file's rows whatever its time: the
+    status line's done (Assigned.changed) and `reviewers --progress` both take a
+    reviewer's rows in time order, so they agree."""
+    import numpy as np
+
+    from lmmreview.db import Store
+    from lmmreview.db.assign import assigned_to, reviewer_progress
+    from lmmreview.db.review import ReviewStore
+    from lmmreview.db.reviewers import reviewer_verdicts
+
+    assert _assign(cli, demo_db, tmp_path / "team", "--dataset", "mmvet").code == 0
+    answer = min(r[3] for r in _rows(demo_db) if r[4] == "ana")
+    with closing(sqlite3.connect(demo_db)) as conn, conn:  # her grade at 12:05, then her
+        conn.executemany(  # undo of 12:00, merged from another copy
+            "INSERT INTO reviews (answer_id, score, previous_score, action, reviewer, "
+            "created_at) VALUES (?, ?, ?, ?, 'ana', ?)",
+            [(answer, 1.0, None, "grade", "2024-05-01T12:05:00.000+00:00"),
+             (answer, None, 1.0, "undo", "2024-05-01T12:00:00.000+00:00")],
+        )  # fmt: skip
+    with Store.open(demo_db) as store:
+        (ana,) = [p for p in reviewer_progress(store, "mmvet", reviewer_verdicts(store, "mmvet"))
+                  if p.reviewer == "ana"]  # fmt: skip
+        assigned = assigned_to(store, "ana", np.array([answer]))
+        assert assigned is not None and ana.done == len(assigned.done) == 1
+        assigned.changed(answer, ReviewStore(store, "ana").history(answer))
+    assert assigned.done == {answer}

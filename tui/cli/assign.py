@@ -71,9 +71,9 @@ def assign_command(
 
     from lmmreview.db import Store, StoreError
     from lmmreview.db.assign import files_for, plan, require_model, write_assignments
-    from lmmreview.engine.assign import problem
+    from lmmreview.engine.assign import problem, thin
 
-    names = [name.strip() for name in reviewers.split(",") if name.strip()]
+    names = [name.strip() for name in reviewers.split(",")]
     wrong = problem(names, overlap)
     if wrong is not None:
         raise fail(wrong)
@@ -89,6 +89,9 @@ def assign_command(
         if not any(p.units for p in plans):
             skipped = sum(p.skipped for p in plans)
             raise StoreError(f"{db}: nothing left to assign ({skipped} units assigned before)")
+        for p in plans:
+            if (wrong := thin(p.split, overlap)) is not None:
+                raise StoreError(f"{db}: {p.dataset}: {wrong}; nothing was written")
         files = files_for(out, names)
         with status_line(f"Copying {db}") as report:
             write_assignments(store, plans, seed, files, report)

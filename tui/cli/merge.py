@@ -136,14 +136,15 @@ def reviewers_command(
     """
     from lmmreview.db import Store
     from lmmreview.db.assign import reviewer_progress
-    from lmmreview.db.reviewers import given_blind, reviewer_verdicts
-    from lmmreview.engine.reviewers import agreement
+    from lmmreview.db.reviewers import given_blind, reviewer_rows
+    from lmmreview.engine.reviewers import agreement, verdicts_of
 
     documents, progresses = [], []
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
         for name, _ in store.datasets(dataset or None):
-            verdicts = reviewer_verdicts(store, name)
+            tops = reviewer_rows(store, name)  # one read of the reviews for both
+            verdicts = verdicts_of(tops)
             found = agreement(verdicts)
             keys = {answer: (key, model) for answer, model, key in store.answer_keys(name)}
             disagreeing = [
@@ -151,7 +152,7 @@ def reviewers_command(
                  "verdicts": {r: _verdict(v) for r, v in sorted(verdicts[a].items())}}
                 for a in found.disagreements
             ]  # fmt: skip
-            documents.append((name, found, disagreeing, given_blind(store, name)))
+            documents.append((name, found, disagreeing, given_blind(tops)))
             progresses.append(reviewer_progress(store, name, verdicts) if progress else None)
     if format is ReviewersFormat.json:
         datasets = [
