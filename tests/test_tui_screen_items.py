@@ -97,6 +97,40 @@ def test_esc_after_a_filter_keeps_the_answer_under_the_cursor(demo_db) -> None:
     assert answer_after == answer and (row, row_after) == (3, 5)
 
 
+async def _search(app, pilot, typed: str) -> None:
+    await pilot.press("slash")
+    await until(pilot, lambda: isinstance(app.screen.focused, Input))
+    app.screen.focused.value = typed
+    await pilot.press("enter")
+
+
+def test_esc_after_a_filter_that_shows_nothing_goes_back_to_the_answer_shown(demo_db) -> None:
+    seen: dict[str, object] = {}
+
+    async def back_after(app, pilot, empty) -> str:
+        every = len(app.session.visible)
+        await empty()
+        await until(pilot, lambda: not len(app.session.visible))
+        await pilot.press("escape")
+        await until(pilot, lambda: len(app.session.visible) == every)
+        await pilot.pause(0.1)
+        return app.current().key
+
+    async def steps(app, pilot) -> None:
+        await _jump(app, pilot, "2000001")
+        await until(pilot, lambda: app.current().key == "2000001")
+        seen["search"] = await back_after(app, pilot, lambda: _search(app, pilot, "zzzz"))
+
+        async def flagged() -> None:
+            await pilot.press("v")
+            await choose(app, pilot, "flagged")
+
+        seen["flagged"] = await back_after(app, pilot, flagged)
+
+    drive(demo_db, steps, dataset="mmbench")
+    assert seen == {"search": "2000001", "flagged": "2000001"}
+
+
 def test_the_dataset_picker_marks_the_dataset_shown(demo_db) -> None:
     seen: dict[str, object] = {}
 
