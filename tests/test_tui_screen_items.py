@@ -138,11 +138,14 @@ def test_the_dataset_picker_marks_the_dataset_shown(demo_db) -> None:
         await pilot.press("d")
         await until(pilot, lambda: isinstance(app.screen, Menu))
         seen["labels"] = _labels(app)
+        options = app.screen.query_one(OptionList)
+        seen["highlighted"] = options.get_option_at_index(options.highlighted).id
         await pilot.press("escape")
 
     drive(demo_db, steps, dataset="mmbench")
     labels = seen["labels"]
     assert [k for k, label in labels.items() if label.startswith(MARK)] == ["mmbench"]
+    assert seen["highlighted"] == "mmbench"  # Enter keeps it, arrows start from it
     assert labels["mmvet"] == "  mmvet"  # aligned with the marked one
 
 
