@@ -295,6 +295,37 @@ def test_the_group_view_grades_the_rotation_under_its_cursor(demo_db) -> None:
     assert seen["back"][0] == seen["back"][1]
 
 
+def test_the_group_view_shows_the_errata_in_force_and_the_result_with_them(demo_db) -> None:
+    from lmmreview.db import Store
+    from lmmreview.db.errata import ErrataStore
+    from lmmreview.engine.errata import Erratum
+    from lmmreview.tui.group_view import GroupScreen
+
+    with Store.open(
+        demo_db, create=False
+    ) as store:  # row 9's gold corrected: its rotation 1000009 follows
+        sample = ErrataStore(store, "").samples("mmbench", ["9"])["9"]
+        wrong = next(letter for letter in sample.options if letter not in sample.golds)
+        ErrataStore(store, "ana").set("mmbench", Erratum("9", "wrong", wrong, reason="typo"))
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await _jump(app, pilot, "1000009")
+        await until(pilot, lambda: app.current().key == "1000009")
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, GroupScreen))
+        await pilot.pause(0.1)
+        seen["result"] = text_of(app, "#group-result")
+        seen["rows"] = [_plain(b.content) for b in app.screen.query(".rotation")]
+
+    drive(demo_db, steps, dataset="mmbench")
+    first, second = (row.splitlines()[0] for row in seen["rows"])
+    assert first.endswith(f"gold {sample.golds[0]} → {wrong} (wrong erratum)")
+    assert "→" in second and "(wrong erratum)" in second  # mapped by its option's text
+    assert "as published: passes: every rotation is right" in seen["result"]
+    assert "with errata: fails: a rotation is wrong" in seen["result"]
+
+
 @pytest.mark.parametrize("dataset", ["mmvet", "mme"])  # MME: pairs, not rotations
 def test_r_on_an_answer_without_circular_groups_says_so_in_one_line(demo_db, dataset) -> None:
     seen: dict[str, object] = {}

@@ -16,7 +16,10 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from lmmreview.db.errata import ErrataStore
+from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Unit
+from lmmreview.engine.errata import Erratum, spread
 from lmmreview.engine.review import Entry
 from lmmreview.engine.rotations import circular_result
 from lmmreview.engine.scoring import Verdict
@@ -43,13 +46,30 @@ class Rotation:
     text: str
 
 
-class LiveGroup:
-    """One model's answers to one group, as the review screen's session has them now."""
+def group_errata(
+    store: Store, dataset: str, members: tuple[str, ...], field: str
+) -> dict[str, Erratum]:
+    """The errata in force on a group's rotations: a row's own, else another's mapped to
+    its options (engine.errata.spread, as the tables with errata read them)."""
+    errata = ErrataStore(store, "")
+    own = {key: found for key in members if (found := errata.of_sample(dataset, key))}
+    if not own:
+        return {}
+    samples = errata.samples(dataset, list(members))
+    return spread(own, list(samples.values()), field)
 
-    def __init__(self, screen: ReviewScreen, model: str, group: Unit) -> None:
+
+class LiveGroup:
+    """One model's answers to one group, as the review screen's session has them now;
+    `errata`: those in force on its rotations (read when the view opened)."""
+
+    def __init__(
+        self, screen: ReviewScreen, model: str, group: Unit, errata: dict[str, Erratum]
+    ) -> None:
         self.screen = screen
         self.model = model
         self.group = group
+        self.errata = errata
 
     def entry(self, rotation: Rotation) -> Entry | None:
         session = self.screen.session
@@ -57,11 +77,27 @@ class LiveGroup:
             return None
         return session.find(rotation.answer_id)
 
-    def result(self) -> str:
+    def result(self) -> Text:
+        """The group's CircularEval result; with errata too, where they change it."""
         session = self.screen.session
         if session is None or session.tables is None:
-            return ""
-        return circular_result(session.group_outcome(self.model, self.group))
+            return Text("")
+        published = circular_result(session.group_outcome(self.model, self.group))
+        samples = session.tables.samples
+        corrected = {
+            samples.index[key]: erratum.golds(samples.golds_for(key))
+            for key, erratum in self.errata.items()
+            if key in samples.index
+        }
+        errata = corrected and circular_result(
+            session.group_outcome(self.model, self.group, corrected)
+        )
+        if not errata or errata == published:
+            return Text.assemble(("CircularEval: ", "bold"), published)
+        return Text.assemble(
+            ("CircularEval as published: ", "bold"), published,
+            ("\nwith errata: ", "bold"), errata,
+        )  # fmt: skip
 
     def state(self, rotation: Rotation) -> Text:
         """What the model's answer comes to: the choice extracted, the human's, right/wrong."""
@@ -87,9 +123,25 @@ class LiveGroup:
         self.screen.action_undo()
 
 
-def rotation_block(number: int, rotation: Rotation, state: Text, here: bool) -> Group:
-    """A rotation: its id and gold, its options in their order, the model's answer (one
-    line) and what it comes to."""
+def gold_text(published: list[str], erratum: Erratum | None) -> Text:
+    """A rotation's gold, and the one an erratum puts in force ("A → B (erratum)")."""
+    gold = safe(" / ".join(published) or "unknown", one_line=True, style="green")
+    if erratum is None:
+        return gold
+    corrected = erratum.golds(published)
+    now = " / ".join(corrected) if corrected else "none acceptable"
+    return (
+        gold.append(" → ")
+        .append_text(safe(now, one_line=True, style="bold yellow"))
+        .append(f" ({erratum.status} erratum)")
+    )
+
+
+def rotation_block(
+    number: int, rotation: Rotation, state: Text, here: bool, erratum: Erratum | None
+) -> Group:
+    """A rotation: its id and gold (with the erratum in force), its options in their order,
+    the model's answer (one line) and what it comes to."""
     sample = rotation.sample
     head = Text("▶ " if here else "  ", style="bold")
     head.append(f"rotation {number}  ", style="bold")
@@ -97,7 +149,7 @@ def rotation_block(number: int, rotation: Rotation, state: Text, here: bool) -> 
     options = Text("  ")
     if sample is not None:
         head.append("  gold ")
-        head.append_text(safe(" / ".join(sample.golds) or "unknown", one_line=True, style="green"))
+        head.append_text(gold_text(sample.golds, erratum))
         for letter, text in sample.options.items():
             style = "green" if letter in sample.golds else ""
             options.append(f"{letter}. ", style=f"bold {style}")
@@ -143,12 +195,11 @@ class GroupScreen(Screen[None]):
     def refresh_rows(self) -> None:
         """Show every rotation and the result as the session has them now."""
         live = self.live
-        result = Text("CircularEval: ", style="bold")
-        self.query_one("#group-result", Static).update(result.append(live.result()))
+        self.query_one("#group-result", Static).update(live.result())
         blocks = self.query(".rotation").results(Static)
         for number, (block, rotation) in enumerate(zip(blocks, self.rotations, strict=True)):
-            here = number == self.cursor
-            block.update(rotation_block(number, rotation, live.state(rotation), here))
+            here, erratum = number == self.cursor, live.errata.get(rotation.key)
+            block.update(rotation_block(number, rotation, live.state(rotation), here, erratum))
             block.set_class(here, "-cursor")
             if here:
                 self.query_one(VerticalScroll).scroll_to_widget(block, animate=False)
@@ -182,18 +233,25 @@ async def open_group(screen: ReviewScreen) -> None:
     if session.benchmark.group_by is None or session.benchmark.group_by[0] != CIRCULAR_GROUP:
         screen.notify(NOT_GROUPED)  # MME's pairs are groups too, but not rotations
         return
-    group = session.group_of(entry.key)
+    group, dataset = session.group_of(entry.key), session.dataset
     rows = [session.answers.row_of(entry.model, key) for key in group.members]
     ids = [None if row is None else int(session.answers.ids[row]) for row in rows]
-    details = await screen.read(lambda r: [None if i is None else r.detail(i) for i in ids])
-    if details is None:
+    field = session.benchmark.group_by[0]  # MMBench's circular group, checked above
+    read = await screen.read(
+        lambda r: (
+            [None if i is None else r.detail(i) for i in ids],
+            group_errata(r.store, dataset, group.members, field),
+        )
+    )
+    if read is None:
         return
+    details, errata = read
     rotations = [
         Rotation(key, answer_id, d.sample if d else None, d.text if d else "")
         for key, answer_id, d in zip(group.members, ids, details, strict=True)
     ]
     title = f"Circular group of {entry.key} · {entry.model} · {len(rotations)} rotations"
-    live = LiveGroup(screen, entry.model, group)
+    live = LiveGroup(screen, entry.model, group, errata)
     start = group.members.index(entry.key)
     await screen.app.push_screen_wait(GroupScreen(title, rotations, live, start))
     place = session.place(entry.answer_id) if screen.session is session else None
