@@ -388,17 +388,22 @@ class ReviewStore(EntryReader):
         """As `undo_last`, also saying what was undone: "verdict" or "cause". Of the two
         newest changes in force, the later one (by time, then by being a cause) goes."""
         with self.store.transaction():
-            verdict = self._last_verdict(dataset)
-            cause = self._last_cause(dataset)
-            newest = max((found for found in (verdict, cause) if found is not None), default=None)
+            newest = self.newest_change(dataset)
             if newest is None:
                 return None
-            _, kind, answer_id = newest
+            answer_id, kind = newest
             if kind == "verdict":
                 self._undo(answer_id)
             else:
                 self._undo_cause(answer_id)
             return answer_id, kind
+
+    def newest_change(self, dataset: str) -> tuple[int, str] | None:
+        """(answer, "verdict" or "cause") of the change `undo_change` would take back."""
+        verdict = self._last_verdict(dataset)
+        cause = self._last_cause(dataset)
+        newest = max((found for found in (verdict, cause) if found is not None), default=None)
+        return None if newest is None else (newest[2], newest[1])
 
     def _undo(self, answer_id: int) -> None:
         """Restore the verdict before the one in force on an answer, as a new row."""

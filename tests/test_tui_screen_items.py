@@ -295,6 +295,30 @@ def test_the_group_view_grades_the_rotation_under_its_cursor(demo_db) -> None:
     assert seen["back"][0] == seen["back"][1]
 
 
+def test_u_in_the_group_view_says_where_a_newest_change_outside_the_group_is(demo_db) -> None:
+    from lmmreview.tui.group_view import GroupScreen
+
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        graded = app.current()
+        await pilot.press("A")  # a verdict on the first answer, outside group 9
+        await until(pilot, lambda: _stored(demo_db))
+        await _jump(app, pilot, "1000009")
+        await until(pilot, lambda: app.current().key == "1000009")
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, GroupScreen))
+        await pilot.press("u")
+        await until(pilot, lambda: any("outside this group" in n for n in _notices(app)))
+        await pilot.pause(0.2)
+        seen["notice"] = next(n for n in _notices(app) if "outside" in n)
+        seen["graded"] = f"{graded.key} ({graded.model})"
+
+    drive(demo_db, steps, dataset="mmbench")
+    assert f"Your newest change is on {seen['graded']}, outside this group" in seen["notice"]
+    assert [action for _, _, action in _stored(demo_db)] == ["grade"]  # nothing undone
+
+
 def test_the_group_view_shows_the_errata_in_force_and_the_result_with_them(demo_db) -> None:
     from lmmreview.db import Store
     from lmmreview.db.errata import ErrataStore

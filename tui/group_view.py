@@ -119,8 +119,30 @@ class LiveGroup:
         if entry is not None:
             self.screen.writer.submit(entry, Grade(verdict))
 
-    def undo(self) -> None:
-        self.screen.action_undo()
+    async def undo(self, answers: set[int]) -> None:
+        """Take back the reviewer's newest change, as `u` does on the review screen, when it
+        is on one of this group's `answers`; else say where it is, taking back nothing."""
+        screen, session = self.screen, self.screen.session
+        if session is None:
+            return
+        pending = list(screen.pending)  # an unsaved change is the newest
+        if pending:
+            newest: int | None = pending[-1].answer_id
+        else:
+            dataset = session.dataset
+            found = await screen.read(lambda r: [r.newest_change(dataset)])
+            if found is None:
+                return  # the read failed, and said so
+            newest = None if found[0] is None else found[0][0]
+        if newest is None or newest in answers:
+            screen.action_undo()  # a change here, or none: as on the review screen
+            return
+        entry = session.find(newest)
+        where = f"{entry.key} ({entry.model})" if entry else f"answer {newest}"
+        screen.review_app.tell(
+            f"Your newest change is on {where}, outside this group: "
+            "u on the review screen takes it back."
+        )
 
 
 def gold_text(published: list[str], erratum: Erratum | None) -> Text:
@@ -220,7 +242,8 @@ class GroupScreen(Screen[None]):
             self.refresh_rows()
 
     def action_undo(self) -> None:
-        self.live.undo()
+        answers = {r.answer_id for r in self.rotations if r.answer_id is not None}
+        self.run_worker(self.live.undo(answers), group="rotations-undo")
 
 
 async def open_group(screen: ReviewScreen) -> None:
