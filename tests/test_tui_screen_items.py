@@ -295,6 +295,54 @@ def test_the_group_view_grades_the_rotation_under_its_cursor(demo_db) -> None:
     assert seen["back"][0] == seen["back"][1]
 
 
+LONG = ("a red kite flying over a crowded beach at noon, seen from the promenade railing",
+        "a dense forest path after rain with ferns on both sides and fog between the trees",
+        "a city street at night with neon signs reflected in puddles and a passing tram",
+        "a small kitchen with a kettle on the stove and herbs drying on the window sill")  # fmt: skip
+
+
+def _long_options(db) -> None:
+    """Group 0's four rotations get long options and a long answer, each rotation its own
+    order of them."""
+    import json
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(db)) as conn, conn:
+        for k, key in enumerate(["0", "1000000", "2000000", "3000000"]):
+            texts = LONG[k:] + LONG[:k]
+            options = json.dumps(dict(zip("ABCD", texts, strict=True)))
+            conn.execute("UPDATE samples SET options = ? WHERE key = ?", (options, key))
+            conn.execute(
+                "UPDATE answers SET text = ? WHERE sample_id IN "
+                "(SELECT id FROM samples WHERE key = ?)",
+                (f"The answer is A: {texts[0]}. " * 3, key),
+            )
+
+
+def test_four_rotations_with_long_options_fit_80x24(demo_db) -> None:
+    from lmmreview.tui.group_view import GroupScreen
+
+    _long_options(demo_db)
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("r")  # on the first answer: group 0
+        await until(pilot, lambda: isinstance(app.screen, GroupScreen))
+        await pilot.pause(0.2)
+        blocks = list(app.screen.query(".rotation"))
+        seen["heights"] = [block.size.height for block in blocks]
+        seen["bottom"] = max(block.region.bottom for block in blocks)
+        seen["scroll"] = app.screen.query_one("#group-rotations").max_scroll_y
+        seen["options"] = [_plain(b.content).splitlines()[1] for b in blocks]
+
+    drive(demo_db, steps, dataset="mmbench", size=(80, 24))
+    assert seen["heights"] == [4, 4, 4, 4]  # id and gold, options, answer, state: a line each
+    assert seen["scroll"] == 0 and seen["bottom"] <= 23  # above the footer, no scrolling
+    for line in seen["options"]:
+        assert all(f"{letter}. " in line for letter in "ABCD") and "…" in line
+
+
 def test_u_in_the_group_view_says_where_a_newest_change_outside_the_group_is(demo_db) -> None:
     from lmmreview.tui.group_view import GroupScreen
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -165,21 +165,56 @@ def rotation_block(
     """A rotation: its id and gold (with the erratum in force), its options in their order,
     the model's answer (one line) and what it comes to."""
     sample = rotation.sample
-    head = Text("▶ " if here else "  ", style="bold")
+    head = Text("▶ " if here else "  ", style="bold", no_wrap=True, overflow="ellipsis")
     head.append(f"rotation {number}  ", style="bold")
     head.append_text(safe(rotation.key, one_line=True))
-    options = Text("  ")
+    options = OptionsLine({}, [])
     if sample is not None:
         head.append("  gold ")
         head.append_text(gold_text(sample.golds, erratum))
-        for letter, text in sample.options.items():
-            style = "green" if letter in sample.golds else ""
-            options.append(f"{letter}. ", style=f"bold {style}")
-            options.append_text(safe(text, one_line=True, style=style))
-            options.append("   ")
+        options = OptionsLine(sample.options, sample.golds)
     answer = Text("  answer: ", style="bold", no_wrap=True, overflow="ellipsis")
     answer.append_text(safe(rotation.text or "(no answer)", one_line=True))
     return Group(head, options, answer, Text("  ").append_text(state))
+
+
+@dataclass(frozen=True, slots=True)
+class OptionsLine:
+    """A rotation's options in their order on one line (the gold in green): long ones cut
+    with "…" to what the width leaves them, so every letter shows and four rotations fit
+    80×24."""
+
+    options: dict[str, str]
+    golds: list[str]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        parts = [
+            _option(letter, text, letter in self.golds) for letter, text in self.options.items()
+        ]
+        room = options.max_width - len(INDENT) - len(GAP) * max(len(parts) - 1, 0)
+        for part, width in zip(parts, shares([p.cell_len for p in parts], room), strict=True):
+            part.truncate(width, overflow="ellipsis")
+        line = Text(INDENT, no_wrap=True, overflow="ellipsis")
+        yield line.append_text(Text(GAP).join(parts))
+
+
+def _option(letter: str, text: str, gold: bool) -> Text:
+    style = "green" if gold else ""
+    return Text.assemble((f"{letter}. ", f"bold {style}"), safe(text, one_line=True, style=style))
+
+
+INDENT, GAP = "  ", "   "
+
+
+def shares(widths: list[int], room: int) -> list[int]:
+    """`widths` cut to fit in `room` together: the narrowest stay whole, the others share
+    what they leave equally."""
+    cut, left = list(widths), room
+    order = sorted(range(len(widths)), key=widths.__getitem__)
+    for done, i in enumerate(order):
+        cut[i] = min(widths[i], max(left // (len(order) - done), 1))
+        left -= cut[i]
+    return cut
 
 
 class GroupScreen(Screen[None]):
