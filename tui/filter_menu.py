@@ -36,9 +36,12 @@ class FilterMenu:
         self.dry = dry
 
     async def search(self) -> None:
-        """Show only the answers whose question or answer holds the text asked for."""
+        """Show only the answers whose question, hint, options or answer hold the text
+        asked for."""
         screen = self.screen
-        text = await screen.app.push_screen_wait(Prompt("Search questions and answers for:"))
+        text = await screen.app.push_screen_wait(
+            Prompt("Search questions, options and answers for:")
+        )
         session = screen.session
         if not text or session is None:
             return
