@@ -89,10 +89,10 @@ class LiveGroup:
             for key, erratum in self.errata.items()
             if key in samples.index
         }
-        errata = corrected and circular_result(
-            session.group_outcome(self.model, self.group, corrected)
-        )
-        if not errata or errata == published:
+        errata = published
+        if corrected:  # as the tables with errata count the group
+            errata = circular_result(session.group_outcome(self.model, self.group, corrected))
+        if errata == published:
             return Text.assemble(("CircularEval: ", "bold"), published)
         return Text.assemble(
             ("CircularEval as published: ", "bold"), published,
@@ -146,7 +146,7 @@ class LiveGroup:
 
 
 def gold_text(published: list[str], erratum: Erratum | None) -> Text:
-    """A rotation's gold, and the one an erratum puts in force ("A → B (erratum)")."""
+    """A rotation's gold, and the one an erratum puts in force ("A → B (wrong erratum)")."""
     gold = safe(" / ".join(published) or "unknown", one_line=True, style="green")
     if erratum is None:
         return gold
@@ -294,7 +294,7 @@ async def open_group(screen: ReviewScreen) -> None:
     group, dataset = session.group_of(entry.key), session.dataset
     rows = [session.answers.row_of(entry.model, key) for key in group.members]
     ids = [None if row is None else int(session.answers.ids[row]) for row in rows]
-    field = session.benchmark.group_by[0]  # MMBench's circular group, checked above
+    field = session.benchmark.group_by[0]  # the rotations' field: group_by, as the check above
     read = await screen.read(
         lambda r: (
             [None if i is None else r.detail(i) for i in ids],
