@@ -114,6 +114,39 @@ def test_a_note_keeps_the_verdict_and_flags_toggle(review) -> None:
     assert not _entry(review).flagged
 
 
+@pytest.mark.parametrize("text", ["city street", "CITY", "monthly sales", '": "', "A", "%", "zzzz"])
+def test_search_looks_in_answers_questions_hints_and_option_texts(review, text) -> None:
+    """As a plain scan finds them (ASCII case aside): an option's text, never the JSON's
+    letters or quotes."""
+    rows = review.store.conn.execute(
+        "SELECT a.id, a.text, s.question, s.hint, s.options FROM answers a "
+        "JOIN samples s ON s.id = a.sample_id JOIN datasets d ON d.id = s.dataset_id "
+        "WHERE d.name = 'mmbench'"
+    ).fetchall()
+    wanted = text.lower()
+    expected = {
+        answer
+        for answer, *texts, options in rows
+        if any(wanted in t.lower() for t in [*texts, *json.loads(options or "{}").values()] if t)
+    }
+    assert review.search("mmbench", text) == expected
+    assert text != "city street" or len(expected) > 4  # options alone hold it: every rotation
+
+
+def test_search_finds_non_ascii_option_text_escaped_or_not(review) -> None:
+    conn = review.store.conn
+    for key, options in (("0", '{"A": "caf\\u00e9 au lait"}'), ("1", '{"A":"café noir"}')):
+        conn.execute(  # json.dumps writes the first, SQLite's JSON functions the second
+            "UPDATE samples SET options = ? WHERE key = ? AND dataset_id = "
+            "(SELECT id FROM datasets WHERE name = 'mmbench')",
+            (options, key),
+        )
+    found = {
+        e.key for e in review.entries("mmbench") if e.answer_id in review.search("mmbench", "café")
+    }
+    assert found == {"0", "1"}
+
+
 def test_search_and_filters(review) -> None:
     found = review.search("mmvet", "apples")
     assert found and all(e.key == "v1_0" for e in review.entries("mmvet") if e.answer_id in found)

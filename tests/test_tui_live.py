@@ -11,7 +11,7 @@ from pathlib import Path
 
 from conftest import write_json, write_lines
 from textual.widgets import OptionList
-from tui_harness import RENDERER, drive, export_to, text_of, until
+from tui_harness import RENDERER, drive, export_to, menu_labels, text_of, until
 
 from lmmreview.db.demo import sample_data
 from lmmreview.tui.app import ReviewApp
@@ -78,10 +78,7 @@ def test_a_new_dataset_appears_in_the_dataset_switcher(demo_db: Path, tmp_path) 
         await until(pilot, lambda: "fresh" in app.session.datasets)
         await pilot.press("d")
         await until(pilot, lambda: isinstance(app.screen.focused, OptionList))
-        options = app.screen.focused
-        seen["menu"] = [
-            str(options.get_option_at_index(i).prompt) for i in range(options.option_count)
-        ]
+        seen["menu"] = menu_labels(app.screen.focused)  # "  fresh": room for the mark
 
     drive(demo_db, steps, poll_seconds=0.1)
     assert "fresh" in seen["menu"] and "mmvet" in seen["menu"]

@@ -55,11 +55,14 @@ def test_active_filters_are_marked_and_choosing_one_again_turns_it_off(demo_db) 
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
+        await pilot.press("5")  # one reviewed: the list differs with Unreviewed on and off
+        await until(pilot, lambda: app.session.reviewed == 1)
         labels = await _open_menu(app, pilot)
         seen["none_marked"] = not any(label.startswith(MARK) for label in labels.values())
         seen["note"] = text_of(app, "#menu-note")
         await choose(app, pilot, "unreviewed")
         await until(pilot, lambda: app.session.filter.unreviewed)
+        seen["on"] = len(app.session.visible)
         labels = await _open_menu(app, pilot)
         seen["marked"] = sorted(k for k, label in labels.items() if label.startswith(MARK))
         seen["label"] = labels["unreviewed"]
@@ -69,10 +72,10 @@ def test_active_filters_are_marked_and_choosing_one_again_turns_it_off(demo_db) 
 
     drive(demo_db, steps)
     assert seen["none_marked"]
-    assert "choosing it again turns it off" in seen["note"]
+    assert "choose again: off" in seen["note"] and "shown with it on" in seen["note"]
     assert seen["marked"] == ["unreviewed"]
-    assert seen["label"] == f"{MARK}Unreviewed (58)"  # chosen again: every answer shows
-    assert seen["off"] == 58
+    assert seen["label"] == f"{MARK}Unreviewed (57)"  # the list as it is, with it on
+    assert (seen["on"], seen["off"]) == (57, 58)
     assert bare_label(seen["label"]) == "Unreviewed"
 
 
@@ -97,6 +100,40 @@ def test_esc_after_a_filter_keeps_the_answer_under_the_cursor(demo_db) -> None:
     assert answer_after == answer and (row, row_after) == (3, 5)
 
 
+async def _search(app, pilot, typed: str) -> None:
+    await pilot.press("slash")
+    await until(pilot, lambda: isinstance(app.screen.focused, Input))
+    app.screen.focused.value = typed
+    await pilot.press("enter")
+
+
+def test_esc_after_a_filter_that_shows_nothing_goes_back_to_the_answer_shown(demo_db) -> None:
+    seen: dict[str, object] = {}
+
+    async def back_after(app, pilot, empty) -> str:
+        every = len(app.session.visible)
+        await empty()
+        await until(pilot, lambda: not len(app.session.visible))
+        await pilot.press("escape")
+        await until(pilot, lambda: len(app.session.visible) == every)
+        await pilot.pause(0.1)
+        return app.current().key
+
+    async def steps(app, pilot) -> None:
+        await _jump(app, pilot, "2000001")
+        await until(pilot, lambda: app.current().key == "2000001")
+        seen["search"] = await back_after(app, pilot, lambda: _search(app, pilot, "zzzz"))
+
+        async def flagged() -> None:
+            await pilot.press("v")
+            await choose(app, pilot, "flagged")
+
+        seen["flagged"] = await back_after(app, pilot, flagged)
+
+    drive(demo_db, steps, dataset="mmbench")
+    assert seen == {"search": "2000001", "flagged": "2000001"}
+
+
 def test_the_dataset_picker_marks_the_dataset_shown(demo_db) -> None:
     seen: dict[str, object] = {}
 
@@ -104,11 +141,14 @@ def test_the_dataset_picker_marks_the_dataset_shown(demo_db) -> None:
         await pilot.press("d")
         await until(pilot, lambda: isinstance(app.screen, Menu))
         seen["labels"] = _labels(app)
+        options = app.screen.query_one(OptionList)
+        seen["highlighted"] = options.get_option_at_index(options.highlighted).id
         await pilot.press("escape")
 
     drive(demo_db, steps, dataset="mmbench")
     labels = seen["labels"]
     assert [k for k, label in labels.items() if label.startswith(MARK)] == ["mmbench"]
+    assert seen["highlighted"] == "mmbench"  # Enter keeps it, arrows start from it
     assert labels["mmvet"] == "  mmvet"  # aligned with the marked one
 
 
@@ -253,6 +293,109 @@ def test_the_group_view_grades_the_rotation_under_its_cursor(demo_db) -> None:
         (seen["graded"], "grade"), (seen["graded"], "grade"), (seen["graded"], "undo"),
     ]  # fmt: skip
     assert seen["back"][0] == seen["back"][1]
+
+
+LONG = ("a red kite flying over a crowded beach at noon, seen from the promenade railing",
+        "a dense forest path after rain with ferns on both sides and fog between the trees",
+        "a city street at night with neon signs reflected in puddles and a passing tram",
+        "a small kitchen with a kettle on the stove and herbs drying on the window sill")  # fmt: skip
+
+
+def _long_options(db) -> None:
+    """Group 0's four rotations get long options and a long answer, each rotation its own
+    order of them."""
+    import json
+    import sqlite3
+    from contextlib import closing
+
+    with closing(sqlite3.connect(db)) as conn, conn:
+        for k, key in enumerate(["0", "1000000", "2000000", "3000000"]):
+            texts = LONG[k:] + LONG[:k]
+            options = json.dumps(dict(zip("ABCD", texts, strict=True)))
+            conn.execute("UPDATE samples SET options = ? WHERE key = ?", (options, key))
+            conn.execute(
+                "UPDATE answers SET text = ? WHERE sample_id IN "
+                "(SELECT id FROM samples WHERE key = ?)",
+                (f"The answer is A: {texts[0]}. " * 3, key),
+            )
+
+
+def test_four_rotations_with_long_options_fit_80x24(demo_db) -> None:
+    from lmmreview.tui.group_view import GroupScreen
+
+    _long_options(demo_db)
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("r")  # on the first answer: group 0
+        await until(pilot, lambda: isinstance(app.screen, GroupScreen))
+        await pilot.pause(0.2)
+        blocks = list(app.screen.query(".rotation"))
+        seen["heights"] = [block.size.height for block in blocks]
+        seen["bottom"] = max(block.region.bottom for block in blocks)
+        seen["scroll"] = app.screen.query_one("#group-rotations").max_scroll_y
+        seen["options"] = [_plain(b.content).splitlines()[1] for b in blocks]
+
+    drive(demo_db, steps, dataset="mmbench", size=(80, 24))
+    assert seen["heights"] == [4, 4, 4, 4]  # id and gold, options, answer, state: a line each
+    assert seen["scroll"] == 0 and seen["bottom"] <= 23  # above the footer, no scrolling
+    for line in seen["options"]:
+        assert all(f"{letter}. " in line for letter in "ABCD") and "…" in line
+
+
+def test_u_in_the_group_view_says_where_a_newest_change_outside_the_group_is(demo_db) -> None:
+    from lmmreview.tui.group_view import GroupScreen
+
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        graded = app.current()
+        await pilot.press("A")  # a verdict on the first answer, outside group 9
+        await until(pilot, lambda: _stored(demo_db))
+        await _jump(app, pilot, "1000009")
+        await until(pilot, lambda: app.current().key == "1000009")
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, GroupScreen))
+        await pilot.press("u")
+        await until(pilot, lambda: any("outside this group" in n for n in _notices(app)))
+        await pilot.pause(0.2)
+        seen["notice"] = next(n for n in _notices(app) if "outside" in n)
+        seen["graded"] = f"{graded.key} ({graded.model})"
+
+    drive(demo_db, steps, dataset="mmbench")
+    assert f"Your newest change is on {seen['graded']}, outside this group" in seen["notice"]
+    assert [action for _, _, action in _stored(demo_db)] == ["grade"]  # nothing undone
+
+
+def test_the_group_view_shows_the_errata_in_force_and_the_result_with_them(demo_db) -> None:
+    from lmmreview.db import Store
+    from lmmreview.db.errata import ErrataStore
+    from lmmreview.engine.errata import Erratum
+    from lmmreview.tui.group_view import GroupScreen
+
+    with Store.open(
+        demo_db, create=False
+    ) as store:  # row 9's gold corrected: its rotation 1000009 follows
+        sample = ErrataStore(store, "").samples("mmbench", ["9"])["9"]
+        wrong = next(letter for letter in sample.options if letter not in sample.golds)
+        ErrataStore(store, "ana").set("mmbench", Erratum("9", "wrong", wrong, reason="typo"))
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await _jump(app, pilot, "1000009")
+        await until(pilot, lambda: app.current().key == "1000009")
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, GroupScreen))
+        await pilot.pause(0.1)
+        seen["result"] = text_of(app, "#group-result")
+        seen["rows"] = [_plain(b.content) for b in app.screen.query(".rotation")]
+
+    drive(demo_db, steps, dataset="mmbench")
+    first, second = (row.splitlines()[0] for row in seen["rows"])
+    assert first.endswith(f"gold {sample.golds[0]} → {wrong} (wrong erratum)")
+    assert "→" in second and "(wrong erratum)" in second  # mapped by its option's text
+    assert "as published: passes: every rotation is right" in seen["result"]
+    assert "with errata: fails: a rotation is wrong" in seen["result"]
 
 
 @pytest.mark.parametrize("dataset", ["mmvet", "mme"])  # MME: pairs, not rotations

@@ -101,15 +101,18 @@ def bare_label(prompt: object) -> str:
 COUNT = re.compile(r" \([\d,]+\)$")  # a filter's count, once found
 
 
+def menu_labels(options: OptionList) -> list[str]:
+    """A menu's labels in order, each without its mark (or the room for one) and count."""
+    return [bare_label(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+
+
 async def pick(app: ReviewApp, pilot: Pilot, label: str) -> None:
     """Choose the option labelled `label` in the menu that has the focus (its mark and
     count aside)."""
     await until(pilot, lambda: isinstance(app.screen.focused, OptionList))
     options = app.screen.focused
     assert isinstance(options, OptionList)
-    labels = [
-        bare_label(options.get_option_at_index(i).prompt) for i in range(options.option_count)
-    ]
+    labels = menu_labels(options)
     assert label in labels, labels
     options.highlighted = labels.index(label)
     await pilot.press("enter")

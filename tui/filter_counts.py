@@ -1,6 +1,7 @@
 """The filter menu's marks and counts: whether each choice is on, and how many answers the
-list would show once it is chosen. Both come from the filter that choosing it makes
-(`FilterMenu.choose`, asking nothing), so a choice added to the menu gets them too."""
+list shows with it on (for one on already: the list as it is; else once it is chosen).
+Both come from the filter that choosing it makes (`FilterMenu.choose`, asking nothing), so
+a choice added to the menu gets them too."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from lmmreview.engine.review import Filter
 from lmmreview.tui.screens import Menu, marked
 
 CLEAR = "clear"  # the choice that clears every filter: never marked
-AGAIN = "● on: choosing it again turns it off · (n) answers shown"
+AGAIN = "● on (choose again: off) · (n) answers shown with it on"
 
 Candidate = Callable[[str], Awaitable[Filter | None]]  # the filter a choice makes, or None
 Count = Callable[[Filter], Awaitable[int | None]]  # answers a filter shows (None: unknown)
@@ -31,13 +32,16 @@ def counted(label: str, on: bool, count: int | None) -> str:
     return marked(label if count is None else f"{label} ({count:,})", on)
 
 
-async def fill(menu: Menu, candidate: Candidate, count: Count, on: IsOn) -> None:
-    """Mark and count each choice that needs no more question, one after another in the
-    menu's order, once the menu is on screen (counts fill in as they come)."""
+async def fill(menu: Menu, candidate: Candidate, count: Count, on: IsOn, current: Filter) -> None:
+    """Mark and count each choice, one after another in the menu's order, once the menu is
+    on screen (counts fill in as they come): a choice on counts the list as it is
+    (`current`: choosing it again would turn it off), another the list it makes, if it
+    needs no more question."""
     await menu.drawn.wait()
     for key, label in list(menu.choices):
         flt = await candidate(key)
         marked = on(key, flt)
+        shown = current if marked else flt
         menu.relabel(key, counted(label, marked, None))
-        if flt is not None:
-            menu.relabel(key, counted(label, marked, await count(flt)))
+        if shown is not None:
+            menu.relabel(key, counted(label, marked, await count(shown)))

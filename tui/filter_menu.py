@@ -36,9 +36,12 @@ class FilterMenu:
         self.dry = dry
 
     async def search(self) -> None:
-        """Show only the answers whose question or answer holds the text asked for."""
+        """Show only the answers whose question, hint, options or answer hold the text
+        asked for."""
         screen = self.screen
-        text = await screen.app.push_screen_wait(Prompt("Search questions and answers for:"))
+        text = await screen.app.push_screen_wait(
+            Prompt("Search questions, options and answers for:")
+        )
         session = screen.session
         if not text or session is None:
             return
@@ -76,11 +79,14 @@ class FilterMenu:
         async def candidate(key: str) -> Filter:
             return value(key)
 
-        return await self._counted(menu, candidate, lambda key, flt: flt == current)
+        return await self._counted(menu, candidate, lambda key, flt: flt == current, current)
 
-    async def _counted(self, menu: Menu, candidate: Candidate, on: IsOn) -> str | None:
-        """The reviewer's choice in `menu`, its choices counted and marked meanwhile."""
-        counts = fill(menu, candidate, self._count, on)
+    async def _counted(
+        self, menu: Menu, candidate: Candidate, on: IsOn, current: Filter
+    ) -> str | None:
+        """The reviewer's choice in `menu`, its choices counted and marked meanwhile
+        (`current`: the filter in force)."""
+        counts = fill(menu, candidate, self._count, on, current)
         counting = self.screen.run_worker(counts, group="filter-counts")
         picked = await self.screen.app.push_screen_wait(menu)
         counting.cancel()
@@ -120,13 +126,19 @@ class FilterMenu:
             menu,
             lambda key: dry.choose(key, session, current),
             lambda key, flt: is_on(key, flt, current),
+            current,
         )
         return await self.choose(picked, session, current)
 
     async def _count(self, flt: Filter) -> int | None:
-        """How many answers `flt` shows, counted in the database thread (not the UI's)."""
+        """How many answers `flt` shows: for the filter in force, the list's length (as the
+        status line says it); else counted in the database thread (not the UI's)."""
         session = self.screen.session
-        return None if session is None else await self.screen.read(lambda r: session.count(flt))
+        if session is None:
+            return None
+        if flt == session.filter:
+            return len(session.visible)
+        return await self.screen.read(lambda r: session.count(flt))
 
     async def choose(self, picked: str | None, session: Session, current: Filter) -> Filter | None:
         """The filter choice `picked` makes from `current` (None: none)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rich.console import Group
+from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,7 +16,10 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from lmmreview.db.errata import ErrataStore
+from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Unit
+from lmmreview.engine.errata import Erratum, spread
 from lmmreview.engine.review import Entry
 from lmmreview.engine.rotations import circular_result
 from lmmreview.engine.scoring import Verdict
@@ -43,13 +46,30 @@ class Rotation:
     text: str
 
 
-class LiveGroup:
-    """One model's answers to one group, as the review screen's session has them now."""
+def group_errata(
+    store: Store, dataset: str, members: tuple[str, ...], field: str
+) -> dict[str, Erratum]:
+    """The errata in force on a group's rotations: a row's own, else another's mapped to
+    its options (engine.errata.spread, as the tables with errata read them)."""
+    errata = ErrataStore(store, "")
+    own = {key: found for key in members if (found := errata.of_sample(dataset, key))}
+    if not own:
+        return {}
+    samples = errata.samples(dataset, list(members))
+    return spread(own, list(samples.values()), field)
 
-    def __init__(self, screen: ReviewScreen, model: str, group: Unit) -> None:
+
+class LiveGroup:
+    """One model's answers to one group, as the review screen's session has them now;
+    `errata`: those in force on its rotations (read when the view opened)."""
+
+    def __init__(
+        self, screen: ReviewScreen, model: str, group: Unit, errata: dict[str, Erratum]
+    ) -> None:
         self.screen = screen
         self.model = model
         self.group = group
+        self.errata = errata
 
     def entry(self, rotation: Rotation) -> Entry | None:
         session = self.screen.session
@@ -57,11 +77,27 @@ class LiveGroup:
             return None
         return session.find(rotation.answer_id)
 
-    def result(self) -> str:
+    def result(self) -> Text:
+        """The group's CircularEval result; with errata too, where they change it."""
         session = self.screen.session
         if session is None or session.tables is None:
-            return ""
-        return circular_result(session.group_outcome(self.model, self.group))
+            return Text("")
+        published = circular_result(session.group_outcome(self.model, self.group))
+        samples = session.tables.samples
+        corrected = {
+            samples.index[key]: erratum.golds(samples.golds_for(key))
+            for key, erratum in self.errata.items()
+            if key in samples.index
+        }
+        errata = published
+        if corrected:  # as the tables with errata count the group
+            errata = circular_result(session.group_outcome(self.model, self.group, corrected))
+        if errata == published:
+            return Text.assemble(("CircularEval: ", "bold"), published)
+        return Text.assemble(
+            ("CircularEval as published: ", "bold"), published,
+            ("\nwith errata: ", "bold"), errata,
+        )  # fmt: skip
 
     def state(self, rotation: Rotation) -> Text:
         """What the model's answer comes to: the choice extracted, the human's, right/wrong."""
@@ -83,29 +119,102 @@ class LiveGroup:
         if entry is not None:
             self.screen.writer.submit(entry, Grade(verdict))
 
-    def undo(self) -> None:
-        self.screen.action_undo()
+    async def undo(self, answers: set[int]) -> None:
+        """Take back the reviewer's newest change, as `u` does on the review screen, when it
+        is on one of this group's `answers`; else say where it is, taking back nothing."""
+        screen, session = self.screen, self.screen.session
+        if session is None:
+            return
+        pending = list(screen.pending)  # an unsaved change is the newest
+        if pending:
+            newest: int | None = pending[-1].answer_id
+        else:
+            dataset = session.dataset
+            found = await screen.read(lambda r: [r.newest_change(dataset)])
+            if found is None:
+                return  # the read failed, and said so
+            newest = None if found[0] is None else found[0][0]
+        if newest is None or newest in answers:
+            screen.action_undo()  # a change here, or none: as on the review screen
+            return
+        entry = session.find(newest)
+        where = f"{entry.key} ({entry.model})" if entry else f"answer {newest}"
+        screen.review_app.tell(
+            f"Your newest change is on {where}, outside this group: "
+            "u on the review screen takes it back."
+        )
 
 
-def rotation_block(number: int, rotation: Rotation, state: Text, here: bool) -> Group:
-    """A rotation: its id and gold, its options in their order, the model's answer (one
-    line) and what it comes to."""
+def gold_text(published: list[str], erratum: Erratum | None) -> Text:
+    """A rotation's gold, and the one an erratum puts in force ("A → B (wrong erratum)")."""
+    gold = safe(" / ".join(published) or "unknown", one_line=True, style="green")
+    if erratum is None:
+        return gold
+    corrected = erratum.golds(published)
+    now = " / ".join(corrected) if corrected else "none acceptable"
+    return (
+        gold.append(" → ")
+        .append_text(safe(now, one_line=True, style="bold yellow"))
+        .append(f" ({erratum.status} erratum)")
+    )
+
+
+def rotation_block(
+    number: int, rotation: Rotation, state: Text, here: bool, erratum: Erratum | None
+) -> Group:
+    """A rotation: its id and gold (with the erratum in force), its options in their order,
+    the model's answer (one line) and what it comes to."""
     sample = rotation.sample
-    head = Text("▶ " if here else "  ", style="bold")
+    head = Text("▶ " if here else "  ", style="bold", no_wrap=True, overflow="ellipsis")
     head.append(f"rotation {number}  ", style="bold")
     head.append_text(safe(rotation.key, one_line=True))
-    options = Text("  ")
+    options = OptionsLine({}, [])
     if sample is not None:
         head.append("  gold ")
-        head.append_text(safe(" / ".join(sample.golds) or "unknown", one_line=True, style="green"))
-        for letter, text in sample.options.items():
-            style = "green" if letter in sample.golds else ""
-            options.append(f"{letter}. ", style=f"bold {style}")
-            options.append_text(safe(text, one_line=True, style=style))
-            options.append("   ")
+        head.append_text(gold_text(sample.golds, erratum))
+        options = OptionsLine(sample.options, sample.golds)
     answer = Text("  answer: ", style="bold", no_wrap=True, overflow="ellipsis")
     answer.append_text(safe(rotation.text or "(no answer)", one_line=True))
     return Group(head, options, answer, Text("  ").append_text(state))
+
+
+@dataclass(frozen=True, slots=True)
+class OptionsLine:
+    """A rotation's options in their order on one line (the gold in green): long ones cut
+    with "…" to what the width leaves them, so every letter shows and four rotations fit
+    80×24."""
+
+    options: dict[str, str]
+    golds: list[str]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        parts = [
+            _option(letter, text, letter in self.golds) for letter, text in self.options.items()
+        ]
+        room = options.max_width - len(INDENT) - len(GAP) * max(len(parts) - 1, 0)
+        for part, width in zip(parts, shares([p.cell_len for p in parts], room), strict=True):
+            part.truncate(width, overflow="ellipsis")
+        line = Text(INDENT, no_wrap=True, overflow="ellipsis")
+        yield line.append_text(Text(GAP).join(parts))
+
+
+def _option(letter: str, text: str, gold: bool) -> Text:
+    style = "green" if gold else ""
+    return Text.assemble((f"{letter}. ", f"bold {style}"), safe(text, one_line=True, style=style))
+
+
+INDENT, GAP = "  ", "   "
+
+
+def shares(widths: list[int], room: int) -> list[int]:
+    """`widths` cut to fit in `room` together: the narrowest stay whole, the others share
+    what they leave equally."""
+    cut, left = list(widths), room
+    order = sorted(range(len(widths)), key=widths.__getitem__)
+    for done, i in enumerate(order):
+        cut[i] = min(widths[i], max(left // (len(order) - done), 1))
+        left -= cut[i]
+    return cut
 
 
 class GroupScreen(Screen[None]):
@@ -143,12 +252,11 @@ class GroupScreen(Screen[None]):
     def refresh_rows(self) -> None:
         """Show every rotation and the result as the session has them now."""
         live = self.live
-        result = Text("CircularEval: ", style="bold")
-        self.query_one("#group-result", Static).update(result.append(live.result()))
+        self.query_one("#group-result", Static).update(live.result())
         blocks = self.query(".rotation").results(Static)
         for number, (block, rotation) in enumerate(zip(blocks, self.rotations, strict=True)):
-            here = number == self.cursor
-            block.update(rotation_block(number, rotation, live.state(rotation), here))
+            here, erratum = number == self.cursor, live.errata.get(rotation.key)
+            block.update(rotation_block(number, rotation, live.state(rotation), here, erratum))
             block.set_class(here, "-cursor")
             if here:
                 self.query_one(VerticalScroll).scroll_to_widget(block, animate=False)
@@ -169,7 +277,8 @@ class GroupScreen(Screen[None]):
             self.refresh_rows()
 
     def action_undo(self) -> None:
-        self.live.undo()
+        answers = {r.answer_id for r in self.rotations if r.answer_id is not None}
+        self.run_worker(self.live.undo(answers), group="rotations-undo")
 
 
 async def open_group(screen: ReviewScreen) -> None:
@@ -182,18 +291,25 @@ async def open_group(screen: ReviewScreen) -> None:
     if session.benchmark.group_by is None or session.benchmark.group_by[0] != CIRCULAR_GROUP:
         screen.notify(NOT_GROUPED)  # MME's pairs are groups too, but not rotations
         return
-    group = session.group_of(entry.key)
+    group, dataset = session.group_of(entry.key), session.dataset
     rows = [session.answers.row_of(entry.model, key) for key in group.members]
     ids = [None if row is None else int(session.answers.ids[row]) for row in rows]
-    details = await screen.read(lambda r: [None if i is None else r.detail(i) for i in ids])
-    if details is None:
+    field = session.benchmark.group_by[0]  # the rotations' field: group_by, as the check above
+    read = await screen.read(
+        lambda r: (
+            [None if i is None else r.detail(i) for i in ids],
+            group_errata(r.store, dataset, group.members, field),
+        )
+    )
+    if read is None:
         return
+    details, errata = read
     rotations = [
         Rotation(key, answer_id, d.sample if d else None, d.text if d else "")
         for key, answer_id, d in zip(group.members, ids, details, strict=True)
     ]
     title = f"Circular group of {entry.key} · {entry.model} · {len(rotations)} rotations"
-    live = LiveGroup(screen, entry.model, group)
+    live = LiveGroup(screen, entry.model, group, errata)
     start = group.members.index(entry.key)
     await screen.app.push_screen_wait(GroupScreen(title, rotations, live, start))
     place = session.place(entry.answer_id) if screen.session is session else None

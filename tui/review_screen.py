@@ -98,6 +98,7 @@ class ReviewScreen(Screen[None]):
         self.navigation = Navigation(self)
         self.filters = FilterMenu(self)
         self.blind = Blinding(self)  # what blind review hides (tui/blind.py)
+        self.emptied_on: int | None = None  # the answer shown when the list was emptied
 
     def on_unmount(self) -> None:
         self.judge_run.stop()
@@ -312,10 +313,13 @@ class ReviewScreen(Screen[None]):
 
     def relist(self, session: Session, change: Callable[[], None]) -> None:
         """Make `change` to the session's answers and list them again, with the answer
-        under the cursor still under it."""
+        under the cursor still under it (after a change that emptied the list: the answer
+        shown before it)."""
         current = self.current()
+        shown = current.answer_id if current is not None else self.emptied_on
         change()
-        place = session.place(current.answer_id) if current is not None else None
+        place = session.place(shown) if shown is not None else None
+        self.emptied_on = None if len(session.visible) else shown
         self.refresh_list(cursor=place or 0)
 
     def on_open_failed(self, message: OpenFailed) -> None:

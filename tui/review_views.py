@@ -37,8 +37,10 @@ class Views:
     def __init__(self, screen: ReviewScreen) -> None:
         self.screen = screen
 
-    async def _menu(self, title: str, choices: list[tuple[str, str]]) -> str | None:
-        return await self.screen.app.push_screen_wait(Menu(title, choices))
+    async def _menu(
+        self, title: str, choices: list[tuple[str, str]], start: str = ""
+    ) -> str | None:
+        return await self.screen.app.push_screen_wait(Menu(title, choices, start=start))
 
     async def breakdown(self) -> None:
         screen, session = self.screen, self.screen.session
@@ -186,7 +188,7 @@ class Views:
         if session is None:
             return
         choices = [(n, marked(n, n == session.dataset)) for n in session.datasets]
-        picked = await self._menu("Dataset (● the one shown)", choices)
+        picked = await self._menu("Dataset (● the one shown)", choices, start=session.dataset)
         if picked and picked != session.dataset:
             self.screen.load(picked)
 

@@ -73,16 +73,20 @@ def marked(label: str, on: bool) -> str:
 
 
 class Menu(ModalScreen[str | None]):
-    """Pick one of a few choices (filters, datasets); `note`: a dim line under the title."""
+    """Pick one of a few choices (filters, datasets); `note`: a dim line under the title;
+    `start`: the choice highlighted first (else the first)."""
 
     BINDINGS = [Binding("escape", "dismiss(None)", "Cancel", id="menu-cancel")]
     DEFAULT_CSS = stylesheet("menu")
 
-    def __init__(self, title: str, choices: list[tuple[str, str]], note: str = "") -> None:
+    def __init__(
+        self, title: str, choices: list[tuple[str, str]], note: str = "", start: str = ""
+    ) -> None:
         super().__init__()
         self.title_text = title
         self.choices = choices  # (id, label)
         self.note = note
+        self.start = start
         self.drawn = asyncio.Event()  # set once on screen: slow work for it can wait till then
 
     def compose(self) -> ComposeResult:
@@ -97,6 +101,9 @@ class Menu(ModalScreen[str | None]):
     def on_mount(self) -> None:
         for key, label in self.choices:  # those relabelled while the list was being made
             self._show_label(key, label)
+        if any(key == self.start for key, _ in self.choices):
+            options = self.query_one(OptionList)
+            options.highlighted = options.get_option_index(self.start)
         self.call_after_refresh(self.drawn.set)
 
     def relabel(self, key: str, label: str) -> None:

@@ -9,6 +9,7 @@ time, each a delta on the live tables.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
@@ -25,7 +26,8 @@ from lmmreview.engine.assign import Assigned
 from lmmreview.engine.benchmark import Benchmark, Unit
 from lmmreview.engine.blind import shuffled
 from lmmreview.engine.breakdown import Breakdown
-from lmmreview.engine.columns import AnswerColumns, Bools, Ints, matching
+from lmmreview.engine.columns import AnswerColumns, Bools, GoldsOf, Ints, matching
+from lmmreview.engine.errata import with_errata
 from lmmreview.engine.layouts import Layout, layout_for
 from lmmreview.engine.ordering import LIST_ORDER, ORDERS, sorted_rows
 from lmmreview.engine.review import Agreement, Entry, Filter
@@ -409,13 +411,26 @@ class Session:
         units = [unit for unit in layout.units(key) if len(unit.members) > 1]
         return units[0] if units else Unit(key, (), (key,))
 
-    def group_outcome(self, model: str, group: Unit) -> Outcome:
+    def group_outcome(
+        self, model: str, group: Unit, corrected: Mapping[int, list[str] | None] | None = None
+    ) -> Outcome:
         """A model's outcome on a group, as the tables count it (a rotation the model did
-        not answer is unscored)."""
+        not answer is unscored); with `corrected` (sample index -> golds with errata, see
+        engine.errata.with_errata), as the tables with errata count it."""
         assert self.tables is not None
-        unscored = Outcome((None,) * self.tables.breakdown.runs, False)
-        outcomes = [self.outcome_of(model, key) or unscored for key in group.members]
-        return Layout.combine(group)(outcomes)
+        runs = self.tables.breakdown.runs
+        golds_of: GoldsOf = self.tables.samples.golds
+        found = [self.answers.row_of(model, key) for key in group.members]
+        answers = self.answers.take(np.array([r for r in found if r is not None], np.int64))
+        if corrected:  # a rotation no rule scores again leaves, as from those tables
+            errata = with_errata(answers, runs, golds_of, corrected, None)
+            answers, golds_of = errata.answers, errata.golds_of
+        by_key = {
+            answers.key(row): answers.entry(row).outcome(runs, golds_of(int(answers.sample[row])))
+            for row in range(len(answers))
+        }
+        unscored = Outcome((None,) * runs, False)
+        return Layout.combine(group)([by_key.get(key, unscored) for key in group.members])
 
     def strip(self, entry: Entry) -> dict[str, Cell]:
         """The table cells this answer counts in: the live breakdown strip."""
