@@ -172,6 +172,10 @@ class Benchmark(ABC):
     # no such groups. `tables` may then also read these two fields and put the rows of a
     # group in one unit: alike groups share profiles, their units repeated by the layout.
     group_by: tuple[str, str] | None = None
+    # Whether a group's rows are one question in several orders of its options (MMBench's
+    # circular rotations), so that what is said of one row's gold holds for the others;
+    # else its rows are other questions (MME: an image's two).
+    rotations: bool = False
     exports: tuple[ExportFormat, ...] = ()  # its official file formats
     # Whether the offline rules are the benchmark's official scoring (its own script's rules,
     # no LLM): then they are a dataset's default judge, before another tool's imported

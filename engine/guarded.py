@@ -189,6 +189,9 @@ class GuardedBenchmark(Benchmark):
             and all(isinstance(name, str) and name.isidentifier() for name in self.group_by)
         ):
             raise TypeError("group_by must be None or two extra fields' names")
+        self.rotations = inner.rotations
+        if not isinstance(self.rotations, bool) or (self.rotations and self.group_by is None):
+            raise TypeError("rotations must be True or False, and True only with group_by")
         self.exports = inner.exports
         if not (isinstance(self.exports, tuple) and all(_is_export(spec) for spec in self.exports)):
             raise TypeError("exports must be a tuple of ExportFormats")

@@ -12,6 +12,7 @@ import pytest
 
 from lmmreview.db import Store
 from lmmreview.db.errata import ErrataStore
+from lmmreview.db.scoring import dataset_scores, with_errata_scores
 from lmmreview.engine.columns import AnswerColumns
 from lmmreview.engine.errata import Erratum, problem, spread, with_errata
 from lmmreview.engine.review import Entry
@@ -308,3 +309,17 @@ def test_report_and_csv_show_both_tables_and_the_notes_count(cli, demo_db: Path)
     assert ",mmvet.capabilities," in csv_text and ",mmvet.capabilities+errata," in csv_text
     refused = cli("export", demo_db, "--errata", "--format", "mmvet-grades")
     assert refused.code == 1 and "--errata are for the tables' formats" in refused.stderr
+
+
+def test_an_mme_erratum_leaves_the_other_question_of_its_image_alone(demo_db: Path) -> None:
+    """MME's pairs are two questions on one image, not rotations of one: an erratum on
+    one says nothing of the other, whose answers stay in the tables as they were."""
+    _set(demo_db, "mme", Erratum("existence/shelf.png/1", "wrong", "No", reason="no shelf"))
+    with Store.open(demo_db, create=False) as store:
+        scores = dataset_scores(store, "mme", dict(store.datasets(["mme"]))["mme"], None)
+        found = with_errata_scores(store, scores)
+    assert found.errata is not None
+    assert (found.errata.samples, found.errata.left_ambiguous, found.errata.left_judged) == (1, 0, 0)
+    assert len(found.answers) == len(scores.answers)  # every answer of the pair still counts
+    other = scores.samples.index["existence/shelf.png/2"]
+    assert found.golds_of(other) == scores.golds_of(other)
