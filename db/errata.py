@@ -1,8 +1,9 @@
 """Ground-truth errata in the store (schema 14's `errata` table): set, undo, read.
 
 Append-only as the error causes are: each change is a row naming its reviewer; a
-sample's latest row is its erratum in force (status NULL: none); an undo appends the
-state it restores, so undo goes back more than one step (engine.review.in_force).
+sample's latest row, by (created_at, id), is its erratum in force (status NULL: none): a
+merge or an import appends older rows after newer ones, which must not take over. An undo
+appends the state it restores, so undo goes back more than one step (engine.review.in_force).
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ from lmmreview.engine.review import in_force
 from lmmreview.engine.types import Sample
 
 _COLUMNS = "s.key, e.status, e.gold, e.alt_answers, e.reason, e.reviewer, e.created_at"
-_LATEST = "e.id = (SELECT MAX(l.id) FROM errata l WHERE l.sample_id = e.sample_id)"
+_LATEST = (
+    "e.id = (SELECT l.id FROM errata l WHERE l.sample_id = e.sample_id "
+    "ORDER BY l.created_at DESC, l.id DESC LIMIT 1)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +42,7 @@ def erratum_on(conn: sqlite3.Connection, sample_id: int) -> Erratum | None:
     """The erratum in force on a sample (its latest row; None: none, or cleared)."""
     row = conn.execute(
         f"SELECT {_COLUMNS} FROM errata e JOIN samples s ON s.id = e.sample_id "
-        "WHERE e.sample_id = ? ORDER BY e.id DESC LIMIT 1",
+        "WHERE e.sample_id = ? ORDER BY e.created_at DESC, e.id DESC LIMIT 1",
         (sample_id,),
     ).fetchone()
     found = None if row is None else _erratum(row)
@@ -104,7 +108,9 @@ class ErrataStore:
         wrong = problem(sample, erratum)
         if wrong:
             raise StoreError(f"{where or self.store.path}: {dataset} sample {erratum.key}: {wrong}")
-        if erratum.same_state(self.of_sample(dataset, erratum.key)):
+        if erratum.same_state(self.of_sample(dataset, erratum.key)) or self._held(
+            sample_id, erratum
+        ):
             return False
         self._append(sample_id, erratum, "set")
         return True
@@ -179,22 +185,37 @@ class ErrataStore:
     def _history(self, sample_id: int) -> list[ErratumRow]:
         rows = self.conn.execute(
             f"SELECT {_COLUMNS}, e.action FROM errata e JOIN samples s ON s.id = e.sample_id "
-            "WHERE e.sample_id = ? ORDER BY e.id",
+            "WHERE e.sample_id = ? ORDER BY e.created_at, e.id",
             (sample_id,),
         )
         return [ErratumRow(_erratum(row[:-1]), row[-1]) for row in rows]
 
+    def _held(self, sample_id: int, erratum: Erratum) -> bool:
+        """Whether the sample has this very row already (an older import read again: not
+        in force, yet nothing new)."""
+        row = self.conn.execute(
+            "SELECT 1 FROM errata WHERE sample_id = ? AND action = 'set' AND status IS ? "
+            "AND gold IS ? AND alt_answers IS ? AND reason IS ? AND reviewer = ? "
+            "AND created_at = ?",
+            (sample_id, *self._values(erratum), erratum.reviewer, erratum.created_at),
+        ).fetchone()
+        return row is not None
+
+    @staticmethod
+    def _values(erratum: Erratum) -> tuple[str | None, str | None, str | None, str | None]:
+        """status, gold, alt_answers and reason as a row holds them."""
+        alternatives = json.dumps(list(erratum.alternatives)) if erratum.alternatives else None
+        return erratum.status, erratum.gold, alternatives, erratum.reason or None
+
     def _append(self, sample_id: int, erratum: Erratum, action: str) -> None:
         """One row: the erratum's own reviewer and time where it has them (an import, a
         merge), else this reviewer's, now."""
-        alternatives = json.dumps(list(erratum.alternatives)) if erratum.alternatives else None
         self.conn.execute(
             "INSERT INTO errata (sample_id, status, gold, alt_answers, reason, action, "
             "reviewer, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                sample_id, erratum.status, erratum.gold, alternatives, erratum.reason or None,
-                action, erratum.reviewer if action == "set" and erratum.reviewer
-                else self.reviewer,
+                sample_id, *self._values(erratum), action,
+                erratum.reviewer if action == "set" and erratum.reviewer else self.reviewer,
                 erratum.created_at if action == "set" and erratum.created_at else now(),
             ),
         )  # fmt: skip

@@ -323,3 +323,46 @@ def test_an_mme_erratum_leaves_the_other_question_of_its_image_alone(demo_db: Pa
     assert len(found.answers) == len(scores.answers)  # every answer of the pair still counts
     other = scores.samples.index["existence/shelf.png/2"]
     assert found.golds_of(other) == scores.golds_of(other)
+
+
+LATE, EARLY = "2026-01-02T00:00:00.000+00:00", "2026-01-01T00:00:00.000+00:00"
+
+
+@pytest.mark.parametrize("direction", ["newer into older", "older into newer"])
+def test_the_latest_erratum_by_time_is_in_force_whichever_way_files_merge(
+    cli, demo_db: Path, demo_template: Path, tmp_path: Path, direction: str
+) -> None:
+    """ana's erratum is older than bo's: after a merge either way both files hold bo's in
+    force (a merge appends the other file's rows after its own), and an undo there goes
+    back to ana's, the one before it in time."""
+    key = "validation_Accounting_1"
+    bo = tmp_path / "bo.db"
+    bo.write_bytes(demo_template.read_bytes())
+    _set(demo_db, "mmmu", Erratum(key, "wrong", "D", reason="ana's", created_at=EARLY))
+    _set(bo, "mmmu", Erratum(key, "wrong", "C", reason="bo's", created_at=LATE), "bo")
+    into, other = (demo_db, bo) if direction == "newer into older" else (bo, demo_db)
+    assert cli("merge", into, other).code == 0
+    with Store.open(into, create=False) as store:
+        errata = ErrataStore(store, "cy")
+        assert errata.in_force("mmmu")[key].gold == "C"
+        assert errata.of_sample("mmmu", key).gold == "C"  # type: ignore[union-attr]
+        assert [r.erratum.gold for r in errata.upstream()] == ["C"]
+        assert errata.undo("mmmu", key).gold == "D"  # type: ignore[union-attr]
+
+
+def test_an_older_erratum_imported_does_not_override_a_newer_one(
+    cli, demo_db: Path, demo_template: Path, tmp_path: Path
+) -> None:
+    key = "validation_Accounting_1"
+    old = tmp_path / "old.db"
+    old.write_bytes(demo_template.read_bytes())
+    _set(old, "mmmu", Erratum(key, "wrong", "D", reason="old", created_at=EARLY), "bo")
+    upstream = tmp_path / "upstream.json"
+    assert cli("errata", old, "--out", upstream).code == 0
+    _set(demo_db, "mmmu", Erratum(key, "wrong", "C", reason="today"))
+    assert cli("errata", demo_db, "--import", upstream).code == 0
+    before = dump(demo_db)
+    assert "1 errata read, 0 new" in cli("errata", demo_db, "--import", upstream).stderr
+    assert dump(demo_db) == before  # read again, the older row adds nothing
+    with Store.open(demo_db, create=False) as store:
+        assert ErrataStore(store, "").in_force("mmmu")[key].gold == "C"
