@@ -32,7 +32,8 @@ class ErratumRow:
     action: str  # set | undo
 
 
-def _erratum(row: tuple) -> Erratum:
+def erratum_of(row: tuple) -> Erratum:
+    """An Erratum from (sample key, status, gold, alt_answers, reason, reviewer, created_at)."""
     key, status, gold, alternatives, reason, reviewer, created_at = row
     alts = tuple(json.loads(alternatives)) if alternatives else ()
     return Erratum(key, status, gold, alts, reason or "", reviewer, created_at)
@@ -45,7 +46,7 @@ def erratum_on(conn: sqlite3.Connection, sample_id: int) -> Erratum | None:
         "WHERE e.sample_id = ? ORDER BY e.created_at DESC, e.id DESC LIMIT 1",
         (sample_id,),
     ).fetchone()
-    found = None if row is None else _erratum(row)
+    found = None if row is None else erratum_of(row)
     return found if found is not None and found.status is not None else None
 
 
@@ -67,7 +68,7 @@ class ErrataStore:
             f"{_LATEST} AND e.status IS NOT NULL ORDER BY s.id",
             (dataset,),
         )
-        return {row[0]: _erratum(row) for row in rows}
+        return {row[0]: erratum_of(row) for row in rows}
 
     def of_sample(self, dataset: str, key: str) -> Erratum | None:
         """The erratum in force on one sample (None: none)."""
@@ -82,7 +83,7 @@ class ErrataStore:
         )
         wanted = None if datasets is None else set(datasets)
         return [
-            Record(row[0], row[1], row[2], _erratum(row[3:]))
+            Record(row[0], row[1], row[2], erratum_of(row[3:]))
             for row in rows
             if wanted is None or row[0] in wanted
         ]
@@ -188,7 +189,7 @@ class ErrataStore:
             "WHERE e.sample_id = ? ORDER BY e.created_at, e.id",
             (sample_id,),
         )
-        return [ErratumRow(_erratum(row[:-1]), row[-1]) for row in rows]
+        return [ErratumRow(erratum_of(row[:-1]), row[-1]) for row in rows]
 
     def _held(self, sample_id: int, erratum: Erratum) -> bool:
         """Whether the sample has this very row already (an older import read again: not

@@ -9,13 +9,13 @@ never read errata.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from lmmreview.engine.columns import AnswerColumns, GoldsOf, Ints, outcomes
+from lmmreview.engine.history_values import name_problem, texts_of, time_problem
 from lmmreview.engine.scoring import choice_score
 from lmmreview.engine.types import Sample
 
@@ -253,6 +253,10 @@ def record_of(fields: Mapping[str, object]) -> Record:
     for name in ("dataset", "sample", "status", "reviewer", "created_at"):
         if not text[name]:
             raise BadRecord(f"{name} is missing")
+    for name, check in (("reviewer", name_problem), ("created_at", time_problem)):
+        wrong = check(text[name])  # as a merge checks them: the history is ordered by time
+        if wrong:
+            raise BadRecord(f"{name} {text[name]!r} {wrong}")
     erratum = Erratum(
         str(text["sample"]), text["status"], text["gold"] or None,
         _alternatives(fields.get("alternatives")), text["reason"] or "",
@@ -272,11 +276,7 @@ def _alternatives(value: object) -> tuple[str, ...]:
     """A list of texts, or a CSV cell holding one as JSON ('' or absent: none)."""
     if value is None or value == "":
         return ()
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            raise BadRecord("alternatives must be a JSON list of texts") from None
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise BadRecord("alternatives must be a list of texts")
-    return tuple(value)
+    found = texts_of(value)
+    if found is None:
+        raise BadRecord("alternatives must be a JSON list of texts")
+    return found

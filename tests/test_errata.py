@@ -218,6 +218,8 @@ def test_errata_round_trip(
         ({"alternatives": "C"}, "alternatives must be a JSON list"),
         ({"colour": "red"}, "unknown field 'colour'"),
         ({"sample": "validation_Accounting_2"}, "has an erratum already ("),
+        ({"created_at": "yesterday"}, "created_at 'yesterday' is not a time as lmmreview"),
+        ({"reviewer": " "}, "reviewer ' ' is empty"),
     ],
 )
 def test_a_bad_row_names_the_file_and_row_and_changes_nothing(
@@ -293,6 +295,30 @@ def test_a_bad_errata_row_of_the_other_file_is_named_and_nothing_lands(
     result = cli("merge", demo_db, ben)
     assert result.code == 1
     assert f"{ben}: errata row 1: alt_answers '7' is not a JSON list of texts" in result.stderr
+    assert dump(demo_db) == before
+
+
+@pytest.mark.parametrize(
+    ("gold", "message"),
+    [("Z", "'Z' is not an option letter of validation_Accounting_1"),
+     (None, "a 'wrong' erratum needs the corrected gold")],
+)  # fmt: skip
+def test_an_errata_row_set_would_refuse_is_refused_by_merge(
+    cli, demo_db: Path, demo_template: Path, tmp_path: Path, gold: str | None, message: str
+) -> None:
+    ben = tmp_path / "ben.db"
+    ben.write_bytes(demo_template.read_bytes())
+    with closing(sqlite3.connect(ben)) as conn, conn:  # written past `errata`'s checks
+        conn.execute(
+            "INSERT INTO errata (sample_id, status, gold, action, reviewer, created_at) "
+            "SELECT s.id, 'wrong', ?, 'set', 'ben', ? FROM samples s "
+            "WHERE s.key = 'validation_Accounting_1'",
+            (gold, EARLY),
+        )
+    before = dump(demo_db)
+    result = cli("merge", demo_db, ben)
+    assert result.code == 1
+    assert f"{ben}: errata row 1: mmmu sample validation_Accounting_1: {message}" in result.stderr
     assert dump(demo_db) == before
 
 
