@@ -13,7 +13,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from lmmreview.db.store import SAMPLE_COLUMNS, Store, StoreError, now, row_sample
-from lmmreview.engine.errata import Erratum, Record, problem
+from lmmreview.engine.errata import Erratum, Record, problem, spread
 from lmmreview.engine.review import in_force
 from lmmreview.engine.types import Sample
 
@@ -61,14 +61,35 @@ class ErrataStore:
     # -- reads -------------------------------------------------------------------------
 
     def in_force(self, dataset: str) -> dict[str, Erratum]:
-        """Sample key -> the erratum in force, for every sample of `dataset` that has one."""
+        """Sample key -> the erratum in force, for every sample of `dataset` that has one,
+        in the order they were given (engine.errata.spread: a group's latest wins)."""
         rows = self.conn.execute(
             f"SELECT {_COLUMNS} FROM errata e JOIN samples s ON s.id = e.sample_id "
             "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? AND "
-            f"{_LATEST} AND e.status IS NOT NULL ORDER BY s.id",
+            f"{_LATEST} AND e.status IS NOT NULL ORDER BY e.created_at, e.id",
             (dataset,),
         )
         return {row[0]: erratum_of(row) for row in rows}
+
+    def on_row(self, sample_id: int, sample: Sample, group_field: str | None) -> Erratum | None:
+        """The erratum in force on a sample's row: its own; with `group_field` (a benchmark's
+        rotations), its group's latest, mapped onto it (engine.errata.spread)."""
+        group = None if group_field is None else sample.extra.get(group_field)
+        if group_field is None or group is None:
+            return erratum_on(self.conn, sample_id)
+        # the errata are few: read from them (CROSS JOIN keeps that order), never a scan
+        # of the dataset's samples for the group
+        rows = self.conn.execute(
+            f"SELECT e.sample_id, {_COLUMNS} FROM errata e CROSS JOIN samples s "
+            "ON s.id = e.sample_id JOIN samples mine ON mine.id = ? "
+            "WHERE s.dataset_id = mine.dataset_id AND s.split IS mine.split "
+            f"AND json_extract(s.extra, ?) = ? AND {_LATEST} AND e.status IS NOT NULL "
+            "ORDER BY e.created_at, e.id",
+            (sample_id, f"$.{group_field}", group),
+        ).fetchall()
+        errata = {row[1]: erratum_of(row[1:]) for row in rows}
+        samples = [sample, *(self.store.sample(row[0]) for row in rows if row[0] != sample_id)]
+        return spread(errata, samples, group_field).get(sample.key)
 
     def of_sample(self, dataset: str, key: str) -> Erratum | None:
         """The erratum in force on one sample (None: none)."""

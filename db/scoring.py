@@ -275,8 +275,7 @@ def _with_errata(store: Store, scores: DatasetScores, errata: dict[str, Erratum]
     groups = [samples.group[samples.index[key]] for key in errata if key in samples.index]
     mates = np.flatnonzero(np.isin(samples.group, groups))
     full = ErrataStore(store, "").samples(name, [samples.keys[i] for i in mates])
-    rotations = benchmark.group_by[0] if benchmark.group_by and benchmark.rotations else None
-    found = spread(errata, list(full.values()), rotations)
+    found = spread(errata, list(full.values()), benchmark.rotation_field)
     corrected = {
         samples.index[key]: erratum.golds(full[key].golds)
         for key, erratum in found.items()

@@ -182,6 +182,11 @@ class Benchmark(ABC):
     # verdicts, which follow that tool's rules. Recorded with each dataset when it is made.
     official_rules: bool = False
 
+    @property
+    def rotation_field(self) -> str | None:
+        """The extra field whose rows are rotations of one question (`rotations`); None."""
+        return self.group_by[0] if self.group_by and self.rotations else None
+
     def importers(self) -> dict[str, Importer]:
         """Every import command this benchmark declares, by command name."""
         own = {self.importer.command or self.name: self.importer} if self.importer else {}

@@ -33,6 +33,7 @@ class Erratum:
     reason: str = ""
     reviewer: str = ""
     created_at: str = ""
+    origin: str = ""  # the row of its circular group it was given on ("": this one)
 
     def same_state(self, other: Erratum | None) -> bool:
         """Whether `other` says the same of the gold (whoever wrote it, whenever)."""
@@ -76,27 +77,30 @@ def problem(sample: Sample, erratum: Erratum) -> str | None:
 def spread(
     errata: Mapping[str, Erratum], samples: Sequence[Sample], group_field: str | None
 ) -> dict[str, Erratum]:
-    """The errata in force, each also on the other rows of its sample's circular group
-    (MMBench: the rotations hold the same options in another order, so a corrected letter
-    maps by its option's text); a row's own erratum comes first. A letter whose text the
-    other row lacks leaves that row out (status 'ambiguous' without alternatives)."""
+    """The errata in force, each row's. With `group_field` (MMBench's circular groups:
+    the rotations hold the same options in another order), a group's latest erratum (the
+    last of `errata`, which come in the order they were given) is on every row of the
+    group, a corrected letter mapped by its option's text, so one gold scores the group.
+    A letter whose text another row lacks leaves that row out (status 'ambiguous' without
+    alternatives)."""
     found = dict(errata)
     if group_field is None:
         return found
-    by_key = {s.key: s for s in samples}
     groups: dict[tuple[object, object], list[Sample]] = {}
     for sample in samples:
-        group = sample.extra.get(group_field)
-        if group is not None:
-            groups.setdefault((sample.split, group), []).append(sample)
-    for key, erratum in errata.items():
-        source = by_key.get(key)
-        group = None if source is None else source.extra.get(group_field)
-        if source is None or group is None:
-            continue
-        for mate in groups[(source.split, group)]:
-            if mate.key not in errata:
-                found.setdefault(mate.key, _mapped(erratum, source, mate))
+        if (number := sample.extra.get(group_field)) is not None:
+            groups.setdefault((sample.split, number), []).append(sample)
+    by_key = {s.key: s for s in samples}
+    latest = {
+        (source.split, group): source
+        for key in errata
+        if (source := by_key.get(key)) is not None
+        and (group := source.extra.get(group_field)) is not None
+    }  # the last given of each group stays
+    for where, source in latest.items():
+        erratum = errata[source.key]
+        for mate in groups[where]:
+            found[mate.key] = erratum if mate.key == source.key else _mapped(erratum, source, mate)
     return found
 
 
@@ -109,11 +113,12 @@ def _mapped(erratum: Erratum, source: Sample, mate: Sample) -> Erratum:
 
     gold = None if erratum.gold is None else letter(erratum.gold)
     alternatives = tuple(letter(a) for a in erratum.alternatives)
-    if (erratum.gold is not None and gold is None) or None in alternatives:
-        return Erratum(mate.key, "ambiguous", reason=erratum.reason)  # no rule can map it
+    if (erratum.gold is not None and gold is None) or None in alternatives:  # no rule maps it
+        return Erratum(mate.key, "ambiguous", reason=erratum.reason, reviewer=erratum.reviewer,
+                       created_at=erratum.created_at, origin=source.key)  # fmt: skip
     kept = tuple(a for a in alternatives if a is not None)
     return Erratum(mate.key, erratum.status, gold, kept, erratum.reason, erratum.reviewer,
-                   erratum.created_at)  # fmt: skip
+                   erratum.created_at, source.key)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,12 +12,14 @@ import pytest
 
 from lmmreview.db import Store
 from lmmreview.db.errata import ErrataStore
+from lmmreview.db.review import ReviewStore
 from lmmreview.db.scoring import dataset_scores, with_errata_scores
 from lmmreview.engine.columns import AnswerColumns
 from lmmreview.engine.errata import Erratum, problem, spread, with_errata
 from lmmreview.engine.review import Entry
 from lmmreview.engine.scoring import Verdict
 from lmmreview.engine.types import QuestionType, Sample
+from lmmreview.tui.errata_dialog import erratum_line
 from tests.conftest import dump
 
 
@@ -27,14 +29,20 @@ def _rotation(key: str, options: dict[str, str], gold: str) -> Sample:
 
 
 def test_a_corrected_letter_maps_to_the_other_rotations_by_option_text() -> None:
+    """A circular group's latest erratum (the last given) is on all its rows."""
     main = _rotation("0", {"A": "beach", "B": "forest", "C": "city"}, "A")
     second = _rotation("1000000", {"A": "forest", "B": "city", "C": "beach"}, "C")
     third = _rotation("2000000", {"A": "city", "B": "beach", "C": "forest"}, "B")
-    own = Erratum("2000000", "wrong", "A", reason="its own")  # a rotation's own one stands
-    found = spread({"0": Erratum("0", "wrong", "B", ("C",)), "2000000": own},
-                   [main, second, third], "circular_group")  # fmt: skip
-    assert found["1000000"].gold == "A" and found["1000000"].alternatives == ("B",)
-    assert found["2000000"] == own
+    rows = [main, second, third]
+    first = Erratum("0", "wrong", "B", ("C",))  # forest, or city
+    later = Erratum("2000000", "wrong", "A", reason="city")
+    found = spread({"0": first, "2000000": later}, rows, "circular_group")
+    assert found["2000000"] == later
+    assert (found["0"].gold, found["0"].origin, found["1000000"].gold) == ("C", "2000000", "B")
+    found = spread({"2000000": later, "0": first}, rows, "circular_group")
+    assert found["0"] == first
+    assert (found["1000000"].gold, found["1000000"].alternatives) == ("A", ("B",))
+    assert (found["2000000"].gold, found["2000000"].alternatives) == ("C", ("A",))
     assert spread({"0": Erratum("0", "wrong", "B")}, [main, second], None) == {
         "0": Erratum("0", "wrong", "B")
     }
@@ -345,7 +353,11 @@ def test_an_mme_erratum_leaves_the_other_question_of_its_image_alone(demo_db: Pa
         scores = dataset_scores(store, "mme", dict(store.datasets(["mme"]))["mme"], None)
         found = with_errata_scores(store, scores)
     assert found.errata is not None
-    assert (found.errata.samples, found.errata.left_ambiguous, found.errata.left_judged) == (1, 0, 0)
+    assert (found.errata.samples, found.errata.left_ambiguous, found.errata.left_judged) == (
+        1,
+        0,
+        0,
+    )
     assert len(found.answers) == len(scores.answers)  # every answer of the pair still counts
     other = scores.samples.index["existence/shelf.png/2"]
     assert found.golds_of(other) == scores.golds_of(other)
@@ -392,3 +404,37 @@ def test_an_older_erratum_imported_does_not_override_a_newer_one(
     assert dump(demo_db) == before  # read again, the older row adds nothing
     with Store.open(demo_db, create=False) as store:
         assert ErrataStore(store, "").in_force("mmmu")[key].gold == "C"
+
+
+def test_two_errata_in_a_circular_group_score_it_against_the_latest(demo_db: Path) -> None:
+    """Group 0 (beach, forest, city street, kitchen): ana's forest on row 0, then bo's
+    kitchen on 1000000. Every rotation scores against kitchen, and the detail pane of an
+    answer to 2000000 shows bo's erratum, from rotation 1000000."""
+    _set(demo_db, "mmbench", Erratum("0", "wrong", "B", reason="forest", created_at=EARLY))
+    _set(demo_db, "mmbench", Erratum("1000000", "wrong", "C", reason="kitchen", created_at=LATE),
+         "bo")  # fmt: skip
+    with Store.open(demo_db, create=False) as store:
+        scores = dataset_scores(
+            store, "mmbench", dict(store.datasets(["mmbench"]))["mmbench"], None
+        )
+        found = with_errata_scores(store, scores)
+        keys = ["0", "1000000", "2000000", "3000000"]
+        assert [found.golds_of(scores.samples.index[k]) for k in keys] == [
+            ["D"],
+            ["C"],
+            ["B"],
+            ["A"],
+        ]
+        (answer,) = store.conn.execute(
+            "SELECT a.id FROM answers a JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = 'mmbench' AND s.key = '2000000'"
+        ).fetchone()
+        detail = ReviewStore(store, "cy").detail(answer)
+    assert detail.erratum is None  # none given on this row
+    shown = detail.row_erratum
+    assert shown is not None and (shown.gold, shown.reviewer, shown.origin) == (
+        "B",
+        "bo",
+        "1000000",
+    )
+    assert "from rotation 1000000" in erratum_line(shown).plain

@@ -34,6 +34,8 @@ def erratum_line(erratum: Erratum | None) -> Text:
     if erratum.reason:
         shown.append_text(Text.assemble(" (", safe(erratum.reason, one_line=True), ")"))
     shown.append_text(Text.assemble(" by ", safe(erratum.reviewer, one_line=True)))
+    if erratum.origin:  # given on another rotation of the question
+        shown.append_text(Text.assemble(", from rotation ", safe(erratum.origin, one_line=True)))
     return shown
 
 
@@ -57,9 +59,9 @@ async def erratum_dialog(screen: ReviewScreen) -> None:
         return
     change = ErratumChange(session.dataset, change.erratum, change.undo)
     screen.writer.submit(entry, change)
-    for answer_id, kept in list(screen.pane.details.items()):
-        if kept.sample.key == sample.key:  # the other models' answers read it again
-            screen.pane.details.pop(answer_id, None)
+    # the other models' answers read it again, and so do the other rotations (an
+    # erratum is on its whole circular group): errata are rare, the cache cheap to fill
+    screen.pane.details.clear()
 
 
 async def _asked(
