@@ -127,16 +127,17 @@ class ErrataCount:
 
     samples: int  # samples with an erratum in force (their rotations included)
     changed: int  # answers whose score differs from the published one
-    left_judged: int  # left out: a judge scored them against the published gold
+    left_judged: int  # left out: a judge's score against the published gold, not redone
     left_ambiguous: int  # left out: an ambiguous gold with no acceptable answer given
 
     def sentence(self, dataset: str) -> str:
         return (
             f"{dataset} with errata: {self.samples} sample(s) with an erratum in force; "
             f"{self.changed} answer(s) change score; "
-            f"{self.left_judged + self.left_ambiguous} left out ({self.left_judged} scored by "
-            f"a judge against the published gold, not the official rules, and not reviewed, "
-            f"{self.left_ambiguous} to an ambiguous question with no acceptable answer given)."
+            f"{self.left_judged + self.left_ambiguous} left out ({self.left_judged} whose "
+            f"score a judge gave against the published gold, which no rule here can give "
+            f"again, and not reviewed, {self.left_ambiguous} to an ambiguous question with no "
+            f"acceptable answer given)."
         )
 
 
@@ -191,6 +192,8 @@ def _rescored(answers: AnswerColumns, row: int, golds: list[str], rescore: Resco
     if answers.reviewed[row]:
         return True  # a human verdict stands
     runs = int(answers.judged_runs[row])
+    if np.all(np.isnan(answers.judged[row, :runs])):
+        return True  # never scored (unjudged, or every run failed): it stays as it is
     choice = answers.labels.text(int(answers.judge_choice[row]))
     if choice is not None:
         score = choice_score(choice, golds)

@@ -84,6 +84,15 @@ def test_a_judges_score_against_the_published_gold_leaves_a_human_verdict_stands
     assert answers.ids.tolist() == [1, 2, 3]  # the published columns are untouched
 
 
+def test_an_answer_never_scored_stays_as_it_is() -> None:
+    """No score in any run (unjudged, or failed): nothing against the published gold to
+    undo, so it neither leaves nor counts as a judge's."""
+    answers = _answers(Entry(1, "alpha", "v1_0", ()), Entry(2, "beta", "v1_0", (None, None)))
+    found = with_errata(answers, 2, lambda i: ["14"], {0: ["15"]}, None)
+    assert found.answers.ids.tolist() == [1, 2]
+    assert (found.count.left_judged, found.count.changed) == (0, 0)
+
+
 def test_a_chosen_option_is_scored_against_the_corrected_gold() -> None:
     answers = _answers(
         Entry(1, "alpha", "v1_0", (1.0,), judge_choice="A"),
