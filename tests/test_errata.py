@@ -447,3 +447,45 @@ def test_two_errata_in_a_circular_group_score_it_against_the_latest(demo_db: Pat
         "1000000",
     )
     assert "from rotation 1000000" in erratum_line(shown).plain
+
+
+def test_a_csv_cell_holding_cr_lf_survives_a_round_trip(cli, demo_db: Path, tmp_path: Path) -> None:
+    key = "validation_Accounting_1"
+    with closing(sqlite3.connect(demo_db)) as conn, conn:
+        conn.execute("UPDATE samples SET question = 'First line\r\nsecond line' WHERE key = ?",
+                     (key,))  # fmt: skip
+    other = tmp_path / "other.db"
+    other.write_bytes(demo_db.read_bytes())
+    _set(demo_db, "mmmu", Erratum(key, "wrong", "D", reason="two\r\nlines"))
+    out = tmp_path / "errata.csv"
+    assert cli("errata", demo_db, "--format", "csv", "--out", out).code == 0
+    result = cli("errata", other, "--import", out)
+    assert result.code == 0, result.stderr
+    with Store.open(other, create=False) as store:
+        assert ErrataStore(store, "").in_force("mmmu")[key].reason == "two\r\nlines"
+
+
+def test_a_file_not_utf8_is_named_and_changes_nothing(cli, demo_db: Path, tmp_path: Path) -> None:
+    path = tmp_path / "errata.csv"
+    path.write_bytes("dataset,sample\nmmmu,caf\u00e9\n".encode("latin-1"))
+    before = dump(demo_db)
+    result = cli("errata", demo_db, "--import", path)
+    assert result.code == 1
+    assert f"{path}: not UTF-8 text" in result.stderr and "crash" not in result.stderr
+    assert dump(demo_db) == before
+
+
+def test_errata_written_for_a_terminal_hold_no_escape_sequence() -> None:
+    """A reviewer's name holding ESC and a bidi override: CSV for a terminal shows them as
+    stand-ins (as `export` does), JSON writes them as \\u escapes (exact, and safe)."""
+    from lmmreview.engine.errata import Record
+    from lmmreview.tui.cli.errata import ErrataFormat, write_records
+
+    name = "x\x1b[31m\u202e"
+    records = [Record("mmmu", "Which?", "B", Erratum("k", "wrong", "D", reviewer=name))]
+    shown = write_records(records, ErrataFormat.csv, shown=True)
+    exact = write_records(records, ErrataFormat.json)
+    assert "\x1b" not in shown and "\u202e" not in shown
+    assert "\x1b" not in exact and "\u202e" not in exact
+    assert json.loads(exact)[0]["reviewer"] == name
+    assert name in write_records(records, ErrataFormat.csv)  # a file keeps it exact
