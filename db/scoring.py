@@ -231,11 +231,11 @@ class DatasetScores:
 
 
 def dataset_scores(
-    store: Store, name: str, benchmark: Benchmark, judge: Judge | None, errata: bool = False
+    store: Store, name: str, benchmark: Benchmark, judge: Judge | None
 ) -> DatasetScores:
     """Read a dataset's answers, `judge`'s judgments (see Store.chosen_judge) and the
-    verdicts, as the review screen reads them; compute every table (`errata`: with the
-    errata in force, engine.errata)."""
+    verdicts, as the review screen reads them; compute every table (with the errata in
+    force: with_errata_scores on them)."""
     reader = EntryReader(store, judge)
     # The judgments and the samples come on connections of their own meanwhile.
     judgments = Aside(store.path, lambda beside: EntryReader(beside, judge).judgments(name))
@@ -247,8 +247,7 @@ def dataset_scores(
     runs = reader.fill(name, answers, judgments.take())
     layout = layout_for(name, benchmark, samples)
     breakdown, found = Breakdown.of(layout, answers, runs, samples.golds)
-    scores = DatasetScores(name, benchmark, samples, answers, found, breakdown)
-    return with_errata_scores(store, scores) if errata else scores
+    return DatasetScores(name, benchmark, samples, answers, found, breakdown)
 
 
 def with_errata_scores(store: Store, scores: DatasetScores) -> DatasetScores:

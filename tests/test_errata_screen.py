@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from textual.widgets import Input
 from tui_harness import drive, pick, text_of, until
 
 from lmmreview.db import Store
 from lmmreview.db.errata import ErrataStore
+from lmmreview.db.review import EntryReader
 from lmmreview.engine.tables import Table
 from lmmreview.tui.screens import BreakdownScreen
 
@@ -42,11 +44,16 @@ async def _type(app, pilot, text: str) -> None:
 
 
 def test_an_erratum_set_by_key_changes_the_tables_with_errata_only_and_undo_restores(
-    demo_db: Path,
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: dict[str, object] = {}
 
+    def read_again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the tables with errata read the dataset's answers again")
+
     async def steps(app, pilot) -> None:
+        # `e` scores the answers the screen holds with the errata: no second read
+        monkeypatch.setattr(EntryReader, "bare_columns", read_again)
         gamma = next(e for e in app.session.entries if e.key == KEY and e.model == "demo-gamma")
         app.review_screen.reveal(gamma.answer_id)
         await until(pilot, lambda: app.current().answer_id == gamma.answer_id)
