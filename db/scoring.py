@@ -252,10 +252,11 @@ def dataset_scores(
 
 def with_errata_scores(store: Store, scores: DatasetScores) -> DatasetScores:
     """`scores` (as published, left as they are) with the errata in force: the answers to
-    samples with an erratum scored again or left out (engine.errata), every table anew."""
+    samples with an erratum scored again or left out (engine.errata), every table anew;
+    `scores` itself (errata None) when none is in force."""
     errata = ErrataStore(store, "").in_force(scores.name)
     if not errata:  # the same tables: nothing copied, nothing computed again
-        return replace(scores, errata=ErrataCount(0, 0, 0, 0))
+        return scores
     changed = _with_errata(store, scores, errata)
     breakdown, found = Breakdown.of(
         scores.breakdown.layout, changed.answers, scores.breakdown.runs, changed.golds_of
@@ -328,8 +329,8 @@ def tables_and_notes(
         found = scores.breakdown.tables(unscored_as_zero)
         if intervals:
             found = scores.with_intervals(found, unscored_as_zero, resamples, seed)
-        if errata:
-            corrected = with_errata_scores(store, scores)
+        corrected = with_errata_scores(store, scores) if errata else None
+        if corrected is not None and corrected.errata:  # else no twin and no notes line
             beside = corrected.breakdown.tables(unscored_as_zero)
             if intervals:
                 beside = corrected.with_intervals(beside, unscored_as_zero, resamples, seed)

@@ -489,3 +489,15 @@ def test_errata_written_for_a_terminal_hold_no_escape_sequence() -> None:
     assert "\x1b" not in exact and "\u202e" not in exact
     assert json.loads(exact)[0]["reviewer"] == name
     assert name in write_records(records, ErrataFormat.csv)  # a file keeps it exact
+
+
+def test_only_a_dataset_with_errata_in_force_gets_twins_and_a_notes_line(
+    cli, demo_db: Path
+) -> None:
+    _set(demo_db, "mmmu", Erratum("validation_Accounting_1", "wrong", "D"))
+    document = json.loads(cli("export", demo_db, "--format", "json", "--errata").stdout)
+    twins = {t["name"] for t in document["tables"] if t["name"].endswith("+errata")}
+    assert twins and all(name.startswith("mmmu.") for name in twins)
+    assert "errata" in document["notes"]["mmmu"] and "errata" not in document["notes"]["mmvet"]
+    report = " ".join(cli("report", demo_db, "--errata").stdout.split())
+    assert "mmmu with errata:" in report and "mmvet with errata" not in report

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_tui_hidden import SMALL, screen_lines
 from textual.widgets import Input
 from tui_harness import drive, pick, text_of, until
 
@@ -24,14 +25,19 @@ def _accounting(tables: list[Table]) -> dict[str, float | None]:
 
 
 async def _tables(app, pilot, errata: bool) -> dict[str, float | None]:
-    """The Accounting column of the tables view, as published or (`errata`) with errata."""
+    """The Accounting column of the tables view, as published or (`errata`) of the twins
+    with errata that `e` shows under the tables as published (empty: none)."""
     await pilot.press("b")
     await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
     screen = app.screen
+    found = _accounting(screen.tables)
     if errata:
         await pilot.press("e")
-        await until(pilot, lambda: "With errata" in text_of(app, "#breakdown-status"))
-    found = _accounting(screen.tables)
+        await until(pilot, lambda: "rrat" in text_of(app, "#breakdown-status"))
+        assert _accounting(screen.tables) == found  # the tables as published stay
+        twins = list(screen.twins.values())
+        assert screen.has_class("errata") == bool(twins)  # the twins' widgets show
+        found = _accounting(twins) if twins else {}
     await pilot.press("escape")
     await until(pilot, lambda: not isinstance(app.screen, BreakdownScreen))
     return found
@@ -78,7 +84,7 @@ def test_an_erratum_set_by_key_changes_the_tables_with_errata_only_and_undo_rest
     assert seen["after"] == published  # the published tables never move
     # by hand: Accounting holds 2 samples per model; on this one the gold becomes D
     assert seen["errata"] == {"demo-alpha": 50.0, "demo-beta": 50.0, "demo-gamma": 50.0}
-    assert seen["undone"] == published
+    assert seen["undone"] == {}  # no erratum in force: no twin
     gold = str(seen["gold"])
     assert "Erratum in force: wrong; corrected gold D" in gold and "by tester" in gold
     assert "\x1b" not in gold  # the reason is sanitised
@@ -86,3 +92,18 @@ def test_an_erratum_set_by_key_changes_the_tables_with_errata_only_and_undo_rest
         assert ErrataStore(store, "").in_force("mmmu") == {}
         actions = store.conn.execute("SELECT action, reviewer FROM errata ORDER BY id").fetchall()
     assert actions == [("set", "tester"), ("undo", "tester")]
+
+
+def test_the_tables_view_footer_lists_e_at_80_columns(demo_db: Path) -> None:
+    seen: list[str] = []
+
+    async def steps(app, pilot) -> None:
+        await until(pilot, app.review_screen.tables_ready)
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
+        await pilot.pause(0.1)
+        seen.extend(screen_lines(app.export_screenshot()))
+
+    drive(demo_db, steps, dataset="mmmu", size=SMALL)
+    footer = seen[-1]
+    assert "e errata" in footer and "? help" in footer and "q quit" in footer

@@ -65,8 +65,10 @@ class Views:
             return None
         frozen = session.frozen()
         found = await self.screen.read(lambda r: with_errata_scores(r.store, frozen.scores()))
-        if found is None or found.errata is None:
+        if found is None:
             return None
+        if found.errata is None:
+            return [], f"No erratum in force in {session.dataset} (! on an answer sets one)."
         tables = with_names(found.breakdown.tables(), self.screen.settings.models).tables
         return tables, found.errata.sentence(session.dataset)
 
