@@ -161,6 +161,10 @@ class ErrataStore:
                 added += self.put(record.dataset, record.erratum, where)
         return added
 
+    def undoable(self, dataset: str, key: str) -> bool:
+        """Whether `undo` has a state to go back to on a sample (a clear can be undone)."""
+        return bool(in_force(self._history(self._sample_id(dataset, key))))
+
     def undo(self, dataset: str, key: str) -> Erratum | None:
         """Restore the state before the erratum in force on a sample, as a new row by this
         reviewer; the erratum now in force (None: none). Nothing to undo adds nothing."""

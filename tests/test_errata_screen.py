@@ -17,6 +17,7 @@ from lmmreview.engine.tables import Table
 from lmmreview.tui.screens import BreakdownScreen
 
 KEY = "validation_Accounting_1"  # choice, gold B: alpha and beta chose B, gamma D
+UNDO = "undo: back to the state before the last change"
 
 
 def _accounting(tables: list[Table]) -> dict[str, float | None]:
@@ -74,7 +75,7 @@ def test_an_erratum_set_by_key_changes_the_tables_with_errata_only_and_undo_rest
         seen["after"] = await _tables(app, pilot, errata=False)
         seen["errata"] = await _tables(app, pilot, errata=True)
         await pilot.press("!")
-        await pick(app, pilot, "undo: back to the state before this erratum")
+        await pick(app, pilot, UNDO)
         await until(pilot, lambda: "Erratum" not in text_of(app, "#gold"))
         seen["undone"] = await _tables(app, pilot, errata=True)
 
@@ -107,3 +108,40 @@ def test_the_tables_view_footer_lists_e_at_80_columns(demo_db: Path) -> None:
     drive(demo_db, steps, dataset="mmmu", size=SMALL)
     footer = seen[-1]
     assert "e errata" in footer and "? help" in footer and "q quit" in footer
+
+
+def test_a_wrong_letter_is_refused_before_the_reason_and_a_clear_can_be_undone(
+    demo_db: Path,
+) -> None:
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        told: list[str] = []
+        app.tell = lambda message, severity="information": told.append(message)
+        gamma = next(e for e in app.session.entries if e.key == KEY and e.model == "demo-gamma")
+        app.review_screen.reveal(gamma.answer_id)
+        await until(pilot, lambda: app.current().answer_id == gamma.answer_id)
+        await pilot.press("!")
+        await pick(app, pilot, "wrong: give the corrected gold")
+        await pick(app, pilot, "D. $70,000")
+        await _type(app, pilot, "E")  # no such option: refused before the reason
+        await until(pilot, lambda: told)
+        seen["told"], seen["asked"] = told[0], isinstance(app.screen.focused, Input)
+        await pilot.press("!")
+        await pick(app, pilot, "wrong: give the corrected gold")
+        await pick(app, pilot, "D. $70,000")
+        await _type(app, pilot, "")
+        await _type(app, pilot, "the key")
+        await until(pilot, lambda: "Erratum in force" in text_of(app, "#gold"))
+        await pilot.press("!")
+        await pick(app, pilot, "clear: the gold as published")
+        await until(pilot, lambda: "Erratum" not in text_of(app, "#gold"))
+        await pilot.press("!")
+        await pick(app, pilot, UNDO)  # offered after a clear
+        await until(pilot, lambda: "Erratum in force" in text_of(app, "#gold"))
+
+    drive(demo_db, steps, dataset="mmmu")
+    assert "Not saved: 'E' is not an option letter of validation_Accounting_1" in str(seen["told"])
+    assert seen["asked"] is False  # no reason prompt came
+    with Store.open(demo_db, create=False) as store:
+        assert ErrataStore(store, "").in_force("mmmu")[KEY].gold == "D"
