@@ -206,6 +206,12 @@ class Benchmark(ABC):
         """The offline rules' judgment of one answer; None when they cannot judge it."""
         return None
 
+    def rescored(self, sample: Sample, reply: str) -> float | None:
+        """The score of a judgment again, against `sample`'s golds (an erratum's), from the
+        reply it stored, where the benchmark's rules read it (MathVista: the extraction);
+        None: they cannot (a judge's own score, given against the published gold)."""
+        return None
+
     def draws_at_random(self, sample: Sample, answer: str) -> bool:
         """Whether the benchmark's official rule finds no candidate in `answer` and so draws
         a choice at random (an imported parse of it is a random pick, marked or not)."""

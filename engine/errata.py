@@ -141,7 +141,8 @@ class ErrataCount:
         )
 
 
-Rescore = Callable[[int, list[str]], float | None]  # an answer's row, golds -> the rules' score
+# An answer's row, golds -> the benchmark's rules' score (None: they cannot give one)
+Rescore = Callable[[int, list[str]], float | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,9 +164,9 @@ def with_errata(
     """`answers` (unchanged) as they score with errata. `corrected`: sample index -> its
     golds with errata (None: it leaves). An answer to such a sample keeps its human
     verdict (a chosen option is scored against the new golds); else a judge's choice is
-    scored against them; else `rescore` (the official rules, None where a judge decides)
-    scores its text; else it leaves: a judge's score against the published gold no longer
-    stands."""
+    scored against them; else `rescore` (the benchmark's rules, on its text or its stored
+    extraction) scores it; else it leaves: a judge's score against the published gold no
+    longer stands. An answer never scored stays as it is."""
     new = answers.take(np.arange(len(answers)))  # a copy: the published columns stay
     rows = np.flatnonzero(np.isin(answers.sample, np.fromiter(corrected, np.int64)))
     keep = np.ones(len(answers), np.bool_)
@@ -197,9 +198,7 @@ def _rescored(answers: AnswerColumns, row: int, golds: list[str], rescore: Resco
     choice = answers.labels.text(int(answers.judge_choice[row]))
     if choice is not None:
         score = choice_score(choice, golds)
-    elif rescore is not None:
-        score = rescore(row, golds)
-    else:
+    elif rescore is None or (score := rescore(row, golds)) is None:
         return False
     scored = ~np.isnan(answers.judged[row, :runs])
     answers.judged[row, :runs] = np.where(scored, np.nan if score is None else score, np.nan)

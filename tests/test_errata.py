@@ -15,7 +15,7 @@ from lmmreview.db.errata import ErrataStore
 from lmmreview.db.review import ReviewStore
 from lmmreview.db.scoring import dataset_scores, with_errata_scores
 from lmmreview.engine.columns import AnswerColumns
-from lmmreview.engine.errata import Erratum, problem, spread, with_errata
+from lmmreview.engine.errata import ErrataCount, Erratum, problem, spread, with_errata
 from lmmreview.engine.review import Entry
 from lmmreview.engine.scoring import Verdict
 from lmmreview.engine.types import QuestionType, Sample
@@ -501,3 +501,19 @@ def test_only_a_dataset_with_errata_in_force_gets_twins_and_a_notes_line(
     assert "errata" in document["notes"]["mmmu"] and "errata" not in document["notes"]["mmvet"]
     report = " ".join(cli("report", demo_db, "--errata").stdout.split())
     assert "mmmu with errata:" in report and "mmvet with errata" not in report
+
+
+def test_mathvista_free_form_answers_score_again_from_their_stored_extraction(
+    demo_db: Path,
+) -> None:
+    """SCORING §5: right when the normalised prediction equals the gold. Sample 2 (gold 8;
+    alpha and beta extracted 8, gamma 6) corrected to 9: alpha and beta now fail; sample 4
+    (gold [2019, 2021]) ambiguous, [2019, 2020] also right: alpha now passes. None leaves."""
+    _set(demo_db, "mathvista", Erratum("2", "wrong", "9"))
+    _set(demo_db, "mathvista", Erratum("4", "ambiguous", None, ("[2019, 2020]",)))
+    with Store.open(demo_db, create=False) as store:
+        benchmark = dict(store.datasets(["mathvista"]))["mathvista"]
+        scores = dataset_scores(store, "mathvista", benchmark, None)
+        found = with_errata_scores(store, scores)
+    assert found.errata == ErrataCount(samples=2, changed=3, left_judged=0, left_ambiguous=0)
+    assert len(found.answers) == len(scores.answers)

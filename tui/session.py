@@ -432,7 +432,7 @@ class Session:
         answers = self.answers.take(np.arange(len(self.answers)))
         breakdown = tables.breakdown
         return Frozen(self.dataset, self.benchmark, tables.samples, answers, breakdown.layout,
-                      breakdown.runs)  # fmt: skip
+                      breakdown.runs, self.judge)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -447,6 +447,7 @@ class Frozen:
     answers: AnswerColumns
     layout: Layout
     runs: int
+    judge: Judge | None = None  # whose judgments score the answers (None: the default)
 
     def intervals(self) -> list[Table]:
         """Every table, each cell with its 95 % bootstrap interval."""
@@ -462,8 +463,9 @@ class Frozen:
         the tables with errata (db.scoring.with_errata_scores)."""
         breakdown, found = Breakdown.of(self.layout, self.answers, self.runs, self.samples.golds)
         return DatasetScores(
-            self.dataset, self.benchmark, self.samples, self.answers, found, breakdown
-        )
+            self.dataset, self.benchmark, self.samples, self.answers, found, breakdown,
+            judge=self.judge,
+        )  # fmt: skip
 
 
 def _read_tables(
