@@ -261,20 +261,22 @@ class ReviewStore(EntryReader):
                 (answer_id,),
             )
         )
+        own = erratum_on(self.conn, sample_id)
         return Detail(
             answer_id, model, sample, text, hashes, judgments, self.history(answer_id),
             bool(flags and flags[-1].flagged), self._group_verdict(answer_id, sample),
-            tuple(self.cause_history(answer_id)), flags, erratum_on(self.conn, sample_id),
-            self._row_erratum(sample_id, sample),
+            tuple(self.cause_history(answer_id)), flags, own,
+            self._row_erratum(sample_id, sample, own),
         )  # fmt: skip
 
-    def _row_erratum(self, sample_id: int, sample: Sample) -> Erratum | None:
+    def _row_erratum(self, sample_id: int, sample: Sample, own: Erratum | None) -> Erratum | None:
+        """The erratum in force on the sample's row: `own`, or its rotations' (db.errata)."""
         (kind,) = self.conn.execute(
             "SELECT d.kind FROM datasets d JOIN samples s ON s.dataset_id = d.id WHERE s.id = ?",
             (sample_id,),
         ).fetchone()
         field = registry.benchmark(kind).rotation_field
-        return ErrataStore(self.store, "").on_row(sample_id, sample, field)
+        return ErrataStore(self.store, "").on_row(sample_id, sample, field) if field else own
 
     def _group_verdict(self, answer_id: int, sample: Sample) -> GroupVerdict | None:
         """The latest verdict imported for the group of this answer's row (its benchmark's
