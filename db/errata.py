@@ -1,8 +1,9 @@
 """Ground-truth errata in the store (schema 14's `errata` table): set, undo, read.
 
 Append-only as the error causes are: each change is a row naming its reviewer; a
-sample's latest row is its erratum in force (status NULL: none); an undo appends the
-state it restores, so undo goes back more than one step (engine.review.in_force).
+sample's latest row, by (created_at, id), is its erratum in force (status NULL: none): a
+merge or an import appends older rows after newer ones, which must not take over. An undo
+appends the state it restores, so undo goes back more than one step (engine.review.in_force).
 """
 
 from __future__ import annotations
@@ -12,12 +13,15 @@ import sqlite3
 from dataclasses import dataclass
 
 from lmmreview.db.store import SAMPLE_COLUMNS, Store, StoreError, now, row_sample
-from lmmreview.engine.errata import Erratum, Record, problem
+from lmmreview.engine.errata import Erratum, Record, problem, spread
 from lmmreview.engine.review import in_force
 from lmmreview.engine.types import Sample
 
 _COLUMNS = "s.key, e.status, e.gold, e.alt_answers, e.reason, e.reviewer, e.created_at"
-_LATEST = "e.id = (SELECT MAX(l.id) FROM errata l WHERE l.sample_id = e.sample_id)"
+_LATEST = (
+    "e.id = (SELECT l.id FROM errata l WHERE l.sample_id = e.sample_id "
+    "ORDER BY l.created_at DESC, l.id DESC LIMIT 1)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +32,8 @@ class ErratumRow:
     action: str  # set | undo
 
 
-def _erratum(row: tuple) -> Erratum:
+def erratum_of(row: tuple) -> Erratum:
+    """An Erratum from (sample key, status, gold, alt_answers, reason, reviewer, created_at)."""
     key, status, gold, alternatives, reason, reviewer, created_at = row
     alts = tuple(json.loads(alternatives)) if alternatives else ()
     return Erratum(key, status, gold, alts, reason or "", reviewer, created_at)
@@ -38,10 +43,10 @@ def erratum_on(conn: sqlite3.Connection, sample_id: int) -> Erratum | None:
     """The erratum in force on a sample (its latest row; None: none, or cleared)."""
     row = conn.execute(
         f"SELECT {_COLUMNS} FROM errata e JOIN samples s ON s.id = e.sample_id "
-        "WHERE e.sample_id = ? ORDER BY e.id DESC LIMIT 1",
+        "WHERE e.sample_id = ? ORDER BY e.created_at DESC, e.id DESC LIMIT 1",
         (sample_id,),
     ).fetchone()
-    found = None if row is None else _erratum(row)
+    found = None if row is None else erratum_of(row)
     return found if found is not None and found.status is not None else None
 
 
@@ -56,14 +61,35 @@ class ErrataStore:
     # -- reads -------------------------------------------------------------------------
 
     def in_force(self, dataset: str) -> dict[str, Erratum]:
-        """Sample key -> the erratum in force, for every sample of `dataset` that has one."""
+        """Sample key -> the erratum in force, for every sample of `dataset` that has one,
+        in the order they were given (engine.errata.spread: a group's latest wins)."""
         rows = self.conn.execute(
             f"SELECT {_COLUMNS} FROM errata e JOIN samples s ON s.id = e.sample_id "
             "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = ? AND "
-            f"{_LATEST} AND e.status IS NOT NULL ORDER BY s.id",
+            f"{_LATEST} AND e.status IS NOT NULL ORDER BY e.created_at, e.id",
             (dataset,),
         )
-        return {row[0]: _erratum(row) for row in rows}
+        return {row[0]: erratum_of(row) for row in rows}
+
+    def on_row(self, sample_id: int, sample: Sample, group_field: str | None) -> Erratum | None:
+        """The erratum in force on a sample's row: its own; with `group_field` (a benchmark's
+        rotations), its group's latest, mapped onto it (engine.errata.spread)."""
+        group = None if group_field is None else sample.extra.get(group_field)
+        if group_field is None or group is None:
+            return erratum_on(self.conn, sample_id)
+        # the errata are few: read from them (CROSS JOIN keeps that order), never a scan
+        # of the dataset's samples for the group
+        rows = self.conn.execute(
+            f"SELECT e.sample_id, {_COLUMNS} FROM errata e CROSS JOIN samples s "
+            "ON s.id = e.sample_id JOIN samples mine ON mine.id = ? "
+            "WHERE s.dataset_id = mine.dataset_id AND s.split IS mine.split "
+            f"AND json_extract(s.extra, ?) = ? AND {_LATEST} AND e.status IS NOT NULL "
+            "ORDER BY e.created_at, e.id",
+            (sample_id, f"$.{group_field}", group),
+        ).fetchall()
+        errata = {row[1]: erratum_of(row[1:]) for row in rows}
+        samples = [sample, *(self.store.sample(row[0]) for row in rows if row[0] != sample_id)]
+        return spread(errata, samples, group_field).get(sample.key)
 
     def of_sample(self, dataset: str, key: str) -> Erratum | None:
         """The erratum in force on one sample (None: none)."""
@@ -78,7 +104,7 @@ class ErrataStore:
         )
         wanted = None if datasets is None else set(datasets)
         return [
-            Record(row[0], row[1], row[2], _erratum(row[3:]))
+            Record(row[0], row[1], row[2], erratum_of(row[3:]))
             for row in rows
             if wanted is None or row[0] in wanted
         ]
@@ -104,7 +130,9 @@ class ErrataStore:
         wrong = problem(sample, erratum)
         if wrong:
             raise StoreError(f"{where or self.store.path}: {dataset} sample {erratum.key}: {wrong}")
-        if erratum.same_state(self.of_sample(dataset, erratum.key)):
+        if erratum.same_state(self.of_sample(dataset, erratum.key)) or self._held(
+            sample_id, erratum
+        ):
             return False
         self._append(sample_id, erratum, "set")
         return True
@@ -132,6 +160,10 @@ class ErrataStore:
                     )
                 added += self.put(record.dataset, record.erratum, where)
         return added
+
+    def undoable(self, dataset: str, key: str) -> bool:
+        """Whether `undo` has a state to go back to on a sample (a clear can be undone)."""
+        return bool(in_force(self._history(self._sample_id(dataset, key))))
 
     def undo(self, dataset: str, key: str) -> Erratum | None:
         """Restore the state before the erratum in force on a sample, as a new row by this
@@ -179,22 +211,37 @@ class ErrataStore:
     def _history(self, sample_id: int) -> list[ErratumRow]:
         rows = self.conn.execute(
             f"SELECT {_COLUMNS}, e.action FROM errata e JOIN samples s ON s.id = e.sample_id "
-            "WHERE e.sample_id = ? ORDER BY e.id",
+            "WHERE e.sample_id = ? ORDER BY e.created_at, e.id",
             (sample_id,),
         )
-        return [ErratumRow(_erratum(row[:-1]), row[-1]) for row in rows]
+        return [ErratumRow(erratum_of(row[:-1]), row[-1]) for row in rows]
+
+    def _held(self, sample_id: int, erratum: Erratum) -> bool:
+        """Whether the sample has this very row already (an older import read again: not
+        in force, yet nothing new)."""
+        row = self.conn.execute(
+            "SELECT 1 FROM errata WHERE sample_id = ? AND action = 'set' AND status IS ? "
+            "AND gold IS ? AND alt_answers IS ? AND reason IS ? AND reviewer = ? "
+            "AND created_at = ?",
+            (sample_id, *self._values(erratum), erratum.reviewer, erratum.created_at),
+        ).fetchone()
+        return row is not None
+
+    @staticmethod
+    def _values(erratum: Erratum) -> tuple[str | None, str | None, str | None, str | None]:
+        """status, gold, alt_answers and reason as a row holds them."""
+        alternatives = json.dumps(list(erratum.alternatives)) if erratum.alternatives else None
+        return erratum.status, erratum.gold, alternatives, erratum.reason or None
 
     def _append(self, sample_id: int, erratum: Erratum, action: str) -> None:
         """One row: the erratum's own reviewer and time where it has them (an import, a
         merge), else this reviewer's, now."""
-        alternatives = json.dumps(list(erratum.alternatives)) if erratum.alternatives else None
         self.conn.execute(
             "INSERT INTO errata (sample_id, status, gold, alt_answers, reason, action, "
             "reviewer, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
-                sample_id, erratum.status, erratum.gold, alternatives, erratum.reason or None,
-                action, erratum.reviewer if action == "set" and erratum.reviewer
-                else self.reviewer,
+                sample_id, *self._values(erratum), action,
+                erratum.reviewer if action == "set" and erratum.reviewer else self.reviewer,
                 erratum.created_at if action == "set" and erratum.created_at else now(),
             ),
         )  # fmt: skip

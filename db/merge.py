@@ -26,22 +26,26 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import cast
 
+from lmmreview.db.errata import erratum_of
 from lmmreview.db.importers import IMPORT_ACTION
 from lmmreview.db.importers.batch import quoted
 from lmmreview.db.store import (
+    SAMPLE_COLUMNS,
     Store,
     StoreError,
     _check_file,
     _lmmreview_version,
     is_busy,
     larger_cache,
+    row_sample,
 )
 from lmmreview.engine.agreement import NO_OPTION
 from lmmreview.engine.causes import MMMU_CAUSES
+from lmmreview.engine.errata import problem as erratum_problem
+from lmmreview.engine.history_values import name_problem, text_problem, texts_of, time_problem
 
 AnswerKey = tuple[str, str, str]  # (dataset name, sample key, model name)
 SampleKey = tuple[str, str]  # (dataset name, sample key): what an erratum is on
@@ -218,10 +222,11 @@ _ERRATA_ROWS = (
     "SELECT e.rowid, d.name, s.key, s.question, s.answer, {columns} FROM errata e "
     "JOIN samples s ON s.id = e.sample_id JOIN datasets d ON d.id = s.dataset_id ORDER BY e.rowid"
 )
+_ERRATUM_COLUMNS = ("status", "gold", "alt_answers", "reason", "reviewer", "created_at")
 _SAMPLE_HERE = (
-    "SELECT s.id, s.question, s.answer FROM samples s JOIN datasets d ON d.id = s.dataset_id "
+    "SELECT s.id, {columns} FROM samples s JOIN datasets d ON d.id = s.dataset_id "
     "WHERE d.name = ? AND s.key = ?"
-)
+).format(columns=", ".join(f"s.{c}" for c in SAMPLE_COLUMNS))
 
 
 def _take_errata(read: _Read, other: sqlite3.Connection, mine: sqlite3.Connection) -> None:
@@ -241,10 +246,17 @@ def _take_errata(read: _Read, other: sqlite3.Connection, mine: sqlite3.Connectio
         if problem is not None:
             raise StoreError(f"{read.merge.path}: {ERRATA} row {rowid}: {problem}")
         here = mine.execute(_SAMPLE_HERE, (dataset, key)).fetchone()
-        if here is None or tuple(here[1:]) != (question, gold):
+        sample = None if here is None else row_sample(here[1:])
+        if sample is None or (sample.question, sample.answer) != (question, gold):
             read.merge.errata_left_out += 1
             read.merge.errata_samples[(dataset, key)] = None
             continue
+        erratum = erratum_of((key, *(row[c] for c in _ERRATUM_COLUMNS)))
+        problem = erratum_problem(sample, erratum)  # as `errata` checks what it writes
+        if problem is not None:
+            raise StoreError(
+                f"{read.merge.path}: {ERRATA} row {rowid}: {dataset} sample {key}: {problem}"
+            )
         kept.append((read.file, rowid, here[0], *values))
     marks = ", ".join("?" * (len(ERRATA_COLUMNS) + 2))
     mine.executemany(f"INSERT INTO {_aside(ERRATA)} VALUES ({marks})", kept)
@@ -464,20 +476,8 @@ def _verdict_problem(score: object, choice: object, options: frozenset[str] | No
     return None
 
 
-def _text(value: object) -> str | None:
-    if not isinstance(value, str):
-        return "is not text"
-    if not _utf8(value):
-        return "is not valid UTF-8 text"
-    return None
-
-
 def _optional_text(value: object) -> str | None:
-    return None if value is None else _text(value)
-
-
-def _name(value: object) -> str | None:
-    return _text(value) or (None if str(value).strip() else "is empty")
+    return None if value is None else text_problem(value)
 
 
 def _score(value: object) -> str | None:
@@ -489,39 +489,11 @@ def _score(value: object) -> str | None:
     return None if 0 <= value <= 1 else "is not between 0 and 1"
 
 
-_CLOCK_SKEW = timedelta(days=1)  # another machine's clock may run ahead, not by more
-
-
-def _time(value: object) -> str | None:
-    """A time as lmmreview writes it (UTC, milliseconds): the history is ordered by it."""
-    problem = _text(value)
-    if problem is not None:
-        return problem
-    try:
-        stamp = datetime.fromisoformat(str(value))
-    except ValueError:
-        stamp = None
-    written = stamp is not None and stamp.utcoffset() == timedelta(0)
-    if stamp is None or not written or stamp.isoformat(timespec="milliseconds") != value:
-        return "is not a time as lmmreview writes it (e.g. 2024-05-01T12:00:00.000+00:00)"
-    if stamp > datetime.now(UTC) + _CLOCK_SKEW:
-        return "is in the future: it would outrank every verdict given after it"
-    return None
-
-
 def _one_of(allowed: Sequence[object]) -> Check:
     def check(value: object) -> str | None:
         return None if value in allowed else f"is not one of {', '.join(map(str, allowed))}"
 
     return check
-
-
-def _utf8(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # a lone surrogate: bytes that were not UTF-8
-        return False
-    return True
 
 
 def _answer(value: object) -> str | None:
@@ -533,15 +505,16 @@ CHECKS: dict[str, dict[str, Check]] = {
     "reviews": {
         "answer_id": _answer, "score": _score, "choice": _optional_text,
         "previous_score": _score, "previous_choice": _optional_text,
-        "action": _one_of(REVIEW_ACTIONS), "reviewer": _name, "note": _optional_text,
-        "created_at": _time, "blind": _one_of((0, 1)),
+        "action": _one_of(REVIEW_ACTIONS), "reviewer": name_problem, "note": _optional_text,
+        "created_at": time_problem, "blind": _one_of((0, 1)),
     },
     "flags": {
-        "answer_id": _answer, "flagged": _one_of((0, 1)), "reviewer": _name, "created_at": _time,
+        "answer_id": _answer, "flagged": _one_of((0, 1)), "reviewer": name_problem,
+        "created_at": time_problem,
     },
     "causes": {
         "answer_id": _answer, "cause": _optional_text, "previous": _optional_text,
-        "action": _one_of(CAUSE_ACTIONS), "reviewer": _name, "created_at": _time,
+        "action": _one_of(CAUSE_ACTIONS), "reviewer": name_problem, "created_at": time_problem,
     },
 }  # fmt: skip
 COLUMNS: dict[str, tuple[str, ...]] = {table: tuple(checks) for table, checks in CHECKS.items()}
@@ -551,15 +524,10 @@ def _json_texts(value: object) -> str | None:
     """None, or a JSON list of texts (an erratum's further acceptable answers)."""
     if value is None:
         return None
-    problem = _text(value)
+    problem = text_problem(value)
     if problem is not None:
         return problem
-    try:
-        found = json.loads(str(value))
-    except json.JSONDecodeError:
-        found = None
-    ok = isinstance(found, list) and all(isinstance(v, str) for v in found)
-    return None if ok else "is not a JSON list of texts"
+    return None if texts_of(value) is not None else "is not a JSON list of texts"
 
 
 # The errata (schema 14) are on samples, not answers: matched by dataset and sample key.
@@ -567,7 +535,7 @@ ERRATA = "errata"
 ERRATA_CHECKS: dict[str, Check] = {
     "status": _one_of((None, "wrong", "ambiguous")), "gold": _optional_text,
     "alt_answers": _json_texts, "reason": _optional_text, "action": _one_of(CAUSE_ACTIONS),
-    "reviewer": _name, "created_at": _time,
+    "reviewer": name_problem, "created_at": time_problem,
 }  # fmt: skip
 ERRATA_COLUMNS = ("sample_id", *ERRATA_CHECKS)
 ALL_COLUMNS = {**COLUMNS, ERRATA: ERRATA_COLUMNS}  # every table a merge appends to

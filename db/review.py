@@ -14,7 +14,7 @@ from operator import attrgetter
 from typing import NamedTuple
 
 from lmmreview.db.answer_columns import ColumnReader, Judgments
-from lmmreview.db.errata import erratum_on
+from lmmreview.db.errata import ErrataStore, erratum_on
 from lmmreview.db.sample_columns import read_samples
 from lmmreview.db.store import Store, now
 from lmmreview.engine import registry
@@ -135,6 +135,8 @@ class Detail:
     causes: tuple[CauseChange, ...] = ()  # the error cause's history, oldest first
     flags: tuple[FlagChange, ...] = ()  # flagged and unflagged, oldest first
     erratum: Erratum | None = None  # the sample's ground-truth erratum in force (db.errata)
+    # the erratum in force on the row: its own, or its circular group's (Erratum.origin)
+    row_erratum: Erratum | None = None
 
     @property
     def cause(self) -> str | None:
@@ -293,11 +295,22 @@ class ReviewStore(EntryReader):
                 (answer_id,),
             )
         )
+        own = erratum_on(self.conn, sample_id)
         return Detail(
             answer_id, model, sample, text, hashes, judgments, self.history(answer_id),
             bool(flags and flags[-1].flagged), self._group_verdict(answer_id, sample),
-            tuple(self.cause_history(answer_id)), flags, erratum_on(self.conn, sample_id),
+            tuple(self.cause_history(answer_id)), flags, own,
+            self._row_erratum(sample_id, sample, own),
         )  # fmt: skip
+
+    def _row_erratum(self, sample_id: int, sample: Sample, own: Erratum | None) -> Erratum | None:
+        """The erratum in force on the sample's row: `own`, or its rotations' (db.errata)."""
+        (kind,) = self.conn.execute(
+            "SELECT d.kind FROM datasets d JOIN samples s ON s.dataset_id = d.id WHERE s.id = ?",
+            (sample_id,),
+        ).fetchone()
+        field = registry.benchmark(kind).rotation_field
+        return ErrataStore(self.store, "").on_row(sample_id, sample, field) if field else own
 
     def _group_verdict(self, answer_id: int, sample: Sample) -> GroupVerdict | None:
         """The latest verdict imported for the group of this answer's row (its benchmark's

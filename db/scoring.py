@@ -11,6 +11,7 @@ from lmmreview.db.aside import Aside
 from lmmreview.db.collector import collector_paused
 from lmmreview.db.errata import ErrataStore
 from lmmreview.db.review import EntryReader
+from lmmreview.db.schema import JUDGE_READS
 from lmmreview.db.store import Store, StoreError, larger_cache
 from lmmreview.engine.benchmark import Benchmark
 from lmmreview.engine.breakdown import Breakdown
@@ -125,6 +126,7 @@ class DatasetScores:
     breakdown: Breakdown
     errata_golds: GoldsOf | None = None  # the samples' golds with errata (None: published)
     errata: ErrataCount | None = None  # what errata changed (None: tables as published)
+    judge: Judge | None = None  # whose judgments score the answers (None: the default)
 
     @property
     def golds_of(self) -> GoldsOf:
@@ -231,11 +233,11 @@ class DatasetScores:
 
 
 def dataset_scores(
-    store: Store, name: str, benchmark: Benchmark, judge: Judge | None, errata: bool = False
+    store: Store, name: str, benchmark: Benchmark, judge: Judge | None
 ) -> DatasetScores:
     """Read a dataset's answers, `judge`'s judgments (see Store.chosen_judge) and the
-    verdicts, as the review screen reads them; compute every table (`errata`: with the
-    errata in force, engine.errata)."""
+    verdicts, as the review screen reads them; compute every table (with the errata in
+    force: with_errata_scores on them)."""
     reader = EntryReader(store, judge)
     # The judgments and the samples come on connections of their own meanwhile.
     judgments = Aside(store.path, lambda beside: EntryReader(beside, judge).judgments(name))
@@ -247,16 +249,18 @@ def dataset_scores(
     runs = reader.fill(name, answers, judgments.take())
     layout = layout_for(name, benchmark, samples)
     breakdown, found = Breakdown.of(layout, answers, runs, samples.golds)
-    scores = DatasetScores(name, benchmark, samples, answers, found, breakdown)
-    return with_errata_scores(store, scores) if errata else scores
+    return DatasetScores(
+        name, benchmark, samples, answers, found, breakdown, judge=reader.judge_of(name)
+    )
 
 
 def with_errata_scores(store: Store, scores: DatasetScores) -> DatasetScores:
     """`scores` (as published, left as they are) with the errata in force: the answers to
-    samples with an erratum scored again or left out (engine.errata), every table anew."""
+    samples with an erratum scored again or left out (engine.errata), every table anew;
+    `scores` itself (errata None) when none is in force."""
     errata = ErrataStore(store, "").in_force(scores.name)
     if not errata:  # the same tables: nothing copied, nothing computed again
-        return replace(scores, errata=ErrataCount(0, 0, 0, 0))
+        return scores
     changed = _with_errata(store, scores, errata)
     breakdown, found = Breakdown.of(
         scores.breakdown.layout, changed.answers, scores.breakdown.runs, changed.golds_of
@@ -275,7 +279,7 @@ def _with_errata(store: Store, scores: DatasetScores, errata: dict[str, Erratum]
     groups = [samples.group[samples.index[key]] for key in errata if key in samples.index]
     mates = np.flatnonzero(np.isin(samples.group, groups))
     full = ErrataStore(store, "").samples(name, [samples.keys[i] for i in mates])
-    found = spread(errata, list(full.values()), benchmark.group_by and benchmark.group_by[0])
+    found = spread(errata, list(full.values()), benchmark.rotation_field)
     corrected = {
         samples.index[key]: erratum.golds(full[key].golds)
         for key, erratum in found.items()
@@ -285,24 +289,47 @@ def _with_errata(store: Store, scores: DatasetScores, errata: dict[str, Erratum]
         "SELECT rules_first FROM datasets WHERE name = ?", (name,)
     ).fetchone()
     answers, runs = scores.answers, scores.breakdown.runs
-    rescore = _rules(store, benchmark, full, answers) if rules_first else None
+    judge = scores.judge or store.chosen_judge(name)
+    rescore = _rules(store, benchmark, full, answers, bool(rules_first), judge)
     return with_errata(answers, runs, samples.golds, corrected, rescore)
 
 
 def _rules(
-    store: Store, benchmark: Benchmark, samples: dict[str, Sample], answers: AnswerColumns
+    store: Store,
+    benchmark: Benchmark,
+    samples: dict[str, Sample],
+    answers: AnswerColumns,
+    rules_first: bool,
+    judge: Judge | None,
 ) -> Rescore:
-    """The benchmark's official rules scoring an answer's text against other golds."""
+    """The benchmark's rules scoring an answer again against other golds: its text, where
+    they are the official scoring (`rules_first`) and can; else what `judge`'s judgment
+    stored, where they read it (Benchmark.rescored: MathVista's extraction)."""
 
     def rescore(row: int, golds: list[str]) -> float | None:
-        (text,) = store.conn.execute(
-            "SELECT text FROM answers WHERE id = ?", (int(answers.ids[row]),)
-        ).fetchone()
+        answer_id = int(answers.ids[row])
         sample = replace(samples[answers.key(row)], answer=golds[0], alt_answers=tuple(golds[1:]))
-        judgment = benchmark.offline(sample, text)
-        return None if judgment is None else judgment.score
+        if rules_first:
+            (text,) = store.conn.execute(
+                "SELECT text FROM answers WHERE id = ?", (answer_id,)
+            ).fetchone()
+            judgment = benchmark.offline(sample, text)
+            if judgment is not None:
+                return judgment.score
+        reply = None if judge is None else _reply(store, answer_id, judge)
+        return None if reply is None else benchmark.rescored(sample, reply)
 
     return rescore
+
+
+def _reply(store: Store, answer_id: int, judge: Judge) -> str | None:
+    """The reply `judge`'s scored judgment of an answer stored (its first run's)."""
+    row = store.conn.execute(
+        f"SELECT l.raw_reply FROM judgments l WHERE l.answer_id = ? AND {JUDGE_READS} "
+        "AND l.score IS NOT NULL ORDER BY l.run, l.id DESC LIMIT 1",
+        (answer_id, *judge.parameters()),
+    ).fetchone()
+    return None if row is None else row[0]
 
 
 def tables_and_notes(
@@ -329,8 +356,8 @@ def tables_and_notes(
         found = scores.breakdown.tables(unscored_as_zero)
         if intervals:
             found = scores.with_intervals(found, unscored_as_zero, resamples, seed)
-        if errata:
-            corrected = with_errata_scores(store, scores)
+        corrected = with_errata_scores(store, scores) if errata else None
+        if corrected is not None and corrected.errata:  # else no twin and no notes line
             beside = corrected.breakdown.tables(unscored_as_zero)
             if intervals:
                 beside = corrected.with_intervals(beside, unscored_as_zero, resamples, seed)

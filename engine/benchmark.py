@@ -172,11 +172,20 @@ class Benchmark(ABC):
     # no such groups. `tables` may then also read these two fields and put the rows of a
     # group in one unit: alike groups share profiles, their units repeated by the layout.
     group_by: tuple[str, str] | None = None
+    # Whether a group's rows are one question in several orders of its options (MMBench's
+    # circular rotations), so that what is said of one row's gold holds for the others;
+    # else its rows are other questions (MME: an image's two).
+    rotations: bool = False
     exports: tuple[ExportFormat, ...] = ()  # its official file formats
     # Whether the offline rules are the benchmark's official scoring (its own script's rules,
     # no LLM): then they are a dataset's default judge, before another tool's imported
     # verdicts, which follow that tool's rules. Recorded with each dataset when it is made.
     official_rules: bool = False
+
+    @property
+    def rotation_field(self) -> str | None:
+        """The extra field whose rows are rotations of one question (`rotations`); None."""
+        return self.group_by[0] if self.group_by and self.rotations else None
 
     def importers(self) -> dict[str, Importer]:
         """Every import command this benchmark declares, by command name."""
@@ -195,6 +204,12 @@ class Benchmark(ABC):
 
     def offline(self, sample: Sample, answer: str) -> Judgment | None:
         """The offline rules' judgment of one answer; None when they cannot judge it."""
+        return None
+
+    def rescored(self, sample: Sample, reply: str) -> float | None:
+        """The score of a judgment again, against `sample`'s golds (an erratum's), from the
+        reply it stored, where the benchmark's rules read it (MathVista: the extraction);
+        None: they cannot (a judge's own score, given against the published gold)."""
         return None
 
     def draws_at_random(self, sample: Sample, answer: str) -> bool:

@@ -9,13 +9,13 @@ never read errata.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from lmmreview.engine.columns import AnswerColumns, GoldsOf, Ints, outcomes
+from lmmreview.engine.history_values import name_problem, texts_of, time_problem
 from lmmreview.engine.scoring import choice_score
 from lmmreview.engine.types import Sample
 
@@ -33,6 +33,7 @@ class Erratum:
     reason: str = ""
     reviewer: str = ""
     created_at: str = ""
+    origin: str = ""  # the row of its circular group it was given on ("": this one)
 
     def same_state(self, other: Erratum | None) -> bool:
         """Whether `other` says the same of the gold (whoever wrote it, whenever)."""
@@ -76,27 +77,30 @@ def problem(sample: Sample, erratum: Erratum) -> str | None:
 def spread(
     errata: Mapping[str, Erratum], samples: Sequence[Sample], group_field: str | None
 ) -> dict[str, Erratum]:
-    """The errata in force, each also on the other rows of its sample's circular group
-    (MMBench: the rotations hold the same options in another order, so a corrected letter
-    maps by its option's text); a row's own erratum comes first. A letter whose text the
-    other row lacks leaves that row out (status 'ambiguous' without alternatives)."""
+    """The errata in force, each row's. With `group_field` (MMBench's circular groups:
+    the rotations hold the same options in another order), a group's latest erratum (the
+    last of `errata`, which come in the order they were given) is on every row of the
+    group, a corrected letter mapped by its option's text, so one gold scores the group.
+    A letter whose text another row lacks leaves that row out (status 'ambiguous' without
+    alternatives)."""
     found = dict(errata)
     if group_field is None:
         return found
-    by_key = {s.key: s for s in samples}
     groups: dict[tuple[object, object], list[Sample]] = {}
     for sample in samples:
-        group = sample.extra.get(group_field)
-        if group is not None:
-            groups.setdefault((sample.split, group), []).append(sample)
-    for key, erratum in errata.items():
-        source = by_key.get(key)
-        group = None if source is None else source.extra.get(group_field)
-        if source is None or group is None:
-            continue
-        for mate in groups[(source.split, group)]:
-            if mate.key not in errata:
-                found.setdefault(mate.key, _mapped(erratum, source, mate))
+        if (number := sample.extra.get(group_field)) is not None:
+            groups.setdefault((sample.split, number), []).append(sample)
+    by_key = {s.key: s for s in samples}
+    latest = {
+        (source.split, group): source
+        for key in errata
+        if (source := by_key.get(key)) is not None
+        and (group := source.extra.get(group_field)) is not None
+    }  # the last given of each group stays
+    for where, source in latest.items():
+        erratum = errata[source.key]
+        for mate in groups[where]:
+            found[mate.key] = erratum if mate.key == source.key else _mapped(erratum, source, mate)
     return found
 
 
@@ -109,11 +113,12 @@ def _mapped(erratum: Erratum, source: Sample, mate: Sample) -> Erratum:
 
     gold = None if erratum.gold is None else letter(erratum.gold)
     alternatives = tuple(letter(a) for a in erratum.alternatives)
-    if (erratum.gold is not None and gold is None) or None in alternatives:
-        return Erratum(mate.key, "ambiguous", reason=erratum.reason)  # no rule can map it
+    if (erratum.gold is not None and gold is None) or None in alternatives:  # no rule maps it
+        return Erratum(mate.key, "ambiguous", reason=erratum.reason, reviewer=erratum.reviewer,
+                       created_at=erratum.created_at, origin=source.key)  # fmt: skip
     kept = tuple(a for a in alternatives if a is not None)
     return Erratum(mate.key, erratum.status, gold, kept, erratum.reason, erratum.reviewer,
-                   erratum.created_at)  # fmt: skip
+                   erratum.created_at, source.key)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,20 +127,22 @@ class ErrataCount:
 
     samples: int  # samples with an erratum in force (their rotations included)
     changed: int  # answers whose score differs from the published one
-    left_judged: int  # left out: a judge scored them against the published gold
+    left_judged: int  # left out: a judge's score against the published gold, not redone
     left_ambiguous: int  # left out: an ambiguous gold with no acceptable answer given
 
     def sentence(self, dataset: str) -> str:
         return (
             f"{dataset} with errata: {self.samples} sample(s) with an erratum in force; "
             f"{self.changed} answer(s) change score; "
-            f"{self.left_judged + self.left_ambiguous} left out ({self.left_judged} scored by "
-            f"a judge against the published gold, not the official rules, and not reviewed, "
-            f"{self.left_ambiguous} to an ambiguous question with no acceptable answer given)."
+            f"{self.left_judged + self.left_ambiguous} left out ({self.left_judged} whose "
+            f"score a judge gave against the published gold, which no rule here can give "
+            f"again, and not reviewed, {self.left_ambiguous} to an ambiguous question with no "
+            f"acceptable answer given)."
         )
 
 
-Rescore = Callable[[int, list[str]], float | None]  # an answer's row, golds -> the rules' score
+# An answer's row, golds -> the benchmark's rules' score (None: they cannot give one)
+Rescore = Callable[[int, list[str]], float | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,9 +164,9 @@ def with_errata(
     """`answers` (unchanged) as they score with errata. `corrected`: sample index -> its
     golds with errata (None: it leaves). An answer to such a sample keeps its human
     verdict (a chosen option is scored against the new golds); else a judge's choice is
-    scored against them; else `rescore` (the official rules, None where a judge decides)
-    scores its text; else it leaves: a judge's score against the published gold no longer
-    stands."""
+    scored against them; else `rescore` (the benchmark's rules, on its text or its stored
+    extraction) scores it; else it leaves: a judge's score against the published gold no
+    longer stands. An answer never scored stays as it is."""
     new = answers.take(np.arange(len(answers)))  # a copy: the published columns stay
     rows = np.flatnonzero(np.isin(answers.sample, np.fromiter(corrected, np.int64)))
     keep = np.ones(len(answers), np.bool_)
@@ -186,12 +193,12 @@ def _rescored(answers: AnswerColumns, row: int, golds: list[str], rescore: Resco
     if answers.reviewed[row]:
         return True  # a human verdict stands
     runs = int(answers.judged_runs[row])
+    if np.all(np.isnan(answers.judged[row, :runs])):
+        return True  # never scored (unjudged, or every run failed): it stays as it is
     choice = answers.labels.text(int(answers.judge_choice[row]))
     if choice is not None:
         score = choice_score(choice, golds)
-    elif rescore is not None:
-        score = rescore(row, golds)
-    else:
+    elif rescore is None or (score := rescore(row, golds)) is None:
         return False
     scored = ~np.isnan(answers.judged[row, :runs])
     answers.judged[row, :runs] = np.where(scored, np.nan if score is None else score, np.nan)
@@ -253,6 +260,10 @@ def record_of(fields: Mapping[str, object]) -> Record:
     for name in ("dataset", "sample", "status", "reviewer", "created_at"):
         if not text[name]:
             raise BadRecord(f"{name} is missing")
+    for name, check in (("reviewer", name_problem), ("created_at", time_problem)):
+        wrong = check(text[name])  # as a merge checks them: the history is ordered by time
+        if wrong:
+            raise BadRecord(f"{name} {text[name]!r} {wrong}")
     erratum = Erratum(
         str(text["sample"]), text["status"], text["gold"] or None,
         _alternatives(fields.get("alternatives")), text["reason"] or "",
@@ -272,11 +283,7 @@ def _alternatives(value: object) -> tuple[str, ...]:
     """A list of texts, or a CSV cell holding one as JSON ('' or absent: none)."""
     if value is None or value == "":
         return ()
-    if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            raise BadRecord("alternatives must be a JSON list of texts") from None
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise BadRecord("alternatives must be a list of texts")
-    return tuple(value)
+    found = texts_of(value)
+    if found is None:
+        raise BadRecord("alternatives must be a JSON list of texts")
+    return found

@@ -432,8 +432,13 @@ def to_json(tables: list[Table], notes: list[Notes]) -> str:
         ],
         "notes": {n.dataset: n.fields() for n in notes},
     }
+    return json_text(document)
+
+
+def json_text(document: object) -> str:
+    """`document` as indented JSON, exact: an unsafe code point (a terminal's escape, a
+    bidi control) is written as its \\u escape, never raw."""
     text = json.dumps(document, indent=2, ensure_ascii=False)
-    # JSON keeps the data exact: an unsafe code point is written as its \u escape.
     return UNSAFE_CHAR.sub(lambda m: _json_escape(m.group()), text) + "\n"
 
 

@@ -189,6 +189,9 @@ class GuardedBenchmark(Benchmark):
             and all(isinstance(name, str) and name.isidentifier() for name in self.group_by)
         ):
             raise TypeError("group_by must be None or two extra fields' names")
+        self.rotations = inner.rotations
+        if not isinstance(self.rotations, bool) or (self.rotations and self.group_by is None):
+            raise TypeError("rotations must be True or False, and True only with group_by")
         self.exports = inner.exports
         if not (isinstance(self.exports, tuple) and all(_is_export(spec) for spec in self.exports)):
             raise TypeError("exports must be a tuple of ExportFormats")
@@ -212,6 +215,10 @@ class GuardedBenchmark(Benchmark):
     def offline(self, sample: Sample, answer: str) -> Judgment | None:
         run = lambda: self.inner.offline(sample, answer)  # noqa: E731
         return self.run("offline()", run, _judgment_or_none(sample.options), _of(sample))
+
+    def rescored(self, sample: Sample, reply: str) -> float | None:
+        run = lambda: self.inner.rescored(sample, reply)  # noqa: E731
+        return self.run("rescored()", run, _score_problem, _of(sample))
 
     def draws_at_random(self, sample: Sample, answer: str) -> bool:
         run = lambda: self.inner.draws_at_random(sample, answer)  # noqa: E731
@@ -323,13 +330,9 @@ def judgment_problem(found: object, options: dict[str, str]) -> str | None:
     finite number from 0 to 1 (or None), a choice one of the question's letters."""
     if not isinstance(found, Judgment):
         return f"returned {type(found).__name__}, not a Judgment"
-    score = found.score
-    if score is not None and (
-        isinstance(score, bool)
-        or not isinstance(score, int | float)
-        or not (math.isfinite(score) and 0 <= score <= 1)
-    ):
-        return f"returned the score {score!r}; a score is a number from 0 to 1"
+    wrong_score = _score_problem(found.score)
+    if wrong_score:
+        return wrong_score
     if found.choice is not None and found.choice not in options:
         letters = ", ".join(options) or "none: the question has no options"
         return f"returned the choice {found.choice!r}; the question's letters are {letters}"
@@ -339,6 +342,17 @@ def judgment_problem(found: object, options: dict[str, str]) -> str | None:
         return f"returned the status {found.status!r}; not a Status"
     wrong = [name for name in _TEXT_FIELDS if not isinstance(getattr(found, name), str)]
     return f"returned a judgment whose {wrong[0]} is not text" if wrong else None
+
+
+def _score_problem(score: object) -> str | None:
+    """None, or a finite number from 0 to 1."""
+    if score is not None and (
+        isinstance(score, bool)
+        or not isinstance(score, int | float)
+        or not (math.isfinite(score) and 0 <= score <= 1)
+    ):
+        return f"returned the score {score!r}; a score is a number from 0 to 1"
+    return None
 
 
 def _judgment(options: dict[str, str]) -> Check:

@@ -12,11 +12,14 @@ import pytest
 
 from lmmreview.db import Store
 from lmmreview.db.errata import ErrataStore
+from lmmreview.db.review import ReviewStore
+from lmmreview.db.scoring import dataset_scores, with_errata_scores
 from lmmreview.engine.columns import AnswerColumns
-from lmmreview.engine.errata import Erratum, problem, spread, with_errata
+from lmmreview.engine.errata import ErrataCount, Erratum, problem, spread, with_errata
 from lmmreview.engine.review import Entry
 from lmmreview.engine.scoring import Verdict
 from lmmreview.engine.types import QuestionType, Sample
+from lmmreview.tui.errata_dialog import erratum_line
 from tests.conftest import dump
 
 
@@ -26,14 +29,20 @@ def _rotation(key: str, options: dict[str, str], gold: str) -> Sample:
 
 
 def test_a_corrected_letter_maps_to_the_other_rotations_by_option_text() -> None:
+    """A circular group's latest erratum (the last given) is on all its rows."""
     main = _rotation("0", {"A": "beach", "B": "forest", "C": "city"}, "A")
     second = _rotation("1000000", {"A": "forest", "B": "city", "C": "beach"}, "C")
     third = _rotation("2000000", {"A": "city", "B": "beach", "C": "forest"}, "B")
-    own = Erratum("2000000", "wrong", "A", reason="its own")  # a rotation's own one stands
-    found = spread({"0": Erratum("0", "wrong", "B", ("C",)), "2000000": own},
-                   [main, second, third], "circular_group")  # fmt: skip
-    assert found["1000000"].gold == "A" and found["1000000"].alternatives == ("B",)
-    assert found["2000000"] == own
+    rows = [main, second, third]
+    first = Erratum("0", "wrong", "B", ("C",))  # forest, or city
+    later = Erratum("2000000", "wrong", "A", reason="city")
+    found = spread({"0": first, "2000000": later}, rows, "circular_group")
+    assert found["2000000"] == later
+    assert (found["0"].gold, found["0"].origin, found["1000000"].gold) == ("C", "2000000", "B")
+    found = spread({"2000000": later, "0": first}, rows, "circular_group")
+    assert found["0"] == first
+    assert (found["1000000"].gold, found["1000000"].alternatives) == ("A", ("B",))
+    assert (found["2000000"].gold, found["2000000"].alternatives) == ("C", ("A",))
     assert spread({"0": Erratum("0", "wrong", "B")}, [main, second], None) == {
         "0": Erratum("0", "wrong", "B")
     }
@@ -73,6 +82,15 @@ def test_a_judges_score_against_the_published_gold_leaves_a_human_verdict_stands
     assert found.answers.ids.tolist() == [2, 3]
     assert (found.count.left_judged, found.count.left_ambiguous, found.count.changed) == (1, 0, 0)
     assert answers.ids.tolist() == [1, 2, 3]  # the published columns are untouched
+
+
+def test_an_answer_never_scored_stays_as_it_is() -> None:
+    """No score in any run (unjudged, or failed): nothing against the published gold to
+    undo, so it neither leaves nor counts as a judge's."""
+    answers = _answers(Entry(1, "alpha", "v1_0", ()), Entry(2, "beta", "v1_0", (None, None)))
+    found = with_errata(answers, 2, lambda i: ["14"], {0: ["15"]}, None)
+    assert found.answers.ids.tolist() == [1, 2]
+    assert (found.count.left_judged, found.count.changed) == (0, 0)
 
 
 def test_a_chosen_option_is_scored_against_the_corrected_gold() -> None:
@@ -217,6 +235,8 @@ def test_errata_round_trip(
         ({"alternatives": "C"}, "alternatives must be a JSON list"),
         ({"colour": "red"}, "unknown field 'colour'"),
         ({"sample": "validation_Accounting_2"}, "has an erratum already ("),
+        ({"created_at": "yesterday"}, "created_at 'yesterday' is not a time as lmmreview"),
+        ({"reviewer": " "}, "reviewer ' ' is empty"),
     ],
 )
 def test_a_bad_row_names_the_file_and_row_and_changes_nothing(
@@ -295,6 +315,30 @@ def test_a_bad_errata_row_of_the_other_file_is_named_and_nothing_lands(
     assert dump(demo_db) == before
 
 
+@pytest.mark.parametrize(
+    ("gold", "message"),
+    [("Z", "'Z' is not an option letter of validation_Accounting_1"),
+     (None, "a 'wrong' erratum needs the corrected gold")],
+)  # fmt: skip
+def test_an_errata_row_set_would_refuse_is_refused_by_merge(
+    cli, demo_db: Path, demo_template: Path, tmp_path: Path, gold: str | None, message: str
+) -> None:
+    ben = tmp_path / "ben.db"
+    ben.write_bytes(demo_template.read_bytes())
+    with closing(sqlite3.connect(ben)) as conn, conn:  # written past `errata`'s checks
+        conn.execute(
+            "INSERT INTO errata (sample_id, status, gold, action, reviewer, created_at) "
+            "SELECT s.id, 'wrong', ?, 'set', 'ben', ? FROM samples s "
+            "WHERE s.key = 'validation_Accounting_1'",
+            (gold, EARLY),
+        )
+    before = dump(demo_db)
+    result = cli("merge", demo_db, ben)
+    assert result.code == 1
+    assert f"{ben}: errata row 1: mmmu sample validation_Accounting_1: {message}" in result.stderr
+    assert dump(demo_db) == before
+
+
 def test_report_and_csv_show_both_tables_and_the_notes_count(cli, demo_db: Path) -> None:
     """MM-Vet: an LLM judge's kind of score, given against the published gold, leaves;
     the notes say so."""
@@ -308,3 +352,168 @@ def test_report_and_csv_show_both_tables_and_the_notes_count(cli, demo_db: Path)
     assert ",mmvet.capabilities," in csv_text and ",mmvet.capabilities+errata," in csv_text
     refused = cli("export", demo_db, "--errata", "--format", "mmvet-grades")
     assert refused.code == 1 and "--errata are for the tables' formats" in refused.stderr
+
+
+def test_an_mme_erratum_leaves_the_other_question_of_its_image_alone(demo_db: Path) -> None:
+    """MME's pairs are two questions on one image, not rotations of one: an erratum on
+    one says nothing of the other, whose answers stay in the tables as they were."""
+    _set(demo_db, "mme", Erratum("existence/shelf.png/1", "wrong", "No", reason="no shelf"))
+    with Store.open(demo_db, create=False) as store:
+        scores = dataset_scores(store, "mme", dict(store.datasets(["mme"]))["mme"], None)
+        found = with_errata_scores(store, scores)
+    assert found.errata is not None
+    assert (found.errata.samples, found.errata.left_ambiguous, found.errata.left_judged) == (
+        1,
+        0,
+        0,
+    )
+    assert len(found.answers) == len(scores.answers)  # every answer of the pair still counts
+    other = scores.samples.index["existence/shelf.png/2"]
+    assert found.golds_of(other) == scores.golds_of(other)
+
+
+LATE, EARLY = "2026-01-02T00:00:00.000+00:00", "2026-01-01T00:00:00.000+00:00"
+
+
+@pytest.mark.parametrize("direction", ["newer into older", "older into newer"])
+def test_the_latest_erratum_by_time_is_in_force_whichever_way_files_merge(
+    cli, demo_db: Path, demo_template: Path, tmp_path: Path, direction: str
+) -> None:
+    """ana's erratum is older than bo's: after a merge either way both files hold bo's in
+    force (a merge appends the other file's rows after its own), and an undo there goes
+    back to ana's, the one before it in time."""
+    key = "validation_Accounting_1"
+    bo = tmp_path / "bo.db"
+    bo.write_bytes(demo_template.read_bytes())
+    _set(demo_db, "mmmu", Erratum(key, "wrong", "D", reason="ana's", created_at=EARLY))
+    _set(bo, "mmmu", Erratum(key, "wrong", "C", reason="bo's", created_at=LATE), "bo")
+    into, other = (demo_db, bo) if direction == "newer into older" else (bo, demo_db)
+    assert cli("merge", into, other).code == 0
+    with Store.open(into, create=False) as store:
+        errata = ErrataStore(store, "cy")
+        assert errata.in_force("mmmu")[key].gold == "C"
+        assert errata.of_sample("mmmu", key).gold == "C"  # type: ignore[union-attr]
+        assert [r.erratum.gold for r in errata.upstream()] == ["C"]
+        assert errata.undo("mmmu", key).gold == "D"  # type: ignore[union-attr]
+
+
+def test_an_older_erratum_imported_does_not_override_a_newer_one(
+    cli, demo_db: Path, demo_template: Path, tmp_path: Path
+) -> None:
+    key = "validation_Accounting_1"
+    old = tmp_path / "old.db"
+    old.write_bytes(demo_template.read_bytes())
+    _set(old, "mmmu", Erratum(key, "wrong", "D", reason="old", created_at=EARLY), "bo")
+    upstream = tmp_path / "upstream.json"
+    assert cli("errata", old, "--out", upstream).code == 0
+    _set(demo_db, "mmmu", Erratum(key, "wrong", "C", reason="today"))
+    assert cli("errata", demo_db, "--import", upstream).code == 0
+    before = dump(demo_db)
+    assert "1 errata read, 0 new" in cli("errata", demo_db, "--import", upstream).stderr
+    assert dump(demo_db) == before  # read again, the older row adds nothing
+    with Store.open(demo_db, create=False) as store:
+        assert ErrataStore(store, "").in_force("mmmu")[key].gold == "C"
+
+
+def test_two_errata_in_a_circular_group_score_it_against_the_latest(demo_db: Path) -> None:
+    """Group 0 (beach, forest, city street, kitchen): ana's forest on row 0, then bo's
+    kitchen on 1000000. Every rotation scores against kitchen, and the detail pane of an
+    answer to 2000000 shows bo's erratum, from rotation 1000000."""
+    _set(demo_db, "mmbench", Erratum("0", "wrong", "B", reason="forest", created_at=EARLY))
+    _set(demo_db, "mmbench", Erratum("1000000", "wrong", "C", reason="kitchen", created_at=LATE),
+         "bo")  # fmt: skip
+    with Store.open(demo_db, create=False) as store:
+        scores = dataset_scores(
+            store, "mmbench", dict(store.datasets(["mmbench"]))["mmbench"], None
+        )
+        found = with_errata_scores(store, scores)
+        keys = ["0", "1000000", "2000000", "3000000"]
+        assert [found.golds_of(scores.samples.index[k]) for k in keys] == [
+            ["D"],
+            ["C"],
+            ["B"],
+            ["A"],
+        ]
+        (answer,) = store.conn.execute(
+            "SELECT a.id FROM answers a JOIN samples s ON s.id = a.sample_id "
+            "JOIN datasets d ON d.id = s.dataset_id WHERE d.name = 'mmbench' AND s.key = '2000000'"
+        ).fetchone()
+        detail = ReviewStore(store, "cy").detail(answer)
+    assert detail.erratum is None  # none given on this row
+    shown = detail.row_erratum
+    assert shown is not None and (shown.gold, shown.reviewer, shown.origin) == (
+        "B",
+        "bo",
+        "1000000",
+    )
+    assert "from rotation 1000000" in erratum_line(shown).plain
+
+
+def test_a_csv_cell_holding_cr_lf_survives_a_round_trip(cli, demo_db: Path, tmp_path: Path) -> None:
+    key = "validation_Accounting_1"
+    with closing(sqlite3.connect(demo_db)) as conn, conn:
+        conn.execute("UPDATE samples SET question = 'First line\r\nsecond line' WHERE key = ?",
+                     (key,))  # fmt: skip
+    other = tmp_path / "other.db"
+    other.write_bytes(demo_db.read_bytes())
+    _set(demo_db, "mmmu", Erratum(key, "wrong", "D", reason="two\r\nlines"))
+    out = tmp_path / "errata.csv"
+    assert cli("errata", demo_db, "--format", "csv", "--out", out).code == 0
+    result = cli("errata", other, "--import", out)
+    assert result.code == 0, result.stderr
+    with Store.open(other, create=False) as store:
+        assert ErrataStore(store, "").in_force("mmmu")[key].reason == "two\r\nlines"
+
+
+def test_a_file_not_utf8_is_named_and_changes_nothing(cli, demo_db: Path, tmp_path: Path) -> None:
+    path = tmp_path / "errata.csv"
+    path.write_bytes("dataset,sample\nmmmu,caf\u00e9\n".encode("latin-1"))
+    before = dump(demo_db)
+    result = cli("errata", demo_db, "--import", path)
+    assert result.code == 1
+    assert f"{path}: not UTF-8 text" in result.stderr and "crash" not in result.stderr
+    assert dump(demo_db) == before
+
+
+def test_errata_written_for_a_terminal_hold_no_escape_sequence() -> None:
+    """A reviewer's name holding ESC and a bidi override: CSV for a terminal shows them as
+    stand-ins (as `export` does), JSON writes them as \\u escapes (exact, and safe)."""
+    from lmmreview.engine.errata import Record
+    from lmmreview.tui.cli.errata import ErrataFormat, write_records
+
+    name = "x\x1b[31m\u202e"
+    records = [Record("mmmu", "Which?", "B", Erratum("k", "wrong", "D", reviewer=name))]
+    shown = write_records(records, ErrataFormat.csv, shown=True)
+    exact = write_records(records, ErrataFormat.json)
+    assert "\x1b" not in shown and "\u202e" not in shown
+    assert "\x1b" not in exact and "\u202e" not in exact
+    assert json.loads(exact)[0]["reviewer"] == name
+    assert name in write_records(records, ErrataFormat.csv)  # a file keeps it exact
+
+
+def test_only_a_dataset_with_errata_in_force_gets_twins_and_a_notes_line(
+    cli, demo_db: Path
+) -> None:
+    _set(demo_db, "mmmu", Erratum("validation_Accounting_1", "wrong", "D"))
+    document = json.loads(cli("export", demo_db, "--format", "json", "--errata").stdout)
+    twins = {t["name"] for t in document["tables"] if t["name"].endswith("+errata")}
+    assert twins and all(name.startswith("mmmu.") for name in twins)
+    assert "errata" in document["notes"]["mmmu"] and "errata" not in document["notes"]["mmvet"]
+    report = " ".join(cli("report", demo_db, "--errata").stdout.split())
+    assert "mmmu with errata:" in report and "mmvet with errata" not in report
+
+
+def test_mathvista_free_form_answers_score_again_from_their_stored_extraction(
+    demo_db: Path,
+) -> None:
+    """SCORING §5: right when the normalised prediction equals the gold. Sample 2 (gold 8;
+    alpha and beta extracted 8, gamma 6) corrected to 9: alpha and beta now fail; sample 4
+    (gold [2019, 2021]) ambiguous, [2019, 2020] also right: alpha now passes. None leaves."""
+    _set(demo_db, "mathvista", Erratum("2", "wrong", "9"))
+    _set(demo_db, "mathvista", Erratum("4", "ambiguous", None, ("[2019, 2020]",)))
+    with Store.open(demo_db, create=False) as store:
+        benchmark = dict(store.datasets(["mathvista"]))["mathvista"]
+        scores = dataset_scores(store, "mathvista", benchmark, None)
+        found = with_errata_scores(store, scores)
+    assert found.errata == ErrataCount(samples=2, changed=3, left_judged=0, left_ambiguous=0)
+    assert len(found.answers) == len(scores.answers)

@@ -5,15 +5,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from test_tui_hidden import SMALL, screen_lines
 from textual.widgets import Input
 from tui_harness import drive, pick, text_of, until
 
 from lmmreview.db import Store
 from lmmreview.db.errata import ErrataStore
+from lmmreview.db.review import EntryReader
 from lmmreview.engine.tables import Table
 from lmmreview.tui.screens import BreakdownScreen
 
 KEY = "validation_Accounting_1"  # choice, gold B: alpha and beta chose B, gamma D
+UNDO = "undo: back to the state before the last change"
 
 
 def _accounting(tables: list[Table]) -> dict[str, float | None]:
@@ -22,14 +26,19 @@ def _accounting(tables: list[Table]) -> dict[str, float | None]:
 
 
 async def _tables(app, pilot, errata: bool) -> dict[str, float | None]:
-    """The Accounting column of the tables view, as published or (`errata`) with errata."""
+    """The Accounting column of the tables view, as published or (`errata`) of the twins
+    with errata that `e` shows under the tables as published (empty: none)."""
     await pilot.press("b")
     await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
     screen = app.screen
+    found = _accounting(screen.tables)
     if errata:
         await pilot.press("e")
-        await until(pilot, lambda: "With errata" in text_of(app, "#breakdown-status"))
-    found = _accounting(screen.tables)
+        await until(pilot, lambda: "rrat" in text_of(app, "#breakdown-status"))
+        assert _accounting(screen.tables) == found  # the tables as published stay
+        twins = list(screen.twins.values())
+        assert screen.has_class("errata") == bool(twins)  # the twins' widgets show
+        found = _accounting(twins) if twins else {}
     await pilot.press("escape")
     await until(pilot, lambda: not isinstance(app.screen, BreakdownScreen))
     return found
@@ -42,11 +51,16 @@ async def _type(app, pilot, text: str) -> None:
 
 
 def test_an_erratum_set_by_key_changes_the_tables_with_errata_only_and_undo_restores(
-    demo_db: Path,
+    demo_db: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: dict[str, object] = {}
 
+    def read_again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the tables with errata read the dataset's answers again")
+
     async def steps(app, pilot) -> None:
+        # `e` scores the answers the screen holds with the errata: no second read
+        monkeypatch.setattr(EntryReader, "bare_columns", read_again)
         gamma = next(e for e in app.session.entries if e.key == KEY and e.model == "demo-gamma")
         app.review_screen.reveal(gamma.answer_id)
         await until(pilot, lambda: app.current().answer_id == gamma.answer_id)
@@ -61,7 +75,7 @@ def test_an_erratum_set_by_key_changes_the_tables_with_errata_only_and_undo_rest
         seen["after"] = await _tables(app, pilot, errata=False)
         seen["errata"] = await _tables(app, pilot, errata=True)
         await pilot.press("!")
-        await pick(app, pilot, "undo: back to the state before this erratum")
+        await pick(app, pilot, UNDO)
         await until(pilot, lambda: "Erratum" not in text_of(app, "#gold"))
         seen["undone"] = await _tables(app, pilot, errata=True)
 
@@ -71,7 +85,7 @@ def test_an_erratum_set_by_key_changes_the_tables_with_errata_only_and_undo_rest
     assert seen["after"] == published  # the published tables never move
     # by hand: Accounting holds 2 samples per model; on this one the gold becomes D
     assert seen["errata"] == {"demo-alpha": 50.0, "demo-beta": 50.0, "demo-gamma": 50.0}
-    assert seen["undone"] == published
+    assert seen["undone"] == {}  # no erratum in force: no twin
     gold = str(seen["gold"])
     assert "Erratum in force: wrong; corrected gold D" in gold and "by tester" in gold
     assert "\x1b" not in gold  # the reason is sanitised
@@ -79,3 +93,55 @@ def test_an_erratum_set_by_key_changes_the_tables_with_errata_only_and_undo_rest
         assert ErrataStore(store, "").in_force("mmmu") == {}
         actions = store.conn.execute("SELECT action, reviewer FROM errata ORDER BY id").fetchall()
     assert actions == [("set", "tester"), ("undo", "tester")]
+
+
+def test_the_tables_view_footer_lists_e_at_80_columns(demo_db: Path) -> None:
+    seen: list[str] = []
+
+    async def steps(app, pilot) -> None:
+        await until(pilot, app.review_screen.tables_ready)
+        await pilot.press("b")
+        await until(pilot, lambda: isinstance(app.screen, BreakdownScreen))
+        await pilot.pause(0.1)
+        seen.extend(screen_lines(app.export_screenshot()))
+
+    drive(demo_db, steps, dataset="mmmu", size=SMALL)
+    footer = seen[-1]
+    assert "e errata" in footer and "? help" in footer and "q quit" in footer
+
+
+def test_a_wrong_letter_is_refused_before_the_reason_and_a_clear_can_be_undone(
+    demo_db: Path,
+) -> None:
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        told: list[str] = []
+        app.tell = lambda message, severity="information": told.append(message)
+        gamma = next(e for e in app.session.entries if e.key == KEY and e.model == "demo-gamma")
+        app.review_screen.reveal(gamma.answer_id)
+        await until(pilot, lambda: app.current().answer_id == gamma.answer_id)
+        await pilot.press("!")
+        await pick(app, pilot, "wrong: give the corrected gold")
+        await pick(app, pilot, "D. $70,000")
+        await _type(app, pilot, "E")  # no such option: refused before the reason
+        await until(pilot, lambda: told)
+        seen["told"], seen["asked"] = told[0], isinstance(app.screen.focused, Input)
+        await pilot.press("!")
+        await pick(app, pilot, "wrong: give the corrected gold")
+        await pick(app, pilot, "D. $70,000")
+        await _type(app, pilot, "")
+        await _type(app, pilot, "the key")
+        await until(pilot, lambda: "Erratum in force" in text_of(app, "#gold"))
+        await pilot.press("!")
+        await pick(app, pilot, "clear: the gold as published")
+        await until(pilot, lambda: "Erratum" not in text_of(app, "#gold"))
+        await pilot.press("!")
+        await pick(app, pilot, UNDO)  # offered after a clear
+        await until(pilot, lambda: "Erratum in force" in text_of(app, "#gold"))
+
+    drive(demo_db, steps, dataset="mmmu")
+    assert "Not saved: 'E' is not an option letter of validation_Accounting_1" in str(seen["told"])
+    assert seen["asked"] is False  # no reason prompt came
+    with Store.open(demo_db, create=False) as store:
+        assert ErrataStore(store, "").in_force("mmmu")[KEY].gold == "D"

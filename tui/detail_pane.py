@@ -153,11 +153,11 @@ class DetailPane(VerticalScroll):
             ("question", sample.key, lambda: render.question(sample, benchmark)),
             (
                 "gold",
-                (sample.key, detail.erratum),
+                (sample.key, detail.row_erratum),
                 lambda: Text.assemble(
                     ("Ground truth: ", "bold"),
                     render.ground_truth(sample),
-                    erratum_line(detail.erratum),
+                    erratum_line(detail.row_erratum),
                 ),
             ),
             ("answer", detail.answer_id, lambda: render.answer(detail.text)),

@@ -4,10 +4,12 @@ detail pane shows it under the gold."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from lmmreview.db.errata import ErrataStore
 from lmmreview.engine.errata import Erratum, problem
 from lmmreview.engine.types import Sample
 from lmmreview.tui.safe_text import safe
@@ -34,6 +36,8 @@ def erratum_line(erratum: Erratum | None) -> Text:
     if erratum.reason:
         shown.append_text(Text.assemble(" (", safe(erratum.reason, one_line=True), ")"))
     shown.append_text(Text.assemble(" by ", safe(erratum.reviewer, one_line=True)))
+    if erratum.origin:  # given on another rotation of the question
+        shown.append_text(Text.assemble(", from rotation ", safe(erratum.origin, one_line=True)))
     return shown
 
 
@@ -47,34 +51,33 @@ async def erratum_dialog(screen: ReviewScreen) -> None:
         detail = await screen.read(lambda r: r.detail(entry.answer_id))
     if detail is None:
         return
-    sample, in_force = detail.sample, detail.erratum
-    change = await _asked(screen, sample, in_force)
+    sample, dataset = detail.sample, session.dataset
+    undoable = await screen.read(lambda r: ErrataStore(r.store, "").undoable(dataset, sample.key))
+    change = await _asked(screen, sample, detail.erratum, bool(undoable))
     if change is None:
         return
-    wrong = None if change.undo else problem(sample, change.erratum)
-    if wrong:
-        screen.review_app.tell(f"Not saved: {wrong}.", "error")
-        return
-    change = ErratumChange(session.dataset, change.erratum, change.undo)
+    change = ErratumChange(dataset, change.erratum, change.undo)
     screen.writer.submit(entry, change)
-    for answer_id, kept in list(screen.pane.details.items()):
-        if kept.sample.key == sample.key:  # the other models' answers read it again
-            screen.pane.details.pop(answer_id, None)
+    # the other models' answers read it again, and so do the other rotations (an
+    # erratum is on its whole circular group): errata are rare, the cache cheap to fill
+    screen.pane.details.clear()
 
 
 async def _asked(
-    screen: ReviewScreen, sample: Sample, in_force: Erratum | None
+    screen: ReviewScreen, sample: Sample, in_force: Erratum | None, undoable: bool
 ) -> ErratumChange | None:
     """The change the reviewer asks for (its dataset filled in by the caller); None:
-    cancelled."""
+    cancelled, or a gold that cannot stand (said before the reason is asked, so no typed
+    reason is lost)."""
     choices = [
         ("wrong", "wrong: give the corrected gold"),
         ("ambiguous", "ambiguous: further answers count too (none: the sample leaves the "
                       "tables with errata)"),
     ]  # fmt: skip
     if in_force is not None:
-        choices += [("clear", "clear: the gold as published"),
-                    ("undo", "undo: back to the state before this erratum")]  # fmt: skip
+        choices.append(("clear", "clear: the gold as published"))
+    if undoable:  # a clear too
+        choices.append(("undo", "undo: back to the state before the last change"))
     gold = ", ".join(sample.golds) or "none"
     title = f"The gold of {sample.key} (published: {gold})"
     picked = await screen.app.push_screen_wait(Menu(title, choices))
@@ -90,11 +93,16 @@ async def _asked(
     )
     if alternatives is None:
         return None
+    others = tuple(a.strip() for a in alternatives.split(SEPARATOR) if a.strip())
+    erratum = Erratum(sample.key, picked, corrected, others)
+    wrong = problem(sample, erratum)
+    if wrong:
+        screen.review_app.tell(f"Not saved: {wrong}.", "error")
+        return None
     reason = await screen.app.push_screen_wait(Prompt("Reason (sent upstream with it):"))
     if reason is None:
         return None
-    others = tuple(a.strip() for a in alternatives.split(SEPARATOR) if a.strip())
-    return ErratumChange("", Erratum(sample.key, picked, corrected, others, reason.strip()))
+    return ErratumChange("", replace(erratum, reason=reason.strip()))
 
 
 async def _gold(screen: ReviewScreen, sample: Sample) -> str | None:

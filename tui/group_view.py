@@ -283,18 +283,16 @@ class GroupScreen(Screen[None]):
 
 async def open_group(screen: ReviewScreen) -> None:
     """The group view of the answer under the cursor; back on that answer afterwards."""
-    from lmmreview.engine.benchmarks.mmbench.benchmark import CIRCULAR_GROUP  # not at launch
-
     entry, session = screen.current(), screen.session
     if entry is None or session is None or not screen.tables_ready():
         return
-    if session.benchmark.group_by is None or session.benchmark.group_by[0] != CIRCULAR_GROUP:
-        screen.notify(NOT_GROUPED)  # MME's pairs are groups too, but not rotations
+    field = session.benchmark.rotation_field  # MME's pairs are groups too, but not rotations
+    if field is None:
+        screen.notify(NOT_GROUPED)
         return
     group, dataset = session.group_of(entry.key), session.dataset
     rows = [session.answers.row_of(entry.model, key) for key in group.members]
     ids = [None if row is None else int(session.answers.ids[row]) for row in rows]
-    field = session.benchmark.group_by[0]  # the rotations' field: group_by, as the check above
     read = await screen.read(
         lambda r: (
             [None if i is None else r.detail(i) for i in ids],

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from lmmreview.db import Store
-from lmmreview.db.scoring import DatasetScores, dataset_scores
+from lmmreview.db.scoring import DatasetScores, with_errata_scores
 from lmmreview.engine.columns import outcomes
 from lmmreview.engine.export import Notes, to_markdown
 from lmmreview.engine.ordering import ORDERS
@@ -60,16 +60,17 @@ class Views:
             screen.filter(Filter(cell_ids=ids, cell_title=title))
 
     async def _errata_tables(self) -> tuple[list[Table], str] | None:
-        """The open dataset's tables with the errata in force, as the file has them."""
+        """The open dataset's tables with the errata in force in the file, on the answers
+        as the screen has them (copied: the session changes meanwhile), not read again."""
         session = self.screen.session
-        if session is None:
+        if session is None or session.tables is None:
             return None
-        found = await self.screen.read(
-            lambda r: dataset_scores(r.store, session.dataset, session.benchmark, session.judge,
-                                     errata=True)
-        )  # fmt: skip
-        if found is None or found.errata is None:
+        frozen = session.frozen()
+        found = await self.screen.read(lambda r: with_errata_scores(r.store, frozen.scores()))
+        if found is None:
             return None
+        if found.errata is None:
+            return [], f"No erratum in force in {session.dataset} (! on an answer sets one)."
         tables = with_names(found.breakdown.tables(), self.screen.settings.models).tables
         return tables, found.errata.sentence(session.dataset)
 

@@ -129,26 +129,22 @@ class TableSource(Protocol):
     async def with_intervals(self) -> list[Table]: ...
 
 
-# The tables with errata and a sentence saying what the errata changed (None: unread).
+# The tables with errata (named as published; none: no erratum in force) and a sentence
+# saying what the errata changed (None: unread).
 ErrataTables = Callable[[], Awaitable[tuple[list[Table], str] | None]]
 
 
 class BreakdownScreen(Screen[tuple[str, str, str] | None]):
     """The paper's tables, live; select a cell to review the answers behind it. `i`
     computes every cell's 95 % interval in a worker; `g` draws the tables as bars; `e`
-    shows the tables with the ground-truth errata in force (docs/errata.md), and back."""
+    shows under each table its twin with the ground-truth errata in force
+    (docs/errata.md), and hides them again."""
 
     BINDINGS = [
         Binding("escape,b", "dismiss(None)", "Back", id="breakdown-back"),
         Binding("i", "intervals", "95% intervals", id="breakdown-intervals"),
         Binding("g", "bars", "bars / table", id="breakdown-bars"),
-        Binding(  # not in the footer: 80 columns keep "? help" and "q quit" there
-            "e",
-            "errata",
-            "tables with errata / as published",
-            show=False,
-            id="breakdown-errata",
-        ),
+        Binding("e", "errata", "errata", id="breakdown-errata"),
     ]
     AUTO_FOCUS = "DataTable"  # the first table: arrows move over its cells at once
     DEFAULT_CSS = stylesheet("breakdown_screen")
@@ -162,6 +158,7 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
         self.intervals_wanted = False  # `i` was pressed: intervals follow the verdicts
         self.errata = errata
         self.errata_shown = False  # `e` was pressed: the tables with errata are shown
+        self.twins: dict[int, Table] = {}  # table number -> its twin with errata, shown
 
     def compose(self) -> ComposeResult:
         yield Static(id="breakdown-status")
@@ -171,6 +168,9 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
                 yield Static(safe(title, one_line=True), classes="title")
                 yield DataTable(id=f"table-{number}", cursor_type="cell", zebra_stripes=True)
                 yield Static(CapabilityBars(table), id=f"bars-{number}", classes="bars")
+                yield Static(id=f"twin-title-{number}", classes="title twin")
+                yield DataTable(id=f"twin-{number}", cursor_type="cell", zebra_stripes=True,
+                                classes="twin")  # fmt: skip
             yield Static(safe(self.notes), id="notes")
         yield Footer()
 
@@ -197,43 +197,56 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
 
     def action_intervals(self) -> None:
         self.intervals_wanted = True
-        self.errata_shown = False  # the intervals are the published tables'
+        self._show_twins([])  # the intervals are the published tables'
         self._compute_intervals("Computing the 95% intervals (a bootstrap over the samples)…")
 
     def action_errata(self) -> None:
-        """The tables with the ground-truth errata in force (docs/errata.md), or back to the
-        tables as published."""
+        """Under each table its twin with the ground-truth errata in force
+        (docs/errata.md), or the tables as published alone again."""
         if self.errata is None:
             return
-        self.errata_shown = not self.errata_shown
         if self.errata_shown:
-            self._compute_errata()
+            self._show_twins([])
+            self._status("The tables as published (e: each with its twin with errata).")
             return
-        self._show(self.source.tables())
-        self._status("The tables as published (e: with errata).")
+        self.errata_shown = True
+        self._compute_errata()
 
     @work(exclusive=True, group="errata")
     async def _compute_errata(self) -> None:
-        """Read the tables with errata off the UI thread and show them, with what the
-        errata changed."""
+        """Read the tables with errata off the UI thread and show each under its table as
+        published, with what the errata changed."""
         assert self.errata is not None
         self._status("Computing the tables with errata…")
         found = await self.errata()
         if found is None or not self.errata_shown:
             return
         tables, changed = found
-        self._show(tables)
-        self._status(f"With errata (e: as published). {changed}")
+        self._show_twins(tables)
+        if tables:
+            self._status(f"Each table as published, then with errata (e: hide them). {changed}")
+        else:
+            self._status(changed)
+
+    def _show_twins(self, twins: list[Table]) -> None:
+        """Each table's twin with errata (matched by name) under it; none: hidden."""
+        by_name = {twin.name: twin for twin in twins}
+        self.twins = {n: by_name[t.name] for n, t in enumerate(self.tables) if t.name in by_name}
+        self.errata_shown = bool(twins)
+        self.set_class(bool(self.twins), "errata")
+        for number, twin in self.twins.items():
+            title = f"{twin.title} (with errata) ({twin.dataset})"
+            self.query_one(f"#twin-title-{number}", Static).update(safe(title, one_line=True))
+            _fill(self.query_one(f"#twin-{number}", DataTable), twin)
 
     def verdicts_changed(self) -> None:
         """Scores changed (another process's verdict, a judge run's scores): the tables
         as they are now; intervals computed before are dropped and computed again."""
         self.revision += 1
+        self._show(self.source.tables())
         if self.errata_shown:
             self._compute_errata()
-            return
-        self._show(self.source.tables())
-        if self.intervals_wanted:
+        elif self.intervals_wanted:
             self._compute_intervals("The scores changed: computing the 95% intervals again…")
 
     @work(exclusive=True, group="intervals")
@@ -257,7 +270,9 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
     def pick(self, event: DataTable.CellSelected) -> None:
         """Enter on a model's cell: back to the review list, showing that cell's answers."""
         view = event.data_table
-        table = self.tables[int((view.id or "table-0").split("-")[1])]
+        number = int((view.id or "table-0").split("-")[-1])
+        # a twin's cell: the same answers (those the errata keep), as its table names them
+        table = self.twins[number] if (view.id or "").startswith("twin") else self.tables[number]
         row, column = event.coordinate
         if row >= len(table.rows) or column == 0:
             self.notify("Pick a model's cell (not the N or reviewed rows).", severity="warning")

@@ -474,7 +474,7 @@ class Session:
         answers = self.answers.take(np.arange(len(self.answers)))
         breakdown = tables.breakdown
         return Frozen(self.dataset, self.benchmark, tables.samples, answers, breakdown.layout,
-                      breakdown.runs)  # fmt: skip
+                      breakdown.runs, self.judge)  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -489,21 +489,25 @@ class Frozen:
     answers: AnswerColumns
     layout: Layout
     runs: int
+    judge: Judge | None = None  # whose judgments score the answers (None: the default)
 
     def intervals(self) -> list[Table]:
         """Every table, each cell with its 95 % bootstrap interval."""
-        scores = self._scores()
+        scores = self.scores()
         return scores.with_intervals(scores.breakdown.tables(), False, RESAMPLES, SEED)
 
     def versus(self, a: str, b: str) -> list[Difference]:
         """Model (row) `a` minus model `b`, cell by cell, paired."""
-        return self._scores().versus(a, b, False, RESAMPLES, SEED)
+        return self.scores().versus(a, b, False, RESAMPLES, SEED)
 
-    def _scores(self) -> DatasetScores:
+    def scores(self) -> DatasetScores:
+        """The answers' tables as the screen's: the base of the slow statistics, and of
+        the tables with errata (db.scoring.with_errata_scores)."""
         breakdown, found = Breakdown.of(self.layout, self.answers, self.runs, self.samples.golds)
         return DatasetScores(
-            self.dataset, self.benchmark, self.samples, self.answers, found, breakdown
-        )
+            self.dataset, self.benchmark, self.samples, self.answers, found, breakdown,
+            judge=self.judge,
+        )  # fmt: skip
 
 
 def _read_tables(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -78,21 +79,29 @@ def errata_command(
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
         found = ErrataStore(store, "").upstream(dataset or None)
-    deliver(write_records(found, format or ErrataFormat.json), output, db)
+    shown = output is None and sys.stdout.isatty()
+    deliver(write_records(found, format or ErrataFormat.json, shown), output, db)
 
 
-def write_records(records: list[Record], format: ErrataFormat) -> str:
-    """The errata file's text."""
+def write_records(records: list[Record], format: ErrataFormat, shown: bool = False) -> str:
+    """The errata file's text; `shown`: for a terminal, where a CSV cell's unsafe code
+    points (an escape sequence in a name) show as stand-ins, as `export` shows them (a file
+    or a pipe gets them exact, so that an import reads back the same question)."""
+    from lmmreview.engine.export import json_text
+
     rows = [record.fields() for record in records]
     if format == ErrataFormat.json:
-        return json.dumps(rows, indent=2, ensure_ascii=False) + "\n"
+        return json_text(rows)  # exact, and safe to print
     from lmmreview.engine.errata import FIELDS
+    from lmmreview.engine.visible import visible
 
     text = io.StringIO()
     writer = csv.DictWriter(text, FIELDS, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({**row, "alternatives": json.dumps(row["alternatives"])})
+        cells = {**row, "alternatives": json.dumps(row["alternatives"])}
+        writer.writerow({k: visible(v) if shown and isinstance(v, str) else v
+                         for k, v in cells.items()})  # fmt: skip
     return text.getvalue()
 
 
@@ -101,8 +110,7 @@ def read_records(path: Path, format: ErrataFormat) -> list[tuple[str, Record]]:
     counted); a file or row that cannot be read ends the command naming it."""
     from lmmreview.engine.errata import BadRecord, record_of
 
-    with clear_errors():
-        text = path.read_text(encoding="utf-8")
+    text = _text_of(path)
     rows = _json_rows(path, text) if format == ErrataFormat.json else _csv_rows(text)
     records = []
     for number, row in enumerate(rows, 1):
@@ -114,6 +122,16 @@ def read_records(path: Path, format: ErrataFormat) -> list[tuple[str, Record]]:
         except BadRecord as exc:
             raise fail(f"{where}: {exc}") from None
     return records
+
+
+def _text_of(path: Path) -> str:
+    """The file's text: line ends as they are (a CSV cell may hold a CR LF); a file that is
+    not UTF-8 ends the command naming it."""
+    try:
+        with clear_errors(), path.open(encoding="utf-8", newline="") as file:
+            return file.read()
+    except UnicodeDecodeError as exc:
+        raise fail(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
 
 
 def _json_rows(path: Path, text: str) -> list[object]:

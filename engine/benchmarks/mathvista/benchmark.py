@@ -5,6 +5,8 @@ key the official `calculate_score.py` breaks it down by."""
 
 from __future__ import annotations
 
+import json
+
 from lmmreview.engine.axis_tables import axis_cells, axis_tables
 from lmmreview.engine.benchmark import (
     Benchmark,
@@ -148,6 +150,20 @@ class MathVista(Benchmark):
         extraction, method = extracted
         score, choice, reply = scored(problem, extraction)
         return rules_judgment(score, method, reply, choice=choice)
+
+    def rescored(self, sample: Sample, reply: str) -> float | None:
+        """SCORING §5 against other golds: right when the extraction's normalised
+        prediction equals one of them. The extraction is the stored reply's (the rules' and
+        the imports' JSON), or the reply itself (the LLM extractor's)."""
+        try:
+            found = json.loads(reply)
+        except json.JSONDecodeError:
+            found = None
+        extraction = found.get("extraction") if isinstance(found, dict) else reply.strip()
+        if not isinstance(extraction, str):
+            return None
+        prediction, _ = rules.normalise(extraction, problem_of(sample))
+        return float(prediction in sample.golds)
 
     def judge_work(self, sample: Sample) -> JudgeWork | None:
         """The LLM extractor, for the answers the quick rules cannot settle."""

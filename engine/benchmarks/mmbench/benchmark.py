@@ -113,6 +113,7 @@ def _l3(category: str) -> str:
 class MMBench(Benchmark):
     name = "mmbench"
     group_by = (CIRCULAR_GROUP, ROTATION)  # a circular group's rows count as one unit
+    rotations = True  # its rows are one question, the options rotated
     title = "MMBench"
     importer = Importer(
         "mmbench",
