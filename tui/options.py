@@ -111,6 +111,15 @@ DatasetsOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+OutOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--out",
+        metavar="FILE",
+        help="Write here instead of standard output.",
+        parser=given_path,
+    ),
+]
 JudgeOpt = Annotated[
     str | None,
     typer.Option(

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lmmreview.tui.options import DatasetsOpt, DbArg, given_path
+from lmmreview.tui.options import DatasetsOpt, DbArg, OutOpt, given_path
 from lmmreview.tui.output import clear_errors, deliver, err, fail, say
 
 if TYPE_CHECKING:
@@ -37,15 +37,7 @@ def errata_command(
             show_default=False,
         ),
     ] = None,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            metavar="FILE",
-            help="Write here instead of standard output.",
-            parser=given_path,
-        ),
-    ] = None,
+    output: OutOpt = None,
     imported: Annotated[
         Path | None,
         typer.Option(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from lmmreview.tui.options import DatasetsOpt, DbArg, given_path
+from lmmreview.tui.options import DatasetsOpt, DbArg, OutOpt
 from lmmreview.tui.output import clear_errors, deliver, fail, out
 
 if TYPE_CHECKING:
@@ -40,15 +40,7 @@ def judges(
     format: Annotated[
         JudgesFormat, typer.Option("--format", help="Output format.")
     ] = JudgesFormat.md,
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            metavar="FILE",
-            help="Write here instead of standard output.",
-            parser=given_path,
-        ),
-    ] = None,
+    output: OutOpt = None,
     flips: Annotated[
         tuple[str, str] | None,
         typer.Option(
