@@ -51,7 +51,8 @@ def blind_db(cli, mmvet_files: dict[str, Path], tmp_path: Path) -> Path:
             for (m, key), score in SCORES.items()
             if m == model
         }
-        path = write_json(tmp_path / f"{model}_gpt-4-0613-grade-1runs.json", grades)
+        # Named as a file often is: after the model, though not exactly as it is stored.
+        path = write_json(tmp_path / f"{model.lower()}_gpt-4-0613-grade-1runs.json", grades)
         result = cli("import", "mmvet-grades", db, path, "--model", model)
         assert result.code == 0, result.stderr
     with Store.open(db) as store:
@@ -71,6 +72,8 @@ def assert_blind(app: ReviewApp, *hidden: str) -> None:
     shown = screen_text(app)
     for text in (ZETA, ALPHA, "Zeta", "Alpha-", *hidden):
         assert text not in shown, (text, shown)
+    for name in ("zeta", "alpha-hidden"):  # as the grade files are named, in lower case
+        assert name not in shown.lower(), (name, shown)
 
 
 async def refused(app: ReviewApp, pilot: Pilot, key: str, what: str) -> None:
@@ -134,6 +137,7 @@ def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
         await pilot.press("equals_sign")  # a verdict: 1.0
         await until(pilot, lambda: not app.review_screen.pending and mine in screen_text(app))
         assert_blind(app, *(s for s in scores if s != mine))  # the model stays an alias
+        assert "imported from a file (its name hidden in" in screen_text(app)  # notices cover the end
         # The strip still hides the tables: a model's totals can be its published score.
         assert "The tables: hidden in blind review." in screen_text(app)
         await pilot.press("equals_sign")  # again: a notification naming the answer's model

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from lmmreview.tui.review_screen import ReviewScreen
 
 HIDDEN = "hidden in blind review"
+HIDDEN_SOURCE = f"a file (its name {HIDDEN})"
 HIDDEN_UNTIL = f"Judge scores: {HIDDEN} until your verdict on this answer is saved."
 NEW_MODEL = "model (new)"  # a model imported since the aliases were read
 # The filters that would show what a judge said (engine.review.Filter's fields).
@@ -93,11 +94,12 @@ class Blinding:
         if not self.on:
             return detail
         if not self.hidden(detail.answer_id):
+            # A file imported from is often named after its model, in any spelling.
             judgments = [
                 replace(r, reply=self.text(r.reply), error=self.text(r.error),
-                        source=self.text(r.source))
+                        source=r.source and HIDDEN_SOURCE)
                 for r in detail.judgments
-            ]  # fmt: skip  # a file imported from is often named after its model
+            ]  # fmt: skip
             return replace(detail, model=self.alias(detail.model), judgments=judgments)
         me = self.screen.settings.reviewer
         return replace(
