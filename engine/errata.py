@@ -54,7 +54,8 @@ class Erratum:
 
 def problem(sample: Sample, erratum: Erratum) -> str | None:
     """Why `erratum` cannot stand on `sample` (None: it can): an unknown status, a 'wrong'
-    gold missing, or, for a choice question, an answer that is not one of its letters."""
+    gold missing or equal to the published one, or, for a choice question, an answer that
+    is not one of its letters."""
     if erratum.status is not None and erratum.status not in STATUSES:
         return f"status {erratum.status!r} is not one of wrong, ambiguous (empty: clear)"
     if erratum.status is None:
@@ -62,6 +63,8 @@ def problem(sample: Sample, erratum: Erratum) -> str | None:
         return "a cleared erratum takes no gold or alternatives" if extra else None
     if erratum.status == "wrong" and not (erratum.gold or "").strip():
         return "a 'wrong' erratum needs the corrected gold"
+    if erratum.status == "wrong" and (erratum.gold or "").strip() == (sample.answer or "").strip():
+        return f"{erratum.gold!r} is the published gold of {sample.key}: nothing to correct"
     if erratum.status == "ambiguous" and erratum.gold is not None:
         return "an 'ambiguous' erratum keeps the published gold: give alternatives instead"
     given = [g for g in (erratum.gold, *erratum.alternatives) if g is not None]

@@ -65,6 +65,9 @@ def test_an_erratum_must_fit_its_sample() -> None:
     assert problem(choice, Erratum("0", "wrong", "B", ("A",))) is None
     open_question = Sample("v1_0", "How many?", QuestionType.OPEN, "14")
     assert problem(open_question, Erratum("v1_0", "wrong", "15")) is None
+    published = "'A' is the published gold of 0: nothing to correct"
+    assert problem(choice, Erratum("0", "wrong", "A")) == published
+    assert problem(open_question, Erratum("v1_0", "wrong", " 14 ")) is not None
 
 
 def _answers(*entries: Entry) -> AnswerColumns:
