@@ -15,7 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from lmmreview.engine.columns import AnswerColumns, GoldsOf, Ints, outcomes
-from lmmreview.engine.history_values import name_problem, texts_of, time_problem
+from lmmreview.engine.history_values import (
+    control_problem,
+    name_problem,
+    texts_of,
+    time_problem,
+)
 from lmmreview.engine.scoring import choice_score
 from lmmreview.engine.types import Sample
 
@@ -267,10 +272,15 @@ def record_of(fields: Mapping[str, object]) -> Record:
         wrong = check(text[name])  # as a merge checks them: the history is ordered by time
         if wrong:
             raise BadRecord(f"{name} {text[name]!r} {wrong}")
+    alternatives = _alternatives(fields.get("alternatives"))
+    given = {"reviewer": text["reviewer"], "reason": text["reason"], "gold": text["gold"]}
+    for name, value in (*given.items(), *(("alternatives", a) for a in alternatives)):
+        wrong = control_problem(value or "")
+        if wrong:
+            raise BadRecord(f"{name} {value!r} {wrong}")
     erratum = Erratum(
-        str(text["sample"]), text["status"], text["gold"] or None,
-        _alternatives(fields.get("alternatives")), text["reason"] or "",
-        str(text["reviewer"]), str(text["created_at"]),
+        str(text["sample"]), text["status"], text["gold"] or None, alternatives,
+        text["reason"] or "", str(text["reviewer"]), str(text["created_at"]),
     )  # fmt: skip
     return Record(str(text["dataset"]), text["question"] or "", text["published_gold"], erratum)
 

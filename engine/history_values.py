@@ -22,6 +22,15 @@ def name_problem(value: object) -> str | None:
     return text_problem(value) or (None if str(value).strip() else "is empty")
 
 
+def control_problem(value: object) -> str | None:
+    """Text that another program would print as it is (a CSV piped to a terminal) holds
+    no control character but a tab or a line break: an escape sequence would run there."""
+    for char in str(value):
+        if (ord(char) < 32 and char not in "\t\n\r") or 127 <= ord(char) < 160:
+            return f"holds the control character U+{ord(char):04X}"
+    return None
+
+
 def time_problem(value: object) -> str | None:
     """A time as lmmreview writes it (UTC, milliseconds): the history is ordered by it."""
     problem = text_problem(value)

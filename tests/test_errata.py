@@ -240,6 +240,8 @@ def test_errata_round_trip(
         ({"sample": "validation_Accounting_2"}, "has an erratum already ("),
         ({"created_at": "yesterday"}, "created_at 'yesterday' is not a time as lmmreview"),
         ({"reviewer": " "}, "reviewer ' ' is empty"),
+        ({"reviewer": "ev\x1b]0;pwn\x07il"}, "holds the control character U+001B"),
+        ({"reason": "see \x9b31m"}, "reason 'see \\x9b31m' holds the control character U+009B"),
     ],
 )
 def test_a_bad_row_names_the_file_and_row_and_changes_nothing(
