@@ -37,8 +37,17 @@ from lmmreview.engine.types import Sample
 
 RETRY_WAIT_MS = 100  # how long a retried write waits for another process's write lock
 
-# The tables another process can add rows to while the screen is open.
-_WATCHED = ("judgments", "reviews", "flags", "causes")
+# The tables another process can add rows to while the screen is open, and the answers a
+# row newer than an id touches (an erratum, every answer to its sample).
+_WATCHED = {
+    **{
+        t: f"SELECT answer_id FROM {t} WHERE id > ?"
+        for t in ("judgments", "reviews", "flags", "causes")
+    },
+    "errata": (
+        "SELECT a.id FROM errata e JOIN answers a ON a.sample_id = e.sample_id WHERE e.id > ?"
+    ),
+}
 
 
 class Marks(NamedTuple):
@@ -574,8 +583,8 @@ class ReviewStore(EntryReader):
         return self.store.data_version()
 
     def marks(self) -> Marks:
-        """The newest judgment, review, flag, cause and answer ids: where to look for
-        changes from."""
+        """The newest judgment, review, flag, cause, erratum and answer ids: where to look
+        for changes from."""
         newest = ", ".join(
             f"(SELECT COALESCE(MAX(id), 0) FROM {t})" for t in (*_WATCHED, "answers", "imports")
         )
@@ -588,11 +597,8 @@ class ReviewStore(EntryReader):
         return Marks(tuple(ids), answer, imported, judgments, imports)
 
     def touched_since(self, marks: Marks) -> set[int]:
-        """Answers with a judgment, review, flag or cause newer than `marks`."""
-        rows = self.conn.execute(
-            " UNION ".join(f"SELECT answer_id FROM {t} WHERE id > ?" for t in _WATCHED),
-            marks.newest,
-        )
+        """Answers with a judgment, review, flag, cause or erratum newer than `marks`."""
+        rows = self.conn.execute(" UNION ".join(_WATCHED.values()), marks.newest)
         return {row[0] for row in rows}
 
     def added_since(self, dataset: str, marks: Marks) -> set[int]:

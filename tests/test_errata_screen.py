@@ -13,6 +13,7 @@ from tui_harness import drive, pick, text_of, until
 from lmmreview.db import Store
 from lmmreview.db.errata import ErrataStore
 from lmmreview.db.review import EntryReader
+from lmmreview.engine.errata import Erratum
 from lmmreview.engine.tables import Table
 from lmmreview.tui.screens import BreakdownScreen
 
@@ -145,3 +146,19 @@ def test_a_wrong_letter_is_refused_before_the_reason_and_a_clear_can_be_undone(
     assert seen["asked"] is False  # no reason prompt came
     with Store.open(demo_db, create=False) as store:
         assert ErrataStore(store, "").in_force("mmmu")[KEY].gold == "D"
+
+
+def test_an_erratum_another_process_writes_reaches_the_pane_of_the_open_screen(
+    demo_db: Path,
+) -> None:
+    async def steps(app, pilot) -> None:
+        gamma = next(e for e in app.session.entries if e.key == KEY and e.model == "demo-gamma")
+        app.review_screen.reveal(gamma.answer_id)
+        await until(pilot, lambda: "Ground truth: B" in text_of(app, "#gold"))  # drawn
+        await pilot.pause(0.5)  # and polls found nothing new
+        assert "Erratum" not in text_of(app, "#gold")
+        with Store.open(demo_db, create=False) as store:  # another program, as the CLI would
+            ErrataStore(store, "bo").set("mmmu", Erratum(KEY, "wrong", "D", reason="the key"))
+        await until(pilot, lambda: "corrected gold D" in text_of(app, "#gold"))
+
+    drive(demo_db, steps, dataset="mmmu", poll_seconds=0.2)

@@ -137,7 +137,9 @@ def test_nothing_names_a_model_or_shows_a_judge_score_before_the_verdict(
         await pilot.press("equals_sign")  # a verdict: 1.0
         await until(pilot, lambda: not app.review_screen.pending and mine in screen_text(app))
         assert_blind(app, *(s for s in scores if s != mine))  # the model stays an alias
-        assert "imported from a file (its name hidden in" in screen_text(app)  # notices cover the end
+        assert "imported from a file (its name hidden in" in screen_text(
+            app
+        )  # notices cover the end
         # The strip still hides the tables: a model's totals can be its published score.
         assert "The tables: hidden in blind review." in screen_text(app)
         await pilot.press("equals_sign")  # again: a notification naming the answer's model
