@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from test_tui_hidden import SMALL, screen_lines
-from textual.widgets import Input
+from textual.widgets import Input, Label
 from tui_harness import drive, pick, text_of, until
 
 from lmmreview.db import Store
@@ -125,9 +125,12 @@ def test_a_wrong_letter_is_refused_before_the_reason_and_a_clear_can_be_undone(
         await pilot.press("!")
         await pick(app, pilot, "wrong: give the corrected gold")
         await pick(app, pilot, "D. $70,000")
-        await _type(app, pilot, "E")  # no such option: refused before the reason
+        await _type(app, pilot, "E")  # no such option: asked again, before the reason
         await until(pilot, lambda: told)
-        seen["told"], seen["asked"] = told[0], isinstance(app.screen.focused, Input)
+        await until(pilot, lambda: isinstance(app.screen.focused, Input))
+        seen["told"], seen["again"] = told[0], str(app.screen.query_one(Label).render())
+        await pilot.press("escape")  # cancelled: nothing saved, nothing typed lands elsewhere
+        await until(pilot, lambda: not isinstance(app.screen.focused, Input))
         await pilot.press("!")
         await pick(app, pilot, "wrong: give the corrected gold")
         await pick(app, pilot, "D. $70,000")
@@ -142,8 +145,10 @@ def test_a_wrong_letter_is_refused_before_the_reason_and_a_clear_can_be_undone(
         await until(pilot, lambda: "Erratum in force" in text_of(app, "#gold"))
 
     drive(demo_db, steps, dataset="mmmu")
-    assert "Not saved: 'E' is not an option letter of validation_Accounting_1" in str(seen["told"])
-    assert seen["asked"] is False  # no reason prompt came
+    told = str(seen["told"])
+    assert "'E' is not an option letter of validation_Accounting_1" in told
+    assert "type them again" in told
+    assert "Further acceptable option letters" in str(seen["again"])  # not the reason
     with Store.open(demo_db, create=False) as store:
         assert ErrataStore(store, "").in_force("mmmu")[KEY].gold == "D"
 

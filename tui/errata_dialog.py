@@ -88,16 +88,12 @@ async def _asked(
     corrected = await _gold(screen, sample) if picked == "wrong" else None
     if picked == "wrong" and not corrected:
         return None
-    alternatives = await screen.app.push_screen_wait(
-        Prompt(f"Further acceptable answers, separated by {SEPARATOR} (empty: none):")
-    )
-    if alternatives is None:
-        return None
-    others = tuple(a.strip() for a in alternatives.split(SEPARATOR) if a.strip())
-    erratum = Erratum(sample.key, picked, corrected, others)
-    wrong = problem(sample, erratum)
+    wrong = problem(sample, Erratum(sample.key, picked, corrected))
     if wrong:
         screen.review_app.tell(f"Not saved: {wrong}.", "error")
+        return None
+    erratum = await _alternatives(screen, sample, Erratum(sample.key, picked, corrected))
+    if erratum is None:
         return None
     reason = await screen.app.push_screen_wait(Prompt("Reason (sent upstream with it):"))
     if reason is None:
@@ -105,9 +101,28 @@ async def _asked(
     return ErratumChange("", replace(erratum, reason=reason.strip()))
 
 
+async def _alternatives(screen: ReviewScreen, sample: Sample, erratum: Erratum) -> Erratum | None:
+    """`erratum` with the further answers the reviewer types, asked again until they can
+    stand (so no key typed after a refusal lands on the review screen); None: cancelled."""
+    kind = "option letters" if sample.options else "answers"
+    while True:
+        typed = await screen.app.push_screen_wait(
+            Prompt(f"Further acceptable {kind}, separated by {SEPARATOR} (empty: none):")
+        )
+        if typed is None:
+            return None
+        others = tuple(a.strip() for a in typed.split(SEPARATOR) if a.strip())
+        wrong = problem(sample, replace(erratum, alternatives=others))
+        if not wrong:
+            return replace(erratum, alternatives=others)
+        screen.review_app.tell(f"{wrong}: type them again, or Esc to cancel.", "error")
+
+
 async def _gold(screen: ReviewScreen, sample: Sample) -> str | None:
-    """The corrected gold: one of the option letters, or a text for an open question."""
+    """The corrected gold: one of the option letters (the first that is not published
+    highlighted), or a text for an open question."""
     if sample.options:
         letters = [(letter, f"{letter}. {text}") for letter, text in sample.options.items()]
-        return await screen.app.push_screen_wait(Menu("The corrected gold:", letters))
+        first = next((letter for letter, _ in letters if letter not in sample.golds), "")
+        return await screen.app.push_screen_wait(Menu("The corrected gold:", letters, start=first))
     return await screen.app.push_screen_wait(Prompt("The corrected gold:"))
