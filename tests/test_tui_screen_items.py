@@ -8,6 +8,7 @@ import pytest
 from textual.widgets import Input, OptionList
 from tui_harness import bare_label, choose, cursor, drive, text_of, until
 
+from lmmreview.tui.answer_list import AnswerList
 from lmmreview.tui.screens import MARK, Menu
 
 COUNTABLE = ("unreviewed", "failed", "no_reply", "fallback", "flagged", "disagreement",
@@ -117,11 +118,13 @@ def test_esc_after_a_filter_that_shows_nothing_goes_back_to_the_answer_shown(dem
         await pilot.press("escape")
         await until(pilot, lambda: len(app.session.visible) == every)
         await pilot.pause(0.1)
-        return app.current().key
+        answers = app.review_screen.query_one(AnswerList)  # and its row is in view
+        top = answers.scroll_offset.y
+        return app.current().key, top <= answers.cursor < top + answers.size.height
 
     async def steps(app, pilot) -> None:
-        await _jump(app, pilot, "2000001")
-        await until(pilot, lambda: app.current().key == "2000001")
+        await _jump(app, pilot, "1000003")  # below the first screenful at 80x24
+        await until(pilot, lambda: app.current().key == "1000003")
         seen["search"] = await back_after(app, pilot, lambda: _search(app, pilot, "zzzz"))
 
         async def flagged() -> None:
@@ -130,8 +133,8 @@ def test_esc_after_a_filter_that_shows_nothing_goes_back_to_the_answer_shown(dem
 
         seen["flagged"] = await back_after(app, pilot, flagged)
 
-    drive(demo_db, steps, dataset="mmbench")
-    assert seen == {"search": "2000001", "flagged": "2000001"}
+    drive(demo_db, steps, dataset="mmbench", size=(80, 24))
+    assert seen == {"search": ("1000003", True), "flagged": ("1000003", True)}
 
 
 def test_the_dataset_picker_marks_the_dataset_shown(demo_db) -> None:

@@ -124,6 +124,14 @@ class AnswerList(ScrollView, can_focus=True, inherit_bindings=False):
         self.virtual_size = Size(0, count)  # no sideways scrolling: rows fit the width
         self.cursor = min(max(cursor, 0), max(count - 1, 0))
         self.refresh()
+        self._keep_cursor_in_view()
+
+    def _keep_cursor_in_view(self) -> None:
+        # Forced: a list that was empty has no scroll bar until the next layout, and a
+        # scroll without one is refused (the cursor then stays below the window).
+        self.scroll_to_region(
+            Region(0, self.cursor, 1, 1), animate=False, immediate=True, force=True
+        )
 
     @property
     def count(self) -> int:
@@ -135,7 +143,7 @@ class AnswerList(ScrollView, can_focus=True, inherit_bindings=False):
     def watch_cursor(self, old: int, new: int) -> None:
         self.refresh_row(old)
         self.refresh_row(new)
-        self.scroll_to_region(Region(0, new, 1, 1), animate=False, immediate=True)
+        self._keep_cursor_in_view()
         if self._count:
             self.post_message(self.Moved(new))
 
