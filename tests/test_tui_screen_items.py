@@ -346,6 +346,26 @@ def test_four_rotations_with_long_options_fit_80x24(demo_db) -> None:
         assert all(f"{letter}. " in line for letter in "ABCD") and "…" in line
 
 
+def test_options_that_differ_only_at_the_end_are_cut_where_they_differ() -> None:
+    """MMBench's 'Does the snowboard slide faster with a thin/thick layer of wax?': cut from
+    the end, both would read the same; the words they share give way to "…" instead."""
+    from rich.console import Console
+
+    from lmmreview.tui.group_view import OptionsLine
+
+    stem = "Does Madelyn's snowboard slide down a hill in less time when it has a "
+    options = {"A": stem + "thin layer of wax or a thick layer of wax?", "B": stem + "thick one?"}
+    console = Console(width=80, color_system=None)
+    with console.capture() as captured:
+        console.print(OptionsLine(options, ["A"]))
+    line = captured.get()
+    assert line.startswith("  A. …thin layer of wax or a thick layer of wax?")
+    assert "B. …thick one?" in line and stem not in line
+    with console.capture() as captured:  # room for all of it: nothing is taken away
+        console.print(OptionsLine({"A": "a thin layer", "B": "a thick layer"}, ["A"]))
+    assert captured.get().strip() == "A. a thin layer   B. a thick layer"
+
+
 def test_u_in_the_group_view_says_where_a_newest_change_outside_the_group_is(demo_db) -> None:
     from lmmreview.tui.group_view import GroupScreen
 

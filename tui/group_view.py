@@ -188,10 +188,15 @@ class OptionsLine:
     golds: list[str]
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        room = options.max_width - len(INDENT) - len(GAP) * max(len(self.options) - 1, 0)
+        texts = list(self.options.values())
+        whole = sum(len(letter) + 2 + len(text) for letter, text in self.options.items())
+        if whole > room:  # cut where the options differ, not in the words they share
+            texts = without_common_start(texts)
         parts = [
-            _option(letter, text, letter in self.golds) for letter, text in self.options.items()
+            _option(letter, text, letter in self.golds)
+            for letter, text in zip(self.options, texts, strict=True)
         ]
-        room = options.max_width - len(INDENT) - len(GAP) * max(len(parts) - 1, 0)
         for part, width in zip(parts, shares([p.cell_len for p in parts], room), strict=True):
             part.truncate(width, overflow="ellipsis")
         line = Text(INDENT, no_wrap=True, overflow="ellipsis")
@@ -204,6 +209,23 @@ def _option(letter: str, text: str, gold: bool) -> Text:
 
 
 INDENT, GAP = "  ", "   "
+
+
+def without_common_start(texts: list[str]) -> list[str]:
+    """`texts` with the words they all begin with replaced by "…" (MMBench's options often
+    differ only at the end: "Does it slide faster with a thin layer…" / "…thick layer")."""
+    if len(texts) < 2:
+        return texts
+    first, last = min(texts), max(texts)  # the prefix these share, all share
+    pairs = enumerate(zip(first, last, strict=False))
+    same = next((i for i, (a, b) in pairs if a != b), len(first))
+    cut = first.rfind(" ", 0, same) + 1  # whole words only: the differing word stays whole
+    if cut < len(ELLIPSIS) + 2:
+        return texts
+    return [ELLIPSIS + text[cut:] for text in texts]
+
+
+ELLIPSIS = "…"
 
 
 def shares(widths: list[int], room: int) -> list[int]:
@@ -239,12 +261,20 @@ class GroupScreen(Screen[None]):
         self.cursor = start
 
     def compose(self) -> ComposeResult:
-        yield Static(safe(self.title_text, one_line=True, style="bold"), id="group-title")
+        title = safe(self.title_text, one_line=True, style="bold")
+        yield Static(title.append(self.keys_hint(), style="dim"), id="group-title")
         yield Static(id="group-result")
         with VerticalScroll(id="group-rotations"):
             for _ in self.rotations:
                 yield Static(classes="rotation")
         yield Footer()
+
+    def keys_hint(self) -> str:
+        """The grading keys, which the footer leaves out: " · A–D grade ▶"."""
+        letters = sorted({o for r in self.rotations if r.sample for o in r.sample.options})
+        if not letters:
+            return ""
+        return f" · {letters[0]}–{letters[-1]} grade ▶" if len(letters) > 1 else ""
 
     def on_mount(self) -> None:
         self.refresh_rows()
