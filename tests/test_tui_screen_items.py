@@ -364,6 +364,35 @@ def test_options_that_differ_only_at_the_end_are_cut_where_they_differ() -> None
     with console.capture() as captured:  # room for all of it: nothing is taken away
         console.print(OptionsLine({"A": "a thin layer", "B": "a thick layer"}, ["A"]))
     assert captured.get().strip() == "A. a thin layer   B. a thick layer"
+    with console.capture() as captured:  # a line each: cut where they differ too
+        console.print(OptionsLine({**options, "B": stem + "thick one" * 9}, ["A"], stacked=True))
+    first, second = captured.get().splitlines()
+    assert first == "  A. …thin layer of wax or a thick layer of wax?"
+    assert second.startswith("  B. …thick onethick one") and second.endswith("…")
+
+
+def test_with_room_each_option_has_a_line_and_differs_where_it_is_cut(demo_db) -> None:
+    """At 160×48 four rotations of four options stack (a line per option) and still fit;
+    a long option is cut where the options differ."""
+    from lmmreview.tui.group_view import GroupScreen
+
+    _long_options(demo_db)
+    seen: dict[str, object] = {}
+
+    async def steps(app, pilot) -> None:
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, GroupScreen))
+        await pilot.pause(0.2)
+        blocks = list(app.screen.query(".rotation"))
+        seen["heights"] = [block.size.height for block in blocks]
+        seen["scroll"] = app.screen.query_one("#group-rotations").max_scroll_y
+        seen["lines"] = _plain(blocks[0].content).splitlines()
+
+    drive(demo_db, steps, dataset="mmbench", size=(160, 48))
+    assert seen["heights"] == [7, 7, 7, 7] and seen["scroll"] == 0
+    lines = seen["lines"]
+    assert isinstance(lines, list)
+    assert [line.strip()[:2] for line in lines[1:5]] == ["A.", "B.", "C.", "D."]
 
 
 def test_u_in_the_group_view_says_where_a_newest_change_outside_the_group_is(demo_db) -> None:

@@ -160,10 +160,15 @@ def gold_text(published: list[str], erratum: Erratum | None) -> Text:
 
 
 def rotation_block(
-    number: int, rotation: Rotation, state: Text, here: bool, erratum: Erratum | None
+    number: int,
+    rotation: Rotation,
+    state: Text,
+    here: bool,
+    erratum: Erratum | None,
+    stacked: bool = False,
 ) -> Group:
-    """A rotation: its id and gold (with the erratum in force), its options in their order,
-    the model's answer (one line) and what it comes to."""
+    """A rotation: its id and gold (with the erratum in force), its options in their order
+    (a line each when `stacked`), the model's answer (one line) and what it comes to."""
     sample = rotation.sample
     head = Text("▶ " if here else "  ", style="bold", no_wrap=True, overflow="ellipsis")
     head.append(f"rotation {number}  ", style="bold")
@@ -172,7 +177,7 @@ def rotation_block(
     if sample is not None:
         head.append("  gold ")
         head.append_text(gold_text(sample.golds, erratum))
-        options = OptionsLine(sample.options, sample.golds)
+        options = OptionsLine(sample.options, sample.golds, stacked)
     answer = Text("  answer: ", style="bold", no_wrap=True, overflow="ellipsis")
     answer.append_text(safe(rotation.text or "(no answer)", one_line=True))
     return Group(head, options, answer, Text("  ").append_text(state))
@@ -180,22 +185,33 @@ def rotation_block(
 
 @dataclass(frozen=True, slots=True)
 class OptionsLine:
-    """A rotation's options in their order on one line (the gold in green): long ones cut
-    with "…" to what the width leaves them, so every letter shows and four rotations fit
-    80×24."""
+    """A rotation's options in their order (the gold in green), on one line, or a line each
+    when `stacked`: long ones cut with "…" to what the width leaves them, so every letter
+    shows and four rotations fit 80×24."""
 
     options: dict[str, str]
     golds: list[str]
+    stacked: bool = False
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        room = options.max_width - len(INDENT) - len(GAP) * max(len(self.options) - 1, 0)
-        texts = list(self.options.values())
+        letters, texts = list(self.options), list(self.options.values())
+        room = options.max_width - len(INDENT)
+        if self.stacked:
+            widths = [len(letter) + 2 + len(text) for letter, text in self.options.items()]
+            if max(widths, default=0) > room:  # cut where they differ, not in the shared words
+                texts = without_common_start(texts)
+            for letter, text in zip(letters, texts, strict=True):
+                part = _option(letter, text, letter in self.golds)
+                part.truncate(room, overflow="ellipsis")
+                yield Text(INDENT, no_wrap=True).append_text(part)
+            return
+        room -= len(GAP) * max(len(letters) - 1, 0)
         whole = sum(len(letter) + 2 + len(text) for letter, text in self.options.items())
-        if whole > room:  # cut where the options differ, not in the words they share
+        if whole > room:
             texts = without_common_start(texts)
         parts = [
             _option(letter, text, letter in self.golds)
-            for letter, text in zip(self.options, texts, strict=True)
+            for letter, text in zip(letters, texts, strict=True)
         ]
         for part, width in zip(parts, shares([p.cell_len for p in parts], room), strict=True):
             part.truncate(width, overflow="ellipsis")
@@ -284,12 +300,25 @@ class GroupScreen(Screen[None]):
         live = self.live
         self.query_one("#group-result", Static).update(live.result())
         blocks = self.query(".rotation").results(Static)
+        stacked = self.room_to_stack()
         for number, (block, rotation) in enumerate(zip(blocks, self.rotations, strict=True)):
             here, erratum = number == self.cursor, live.errata.get(rotation.key)
-            block.update(rotation_block(number, rotation, live.state(rotation), here, erratum))
+            state = live.state(rotation)
+            block.update(rotation_block(number, rotation, state, here, erratum, stacked))
             block.set_class(here, "-cursor")
             if here:
                 self.query_one(VerticalScroll).scroll_to_widget(block, animate=False)
+
+    def room_to_stack(self) -> bool:
+        """Whether every rotation fits with its options a line each (two rotations at 80×24,
+        four at 160×48); else they share a line, and four rotations still fit 80×24."""
+        counts = [len(r.sample.options) if r.sample else 1 for r in self.rotations]
+        # per rotation: id and gold, the options, answer, state, the gap below it
+        needed = sum(count + 4 for count in counts)
+        return needed <= self.size.height - 4  # title, result (2 lines with errata), footer
+
+    def on_resize(self) -> None:
+        self.refresh_rows()
 
     def action_move(self, step: int) -> None:
         self.cursor = min(max(self.cursor + step, 0), len(self.rotations) - 1)
