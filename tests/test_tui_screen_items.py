@@ -369,6 +369,11 @@ def test_options_that_differ_only_at_the_end_are_cut_where_they_differ() -> None
     first, second = captured.get().splitlines()
     assert first == "  A. …thin layer of wax or a thick layer of wax?"
     assert second.startswith("  B. …thick onethick one") and second.endswith("…")
+    wide = {"A": "当雪板上有一层 薄蜡时", "B": "当雪板上有一层 厚蜡时"}  # 2 cells a character
+    narrow = Console(width=40, color_system=None)  # fits by characters, not by cells
+    with narrow.capture() as captured:
+        narrow.print(OptionsLine(wide, ["A"]))
+    assert captured.get().strip() == "A. …薄蜡时   B. …厚蜡时"
 
 
 def test_with_room_each_option_has_a_line_and_differs_where_it_is_cut(demo_db) -> None:

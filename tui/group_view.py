@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderResult
 from rich.text import Text
 from textual.app import ComposeResult
@@ -197,7 +198,7 @@ class OptionsLine:
         letters, texts = list(self.options), list(self.options.values())
         room = options.max_width - len(INDENT)
         if self.stacked:
-            widths = [len(letter) + 2 + len(text) for letter, text in self.options.items()]
+            widths = [cell_len(f"{letter}. {text}") for letter, text in self.options.items()]
             if max(widths, default=0) > room:  # cut where they differ, not in the shared words
                 texts = without_common_start(texts)
             for letter, text in zip(letters, texts, strict=True):
@@ -206,7 +207,7 @@ class OptionsLine:
                 yield Text(INDENT, no_wrap=True).append_text(part)
             return
         room -= len(GAP) * max(len(letters) - 1, 0)
-        whole = sum(len(letter) + 2 + len(text) for letter, text in self.options.items())
+        whole = sum(cell_len(f"{letter}. {text}") for letter, text in self.options.items())
         if whole > room:
             texts = without_common_start(texts)
         parts = [
@@ -288,8 +289,6 @@ class GroupScreen(Screen[None]):
     def keys_hint(self) -> str:
         """The grading keys, which the footer leaves out: " · A–D grade ▶"."""
         letters = sorted({o for r in self.rotations if r.sample for o in r.sample.options})
-        if not letters:
-            return ""
         return f" · {letters[0]}–{letters[-1]} grade ▶" if len(letters) > 1 else ""
 
     def on_mount(self) -> None:
