@@ -101,8 +101,9 @@ def test_esc_after_a_filter_keeps_the_answer_under_the_cursor(demo_db) -> None:
     assert answer_after == answer and (row, row_after) == (3, 5)
 
 
-async def _search(app, pilot, typed: str) -> None:
-    await pilot.press("slash")
+async def _ask(app, pilot, key: str, typed: str) -> None:
+    """Press `key` (slash: search, colon: jump), type `typed` in the box it opens, Enter."""
+    await pilot.press(key)
     await until(pilot, lambda: isinstance(app.screen.focused, Input))
     app.screen.focused.value = typed
     await pilot.press("enter")
@@ -123,9 +124,9 @@ def test_esc_after_a_filter_that_shows_nothing_goes_back_to_the_answer_shown(dem
         return app.current().key, top <= answers.cursor < top + answers.size.height
 
     async def steps(app, pilot) -> None:
-        await _jump(app, pilot, "1000003")  # below the first screenful at 80x24
+        await _ask(app, pilot, "colon", "1000003")  # below the first screenful at 80x24
         await until(pilot, lambda: app.current().key == "1000003")
-        seen["search"] = await back_after(app, pilot, lambda: _search(app, pilot, "zzzz"))
+        seen["search"] = await back_after(app, pilot, lambda: _ask(app, pilot, "slash", "zzzz"))
 
         async def flagged() -> None:
             await pilot.press("v")
@@ -155,29 +156,22 @@ def test_the_dataset_picker_marks_the_dataset_shown(demo_db) -> None:
     assert labels["mmvet"] == "  mmvet"  # aligned with the marked one
 
 
-async def _jump(app, pilot, typed: str) -> None:
-    await pilot.press("colon")
-    await until(pilot, lambda: isinstance(app.screen.focused, Input))
-    app.screen.focused.value = typed
-    await pilot.press("enter")
-
-
 def test_jump_by_an_exact_id_or_a_unique_part_or_a_pick_among_several(demo_db) -> None:
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
-        await _jump(app, pilot, "v1_1")  # exact: wins over v1_10 ... v1_19
+        await _ask(app, pilot, "colon", "v1_1")  # exact: wins over v1_10 ... v1_19
         await until(pilot, lambda: app.current().key == "v1_1")
-        await _jump(app, pilot, "17")  # a unique part
+        await _ask(app, pilot, "colon", "17")  # a unique part
         await until(pilot, lambda: app.current().key == "v1_17")
         seen["place"] = cursor(app) == app.session.first_place("v1_17")
-        await _jump(app, pilot, "_1")  # several: a picker of them all
+        await _ask(app, pilot, "colon", "_1")  # several: a picker of them all
         await until(pilot, lambda: isinstance(app.screen, Menu))
         seen["title"] = str(app.screen.query_one("Label").render())
         seen["picker"] = list(_labels(app))
         await choose(app, pilot, "v1_13")
         await until(pilot, lambda: app.current().key == "v1_13")
-        await _jump(app, pilot, "nowhere")
+        await _ask(app, pilot, "colon", "nowhere")
         await until(pilot, lambda: any("nowhere" in n for n in _notices(app)))
         seen["still"] = app.current().key
 
@@ -209,7 +203,7 @@ def test_the_jump_picker_lists_the_first_few_and_says_how_many(demo_db, monkeypa
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
-        await _jump(app, pilot, "00")  # the rotations ("0" is an id itself)
+        await _ask(app, pilot, "colon", "00")  # the rotations ("0" is an id itself)
         await until(pilot, lambda: isinstance(app.screen, Menu))
         seen["title"] = str(app.screen.query_one("Label").render())
         seen["picker"] = list(_labels(app))
@@ -257,7 +251,7 @@ def test_the_group_view_grades_the_rotation_under_its_cursor(demo_db) -> None:
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
-        await _jump(app, pilot, "1000009")  # a rotation of group 9, not its main row
+        await _ask(app, pilot, "colon", "1000009")  # a rotation of group 9, not its main row
         await until(pilot, lambda: app.current().key == "1000009")
         start = app.current()
         await pilot.press("r")
@@ -409,7 +403,7 @@ def test_u_in_the_group_view_says_where_a_newest_change_outside_the_group_is(dem
         graded = app.current()
         await pilot.press("A")  # a verdict on the first answer, outside group 9
         await until(pilot, lambda: _stored(demo_db))
-        await _jump(app, pilot, "1000009")
+        await _ask(app, pilot, "colon", "1000009")
         await until(pilot, lambda: app.current().key == "1000009")
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, GroupScreen))
@@ -439,7 +433,7 @@ def test_the_group_view_shows_the_errata_in_force_and_the_result_with_them(demo_
     seen: dict[str, object] = {}
 
     async def steps(app, pilot) -> None:
-        await _jump(app, pilot, "1000009")
+        await _ask(app, pilot, "colon", "1000009")
         await until(pilot, lambda: app.current().key == "1000009")
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, GroupScreen))
