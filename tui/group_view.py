@@ -17,10 +17,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from lmmreview.db.errata import ErrataStore
-from lmmreview.db.store import Store
 from lmmreview.engine.benchmark import Unit
-from lmmreview.engine.errata import Erratum, spread
+from lmmreview.engine.errata import Erratum
 from lmmreview.engine.review import Entry
 from lmmreview.engine.rotations import circular_result
 from lmmreview.engine.scoring import Verdict
@@ -45,19 +43,6 @@ class Rotation:
     answer_id: int | None
     sample: Sample | None
     text: str
-
-
-def group_errata(
-    store: Store, dataset: str, members: tuple[str, ...], field: str
-) -> dict[str, Erratum]:
-    """The errata in force on a group's rotations: a row's own, else another's mapped to
-    its options (engine.errata.spread, as the tables with errata read them)."""
-    errata = ErrataStore(store, "")
-    own = {key: found for key in members if (found := errata.of_sample(dataset, key))}
-    if not own:
-        return {}
-    samples = errata.samples(dataset, list(members))
-    return spread(own, list(samples.values()), field)
 
 
 class LiveGroup:
@@ -344,22 +329,17 @@ async def open_group(screen: ReviewScreen) -> None:
     entry, session = screen.current(), screen.session
     if entry is None or session is None or not screen.tables_ready():
         return
-    field = session.benchmark.rotation_field  # MME's pairs are groups too, but not rotations
-    if field is None:
+    if session.benchmark.rotation_field is None:  # MME's pairs are groups, not rotations
         screen.notify(NOT_GROUPED)
         return
-    group, dataset = session.group_of(entry.key), session.dataset
+    group = session.group_of(entry.key)
     rows = [session.answers.row_of(entry.model, key) for key in group.members]
     ids = [None if row is None else int(session.answers.ids[row]) for row in rows]
-    read = await screen.read(
-        lambda r: (
-            [None if i is None else r.detail(i) for i in ids],
-            group_errata(r.store, dataset, group.members, field),
-        )
-    )
-    if read is None:
+    details = await screen.read(lambda r: [None if i is None else r.detail(i) for i in ids])
+    if details is None:
         return
-    details, errata = read
+    # each row's erratum in force, as the pane and the tables read it (db.errata.on_row)
+    errata = {d.sample.key: d.row_erratum for d in details if d and d.row_erratum}
     rotations = [
         Rotation(key, answer_id, d.sample if d else None, d.text if d else "")
         for key, answer_id, d in zip(group.members, ids, details, strict=True)
