@@ -355,7 +355,11 @@ def csv_text(text: str) -> str:
     A leading "'" is what spreadsheets take as "this is text"; numbers (the value
     columns) are not names and are written as they are.
     """
-    text = visible(text, one_line=True)
+    return not_a_formula(visible(text, one_line=True))
+
+
+def not_a_formula(text: str) -> str:
+    """`text` with a "'" before it where a spreadsheet would run it as a formula."""
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 

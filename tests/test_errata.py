@@ -3,6 +3,7 @@ errata beside the published ones, and `lmmreview errata` (write, import)."""
 
 from __future__ import annotations
 
+import csv
 import json
 import sqlite3
 from contextlib import closing
@@ -468,6 +469,27 @@ def test_a_csv_cell_holding_cr_lf_survives_a_round_trip(cli, demo_db: Path, tmp_
     assert result.code == 0, result.stderr
     with Store.open(other, create=False) as store:
         assert ErrataStore(store, "").in_force("mmmu")[key].reason == "two\r\nlines"
+
+
+def test_out_csv_writes_csv_with_formulas_guarded_and_imports_back(
+    cli, demo_db: Path, tmp_path: Path
+) -> None:
+    """--out errata.csv without --format writes CSV (as --import reads that name); a cell
+    a spreadsheet would run (a question starting "=") gets a "'" that import drops."""
+    key = "validation_Accounting_1"
+    with closing(sqlite3.connect(demo_db)) as conn, conn:
+        conn.execute("UPDATE samples SET question = '=SUM(A1:A9)?' WHERE key = ?", (key,))
+    other = tmp_path / "other.db"
+    other.write_bytes(demo_db.read_bytes())
+    _set(demo_db, "mmmu", Erratum(key, "wrong", "D", reason="-2 points, see the key"))
+    out = tmp_path / "errata.csv"
+    assert cli("errata", demo_db, "--out", out).code == 0
+    (row,) = csv.DictReader(out.open(encoding="utf-8", newline=""))
+    assert (row["question"], row["reason"]) == ("'=SUM(A1:A9)?", "'-2 points, see the key")
+    result = cli("errata", other, "--import", out)
+    assert result.code == 0, result.stderr
+    with Store.open(other, create=False) as store:
+        assert ErrataStore(store, "").in_force("mmmu")[key].reason == "-2 points, see the key"
 
 
 def test_a_file_not_utf8_is_named_and_changes_nothing(cli, demo_db: Path, tmp_path: Path) -> None:

@@ -32,8 +32,8 @@ def errata_command(
         ErrataFormat | None,
         typer.Option(
             "--format",
-            help="json (a list of objects) or csv (alternatives as a JSON list); for "
-            "--import, read from the file's extension when not given.",
+            help="json (a list of objects) or csv (alternatives as a JSON list); when not "
+            "given, csv for a file named *.csv (--out or --import), else json.",
             show_default=False,
         ),
     ] = None,
@@ -72,14 +72,17 @@ def errata_command(
         store.require_datasets(dataset or [])
         found = ErrataStore(store, "").upstream(dataset or None)
     shown = output is None and sys.stdout.isatty()
-    deliver(write_records(found, format or ErrataFormat.json, shown), output, db)
+    as_csv = output is not None and output.suffix.lower() == ".csv"  # as --import reads it
+    given = format or (ErrataFormat.csv if as_csv else ErrataFormat.json)
+    deliver(write_records(found, given, shown), output, db)
 
 
 def write_records(records: list[Record], format: ErrataFormat, shown: bool = False) -> str:
     """The errata file's text; `shown`: for a terminal, where a CSV cell's unsafe code
     points (an escape sequence in a name) show as stand-ins, as `export` shows them (a file
-    or a pipe gets them exact, so that an import reads back the same question)."""
-    from lmmreview.engine.export import json_text
+    or a pipe gets them exact, so that an import reads back the same question). A CSV text
+    cell a spreadsheet would run as a formula gets a "'" before it, which import drops."""
+    from lmmreview.engine.export import json_text, not_a_formula
 
     rows = [record.fields() for record in records]
     if format == ErrataFormat.json:
@@ -92,8 +95,8 @@ def write_records(records: list[Record], format: ErrataFormat, shown: bool = Fal
     writer.writeheader()
     for row in rows:
         cells = {**row, "alternatives": json.dumps(row["alternatives"])}
-        writer.writerow({k: visible(v) if shown and isinstance(v, str) else v
-                         for k, v in cells.items()})  # fmt: skip
+        writer.writerow({k: not_a_formula(visible(v) if shown else v) if isinstance(v, str)
+                         else v for k, v in cells.items()})  # fmt: skip
     return text.getvalue()
 
 
@@ -137,9 +140,12 @@ def _json_rows(path: Path, text: str) -> list[object]:
 
 
 def _csv_rows(text: str) -> list[object]:
+    from lmmreview.engine.export import csv_name
+
     # an empty cell is no value: a CSV file cannot tell it from an empty text
     return [
-        {name: value or None for name, value in row.items()}
+        {name: (csv_name(value) if isinstance(value, str) else value) or None
+         for name, value in row.items()}  # fmt: skip
         for row in csv.DictReader(io.StringIO(text))
     ]
 
