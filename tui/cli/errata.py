@@ -33,7 +33,8 @@ def errata_command(
         typer.Option(
             "--format",
             help="json (a list of objects) or csv (alternatives as a JSON list); when not "
-            "given, csv for a file named *.csv (--out or --import), else json.",
+            "given, from the file's name: --out *.csv is csv, else json; --import needs "
+            ".csv or .json.",
             show_default=False,
         ),
     ] = None,
@@ -144,8 +145,10 @@ def _csv_rows(text: str) -> list[object]:
 
     # an empty cell is no value: a CSV file cannot tell it from an empty text
     return [
-        {name: (csv_name(value) if isinstance(value, str) else value) or None
-         for name, value in row.items()}  # fmt: skip
+        {
+            name: (csv_name(value) if isinstance(value, str) else value) or None
+            for name, value in row.items()
+        }
         for row in csv.DictReader(io.StringIO(text))
     ]
 
