@@ -103,3 +103,16 @@ def test_the_facts_say_a_free_form_answers_type_decimals_and_unit() -> None:
     assert facts[1][-2:] == ["integer answer", "testmini"]
     assert facts[2][-2] == "float answer, 2 decimals"
     assert facts[3][-2] == "float answer, 1 decimal (unit: cm)"
+
+
+def test_against_other_golds_a_choice_is_right_by_its_letter() -> None:
+    """The tables with errata score a stored extraction again (rescored): a multiple-choice
+    sample's golds are letters, so the choice the extraction names counts by its letter."""
+    from dataclasses import replace
+
+    choice, integer, _ = SAMPLES
+    corrected = replace(choice, answer="D", alt_answers=())  # "8"
+    assert MATHVISTA.rescored(corrected, json.dumps({"extraction": "8"})) == 1.0
+    assert MATHVISTA.rescored(corrected, json.dumps({"extraction": "D"})) == 1.0
+    assert MATHVISTA.rescored(corrected, json.dumps({"extraction": "4"})) == 0.0
+    assert MATHVISTA.rescored(replace(integer, answer="15"), "15") == 1.0

@@ -6,6 +6,7 @@ key the official `calculate_score.py` breaks it down by."""
 from __future__ import annotations
 
 import json
+from string import ascii_uppercase
 
 from lmmreview.engine.axis_tables import axis_cells, axis_tables
 from lmmreview.engine.benchmark import (
@@ -153,8 +154,9 @@ class MathVista(Benchmark):
 
     def rescored(self, sample: Sample, reply: str) -> float | None:
         """SCORING §5 against other golds: right when the extraction's normalised
-        prediction equals one of them. The extraction is the stored reply's (the rules' and
-        the imports' JSON), or the reply itself (the LLM extractor's)."""
+        prediction (multiple choice: the letter of the choice it names) equals one of them.
+        The extraction is the stored reply's (the rules' and the imports' JSON), or the
+        reply itself (the LLM extractor's)."""
         try:
             found = json.loads(reply)
         except json.JSONDecodeError:
@@ -162,8 +164,9 @@ class MathVista(Benchmark):
         extraction = found.get("extraction") if isinstance(found, dict) else reply.strip()
         if not isinstance(extraction, str):
             return None
-        prediction, _ = rules.normalise(extraction, problem_of(sample))
-        return float(prediction in sample.golds)
+        prediction, index = rules.normalise(extraction, problem_of(sample))
+        chosen = prediction if index is None else ascii_uppercase[index]  # golds are letters
+        return float(chosen in sample.golds)
 
     def judge_work(self, sample: Sample) -> JudgeWork | None:
         """The LLM extractor, for the answers the quick rules cannot settle."""
