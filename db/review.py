@@ -27,10 +27,9 @@ from lmmreview.engine.review import (
     HistoryRow,
     current,
     in_force,
-    own_verdict,
     undo_target,
 )
-from lmmreview.engine.reviewers import own_rows
+from lmmreview.engine.reviewers import own_rows, own_verdict
 from lmmreview.engine.samples import SampleSet
 from lmmreview.engine.scoring import GroupVerdict, Judge, Verdict
 from lmmreview.engine.types import Sample

@@ -16,10 +16,9 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from operator import attrgetter
 
 from lmmreview.engine.review import HistoryRow
-from lmmreview.engine.reviewers import own_top
+from lmmreview.engine.reviewers import own_verdict
 from lmmreview.engine.scoring import Verdict
 
 Unit = tuple[int, ...]  # the answer ids of one unit, in id order
@@ -147,16 +146,10 @@ class Assigned:
 
     def changed(self, answer: int, history: Sequence[HistoryRow]) -> None:
         """An answer's review history as it is now: done if the reviewer's own rows leave
-        a verdict in force. Taken in time order, as `reviewers --progress` takes them
-        (db.reviewers): rows merged from another file come after this file's own, in id
-        order, whatever their time."""
+        a verdict in force (engine.reviewers.own_verdict, as `reviewers --progress`)."""
         if answer not in self.ids:
             return
-        mine = sorted(
-            (row for row in history if row.reviewer == self.reviewer),
-            key=attrgetter("created_at", "id"),
-        )
-        if own_top(mine) is None:
+        if own_verdict(history, self.reviewer) is None:
             self.done.discard(answer)
         else:
             self.done.add(answer)

@@ -153,12 +153,6 @@ def current(history: list[HistoryRow]) -> Verdict | None:
     return stack[-1]
 
 
-def own_verdict(history: list[HistoryRow], reviewer: str) -> Verdict | None:
-    """The verdict `reviewer`'s own rows of an answer's history leave in force (None: none;
-    another reviewer's may be in force)."""
-    return current([row for row in history if row.reviewer == reviewer])
-
-
 def undo_target(history: list[HistoryRow]) -> tuple[bool, Verdict | None]:
     """Whether an undo is possible, and the verdict it would restore."""
     stack = _states(history)

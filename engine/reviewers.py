@@ -14,7 +14,7 @@ from operator import attrgetter
 from typing import Protocol, TypeVar
 
 from lmmreview.engine.agreement import kappa
-from lmmreview.engine.review import in_force
+from lmmreview.engine.review import HistoryRow, in_force
 from lmmreview.engine.scoring import Verdict
 
 V = TypeVar("V")
@@ -82,6 +82,18 @@ def own_top(rows: Iterable[_Own]) -> _Own | None:
     if stack and (stack[-1].score is not None or stack[-1].choice is not None):
         return stack[-1]
     return None
+
+
+def own_verdict(history: Iterable[HistoryRow], reviewer: str) -> Verdict | None:
+    """The verdict `reviewer`'s own rows of an answer's history leave in force (None: none;
+    another reviewer's may be in force), in time order as `lmmreview reviewers` takes them:
+    rows merged from another file come after this file's own in id order, whatever their
+    time."""
+    mine = sorted(
+        (r for r in history if r.reviewer == reviewer), key=attrgetter("created_at", "id")
+    )
+    top = own_top(mine)
+    return None if top is None else Verdict(top.score, top.choice)
 
 
 def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:

@@ -482,6 +482,28 @@ def test_done_counts_the_reviewers_own_verdicts_in_force(
     assert f"ana: 0 / {len(theirs)} assigned done" in seen[0]  # the lead's verdict is not hers
 
 
+def test_the_screens_done_blind_count_and_progress_take_one_rule_of_time_order() -> None:
+    """A grade of ana's (12:00) and an undo of hers merged from another file (id after it,
+    time before it): in time order the undo comes first and her grade stands, as
+    `reviewers --progress` counts it; the screen's "done" and blind count say the same."""
+    from lmmreview.engine.assign import Assigned
+    from lmmreview.engine.review import HistoryRow
+    from lmmreview.engine.reviewers import own_verdict
+    from lmmreview.engine.scoring import Verdict
+
+    grade = HistoryRow(1, 1.0, None, None, None, "grade", "ana", None, "2026-01-01T12:00:00")
+    undo = HistoryRow(2, None, None, 1.0, None, "undo", "ana", None, "2026-01-01T11:00:00")
+    other = HistoryRow(3, 0.0, None, 1.0, None, "grade", "bo", None, "2026-01-01T13:00:00")
+    history = [grade, undo, other]
+    assert own_verdict(history, "ana") == Verdict(1.0)
+    assert own_verdict(history, "bo") == Verdict(0.0) and own_verdict(history, "cy") is None
+    assigned = Assigned("ana", frozenset({7}), set())
+    assigned.changed(7, history)
+    assert assigned.done == {7}
+    assigned.changed(7, [grade, replace(undo, created_at="2026-01-01T12:30:00")])
+    assert assigned.done == set()
+
+
 def test_progress_counts_each_reviewers_own_verdicts_on_their_assignments(
     cli, demo_db: Path, tmp_path: Path
 ) -> None:

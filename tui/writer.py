@@ -9,7 +9,8 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from lmmreview.engine.review import Entry, own_verdict
+from lmmreview.engine.review import Entry
+from lmmreview.engine.reviewers import own_verdict
 from lmmreview.engine.scoring import Verdict
 from lmmreview.tui.database import DB_ERRORS, reason
 from lmmreview.tui.file_watch import Moved
