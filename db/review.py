@@ -59,7 +59,13 @@ class Marks(NamedTuple):
     judgments: int  # as migration 10's triggers count them: a few rows to read
     imports: int
 
+    def new_errata(self, before: Marks) -> bool:
+        """Whether an erratum was given since `before`: it reads on its whole circular
+        group (db.errata.on_row), not only on the answers to its sample."""
+        return self.newest[_ERRATA] > before.newest[_ERRATA]
 
+
+_ERRATA = list(_WATCHED).index("errata")
 NO_MARKS = Marks((0,) * len(_WATCHED), 0, 0, 0, 0)
 
 _LIKE = "LIKE ?2 ESCAPE '\\'"  # holds the searched text (see ReviewStore.search)

@@ -167,3 +167,22 @@ def test_an_erratum_another_process_writes_reaches_the_pane_of_the_open_screen(
         await until(pilot, lambda: "corrected gold D" in text_of(app, "#gold"))
 
     drive(demo_db, steps, dataset="mmmu", poll_seconds=0.2)
+
+
+def test_an_erratum_another_process_gives_one_rotation_reaches_the_pane_of_another(
+    demo_db: Path,
+) -> None:
+    """An erratum reads on its whole circular group: given on rotation 0 elsewhere, it
+    shows on rotation 1000000, the answer on screen, though no row of that answer changed."""
+
+    async def steps(app, pilot) -> None:
+        here = next(e for e in app.session.entries if e.key == "1000000")
+        app.review_screen.reveal(here.answer_id)
+        await until(pilot, lambda: "Ground truth: D" in text_of(app, "#gold"))  # drawn
+        await pilot.pause(0.5)  # and polls found nothing new
+        assert "Erratum" not in text_of(app, "#gold")
+        with Store.open(demo_db, create=False) as store:  # another program, as the CLI would
+            ErrataStore(store, "bo").set("mmbench", Erratum("0", "wrong", "B", reason="forest"))
+        await until(pilot, lambda: "from rotation 0" in text_of(app, "#gold"))
+
+    drive(demo_db, steps, dataset="mmbench", poll_seconds=0.2)

@@ -58,9 +58,6 @@ async def erratum_dialog(screen: ReviewScreen) -> None:
         return
     change = ErratumChange(dataset, change.erratum, change.undo)
     screen.writer.submit(entry, change)
-    # the other models' answers read it again, and so do the other rotations (an
-    # erratum is on its whole circular group): errata are rare, the cache cheap to fill
-    screen.pane.details.clear()
 
 
 async def _asked(

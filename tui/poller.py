@@ -75,6 +75,9 @@ class Poller:
         screen, session = self.screen, self.screen.session
         if message.session is not session or session is None:
             return
+        if message.marks.new_errata(self._marks):  # every detail read may show an old one
+            screen.pane.details.clear()
+            screen.show_current(force=True)
         self._version, self._marks = message.version, message.marks
         if message.datasets is not None and message.datasets != session.datasets:
             self._datasets_changed(session, message.datasets)

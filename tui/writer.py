@@ -19,6 +19,7 @@ from lmmreview.tui.messages import Saved, SaveFailed, Shown, Undone
 from lmmreview.tui.writes import (
     PENDING_MARK,
     Command,
+    ErratumChange,
     Grade,
     PendingWrite,
     PendingWrites,
@@ -94,6 +95,10 @@ class Writer:
         if self.pending and self.pending.first() is message.pending:
             self.pending.drop_first()
         self.notice_moved()  # after: a file lost since takes this change with it
+        if isinstance(message.pending.command, ErratumChange):
+            # the other models' answers read it again, and so do the other rotations (an
+            # erratum is on its whole circular group): errata are rare, the cache cheap
+            self.screen.pane.details.clear()
         self.landed(message.pending.answer_id, message.shown)
         if self.pending:
             self.save_next()
