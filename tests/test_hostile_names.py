@@ -244,7 +244,7 @@ def test_the_jump_prompt_says_no_such_id_literally(hostile_db: Path) -> None:
         print(seen["text"])
 
     drive(hostile_db, steps, dataset=DATASET, notifications=True)
-    _assert_literal(seen["text"], "No sample id holds '[/][link=file:///etc/shadow]x'")
+    _assert_literal(seen["text"], "No listed id holds '[/][link=file:///etc/shadow]x'")
 
 
 def test_the_jump_picker_shows_hostile_ids_literally(hostile_db: Path) -> None:

@@ -4,6 +4,7 @@ screen apply the new filter."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -132,13 +133,13 @@ class FilterMenu:
 
     async def _count(self, flt: Filter) -> int | None:
         """How many answers `flt` shows: for the filter in force, the list's length (as the
-        status line says it); else counted in the database thread (not the UI's)."""
+        status line says it); else counted off the UI thread (in memory: no database)."""
         session = self.screen.session
         if session is None:
             return None
         if flt == session.filter:
             return len(session.visible)
-        return await self.screen.read(lambda r: session.count(flt))
+        return await asyncio.to_thread(session.count, flt)
 
     async def choose(self, picked: str | None, session: Session, current: Filter) -> Filter | None:
         """The filter choice `picked` makes from `current` (None: none)."""
@@ -218,6 +219,8 @@ class FilterMenu:
 
         if current.flips is not None:
             return replace(current, flips=None, flips_between="")
+        if self.dry:  # two judges to pick: nothing to count before they are
+            return None
         dataset = session.dataset
         judges = await self.screen.read(lambda r: r.store.judges(dataset))
         names = list(judge_names(judges or []).items())

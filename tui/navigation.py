@@ -4,6 +4,7 @@ on in the same frame, timed from the key press for the benchmark."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from lmmreview.engine.ids import ids_holding
@@ -68,11 +69,11 @@ class Navigation:
         part = (typed or "").strip()
         if not part or session is None:
             return
-        found = await screen.read(lambda r: ids_holding(session.listed_keys(), part))
-        if found is None or screen.session is not session:
+        found = await asyncio.to_thread(lambda: ids_holding(session.listed_keys(), part))
+        if screen.session is not session:
             return
         if not found:
-            screen.notify(f"No sample id holds {part!r}.", severity="warning")
+            screen.notify(f"No listed id holds {part!r}.", severity="warning")
             return
         key = found[0] if len(found) == 1 else await self._pick_id(part, found)
         place = session.first_place(key) if key is not None else None

@@ -99,8 +99,6 @@ class Menu(ModalScreen[str | None]):
             )
 
     def on_mount(self) -> None:
-        for key, label in self.choices:  # those relabelled while the list was being made
-            self._show_label(key, label)
         if any(key == self.start for key, _ in self.choices):
             options = self.query_one(OptionList)
             options.highlighted = options.get_option_index(self.start)
@@ -109,9 +107,6 @@ class Menu(ModalScreen[str | None]):
     def relabel(self, key: str, label: str) -> None:
         """Show choice `key` as `label` from now on (a count found after the menu opened)."""
         self.choices = [(k, label if k == key else old) for k, old in self.choices]
-        self._show_label(key, label)
-
-    def _show_label(self, key: str, label: str) -> None:
         for options in self.query(OptionList):  # none before the menu is composed
             options.replace_option_prompt(key, safe(label, one_line=True))
 
