@@ -112,12 +112,6 @@ def plan(
     return Plan(dataset, split(left, reviewers, overlap, seed), len(left), skipped)
 
 
-def require_model(store: Store, model: str) -> None:
-    """StoreError, naming the file, unless `model` is a model of it."""
-    if store.conn.execute("SELECT 1 FROM models WHERE name = ?", (model,)).fetchone() is None:
-        raise StoreError(f"{store.path}: no model {model!r}")
-
-
 def assigned_to(store: Store, reviewer: str, answers: Ints) -> Assigned | None:
     """Which of `answers` (a dataset's ids) are assigned to `reviewer`, and those they gave
     a verdict that is in force (None: none is assigned to them). The reviewer's ids are

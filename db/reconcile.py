@@ -154,9 +154,7 @@ def read_groups(
     model, or the several named as one. StoreError, naming the file, for a dataset or
     model the database lacks, or datasets of several benchmarks named together."""
     store.require_datasets(datasets)
-    for model in models:
-        if store.conn.execute("SELECT 1 FROM models WHERE name = ?", (model,)).fetchone() is None:
-            raise StoreError(f"{store.path}: no model {model!r} in this database")
+    store.require_models(models)
     chosen = store.datasets(datasets or None)
     if len(datasets) > 1 and len({b.name for _, b in chosen}) > 1:
         raise StoreError(f"{store.path}: datasets of several benchmarks: reconcile one at a time")

@@ -573,6 +573,13 @@ class Store:
         if unknown:
             raise StoreError(f"{self.path}: no dataset {', '.join(map(repr, unknown))}")
 
+    def require_models(self, names: Iterable[str]) -> None:
+        """Raise StoreError, naming the file, for any of `names` that is not a model here."""
+        known = {name for (name,) in self.conn.execute("SELECT name FROM models")}
+        unknown = sorted(set(names) - known)
+        if unknown:
+            raise StoreError(f"{self.path}: no model {', '.join(map(repr, unknown))}")
+
     def answer_keys(self, dataset: str) -> list[tuple[int, str, str]]:
         """(answer id, model, sample key) of every answer in a dataset."""
         query = (

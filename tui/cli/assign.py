@@ -70,7 +70,7 @@ def assign_command(
     import secrets
 
     from lmmreview.db import Store, StoreError
-    from lmmreview.db.assign import files_for, plan, require_model, write_assignments
+    from lmmreview.db.assign import files_for, plan, write_assignments
     from lmmreview.engine.assign import problem, thin
 
     names = [name.strip() for name in reviewers.split(",")]
@@ -80,8 +80,7 @@ def assign_command(
     seed = secrets.randbelow(SEEDS) if seed is None else seed
     with clear_errors(db), Store.open(db, create=False) as store:
         store.require_datasets(dataset or [])
-        if model is not None:
-            require_model(store, model)
+        store.require_models([model] if model else [])
         plans = [
             plan(store, name, benchmark, names, overlap, seed, model)
             for name, benchmark in store.datasets(dataset or None)
