@@ -15,7 +15,9 @@ from lmmreview.tui.options import DatasetsOpt, DbArg, given_path
 from lmmreview.tui.output import clear_errors, err, out, say, status_line
 
 if TYPE_CHECKING:  # these load when a command runs: `--help` needs none of them
-    from lmmreview.db.merge import AnswerKey, FileMerge
+    from collections.abc import Collection
+
+    from lmmreview.db.merge import FileMerge
     from lmmreview.engine.assign import Progress
     from lmmreview.engine.reviewers import Measure, ReviewerAgreement
     from lmmreview.engine.scoring import Verdict
@@ -74,35 +76,41 @@ def _report(db: Path, file: FileMerge) -> None:
         + (f" ({present} rows already there)" if present else "")
     )
     lacks = f"that {db} lacks"
-    _warn_left_out(file, file.left_out, file.missing, lacks, "import those answers first")
+    _warn_left_out(file, file.left_out, file.missing, f"answers {lacks}",
+                   "import those answers first")  # fmt: skip
     _warn_left_out(
         file,
         file.left_changed,
         file.changed,
-        f"whose answer text, question or ground truth differ from {db}'s",
+        f"answers whose answer text, question or ground truth differ from {db}'s",
         "they judge something else",
     )
-    if file.errata_left_out:
-        examples = "; ".join(" / ".join(key) for key in islice(file.errata_samples, EXAMPLES))
-        say(
-            f"warning: {file.path}: {file.errata_left_out} errata rows on "
-            f"{len(file.errata_samples)} samples that {db} lacks, or whose question or ground "
-            f"truth differ, were left out, e.g. {examples}",
-            style="yellow",
-            console=err,
-        )
+    _warn_left_out(
+        file,
+        file.errata_left_out,
+        file.errata_samples,
+        f"samples {lacks}, or whose question or ground truth differ,",
+        kind="errata rows",
+    )
 
 
 def _warn_left_out(
-    file: FileMerge, rows: int, answers: dict[AnswerKey, None], which: str, why: str
+    file: FileMerge,
+    rows: int,
+    keys: Collection[tuple[object, ...]],
+    which: str,
+    why: str = "",
+    kind: str = "rows",
 ) -> None:
-    """A warning naming a few of the answers whose rows were left out, and why."""
+    """A warning naming a few of the answers (or samples) whose rows were left out, and
+    why."""
     if not rows:
         return
-    examples = "; ".join(" / ".join(map(str, key)) for key in islice(answers, EXAMPLES))
+    examples = "; ".join(" / ".join(map(str, key)) for key in islice(keys, EXAMPLES))
+    said_why = f" ({why})" if why else ""
     say(
-        f"warning: {file.path}: {rows} rows on {len(answers)} answers {which} were left out "
-        f"({why}), e.g. {examples}",
+        f"warning: {file.path}: {rows} {kind} on {len(keys)} {which} were left out{said_why}, "
+        f"e.g. {examples}",
         style="yellow",
         console=err,
     )
