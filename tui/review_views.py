@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from lmmreview.db import Store
+from lmmreview.db.errata import ErrataStore
 from lmmreview.db.scoring import DatasetScores, with_errata_scores
 from lmmreview.engine.columns import outcomes
 from lmmreview.engine.export import Notes, to_markdown
@@ -65,12 +66,18 @@ class Views:
         session = self.screen.session
         if session is None or session.tables is None:
             return None
+        dataset = session.dataset
+        none = f"No erratum in force in {dataset} (! on an answer sets one)."
+        # one small query first: without errata, no copy of the answers, no tables anew
+        given = await self.screen.read(lambda r: bool(ErrataStore(r.store, "").in_force(dataset)))
+        if not given:
+            return None if given is None else ([], none)
         frozen = session.frozen()
         found = await self.screen.read(lambda r: with_errata_scores(r.store, frozen.scores()))
         if found is None:
             return None
-        if found.errata is None:
-            return [], f"No erratum in force in {session.dataset} (! on an answer sets one)."
+        if found.errata is None:  # cleared meanwhile
+            return [], none
         tables = with_names(found.breakdown.tables(), self.screen.settings.models).tables
         return tables, found.errata.sentence(session.dataset)
 
