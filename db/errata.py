@@ -130,9 +130,7 @@ class ErrataStore:
         wrong = problem(sample, erratum)
         if wrong:
             raise StoreError(f"{where or self.store.path}: {dataset} sample {erratum.key}: {wrong}")
-        if erratum.same_state(self.of_sample(dataset, erratum.key)) or self._held(
-            sample_id, erratum
-        ):
+        if erratum.same_state(erratum_on(self.conn, sample_id)) or self._held(sample_id, erratum):
             return False
         self._append(sample_id, erratum, "set")
         return True
