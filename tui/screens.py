@@ -266,7 +266,7 @@ class BreakdownScreen(Screen[tuple[str, str, str] | None]):
         """Enter on a model's cell: back to the review list, showing that cell's answers."""
         view = event.data_table
         number = int((view.id or "table-0").split("-")[-1])
-        # a twin's cell: the same answers (those the errata keep), as its table names them
+        # a twin's cell: the published cell's answers (an erratum may leave some out there)
         table = self.twins[number] if (view.id or "").startswith("twin") else self.tables[number]
         row, column = event.coordinate
         if row >= len(table.rows) or column == 0:
