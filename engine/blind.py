@@ -4,8 +4,9 @@ and an answer with what would give the judge away taken out.
 An alias depends only on the dataset's name and the set of model names given (the
 screen gives the file's: a few rows, where a dataset's own take a walk over its answers),
 so every session and every reviewer of the same file sees the same one until a model is
-imported; the aliases' order follows a hash of the names, not the names. The seeded order is a hash of each answer's id: the same
-seed lists the same answers in the same order whichever of them are read or filtered.
+imported; the aliases' order follows a hash of the names, not the names. The seeded order
+is a hash of each answer's id: the same seed lists the same answers in the same order
+whichever of them are read or filtered.
 """
 
 from __future__ import annotations
